@@ -1,0 +1,31 @@
+import { PatchConversationBodySchema } from "@/lib/api/contract";
+import { json, parseWith, readBody, route } from "@/lib/http";
+import { getApp } from "@/lib/server/app";
+import { ConversationIdSchema } from "@/lib/store/schemas";
+
+export const dynamic = "force-dynamic";
+export const runtime = "nodejs";
+
+type Params = { id: string };
+
+export const GET = route<Params>(async (_request, params) => {
+  const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
+  const app = await getApp();
+  return json({ conversation: await app.store.get(id) });
+});
+
+/** Renames, archives or unarchives. */
+export const PATCH = route<Params>(async (request, params) => {
+  const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
+  const body = await readBody(request, PatchConversationBodySchema);
+  const app = await getApp();
+  return json({ conversation: await app.store.update(id, body) });
+});
+
+/** Deletes the conversation's folder and its index entry. */
+export const DELETE = route<Params>(async (_request, params) => {
+  const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
+  const app = await getApp();
+  await app.store.remove(id);
+  return json({ deleted: id });
+});

@@ -1,0 +1,30 @@
+import { CreateConversationBodySchema, ListConversationsQuerySchema } from "@/lib/api/contract";
+import { ValidationError } from "@/lib/errors";
+import { json, parseWith, queryOf, readBody, route } from "@/lib/http";
+import { loadRegistry, resolveModel } from "@/lib/models";
+import { getApp } from "@/lib/server/app";
+
+export const dynamic = "force-dynamic";
+export const runtime = "nodejs";
+
+/** The conversation index: newest first, paged, `q` over titles, `status` filter. */
+export const GET = route(async (request) => {
+  const query = parseWith(ListConversationsQuerySchema, queryOf(request), "Bad query");
+  const app = await getApp();
+  return json(await app.store.list(query));
+});
+
+/** Starts a new conversation; answers its metadata. */
+export const POST = route(async (request) => {
+  const body = await readBody(request, CreateConversationBodySchema);
+  const app = await getApp();
+  const registry = await loadRegistry(app.root);
+  const modelKey = body.model_key ?? registry.default;
+  try {
+    resolveModel(registry, modelKey);
+  } catch (error) {
+    throw new ValidationError((error as Error).message, [{ path: "model_key", message: (error as Error).message }]);
+  }
+  const conversation = await app.store.create({ ...body, model_key: modelKey });
+  return json({ conversation }, { status: 201 });
+});

@@ -1,0 +1,13 @@
+import { json, route } from "@/lib/http";
+import { loadRegistry, publicModels } from "@/lib/models";
+import { getApp } from "@/lib/server/app";
+
+export const dynamic = "force-dynamic";
+export const runtime = "nodejs";
+
+/** The registered models as the browser may see them (never keys). */
+export const GET = route(async () => {
+  const app = await getApp();
+  const registry = await loadRegistry(app.root);
+  return json({ models: publicModels(registry), default_key: registry.default });
+});

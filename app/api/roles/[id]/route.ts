@@ -1,0 +1,29 @@
+import { json, parseWith, readBody, route } from "@/lib/http";
+import { RoleIdSchema, UpdateRoleBodySchema } from "@/lib/roles/schema";
+import { getApp } from "@/lib/server/app";
+
+export const dynamic = "force-dynamic";
+export const runtime = "nodejs";
+
+type Params = { id: string };
+
+export const GET = route<Params>(async (_request, params) => {
+  const id = parseWith(RoleIdSchema, params.id, "Bad role id");
+  const app = await getApp();
+  return json({ role: await app.roles.get(id) });
+});
+
+/** Saves the form (only changed fields are rewritten) or the raw file text. */
+export const PUT = route<Params>(async (request, params) => {
+  const id = parseWith(RoleIdSchema, params.id, "Bad role id");
+  const body = await readBody(request, UpdateRoleBodySchema);
+  const app = await getApp();
+  return json({ role: await app.roles.update(id, body) });
+});
+
+export const DELETE = route<Params>(async (_request, params) => {
+  const id = parseWith(RoleIdSchema, params.id, "Bad role id");
+  const app = await getApp();
+  await app.roles.remove(id);
+  return json({ deleted: id });
+});

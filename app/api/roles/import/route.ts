@@ -1,0 +1,13 @@
+import { json, readBody, route } from "@/lib/http";
+import { ImportRoleBodySchema } from "@/lib/roles/schema";
+import { getApp } from "@/lib/server/app";
+
+export const dynamic = "force-dynamic";
+export const runtime = "nodejs";
+
+/** Imports the raw text of an `.md` role file, stored byte for byte. */
+export const POST = route(async (request) => {
+  const body = await readBody(request, ImportRoleBodySchema, 300 * 1024);
+  const app = await getApp();
+  return json({ role: await app.roles.importRole(body) }, { status: 201 });
+});

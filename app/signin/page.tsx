@@ -1,0 +1,23 @@
+import type { Metadata } from "next";
+import { SignInForm } from "@/components/auth/sign-in-form";
+import { cardClass } from "@/components/ui/styles";
+import { getT } from "@/lib/i18n/server";
+
+export async function generateMetadata(): Promise<Metadata> {
+  const t = await getT();
+  return { title: t("signin.title") };
+}
+
+export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const t = await getT();
+  const { next } = await searchParams;
+  return (
+    <div className={`${cardClass} mx-auto mt-10 max-w-md p-6`}>
+      <h1 className="text-xl font-semibold" data-testid="page-title">
+        {t("signin.title")}
+      </h1>
+      <p className="mt-2 mb-5 text-sm text-zinc-600 dark:text-zinc-300">{t("signin.body")}</p>
+      <SignInForm next={typeof next === "string" ? next : undefined} />
+    </div>
+  );
+}

@@ -1,0 +1,135 @@
+/**
+ * The role editor's form state and its conversion to `RoleFields`. Optional fields left empty
+ * are omitted, and a list field the user did not touch is sent back exactly as it was read, so a
+ * save changes only what the user changed.
+ */
+import { RoleFieldsSchema, type RoleFields } from "@/lib/roles/schema";
+
+/** What the inputs hold: text as typed. */
+export interface RoleFormState {
+  id: string;
+  name: string;
+  description: string;
+  model: string;
+  thinking_mode: "" | "fast" | "thinking";
+  capabilities: string;
+  tools: string;
+  read: boolean;
+  write: boolean;
+  max_concurrency: string;
+  body: string;
+}
+
+/** The editable field names, as they appear in `details[].path` after `fields.`. */
+export type RoleFieldName = keyof RoleFields;
+
+export const EMPTY_FORM: RoleFormState = {
+  id: "",
+  name: "",
+  description: "",
+  model: "",
+  thinking_mode: "",
+  capabilities: "",
+  tools: "",
+  read: true,
+  write: false,
+  max_concurrency: "",
+  body: "",
+};
+
+/** The form state for a role as loaded. */
+export function formFromFields(fields: RoleFields, body: string): RoleFormState {
+  return {
+    id: fields.id,
+    name: fields.name,
+    description: fields.description,
+    model: fields.model ?? "",
+    thinking_mode: fields.thinking_mode ?? "",
+    capabilities: (fields.capabilities ?? []).join(", "),
+    tools: (fields.tools ?? []).join(", "),
+    read: fields.permissions?.includes("read") ?? false,
+    write: fields.permissions?.includes("write") ?? false,
+    max_concurrency: fields.max_concurrency === undefined ? "" : String(fields.max_concurrency),
+    body,
+  };
+}
+
+/** Capability tags from text: commas, spaces or `|` (the seed's own separator) split them. */
+export function splitTags(text: string): string[] {
+  return text.split(/[\s,|]+/).filter(Boolean);
+}
+
+/** Tool names from text: commas split them (a tool name never holds one). */
+export function splitTools(text: string): string[] {
+  return text
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+/**
+ * The fields to validate and send. `initial` is what was loaded (undefined for a new role):
+ * untouched list fields are sent back unchanged.
+ */
+export function fieldsFromForm(
+  form: RoleFormState,
+  initial: { form: RoleFormState; fields: RoleFields } | undefined,
+  invalidNumberMessage: string,
+): { fields: Record<string, unknown>; numberError?: string } {
+  const fields: Record<string, unknown> = {
+    id: form.id,
+    name: form.name,
+    description: form.description,
+  };
+  const same = <K extends keyof RoleFormState>(key: K) => initial !== undefined && initial.form[key] === form[key];
+
+  if (form.model.trim()) fields.model = form.model;
+  if (form.thinking_mode) fields.thinking_mode = form.thinking_mode;
+
+  if (same("capabilities")) {
+    if (initial?.fields.capabilities !== undefined) fields.capabilities = initial.fields.capabilities;
+  } else {
+    const tags = splitTags(form.capabilities);
+    if (tags.length > 0) fields.capabilities = tags;
+  }
+
+  if (same("tools")) {
+    if (initial?.fields.tools !== undefined) fields.tools = initial.fields.tools;
+  } else {
+    const tools = splitTools(form.tools);
+    if (tools.length > 0) fields.tools = tools;
+  }
+
+  if (same("read") && same("write")) {
+    if (initial?.fields.permissions !== undefined) fields.permissions = initial.fields.permissions;
+  } else {
+    const permissions = [form.read ? "read" : null, form.write ? "write" : null].filter((p) => p !== null);
+    if (permissions.length > 0 || initial?.fields.permissions !== undefined) fields.permissions = permissions;
+  }
+
+  let numberError: string | undefined;
+  const mc = form.max_concurrency.trim();
+  if (mc) {
+    const n = Number(mc);
+    if (Number.isFinite(n)) fields.max_concurrency = n;
+    else numberError = invalidNumberMessage;
+  }
+  return numberError === undefined ? { fields } : { fields, numberError };
+}
+
+/** Validates with the server's own schema; errors keyed by field name (first message wins). */
+export function validateFields(
+  fields: Record<string, unknown>,
+): { ok: true; data: RoleFields } | { ok: false; errors: Partial<Record<RoleFieldName, string>> } {
+  const parsed = RoleFieldsSchema.safeParse(fields);
+  if (parsed.success) return { ok: true, data: parsed.data };
+  const errors: Partial<Record<RoleFieldName, string>> = {};
+  for (const issue of parsed.error.issues) {
+    const key = String(issue.path[0] ?? "") as RoleFieldName;
+    const index = issue.path[1];
+    const list = fields[key];
+    const item = typeof index === "number" && Array.isArray(list) ? list[index] : undefined;
+    errors[key] ??= item === undefined ? issue.message : `“${String(item)}”: ${issue.message}`;
+  }
+  return { ok: false, errors };
+}

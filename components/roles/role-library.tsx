@@ -1,0 +1,168 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useId, useState } from "react";
+import type { RoleListEntry } from "@/lib/roles/schema";
+import { roleListQuery } from "@/lib/client";
+import { useT } from "@/lib/i18n";
+import { ModelName } from "@/components/models/model-name";
+import { Banner } from "@/components/ui/banner";
+import { badgeClass, buttonPrimary, cardClass, inputClass } from "@/components/ui/styles";
+import { RoleImportButton } from "./role-import-button";
+
+type LoadedRole = Extract<RoleListEntry, { kind: "role" }>;
+type BrokenRole = Extract<RoleListEntry, { kind: "error" }>;
+
+function matches(entry: RoleListEntry, needle: string): boolean {
+  if (!needle) return true;
+  const hay =
+    entry.kind === "role"
+      ? [entry.id, entry.name, entry.description, ...entry.capabilities].join(" ")
+      : [entry.id, entry.file, entry.message].join(" ");
+  return hay.toLowerCase().includes(needle);
+}
+
+/** The role library: a card per role file, broken files as red cards, a filter, New and Import. */
+export function RoleLibrary() {
+  const t = useT();
+  const filterId = useId();
+  const [filter, setFilter] = useState("");
+  const query = useQuery(roleListQuery());
+  const needle = filter.trim().toLowerCase();
+  const roles = (query.data ?? []).filter((r) => matches(r, needle));
+
+  return (
+    <div className="space-y-4">
+      <div className="flex flex-wrap items-start gap-3">
+        <div className="min-w-56 flex-1">
+          <label htmlFor={filterId} className="sr-only">
+            {t("roles.search.label")}
+          </label>
+          <input
+            id={filterId}
+            type="search"
+            className={inputClass}
+            placeholder={t("roles.search.placeholder")}
+            value={filter}
+            onChange={(e) => setFilter(e.target.value)}
+            data-testid="role-search"
+          />
+        </div>
+        <Link href="/roles/new" className={buttonPrimary} data-testid="role-new">
+          + {t("roles.new")}
+        </Link>
+        <RoleImportButton />
+      </div>
+
+      {query.isPending ? (
+        <p className="text-sm text-zinc-500">{t("common.loading")}</p>
+      ) : query.isError ? (
+        <Banner tone="error" testId="role-load-error">
+          {t("common.loadFailed", { message: query.error.message })}
+        </Banner>
+      ) : query.data.length === 0 ? (
+        <p className={`${cardClass} px-6 py-8 text-center text-sm text-zinc-600 dark:text-zinc-300`} data-testid="role-empty">
+          {t("roles.empty")}
+        </p>
+      ) : roles.length === 0 ? (
+        <p className="py-8 text-center text-sm text-zinc-500" data-testid="role-no-matches">
+          {t("roles.noMatches")}
+        </p>
+      ) : (
+        <>
+          <p className="text-xs text-zinc-500 dark:text-zinc-400" data-testid="role-count">
+            {t("roles.count", { n: roles.length })}
+          </p>
+          <ul className="grid gap-3 sm:grid-cols-2 lg:grid-cols-3" data-testid="role-list">
+            {roles.map((r) => (r.kind === "role" ? <RoleCard key={r.file} role={r} /> : <BrokenRoleCard key={r.file} role={r} />))}
+          </ul>
+        </>
+      )}
+    </div>
+  );
+}
+
+/** A Claude Code `color` (a CSS colour name such as `blue`) as a dot; anything else is ignored. */
+function ColorDot({ color }: { color: string | undefined }) {
+  if (!color || !/^(#[0-9a-f]{3,8}|[a-z]{3,20})$/i.test(color)) return null;
+  return (
+    <span
+      aria-label={color}
+      title={color}
+      className="inline-block h-2.5 w-2.5 shrink-0 rounded-full ring-1 ring-black/10 dark:ring-white/20"
+      style={{ backgroundColor: color }}
+      data-testid="role-card-color"
+    />
+  );
+}
+
+function RoleCard({ role }: { role: LoadedRole }) {
+  const t = useT();
+  return (
+    <li data-testid="role-card" data-role-id={role.id}>
+      <Link
+        href={`/roles/${encodeURIComponent(role.id)}`}
+        className={`${cardClass} flex h-full flex-col gap-2 p-4 transition-colors hover:border-indigo-400 dark:hover:border-indigo-500`}
+      >
+        <div className="flex items-center gap-2">
+          <ColorDot color={role.color} />
+          <h2 className="truncate font-semibold" data-testid="role-card-name">
+            {role.name}
+          </h2>
+        </div>
+        <code className="font-mono text-xs text-zinc-500 dark:text-zinc-400" data-testid="role-card-id">
+          {role.id}
+        </code>
+        <p className="line-clamp-3 text-sm text-zinc-600 dark:text-zinc-300" title={role.description}>
+          {role.description}
+        </p>
+        {role.capabilities.length > 0 ? (
+          <ul className="flex flex-wrap gap-1" aria-label={t("editor.field.capabilities")}>
+            {role.capabilities.map((c) => (
+              <li key={c} className={`${badgeClass} bg-indigo-50 text-indigo-700 dark:bg-indigo-500/15 dark:text-indigo-300`}>
+                {c}
+              </li>
+            ))}
+          </ul>
+        ) : null}
+        <div className="mt-auto flex flex-wrap items-center gap-x-3 gap-y-1 pt-1 text-xs text-zinc-500 dark:text-zinc-400">
+          <span data-testid="role-card-model">
+            {role.model ? <ModelName modelKey={role.model} /> : <em>{t("roles.model.conversation")}</em>}
+          </span>
+          <span>{role.thinking_mode ? t(`roles.thinking.${role.thinking_mode}`) : t("roles.thinking.unset")}</span>
+          <span>{t("roles.tools", { n: role.tools.length })}</span>
+          <span title={t("roles.permissions")}>
+            {role.permissions.length > 0 ? role.permissions.join(" · ") : t("roles.noPermissions")}
+          </span>
+          {role.warnings.length > 0 ? (
+            <span className="text-amber-600 dark:text-amber-400" title={role.warnings.join("\n")}>
+              ⚠ {t("roles.warnings")}
+            </span>
+          ) : null}
+        </div>
+      </Link>
+    </li>
+  );
+}
+
+function BrokenRoleCard({ role }: { role: BrokenRole }) {
+  const t = useT();
+  return (
+    <li data-testid="role-error-card" data-role-id={role.id}>
+      <Link
+        href={`/roles/${encodeURIComponent(role.id)}`}
+        className="flex h-full flex-col gap-2 rounded-lg border border-red-300 bg-red-50 p-4 text-red-900 transition-colors hover:border-red-500 dark:border-red-800 dark:bg-red-950/40 dark:text-red-200"
+      >
+        <h2 className="font-semibold">{t("roles.errorCard")}</h2>
+        <code className="font-mono text-xs" data-testid="role-error-file">
+          {role.file}
+        </code>
+        <p className="line-clamp-4 font-mono text-xs whitespace-pre-wrap" data-testid="role-error-message">
+          {role.message}
+        </p>
+        <span className="mt-auto text-sm font-medium underline">{t("roles.errorFix")}</span>
+      </Link>
+    </li>
+  );
+}

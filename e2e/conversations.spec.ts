@@ -1,0 +1,94 @@
+import fs from "node:fs";
+import path from "node:path";
+import { expect, test, uniqueSuffix } from "./fixtures";
+
+test("a conversation created from the index is listed after a reload and moves to Archived", async ({
+  page,
+  conversationIndex,
+  projectDir,
+  astrionHome,
+}) => {
+  const title = `E2E conversation ${uniqueSuffix()}`;
+  await conversationIndex.goto();
+  await conversationIndex.openNewForm();
+  await conversationIndex.fillNewForm({ title, projectPath: projectDir, runMode: "thinking" });
+  await conversationIndex.submitNewForm();
+  await expect(page).toHaveURL(/\/conversations\/conv_\d{8}_\d{6}_\d{3,}$/);
+  await expect(page.getByTestId("conversation-title")).toHaveText(title);
+  await expect(page.getByTestId("conversation-project-path")).toHaveText(projectDir);
+  await expect(page.getByTestId("conversation-run-mode")).toHaveText("Thinking");
+  await expect(page.getByTestId("leader-messages-empty")).toBeVisible();
+  const id = page.url().split("/").pop() ?? "";
+  expect(fs.existsSync(path.join(astrionHome, "conversations", id, "metadata.json"))).toBe(true);
+
+  await conversationIndex.goto();
+  await page.reload();
+  const row = conversationIndex.row(title);
+  await expect(row).toBeVisible();
+  await expect(row).toHaveAttribute("data-conversation-id", id);
+  await expect(row.getByTestId("conversation-status")).toHaveText("Active");
+  await expect(row.getByTestId("conversation-model")).toContainText("offline");
+
+  await row.getByTestId("conversation-archive").click();
+  await expect(conversationIndex.row(title)).toHaveCount(0);
+
+  await conversationIndex.filter("archived");
+  const archived = conversationIndex.row(title);
+  await expect(archived).toBeVisible();
+  await expect(archived.getByTestId("conversation-status")).toHaveText("Archived");
+  await expect(archived.getByTestId("conversation-unarchive")).toBeVisible();
+
+  const metadata: unknown = JSON.parse(fs.readFileSync(path.join(astrionHome, "conversations", id, "metadata.json"), "utf8"));
+  expect(metadata).toMatchObject({ id, title, status: "archived", run_mode: "thinking" });
+});
+
+test("the new-conversation form shows the server's validation errors beside the fields", async ({
+  page,
+  conversationIndex,
+  projectDir,
+}) => {
+  await conversationIndex.goto();
+  await conversationIndex.openNewForm();
+
+  // An empty folder is caught in the browser with the contract's own message.
+  await conversationIndex.fillNewForm({ title: "Nowhere", projectPath: "" });
+  await conversationIndex.submitNewForm();
+  await expect(page.getByTestId("new-conversation-project-path-error")).toHaveText("a project folder is required");
+
+  // A folder that does not exist is refused by the server, and the answer lands beside the field.
+  const missing = path.join(projectDir, "does-not-exist");
+  await conversationIndex.fillNewForm({ title: "Nowhere", projectPath: missing });
+  await conversationIndex.submitNewForm();
+  await expect(page.getByTestId("new-conversation-project-path-error")).toContainText("does not exist");
+  await expect(page).toHaveURL(/\/$/);
+});
+
+test("a conversation can be renamed inline and deleted after confirming", async ({ page, conversationIndex, projectDir, astrionHome }) => {
+  const title = `E2E rename ${uniqueSuffix()}`;
+  await conversationIndex.goto();
+  await conversationIndex.openNewForm();
+  await conversationIndex.fillNewForm({ title, projectPath: projectDir });
+  await conversationIndex.submitNewForm();
+  await expect(page.getByTestId("conversation-title")).toHaveText(title);
+  const id = page.url().split("/").pop() ?? "";
+
+  await page.getByTestId("conversation-rename").click();
+  await page.getByTestId("conversation-title-input").fill("   ");
+  await page.getByTestId("conversation-title-save").click();
+  await expect(page.getByTestId("conversation-title-error")).toHaveText("a title cannot be empty");
+  await page.getByTestId("conversation-title-input").fill(`${title} (renamed)`);
+  await page.getByTestId("conversation-title-save").click();
+  await expect(page.getByTestId("conversation-title")).toHaveText(`${title} (renamed)`);
+
+  // Cancelling the dialog keeps the conversation; confirming removes it from disk and the index.
+  await page.getByTestId("conversation-delete").click();
+  await expect(page.getByTestId("conversation-delete-dialog")).toBeVisible();
+  await page.getByTestId("conversation-delete-dialog-cancel").click();
+  await expect(page.getByTestId("conversation-delete-dialog")).toBeHidden();
+  await page.getByTestId("conversation-delete").click();
+  await page.getByTestId("conversation-delete-dialog-confirm").click();
+  await expect(page).toHaveURL(/\/$/);
+  await conversationIndex.filter("all");
+  await expect(conversationIndex.row(`${title} (renamed)`)).toHaveCount(0);
+  expect(fs.existsSync(path.join(astrionHome, "conversations", id))).toBe(false);
+});

@@ -1,0 +1,111 @@
+/**
+ * Request and response bodies of the HTTP API that are not a stored file's schema. Route
+ * handlers parse with these; the client imports the same schemas and types.
+ */
+import { z } from "zod";
+import {
+  ConversationMetadataSchema,
+  ConversationPhaseSchema,
+  ConversationStatusSchema,
+  RunModeSchema,
+} from "@/lib/store/schemas";
+
+/** The error body of every failed API call. */
+export const ApiErrorBodySchema = z.object({
+  error: z.object({ code: z.string(), message: z.string(), details: z.unknown().optional() }),
+});
+export type ApiErrorBody = z.infer<typeof ApiErrorBodySchema>;
+
+/** A model key as used in role frontmatter and conversation metadata. */
+export const ModelKeySchema = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}$/, "a model key: letters, digits, '.', '_', ':', '/' and '-'");
+
+/** `POST /api/conversations`. */
+export const CreateConversationBodySchema = z.object({
+  title: z.string().trim().max(200, "at most 200 characters").optional(),
+  project_path: z.string().trim().min(1, "a project folder is required").max(4096),
+  model_key: ModelKeySchema.optional(),
+  run_mode: RunModeSchema.default("fast"),
+});
+export type CreateConversationBody = z.infer<typeof CreateConversationBodySchema>;
+
+/** `PATCH /api/conversations/[id]`: rename, archive or unarchive. */
+export const PatchConversationBodySchema = z
+  .object({
+    title: z.string().trim().min(1, "a title cannot be empty").max(200, "at most 200 characters").optional(),
+    status: ConversationStatusSchema.optional(),
+  })
+  .refine((b) => b.title !== undefined || b.status !== undefined, { message: "give a title or a status" });
+export type PatchConversationBody = z.infer<typeof PatchConversationBodySchema>;
+
+/** `GET /api/conversations` query. */
+export const ListConversationsQuerySchema = z.object({
+  q: z.string().trim().max(200).optional(),
+  status: z.enum(["active", "archived", "all"]).default("active"),
+  offset: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+});
+export type ListConversationsQuery = z.infer<typeof ListConversationsQuerySchema>;
+
+/** One row of the conversation index. */
+export const ConversationListItemSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  created_at: z.string(),
+  updated_at: z.string(),
+  agent_count: z.number(),
+  status: ConversationStatusSchema,
+  phase: ConversationPhaseSchema.optional(),
+  model_key: z.string(),
+  run_mode: RunModeSchema,
+  project_path: z.string(),
+});
+export type ConversationListItem = z.infer<typeof ConversationListItemSchema>;
+
+/** A file the store could not use, reported instead of hidden. */
+export const StoreProblemSchema = z.object({ file: z.string(), message: z.string() });
+export type StoreProblem = z.infer<typeof StoreProblemSchema>;
+
+/** `GET /api/conversations` answer. */
+export const ConversationListSchema = z.object({
+  items: z.array(ConversationListItemSchema),
+  total: z.number(),
+  offset: z.number(),
+  limit: z.number(),
+  problems: z.array(StoreProblemSchema),
+});
+export type ConversationList = z.infer<typeof ConversationListSchema>;
+
+/** `GET/POST/PATCH /api/conversations[/id]` answer. */
+export const ConversationResponseSchema = z.object({ conversation: ConversationMetadataSchema });
+
+/** A model as the browser may see it: never its key or key variable's value. */
+export const PublicModelSchema = z.object({
+  key: z.string(),
+  label: z.string(),
+  provider_model: z.string(),
+  offline: z.boolean(),
+  /** True when the model can be called now (offline, or its API key variable is set). */
+  configured: z.boolean(),
+});
+export type PublicModel = z.infer<typeof PublicModelSchema>;
+
+/** `GET /api/models` answer. */
+export const ModelListSchema = z.object({ models: z.array(PublicModelSchema), default_key: z.string() });
+export type ModelList = z.infer<typeof ModelListSchema>;
+
+/** `GET /api/health` answer. */
+export const HealthSchema = z.object({
+  status: z.literal("ok"),
+  version: z.string(),
+  data_root: z.string(),
+  pid: z.number(),
+  started_at: z.string(),
+  problems: z.array(StoreProblemSchema),
+});
+export type Health = z.infer<typeof HealthSchema>;
+
+/** `POST /api/auth/signin`. */
+export const SignInBodySchema = z.object({ token: z.string().min(1).max(1024) });

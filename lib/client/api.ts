@@ -1,0 +1,107 @@
+/**
+ * The browser's way to call the Astrion HTTP API: same-origin fetch, JSON in and out, every
+ * answer parsed with the contract's zod schema, and every failure turned into an {@link ApiError}
+ * that carries the server's `{error:{code,message,details}}`.
+ */
+import type { z } from "zod";
+import { ApiErrorBodySchema } from "@/lib/api/contract";
+
+/** One field-level problem from a `validation_failed` answer (`path` like `fields.name` or `raw`). */
+export interface FieldIssue {
+  path: string;
+  message: string;
+  line?: number;
+}
+
+/** A failed API call: the HTTP status plus the server's error code, message and details. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly details: unknown;
+
+  constructor(status: number, code: string, message: string, details?: unknown) {
+    super(message);
+    this.name = new.target.name;
+    this.status = status;
+    this.code = code;
+    this.details = details;
+  }
+
+  /** True for 409: the thing exists already, or changed on disk since it was read. */
+  get isConflict(): boolean {
+    return this.status === 409 || this.code === "conflict";
+  }
+
+  /** The `details` of a validation answer as field issues; empty when there are none. */
+  get fieldIssues(): FieldIssue[] {
+    return toFieldIssues(this.details);
+  }
+}
+
+/** Reads `[{path, message, line?}]` out of an unknown `details` value, ignoring anything else. */
+export function toFieldIssues(details: unknown): FieldIssue[] {
+  if (!Array.isArray(details)) return [];
+  const issues: FieldIssue[] = [];
+  for (const d of details) {
+    if (d && typeof d === "object" && "message" in d && typeof d.message === "string") {
+      const path = "path" in d && typeof d.path === "string" ? d.path : "";
+      const line = "line" in d && typeof d.line === "number" ? d.line : undefined;
+      issues.push(line === undefined ? { path, message: d.message } : { path, message: d.message, line });
+    }
+  }
+  return issues;
+}
+
+type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+interface RequestOptions {
+  method?: Method;
+  /** Sent as JSON. State-changing requests always send a body (`{}` when there is none). */
+  body?: unknown;
+  signal?: AbortSignal;
+}
+
+/**
+ * Calls `path` and parses the JSON answer with `schema`. Mutating requests always carry
+ * `content-type: application/json`, because the server refuses them otherwise (415).
+ */
+export async function apiFetch<S extends z.ZodType>(
+  path: string,
+  schema: S,
+  options: RequestOptions = {},
+): Promise<z.infer<S>> {
+  const method = options.method ?? "GET";
+  const init: RequestInit = { method, credentials: "same-origin", signal: options.signal, headers: { accept: "application/json" } };
+  if (method !== "GET") {
+    init.headers = { accept: "application/json", "content-type": "application/json" };
+    init.body = JSON.stringify(options.body ?? {});
+  }
+  let res: Response;
+  try {
+    res = await fetch(path, init);
+  } catch (cause) {
+    if (cause instanceof DOMException && cause.name === "AbortError") throw cause;
+    throw new ApiError(0, "network_error", "The server could not be reached. Is Astrion still running?");
+  }
+  const text = await res.text();
+  let json: unknown = undefined;
+  if (text) {
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+  }
+  if (!res.ok) {
+    const parsed = ApiErrorBodySchema.safeParse(json);
+    if (parsed.success) {
+      throw new ApiError(res.status, parsed.data.error.code, parsed.data.error.message, parsed.data.error.details);
+    }
+    throw new ApiError(res.status, "http_error", `The server answered ${res.status} ${res.statusText}`.trim());
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    throw new ApiError(res.status, "bad_response", `Unexpected answer from ${path}: ${parsed.error.issues[0]?.message ?? "invalid"}`);
+  }
+  return parsed.data;
+}

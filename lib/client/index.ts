@@ -1,0 +1,7 @@
+/** Browser-side API access: the fetch helper, its error type and a query factory per resource. */
+export { ApiError, apiFetch, toFieldIssues, type FieldIssue } from "./api";
+export { getQueryClient } from "./get-query-client";
+export * from "./conversations";
+export * from "./roles";
+export * from "./system";
+export { useDebouncedValue } from "./use-debounced-value";

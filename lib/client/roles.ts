@@ -1,0 +1,61 @@
+/** Query factories and fetchers for the role library. */
+import { queryOptions } from "@tanstack/react-query";
+import { z } from "zod";
+import {
+  RoleAnyDetailSchema,
+  RoleDetailSchema,
+  RoleListEntrySchema,
+  type CreateRoleBody,
+  type ImportRoleBody,
+  type UpdateRoleBody,
+} from "@/lib/roles/schema";
+import { apiFetch } from "./api";
+
+export const roleKeys = {
+  all: ["roles"] as const,
+  list: () => [...roleKeys.all, "list"] as const,
+  detail: (id: string) => [...roleKeys.all, "detail", id] as const,
+};
+
+const RoleListResponseSchema = z.object({ roles: z.array(RoleListEntrySchema) });
+const RoleResponseSchema = z.object({ role: RoleDetailSchema });
+const RoleAnyResponseSchema = z.object({ role: RoleAnyDetailSchema });
+
+/** Every role file in the library, including the ones that do not load. */
+export function roleListQuery() {
+  return queryOptions({
+    queryKey: roleKeys.list(),
+    queryFn: async ({ signal }) => (await apiFetch("/api/roles", RoleListResponseSchema, { signal })).roles,
+  });
+}
+
+/** One role file, loaded or not. */
+export function roleQuery(id: string) {
+  return queryOptions({
+    queryKey: roleKeys.detail(id),
+    queryFn: async ({ signal }) =>
+      (await apiFetch(`/api/roles/${encodeURIComponent(id)}`, RoleAnyResponseSchema, { signal })).role,
+    // The editor holds the etag of what it read; a background refetch must not swap it under the user.
+    refetchOnWindowFocus: false,
+  });
+}
+
+/** `POST /api/roles`. */
+export async function createRole(body: CreateRoleBody) {
+  return (await apiFetch("/api/roles", RoleResponseSchema, { method: "POST", body })).role;
+}
+
+/** `PUT /api/roles/[id]`, from the form or as raw text. A raw save may leave the file still broken. */
+export async function updateRole(id: string, body: UpdateRoleBody) {
+  return (await apiFetch(`/api/roles/${encodeURIComponent(id)}`, RoleAnyResponseSchema, { method: "PUT", body })).role;
+}
+
+/** `DELETE /api/roles/[id]`. */
+export async function deleteRole(id: string) {
+  return apiFetch(`/api/roles/${encodeURIComponent(id)}`, z.object({ deleted: z.string() }), { method: "DELETE", body: {} });
+}
+
+/** `POST /api/roles/import`. */
+export async function importRole(body: ImportRoleBody) {
+  return (await apiFetch("/api/roles/import", RoleResponseSchema, { method: "POST", body })).role;
+}

@@ -1,0 +1,27 @@
+/** Query factories for the server's health and its model registry. */
+import { queryOptions } from "@tanstack/react-query";
+import { z } from "zod";
+import { HealthSchema, ModelListSchema, SignInBodySchema } from "@/lib/api/contract";
+import { apiFetch } from "./api";
+
+/** `GET /api/models`: the registered models, never their keys. */
+export function modelListQuery() {
+  return queryOptions({
+    queryKey: ["models"] as const,
+    queryFn: ({ signal }) => apiFetch("/api/models", ModelListSchema, { signal }),
+    staleTime: 5 * 60_000,
+  });
+}
+
+/** `GET /api/health`. */
+export function healthQuery() {
+  return queryOptions({
+    queryKey: ["health"] as const,
+    queryFn: ({ signal }) => apiFetch("/api/health", HealthSchema, { signal }),
+  });
+}
+
+/** `POST /api/auth/signin`; the server sets the session cookie. */
+export async function signIn(token: string) {
+  return apiFetch("/api/auth/signin", z.unknown(), { method: "POST", body: SignInBodySchema.parse({ token }) });
+}

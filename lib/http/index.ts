@@ -1,0 +1,100 @@
+import "server-only";
+/**
+ * The thin layer every route handler uses: parse the body and params with a zod schema, call
+ * lib/, answer JSON. Thrown errors become `{ error: { code, message, details? } }` with the
+ * status of their code; anything unexpected is logged and answered as a 500 without internals.
+ */
+import { NextResponse } from "next/server";
+import type { z } from "zod";
+import { AstrionError, ValidationError, zodIssues } from "@/lib/errors";
+
+/** Default cap on a request body; role files and goals are far smaller. */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/** A JSON answer with `cache-control: no-store` (API answers describe live state). */
+export function json(data: unknown, init?: { status?: number; headers?: Record<string, string> }) {
+  return NextResponse.json(data, {
+    status: init?.status ?? 200,
+    headers: { "cache-control": "no-store", ...init?.headers },
+  });
+}
+
+/** The error answer for any thrown value. */
+export function errorResponse(error: unknown) {
+  if (error instanceof AstrionError) {
+    if (error.status >= 500) console.error(`[astrion] ${error.name}: ${error.message}`);
+    const body: { code: string; message: string; details?: unknown } = { code: error.code, message: error.message };
+    if (error.details !== undefined && error.status < 500) body.details = error.details;
+    return json({ error: body }, { status: error.status });
+  }
+  console.error("[astrion] unexpected error", error);
+  return json({ error: { code: "internal", message: "Something went wrong on the server; see its log." } }, { status: 500 });
+}
+
+/**
+ * Reads a JSON body of at most `limit` bytes and parses it with `schema`.
+ * 413 when larger (checked while streaming, not only from content-length), 400 when not JSON
+ * or not of the schema's shape.
+ */
+export async function readBody<S extends z.ZodType>(request: Request, schema: S, limit = DEFAULT_BODY_LIMIT): Promise<z.infer<S>> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > limit) throw new AstrionError("payload_too_large", `The request body is larger than ${limit} bytes.`);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (request.body) {
+    const reader = request.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        await reader.cancel().catch(() => undefined);
+        throw new AstrionError("payload_too_large", `The request body is larger than ${limit} bytes.`);
+      }
+      chunks.push(value);
+    }
+  }
+  const text = Buffer.concat(chunks).toString("utf8");
+  let data: unknown;
+  try {
+    data = text.trim() === "" ? {} : JSON.parse(text);
+  } catch (error) {
+    throw new AstrionError("bad_request", `The request body is not valid JSON: ${(error as Error).message}`);
+  }
+  return parseWith(schema, data, "The request body is not valid");
+}
+
+/** Parses `data` with `schema`, throwing a ValidationError whose details list every issue by path. */
+export function parseWith<S extends z.ZodType>(schema: S, data: unknown, what: string): z.infer<S> {
+  const result = schema.safeParse(data);
+  if (!result.success) {
+    const details = zodIssues(result.error);
+    const first = details[0];
+    throw new ValidationError(`${what}${first ? `: ${first.path ? `${first.path}: ` : ""}${first.message}` : ""}`, details);
+  }
+  return result.data;
+}
+
+/** The query string of a request as a plain object (last value wins). */
+export function queryOf(request: Request): Record<string, string> {
+  return Object.fromEntries(new URL(request.url).searchParams.entries());
+}
+
+type RouteContext<P> = { params: Promise<P> };
+
+/**
+ * Wraps a route handler: errors thrown inside become JSON error answers.
+ * `params` arrive as a Promise (Next 16) and are awaited before the handler runs.
+ */
+export function route<P = Record<string, never>>(
+  handler: (request: Request, params: P) => Promise<Response>,
+): (request: Request, context: RouteContext<P>) => Promise<Response> {
+  return async (request, context) => {
+    try {
+      const params = context?.params ? await context.params : ({} as P);
+      return await handler(request, params);
+    } catch (error) {
+      return errorResponse(error);
+    }
+  };
+}

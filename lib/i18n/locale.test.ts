@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { en } from "./dictionaries/en";
+import { zhCN } from "./dictionaries/zh-cn";
+import { localeFromAcceptLanguage, resolveLocale } from "./locale";
+import { translate } from "./translate";
+
+describe("resolveLocale", () => {
+  it("prefers the cookie over the browser's languages", () => {
+    expect(resolveLocale("en", "zh-CN,zh;q=0.9")).toBe("en");
+    expect(resolveLocale("zh-CN", "en-US")).toBe("zh-CN");
+  });
+
+  it("ignores a cookie that is not a supported locale", () => {
+    expect(resolveLocale("fr", "zh-TW")).toBe("zh-CN");
+    expect(resolveLocale("../../etc", undefined)).toBe("en");
+  });
+
+  it("maps any zh* language to zh-CN and falls back to English", () => {
+    expect(localeFromAcceptLanguage("zh-TW,en;q=0.5")).toBe("zh-CN");
+    expect(localeFromAcceptLanguage("fr-FR,de;q=0.8")).toBeUndefined();
+    expect(resolveLocale(undefined, "fr-FR,de;q=0.8")).toBe("en");
+    expect(resolveLocale(undefined, null)).toBe("en");
+  });
+
+  it("honours q-values rather than header order", () => {
+    expect(localeFromAcceptLanguage("en;q=0.3, zh;q=0.9")).toBe("zh-CN");
+    expect(localeFromAcceptLanguage("fr, en;q=0.8, zh;q=0.7")).toBe("en");
+    expect(localeFromAcceptLanguage("zh;q=0, en")).toBe("en");
+  });
+});
+
+describe("dictionaries", () => {
+  it("translate every key into Chinese, keeping the same placeholders", () => {
+    for (const key of Object.keys(en) as Array<keyof typeof en>) {
+      const zh = zhCN[key];
+      expect(zh, key).toBeTruthy();
+      const names = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+      expect(names(zh), key).toEqual(names(en[key]));
+    }
+  });
+
+  it("fills placeholders", () => {
+    expect(translate("en", "conv.agentCount", { n: 3 })).toBe("3 agents");
+    expect(translate("zh-CN", "conv.showing", { shown: 2, total: 5 })).toBe("显示 2 / 共 5 个");
+  });
+});

@@ -1,0 +1,113 @@
+import "server-only";
+/**
+ * The model registry: `models.json` in the data root maps model keys (used in role frontmatter
+ * and conversation metadata) to endpoints. It is seeded on first start and editable by hand;
+ * OPENAI_BASE_URL / OPENAI_API_KEY / ASTRION_MODEL override it from the environment. API keys
+ * are never stored here: an entry names the environment variable that holds its key.
+ */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { readJsonFile, writeJsonAtomic } from "@/lib/store";
+import { NotFoundError } from "@/lib/errors";
+import type { PublicModel } from "@/lib/api/contract";
+import { ModelsFileSchema, OFFLINE_MODEL_KEY, type ModelEntry, type ModelsFile } from "./schema";
+
+/** What `models.json` holds on first start. */
+export function defaultModelsFile(): ModelsFile {
+  return {
+    default: OFFLINE_MODEL_KEY,
+    models: {
+      [OFFLINE_MODEL_KEY]: {
+        label: "Offline (built-in)",
+        provider: "offline",
+        model: "astrion-offline",
+        thinking_style: "none",
+        max_concurrency: 8,
+      },
+    },
+  };
+}
+
+/** `<root>/models.json`. */
+export function modelsFilePath(root: string): string {
+  return path.join(root, "models.json");
+}
+
+/** Writes the default registry when `models.json` does not exist; never touches an existing one. */
+export async function seedModelsFile(root: string): Promise<boolean> {
+  const file = modelsFilePath(root);
+  try {
+    await fs.access(file);
+    return false;
+  } catch {
+    await writeJsonAtomic(file, defaultModelsFile(), ModelsFileSchema);
+    return true;
+  }
+}
+
+/** Key of the entry the environment defines, when OPENAI_BASE_URL or OPENAI_API_KEY is set. */
+export const ENV_MODEL_KEY = "env";
+
+/**
+ * The registry as the server uses it: the file (or the defaults when it is missing), with the
+ * environment's endpoint added and made the default. ASTRION_MODEL naming a registered key makes
+ * that key the default; otherwise it is the provider model name of the environment's endpoint.
+ */
+export function applyEnvironment(file: ModelsFile, env: Record<string, string | undefined> = process.env): ModelsFile {
+  const models: Record<string, ModelEntry> = { ...file.models };
+  if (!models[OFFLINE_MODEL_KEY]) models[OFFLINE_MODEL_KEY] = defaultModelsFile().models[OFFLINE_MODEL_KEY]!;
+  let defaultKey = file.default in models ? file.default : OFFLINE_MODEL_KEY;
+  const wanted = env.ASTRION_MODEL?.trim();
+  if (env.OPENAI_BASE_URL || env.OPENAI_API_KEY) {
+    models[ENV_MODEL_KEY] = {
+      label: `${wanted && !(wanted in models) ? wanted : "gpt-4o-mini"} (from environment)`,
+      provider: "openai-compatible",
+      base_url: env.OPENAI_BASE_URL || "https://api.openai.com/v1",
+      api_key_env: "OPENAI_API_KEY",
+      model: wanted && !(wanted in models) ? wanted : "gpt-4o-mini",
+      thinking_style: "none",
+      max_concurrency: 4,
+    };
+    defaultKey = ENV_MODEL_KEY;
+  }
+  if (wanted && wanted in models) defaultKey = wanted;
+  return { ...file, default: defaultKey, models };
+}
+
+/** Loads the registry with the environment applied. A broken `models.json` is a clear error. */
+export async function loadRegistry(root: string): Promise<ModelsFile> {
+  let file: ModelsFile;
+  try {
+    file = await readJsonFile(modelsFilePath(root), ModelsFileSchema);
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+    file = defaultModelsFile();
+  }
+  return applyEnvironment(file);
+}
+
+/** True when the entry can be called now: offline, or its key variable is set (or none is needed). */
+export function isConfigured(entry: ModelEntry, env: Record<string, string | undefined> = process.env): boolean {
+  if (entry.provider === "offline") return true;
+  return entry.api_key_env ? Boolean(env[entry.api_key_env]) : true;
+}
+
+/** The registry as the browser may see it: no URLs with credentials, no key values. */
+export function publicModels(registry: ModelsFile): PublicModel[] {
+  return Object.entries(registry.models).map(([key, entry]) => ({
+    key,
+    label: entry.provider === "offline" ? `${entry.label ?? key} — offline` : (entry.label ?? key),
+    provider_model: entry.model,
+    offline: entry.provider === "offline",
+    configured: isConfigured(entry),
+  }));
+}
+
+/** Resolves a model key, or throws a NotFoundError that names the known keys. */
+export function resolveModel(registry: ModelsFile, key: string): ModelEntry {
+  const entry = registry.models[key];
+  if (!entry) {
+    throw new NotFoundError(`Unknown model key "${key}". Known keys: ${Object.keys(registry.models).join(", ")}. Add it to models.json.`);
+  }
+  return entry;
+}

@@ -1,0 +1,36 @@
+/** Schema of `models.json`, the model registry (SPEC §4). Shared by server and client. */
+import { z } from "zod";
+
+/** The built-in model that needs no network. */
+export const OFFLINE_MODEL_KEY = "offline";
+
+/** One endpoint the product can call. */
+export const ModelEntrySchema = z.looseObject({
+  label: z.string().optional(),
+  provider: z.enum(["openai-compatible", "offline"]).default("openai-compatible"),
+  /** OpenAI-compatible base URL, e.g. `https://dashscope.aliyuncs.com/compatible-mode/v1`. */
+  base_url: z.url().optional(),
+  /** Name of the environment variable that holds the API key (never the key itself). */
+  api_key_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name").optional(),
+  /** The provider's model name, e.g. `qwen3-max`. */
+  model: z.string().min(1),
+  /** How thinking is switched on: Qwen's `enable_thinking`, OpenAI's `reasoning_effort`, or not at all. */
+  thinking_style: z.enum(["none", "enable_thinking", "reasoning_effort"]).default("none"),
+  max_concurrency: z.number().int().min(1).max(256).default(4),
+  /** Key of the entry to use when this one keeps failing. */
+  fallback: z.string().optional(),
+  timeouts: z
+    .looseObject({
+      first_response_ms: z.number().int().positive().optional(),
+      idle_ms: z.number().int().positive().optional(),
+    })
+    .optional(),
+});
+export type ModelEntry = z.infer<typeof ModelEntrySchema>;
+
+/** `models.json`. */
+export const ModelsFileSchema = z.looseObject({
+  default: z.string(),
+  models: z.record(z.string(), ModelEntrySchema),
+});
+export type ModelsFile = z.infer<typeof ModelsFileSchema>;

@@ -1,0 +1,297 @@
+import "server-only";
+/**
+ * The role library on disk: one `<id>.md` file per role in a folder (`<data root>/agents`).
+ * Reading never writes, so a broken file stays exactly as it is until a person saves it; every
+ * write is atomic and serialized per file.
+ */
+import { promises as fs, type Dirent } from "node:fs";
+import path from "node:path";
+import { ConflictError, NotFoundError, ValidationError, zodIssues } from "@/lib/errors";
+import { withFileLock, writeFileAtomicUnlocked } from "@/lib/store/atomic";
+import { applyRoleEdit, serializeNewRole } from "./edit";
+import { isMap } from "yaml";
+import { parseFrontmatter } from "./frontmatter";
+import { parseRoleFile, roleIdFromFileName } from "./parse";
+import {
+  CreateRoleBodySchema,
+  ImportRoleBodySchema,
+  ROLE_ID_PATTERN,
+  RoleFieldsSchema,
+  RoleIdSchema,
+  type CreateRoleBody,
+  type ImportRoleBody,
+  type RoleAnyDetail,
+  type RoleDetail,
+  type RoleErrorDetail,
+  type RoleListEntry,
+  type UpdateRoleBody,
+} from "./schema";
+
+const ROLE_FILE = /^[^.].*\.md$/;
+
+/** Validates a role id from a URL or body; anything that could name another path is a 400. */
+export function assertRoleId(id: string): string {
+  const result = RoleIdSchema.safeParse(id);
+  if (!result.success) throw new ValidationError("Bad role id", zodIssues(result.error).map((d) => ({ ...d, path: "id" })));
+  return result.data;
+}
+
+/** Turns a file name or display name into a role id: `UI Operator` → `ui-operator`. */
+export function sanitizeRoleId(text: string, lowerCase = false): string {
+  const ascii = text.normalize("NFKD").replace(/[\u0300-\u036f]/g, "");
+  const id = ascii
+    .replace(/[^A-Za-z0-9_-]+/g, "-")
+    .replace(/-{2,}/g, "-")
+    .replace(/^[-_]+|[-_]+$/g, "")
+    .slice(0, 100)
+    .replace(/[-_]+$/, "");
+  return lowerCase ? id.toLowerCase() : id;
+}
+
+function errorDetails(path: string, error: RoleErrorDetail["error"]) {
+  return [{ path, message: error.message, ...(error.line !== undefined ? { line: error.line } : {}) }];
+}
+
+function toListEntry(detail: RoleAnyDetail): RoleListEntry {
+  if (detail.kind === "error") return { kind: "error", id: detail.id, file: detail.file, message: detail.error.message };
+  const { fields, extra } = detail;
+  return {
+    kind: "role",
+    id: detail.id,
+    file: detail.file,
+    name: fields.name,
+    description: fields.description,
+    ...(fields.model !== undefined ? { model: fields.model } : {}),
+    ...(fields.thinking_mode !== undefined ? { thinking_mode: fields.thinking_mode } : {}),
+    capabilities: fields.capabilities ?? [],
+    tools: fields.tools ?? [],
+    permissions: fields.permissions ?? [],
+    ...(typeof extra.color === "string" ? { color: extra.color } : {}),
+    warnings: detail.warnings,
+  };
+}
+
+function isErrno(error: unknown, code: string): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === code;
+}
+
+/** The role files of a folder, in no particular order, or none when it does not exist. */
+async function roleFileNames(dir: string): Promise<string[]> {
+  let entries: Dirent[];
+  try {
+    entries = await fs.readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    if (isErrno(error, "ENOENT") || isErrno(error, "ENOTDIR")) return [];
+    throw error;
+  }
+  return entries.filter((e) => e.isFile() && ROLE_FILE.test(e.name)).map((e) => e.name);
+}
+
+/** Reads, creates, edits, imports and deletes role files in one folder. */
+export class RoleLibrary {
+  readonly rolesDir: string;
+
+  constructor(rolesDir: string) {
+    this.rolesDir = path.resolve(rolesDir);
+  }
+
+  private fileOf(id: string): string {
+    return path.join(this.rolesDir, `${assertRoleId(id)}.md`);
+  }
+
+  private async readDetail(file: string): Promise<RoleAnyDetail> {
+    const bytes = await fs.readFile(file);
+    return parseRoleFile(path.basename(file), bytes);
+  }
+
+  /**
+   * Every role file as a card, sorted by name (case-insensitive); files that do not load are
+   * error entries, and one unreadable file never hides the others.
+   */
+  async list(): Promise<RoleListEntry[]> {
+    const names = await roleFileNames(this.rolesDir);
+    const entries = await Promise.all(
+      names.map(async (name): Promise<RoleListEntry> => {
+        try {
+          return toListEntry(await this.readDetail(path.join(this.rolesDir, name)));
+        } catch (error) {
+          const code = (error as NodeJS.ErrnoException).code ?? "unknown error";
+          return { kind: "error", id: roleIdFromFileName(name), file: name, message: `could not read the file (${code})` };
+        }
+      }),
+    );
+    const sortKey = (e: RoleListEntry) => (e.kind === "role" ? e.name : e.id).toLocaleLowerCase("en");
+    return entries.sort((a, b) => sortKey(a).localeCompare(sortKey(b), "en") || a.id.localeCompare(b.id, "en"));
+  }
+
+  /** One role, loaded or as an error entry with its raw text. */
+  async get(id: string): Promise<RoleAnyDetail> {
+    const file = this.fileOf(id);
+    try {
+      return await this.readDetail(file);
+    } catch (error) {
+      if (isErrno(error, "ENOENT") || isErrno(error, "EISDIR")) throw new NotFoundError(`No role "${id}"`);
+      throw error;
+    }
+  }
+
+  /** Creates `<id>.md` from the form; a ConflictError when that file exists already. */
+  async create(input: CreateRoleBody): Promise<RoleDetail> {
+    const parsed = CreateRoleBodySchema.safeParse(input);
+    if (!parsed.success) throw new ValidationError("Invalid role", zodIssues(parsed.error));
+    const { fields, body } = parsed.data;
+    const file = this.fileOf(fields.id);
+    const text = serializeNewRole(fields, body);
+    const detail = parseRoleFile(path.basename(file), text);
+    if (detail.kind === "error") throw new ValidationError("Invalid role", errorDetails("fields", detail.error));
+    await fs.mkdir(this.rolesDir, { recursive: true });
+    await withFileLock(file, async () => {
+      if (await exists(file)) throw new ConflictError(`A role "${fields.id}" exists already`, { id: fields.id });
+      await writeFileAtomicUnlocked(file, text);
+    });
+    return detail;
+  }
+
+  /**
+   * Saves the form (only changed lines are rewritten; nothing is written when nothing changed)
+   * or the raw text (which must load). A stale `etag` is a ConflictError.
+   */
+  async update(id: string, input: UpdateRoleBody): Promise<RoleDetail> {
+    const file = this.fileOf(id);
+    return withFileLock(file, async () => {
+      let bytes: Buffer;
+      try {
+        bytes = await fs.readFile(file);
+      } catch (error) {
+        if (isErrno(error, "ENOENT") || isErrno(error, "EISDIR")) throw new NotFoundError(`No role "${id}"`);
+        throw error;
+      }
+      const current = parseRoleFile(path.basename(file), bytes);
+      if (input.etag !== undefined && input.etag !== current.etag) {
+        throw new ConflictError(`The role "${id}" changed on disk since you opened it; reload it and try again`, {
+          etag: current.etag,
+        });
+      }
+
+      if ("raw" in input) {
+        const next = parseRoleFile(path.basename(file), input.raw);
+        if (next.kind === "error") throw new ValidationError("The role file does not load", errorDetails("raw", next.error));
+        if (current.kind === "error" || input.raw !== current.raw) await writeFileAtomicUnlocked(file, input.raw);
+        return next;
+      }
+
+      if (current.kind === "error") {
+        throw new ValidationError(
+          "This role file does not load; fix it in the raw editor first",
+          errorDetails("raw", current.error),
+        );
+      }
+      const fields = RoleFieldsSchema.omit({ id: true }).safeParse(input.fields);
+      if (!fields.success) {
+        throw new ValidationError(
+          "Invalid role",
+          zodIssues(fields.error).map((d) => ({ ...d, path: `fields.${d.path}` })),
+        );
+      }
+      const text = applyRoleEdit(current.raw, { fields: fields.data, body: input.body });
+      if (text === current.raw) return current;
+      const next = parseRoleFile(path.basename(file), text);
+      if (next.kind === "error") throw new ValidationError("Invalid role", errorDetails("fields", next.error));
+      await writeFileAtomicUnlocked(file, text);
+      return next;
+    });
+  }
+
+  /** Deletes `<id>.md`; a NotFoundError when there is none. */
+  async remove(id: string): Promise<void> {
+    const file = this.fileOf(id);
+    await withFileLock(file, async () => {
+      try {
+        await fs.unlink(file);
+      } catch (error) {
+        if (isErrno(error, "ENOENT")) throw new NotFoundError(`No role "${id}"`);
+        throw error;
+      }
+    });
+  }
+
+  /**
+   * Imports an existing `.md` role file, stored byte for byte. Its id is the frontmatter `id`,
+   * else the uploaded file's name, else its `name`, made safe for a file name.
+   */
+  async importRole(input: ImportRoleBody): Promise<RoleDetail> {
+    const parsed = ImportRoleBodySchema.safeParse(input);
+    if (!parsed.success) throw new ValidationError("Invalid import", zodIssues(parsed.error));
+    const { content, file_name: fileName, overwrite } = parsed.data;
+    const probe = parseRoleFile("import.md", content);
+    if (probe.kind === "error") throw new ValidationError("The file is not a valid role", errorDetails("content", probe.error));
+    const id = importIdOf(content, fileName);
+    const file = this.fileOf(id);
+    const detail = parseRoleFile(path.basename(file), content);
+    if (detail.kind === "error") throw new ValidationError("The file is not a valid role", errorDetails("content", detail.error));
+    await fs.mkdir(this.rolesDir, { recursive: true });
+    await withFileLock(file, async () => {
+      if (!overwrite && (await exists(file))) {
+        throw new ConflictError(`A role "${id}" exists already; import with overwrite to replace it`, { id });
+      }
+      await writeFileAtomicUnlocked(file, content);
+    });
+    return detail;
+  }
+
+  /**
+   * Copies the product's own roles from `repoAgentsDir` when this library has no role file at
+   * all (first start). Never touches an existing file. Returns the ids copied.
+   */
+  async seedFromRepo(repoAgentsDir: string): Promise<string[]> {
+    if ((await roleFileNames(this.rolesDir)).length > 0) return [];
+    const names = (await roleFileNames(repoAgentsDir)).filter((n) => ROLE_ID_PATTERN.test(roleIdFromFileName(n)));
+    if (names.length === 0) return [];
+    await fs.mkdir(this.rolesDir, { recursive: true });
+    const copied: string[] = [];
+    for (const name of names.sort()) {
+      const bytes = await fs.readFile(path.join(repoAgentsDir, name));
+      const target = path.join(this.rolesDir, name);
+      const wrote = await withFileLock(target, async () => {
+        if (await exists(target)) return false;
+        await writeFileAtomicUnlocked(target, bytes);
+        return true;
+      });
+      if (wrote) copied.push(roleIdFromFileName(name));
+    }
+    return copied;
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await fs.lstat(file);
+    return true;
+  } catch (error) {
+    if (isErrno(error, "ENOENT")) return false;
+    throw error;
+  }
+}
+
+/** The id an imported file gets: frontmatter `id`, else the file name's stem, else `name`. */
+function importIdOf(content: string, fileName: string | undefined): string {
+  const parsed = parseFrontmatter(content);
+  const map = parsed.ok && isMap(parsed.value.doc.contents) ? parsed.value.doc.contents : undefined;
+  const scalar = (key: string) => {
+    const value: unknown = map?.get(key);
+    return typeof value === "string" || typeof value === "number" ? String(value) : undefined;
+  };
+  const candidates: string[] = [];
+  const declared = scalar("id");
+  if (declared) candidates.push(sanitizeRoleId(declared));
+  if (fileName) candidates.push(sanitizeRoleId(roleIdFromFileName(fileName)));
+  const name = scalar("name");
+  if (name) candidates.push(sanitizeRoleId(name, true));
+  const id = candidates.find((c) => ROLE_ID_PATTERN.test(c));
+  if (!id) {
+    throw new ValidationError("Cannot tell the role's id: add an 'id:' line to the frontmatter", [
+      { path: "content", message: "no usable id, file name or name" },
+    ]);
+  }
+  return id;
+}

@@ -1,0 +1,297 @@
+/**
+ * Reads one role file (`agents/<id>.md`) into a {@link RoleDetail}, or into a
+ * {@link RoleErrorDetail} that says what is wrong and on which line. Pure: no I/O, never throws.
+ *
+ * Files written by other tools load too: Claude Code subagent files have no `id` (the file name
+ * is the id), write `tools` as a comma string and carry keys of their own such as `color`, which
+ * are kept in `extra`.
+ */
+import { createHash } from "node:crypto";
+import { isMap, isNode, isScalar, type Document, type LineCounter, type Pair } from "yaml";
+import {
+  ROLE_ID_PATTERN,
+  RoleFieldsSchema,
+  type RoleDetail,
+  type RoleErrorDetail,
+  type RoleFields,
+} from "./schema";
+import { fileLineOf, parseFrontmatter, type FrontmatterParts, type FrontmatterProblem } from "./frontmatter";
+
+/** The frontmatter keys the role form edits, in the order a new file writes them. */
+export const EDITABLE_KEYS = [
+  "name",
+  "description",
+  "model",
+  "thinking_mode",
+  "capabilities",
+  "tools",
+  "permissions",
+  "max_concurrency",
+] as const;
+export type EditableKey = (typeof EDITABLE_KEYS)[number];
+
+/** Keys with a meaning in this product; every other key is "extra" and kept as it is. */
+export const KNOWN_KEYS: readonly string[] = ["id", ...EDITABLE_KEYS];
+
+/** The editable fields of a role (everything but the id, which is the file name). */
+export type RoleEditFields = Omit<RoleFields, "id">;
+
+/** Content hash of a file: sha256 of its bytes, first 16 hex digits. */
+export function computeEtag(content: string | Uint8Array): string {
+  return createHash("sha256")
+    .update(typeof content === "string" ? Buffer.from(content, "utf8") : content)
+    .digest("hex")
+    .slice(0, 16);
+}
+
+/** `ui-operator.md` → `ui-operator`; any folder part is ignored. */
+export function roleIdFromFileName(fileName: string): string {
+  const base = fileName.split(/[\\/]/).pop() ?? fileName;
+  return base.replace(/\.md$/i, "");
+}
+
+type Normalized<T> = { ok: true; value: T | undefined } | { ok: false; message: string };
+
+/** Splits a tag or tool string: capabilities take `|` or `,`, tools and permissions take `,`. */
+function splitList(text: string, separators: RegExp): string[] {
+  return text
+    .split(separators)
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+}
+
+function normalizeList(key: string, value: unknown, separators: RegExp): Normalized<string[]> {
+  if (value === null || value === undefined) return { ok: true, value: undefined };
+  if (typeof value === "string") return { ok: true, value: splitList(value, separators) };
+  if (Array.isArray(value)) {
+    const out: string[] = [];
+    for (const item of value) {
+      if (typeof item === "string") {
+        const trimmed = item.trim();
+        if (trimmed) out.push(trimmed);
+      } else if (typeof item === "number" || typeof item === "boolean") out.push(String(item));
+      else return { ok: false, message: `${key}: every item must be a word (found ${describe(item)})` };
+    }
+    return { ok: true, value: out };
+  }
+  return { ok: false, message: `${key}: must be a list or a comma separated string (found ${describe(value)})` };
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "nothing";
+  if (Array.isArray(value)) return "a list";
+  if (value instanceof Date) return "a date";
+  if (typeof value === "object") return "a mapping";
+  return `${typeof value} ${JSON.stringify(value)}`;
+}
+
+/**
+ * Normalizes one editable frontmatter value to the form's shape without validating it against
+ * the schema: strings stay as written (so `description` equals what YAML parsed), list fields
+ * become `string[]`, an empty value is `undefined`.
+ */
+export function normalizeFieldValue(key: EditableKey, value: unknown): Normalized<unknown> {
+  switch (key) {
+    case "name":
+    case "description":
+    case "model":
+    case "thinking_mode": {
+      if (value === null || value === undefined) return { ok: true, value: undefined };
+      if (typeof value !== "string") return { ok: false, message: `${key}: must be text (found ${describe(value)})` };
+      if ((key === "model" || key === "thinking_mode") && value.trim() === "") return { ok: true, value: undefined };
+      return { ok: true, value };
+    }
+    case "capabilities":
+      return normalizeList(key, value, /[|,]/);
+    case "tools":
+    case "permissions":
+      return normalizeList(key, value, /,/);
+    case "max_concurrency": {
+      if (value === null || value === undefined) return { ok: true, value: undefined };
+      if (typeof value === "number") return { ok: true, value };
+      if (typeof value === "string" && /^\s*\d+\s*$/.test(value)) return { ok: true, value: Number(value) };
+      return { ok: false, message: `max_concurrency: must be a whole number (found ${describe(value)})` };
+    }
+  }
+}
+
+/** The schema message for one field, or undefined when it is valid. */
+function schemaProblem(key: EditableKey, value: unknown): string | undefined {
+  const result = RoleFieldsSchema.shape[key].safeParse(value);
+  if (result.success) return undefined;
+  const issue = result.error.issues[0];
+  if (!issue) return `${key}: invalid value`;
+  const where = issue.path.length > 0 ? `[${issue.path.join(".")}]` : "";
+  if (key === "thinking_mode") return `thinking_mode: must be "fast" or "thinking" (found ${JSON.stringify(value)})`;
+  if (key === "permissions") return `permissions: each must be "read" or "write" (found ${JSON.stringify(value)})`;
+  return `${key}${where}: ${issue.message}`;
+}
+
+/** One top-level frontmatter key, with its yaml pair (for source ranges). */
+export interface FrontmatterEntry {
+  key: string;
+  pair: Pair;
+  value: unknown;
+}
+
+/** A role file that loaded, with what the editor needs to rewrite it line by line. */
+export interface RoleAnalysis {
+  ok: true;
+  id: string;
+  parts: FrontmatterParts;
+  doc: Document.Parsed;
+  lineCounter: LineCounter;
+  entries: FrontmatterEntry[];
+  fields: RoleFields;
+  extra: Record<string, unknown>;
+  warnings: string[];
+}
+
+export type RoleAnalysisResult = RoleAnalysis | { ok: false; id: string; error: FrontmatterProblem };
+
+function keyString(pair: Pair, doc: Document.Parsed): string {
+  const key = pair.key;
+  if (isScalar(key)) return String(key.value);
+  if (isNode(key)) return JSON.stringify(key.toJS(doc));
+  return String(key);
+}
+
+/**
+ * Parses and normalizes a role file's text. The id is the file name's stem; a frontmatter `id`
+ * that differs only earns a warning.
+ */
+export function analyzeRoleText(fileName: string, text: string): RoleAnalysisResult {
+  const id = roleIdFromFileName(fileName);
+  if (!ROLE_ID_PATTERN.test(id)) {
+    return {
+      ok: false,
+      id,
+      error: { message: `the file name "${fileName}" is not a valid role id: use letters, digits, '-' and '_' only` },
+    };
+  }
+  const parsed = parseFrontmatter(text);
+  if (!parsed.ok) return { ok: false, id, error: parsed.error };
+  const { parts, doc, lineCounter } = parsed.value;
+  const contents = doc.contents;
+  if (contents === null || (isScalar(contents) && contents.value === null)) {
+    return {
+      ok: false,
+      id,
+      error: { message: "the frontmatter is empty: name and description are required", line: parts.firstLine },
+    };
+  }
+  if (!isMap(contents)) {
+    const line = contents.range ? fileLineOf(parsed.value, contents.range[0]) : parts.firstLine;
+    return { ok: false, id, error: { message: "the frontmatter must be a mapping of 'key: value' lines", line } };
+  }
+
+  const entries: FrontmatterEntry[] = [];
+  const lineOfKey = new Map<string, number>();
+  try {
+    for (const pair of contents.items) {
+      const key = keyString(pair, doc);
+      const value: unknown = isNode(pair.value) ? pair.value.toJS(doc) : pair.value;
+      entries.push({ key, pair, value });
+      const range = isNode(pair.key) ? pair.key.range : undefined;
+      if (range) lineOfKey.set(key, fileLineOf(parsed.value, range[0]));
+    }
+  } catch (error) {
+    return { ok: false, id, error: { message: `YAML error: ${(error as Error).message}`, line: parts.firstLine } };
+  }
+
+  const problems: FrontmatterProblem[] = [];
+  const fields: Record<string, unknown> = { id };
+  const extra: Record<string, unknown> = {};
+  const warnings: string[] = [];
+  const values = new Map(entries.map((e) => [e.key, e.value]));
+
+  for (const entry of entries) {
+    if (!KNOWN_KEYS.includes(entry.key)) extra[entry.key] = entry.value;
+  }
+  if (values.has("id")) {
+    const declared = values.get("id");
+    const same = (typeof declared === "string" || typeof declared === "number") && String(declared) === id;
+    if (!same) {
+      warnings.push(
+        `the frontmatter id ${JSON.stringify(declared)} differs from the file name; the role's id is "${id}"`,
+      );
+    }
+  }
+  for (const key of EDITABLE_KEYS) {
+    const line = lineOfKey.get(key);
+    const normalized = normalizeFieldValue(key, values.get(key));
+    if (!normalized.ok) {
+      problems.push({ message: normalized.message, line });
+      continue;
+    }
+    if (normalized.value === undefined) {
+      if (key === "name" || key === "description") {
+        problems.push({ message: `${key}: is required`, line: line ?? parts.firstLine });
+      }
+      continue;
+    }
+    const problem = schemaProblem(key, normalized.value);
+    if (problem) problems.push({ message: problem, line });
+    else fields[key] = normalized.value;
+  }
+  for (const warning of doc.warnings) warnings.push(`YAML: ${warning.message.split("\n")[0]}`);
+
+  const first = problems[0];
+  if (first) {
+    const message = problems.map((p) => p.message + (p.line ? ` (line ${p.line})` : "")).join("; ");
+    return { ok: false, id, error: { message, line: first.line } };
+  }
+  return {
+    ok: true,
+    id,
+    parts,
+    doc,
+    lineCounter,
+    entries,
+    fields: fields as RoleFields,
+    extra,
+    warnings,
+  };
+}
+
+/**
+ * Reads a role file. `content` is the file's bytes or text; the etag is the hash of its bytes.
+ * A file that is not valid UTF-8 is an error entry, so a form save can never drop its bytes.
+ */
+export function parseRoleFile(fileName: string, content: string | Uint8Array): RoleDetail | RoleErrorDetail {
+  const etag = computeEtag(content);
+  const file = fileName.split(/[\\/]/).pop() ?? fileName;
+  let text: string;
+  if (typeof content === "string") text = content;
+  else {
+    try {
+      text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(content);
+    } catch {
+      const raw = new TextDecoder("utf-8", { ignoreBOM: true }).decode(content);
+      return {
+        kind: "error",
+        id: roleIdFromFileName(file),
+        file,
+        etag,
+        raw,
+        error: { message: "the file is not valid UTF-8 text" },
+      };
+    }
+  }
+  const result = analyzeRoleText(file, text);
+  if (!result.ok) {
+    const error = result.error.line === undefined ? { message: result.error.message } : result.error;
+    return { kind: "error", id: result.id, file, etag, raw: text, error };
+  }
+  return {
+    kind: "role",
+    id: result.id,
+    file,
+    etag,
+    fields: result.fields,
+    extra: result.extra,
+    body: result.parts.body,
+    raw: text,
+    warnings: result.warnings,
+  };
+}

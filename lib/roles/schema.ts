@@ -1,0 +1,135 @@
+/**
+ * Schemas of the role library: the editable fields of a role file's frontmatter (seed fields plus
+ * this product's extensions), and the shapes the API returns. Shared by server and client, so the
+ * editor shows the same validation messages the server enforces.
+ */
+import { z } from "zod";
+
+/**
+ * A role id: also its file name (`<id>.md`). Letters, digits, `-` and `_` only, so no id can
+ * name a path outside the roles folder (`..`, `/`, `%2e` and NUL are all refused).
+ */
+export const ROLE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
+export const RoleIdSchema = z
+  .string()
+  .regex(ROLE_ID_PATTERN, "use letters, digits, '-' and '_' only (at most 100), starting with a letter or digit");
+
+/** A capability tag such as `code-review` or `python`; the seed writes a set as `code-review|python`. */
+export const CapabilityTagSchema = z
+  .string()
+  .regex(/^[^\s|,]{1,64}$/, "a tag is one word without spaces, '|' or ',' (at most 64 characters)");
+
+/** Permissions a role may hold. `write` allows the workspace `write_file` tool. */
+export const PermissionSchema = z.enum(["read", "write"]);
+export type Permission = z.infer<typeof PermissionSchema>;
+
+export const ThinkingModeSchema = z.enum(["fast", "thinking"]);
+
+/**
+ * The fields the role editor edits. Optional ones are omitted (not empty) when unset.
+ * Unknown frontmatter keys are not part of this: they are kept as they are on every save.
+ */
+export const RoleFieldsSchema = z.object({
+  id: RoleIdSchema,
+  name: z.string().trim().min(1, "a name is required").max(120, "at most 120 characters"),
+  description: z.string().trim().min(1, "a description is required").max(4000, "at most 4000 characters"),
+  model: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}$/, "a model key: letters, digits, '.', '_', ':', '/' and '-'")
+    .optional(),
+  thinking_mode: ThinkingModeSchema.optional(),
+  capabilities: z.array(CapabilityTagSchema).max(64).optional(),
+  tools: z.array(z.string().trim().min(1).max(100)).max(100).optional(),
+  permissions: z.array(PermissionSchema).optional(),
+  max_concurrency: z.number().int("a whole number").min(1, "at least 1").max(64, "at most 64").optional(),
+});
+export type RoleFields = z.infer<typeof RoleFieldsSchema>;
+
+/** A role file that loaded: normalized fields, the unknown keys, the prompt body and the raw text. */
+export const RoleDetailSchema = z.object({
+  kind: z.literal("role"),
+  id: z.string(),
+  file: z.string(),
+  /** Content hash of the file as read; a save names it so a concurrent edit is a 409, not a loss. */
+  etag: z.string(),
+  fields: RoleFieldsSchema,
+  /** Frontmatter keys this product does not edit (e.g. Claude Code's `color`), as parsed. */
+  extra: z.record(z.string(), z.unknown()),
+  body: z.string(),
+  raw: z.string(),
+  /** Things that load but deserve a look, e.g. an `id` that differs from the file name. */
+  warnings: z.array(z.string()),
+});
+export type RoleDetail = z.infer<typeof RoleDetailSchema>;
+
+/** A role file that does not load; it keeps its raw text so it can be fixed in the editor. */
+export const RoleErrorDetailSchema = z.object({
+  kind: z.literal("error"),
+  id: z.string(),
+  file: z.string(),
+  etag: z.string(),
+  raw: z.string(),
+  error: z.object({ message: z.string(), line: z.number().int().optional() }),
+});
+export type RoleErrorDetail = z.infer<typeof RoleErrorDetailSchema>;
+
+export const RoleAnyDetailSchema = z.discriminatedUnion("kind", [RoleDetailSchema, RoleErrorDetailSchema]);
+export type RoleAnyDetail = z.infer<typeof RoleAnyDetailSchema>;
+
+/** One card of the role library. */
+export const RoleListEntrySchema = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("role"),
+    id: z.string(),
+    file: z.string(),
+    name: z.string(),
+    description: z.string(),
+    model: z.string().optional(),
+    thinking_mode: ThinkingModeSchema.optional(),
+    capabilities: z.array(z.string()),
+    tools: z.array(z.string()),
+    permissions: z.array(z.string()),
+    color: z.string().optional(),
+    warnings: z.array(z.string()),
+  }),
+  z.object({
+    kind: z.literal("error"),
+    id: z.string(),
+    file: z.string(),
+    message: z.string(),
+  }),
+]);
+export type RoleListEntry = z.infer<typeof RoleListEntrySchema>;
+
+/** `POST /api/roles`: a new role from the form. */
+export const CreateRoleBodySchema = z.object({
+  fields: RoleFieldsSchema,
+  body: z.string().max(200_000),
+});
+export type CreateRoleBody = z.infer<typeof CreateRoleBodySchema>;
+
+/**
+ * `PUT /api/roles/[id]`: either a form save (`fields` + `body`; the id cannot change) or a raw
+ * text save (`raw`), used to fix a file that does not parse. `etag` is the one the client read.
+ */
+export const UpdateRoleBodySchema = z.union([
+  z.object({
+    etag: z.string().optional(),
+    fields: RoleFieldsSchema.omit({ id: true }),
+    body: z.string().max(200_000),
+  }),
+  z.object({
+    etag: z.string().optional(),
+    raw: z.string().max(262_144),
+  }),
+]);
+export type UpdateRoleBody = z.infer<typeof UpdateRoleBodySchema>;
+
+/** `POST /api/roles/import`: the raw text of an `.md` role file, kept byte for byte. */
+export const ImportRoleBodySchema = z.object({
+  content: z.string().min(1, "the file is empty").max(262_144, "at most 256 KiB"),
+  file_name: z.string().max(255).optional(),
+  overwrite: z.boolean().optional(),
+});
+export type ImportRoleBody = z.infer<typeof ImportRoleBodySchema>;

@@ -1,0 +1,57 @@
+import "server-only";
+/**
+ * The server's one instance of everything stateful: the data root, its lock, the conversation
+ * store, the role library and the model registry. Started once per process, from
+ * instrumentation.ts at boot and lazily by the first route that needs it; kept on globalThis
+ * because Next may load this module in more than one bundle of the same process.
+ */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { acquireDataRootLock, ConversationStore, removeOrphanTempFiles, resolveDataRoot } from "@/lib/store";
+import { RoleLibrary } from "@/lib/roles";
+import { seedModelsFile } from "@/lib/models";
+
+export interface AstrionApp {
+  root: string;
+  store: ConversationStore;
+  roles: RoleLibrary;
+  startedAt: string;
+  version: string;
+}
+
+const APP_KEY = Symbol.for("astrion.app");
+
+/** The product's own role files, copied into an empty role library on first start. */
+export const REPO_AGENTS_DIR = path.join(process.cwd(), "agents");
+
+async function start(): Promise<AstrionApp> {
+  const root = resolveDataRoot();
+  await fs.mkdir(root, { recursive: true });
+  await acquireDataRootLock(root);
+  const removed = await removeOrphanTempFiles(root);
+  if (removed.length > 0) console.log(`[astrion] removed ${removed.length} unfinished temp file(s) left by an earlier crash`);
+  const store = new ConversationStore(root);
+  await store.init();
+  const roles = new RoleLibrary(path.join(root, "agents"));
+  const seeded = await roles.seedFromRepo(REPO_AGENTS_DIR);
+  if (seeded.length > 0) console.log(`[astrion] copied the product roles into ${path.join(root, "agents")}: ${seeded.join(", ")}`);
+  await seedModelsFile(root);
+  const pkg = JSON.parse(await fs.readFile(path.join(process.cwd(), "package.json"), "utf8")) as { version?: string };
+  console.log(`[astrion] data folder ${root}`);
+  return { root, store, roles, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
+}
+
+/** The started app; the first call starts it (taking the data folder's lock). */
+export function getApp(): Promise<AstrionApp> {
+  const g = globalThis as unknown as Record<symbol, Promise<AstrionApp> | undefined>;
+  let app = g[APP_KEY];
+  if (!app) {
+    app = start();
+    g[APP_KEY] = app;
+    // A failed start is not cached, so the error is reported again rather than a stale promise.
+    app.catch(() => {
+      if (g[APP_KEY] === app) g[APP_KEY] = undefined;
+    });
+  }
+  return app;
+}

@@ -1,0 +1,110 @@
+/**
+ * Atomic, durable file writes (seed §8.2) and per-file serialization. Imports only Node
+ * built-ins so a test can run it in a child process that is killed mid-write.
+ *
+ * A write goes to a temp file in the same folder, is fsynced, renamed over the target and the
+ * folder is fsynced, so after a crash at any instant the target is either the old or the new
+ * file, never torn. Writes (and read-modify-writes) to one path are queued so none is lost.
+ */
+import { randomBytes } from "node:crypto";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+
+/** Temp files are `<name>.<pid>.<random>.tmp` beside their target: recognizable for clean-up. */
+export const TEMP_FILE_PATTERN = /\.\d+\.[0-9a-f]{12}\.tmp$/;
+
+const QUEUES_KEY = Symbol.for("astrion.store.fileQueues");
+type Queues = Map<string, Promise<unknown>>;
+
+/** One queue map per process, kept on globalThis so every bundle of this module shares it. */
+function queues(): Queues {
+  const g = globalThis as unknown as Record<symbol, Queues | undefined>;
+  return (g[QUEUES_KEY] ??= new Map());
+}
+
+/**
+ * Runs `fn` after every earlier task queued under `key` (usually an absolute file path) has
+ * settled, so read-modify-write sequences on one file never interleave.
+ */
+export async function withFileLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+  const map = queues();
+  const previous = map.get(key) ?? Promise.resolve();
+  const run = previous.then(fn, fn);
+  const tail = run.then(
+    () => undefined,
+    () => undefined,
+  );
+  map.set(key, tail);
+  try {
+    return await run;
+  } finally {
+    if (map.get(key) === tail) map.delete(key);
+  }
+}
+
+/** fsync a directory so a rename inside it survives power loss. */
+async function fsyncDir(dir: string): Promise<void> {
+  let handle: fs.FileHandle | undefined;
+  try {
+    handle = await fs.open(dir, "r");
+    await handle.sync();
+  } catch (error) {
+    // Some file systems refuse to fsync a directory (EINVAL/EISDIR/EPERM); the rename is still atomic.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "EINVAL" && code !== "EISDIR" && code !== "EPERM" && code !== "ENOTSUP") throw error;
+  } finally {
+    await handle?.close();
+  }
+}
+
+/** Writes without queueing; callers that already hold the file's lock use this. */
+export async function writeFileAtomicUnlocked(file: string, data: string | Uint8Array): Promise<void> {
+  const dir = path.dirname(file);
+  const tmp = path.join(dir, `${path.basename(file)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+  let handle: fs.FileHandle | undefined;
+  try {
+    handle = await fs.open(tmp, "wx", 0o644);
+    await handle.writeFile(data, typeof data === "string" ? { encoding: "utf8" } : undefined);
+    await handle.sync();
+    await handle.close();
+    handle = undefined;
+    await fs.rename(tmp, file);
+  } catch (error) {
+    await handle?.close().catch(() => undefined);
+    await fs.rm(tmp, { force: true }).catch(() => undefined);
+    throw error;
+  }
+  await fsyncDir(dir);
+}
+
+/** Atomically replaces `file` with `data` (creating it), queued behind other writes to it. */
+export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
+  const abs = path.resolve(file);
+  await withFileLock(abs, () => writeFileAtomicUnlocked(abs, data));
+}
+
+/**
+ * Deletes temp files left by a process that died mid-write, anywhere below `root`.
+ * Returns the paths removed. Run at start-up, before anything writes.
+ */
+export async function removeOrphanTempFiles(root: string): Promise<string[]> {
+  const removed: string[] = [];
+  async function walk(dir: string): Promise<void> {
+    let entries: import("node:fs").Dirent[];
+    try {
+      entries = await fs.readdir(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) await walk(full);
+      else if (entry.isFile() && TEMP_FILE_PATTERN.test(entry.name)) {
+        await fs.rm(full, { force: true });
+        removed.push(full);
+      }
+    }
+  }
+  await walk(root);
+  return removed;
+}

@@ -1,0 +1,14 @@
+/**
+ * The file store of Astrion Team: the on-disk contract of SPEC §2 (seed 000) under one data
+ * folder. Everything outside lib/store goes through this module.
+ */
+import "server-only";
+
+export * from "./schemas";
+export * from "./json";
+export * from "./atomic";
+export * from "./time";
+export * from "./paths";
+export * from "./files";
+export * from "./lock";
+export * from "./conversation-store";

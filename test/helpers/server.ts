@@ -1,0 +1,164 @@
+/**
+ * Starts the real, built app (`node scripts/start.mjs`) on a free loopback port with its own
+ * temporary ASTRION_HOME, and speaks raw HTTP to it (node:http, so tests can send any Host,
+ * Origin or content-type, which `fetch` would not allow).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+
+export const REPO_ROOT = path.resolve(__dirname, "..", "..");
+
+/** A free TCP port on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** A new empty temporary folder. */
+export function tempDir(prefix = "astrion-test-"): string {
+  return mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export interface RawResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  text: string;
+  /** The parsed JSON body, or undefined when it is not JSON. */
+  json: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+export interface RawRequest {
+  method?: string;
+  path: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+}
+
+/** One HTTP request with exactly the headers given (Host defaults to 127.0.0.1:<port>). */
+export function rawRequest(port: number, req: RawRequest): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string> = { host: `127.0.0.1:${port}`, ...req.headers };
+    if (req.body !== undefined) headers["content-length"] = String(Buffer.byteLength(req.body));
+    const r = http.request({ host: "127.0.0.1", port, method: req.method ?? "GET", path: req.path, headers, setHost: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          parsed = undefined;
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: parsed });
+      });
+    });
+    r.on("error", reject);
+    if (req.body !== undefined) r.write(req.body);
+    r.end();
+  });
+}
+
+export interface TestServer {
+  port: number;
+  home: string;
+  url: string;
+  proc: ChildProcess;
+  /** Everything the server printed so far. */
+  output(): string;
+  /** A JSON request with content-type application/json and a same-origin Origin. */
+  api(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<RawResponse>;
+  request(req: RawRequest): Promise<RawResponse>;
+  stop(): Promise<void>;
+}
+
+/** Spawns the app and resolves when `/api/health` answers 200, or rejects with its output. */
+export async function startServer(options: { home?: string; env?: Record<string, string>; port?: number } = {}): Promise<TestServer> {
+  const port = options.port ?? (await freePort());
+  const home = options.home ?? tempDir("astrion-home-");
+  const proc = spawn(process.execPath, [path.join(REPO_ROOT, "scripts", "start.mjs")], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", ASTRION_HOME: home, NEXT_TELEMETRY_DISABLED: "1", ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  let out = "";
+  proc.stdout!.on("data", (c: Buffer) => (out += c.toString()));
+  proc.stderr!.on("data", (c: Buffer) => (out += c.toString()));
+  const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
+
+  const server: TestServer = {
+    port,
+    home,
+    url: `http://127.0.0.1:${port}`,
+    proc,
+    output: () => out,
+    request: (req) => rawRequest(port, req),
+    api: (method, p, body, headers) =>
+      rawRequest(port, {
+        method,
+        path: p,
+        headers: { "content-type": "application/json", origin: `http://127.0.0.1:${port}`, ...headers },
+        body: body === undefined ? (method === "GET" ? undefined : "{}") : JSON.stringify(body),
+      }),
+    stop: async () => {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      try {
+        process.kill(-proc.pid!, "SIGTERM");
+      } catch {
+        return;
+      }
+      const timer = setTimeout(() => {
+        try {
+          process.kill(-proc.pid!, "SIGKILL");
+        } catch {
+          /* already gone */
+        }
+      }, 5000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode} before it was ready:\n${out}`);
+    try {
+      const res = await rawRequest(port, { path: "/api/health" });
+      if (res.status === 200) return server;
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > deadline) {
+      await server.stop();
+      throw new Error(`server did not become ready in time:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Runs the start script and waits for it to exit (for start-up refusals). */
+export async function runToExit(env: Record<string, string>, timeoutMs = 120_000): Promise<{ code: number | null; output: string }> {
+  const proc = spawn(process.execPath, [path.join(REPO_ROOT, "scripts", "start.mjs")], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  proc.stdout!.on("data", (c: Buffer) => (output += c.toString()));
+  proc.stderr!.on("data", (c: Buffer) => (output += c.toString()));
+  const timer = setTimeout(() => proc.kill("SIGKILL"), timeoutMs);
+  const code = await new Promise<number | null>((resolve) => proc.once("exit", (c) => resolve(c)));
+  clearTimeout(timer);
+  return { code, output };
+}

@@ -1,0 +1,169 @@
+/**
+ * Localhost safety against the real running server: Host allowlist on every route, Origin and
+ * content-type checks on every state change (and nothing changes when refused), no CORS
+ * headers, the optional access token, and the start script's refusal to bind beyond loopback.
+ */
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runToExit, startServer, tempDir, type TestServer } from "./helpers/server";
+
+let server: TestServer;
+let project: string;
+let convId: string;
+
+beforeAll(async () => {
+  server = await startServer();
+  project = tempDir("astrion-project-");
+  const created = await server.api("POST", "/api/conversations", { title: "Security", project_path: project });
+  expect(created.status).toBe(201);
+  convId = created.json.conversation.id;
+});
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+/** Every route with a method, as a person or a page would call it. */
+function routes(): Array<{ method: string; path: string; body?: unknown }> {
+  return [
+    { method: "GET", path: "/" },
+    { method: "GET", path: "/roles" },
+    { method: "GET", path: "/settings" },
+    { method: "GET", path: `/conversations/${convId}` },
+    { method: "GET", path: "/api/health" },
+    { method: "GET", path: "/api/models" },
+    { method: "GET", path: "/api/conversations" },
+    { method: "POST", path: "/api/conversations", body: { title: "x", project_path: project } },
+    { method: "GET", path: `/api/conversations/${convId}` },
+    { method: "PATCH", path: `/api/conversations/${convId}`, body: { title: "renamed" } },
+    { method: "DELETE", path: `/api/conversations/${convId}` },
+    { method: "GET", path: `/api/conversations/${convId}/messages` },
+    { method: "GET", path: "/api/roles" },
+    { method: "POST", path: "/api/roles", body: { fields: { id: "x1", name: "X", description: "d" }, body: "b" } },
+    { method: "GET", path: "/api/roles/researcher" },
+    { method: "PUT", path: "/api/roles/researcher", body: { raw: "---\nname: x\ndescription: y\n---\n" } },
+    { method: "DELETE", path: "/api/roles/researcher" },
+    { method: "POST", path: "/api/roles/import", body: { content: "---\nname: imp\ndescription: d\n---\nbody\n" } },
+    { method: "POST", path: "/api/auth/signin", body: { token: "x" } },
+  ];
+}
+
+/** What a refused request must not have changed. */
+async function snapshot() {
+  const convs = await server.api("GET", "/api/conversations?status=all&limit=100");
+  const roles = await server.api("GET", "/api/roles");
+  const conv = await server.api("GET", `/api/conversations/${convId}`);
+  return JSON.stringify([convs.json, roles.json, conv.json]);
+}
+
+describe("Host allowlist (DNS rebinding)", () => {
+  it("answers 403 on every route for a foreign Host", async () => {
+    for (const r of routes()) {
+      for (const host of ["evil.example", `evil.example:${server.port}`, `127.0.0.1.nip.io:${server.port}`]) {
+        const res = await server.request({
+          method: r.method,
+          path: r.path,
+          headers: { host, "content-type": "application/json" },
+          body: r.body === undefined ? undefined : JSON.stringify(r.body),
+        });
+        expect(res.status, `${r.method} ${r.path} with Host ${host}`).toBe(403);
+      }
+    }
+  });
+
+  it("serves localhost, 127.0.0.1 and [::1] with any port", async () => {
+    for (const host of [`localhost:${server.port}`, `127.0.0.1:${server.port}`, `[::1]:${server.port}`, "localhost"]) {
+      const res = await server.request({ path: "/api/health", headers: { host } });
+      expect(res.status, host).toBe(200);
+    }
+  });
+});
+
+describe("state-changing requests", () => {
+  it("refuses a foreign Origin with 403 and changes nothing", async () => {
+    const before = await snapshot();
+    for (const r of routes().filter((x) => x.method !== "GET")) {
+      const res = await server.api(r.method, r.path, r.body ?? {}, { origin: "https://evil.example" });
+      expect(res.status, `${r.method} ${r.path}`).toBe(403);
+      expect(res.json.error.code).toBe("forbidden");
+    }
+    expect(await snapshot()).toBe(before);
+  });
+
+  it("refuses text/plain (a cross-site form post) with 415 and changes nothing", async () => {
+    const before = await snapshot();
+    for (const r of routes().filter((x) => x.method !== "GET")) {
+      for (const type of ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=z"]) {
+        const res = await server.request({
+          method: r.method,
+          path: r.path,
+          headers: { "content-type": type },
+          body: JSON.stringify(r.body ?? {}),
+        });
+        expect(res.status, `${r.method} ${r.path} as ${type}`).toBe(415);
+        expect(res.json.error.code).toBe("unsupported_media_type");
+      }
+    }
+    expect(await snapshot()).toBe(before);
+  });
+
+  it("never sends CORS headers", async () => {
+    for (const r of routes()) {
+      const res = await server.request({ method: "GET", path: r.path, headers: { origin: "https://evil.example" } });
+      expect(Object.keys(res.headers).filter((h) => h.startsWith("access-control-")), r.path).toEqual([]);
+    }
+    const preflight = await server.request({
+      method: "OPTIONS",
+      path: "/api/conversations",
+      headers: { origin: "https://evil.example", "access-control-request-method": "POST" },
+    });
+    expect(preflight.headers["access-control-allow-origin"]).toBeUndefined();
+  });
+});
+
+describe("access token", () => {
+  let guarded: TestServer;
+  const token = "correct-horse-battery-staple-0123456789";
+
+  beforeAll(async () => {
+    guarded = await startServer({ env: { ASTRION_TOKEN: token } });
+  });
+  afterAll(async () => {
+    await guarded?.stop();
+  });
+
+  it("is required on every API request", async () => {
+    expect((await guarded.api("GET", "/api/roles")).status).toBe(401);
+    expect((await guarded.api("GET", "/api/conversations", undefined, { authorization: "Bearer nope" })).status).toBe(401);
+    expect((await guarded.api("GET", "/api/roles", undefined, { authorization: `Bearer ${token}` })).status).toBe(200);
+  });
+
+  it("redirects pages to the sign-in page, which sets an HttpOnly cookie that then works", async () => {
+    const page = await guarded.request({ path: "/roles" });
+    expect(page.status).toBe(307);
+    expect(page.headers.location).toContain("/signin");
+    expect((await guarded.request({ path: "/signin" })).status).toBe(200);
+
+    expect((await guarded.api("POST", "/api/auth/signin", { token: "wrong" })).status).toBe(401);
+    const ok = await guarded.api("POST", "/api/auth/signin", { token });
+    expect(ok.status).toBe(200);
+    const cookie = String(ok.headers["set-cookie"]);
+    expect(cookie).toMatch(/astrion_token=/);
+    expect(cookie).toMatch(/HttpOnly/i);
+    expect(cookie).toMatch(/SameSite=Strict/i);
+    const withCookie = await guarded.api("GET", "/api/roles", undefined, { cookie: cookie.split(";")[0]! });
+    expect(withCookie.status).toBe(200);
+  });
+});
+
+describe("binding", () => {
+  it("refuses to listen on a non-loopback address without a token", async () => {
+    const home = tempDir("astrion-home-");
+    mkdirSync(path.join(home, "x"), { recursive: true });
+    const { code, output } = await runToExit({ HOST: "0.0.0.0", PORT: "0", ASTRION_HOME: home, ASTRION_TOKEN: "" });
+    expect(code).toBe(1);
+    expect(output).toMatch(/Refusing to listen on 0\.0\.0\.0/);
+    expect(output).toMatch(/ASTRION_TOKEN/);
+  });
+});

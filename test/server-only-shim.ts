@@ -1,0 +1,2 @@
+// `server-only` throws when imported outside a React Server environment; unit tests run lib/ code directly.
+export {};
