@@ -37,16 +37,37 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   internal: 500,
 };
 
-/** Base class: `name` is the concrete subclass name so logs say what failed. */
+const BRAND = Symbol.for("astrion.error");
+
+/**
+ * Base class: `name` is the concrete subclass's `kind` so logs say what failed.
+ *
+ * Next bundles server code per entry (instrumentation, each route), so one process can hold
+ * several copies of this module; an error thrown by the store started at boot must still be
+ * recognized by a route's copy. `instanceof` therefore checks a global brand and the `kind`
+ * names along the prototype chain (explicit strings: class names do not survive minification).
+ */
 export class AstrionError extends Error {
+  static readonly kind: string = "AstrionError";
   readonly code: ErrorCode;
   readonly details?: unknown;
+  readonly [BRAND] = true;
 
   constructor(code: ErrorCode, message: string, details?: unknown, options?: { cause?: unknown }) {
     super(message, options);
-    this.name = new.target.name;
+    this.name = (new.target as typeof AstrionError).kind;
     this.code = code;
     this.details = details;
+  }
+
+  static [Symbol.hasInstance](value: unknown): boolean {
+    // A subclass that declares no `kind` of its own is checked the ordinary way.
+    if (!Object.prototype.hasOwnProperty.call(this, "kind")) return Function.prototype[Symbol.hasInstance].call(this, value);
+    if (typeof value !== "object" || value === null || (value as Record<symbol, unknown>)[BRAND] !== true) return false;
+    for (let proto = Object.getPrototypeOf(value); proto; proto = Object.getPrototypeOf(proto)) {
+      if ((proto.constructor as { kind?: string } | undefined)?.kind === this.kind) return true;
+    }
+    return false;
   }
 
   /** The HTTP status this error is answered with. */
@@ -57,6 +78,7 @@ export class AstrionError extends Error {
 
 /** A request body, query or id that does not fit its schema. `details` lists the issues by path. */
 export class ValidationError extends AstrionError {
+  static override readonly kind: string = "ValidationError";
   constructor(message: string, details?: unknown) {
     super("validation_failed", message, details);
   }
@@ -64,6 +86,7 @@ export class ValidationError extends AstrionError {
 
 /** The named conversation, role, agent or file does not exist. */
 export class NotFoundError extends AstrionError {
+  static override readonly kind: string = "NotFoundError";
   constructor(message: string, details?: unknown) {
     super("not_found", message, details);
   }
@@ -71,6 +94,7 @@ export class NotFoundError extends AstrionError {
 
 /** The request fights the current state: the thing exists already, or changed since it was read. */
 export class ConflictError extends AstrionError {
+  static override readonly kind: string = "ConflictError";
   constructor(message: string, details?: unknown) {
     super("conflict", message, details);
   }
@@ -81,6 +105,7 @@ export class ConflictError extends AstrionError {
  * It names the file and says what is wrong; the file itself is never overwritten with defaults.
  */
 export class CorruptFileError extends AstrionError {
+  static override readonly kind: string = "CorruptFileError";
   readonly file: string;
 
   constructor(file: string, reason: string, options?: { cause?: unknown }) {
@@ -91,6 +116,7 @@ export class CorruptFileError extends AstrionError {
 
 /** Another live process owns the data folder. */
 export class DataRootLockedError extends AstrionError {
+  static override readonly kind: string = "DataRootLockedError";
   constructor(message: string, details?: unknown) {
     super("data_root_locked", message, details);
   }

@@ -121,13 +121,20 @@ describe("conversations", () => {
   });
 
   it("rejects bad ids with 400 and unknown ones with 404", async () => {
-    for (const bad of ["..", "%2e%2e", "%2E%2E%2Fstate.json", "conv_..%2F..", "conv_20260101_000000_001%00", "a%2Fb", "conv_2026"]) {
+    // A `..` segment, plain or encoded, is normalized by the router itself: a 308 to the parent
+    // path, never a handler call with `..` as the id.
+    for (const bad of ["..", "%2e%2e", "%2E%2E"]) {
+      const res = await server.api("GET", `/api/conversations/${bad}`);
+      expect(res.status, bad).toBe(308);
+      expect(res.headers.location, bad).toMatch(/^\/api\/?$/);
+    }
+    for (const bad of ["%2E%2E%2Fstate.json", "conv_..%2F..", "conv_20260101_000000_001%00", "a%2Fb", "conv_2026"]) {
       const res = await server.api("GET", `/api/conversations/${bad}`);
       expect([400, 404], bad).toContain(res.status);
       expect(res.json?.error, bad).toBeDefined();
       if (res.status === 404) expect(res.json.error.code).toBe("not_found");
     }
-    for (const bad of ["%2e%2e", "conv_20260101_000000_001%00", "conv_2026", "..."]) {
+    for (const bad of ["conv_20260101_000000_001%00", "conv_2026", "...", "%2E%2E%2Fstate.json"]) {
       expectError(await server.api("GET", `/api/conversations/${bad}`), 400, "validation_failed");
       expectError(await server.api("DELETE", `/api/conversations/${bad}`), 400, "validation_failed");
     }
@@ -181,12 +188,15 @@ describe("roles", () => {
   });
 
   it("rejects ids that could leave the roles folder", async () => {
-    for (const bad of ["..", "%2e%2e", "..%2Fstate", "a%2Fb", "x%00", "%2E%2E%2F%2E%2E%2Fetc%2Fpasswd"]) {
+    for (const bad of ["..%2Fstate", "a%2Fb", "x%00", "%2E%2E%2F%2E%2E%2Fetc%2Fpasswd", "...", ".hidden"]) {
       for (const method of ["GET", "PUT", "DELETE"]) {
         const res = await server.api(method, `/api/roles/${bad}`, method === "PUT" ? { raw: "---\nname: a\ndescription: b\n---\n" } : undefined);
-        expect([400, 404], `${method} ${bad}`).toContain(res.status);
-        expect(res.json?.error, `${method} ${bad}`).toBeDefined();
+        expect(res.status, `${method} ${bad}`).toBe(400);
+        expect(res.json.error.code, `${method} ${bad}`).toBe("validation_failed");
       }
+    }
+    for (const bad of ["..", "%2e%2e"]) {
+      expect((await server.api("DELETE", `/api/roles/${bad}`)).status, bad).toBe(308);
     }
     expect(existsSync(path.join(server.home, "state.json"))).toBe(true);
   });

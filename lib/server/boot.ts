@@ -1,0 +1,15 @@
+import "server-only";
+/**
+ * Boot: takes the data folder's lock, clears temp files left by a crash, seeds roles and the
+ * model registry. When another live server owns the folder, this server says so and exits
+ * instead of serving two writers on one folder. Imported once, by instrumentation.ts.
+ */
+import { getApp } from "./app";
+
+try {
+  await getApp();
+} catch (error) {
+  const message = error instanceof Error ? error.message : String(error);
+  console.error(`[astrion] cannot start: ${message}`);
+  process.exit(1);
+}
