@@ -9,6 +9,7 @@ import {
   ConversationStatusSchema,
   RunModeSchema,
 } from "@/lib/store/schemas";
+import { TraceIdSchema } from "@/lib/protocol/envelope";
 
 /** The error body of every failed API call. */
 export const ApiErrorBodySchema = z.object({
@@ -109,3 +110,27 @@ export type Health = z.infer<typeof HealthSchema>;
 
 /** `POST /api/auth/signin`. */
 export const SignInBodySchema = z.object({ token: z.string().min(1).max(1024) });
+
+/** `POST /api/conversations/[id]/messages`: a person's message to the Team Leader. */
+export const PostMessageBodySchema = z.object({
+  content: z.string().trim().min(1, "a message cannot be empty").max(100_000, "at most 100,000 characters"),
+  author: z.string().trim().min(1).max(80).optional(),
+});
+export type PostMessageBody = z.infer<typeof PostMessageBodySchema>;
+
+/** Answer of `POST /api/conversations/[id]/messages` (202: the work goes on in the background). */
+export const PostMessageResponseSchema = z.object({ message_id: z.string(), trace_id: z.string() });
+
+/** `POST /api/conversations/[id]/agents/[agentId]/messages`: a person's message to one sub-agent. */
+export const AgentMessageBodySchema = PostMessageBodySchema;
+
+/** `POST /api/conversations/[id]/agents/[agentId]/answers`: a person answers a pending question. */
+export const AnswerBodySchema = z.object({
+  question_id: z.string().trim().regex(/^ask_[a-z0-9]+_\d{3,}$/, "a question id like ask_uio_001"),
+  answer: z.string().trim().min(1, "an answer cannot be empty").max(100_000),
+  author: z.string().trim().min(1).max(80).optional(),
+});
+export type AnswerBody = z.infer<typeof AnswerBodySchema>;
+
+/** `GET /api/conversations/[id]/timeline` query. */
+export const TimelineQuerySchema = z.object({ trace_id: TraceIdSchema.optional() });

@@ -1,0 +1,13 @@
+/**
+ * Public face of the protocol: the envelope, inter-agent message text, and the audit timeline
+ * (SPEC §3). Server only, because the timeline touches the disk; browser code imports the pure
+ * modules directly: `@/lib/protocol/envelope`, `@/lib/protocol/messages`,
+ * `@/lib/protocol/timeline-record`.
+ */
+import "server-only";
+
+export * from "./envelope";
+export * from "./messages";
+export * from "./timeline-record";
+export { appendTimeline, readTimeline, timelineFile, TIMELINE_FILE_NAME, type TimelineFilter, type TimelineReadResult } from "./timeline";
+export { appendJsonLine, parseJsonLines, type AppendResult, type BadLine, type JsonLinesResult, type LineParse } from "./jsonl";

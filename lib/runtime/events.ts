@@ -1,0 +1,106 @@
+/**
+ * What the runtime streams to browsers (SSE, `GET /api/conversations/[id]/events`): one union
+ * told apart by `type`, with zod schemas so the client parses exactly what the server sends.
+ * Pure: importable by client code.
+ *
+ * The first event of every connection is a `snapshot` (the full state); every later event is a
+ * change to apply to it. Agent ids are numbers; `agent_id: null` means the Team Leader.
+ */
+import { z } from "zod";
+import {
+  AgentMetadataSchema,
+  ConversationMetadataSchema,
+  ConversationPhaseSchema,
+  MessageSchema,
+} from "@/lib/store/schemas";
+import { TimelineRecordSchema } from "@/lib/protocol/timeline-record";
+
+/** Token counts accumulated for one agent, model or the whole conversation. */
+export const TokenCountsSchema = z.object({
+  prompt_tokens: z.number(),
+  completion_tokens: z.number(),
+  total_tokens: z.number(),
+  calls: z.number(),
+});
+export type TokenCounts = z.infer<typeof TokenCountsSchema>;
+
+/** A sub-agent as the team panel shows it: its metadata plus live facts. */
+export const AgentViewSchema = z.object({
+  metadata: AgentMetadataSchema,
+  /** The last thing it did, in a few words (`read_file src/app.ts`, `thinking…`). */
+  last_activity: z.string().nullable(),
+  last_activity_at: z.string().nullable(),
+  tokens: TokenCountsSchema,
+  /** Model calls made for the current task, against the cap. */
+  calls_this_task: z.number(),
+});
+export type AgentView = z.infer<typeof AgentViewSchema>;
+
+/** A question a sub-agent asked (`ask_master`) that nobody has answered yet. */
+export const PendingQuestionSchema = z.object({
+  question_id: z.string(),
+  agent_id: z.number(),
+  display_name: z.string(),
+  question: z.string(),
+  tool_call_id: z.string(),
+  created_at: z.number(),
+});
+export type PendingQuestion = z.infer<typeof PendingQuestionSchema>;
+
+/** A banner-worthy fact: a model endpoint failing, a cap reached, a stop. */
+export const NoticeSchema = z.object({
+  level: z.enum(["info", "warning", "error"]),
+  /** `model_error`, `cap_agents`, `cap_calls`, `cap_spawn`, `stopped`, `interrupted`, … */
+  code: z.string(),
+  message: z.string(),
+  agent_id: z.number().nullable(),
+  at: z.string(),
+});
+export type Notice = z.infer<typeof NoticeSchema>;
+
+/** The hard caps in force, so the UI can show "3 / 8 agents". */
+export const CapsSchema = z.object({ max_agents: z.number(), max_calls_per_task: z.number() });
+export type Caps = z.infer<typeof CapsSchema>;
+
+/** The full state of one conversation. */
+export const ConversationSnapshotSchema = z.object({
+  conversation: ConversationMetadataSchema,
+  leader: z.object({
+    messages: z.array(MessageSchema),
+    busy: z.boolean(),
+    token_statistics: z.record(z.string(), z.unknown()),
+  }),
+  agents: z.array(AgentViewSchema),
+  questions: z.array(PendingQuestionSchema),
+  notices: z.array(NoticeSchema),
+  caps: CapsSchema,
+  /** Label of the leader's model, e.g. `qwen3-max` or `Offline (built-in) — offline`. */
+  model_label: z.string(),
+});
+export type ConversationSnapshot = z.infer<typeof ConversationSnapshotSchema>;
+
+const agentRef = z.number().nullable();
+
+/** Every event the runtime streams. */
+export const RuntimeEventSchema = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("snapshot"), snapshot: ConversationSnapshotSchema }),
+  z.object({ type: z.literal("phase"), phase: ConversationPhaseSchema }),
+  z.object({ type: z.literal("leader_busy"), busy: z.boolean() }),
+  /** A piece of live text from a model call in progress (not persisted; the saved message follows). */
+  z.object({
+    type: z.literal("delta"),
+    agent_id: agentRef,
+    kind: z.enum(["content", "reasoning", "tool_call"]),
+    text: z.string(),
+  }),
+  /** A message was appended to the leader's (agent_id null) or a sub-agent's messages.json. */
+  z.object({ type: z.literal("message"), agent_id: agentRef, message: MessageSchema }),
+  /** A sub-agent was created or changed (status, task, pending lists, tokens, last activity). */
+  z.object({ type: z.literal("agent"), agent: AgentViewSchema }),
+  z.object({ type: z.literal("question"), question: PendingQuestionSchema }),
+  z.object({ type: z.literal("question_answered"), question_id: z.string(), answered_by: z.string() }),
+  z.object({ type: z.literal("usage"), token_statistics: z.record(z.string(), z.unknown()) }),
+  z.object({ type: z.literal("timeline"), record: TimelineRecordSchema }),
+  z.object({ type: z.literal("notice"), notice: NoticeSchema }),
+]);
+export type RuntimeEvent = z.infer<typeof RuntimeEventSchema>;

@@ -1,0 +1,231 @@
+/**
+ * Confinement of the workspace tools to a conversation's project folder (SPEC §3). This is the
+ * safety-critical part: a path comes from a model, which may be confused or steered by hostile
+ * file contents, so every path is refused unless it provably stays inside the project.
+ *
+ * Two layers:
+ * 1. The requested text is checked before touching the disk ({@link checkRequestedPath}):
+ *    `..`, absolute paths, `~`, percent-encoded dots/slashes (at any encoding depth),
+ *    backslashes and NUL are refused outright rather than "cleaned", because a path that needs
+ *    cleaning is a path whose meaning differs between layers.
+ * 2. The path is walked one segment at a time from the project root's real path. Every symlink
+ *    met on the way is resolved and must land inside the real root; a dangling symlink is refused
+ *    (what it would create cannot be checked); the first segment that does not exist ends the
+ *    walk, so a file not yet created is judged by its deepest existing ancestor's real path.
+ *
+ * Containment is `real === root || real.startsWith(root + sep)`, so `/proj-evil` is never inside
+ * `/proj`. A symlink swapped in between this check and the tool's own open (a race with another
+ * local process) is outside what a path check can prevent; the tools narrow it further by
+ * refusing to follow a symlink at the final open (O_NOFOLLOW). Hard links cannot be told apart
+ * from ordinary files by path.
+ */
+import "server-only";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { AstrionError, NotFoundError } from "@/lib/errors";
+
+/** Why a path was refused. Stable codes: tests, the UI and the audit log key on them. */
+export const WORKSPACE_REFUSALS = [
+  "invalid_path",
+  "nul_byte",
+  "backslash",
+  "encoded_path",
+  "home_path",
+  "absolute_path",
+  "parent_segment",
+  "outside_project",
+  "symlink_escape",
+  "dangling_symlink",
+  "protected_path",
+] as const;
+/** Why a path was refused. */
+export type WorkspaceRefusal = (typeof WORKSPACE_REFUSALS)[number];
+
+const REFUSAL_TEXT: Record<WorkspaceRefusal, string> = {
+  invalid_path: "is not a usable path",
+  nul_byte: "contains a NUL character",
+  backslash: "contains a backslash; use / between folders",
+  encoded_path: "contains a percent-encoded dot, slash, backslash or NUL",
+  home_path: "starts with ~; paths are relative to the project folder",
+  absolute_path: "is absolute; paths are relative to the project folder",
+  parent_segment: 'contains a ".." segment',
+  outside_project: "is outside the project folder",
+  symlink_escape: "goes through a symbolic link that points outside the project folder",
+  dangling_symlink: "goes through a symbolic link whose target does not exist",
+  protected_path: "is inside .git, which the workspace tools may not change",
+};
+
+/** A path a workspace tool refused. Answered as 403; `reason` says why. */
+export class WorkspaceError extends AstrionError {
+  readonly reason: WorkspaceRefusal;
+
+  constructor(reason: WorkspaceRefusal, requestedPath: string) {
+    // The message goes back to the model as a tool error, so it names the path as the model
+    // wrote it and never reveals where an escaping symlink points.
+    const shown = JSON.stringify(requestedPath.length > 200 ? `${requestedPath.slice(0, 200)}…` : requestedPath);
+    super("forbidden", `Path ${shown} ${REFUSAL_TEXT[reason]}.`, { reason, path: requestedPath });
+    this.reason = reason;
+  }
+}
+
+/** Longest path text accepted (Linux PATH_MAX). */
+export const MAX_PATH_LENGTH = 4096;
+
+/**
+ * `%2e` `.`, `%2f` `/`, `%5c` `\`, `%00` NUL, the overlong UTF-8 forms `%c0`/`%c1`, each also
+ * encoded again (`%252e`, `%25252e`…). A layer that decodes once more would turn them into a
+ * traversal, so they are refused whether or not anything here would decode them.
+ */
+const ENCODED_SEPARATOR = /%(?:25)*(?:2e|2f|5c|00|c0|c1)/i;
+
+/**
+ * Checks the text of a requested path and returns its segments (without `.` and empty ones;
+ * none for the project root itself: `""`, `.` or `./`). No I/O.
+ * @throws WorkspaceError naming the first rule the path breaks.
+ */
+export function checkRequestedPath(requestedPath: unknown): string[] {
+  if (typeof requestedPath !== "string" || requestedPath.length > MAX_PATH_LENGTH) {
+    throw new WorkspaceError("invalid_path", String(requestedPath).slice(0, 200));
+  }
+  const p = requestedPath;
+  if (p.includes("\0")) throw new WorkspaceError("nul_byte", p);
+  if (ENCODED_SEPARATOR.test(p)) throw new WorkspaceError("encoded_path", p);
+  if (p.includes("\\")) throw new WorkspaceError("backslash", p);
+  if (p.startsWith("~")) throw new WorkspaceError("home_path", p);
+  if (p.startsWith("/") || /^[A-Za-z]:/.test(p)) throw new WorkspaceError("absolute_path", p);
+  const segments = p.split("/").filter((s) => s !== "" && s !== ".");
+  // NFKC catches fullwidth dots (．．), which some layers normalize to "..".
+  if (segments.some((s) => s === ".." || s.normalize("NFKC") === "..")) throw new WorkspaceError("parent_segment", p);
+  return segments;
+}
+
+/** True when `candidate` is `root` or below it. Both must be absolute and normalized. */
+export function isInsideRoot(root: string, candidate: string): boolean {
+  if (candidate === root) return true;
+  const prefix = root.endsWith(path.sep) ? root : root + path.sep;
+  return candidate.startsWith(prefix);
+}
+
+/**
+ * The real path of the project folder.
+ * @throws NotFoundError when it does not exist or is not a folder.
+ */
+export async function projectRealRoot(projectRoot: string): Promise<string> {
+  if (typeof projectRoot !== "string" || !path.isAbsolute(projectRoot)) {
+    throw new NotFoundError("The conversation's project folder is not set to an absolute path.", { projectRoot });
+  }
+  let real: string;
+  try {
+    real = await fs.realpath(projectRoot);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") {
+      throw new NotFoundError(`The project folder ${projectRoot} does not exist.`, { projectRoot });
+    }
+    throw error;
+  }
+  if (!(await fs.stat(real)).isDirectory()) {
+    throw new NotFoundError(`The project folder ${projectRoot} is not a folder.`, { projectRoot });
+  }
+  return real;
+}
+
+/** Options of {@link resolveInProject}. */
+export interface ResolveOptions {
+  /** The path will be written: `.git` folders are refused too. Default false. */
+  forWrite?: boolean;
+}
+
+/** The outcome of resolving a path inside a project. */
+export interface ResolvedPath {
+  /** Real path of the project root. */
+  root: string;
+  /** Absolute real path of the target (for a missing target: its deepest existing ancestor's real path + the rest). */
+  absolute: string;
+  /** The target relative to the root, with `/` separators; `.` for the root itself. */
+  relative: string;
+  /** Whether the target exists. */
+  exists: boolean;
+}
+
+function isNotThere(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === "ENOENT" || code === "ENOTDIR";
+}
+
+/** Project-relative form of an absolute path known to be inside `root`. */
+export function toRelative(root: string, absolute: string): string {
+  const rel = path.relative(root, absolute);
+  return rel === "" ? "." : rel.split(path.sep).join("/");
+}
+
+/**
+ * Resolves `requestedPath` inside the project and returns where it really is; see the module
+ * comment for the rules.
+ * @throws WorkspaceError when the path could leave the project (or, for writes, enters `.git`).
+ * @throws NotFoundError when the project folder itself is missing.
+ */
+export async function resolveProjectPath(
+  projectRoot: string,
+  requestedPath: string,
+  options: ResolveOptions = {},
+): Promise<ResolvedPath> {
+  const segments = checkRequestedPath(requestedPath);
+  // Case-insensitive: on macOS and Windows ".GIT" is the same folder.
+  if (options.forWrite && segments.some((s) => s.toLowerCase() === ".git")) {
+    throw new WorkspaceError("protected_path", requestedPath);
+  }
+  const root = await projectRealRoot(projectRoot);
+
+  let current = root;
+  let exists = true;
+  for (let i = 0; i < segments.length; i++) {
+    const next = path.join(current, segments[i] ?? "");
+    let stat: import("node:fs").Stats;
+    try {
+      stat = await fs.lstat(next);
+    } catch (error) {
+      if (!isNotThere(error)) throw error;
+      // Nothing below here exists, so the remaining names cannot be links: the real path is the
+      // (checked) real path so far plus the rest.
+      current = path.join(current, ...segments.slice(i));
+      exists = false;
+      break;
+    }
+    if (stat.isSymbolicLink()) {
+      let real: string;
+      try {
+        real = await fs.realpath(next);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP") {
+          throw new WorkspaceError("dangling_symlink", requestedPath);
+        }
+        throw error;
+      }
+      if (!isInsideRoot(root, real)) throw new WorkspaceError("symlink_escape", requestedPath);
+      current = real;
+    } else {
+      current = next;
+    }
+  }
+  // Defence in depth: the rules above already imply this.
+  if (!isInsideRoot(root, current)) throw new WorkspaceError("outside_project", requestedPath);
+  if (options.forWrite && toRelative(root, current).split("/").some((s) => s.toLowerCase() === ".git")) {
+    throw new WorkspaceError("protected_path", requestedPath);
+  }
+  return { root, absolute: current, relative: toRelative(root, current), exists };
+}
+
+/**
+ * The absolute real path of `requestedPath` inside the project at `projectRoot`.
+ * @throws WorkspaceError (code "forbidden", with a `reason`) when the path could leave the project.
+ * @throws NotFoundError when the project folder itself is missing.
+ */
+export async function resolveInProject(
+  projectRoot: string,
+  requestedPath: string,
+  options: ResolveOptions = {},
+): Promise<string> {
+  return (await resolveProjectPath(projectRoot, requestedPath, options)).absolute;
+}

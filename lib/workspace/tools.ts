@@ -1,0 +1,375 @@
+/**
+ * The workspace tools a sub-agent uses on its conversation's project folder: `list_files`,
+ * `read_file`, `search_files` and (with the `write` permission) `write_file`. Every path goes
+ * through {@link resolveProjectPath}; results use project-relative `/` paths, which is what the
+ * model should pass back in its next call. Sizes are bounded so one call can neither flood the
+ * model's context nor stall the server.
+ */
+import "server-only";
+import { constants as fsConstants, promises as fs, type Dirent } from "node:fs";
+import path from "node:path";
+import { AstrionError, NotFoundError, ValidationError } from "@/lib/errors";
+import { writeFileAtomic } from "@/lib/store/atomic";
+import { globMatcher } from "./glob";
+import { resolveProjectPath, toRelative, WorkspaceError } from "./resolve";
+
+/** Folders never descended into by listings and searches: large, generated, or version-control internals. */
+export const SKIPPED_DIRS: ReadonlySet<string> = new Set(["node_modules", ".git", ".hg", ".svn", ".next"]);
+
+/** How many leading bytes decide whether a file is binary (a NUL byte there means binary, as git decides). */
+const BINARY_SNIFF_BYTES = 8000;
+
+/** Default caps. */
+export const WORKSPACE_LIMITS = {
+  listMaxEntries: 200,
+  listMaxDepth: 5,
+  readMaxBytes: 100_000,
+  searchMaxMatches: 100,
+  searchMaxFileBytes: 1_000_000,
+  searchMaxFiles: 5_000,
+  searchLineChars: 300,
+  writeMaxBytes: 1_000_000,
+} as const;
+
+/** A non-security failure of a workspace tool (not a file, binary, too large…): a 400 the model can act on. */
+export class WorkspaceToolError extends AstrionError {
+  constructor(message: string, details?: unknown) {
+    super("bad_request", message, details);
+  }
+}
+
+function isBinary(buf: Uint8Array): boolean {
+  return buf.subarray(0, BINARY_SNIFF_BYTES).includes(0);
+}
+
+function notFound(requested: string, what = "File or folder"): NotFoundError {
+  return new NotFoundError(`${what} not found: ${JSON.stringify(requested)}`, { path: requested });
+}
+
+/** One entry of a listing. */
+export interface FileEntry {
+  /** Project-relative path with `/` separators. */
+  path: string;
+  /** Symlinks are reported, never followed: following one could reveal what lies outside. */
+  type: "file" | "dir" | "symlink" | "other";
+  /** Size in bytes, for files. */
+  size?: number;
+}
+
+/** Options of {@link listFiles}. */
+export interface ListOptions {
+  /** Default {@link WORKSPACE_LIMITS.listMaxEntries}. */
+  maxEntries?: number;
+  /** 1 lists the folder itself; 2 also its subfolders, …; at most {@link WORKSPACE_LIMITS.listMaxDepth}. Default 1. */
+  depth?: number;
+}
+
+/** What {@link listFiles} returns. */
+export interface ListResult {
+  /** The listed folder, project-relative. */
+  path: string;
+  entries: FileEntry[];
+  /** True when `maxEntries` cut the listing short. */
+  truncated: boolean;
+}
+
+function byTypeThenName(a: Dirent, b: Dirent): number {
+  const ad = a.isDirectory() ? 0 : 1;
+  const bd = b.isDirectory() ? 0 : 1;
+  if (ad !== bd) return ad - bd;
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+function entryType(d: Dirent): FileEntry["type"] {
+  if (d.isSymbolicLink()) return "symlink";
+  if (d.isDirectory()) return "dir";
+  if (d.isFile()) return "file";
+  return "other";
+}
+
+/**
+ * Lists a folder of the project, folders first then by name, breadth first down to `depth`
+ * levels. `node_modules`, `.git` and the like are listed but not descended into.
+ * @throws WorkspaceError for a path outside the project; NotFoundError when it does not exist;
+ *   WorkspaceToolError when it is not a folder.
+ */
+export async function listFiles(projectRoot: string, requestedPath = ".", options: ListOptions = {}): Promise<ListResult> {
+  const maxEntries = Math.max(1, Math.floor(options.maxEntries ?? WORKSPACE_LIMITS.listMaxEntries));
+  const depth = Math.min(WORKSPACE_LIMITS.listMaxDepth, Math.max(1, Math.floor(options.depth ?? 1)));
+  const target = await resolveProjectPath(projectRoot, requestedPath);
+  if (!target.exists) throw notFound(requestedPath, "Folder");
+  const stat = await fs.stat(target.absolute);
+  if (!stat.isDirectory()) throw new WorkspaceToolError(`Not a folder: ${JSON.stringify(requestedPath)}; use read_file.`);
+
+  const entries: FileEntry[] = [];
+  let queue: Array<{ dir: string; level: number }> = [{ dir: target.absolute, level: 1 }];
+  while (queue.length > 0) {
+    const nextQueue: typeof queue = [];
+    for (const { dir, level } of queue) {
+      let dirents: Dirent[];
+      try {
+        dirents = await fs.readdir(dir, { withFileTypes: true });
+      } catch (error) {
+        // A subfolder that vanished or is unreadable is skipped; the listing is still useful.
+        if (dir === target.absolute) throw error;
+        continue;
+      }
+      dirents.sort(byTypeThenName);
+      for (const d of dirents) {
+        if (entries.length >= maxEntries) return { path: target.relative, entries, truncated: true };
+        const full = path.join(dir, d.name);
+        const entry: FileEntry = { path: toRelative(target.root, full), type: entryType(d) };
+        if (entry.type === "file") {
+          entry.size = await fs.lstat(full).then(
+            (s) => s.size,
+            () => undefined,
+          );
+          if (entry.size === undefined) delete entry.size;
+        }
+        entries.push(entry);
+        if (entry.type === "dir" && level < depth && !SKIPPED_DIRS.has(d.name)) nextQueue.push({ dir: full, level: level + 1 });
+      }
+    }
+    queue = nextQueue;
+  }
+  return { path: target.relative, entries, truncated: false };
+}
+
+/** Options of {@link readFile}. */
+export interface ReadOptions {
+  /** Bytes read at most. Default {@link WORKSPACE_LIMITS.readMaxBytes}. */
+  maxBytes?: number;
+}
+
+/** What {@link readFile} returns. */
+export interface ReadResult {
+  path: string;
+  /** UTF-8 text of the first `maxBytes` bytes (never ending in half a character). */
+  content: string;
+  /** Size of the whole file in bytes. */
+  size: number;
+  /** True when the file is longer than what was read. */
+  truncated: boolean;
+}
+
+/**
+ * Reads a text file of the project.
+ * @throws WorkspaceError for a path outside the project; NotFoundError when it does not exist;
+ *   WorkspaceToolError for a folder, a non-regular file (FIFO, device: reading could block) or a binary file.
+ */
+export async function readFile(projectRoot: string, requestedPath: string, options: ReadOptions = {}): Promise<ReadResult> {
+  const maxBytes = Math.max(1, Math.floor(options.maxBytes ?? WORKSPACE_LIMITS.readMaxBytes));
+  const target = await resolveProjectPath(projectRoot, requestedPath);
+  if (!target.exists) throw notFound(requestedPath, "File");
+  const before = await fs.lstat(target.absolute);
+  if (before.isDirectory()) throw new WorkspaceToolError(`Is a folder: ${JSON.stringify(requestedPath)}; use list_files.`);
+  if (!before.isFile()) throw new WorkspaceToolError(`Not a regular file: ${JSON.stringify(requestedPath)}.`);
+
+  // O_NOFOLLOW: a symlink swapped in since the check is refused; O_NONBLOCK: a FIFO swapped in
+  // cannot hang the open.
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(target.absolute, fsConstants.O_RDONLY | fsConstants.O_NOFOLLOW | fsConstants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ELOOP") throw new WorkspaceError("symlink_escape", requestedPath);
+    if (code === "ENOENT") throw notFound(requestedPath, "File");
+    throw error;
+  }
+  try {
+    const stat = await handle.stat();
+    if (!stat.isFile() || stat.ino !== before.ino || stat.dev !== before.dev) {
+      throw new WorkspaceToolError(`File changed while it was opened: ${JSON.stringify(requestedPath)}; try again.`);
+    }
+    const length = Math.min(stat.size, maxBytes);
+    const buf = Buffer.alloc(length);
+    let read = 0;
+    while (read < length) {
+      const { bytesRead } = await handle.read(buf, read, length - read, read);
+      if (bytesRead === 0) break;
+      read += bytesRead;
+    }
+    const bytes = buf.subarray(0, read);
+    if (isBinary(bytes)) throw new WorkspaceToolError(`Binary file, not shown: ${JSON.stringify(requestedPath)} (${stat.size} bytes).`);
+    // stream: true holds back a multi-byte character cut by maxBytes instead of emitting U+FFFD.
+    const content = new TextDecoder("utf-8").decode(bytes, { stream: true });
+    return { path: target.relative, content, size: stat.size, truncated: stat.size > read };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Options of {@link searchFiles}. */
+export interface SearchOptions {
+  /** Only files matching this glob (`*.ts`, `src/**\/*.{ts,tsx}`). */
+  glob?: string;
+  /** Folder to search in, project-relative. Default the whole project. */
+  path?: string;
+  /** Default {@link WORKSPACE_LIMITS.searchMaxMatches}. */
+  maxMatches?: number;
+  /** Default false. */
+  caseSensitive?: boolean;
+  /** Larger files are skipped. Default {@link WORKSPACE_LIMITS.searchMaxFileBytes}. */
+  maxFileBytes?: number;
+  /** Files read at most. Default {@link WORKSPACE_LIMITS.searchMaxFiles}. */
+  maxFiles?: number;
+}
+
+/** One matching line. */
+export interface SearchMatch {
+  path: string;
+  /** 1-based line number. */
+  line: number;
+  /** The line, shortened around the match when long. */
+  text: string;
+}
+
+/** What {@link searchFiles} returns. */
+export interface SearchResult {
+  matches: SearchMatch[];
+  /** True when `maxMatches` or `maxFiles` stopped the search early. */
+  truncated: boolean;
+  filesScanned: number;
+}
+
+function excerpt(line: string, at: number, width: number): string {
+  if (line.length <= width) return line;
+  const start = Math.max(0, Math.min(at - Math.floor(width / 3), line.length - width));
+  return `${start > 0 ? "…" : ""}${line.slice(start, start + width)}${start + width < line.length ? "…" : ""}`;
+}
+
+/**
+ * Plain-text search (no regular expressions: a model's pattern could be catastrophic) through the
+ * project's text files, one match per line, in path order. Skips {@link SKIPPED_DIRS}, symlinks
+ * (never followed), binary files and files over `maxFileBytes`.
+ * @throws ValidationError for an empty or multi-line query or a bad glob; WorkspaceError for a
+ *   `path` outside the project; NotFoundError when `path` does not exist.
+ */
+export async function searchFiles(projectRoot: string, query: string, options: SearchOptions = {}): Promise<SearchResult> {
+  if (typeof query !== "string" || query.length === 0) throw new ValidationError("query must not be empty");
+  if (query.length > 1000 || /[\r\n]/.test(query)) throw new ValidationError("query must be one line of at most 1000 characters");
+  const maxMatches = Math.max(1, Math.floor(options.maxMatches ?? WORKSPACE_LIMITS.searchMaxMatches));
+  const maxFileBytes = options.maxFileBytes ?? WORKSPACE_LIMITS.searchMaxFileBytes;
+  const maxFiles = options.maxFiles ?? WORKSPACE_LIMITS.searchMaxFiles;
+  const matchesGlob = options.glob ? globMatcher(options.glob) : () => true;
+  const caseSensitive = options.caseSensitive ?? false;
+  const needle = caseSensitive ? query : query.toLowerCase();
+
+  const start = await resolveProjectPath(projectRoot, options.path ?? ".");
+  if (!start.exists) throw notFound(options.path ?? ".", "Folder");
+  const matches: SearchMatch[] = [];
+  let filesScanned = 0;
+
+  const startStat = await fs.stat(start.absolute);
+
+  // Depth-first in name order, so results are stable between runs.
+  async function* walk(dir: string): AsyncGenerator<string> {
+    let dirents: Dirent[];
+    try {
+      dirents = await fs.readdir(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const d of dirents) {
+      const full = path.join(dir, d.name);
+      if (d.isDirectory()) {
+        if (!SKIPPED_DIRS.has(d.name)) yield* walk(full);
+      } else if (d.isFile()) {
+        yield full;
+      }
+    }
+  }
+
+  async function* single(file: string): AsyncGenerator<string> {
+    yield file;
+  }
+
+  // `path` may name one file, which is then the only file searched.
+  const source = startStat.isDirectory() ? walk(start.absolute) : single(start.absolute);
+  for await (const file of source) {
+    const rel = toRelative(start.root, file);
+    if (!matchesGlob(rel)) continue;
+    if (filesScanned >= maxFiles) return { matches, truncated: true, filesScanned };
+    let buf: Buffer;
+    try {
+      const stat = await fs.lstat(file);
+      if (!stat.isFile() || stat.size > maxFileBytes) continue;
+      buf = await fs.readFile(file);
+    } catch {
+      continue;
+    }
+    filesScanned++;
+    if (isBinary(buf)) continue;
+    const lines = buf.toString("utf8").split("\n");
+    for (let i = 0; i < lines.length; i++) {
+      const line = (lines[i] ?? "").replace(/\r$/, "");
+      const at = (caseSensitive ? line : line.toLowerCase()).indexOf(needle);
+      if (at < 0) continue;
+      if (matches.length >= maxMatches) return { matches, truncated: true, filesScanned };
+      matches.push({ path: rel, line: i + 1, text: excerpt(line, at, WORKSPACE_LIMITS.searchLineChars) });
+    }
+  }
+  return { matches, truncated: false, filesScanned };
+}
+
+/** Options of {@link writeFile}. */
+export interface WriteOptions {
+  /** Largest content accepted, in UTF-8 bytes. Default {@link WORKSPACE_LIMITS.writeMaxBytes}. */
+  maxBytes?: number;
+}
+
+/** What {@link writeFile} returns. */
+export interface WriteResult {
+  path: string;
+  /** UTF-8 bytes written. */
+  bytes: number;
+  /** True when the file did not exist before. */
+  created: boolean;
+}
+
+/**
+ * Writes a text file of the project atomically (temp file + rename: a reader never sees half a
+ * file), creating missing parent folders, which are inside the project by construction.
+ * Replacing a symlink that points inside the project writes its target.
+ * @throws WorkspaceError for a path outside the project or inside `.git`; WorkspaceToolError for
+ *   a folder or a non-regular file at the path; AstrionError `payload_too_large` for content over `maxBytes`.
+ */
+export async function writeFile(
+  projectRoot: string,
+  requestedPath: string,
+  content: string,
+  options: WriteOptions = {},
+): Promise<WriteResult> {
+  if (typeof content !== "string") throw new ValidationError("content must be a string");
+  const maxBytes = options.maxBytes ?? WORKSPACE_LIMITS.writeMaxBytes;
+  const bytes = Buffer.byteLength(content, "utf8");
+  if (bytes > maxBytes) {
+    throw new AstrionError("payload_too_large", `Content is ${bytes} bytes; at most ${maxBytes} may be written at once.`, {
+      bytes,
+      maxBytes,
+    });
+  }
+  const target = await resolveProjectPath(projectRoot, requestedPath, { forWrite: true });
+  if (target.relative === ".") throw new WorkspaceToolError("write_file needs a file path, not the project folder.");
+  if (target.exists) {
+    const stat = await fs.lstat(target.absolute);
+    if (stat.isDirectory()) throw new WorkspaceToolError(`Is a folder: ${JSON.stringify(requestedPath)}.`);
+    if (!stat.isFile()) throw new WorkspaceToolError(`Not a regular file: ${JSON.stringify(requestedPath)}.`);
+  } else {
+    try {
+      await fs.mkdir(path.dirname(target.absolute), { recursive: true });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "ENOTDIR" || code === "EEXIST") {
+        throw new WorkspaceToolError(`A parent of ${JSON.stringify(requestedPath)} is a file, not a folder.`);
+      }
+      throw error;
+    }
+    // Check again now that the folders exist: a symlink planted meanwhile must not redirect the write.
+    const again = await resolveProjectPath(projectRoot, requestedPath, { forWrite: true });
+    if (again.absolute !== target.absolute) throw new WorkspaceError("symlink_escape", requestedPath);
+  }
+  await writeFileAtomic(target.absolute, content);
+  return { path: target.relative, bytes, created: !target.exists };
+}
