@@ -1,2 +1,5 @@
 export * from "./schema";
 export * from "./registry";
+export * from "./types";
+export * from "./usage";
+export * from "./client";

@@ -1,0 +1,528 @@
+import "server-only";
+/**
+ * The OpenAI-compatible model: one streamed chat-completions call through the official `openai`
+ * client, with our own retries (the SDK's are off), a first-response deadline, an idle watchdog
+ * (the SDK's `timeout` stops counting once headers arrive, so a stream that goes quiet would hang
+ * forever without it), and errors a person can act on. API keys are read from the environment at
+ * call time and never appear in an error message.
+ */
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
+import type {
+  ChatCompletionChunk,
+  ChatCompletionCreateParamsStreaming,
+  ChatCompletionMessageParam,
+} from "openai/resources/chat/completions";
+import type { ModelEntry } from "./schema";
+import {
+  ModelCallError,
+  type ChatDelta,
+  type ChatMessage,
+  type ChatModel,
+  type ChatRequest,
+  type ChatResult,
+  type ThinkingLevel,
+  type ToolCall,
+  type Usage,
+} from "./types";
+
+/** Default first-response deadline and idle watchdog, in milliseconds. */
+export const DEFAULT_MODEL_TIMEOUT_MS = 60_000;
+/** Default number of retries after the first attempt. */
+export const DEFAULT_MAX_RETRIES = 3;
+/** A `Retry-After` longer than this is not waited for: the call fails as rate limited. */
+export const MAX_RETRY_AFTER_MS = 60_000;
+/** Key sent to endpoints that need none (Ollama, local vLLM): the SDK refuses an empty key. */
+export const DUMMY_API_KEY = "not-needed";
+const DEFAULT_BASE_URL = "https://api.openai.com/v1";
+const MAX_BACKOFF_MS = 30_000;
+
+/** Options of {@link createOpenAIModel}; the entry's own `timeouts` take precedence. */
+export interface OpenAIModelOptions {
+  /** Where API keys are looked up (default `process.env`), read at every call. */
+  env?: Record<string, string | undefined>;
+  /** Cut a stream that sends nothing for this long once it has started (default 60 s). */
+  idleTimeoutMs?: number;
+  /** Give up when nothing has arrived this long after sending the request (default 60 s). */
+  firstResponseTimeoutMs?: number;
+  /** Retries of 429, 5xx, network errors and timeouts before anything streamed (default 3). */
+  maxRetries?: number;
+  /** Base of the exponential backoff when the endpoint gives no `Retry-After` (default 500 ms). */
+  retryBaseMs?: number;
+  /** Waits between retries; must reject or resolve promptly when `signal` aborts. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Source of jitter in [0, 1) (default `Math.random`). */
+  random?: () => number;
+}
+
+/** Thinking parameters added to the request body for an entry's `thinking_style`. */
+export function thinkingParams(style: ModelEntry["thinking_style"], thinking: ThinkingLevel): Record<string, unknown> {
+  switch (style) {
+    case "enable_thinking":
+      return { enable_thinking: thinking !== "off" };
+    case "reasoning_effort":
+      return { reasoning_effort: thinking === "off" ? "low" : thinking === "on" ? "medium" : "high" };
+    default:
+      return {};
+  }
+}
+
+/**
+ * How long to wait before retry number `attempt` (0-based): the endpoint's `retry-after-ms` or
+ * `Retry-After` (seconds or an HTTP date) plus up to 10% jitter, otherwise exponential backoff
+ * from `baseMs` with ±25% jitter. Null when the endpoint asks for more than `maxRetryAfterMs`.
+ */
+export function retryDelayMs(
+  headers: { get(name: string): string | null } | undefined,
+  attempt: number,
+  baseMs: number,
+  random: () => number = Math.random,
+  maxRetryAfterMs: number = MAX_RETRY_AFTER_MS,
+): number | null {
+  const asked = retryAfterMs(headers);
+  if (asked !== undefined) {
+    if (asked > maxRetryAfterMs) return null;
+    return Math.ceil(asked * (1 + 0.1 * random()));
+  }
+  const backoff = Math.min(baseMs * 2 ** attempt, MAX_BACKOFF_MS);
+  return Math.round(backoff * (0.75 + 0.5 * random()));
+}
+
+/** The wait an endpoint asks for in `retry-after-ms` or `Retry-After`, in ms; undefined if none. */
+export function retryAfterMs(headers: { get(name: string): string | null } | undefined, now: number = Date.now()): number | undefined {
+  const ms = headers?.get("retry-after-ms");
+  if (ms && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
+  const value = headers?.get("retry-after")?.trim();
+  if (!value) return undefined;
+  if (/^\d+(\.\d+)?$/.test(value)) return Number(value) * 1000;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** A URL fit for an error message: no user info, query or fragment. */
+export function displayUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = "";
+    u.password = "";
+    u.search = "";
+    u.hash = "";
+    return u.toString().replace(/\/$/, "");
+  } catch {
+    return "(invalid base_url)";
+  }
+}
+
+/** Removes anything that looks like a credential from text an endpoint sent back. */
+export function redactSecrets(text: string, secrets: ReadonlyArray<string | undefined> = []): string {
+  let out = text;
+  for (const secret of secrets) {
+    if (secret && secret.length >= 4 && secret !== DUMMY_API_KEY) out = out.split(secret).join("[redacted]");
+  }
+  return out
+    .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi, "$1")
+    .replace(/\b([a-z][a-z0-9+.-]*:\/\/[^\s?#]*)[?#][^\s)]*/gi, "$1")
+    .replace(/\b(sk|pk|key|api|tok)[-_][A-Za-z0-9_*.\-]{6,}/gi, "[redacted]").replace(/Bearer\s+\S+/gi, "Bearer [redacted]");
+}
+
+/** Resolves with no value after `ms`, or rejects as soon as `signal` aborts. */
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(new Error("aborted"));
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new Error("aborted"));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+type ToolCallDelta = { index: number; id?: string | null; type?: string | null; function?: { name?: string | null; arguments?: string | null } | null };
+
+/**
+ * Assembles streamed chunks into a {@link ChatResult} and turns them into {@link ChatDelta}s.
+ * Tool calls are keyed by their stream `index`: the id and name arrive once, the arguments in
+ * pieces, and several calls may be interleaved.
+ */
+export class StreamAccumulator {
+  private content = "";
+  private reasoning = "";
+  private readonly calls = new Map<number, { id: string; name: string; arguments: string }>();
+  private usage: Usage | null = null;
+  private finishReason: string | null = null;
+  private model: string;
+  /** True once any delta has been produced: from then on a failed call is not retried. */
+  emitted = false;
+
+  constructor(model: string) {
+    this.model = model;
+  }
+
+  /** Takes one chunk; `emit` receives its deltas in order. */
+  add(chunk: ChatCompletionChunk, emit: (d: ChatDelta) => void): void {
+    if (typeof chunk.model === "string" && chunk.model) this.model = chunk.model;
+    if (chunk.usage) this.usage = toUsage(chunk.usage);
+    const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
+    const choice = choices.find((c) => (c.index ?? 0) === 0) ?? choices[0];
+    if (!choice) return;
+    if (choice.finish_reason) this.finishReason = choice.finish_reason;
+    const delta = (choice.delta ?? {}) as { content?: string | null; reasoning_content?: unknown; reasoning?: unknown; tool_calls?: ToolCallDelta[] | null };
+    const reasoning = typeof delta.reasoning_content === "string" ? delta.reasoning_content : typeof delta.reasoning === "string" ? delta.reasoning : "";
+    if (reasoning) {
+      this.reasoning += reasoning;
+      this.send(emit, { type: "reasoning", text: reasoning });
+    }
+    if (typeof delta.content === "string" && delta.content) {
+      this.content += delta.content;
+      this.send(emit, { type: "content", text: delta.content });
+    }
+    for (const [position, tc] of (delta.tool_calls ?? []).entries()) {
+      const index = typeof tc.index === "number" ? tc.index : position;
+      let call = this.calls.get(index);
+      if (!call) {
+        call = { id: "", name: "", arguments: "" };
+        this.calls.set(index, call);
+      }
+      const out: Extract<ChatDelta, { type: "tool_call" }> = { type: "tool_call", index };
+      if (tc.id && !call.id) call.id = out.id = tc.id;
+      const name = tc.function?.name;
+      if (name && !call.name) call.name = out.name = name;
+      const args = tc.function?.arguments;
+      if (args) {
+        call.arguments += args;
+        out.arguments_delta = args;
+      }
+      if (out.id !== undefined || out.name !== undefined || out.arguments_delta !== undefined) this.send(emit, out);
+    }
+  }
+
+  private send(emit: (d: ChatDelta) => void, d: ChatDelta): void {
+    this.emitted = true;
+    emit(d);
+  }
+
+  /** True once a finish_reason has arrived. */
+  get finished(): boolean {
+    return this.finishReason !== null;
+  }
+
+  /** True when any content, reasoning or tool call has arrived. */
+  get hasOutput(): boolean {
+    return this.content !== "" || this.reasoning !== "" || this.calls.size > 0;
+  }
+
+  /** What has been assembled so far. */
+  result(): ChatResult {
+    const tool_calls: ToolCall[] = [...this.calls.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([index, c]) => ({ id: c.id || `call_${index}_${Math.random().toString(36).slice(2, 10)}`, type: "function", function: { name: c.name, arguments: c.arguments } }));
+    return { content: this.content, reasoning: this.reasoning, tool_calls, usage: this.usage, finish_reason: this.finishReason, model: this.model };
+  }
+}
+
+function toUsage(u: NonNullable<ChatCompletionChunk["usage"]>): Usage {
+  const prompt = Number(u.prompt_tokens) || 0;
+  const completion = Number(u.completion_tokens) || 0;
+  const usage: Usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: Number(u.total_tokens) || prompt + completion };
+  const reasoning = u.completion_tokens_details?.reasoning_tokens;
+  if (typeof reasoning === "number") usage.reasoning_tokens = reasoning;
+  return usage;
+}
+
+/** Converts our messages to the SDK's request shape. */
+export function toOpenAIMessages(messages: ChatMessage[]): ChatCompletionMessageParam[] {
+  return messages.map((m): ChatCompletionMessageParam => {
+    const name = m.name ? { name: m.name } : {};
+    switch (m.role) {
+      case "system":
+        return { role: "system", content: m.content ?? "", ...name };
+      case "user":
+        return { role: "user", content: m.content ?? "", ...name };
+      case "assistant":
+        return m.tool_calls?.length
+          ? { role: "assistant", content: m.content, tool_calls: m.tool_calls, ...name }
+          : { role: "assistant", content: m.content ?? "", ...name };
+      case "tool":
+        return { role: "tool", content: m.content ?? "", tool_call_id: m.tool_call_id ?? "" };
+    }
+  });
+}
+
+/** The request body of one call (without transport options). */
+export function buildRequestBody(entry: ModelEntry, req: ChatRequest): ChatCompletionCreateParamsStreaming {
+  const body: ChatCompletionCreateParamsStreaming & Record<string, unknown> = {
+    model: entry.model,
+    messages: toOpenAIMessages(req.messages),
+    stream: true,
+    stream_options: { include_usage: true },
+    ...thinkingParams(entry.thinking_style, req.thinking),
+  };
+  if (req.tools?.length) {
+    body.tools = req.tools;
+    body.tool_choice = "auto";
+  }
+  return body;
+}
+
+/** Thrown through the stream loop when the caller's `onDelta` throws, to rethrow it unchanged. */
+class CallbackFailure {
+  constructor(readonly error: unknown) {}
+}
+
+/** Why our own controller aborted a request. */
+type AbortCause = "caller" | "timeout" | "stalled";
+
+/** The stream ended without a finish_reason: the connection closed before the answer was complete. */
+class TruncatedStream {}
+
+class Aborted {
+  constructor(readonly cause: AbortCause) {}
+}
+
+/**
+ * A {@link ChatModel} for one OpenAI-compatible registry entry (OpenAI, Qwen compatible mode,
+ * DeepSeek, Ollama, vLLM…). Every call streams; see the module comment for retries and timeouts.
+ */
+export function createOpenAIModel(key: string, entry: ModelEntry, opts: OpenAIModelOptions = {}): ChatModel {
+  const baseURL = entry.base_url ?? DEFAULT_BASE_URL;
+  const where = displayUrl(baseURL);
+  const idleMs = entry.timeouts?.idle_ms ?? opts.idleTimeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS;
+  const firstMs = entry.timeouts?.first_response_ms ?? opts.firstResponseTimeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS;
+  const maxRetries = Math.max(0, opts.maxRetries ?? DEFAULT_MAX_RETRIES);
+  const retryBaseMs = opts.retryBaseMs ?? 500;
+  const sleep = opts.sleep ?? abortableSleep;
+  const random = opts.random ?? Math.random;
+  let cached: { apiKey: string; client: OpenAI } | undefined;
+
+  function apiKey(): string {
+    if (!entry.api_key_env) return DUMMY_API_KEY;
+    const value = (opts.env ?? process.env)[entry.api_key_env];
+    if (!value) {
+      throw new ModelCallError(
+        "client",
+        `Model "${key}" needs an API key: set the environment variable ${entry.api_key_env} (named by "api_key_env" in models.json) and restart Astrion Team.`,
+        { modelKey: key },
+      );
+    }
+    return value;
+  }
+
+  function client(secret: string): OpenAI {
+    if (cached?.apiKey !== secret) {
+      cached = { apiKey: secret, client: new OpenAI({ apiKey: secret, baseURL, maxRetries: 0, timeout: firstMs + 1_000 }) };
+    }
+    return cached.client;
+  }
+
+  function providerMessage(error: APIError, secret: string): string {
+    const body = error.error as { message?: unknown } | undefined;
+    const raw = typeof body?.message === "string" ? body.message : error.message;
+    const text = redactSecrets(raw, [secret]).trim();
+    return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+  }
+
+  /** Turns anything a failed attempt threw into a ModelCallError. */
+  function classify(error: unknown, acc: StreamAccumulator, attempts: number, secret: string): ModelCallError {
+    const partial = acc.hasOutput ? acc.result() : undefined;
+    const base = { modelKey: key, partial };
+    const tries = attempts > 1 ? ` after ${attempts} attempts` : "";
+    if (error instanceof Aborted) {
+      if (error.cause === "caller") return new ModelCallError("aborted", `The call to model "${key}" was stopped.`, base);
+      if (error.cause === "stalled") {
+        return new ModelCallError(
+          "stalled",
+          `The stream from ${where} (model "${key}") stalled: nothing arrived for ${idleMs} ms. If the model pauses longer than that, raise "timeouts.idle_ms" for "${key}" in models.json.`,
+          base,
+        );
+      }
+      return new ModelCallError(
+        "timeout",
+        `${where} (model "${key}") did not answer within ${firstMs} ms${tries}. If the model is slow to start, raise "timeouts.first_response_ms" for "${key}" in models.json.`,
+        base,
+      );
+    }
+    if (error instanceof APIUserAbortError) return new ModelCallError("aborted", `The call to model "${key}" was stopped.`, base);
+    if (error instanceof APIConnectionTimeoutError) {
+      return new ModelCallError("timeout", `${where} (model "${key}") did not answer within ${firstMs} ms${tries}.`, base);
+    }
+    if (error instanceof APIConnectionError) {
+      const detail = connectionDetail(error.cause ?? error);
+      return new ModelCallError(
+        "network",
+        `Could not reach ${where} for model "${key}"${detail ? ` (${detail})` : ""}${tries}. Check "base_url" of "${key}" in models.json and that the server is running.`,
+        base,
+      );
+    }
+    if (error instanceof APIError) {
+      const status = error.status;
+      const said = providerMessage(error, secret);
+      const opts = { ...base, httpStatus: status };
+      if (status === undefined) {
+        return new ModelCallError("server", `${where} reported an error in the stream of model "${key}": ${said}`, opts);
+      }
+      if (status === 401) {
+        const fix = entry.api_key_env
+          ? `the API key in $${entry.api_key_env} was refused by ${where}. Put a valid key for this endpoint in ${entry.api_key_env}.`
+          : `${where} requires an API key. Set "api_key_env" of "${key}" in models.json to the name of the environment variable that holds it.`;
+        return new ModelCallError("client", `Model "${key}": ${fix} (HTTP 401: ${said})`, opts);
+      }
+      if (status === 403) {
+        return new ModelCallError(
+          "client",
+          `Model "${key}": ${where} denied access to "${entry.model}" (HTTP 403: ${said}). Check that the key${entry.api_key_env ? ` in $${entry.api_key_env}` : ""} may use this model.`,
+          opts,
+        );
+      }
+      if (status === 404) {
+        return new ModelCallError(
+          "client",
+          `Model "${key}": ${where} does not serve "${entry.model}" (HTTP 404: ${said}). Check "model" and "base_url" of "${key}" in models.json.`,
+          opts,
+        );
+      }
+      if (status === 429) {
+        return new ModelCallError("rate_limited", `${where} is rate limiting model "${key}"${tries} (HTTP 429: ${said}).`, opts);
+      }
+      if (status >= 500) return new ModelCallError("server", `${where} failed for model "${key}"${tries} (HTTP ${status}: ${said}).`, opts);
+      return new ModelCallError("client", `${where} rejected the request for model "${key}" (HTTP ${status}: ${said}).`, opts);
+    }
+    if (error instanceof TruncatedStream) {
+      return new ModelCallError(
+        "network",
+        `The stream from ${where} (model "${key}") ended before the answer was complete (no finish_reason)${tries}.`,
+        base,
+      );
+    }
+    if (error instanceof SyntaxError) {
+      return new ModelCallError("bad_response", `${where} (model "${key}") sent a stream that is not OpenAI-compatible: ${redactSecrets(error.message, [secret])}.`, base);
+    }
+    const detail = connectionDetail(error);
+    return new ModelCallError(
+      "network",
+      `The connection to ${where} (model "${key}") failed${acc.emitted ? " in the middle of the stream" : ""}${detail ? ` (${detail})` : ""}${tries}.`,
+      base,
+    );
+  }
+
+  async function attempt(req: ChatRequest, body: ChatCompletionCreateParamsStreaming, acc: StreamAccumulator, secret: string, emit: (d: ChatDelta) => void): Promise<ChatResult> {
+    const controller = new AbortController();
+    let cause: AbortCause | undefined;
+    const abort = (why: AbortCause) => {
+      if (cause) return;
+      cause = why;
+      controller.abort();
+    };
+    const onCallerAbort = () => abort("caller");
+    // Racing every await against this makes an abort prompt even if the SDK is slow to notice.
+    const aborted = new Promise<never>((_, reject) => {
+      controller.signal.addEventListener("abort", () => reject(new Aborted(cause ?? "caller")), { once: true });
+    });
+    aborted.catch(() => undefined);
+    if (req.signal?.aborted) throw new Aborted("caller");
+    req.signal?.addEventListener("abort", onCallerAbort, { once: true });
+    let timer = setTimeout(() => abort("timeout"), firstMs);
+    let finished = false;
+    try {
+      const stream = await Promise.race([
+        client(secret).chat.completions.create(body, { signal: controller.signal, timeout: firstMs + 1_000, maxRetries: 0 }),
+        aborted,
+      ]);
+      const iterator = stream[Symbol.asyncIterator]();
+      for (;;) {
+        const next = await Promise.race([iterator.next(), aborted]);
+        if (next.done) break;
+        clearTimeout(timer);
+        timer = setTimeout(() => abort("stalled"), idleMs);
+        acc.add(next.value, emit);
+      }
+      // The SDK ends iteration quietly when its signal aborts.
+      if (cause) throw new Aborted(cause);
+      // A connection closed early can look like a clean end; a complete answer always has a finish_reason.
+      if (!acc.finished) throw new TruncatedStream();
+      finished = true;
+      return acc.result();
+    } catch (error) {
+      if (error instanceof CallbackFailure) throw error;
+      throw cause ? new Aborted(cause) : error;
+    } finally {
+      clearTimeout(timer);
+      req.signal?.removeEventListener("abort", onCallerAbort);
+      if (!finished && !controller.signal.aborted) controller.abort();
+    }
+  }
+
+  return {
+    key,
+    label: entry.label ?? key,
+    offline: false,
+    async stream(req: ChatRequest, onDelta?: (d: ChatDelta) => void): Promise<ChatResult> {
+      const secret = apiKey();
+      const body = buildRequestBody(entry, req);
+      const emit = (d: ChatDelta) => {
+        if (!onDelta) return;
+        try {
+          onDelta(d);
+        } catch (error) {
+          throw new CallbackFailure(error);
+        }
+      };
+      for (let retry = 0; ; retry++) {
+        const acc = new StreamAccumulator(entry.model);
+        try {
+          return await attempt(req, body, acc, secret, emit);
+        } catch (error) {
+          if (error instanceof CallbackFailure) throw error.error;
+          const failure = classify(error, acc, retry + 1, secret);
+          if (!failure.retryable || failure.reason === "aborted" || acc.emitted || retry >= maxRetries) throw failure;
+          const headers = error instanceof APIError ? error.headers : undefined;
+          const delay = retryDelayMs(headers, retry, retryBaseMs, random);
+          if (delay === null) {
+            throw new ModelCallError(
+              "rate_limited",
+              `${failure.message} The endpoint asked to wait ${Math.round((retryAfterMs(headers) ?? 0) / 1000)} s, longer than Astrion Team waits.`,
+              { modelKey: key, httpStatus: failure.httpStatus },
+            );
+          }
+          try {
+            await sleepUnlessAborted(sleep, delay, req.signal);
+          } catch {
+            throw new ModelCallError("aborted", `The call to model "${key}" was stopped.`, { modelKey: key });
+          }
+        }
+      }
+    },
+  };
+}
+
+/** Runs `sleep`, but rejects the moment `signal` aborts even if `sleep` ignores it. */
+async function sleepUnlessAborted(sleep: (ms: number, signal?: AbortSignal) => Promise<void>, ms: number, signal?: AbortSignal): Promise<void> {
+  if (signal?.aborted) throw new Error("aborted");
+  let onAbort: (() => void) | undefined;
+  try {
+    await Promise.race([
+      sleep(ms, signal),
+      new Promise<never>((_, reject) => {
+        onAbort = () => reject(new Error("aborted"));
+        signal?.addEventListener("abort", onAbort, { once: true });
+      }),
+    ]);
+  } finally {
+    if (onAbort) signal?.removeEventListener("abort", onAbort);
+  }
+  if (signal?.aborted) throw new Error("aborted");
+}
+
+/** A short, secret-free description of a connection failure (`ECONNREFUSED`, `terminated`…). */
+function connectionDetail(error: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = error, depth = 0; e && depth < 4; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && !parts.includes(code)) parts.push(code);
+    const message = (e as { message?: unknown }).message;
+    if (typeof message === "string" && message && !parts.includes(message) && parts.length < 2) parts.push(message);
+  }
+  return redactSecrets(parts.join(", ")).slice(0, 200);
+}

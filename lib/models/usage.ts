@@ -1,0 +1,86 @@
+/**
+ * Token accounting: the `token_statistics` object of the leader's messages.json, summed over
+ * every model call of a conversation, per agent and per model. Pure.
+ */
+import { z } from "zod";
+import type { Usage } from "./types";
+
+const count = z.number().int().nonnegative().catch(0).default(0);
+
+/** Token totals of a set of calls. */
+export const UsageBucketSchema = z.looseObject({
+  prompt_tokens: count,
+  completion_tokens: count,
+  total_tokens: count,
+  calls: count,
+});
+/** Token totals of a set of calls. */
+export type UsageBucket = z.infer<typeof UsageBucketSchema>;
+
+/** `token_statistics` in the leader's messages.json. */
+export const TokenStatisticsSchema = z.looseObject({
+  total: UsageBucketSchema.catch(() => emptyBucket()).default(() => emptyBucket()),
+  /** Keyed `leader` or `agent_<id>` (never a bare number, so JSON key order stays stable). */
+  by_agent: z.record(z.string(), UsageBucketSchema).catch({}).default({}),
+  /** Keyed by registry model key. */
+  by_model: z.record(z.string(), UsageBucketSchema).catch({}).default({}),
+});
+/** `token_statistics` in the leader's messages.json. */
+export type TokenStatistics = z.infer<typeof TokenStatisticsSchema>;
+
+/** Who made a call: the leader or sub-agent `agent_<id>`. */
+export type UsageAgentKey = "leader" | `agent_${number}`;
+
+/** A bucket with every count at zero. */
+export function emptyBucket(): UsageBucket {
+  return { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, calls: 0 };
+}
+
+/** Empty statistics, as a new conversation holds. */
+export function emptyTokenStatistics(): TokenStatistics {
+  return { total: emptyBucket(), by_agent: {}, by_model: {} };
+}
+
+/** The `by_agent` key of an agent: `leader` for null/undefined, otherwise `agent_<id>`. */
+export function usageAgentKey(agentId: number | null | undefined): UsageAgentKey {
+  return agentId === null || agentId === undefined ? "leader" : `agent_${agentId}`;
+}
+
+/**
+ * Reads whatever `token_statistics` holds (the `{}` of a new conversation, an older or partly
+ * broken object) as full statistics; unknown keys are kept, broken counts read as zero.
+ */
+export function normalizeTokenStatistics(stats: unknown): TokenStatistics {
+  const parsed = TokenStatisticsSchema.safeParse(stats ?? {});
+  return parsed.success ? parsed.data : emptyTokenStatistics();
+}
+
+function sum(bucket: UsageBucket | undefined, usage: Usage | null): UsageBucket {
+  const base = bucket ?? emptyBucket();
+  const prompt = usage?.prompt_tokens ?? 0;
+  const completion = usage?.completion_tokens ?? 0;
+  return {
+    ...base,
+    prompt_tokens: base.prompt_tokens + prompt,
+    completion_tokens: base.completion_tokens + completion,
+    total_tokens: base.total_tokens + (usage ? usage.total_tokens || prompt + completion : 0),
+    calls: base.calls + 1,
+  };
+}
+
+/**
+ * Adds one call to the statistics and returns the new object (the input is not changed). A call
+ * whose endpoint sent no usage (`usage: null`) still counts as a call.
+ */
+export function addUsage(
+  stats: unknown,
+  call: { agentKey: UsageAgentKey; modelKey: string; usage: Usage | null },
+): TokenStatistics {
+  const current = normalizeTokenStatistics(stats);
+  return {
+    ...current,
+    total: sum(current.total, call.usage),
+    by_agent: { ...current.by_agent, [call.agentKey]: sum(current.by_agent[call.agentKey], call.usage) },
+    by_model: { ...current.by_model, [call.modelKey]: sum(current.by_model[call.modelKey], call.usage) },
+  };
+}
