@@ -4,10 +4,13 @@ import "server-only";
  * model registry. When another live server owns the folder, this server says so and exits
  * instead of serving two writers on one folder. Imported once, by instrumentation.ts.
  */
+import { resumeAll } from "@/lib/runtime";
 import { getApp } from "./app";
 
 try {
   await getApp();
+  const resumed = await resumeAll();
+  if (resumed > 0) console.log(`[astrion] resumed ${resumed} conversation(s) from disk`);
 } catch (error) {
   const message = error instanceof Error ? error.message : String(error);
   console.error(`[astrion] cannot start: ${message}`);

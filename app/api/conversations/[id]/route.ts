@@ -1,5 +1,6 @@
 import { PatchConversationBodySchema } from "@/lib/api/contract";
 import { json, parseWith, readBody, route } from "@/lib/http";
+import { forgetRun } from "@/lib/runtime";
 import { getApp } from "@/lib/server/app";
 import { ConversationIdSchema } from "@/lib/store/schemas";
 
@@ -26,6 +27,8 @@ export const PATCH = route<Params>(async (request, params) => {
 export const DELETE = route<Params>(async (_request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const app = await getApp();
+  await app.store.get(id);
+  await forgetRun(id);
   await app.store.remove(id);
   return json({ deleted: id });
 });

@@ -1,13 +1,25 @@
-import { json, parseWith, route } from "@/lib/http";
+import { PostMessageBodySchema } from "@/lib/api/contract";
+import { json, parseWith, readBody, route } from "@/lib/http";
+import { runFor } from "@/lib/runtime";
 import { getApp } from "@/lib/server/app";
 import { ConversationIdSchema } from "@/lib/store/schemas";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
+type Params = { id: string };
+
 /** The Team Leader's conversation (`messages.json`) as stored. */
-export const GET = route<{ id: string }>(async (_request, params) => {
+export const GET = route<Params>(async (_request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const app = await getApp();
   return json(await app.store.readLeaderMessages(id));
+});
+
+/** A person's message to the Team Leader: 202, the team works in the background. */
+export const POST = route<Params>(async (request, params) => {
+  const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
+  const body = await readBody(request, PostMessageBodySchema, 256 * 1024);
+  const run = await runFor(id);
+  return json(await run.postUserMessage(body.content, body.author), { status: 202 });
 });

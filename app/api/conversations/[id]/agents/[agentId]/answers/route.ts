@@ -1,0 +1,18 @@
+import { AnswerBodySchema } from "@/lib/api/contract";
+import { json, parseWith, readBody, route } from "@/lib/http";
+import { runFor } from "@/lib/runtime";
+import { AgentIdSchema, ConversationIdSchema } from "@/lib/store/schemas";
+
+export const dynamic = "force-dynamic";
+export const runtime = "nodejs";
+
+/** A person answers a sub-agent's pending question; the agent resumes. 409 when already answered. */
+export const POST = route<{ id: string; agentId: string }>(async (request, params) => {
+  const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
+  const agentId = parseWith(AgentIdSchema, params.agentId, "Bad agent id");
+  const body = await readBody(request, AnswerBodySchema, 256 * 1024);
+  const run = await runFor(id);
+  await run.agentDetail(agentId);
+  await run.answerQuestion(body.question_id, body.answer, body.author ?? "User", agentId);
+  return json({ answered: true, question_id: body.question_id });
+});

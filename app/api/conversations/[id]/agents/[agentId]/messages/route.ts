@@ -1,0 +1,18 @@
+import { AgentMessageBodySchema } from "@/lib/api/contract";
+import { json, parseWith, readBody, route } from "@/lib/http";
+import { runFor } from "@/lib/runtime";
+import { USER_PARTY } from "@/lib/protocol/envelope";
+import { AgentIdSchema, ConversationIdSchema } from "@/lib/store/schemas";
+
+export const dynamic = "force-dynamic";
+export const runtime = "nodejs";
+
+/** A person's message to one sub-agent, delivered before its next step. */
+export const POST = route<{ id: string; agentId: string }>(async (request, params) => {
+  const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
+  const agentId = parseWith(AgentIdSchema, params.agentId, "Bad agent id");
+  const body = await readBody(request, AgentMessageBodySchema, 256 * 1024);
+  const run = await runFor(id);
+  const messageId = await run.messageAgent(agentId, body.content, { name: body.author ?? "User", agentId: null, party: USER_PARTY, abbrev: "usr" });
+  return json({ message_id: messageId }, { status: 202 });
+});

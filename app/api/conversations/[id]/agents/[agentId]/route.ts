@@ -1,0 +1,25 @@
+import { json, parseWith, route } from "@/lib/http";
+import { runFor } from "@/lib/runtime";
+import { AgentIdSchema, ConversationIdSchema } from "@/lib/store/schemas";
+
+export const dynamic = "force-dynamic";
+export const runtime = "nodejs";
+
+type Params = { id: string; agentId: string };
+
+/** One sub-agent: its metadata and whole conversation. */
+export const GET = route<Params>(async (_request, params) => {
+  const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
+  const agentId = parseWith(AgentIdSchema, params.agentId, "Bad agent id");
+  return json(await (await runFor(id)).agentDetail(agentId));
+});
+
+/** Terminates one sub-agent (a person's decision). */
+export const DELETE = route<Params>(async (_request, params) => {
+  const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
+  const agentId = parseWith(AgentIdSchema, params.agentId, "Bad agent id");
+  const run = await runFor(id);
+  await run.agentDetail(agentId);
+  await run.terminateAgent(agentId, "terminated by a person", "person");
+  return json({ terminated: agentId });
+});

@@ -1,0 +1,13 @@
+import { json, parseWith, route } from "@/lib/http";
+import { runFor } from "@/lib/runtime";
+import { ConversationIdSchema } from "@/lib/store/schemas";
+
+export const dynamic = "force-dynamic";
+export const runtime = "nodejs";
+
+/** The conversation's sub-agents with status, task, last activity and tokens. */
+export const GET = route<{ id: string }>(async (_request, params) => {
+  const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
+  const snapshot = await (await runFor(id)).snapshot();
+  return json({ agents: snapshot.agents, questions: snapshot.questions });
+});

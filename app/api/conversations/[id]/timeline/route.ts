@@ -1,0 +1,19 @@
+import path from "node:path";
+import { TimelineQuerySchema } from "@/lib/api/contract";
+import { json, parseWith, queryOf, route } from "@/lib/http";
+import { readTimeline, timelineFile } from "@/lib/protocol";
+import { getApp } from "@/lib/server/app";
+import { ConversationIdSchema } from "@/lib/store/schemas";
+
+export const dynamic = "force-dynamic";
+export const runtime = "nodejs";
+
+/** The audit timeline (timeline.jsonl), optionally only one trace. */
+export const GET = route<{ id: string }>(async (request, params) => {
+  const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
+  const query = parseWith(TimelineQuerySchema, queryOf(request), "Bad query");
+  const app = await getApp();
+  await app.store.get(id);
+  const result = await readTimeline(timelineFile(path.join(app.root, "conversations", id)), { trace_id: query.trace_id });
+  return json({ records: result.records, bad_lines: result.bad.length });
+});

@@ -1,0 +1,512 @@
+/**
+ * The offline Team Leader. Each call re-reads the conversation since the person's latest goal and
+ * takes the first step that applies: relay new questions to the person, assemble a team, summarize
+ * the reports once all are in, or say how far the team has got. Deterministic and pure.
+ */
+import { parseAgentMessage, type AgentMessage } from "@/lib/protocol/messages";
+import type { ChatMessage, ChatRequest, ToolSpec } from "../types";
+import { pastCalls, textOf, type OfflineDecision } from "./history";
+import {
+  ASK_ME_SENTENCE,
+  ASPECTS,
+  aspectPosition,
+  clip,
+  englishWords,
+  isAmbiguousGoal,
+  joinList,
+  langOf,
+  str,
+  tokenize,
+  tr,
+  type Aspect,
+  type Lang,
+} from "./text";
+
+/** A role as the leader's `create_sub_agent` tool describes it. */
+export interface CatalogRole {
+  id: string;
+  name: string;
+  description: string;
+  capabilities: string[];
+}
+
+// `- {id}: {name} — {description} (capabilities: {tag1, tag2, …})`; the description may itself
+// contain dashes and parentheses, so the name stops at the first " — " and the tags are the last group.
+const CATALOG_LINE = /^\s*[-*]\s+([^\s:]+):\s+(.+?)\s+—\s+(.*?)\s*\(capabilities:\s*([^()]*)\)\s*$/;
+
+function titleCase(id: string): string {
+  return id
+    .split(/[-_.\s]+/)
+    .filter(Boolean)
+    .map((w) => (w.length <= 2 ? w.toUpperCase() : w[0]!.toUpperCase() + w.slice(1)))
+    .join(" ");
+}
+
+/**
+ * The roles offered by `create_sub_agent`: the `role_id` enum decides which roles exist (only
+ * authorized ones are listed there), the description's catalog lines add names and capabilities.
+ */
+export function parseCatalog(tool: ToolSpec | undefined): CatalogRole[] {
+  if (!tool) return [];
+  const described = new Map<string, CatalogRole>();
+  for (const line of tool.function.description.split("\n")) {
+    const m = CATALOG_LINE.exec(line);
+    if (!m) continue;
+    const [, id = "", name = "", description = "", caps = ""] = m;
+    described.set(id, {
+      id,
+      name: name.trim(),
+      description: description.trim(),
+      capabilities: caps
+        .split(",")
+        .map((c) => c.trim().toLowerCase())
+        .filter(Boolean),
+    });
+  }
+  const props = (tool.function.parameters as { properties?: { role_id?: { enum?: unknown } } }).properties;
+  const ids = Array.isArray(props?.role_id?.enum)
+    ? props.role_id.enum.filter((v): v is string => typeof v === "string")
+    : [...described.keys()];
+  return ids.map((id) => described.get(id) ?? { id, name: titleCase(id), description: "", capabilities: [] });
+}
+
+/** How strongly a role does the work of an aspect: its matching capability tags, plus its name. */
+function aspectStrength(role: CatalogRole, aspect: Aspect): number {
+  const tags = aspect.tags.filter((t) => role.capabilities.includes(t)).length;
+  const nameWords = englishWords(`${role.name} ${role.id}`);
+  const byName = aspect.roleWords.some((w) => nameWords.includes(w)) ? 1 : 0;
+  return tags + byName;
+}
+
+/** The kind of work a role mainly does; null when its tags and name say nothing we know. */
+export function primaryAspect(role: CatalogRole): Aspect | null {
+  let best: Aspect | null = null;
+  let bestScore = 0;
+  for (const aspect of ASPECTS) {
+    const s = aspectStrength(role, aspect);
+    if (s > bestScore) {
+      best = aspect;
+      bestScore = s;
+    }
+  }
+  return best;
+}
+
+/** A role chosen for a goal, with the score that chose it (shown in the leader's thinking). */
+export interface RoleMatch {
+  role: CatalogRole;
+  score: number;
+}
+
+/** The aspects a goal names, in the order the goal names them. */
+export function goalAspects(goal: string): Aspect[] {
+  return ASPECTS.map((a) => ({ a, at: aspectPosition(a, goal) }))
+    .filter((x) => x.at >= 0)
+    .sort((x, y) => x.at - y.at)
+    .map((x) => x.a);
+}
+
+/**
+ * Scores every role against a goal: aspects the goal names weigh most (through the role's
+ * capability tags), then word overlap with tags, name and description.
+ */
+export function scoreRoles(goal: string, roles: readonly CatalogRole[]): RoleMatch[] {
+  const words = tokenize(goal);
+  const aspects = goalAspects(goal);
+  return roles.map((role) => {
+    let score = 0;
+    for (const a of aspects) score += 4 * aspectStrength(role, a);
+    const tagTokens = tokenize(role.capabilities.join(" "));
+    const nameTokens = tokenize(`${role.name} ${role.id}`);
+    const descTokens = tokenize(role.description);
+    for (const w of words) {
+      if (tagTokens.has(w)) score += 3;
+      if (nameTokens.has(w)) score += 2;
+      if (descTokens.has(w)) score += 1;
+    }
+    return { role, score };
+  });
+}
+
+/**
+ * Picks 1–3 roles for a goal: the strongest role for each aspect the goal names (in the goal's
+ * order, no role twice); with no aspect named, the best-scoring role and a close runner-up; with no
+ * match at all, a researcher-like role, else the first role.
+ */
+export function matchRoles(goal: string, roles: readonly CatalogRole[]): RoleMatch[] {
+  if (roles.length === 0) return [];
+  const scored = scoreRoles(goal, roles);
+  const picked: RoleMatch[] = [];
+  const has = (id: string) => picked.some((p) => p.role.id === id);
+  for (const aspect of goalAspects(goal)) {
+    let best: { m: RoleMatch; strength: number } | null = null;
+    for (const m of scored) {
+      const strength = aspectStrength(m.role, aspect);
+      if (strength === 0) continue;
+      if (!best || strength > best.strength || (strength === best.strength && m.score > best.m.score)) best = { m, strength };
+    }
+    if (best && !has(best.m.role.id)) picked.push(best.m);
+    if (picked.length === 3) return picked;
+  }
+  if (picked.length === 0) {
+    const ranked = [...scored].sort((a, b) => b.score - a.score);
+    const [top, second] = ranked;
+    if (top && top.score > 0) {
+      picked.push(top);
+      // "Several roles score well": a runner-up close to the winner joins the team.
+      if (second && second.score >= 3 && second.score >= 0.8 * top.score) picked.push(second);
+    }
+  }
+  if (picked.length === 0) {
+    const researcher =
+      scored.find((m) => m.role.capabilities.includes("research")) ?? scored.find((m) => m.role.id.includes("research"));
+    picked.push(researcher ?? scored[0]!);
+  }
+  return picked;
+}
+
+/** What each kind of agent is asked to do; `{goal}` is quoted by the caller. */
+const TASK_BODY: Record<Aspect["key"] | "generic", (name: string) => string> = {
+  review: (name) =>
+    `As the ${name}, review the project folder for this goal: list the files, read the entry points and the code the goal is about, and search for risky patterns (input handling, secrets, error paths). Report concrete findings with file:line references, ranked by severity, and the fixes you recommend.`,
+  ui: (name) =>
+    `As the ${name}, study the pages, styles and components (HTML, CSS, React/JSX files) the goal touches: the current layout, colors and accessibility. Report what exists today (file names, colors with hex values) and a concrete proposal for the goal.`,
+  research: (name) =>
+    `As the ${name}, investigate this in the project folder: survey the layout, read the README and the package manifest, search for the identifiers the goal is about, and report how it works today with file references, plus your recommendation.`,
+  testing: (name) =>
+    `As the ${name}, find the test setup (framework, test scripts, existing tests) and the code the goal is about. Report which behaviours are covered, the gaps, and the tests to add first.`,
+  docs: (name) =>
+    `As the ${name}, gather the facts the documentation needs: read the README, the package manifest and its scripts, and the code the goal is about. Report what the docs must cover (setup, commands, options), what is missing or out of date, and an outline.`,
+  implementation: (name) =>
+    `As the ${name}, locate the code to change: list the files, read the modules involved and search for the functions and messages the goal names. Report the files involved with line references and a step-by-step change plan, including the tests to add.`,
+  generic: (name) =>
+    `As the ${name}, work on this goal from your role's point of view: look at the project folder (list it, read the key files, search for the terms the goal uses) and report your findings with file references and 2–4 recommendations.`,
+};
+
+/** One-phrase purpose of each kind of agent, for the leader's plan. */
+const PURPOSE: Record<Aspect["key"] | "generic", [string, string]> = {
+  review: ["review the code for issues", "审查代码问题"],
+  ui: ["study the UI and propose changes", "研究界面并提出方案"],
+  research: ["investigate how it works", "调研现有实现"],
+  testing: ["check the tests and coverage", "检查测试与覆盖"],
+  docs: ["gather what the docs need", "整理文档所需内容"],
+  implementation: ["plan the code changes", "规划代码改动"],
+  generic: ["look at it from its angle", "从其角度分析"],
+};
+
+/**
+ * The task text handed to a sub-agent: the goal quoted on its first line (the offline sub-agent
+ * reads it back from there), what to look at, what to report, and who else is on the team.
+ */
+export function buildTask(goal: string, role: CatalogRole, teammates: readonly CatalogRole[], askFirst: boolean): string {
+  const kind = primaryAspect(role)?.key ?? "generic";
+  const parts = [`Goal: "${goal.replace(/\s+/g, " ").trim()}"`, TASK_BODY[kind](role.name)];
+  if (teammates.length > 0) {
+    parts.push(`Teammates on this goal: ${joinList(teammates.map((t) => t.name))}; keep to your part.`);
+  }
+  if (askFirst) parts.push(ASK_ME_SENTENCE);
+  return parts.join("\n");
+}
+
+const GREETING_WORDS = new Set(["hi", "hello", "hey", "thanks", "thank", "you", "ok", "okay", "cool", "great", "nice", "good", "bye"]);
+const GREETING_CJK = ["你好", "谢谢", "好的", "嗨", "您好", "再见", "收到"];
+
+/** True for a goal that is only a greeting or a thank-you: no team is assembled for it. */
+function isGreeting(goal: string): boolean {
+  let rest = goal.toLowerCase();
+  for (const g of GREETING_CJK) rest = rest.split(g).join(" ");
+  // Anything else in Chinese is content, not a greeting.
+  if (/[\u3400-\u9fff]/.test(rest)) return false;
+  return englishWords(rest).every((w) => GREETING_WORDS.has(w));
+}
+
+/** Title prefixes of the final summary; a summary already written is not written again. */
+export const SUMMARY_TITLES = ["## Team summary", "## 团队总结"] as const;
+
+interface CreatedAgent {
+  displayName: string;
+  agentId: number | null;
+  roleId: string;
+}
+
+interface Inbound {
+  msg: AgentMessage;
+  index: number;
+}
+
+function reportBullets(body: string): string[] {
+  const lines = body.split("\n");
+  const out: string[] = [];
+  for (const line of lines) {
+    const t = line.trim();
+    if (isRecommendationHeading(t)) break;
+    if (/^([-*•]|\d+[.)])\s+/.test(t)) out.push(t.replace(/^([-*•]|\d+[.)])\s+/, ""));
+    if (out.length >= 20) break;
+  }
+  return out;
+}
+
+function isRecommendationHeading(line: string): boolean {
+  return !/^([-*•]|\d+[.)])\s/.test(line) && /^(#+\s*|\*\*)?\s*(recommendations?|next steps?|建议|后续)/i.test(line);
+}
+
+function reportRecommendations(body: string): string[] {
+  const lines = body.split("\n").map((l) => l.trim());
+  const start = lines.findIndex(isRecommendationHeading);
+  if (start < 0) return [];
+  const out: string[] = [];
+  for (const line of lines.slice(start + 1)) {
+    if (/^([-*•]|\d+[.)])\s+/.test(line)) out.push(line.replace(/^([-*•]|\d+[.)])\s+/, ""));
+    else if (line && out.length > 0) break;
+  }
+  return out;
+}
+
+function firstLines(body: string, n: number): string[] {
+  return body
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !/^#+\s*$/.test(l))
+    .slice(0, n);
+}
+
+/** The final summary, built only from what the reports say. */
+function summarize(goal: string, lang: Lang, agents: CreatedAgent[], reports: Map<string, Inbound>, roles: CatalogRole[], terminated: Set<string>): string {
+  const out: string[] = [];
+  out.push(`${lang === "zh" ? SUMMARY_TITLES[1] + "：" : SUMMARY_TITLES[0] + ": "}${clip(goal, 80)}`);
+  out.push("");
+  const reported = agents.filter((a) => reports.has(a.displayName));
+  out.push(
+    tr(
+      lang,
+      `${reported.length} ${reported.length === 1 ? "report" : "reports"} came back from the team (${joinList(reported.map((a) => a.displayName))}). Key findings:`,
+      `团队共提交 ${reported.length} 份汇报（${joinList(reported.map((a) => a.displayName), "zh")}）。主要发现：`,
+    ),
+  );
+  const nextSteps: string[] = [];
+  // Teammates often see the same layout; a finding already quoted is not repeated.
+  const quoted = new Set<string>();
+  for (const agent of agents) {
+    const roleName = roles.find((r) => r.id === agent.roleId)?.name ?? agent.roleId;
+    out.push("");
+    out.push(`### ${agent.displayName} — ${roleName}`);
+    const report = reports.get(agent.displayName);
+    if (!report) {
+      out.push(terminated.has(agent.displayName) ? tr(lang, "_Stopped before reporting._", "_在汇报前已被终止。_") : tr(lang, "_No report._", "_没有汇报。_"));
+      continue;
+    }
+    const all = reportBullets(report.msg.body);
+    const bullets = all.filter((b) => !quoted.has(b)).slice(0, 6);
+    for (const b of all) quoted.add(b);
+    if (bullets.length > 0) for (const b of bullets) out.push(`- ${b}`);
+    else if (all.length > 0) out.push(tr(lang, "- Same findings as above.", "- 发现与上文相同。"));
+    else for (const l of firstLines(report.msg.body, 3)) out.push(`> ${l}`);
+    for (const r of reportRecommendations(report.msg.body).slice(0, 2)) nextSteps.push(`${r} (${agent.displayName})`);
+  }
+  out.push("");
+  out.push(tr(lang, "### Next steps", "### 后续步骤"));
+  if (nextSteps.length === 0) {
+    nextSteps.push(
+      tr(lang, "Review the findings above and pick the first change to make.", "审阅以上发现，确定首先要做的改动。"),
+      tr(lang, "Send a follow-up goal to have the team carry it out.", "发送新的目标，让团队去落实。"),
+    );
+  }
+  nextSteps.slice(0, 6).forEach((s, i) => out.push(`${i + 1}. ${s}`));
+  return out.join("\n");
+}
+
+/** Decides the offline leader's answer to one request. */
+export function decideLeader(req: ChatRequest): OfflineDecision {
+  const msgs: readonly ChatMessage[] = req.messages;
+  let goalIdx = -1;
+  for (let i = msgs.length - 1; i >= 0; i--) {
+    const m = msgs[i];
+    if (m?.role === "user" && parseAgentMessage(textOf(m)) === null) {
+      goalIdx = i;
+      break;
+    }
+  }
+  const goal = goalIdx >= 0 ? textOf(msgs[goalIdx]).trim() : "";
+  const lang = langOf(goal);
+  const roles = parseCatalog(req.tools?.find((t) => t.function.name === "create_sub_agent"));
+  const calls = pastCalls(msgs, goalIdx);
+
+  const created: CreatedAgent[] = [];
+  const refused: string[] = [];
+  let awaitingCreate = false;
+  for (const c of calls) {
+    if (c.name !== "create_sub_agent") continue;
+    const displayName = str(c.result, "display_name");
+    if (displayName) {
+      const rawId = (c.result as Record<string, unknown>).agent_id;
+      created.push({ displayName, agentId: typeof rawId === "number" ? rawId : null, roleId: String(c.args.role_id ?? "") });
+    } else if (c.resultText === undefined) awaitingCreate = true;
+    else refused.push(`${String(c.args.role_id ?? "?")}: ${c.error ?? clip(c.resultText, 120)}`);
+  }
+  const answered = new Set(calls.filter((c) => c.name === "answer_question").map((c) => String(c.args.question_id ?? "")));
+  const terminated = new Set<string>();
+  for (const c of calls.filter((x) => x.name === "terminate_agent")) {
+    const target = c.args.agent_id;
+    const agent = created.find((a) => a.agentId === Number(target) || a.displayName === target);
+    if (agent && !c.error) terminated.add(agent.displayName);
+  }
+
+  const reports = new Map<string, Inbound>();
+  const questions: Inbound[] = [];
+  for (let i = goalIdx + 1; i < msgs.length; i++) {
+    const m = msgs[i];
+    if (m?.role !== "user") continue;
+    const parsed = parseAgentMessage(textOf(m));
+    if (!parsed) continue;
+    if (parsed.kind === "report") reports.set(parsed.sender, { msg: parsed, index: i });
+    else if (parsed.kind === "message" && parsed.id.startsWith("ask_")) questions.push({ msg: parsed, index: i });
+  }
+
+  // 1. Questions: only the person knows their intent, so they are relayed, not answered.
+  const relayedLater = (q: Inbound) =>
+    msgs.some((m, i) => i > q.index && m.role === "assistant" && textOf(m).includes(q.msg.id));
+  const open = questions.filter((q) => !answered.has(q.msg.id) && !relayedLater(q));
+  if (open.length > 0) {
+    const lines = open.map((q) =>
+      tr(
+        lang,
+        `${q.msg.sender} asks: "${clip(q.msg.body, 400)}" — answer it in the agent's panel. (question ${q.msg.id})`,
+        `${q.msg.sender} 提问：“${clip(q.msg.body, 400)}”——请在该成员的面板中回答。（问题 ${q.msg.id}）`,
+      ),
+    );
+    return {
+      reasoning: tr(
+        lang,
+        `${open.length === 1 ? "A sub-agent has a question" : `${open.length} questions came in`} that depends on what the person wants; I relay it instead of guessing.`,
+        `有成员提出了取决于你意图的问题；我转达给你，而不是替你猜测。`,
+      ),
+      content: lines.join("\n\n"),
+      toolCalls: [],
+    };
+  }
+
+  // 2. No team yet for this goal.
+  if (created.length === 0) {
+    if (!goal) {
+      return {
+        reasoning: "There is no goal from the person yet.",
+        content: "Tell me what the team should work on, and I'll assemble the right sub-agents for it.",
+        toolCalls: [],
+      };
+    }
+    if (awaitingCreate) {
+      return { reasoning: tr(lang, "The team is still being created.", "团队正在创建中。"), content: tr(lang, "Assembling the team…", "正在组建团队…"), toolCalls: [] };
+    }
+    if (refused.length > 0) {
+      return {
+        reasoning: tr(lang, "Every sub-agent I asked for was refused; I report why instead of retrying blindly.", "创建成员的请求都被拒绝了；我说明原因而不是盲目重试。"),
+        content: tr(
+          lang,
+          `I could not assemble a team: ${refused.join("; ")}. Check the roles and limits, then send the goal again.`,
+          `无法组建团队：${refused.join("；")}。请检查角色与限制后重新发送目标。`,
+        ),
+        toolCalls: [],
+      };
+    }
+    if (isGreeting(goal)) {
+      return {
+        reasoning: tr(lang, "The message is a greeting, not a goal.", "这条消息是问候，不是目标。"),
+        content: tr(
+          lang,
+          "Hello! Describe a goal for the project (for example “Review the authentication code for security issues”) and I'll assemble a team for it.",
+          "你好！请描述一个项目目标（例如“审查登录代码的安全问题”），我会为它组建团队。",
+        ),
+        toolCalls: [],
+      };
+    }
+    if (roles.length === 0) {
+      return {
+        reasoning: "No roles are available to create.",
+        content: tr(lang, "No sub-agent roles are available, so I cannot assemble a team. Add a role to the role library first.", "没有可用的角色，无法组建团队。请先在角色库中添加角色。"),
+        toolCalls: [],
+      };
+    }
+    const team = matchRoles(goal, roles);
+    const ambiguous = isAmbiguousGoal(goal);
+    const toolCalls = team.map((m, i) => ({
+      name: "create_sub_agent",
+      args: {
+        role_id: m.role.id,
+        task: buildTask(
+          goal,
+          m.role,
+          team.filter((o) => o !== m).map((o) => o.role),
+          ambiguous && i === 0,
+        ),
+      },
+    }));
+    const members = team.map((m) => {
+      const purpose = PURPOSE[primaryAspect(m.role)?.key ?? "generic"];
+      return tr(lang, `**${m.role.name}** (\`${m.role.id}\`) to ${purpose[0]}`, `**${m.role.name}**（\`${m.role.id}\`）负责${purpose[1]}`);
+    });
+    const first = team[0]!.role.name;
+    const content = [
+      tr(
+        lang,
+        `I'll assemble a team of ${team.length}: ${joinList(members)}. ${team.length === 1 ? "It" : "Each"} will look at the project folder and report back; I'll summarize ${team.length === 1 ? "the" : "their"} findings.`,
+        `我将组建一个 ${team.length} 人团队：${joinList(members, "zh")}。每位成员会查看项目文件夹并汇报，我再汇总他们的发现。`,
+      ),
+      ambiguous
+        ? tr(lang, ` The goal leaves room for interpretation, so the ${first} will check with you before reporting.`, `目标还不够明确，${first} 会在汇报前先向你确认。`)
+        : "",
+    ].join("");
+    const aspects = goalAspects(goal).map((a) => a.key);
+    const reasoning = tr(
+      lang,
+      `The goal ${aspects.length ? `asks for ${joinList(aspects)}` : "names no specific kind of work"}; the best matches in the role catalog are ${joinList(team.map((m) => `${m.role.id} (score ${m.score})`))}. I'll give each a concrete task${ambiguous ? " and have the first one ask for clarification, since the goal is vague" : ""}.`,
+      `目标涉及${aspects.length ? joinList(aspects, "zh") : "的工作类型不明确"}；角色目录中最匹配的是 ${joinList(team.map((m) => `${m.role.id}（得分 ${m.score}）`), "zh")}。我会给每位成员一个具体任务${ambiguous ? "，并让第一位先澄清目标" : ""}。`,
+    );
+    return { reasoning, content, toolCalls };
+  }
+
+  // 3. Every agent still expected has reported: summarize (once).
+  const expected = created.filter((a) => !terminated.has(a.displayName));
+  const done = expected.filter((a) => reports.has(a.displayName));
+  if (done.length === expected.length) {
+    const lastReport = Math.max(-1, ...[...reports.values()].map((r) => r.index));
+    const summarized = msgs.some(
+      (m, i) => i > lastReport && m.role === "assistant" && SUMMARY_TITLES.some((t) => textOf(m).startsWith(t)),
+    );
+    if (summarized) {
+      return {
+        reasoning: tr(lang, "The summary is already written and nothing new has arrived.", "总结已写好，没有新的汇报。"),
+        content: tr(lang, "All reports are in and summarized above. Send a new goal to start another round.", "所有汇报都已汇总在上方。发送新的目标即可开始下一轮。"),
+        toolCalls: [],
+      };
+    }
+    return {
+      reasoning: tr(
+        lang,
+        `All ${expected.length} expected reports are in; I'll summarize each agent's findings and collect their recommendations as next steps.`,
+        `预期的 ${expected.length} 份汇报均已到齐；我将汇总每位成员的发现，并把建议整理为后续步骤。`,
+      ),
+      content: summarize(goal, lang, created, reports, roles, terminated),
+      toolCalls: [],
+    };
+  }
+
+  // 4. Still waiting.
+  const waiting = expected.filter((a) => !reports.has(a.displayName)).map((a) => a.displayName);
+  const content =
+    done.length === 0
+      ? tr(
+          lang,
+          `Team assembled: ${joinList(waiting)} ${waiting.length === 1 ? "is" : "are"} working on it. I'll summarize when the reports are in.`,
+          `团队已组建：${joinList(waiting, "zh")} 正在工作，汇报到齐后我会汇总。`,
+        )
+      : tr(
+          lang,
+          `The team is working: ${done.length} of ${expected.length} reports in (waiting for ${joinList(waiting)}).`,
+          `团队工作中：已收到 ${done.length}/${expected.length} 份汇报（等待 ${joinList(waiting, "zh")}）。`,
+        );
+  return {
+    reasoning: tr(lang, "Not every sub-agent has reported yet, so I wait.", "还有成员没有汇报，继续等待。"),
+    content,
+    toolCalls: [],
+  };
+}

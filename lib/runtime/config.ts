@@ -1,0 +1,35 @@
+/**
+ * Hard caps and limits of the team runtime, enforced in code (never left to a model). Each can
+ * be set by an environment variable; defaults follow the issue: 8 sub-agents per conversation,
+ * 30 model calls per agent per task, and sub-agents cannot create sub-agents (they have no tool
+ * for it, and the executor refuses it if a model asks anyway).
+ */
+
+/** Caps and limits in force. */
+export interface RuntimeLimits {
+  /** Sub-agents one conversation may create (`ASTRION_MAX_AGENTS`, default 8). */
+  maxAgents: number;
+  /** Model calls one agent (or the leader) may make for one task (`ASTRION_MAX_CALLS_PER_TASK`, default 30). */
+  maxCallsPerTask: number;
+  /** Characters of one tool result sent to a model before it is cut with a marker (`ASTRION_TOOL_OUTPUT_MAX`, default 12000). */
+  toolOutputMax: number;
+  /** Pause before a woken leader calls its model, so reports arriving together are handled in one turn (ms). */
+  leaderBatchMs: number;
+}
+
+function intFromEnv(env: Record<string, string | undefined>, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === "") return fallback;
+  const n = Number(raw);
+  return Number.isInteger(n) && n >= min ? n : fallback;
+}
+
+/** The limits from the environment. */
+export function limitsFromEnv(env: Record<string, string | undefined> = process.env): RuntimeLimits {
+  return {
+    maxAgents: intFromEnv(env, "ASTRION_MAX_AGENTS", 8, 1),
+    maxCallsPerTask: intFromEnv(env, "ASTRION_MAX_CALLS_PER_TASK", 30, 1),
+    toolOutputMax: intFromEnv(env, "ASTRION_TOOL_OUTPUT_MAX", 12_000, 200),
+    leaderBatchMs: intFromEnv(env, "ASTRION_LEADER_BATCH_MS", 60, 0),
+  };
+}

@@ -1,0 +1,58 @@
+import "server-only";
+/**
+ * The team runtime's public face: one {@link TeamRun} per conversation, kept on globalThis (Next
+ * loads server code in several bundles of one process), started on demand and resumed at boot.
+ */
+import { getApp } from "@/lib/server/app";
+import { limitsFromEnv } from "./config";
+import { TeamRun } from "./team-run";
+
+export { TeamRun, LEADER_DISPLAY_NAME } from "./team-run";
+export { limitsFromEnv, type RuntimeLimits } from "./config";
+export * from "./events";
+
+const RUNS_KEY = Symbol.for("astrion.runtime.runs");
+
+function runs(): Map<string, TeamRun> {
+  const g = globalThis as unknown as Record<symbol, Map<string, TeamRun> | undefined>;
+  return (g[RUNS_KEY] ??= new Map());
+}
+
+/** The run of a conversation (which must exist: the store is asked first). */
+export async function runFor(convId: string): Promise<TeamRun> {
+  const app = await getApp();
+  await app.store.get(convId);
+  let run = runs().get(convId);
+  if (!run) {
+    run = new TeamRun(app, convId, limitsFromEnv());
+    runs().set(convId, run);
+  }
+  return run;
+}
+
+/** Stops a conversation's work (if any) and forgets its run, e.g. before the conversation is deleted. */
+export async function forgetRun(convId: string): Promise<void> {
+  const run = runs().get(convId);
+  if (!run) return;
+  await run.stop().catch(() => undefined);
+  runs().delete(convId);
+}
+
+/** At boot: every active conversation continues from disk. */
+export async function resumeAll(): Promise<number> {
+  const app = await getApp();
+  let resumed = 0;
+  for (let offset = 0; ; offset += 100) {
+    const page = await app.store.list({ status: "active", offset, limit: 100 });
+    for (const item of page.items) {
+      try {
+        await (await runFor(item.id)).resume();
+        resumed++;
+      } catch (error) {
+        console.error(`[astrion] could not resume ${item.id}:`, (error as Error).message);
+      }
+    }
+    if (offset + page.items.length >= page.total) break;
+  }
+  return resumed;
+}

@@ -1,0 +1,28 @@
+import "server-only";
+/**
+ * Model keys → callable models, through the registry (models.json + environment). The built-in
+ * `offline` provider is the deterministic offline model; every other entry is the OpenAI-compatible
+ * client. Instances are cached per key and entry, so an edit of models.json takes effect on the
+ * next call without a restart.
+ */
+import { createOpenAIModel, loadRegistry, resolveModel, type ChatModel } from "@/lib/models";
+import { createOfflineModel } from "@/lib/models/offline";
+
+const CACHE_KEY = Symbol.for("astrion.runtime.models");
+
+function cache(): Map<string, ChatModel> {
+  const g = globalThis as unknown as Record<symbol, Map<string, ChatModel> | undefined>;
+  return (g[CACHE_KEY] ??= new Map());
+}
+
+/** The model for `key`; throws a NotFoundError naming the known keys when it is not registered. */
+export async function modelFor(root: string, key: string): Promise<ChatModel> {
+  const registry = await loadRegistry(root);
+  const entry = resolveModel(registry, key);
+  const id = `${key}\u0000${JSON.stringify(entry)}`;
+  const cached = cache().get(id);
+  if (cached) return cached;
+  const model = entry.provider === "offline" ? createOfflineModel(key) : createOpenAIModel(key, entry);
+  cache().set(id, model);
+  return model;
+}

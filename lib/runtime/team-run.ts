@@ -1,0 +1,1163 @@
+import "server-only";
+/**
+ * One conversation's team at work: the Team Leader's loop and one loop per sub-agent, the tools
+ * they call, and everything they persist and stream.
+ *
+ * Rules this file keeps (issue 3, seed §8.1):
+ * - A sub-agent's metadata and messages are saved before every model call, after every tool
+ *   call, on every status change and after every incoming message is handled; the leader's
+ *   messages after every model call and tool call. So a restart continues from the last save.
+ * - Every envelope is appended to `timeline.jsonl` before it is published; every other event is
+ *   published after the file it describes was written. A browser never sees what a crash loses.
+ * - Statuses change only through lib/runtime/state-machine; the phase is derived from them.
+ * - Side-effecting tool calls go through the action journal, so none runs twice.
+ * - Hard caps (agents per conversation, calls per task) are enforced here, in code.
+ */
+import path from "node:path";
+import { getBus, conversationTopic } from "@/lib/bus";
+import { AstrionError, ConflictError, NotFoundError } from "@/lib/errors";
+import { addUsage, loadRegistry, ModelCallError, normalizeTokenStatistics, usageAgentKey, type ChatMessage, type ChatModel, type ChatResult, type ToolCall } from "@/lib/models";
+import {
+  agentParty,
+  appendTimeline,
+  follow,
+  formatAgentMessage,
+  LEADER_PARTY,
+  newTraceId,
+  newTurnId,
+  nextSeedId,
+  parseEnvelope,
+  replyTo,
+  roleAbbreviation,
+  SYSTEM_PARTY,
+  startTrace,
+  timelineFile,
+  timelineRecord,
+  USER_PARTY,
+  type Envelope,
+  type EnvelopeType,
+  type SeedCounters,
+  type SeedIdKind,
+} from "@/lib/protocol";
+import type { RoleDetail } from "@/lib/roles";
+import type { AstrionApp } from "@/lib/server/app";
+import { epochSeconds, MessageSchema, type AgentMetadata, type ConversationMetadata, type ConversationPhase, type Message, type PendingMessage } from "@/lib/store";
+import { capToolOutput, listFiles, readFile, searchFiles, writeFile } from "@/lib/workspace";
+import type { RuntimeLimits } from "./config";
+import type { AgentView, ConversationSnapshot, Notice, PendingQuestion, RuntimeEvent } from "./events";
+import { ActionJournal } from "./journal";
+import { modelFor } from "./models";
+import { agentSystemPrompt, leaderSystemPrompt } from "./prompts";
+import { derivePhase, isFinalAgentStatus, PHASE_TRANSITIONS, transitionAgent, type AgentEvent } from "./state-machine";
+import { AGENT_TOOL_ARGS, agentTools, LEADER_TOOL_ARGS, leaderTools, parseToolArguments, READ_ONLY_TOOLS, type RoleChoice } from "./tools";
+
+/** The display name the leader has in inter-agent messages (seed). */
+export const LEADER_DISPLAY_NAME = "Team Leader";
+
+/** Keys this runtime adds to the seed's files (allowed: the schemas are loose). */
+interface AgentExtras {
+  /** Model calls made for the current task (the cap counts these; survives restarts). */
+  calls_this_task?: number;
+  /** The trace and the task envelope's turn, so reports reply to their task. */
+  trace_id?: string;
+  task_turn_id?: string;
+  /** Whether the agent reported on its current task. */
+  reported?: boolean;
+  permissions?: string[];
+}
+type AgentMeta = AgentMetadata & AgentExtras;
+
+interface PendingToolCallExtra {
+  question?: string;
+}
+
+/** Questions relayed to the leader: id → agent. */
+interface ConversationExtras {
+  seed_counters?: SeedCounters;
+}
+
+function toChatMessages(messages: Message[]): ChatMessage[] {
+  return messages.map((m) => {
+    const out: ChatMessage = { role: m.role, content: m.content };
+    if (m.tool_calls?.length) out.tool_calls = m.tool_calls.map((c) => ({ id: c.id, type: "function", function: { name: c.function.name, arguments: c.function.arguments } }));
+    if (m.tool_call_id) out.tool_call_id = m.tool_call_id;
+    return out;
+  });
+}
+
+/** Tool calls of the last assistant message that have no tool result yet. */
+function danglingToolCalls(messages: Message[]): ToolCall[] {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role === "assistant") {
+      if (!m.tool_calls?.length) return [];
+      const answered = new Set(messages.slice(i + 1).filter((x) => x.role === "tool").map((x) => x.tool_call_id));
+      return m.tool_calls.filter((c) => !answered.has(c.id)) as ToolCall[];
+    }
+  }
+  return [];
+}
+
+/** True when the conversation's last message calls for another model call. */
+function needsModelCall(messages: Message[]): boolean {
+  const last = messages[messages.length - 1];
+  if (!last) return false;
+  if (last.role === "user" || last.role === "tool") return danglingToolCalls(messages).length === 0;
+  return false;
+}
+
+/** The leader's inbox in its messages.json metadata (parsed; anything unreadable is ignored). */
+function leaderInbox(metadata: Record<string, unknown> | undefined): Message[] {
+  const raw = metadata?.pending_inbox;
+  if (!Array.isArray(raw)) return [];
+  return raw.flatMap((m) => {
+    const parsed = MessageSchema.safeParse(m);
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
+function errorResult(message: string): string {
+  return JSON.stringify({ error: message });
+}
+
+function summarize(text: string, max = 200): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}
+
+function messageId(prefix: string): string {
+  return `${prefix}_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/** An envelope standing for the request that started a trace, rebuilt from its saved ids. */
+function traceCause(traceId: string, turnId: string): Envelope {
+  return parseEnvelope({
+    message_id: `msg_${turnId.slice(5)}`,
+    trace_id: traceId,
+    turn_id: turnId,
+    parent_turn_id: null,
+    type: "request",
+    from: USER_PARTY,
+    to: LEADER_PARTY,
+    priority: "normal",
+    created_at: new Date().toISOString(),
+    payload: {},
+    meta: {},
+  });
+}
+
+/** The shortest path of phases from `from` to `to` through the transition table (BFS). */
+function phasePath(from: ConversationPhase, to: ConversationPhase): ConversationPhase[] | null {
+  if (from === to) return [];
+  const prev = new Map<ConversationPhase, ConversationPhase>();
+  const queue: ConversationPhase[] = [from];
+  const seen = new Set<ConversationPhase>([from]);
+  while (queue.length) {
+    const at = queue.shift()!;
+    for (const next of Object.values(PHASE_TRANSITIONS[at]) as ConversationPhase[]) {
+      if (seen.has(next)) continue;
+      seen.add(next);
+      prev.set(next, at);
+      if (next === to) {
+        const pathOut: ConversationPhase[] = [to];
+        let p = at;
+        while (p !== from) {
+          pathOut.unshift(p);
+          p = prev.get(p)!;
+        }
+        return pathOut;
+      }
+      queue.push(next);
+    }
+  }
+  return null;
+}
+
+/** Runs and observes one conversation. Create through the runtime manager, one per conversation. */
+export class TeamRun {
+  readonly convId: string;
+  readonly limits: RuntimeLimits;
+  private readonly app: AstrionApp;
+  private readonly journal: ActionJournal;
+  private stopController = new AbortController();
+  private readonly agentControllers = new Map<number, AbortController>();
+  private leaderLoop: Promise<void> | null = null;
+  private leaderAgain = false;
+  private readonly agentLoops = new Map<number, Promise<void>>();
+  private readonly agentAgain = new Set<number>();
+  private readonly activity = new Map<number, { text: string; at: string }>();
+  private notices: Notice[] = [];
+  private leaderBusy = false;
+  private leaderCallsThisTrace = 0;
+  private lastTrace: { trace_id: string; turn_id: string } | null = null;
+  /** Serializes read-modify-writes of the conversation's seed counters. */
+  private counterChain: Promise<unknown> = Promise.resolve();
+
+  constructor(app: AstrionApp, convId: string, limits: RuntimeLimits) {
+    this.app = app;
+    this.convId = convId;
+    this.limits = limits;
+    this.journal = new ActionJournal(this.dir);
+  }
+
+  private get dir(): string {
+    return path.join(this.app.root, "conversations", this.convId);
+  }
+
+  private get store() {
+    return this.app.store;
+  }
+
+  // ---------------------------------------------------------------- events and timeline
+
+  private publish(event: RuntimeEvent): void {
+    getBus().publish(conversationTopic(this.convId), event);
+  }
+
+  /** Appends an envelope to the timeline (durably), then publishes it. */
+  private async emit(
+    cause: Envelope,
+    init: { type: EnvelopeType; from: string; to: string; payload: Record<string, unknown>; action: string; resource?: string | null; status?: string; producer?: "code" | "model"; reply?: boolean },
+  ): Promise<Envelope> {
+    const envelope = init.reply
+      ? replyTo(cause, init.payload, { from: init.from, to: init.to })
+      : follow(cause, { type: init.type, from: init.from, to: init.to, payload: init.payload, producer: init.producer ?? "code" });
+    const record = timelineRecord(envelope, { action: init.action, resource: init.resource ?? null, status: init.status ?? "ok" });
+    await appendTimeline(timelineFile(this.dir), record);
+    this.publish({ type: "timeline", record });
+    return envelope;
+  }
+
+  private notice(level: Notice["level"], code: string, message: string, agentId: number | null = null): void {
+    const notice: Notice = { level, code, message, agent_id: agentId, at: new Date().toISOString() };
+    this.notices = [...this.notices.slice(-19), notice];
+    this.publish({ type: "notice", notice });
+  }
+
+  private setActivity(agentId: number, text: string): void {
+    this.activity.set(agentId, { text, at: new Date().toISOString() });
+  }
+
+  private async traceOrNew(): Promise<{ trace_id: string; turn_id: string }> {
+    if (this.lastTrace) return this.lastTrace;
+    const file = await this.store.readLeaderMessages(this.convId);
+    for (let i = file.messages.length - 1; i >= 0; i--) {
+      const meta = file.messages[i]!.metadata as { trace_id?: string; turn_id?: string } | undefined;
+      if (meta?.trace_id && meta.turn_id) {
+        this.lastTrace = { trace_id: meta.trace_id, turn_id: meta.turn_id };
+        return this.lastTrace;
+      }
+    }
+    this.lastTrace = { trace_id: newTraceId(), turn_id: newTurnId() };
+    return this.lastTrace;
+  }
+
+  private async cause(): Promise<Envelope> {
+    const t = await this.traceOrNew();
+    return traceCause(t.trace_id, t.turn_id);
+  }
+
+  // ---------------------------------------------------------------- ids and roles
+
+  /** The next seed-style id (`task_001`, `msg_tl_001`, `out_uio_001`, `ask_uio_001`), persisted per conversation. */
+  private nextId(kind: SeedIdKind, abbrev?: string): Promise<string> {
+    const run = this.counterChain.then(async () => {
+      let id = "";
+      await this.store.update(this.convId, (meta) => {
+        const m = meta as ConversationMetadata & ConversationExtras;
+        const next = nextSeedId(kind, m.seed_counters ?? {}, abbrev);
+        id = next.id;
+        return { ...m, seed_counters: next.counters };
+      });
+      return id;
+    });
+    this.counterChain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async roleChoices(): Promise<{ choices: RoleChoice[]; byId: Map<string, RoleDetail> }> {
+    const list = await this.app.roles.list();
+    const byId = new Map<string, RoleDetail>();
+    const choices: RoleChoice[] = [];
+    for (const entry of list) {
+      if (entry.kind !== "role") continue;
+      choices.push({ id: entry.id, name: entry.name, description: entry.description, capabilities: entry.capabilities });
+    }
+    for (const c of choices) {
+      const detail = await this.app.roles.get(c.id).catch(() => null);
+      if (detail?.kind === "role") byId.set(c.id, detail);
+    }
+    return { choices: choices.filter((c) => byId.has(c.id)), byId };
+  }
+
+  // ---------------------------------------------------------------- snapshot
+
+  private async agentView(meta: AgentMeta, stats: ReturnType<typeof normalizeTokenStatistics>): Promise<AgentView> {
+    const bucket = stats.by_agent[usageAgentKey(meta.agent_id)];
+    const act = this.activity.get(meta.agent_id);
+    return {
+      metadata: meta,
+      last_activity: act?.text ?? null,
+      last_activity_at: act?.at ?? null,
+      tokens: {
+        prompt_tokens: bucket?.prompt_tokens ?? 0,
+        completion_tokens: bucket?.completion_tokens ?? 0,
+        total_tokens: bucket?.total_tokens ?? 0,
+        calls: bucket?.calls ?? 0,
+      },
+      calls_this_task: meta.calls_this_task ?? 0,
+    };
+  }
+
+  private async publishAgent(meta: AgentMeta): Promise<void> {
+    const leader = await this.store.readLeaderMessages(this.convId);
+    this.publish({ type: "agent", agent: await this.agentView(meta, normalizeTokenStatistics(leader.token_statistics)) });
+  }
+
+  /** Open questions of all agents. */
+  private questionsOf(agents: AgentMeta[]): PendingQuestion[] {
+    const out: PendingQuestion[] = [];
+    for (const a of agents) {
+      for (const p of a.pending_tool_calls ?? []) {
+        if (p.tool_name !== "ask_master") continue;
+        out.push({
+          question_id: p.question_id,
+          agent_id: a.agent_id,
+          display_name: a.display_name,
+          question: String((p as PendingToolCallExtra).question ?? ""),
+          tool_call_id: p.tool_call_id,
+          created_at: p.created_at,
+        });
+      }
+    }
+    return out;
+  }
+
+  /** The full state of the conversation, as the first SSE event and the agents API show it. */
+  async snapshot(): Promise<ConversationSnapshot> {
+    const conversation = await this.store.get(this.convId);
+    const leader = await this.store.readLeaderMessages(this.convId);
+    const stats = normalizeTokenStatistics(leader.token_statistics);
+    const { agents } = await this.store.listAgents(this.convId);
+    const views = await Promise.all(agents.map((a) => this.agentView(a as AgentMeta, stats)));
+    let modelLabel = conversation.model_key;
+    try {
+      modelLabel = (await modelFor(this.app.root, conversation.model_key)).label;
+    } catch {
+      /* unknown key: shown as is; calls report the error */
+    }
+    return {
+      conversation,
+      leader: { messages: leader.messages, busy: this.leaderBusy, token_statistics: stats as Record<string, unknown> },
+      agents: views,
+      questions: this.questionsOf(agents as AgentMeta[]),
+      notices: this.notices,
+      caps: { max_agents: this.limits.maxAgents, max_calls_per_task: this.limits.maxCallsPerTask },
+      model_label: modelLabel,
+    };
+  }
+
+  /** One agent's view and whole conversation. */
+  async agentDetail(agentId: number): Promise<{ agent: AgentView; messages: Message[] }> {
+    const meta = (await this.store.readAgentMetadata(this.convId, agentId)) as AgentMeta;
+    const messages = await this.store.readAgentMessages(this.convId, agentId);
+    const leader = await this.store.readLeaderMessages(this.convId);
+    return { agent: await this.agentView(meta, normalizeTokenStatistics(leader.token_statistics)), messages: messages.messages };
+  }
+
+  // ---------------------------------------------------------------- phase
+
+  private async refreshPhase(): Promise<void> {
+    const { agents } = await this.store.listAgents(this.convId);
+    const target = derivePhase(
+      agents.map((a) => a.status),
+      this.leaderBusy,
+    );
+    const current = (await this.store.get(this.convId)).phase ?? "IDLE";
+    if (current === target) return;
+    const steps = phasePath(current, target);
+    if (!steps) return;
+    await this.store.update(this.convId, { phase: target });
+    this.publish({ type: "phase", phase: target });
+  }
+
+  private setLeaderBusy(busy: boolean): void {
+    if (this.leaderBusy === busy) return;
+    this.leaderBusy = busy;
+    this.publish({ type: "leader_busy", busy });
+  }
+
+  // ---------------------------------------------------------------- agent status
+
+  /** Applies a state-machine event to an agent and saves it (a status change is always saved). */
+  private async agentEvent(agentId: number, event: AgentEvent, change: (m: AgentMeta) => AgentMeta = (m) => m): Promise<AgentMeta> {
+    const meta = (await this.store.updateAgentMetadata(this.convId, agentId, (m) => {
+      const next = transitionAgent(m.status, event);
+      return change({ ...(m as AgentMeta), status: next });
+    })) as AgentMeta;
+    await this.publishAgent(meta);
+    await this.refreshPhase();
+    return meta;
+  }
+
+  // ---------------------------------------------------------------- person entry points
+
+  /** A person's message to the leader: starts a trace and wakes the leader. */
+  async postUserMessage(content: string, author?: string): Promise<{ message_id: string; trace_id: string }> {
+    const conv = await this.store.get(this.convId);
+    if (conv.status === "archived") throw new ConflictError("This conversation is archived; unarchive it to continue.");
+    const envelope = startTrace(USER_PARTY, LEADER_PARTY, { content: summarize(content), author: author ?? null });
+    const record = timelineRecord(envelope, { action: "user_message", resource: `conversation:${this.convId}` });
+    await appendTimeline(timelineFile(this.dir), record);
+    this.lastTrace = { trace_id: envelope.trace_id, turn_id: envelope.turn_id };
+    this.leaderCallsThisTrace = 0;
+    const message: Message = {
+      role: "user",
+      content,
+      message_id: messageId("msg_user"),
+      metadata: { message_source: "user", visibility: "chat", starts_work: true, trace_id: envelope.trace_id, turn_id: envelope.turn_id, ...(author ? { author } : {}) },
+    };
+    await this.store.updateLeaderMessages(this.convId, (f) => ({ ...f, messages: [...f.messages, message] }));
+    this.publish({ type: "timeline", record });
+    this.publish({ type: "message", agent_id: null, message });
+    this.stopController = this.stopController.signal.aborted ? new AbortController() : this.stopController;
+    this.wakeLeader();
+    return { message_id: message.message_id!, trace_id: envelope.trace_id };
+  }
+
+  /** A person's (or the leader's) message to one sub-agent, delivered before its next step. */
+  async messageAgent(agentId: number, content: string, from: { name: string; agentId: number | null; party: string; abbrev: string }): Promise<string> {
+    const meta = (await this.store.readAgentMetadata(this.convId, agentId)) as AgentMeta;
+    if (meta.status === "terminated") throw new ConflictError(`${meta.display_name} was terminated and cannot receive messages.`);
+    const id = await this.nextId("message", from.abbrev);
+    const pending: PendingMessage = {
+      id,
+      source_display_name: from.name,
+      source_agent_id: from.agentId,
+      message_type: "message",
+      content,
+      created_at: epochSeconds(),
+    };
+    const updated = (await this.store.updateAgentMetadata(this.convId, agentId, (m) => ({ ...m, pending_messages: [...(m.pending_messages ?? []), pending] }))) as AgentMeta;
+    await this.emit(await this.cause(), { type: "request", from: from.party, to: agentParty(agentId), payload: { id, content: summarize(content) }, action: "message", resource: `agent:${agentId}`, producer: "model" });
+    await this.publishAgent(updated);
+    if (updated.status !== "waiting") this.wakeAgent(agentId);
+    return id;
+  }
+
+  /** Answers a pending `ask_master` question (by the leader or a person) and resumes the agent. */
+  async answerQuestion(questionId: string, answer: string, answeredBy: string, expectedAgentId?: number): Promise<{ agent_id: number }> {
+    const { agents } = await this.store.listAgents(this.convId);
+    const owner = agents.find((a) => (a.pending_tool_calls ?? []).some((p) => p.question_id === questionId));
+    if (!owner) {
+      const known = await this.questionWasAsked(questionId);
+      if (known) throw new ConflictError(`Question ${questionId} was already answered.`);
+      throw new NotFoundError(`No pending question ${questionId} in this conversation.`);
+    }
+    if (expectedAgentId !== undefined && owner.agent_id !== expectedAgentId) {
+      throw new NotFoundError(`Question ${questionId} is not ${expectedAgentId}'s.`);
+    }
+    const entry = owner.pending_tool_calls!.find((p) => p.question_id === questionId)!;
+    const toolMessage: Message = {
+      role: "tool",
+      tool_call_id: entry.tool_call_id,
+      content: JSON.stringify({ answer, answered_by: answeredBy }),
+      message_id: messageId("msg_tool"),
+    };
+    await this.store.updateAgentMessages(this.convId, owner.agent_id, (f) => ({ ...f, messages: [...f.messages, toolMessage] }));
+    const meta = await this.agentEvent(owner.agent_id, "answer", (m) => ({
+      ...m,
+      pending_tool_calls: (m.pending_tool_calls ?? []).filter((p) => p.question_id !== questionId),
+    }));
+    this.publish({ type: "message", agent_id: owner.agent_id, message: toolMessage });
+    this.publish({ type: "question_answered", question_id: questionId, answered_by: answeredBy });
+    const t = meta as AgentMeta;
+    await this.emit(t.trace_id && t.task_turn_id ? traceCause(t.trace_id, t.task_turn_id) : await this.cause(), {
+      type: "reply",
+      from: answeredBy === LEADER_DISPLAY_NAME ? LEADER_PARTY : USER_PARTY,
+      to: agentParty(owner.agent_id),
+      payload: { question_id: questionId, answer: summarize(answer) },
+      action: "answer_question",
+      resource: `question:${questionId}`,
+      reply: true,
+    });
+    this.setActivity(owner.agent_id, `got an answer to ${questionId}`);
+    this.wakeAgent(owner.agent_id);
+    return { agent_id: owner.agent_id };
+  }
+
+  private async questionWasAsked(questionId: string): Promise<boolean> {
+    const leader = await this.store.readLeaderMessages(this.convId);
+    return [...leader.messages, ...leaderInbox(leader.metadata)].some((m) => typeof m.content === "string" && m.content.includes(`\nid: ${questionId}\n`));
+  }
+
+  /** Terminates one agent: its model call is aborted and it never runs again. */
+  async terminateAgent(agentId: number, reason: string, by: string): Promise<void> {
+    const meta = (await this.store.readAgentMetadata(this.convId, agentId)) as AgentMeta;
+    if (meta.status === "terminated") return;
+    this.agentControllers.get(agentId)?.abort(new Error("terminated"));
+    await this.agentEvent(agentId, "terminate", (m) => ({ ...m, pending_tool_calls: [] }));
+    this.setActivity(agentId, `terminated${reason ? `: ${summarize(reason, 80)}` : ""}`);
+    await this.emit(await this.cause(), {
+      type: "control",
+      from: by === LEADER_DISPLAY_NAME ? LEADER_PARTY : USER_PARTY,
+      to: agentParty(agentId),
+      payload: { reason: summarize(reason) },
+      action: "terminate_agent",
+      resource: `agent:${agentId}`,
+    });
+  }
+
+  /** Stops the whole conversation: every model stream is aborted and no agent is left running. */
+  async stop(): Promise<void> {
+    this.stopController.abort(new Error("stopped"));
+    for (const c of this.agentControllers.values()) c.abort(new Error("stopped"));
+    await Promise.allSettled([this.leaderLoop, ...this.agentLoops.values()]);
+    const { agents } = await this.store.listAgents(this.convId);
+    for (const a of agents) {
+      if (a.status === "running") await this.agentEvent(a.agent_id, "pause");
+    }
+    this.setLeaderBusy(false);
+    await this.refreshPhase();
+    await this.emit(await this.cause(), { type: "control", from: USER_PARTY, to: SYSTEM_PARTY, payload: {}, action: "stop", resource: `conversation:${this.convId}` });
+    this.notice("info", "stopped", "Stopped. Send a message to continue.");
+    this.stopController = new AbortController();
+  }
+
+  // ---------------------------------------------------------------- loops
+
+  /** Starts the leader's loop, or asks a running one to look again. */
+  wakeLeader(): void {
+    if (this.leaderLoop) {
+      this.leaderAgain = true;
+      return;
+    }
+    this.leaderLoop = this.runLeader()
+      .catch((error) => this.crashed(null, error))
+      .finally(() => {
+        this.leaderLoop = null;
+        if (this.leaderAgain) {
+          this.leaderAgain = false;
+          this.wakeLeader();
+        }
+      });
+  }
+
+  /** Starts an agent's loop, or asks a running one to look again. */
+  wakeAgent(agentId: number): void {
+    if (this.agentLoops.has(agentId)) {
+      this.agentAgain.add(agentId);
+      return;
+    }
+    const loop = this.runAgent(agentId)
+      .catch((error) => this.crashed(agentId, error))
+      .finally(() => {
+        this.agentLoops.delete(agentId);
+        if (this.agentAgain.delete(agentId)) this.wakeAgent(agentId);
+      });
+    this.agentLoops.set(agentId, loop);
+  }
+
+  /** Resolves when no loop of this conversation is running (tests and shutdown). */
+  async idle(): Promise<void> {
+    while (this.leaderLoop || this.agentLoops.size) {
+      await Promise.allSettled([this.leaderLoop, ...this.agentLoops.values()]);
+    }
+  }
+
+  private crashed(agentId: number | null, error: unknown): void {
+    if (error instanceof AstrionError && error.code === "not_found") return; // deleted under us
+    console.error(`[astrion] ${this.convId} ${agentId === null ? "leader" : `agent ${agentId}`} loop failed`, error);
+    this.notice("error", "runtime_error", `The ${agentId === null ? "Team Leader" : `agent ${agentId}`} stopped on an internal error: ${(error as Error).message}`, agentId);
+  }
+
+  /** Calls a model, streaming deltas live; a failure saves what streamed as an interrupted message. */
+  private async callModel(
+    model: ChatModel,
+    agentId: number | null,
+    messages: ChatMessage[],
+    tools: ReturnType<typeof leaderTools>,
+    thinking: "off" | "on" | "deep",
+    signal: AbortSignal,
+  ): Promise<{ ok: true; result: ChatResult } | { ok: false; error: ModelCallError }> {
+    const t = await this.traceOrNew();
+    try {
+      const result = await model.stream(
+        { messages, tools, thinking, signal, meta: { conversation_id: this.convId, agent_id: agentId, trace_id: t.trace_id } },
+        (d) => {
+          if (d.type === "content" || d.type === "reasoning") this.publish({ type: "delta", agent_id: agentId, kind: d.type, text: d.text });
+          else if (d.type === "tool_call") this.publish({ type: "delta", agent_id: agentId, kind: "tool_call", text: d.name ? `${d.name}(` : (d.arguments_delta ?? "") });
+        },
+      );
+      return { ok: true, result };
+    } catch (error) {
+      if (error instanceof ModelCallError) return { ok: false, error };
+      return { ok: false, error: new ModelCallError("bad_response", (error as Error).message ?? String(error), { modelKey: model.key }) };
+    }
+  }
+
+  private async recordUsage(agentId: number | null, modelKey: string, result: ChatResult): Promise<void> {
+    const file = await this.store.updateLeaderMessages(
+      this.convId,
+      (f) => ({ ...f, token_statistics: addUsage(f.token_statistics, { agentKey: usageAgentKey(agentId), modelKey, usage: result.usage }) as Record<string, unknown> }),
+      { touch: false },
+    );
+    this.publish({ type: "usage", token_statistics: file.token_statistics ?? {} });
+  }
+
+  private assistantMessage(result: ChatResult, traceId: string, extra: Record<string, unknown> = {}): Message {
+    const message: Message = {
+      role: "assistant",
+      content: result.content || (result.tool_calls.length ? null : ""),
+      message_id: messageId("msg_assistant"),
+      metadata: { message_source: "leader", visibility: "chat", starts_work: false, trace_id: traceId, ...extra },
+    };
+    if (result.reasoning) (message as Record<string, unknown>).reasoning_content = result.reasoning;
+    if (result.tool_calls.length) message.tool_calls = result.tool_calls.map((c) => ({ id: c.id, type: "function" as const, function: { name: c.function.name, arguments: c.function.arguments } }));
+    return message;
+  }
+
+  private thinkingLevel(conv: ConversationMetadata): "off" | "on" | "deep" {
+    return conv.run_mode === "deep" ? "deep" : conv.run_mode === "thinking" ? "on" : "off";
+  }
+
+  // ---------------------------------------------------------------- the leader
+
+  /**
+   * Reports and questions for the leader wait in its inbox (`metadata.pending_inbox` of its
+   * messages.json, so they survive a restart) until the leader is at a safe point: a message
+   * appended between an assistant's tool calls and their results would break the conversation.
+   */
+  private async toLeaderInbox(message: Message): Promise<void> {
+    await this.store.updateLeaderMessages(
+      this.convId,
+      (f) => ({ ...f, metadata: { ...(f.metadata ?? {}), pending_inbox: [...leaderInbox(f.metadata), message] } }),
+      { touch: false },
+    );
+    this.wakeLeader();
+  }
+
+  /** Moves the inbox into the leader's messages (all at once: reports that arrived together make one turn). */
+  private async drainLeaderInbox(): Promise<number> {
+    let drained: Message[] = [];
+    await this.store.updateLeaderMessages(this.convId, (f) => {
+      drained = leaderInbox(f.metadata);
+      if (!drained.length) return f;
+      return { ...f, messages: [...f.messages, ...drained], metadata: { ...(f.metadata ?? {}), pending_inbox: [] } };
+    }, { touch: false });
+    for (const message of drained) this.publish({ type: "message", agent_id: null, message });
+    return drained.length;
+  }
+
+  private async runLeader(): Promise<void> {
+    this.setLeaderBusy(true);
+    await this.refreshPhase();
+    try {
+      for (;;) {
+        if (this.stopController.signal.aborted) return;
+        if (this.limits.leaderBatchMs > 0) await new Promise((r) => setTimeout(r, this.limits.leaderBatchMs));
+        this.leaderAgain = false;
+        const conv = await this.store.get(this.convId);
+        let file = await this.store.readLeaderMessages(this.convId);
+        const dangling = danglingToolCalls(file.messages);
+        if (dangling.length) {
+          await this.resolveDangling(null, dangling);
+          continue;
+        }
+        if (await this.drainLeaderInbox()) file = await this.store.readLeaderMessages(this.convId);
+        if (!needsModelCall(file.messages)) {
+          if (this.leaderAgain) continue;
+          return;
+        }
+        if (this.leaderCallsThisTrace >= this.limits.maxCallsPerTask) {
+          this.notice("warning", "cap_calls", `The Team Leader reached ${this.limits.maxCallsPerTask} model calls for this request and stopped. Send a message to continue.`);
+          await this.emit(await this.cause(), { type: "event", from: SYSTEM_PARTY, to: LEADER_PARTY, payload: { cap: this.limits.maxCallsPerTask }, action: "cap_calls", resource: "leader", status: "capped" });
+          return;
+        }
+        let model: ChatModel;
+        try {
+          model = await modelFor(this.app.root, conv.model_key);
+        } catch (error) {
+          this.notice("error", "model_error", `${(error as Error).message} Configure models in models.json in the data folder, or set OPENAI_BASE_URL and OPENAI_API_KEY.`);
+          return;
+        }
+        const { choices } = await this.roleChoices();
+        const system: ChatMessage = { role: "system", content: leaderSystemPrompt({ projectPath: conv.project_path, conversationTitle: conv.title }) };
+        this.leaderCallsThisTrace++;
+        const t = await this.traceOrNew();
+        const outcome = await this.callModel(model, null, [system, ...toChatMessages(file.messages)], leaderTools(choices), this.thinkingLevel(conv), this.stopController.signal);
+        if (!outcome.ok) {
+          await this.saveInterrupted(null, outcome.error, t.trace_id, model.key);
+          return;
+        }
+        const message = this.assistantMessage(outcome.result, t.trace_id);
+        file = await this.store.updateLeaderMessages(this.convId, (f) => ({ ...f, messages: [...f.messages, message] }), { touch: !outcome.result.tool_calls.length });
+        await this.recordUsage(null, model.key, outcome.result);
+        this.publish({ type: "message", agent_id: null, message });
+        if (!outcome.result.tool_calls.length) {
+          await this.emit(await this.cause(), { type: "reply", from: LEADER_PARTY, to: USER_PARTY, payload: { content: summarize(outcome.result.content) }, action: "leader_reply", resource: `conversation:${this.convId}`, reply: true });
+          continue;
+        }
+        for (const call of outcome.result.tool_calls) {
+          if (this.stopController.signal.aborted) break;
+          const result = await this.runLeaderTool(call, choices.map((c) => c.id));
+          await this.appendToolResult(null, call, result);
+        }
+      }
+    } finally {
+      this.setLeaderBusy(false);
+      await this.refreshPhase().catch(() => undefined);
+    }
+  }
+
+  /** Saves the partial answer of a failed call as an interrupted message and shows a banner. */
+  private async saveInterrupted(agentId: number | null, error: ModelCallError, traceId: string, modelKey: string): Promise<void> {
+    const aborted = error.reason === "aborted";
+    const partial = error.partial;
+    if (partial && (partial.content || partial.reasoning)) {
+      const message = this.assistantMessage({ ...partial, tool_calls: [] }, traceId, { interrupted: true, interrupted_reason: error.reason });
+      if (agentId === null) {
+        await this.store.updateLeaderMessages(this.convId, (f) => ({ ...f, messages: [...f.messages, message] }), { touch: false });
+      } else {
+        message.metadata = { ...message.metadata, message_source: "sub_agent", agent_id: agentId };
+        await this.store.updateAgentMessages(this.convId, agentId, (f) => ({ ...f, messages: [...f.messages, message] }));
+      }
+      this.publish({ type: "message", agent_id: agentId, message });
+    }
+    if (!aborted) {
+      const who = agentId === null ? "The Team Leader" : `Agent ${agentId}`;
+      this.notice(
+        "error",
+        "model_error",
+        `${who}'s model (${modelKey}) failed: ${error.message} Check the model's entry in models.json in the data folder (or OPENAI_BASE_URL / OPENAI_API_KEY), then send a message to continue.`,
+        agentId,
+      );
+      await this.emit(await this.cause(), { type: "event", from: SYSTEM_PARTY, to: agentId === null ? LEADER_PARTY : agentParty(agentId), payload: { reason: error.reason }, action: "model_error", resource: `model:${modelKey}`, status: "failed" });
+    }
+  }
+
+  /** Appends a tool result to the leader's or an agent's messages (saved at once). */
+  private async appendToolResult(agentId: number | null, call: ToolCall, content: string, extra: Record<string, unknown> = {}): Promise<void> {
+    const capped = capToolOutput(content, this.limits.toolOutputMax);
+    const message: Message = { role: "tool", tool_call_id: call.id, content: capped, message_id: messageId("msg_tool"), ...(Object.keys(extra).length ? { metadata: extra } : {}) };
+    if (agentId === null) {
+      await this.store.updateLeaderMessages(this.convId, (f) => ({ ...f, messages: [...f.messages, message] }), { touch: false });
+    } else {
+      await this.store.updateAgentMessages(this.convId, agentId, (f) => ({ ...f, messages: [...f.messages, message] }));
+      // seed §8.1: metadata too is saved after every tool call
+      const meta = (await this.store.updateAgentMetadata(this.convId, agentId, (m) => m)) as AgentMeta;
+      await this.publishAgent(meta);
+    }
+    this.publish({ type: "message", agent_id: agentId, message });
+  }
+
+  /**
+   * Tool calls that were asked for but have no result (the server died in between): read-only
+   * ones run again; a side-effecting one that finished gives back its recorded result; one that
+   * started but did not finish is recorded as interrupted and not run again on its own.
+   */
+  private async resolveDangling(agentId: number | null, calls: ToolCall[]): Promise<void> {
+    const t = await this.traceOrNew();
+    for (const call of calls) {
+      if (agentId !== null && call.function.name === "ask_master") {
+        const meta = await this.store.readAgentMetadata(this.convId, agentId);
+        if ((meta.pending_tool_calls ?? []).some((p) => p.tool_call_id === call.id)) continue; // still waiting: fine
+      }
+      if (READ_ONLY_TOOLS.has(call.function.name)) {
+        const result = agentId === null ? await this.runLeaderTool(call, (await this.roleChoices()).choices.map((c) => c.id)) : await this.runAgentTool(agentId, call);
+        if (result !== null) await this.appendToolResult(agentId, call, result);
+        continue;
+      }
+      const state = await this.journal.state(this.actionKey(t.trace_id, call));
+      if (state.status === "done") {
+        await this.appendToolResult(agentId, call, state.result);
+      } else if (state.status === "started") {
+        await this.appendToolResult(agentId, call, errorResult(`interrupted: the server stopped while ${call.function.name} was running; it was not run again. Check whether it took effect before trying again.`), { interrupted: true });
+        this.notice("warning", "interrupted", `${agentId === null ? "The Team Leader's" : `Agent ${agentId}'s`} ${call.function.name} was interrupted by a restart and was not run again.`, agentId);
+        await this.emit(await this.cause(), { type: "event", from: SYSTEM_PARTY, to: agentId === null ? LEADER_PARTY : agentParty(agentId), payload: { tool: call.function.name }, action: call.function.name, resource: `tool_call:${call.id}`, status: "interrupted" });
+      } else {
+        const result = agentId === null ? await this.runLeaderTool(call, (await this.roleChoices()).choices.map((c) => c.id)) : await this.runAgentTool(agentId, call);
+        if (result !== null) await this.appendToolResult(agentId, call, result);
+      }
+    }
+  }
+
+  private actionKey(traceId: string, call: ToolCall): string {
+    return `${traceId}:${call.function.name}:${call.id}`;
+  }
+
+  /** Runs a side-effecting action at most once under its idempotency key. */
+  private async once(call: ToolCall, action: () => Promise<string>): Promise<string> {
+    const t = await this.traceOrNew();
+    const key = this.actionKey(t.trace_id, call);
+    const state = await this.journal.state(key);
+    if (state.status === "done") return state.result;
+    if (state.status === "started") return errorResult(`interrupted earlier; ${call.function.name} was not run again`);
+    await this.journal.started(key);
+    const result = await action();
+    await this.journal.done(key, result);
+    return result;
+  }
+
+  private async runLeaderTool(call: ToolCall, roleIds: string[]): Promise<string> {
+    const name = call.function.name;
+    if (!(name in LEADER_TOOL_ARGS)) return errorResult(`unknown tool ${name}`);
+    const schema = LEADER_TOOL_ARGS[name as keyof typeof LEADER_TOOL_ARGS];
+    const parsed = parseToolArguments(schema, call.function.arguments);
+    if (!parsed.ok) return errorResult(parsed.error);
+    const args = parsed.args as Record<string, unknown>;
+    try {
+      switch (name) {
+        case "create_sub_agent":
+          if (!roleIds.includes(String(args.role_id))) {
+            await this.emit(await this.cause(), { type: "event", from: SYSTEM_PARTY, to: LEADER_PARTY, payload: { role_id: String(args.role_id) }, action: "create_sub_agent", resource: `role:${String(args.role_id)}`, status: "refused" });
+            return errorResult(`role "${String(args.role_id)}" is not registered; choose one of: ${roleIds.join(", ")}`);
+          }
+          return await this.once(call, () => this.createSubAgent(String(args.role_id), String(args.task)));
+        case "send_message_to_agent":
+          return await this.once(call, async () => {
+            const id = await this.messageAgent(Number(args.agent_id), String(args.content), { name: LEADER_DISPLAY_NAME, agentId: null, party: LEADER_PARTY, abbrev: "tl" });
+            return JSON.stringify({ delivered: true, message_id: id });
+          });
+        case "answer_question":
+          return await this.once(call, async () => {
+            const r = await this.answerQuestion(String(args.question_id), String(args.answer), LEADER_DISPLAY_NAME);
+            return JSON.stringify({ answered: true, agent_id: r.agent_id });
+          });
+        case "terminate_agent":
+          return await this.once(call, async () => {
+            await this.terminateAgent(Number(args.agent_id), String(args.reason ?? ""), LEADER_DISPLAY_NAME);
+            return JSON.stringify({ terminated: Number(args.agent_id) });
+          });
+        case "broadcast":
+          return await this.once(call, () => this.broadcast(String(args.content)));
+        case "list_agents": {
+          const { agents } = await this.store.listAgents(this.convId);
+          return JSON.stringify({
+            agents: agents.map((a) => ({ agent_id: a.agent_id, display_name: a.display_name, role_id: a.role_id, status: a.status, task_summary: a.task_summary ?? "" })),
+          });
+        }
+      }
+    } catch (error) {
+      if (error instanceof AstrionError && error.status < 500) return errorResult(error.message);
+      throw error;
+    }
+    return errorResult(`unknown tool ${name}`);
+  }
+
+  private async broadcast(content: string): Promise<string> {
+    const { agents } = await this.store.listAgents(this.convId);
+    const targets = agents.filter((a) => a.status !== "terminated");
+    for (const a of targets) {
+      await this.messageAgent(a.agent_id, content, { name: LEADER_DISPLAY_NAME, agentId: null, party: LEADER_PARTY, abbrev: "tl" });
+    }
+    await this.emit(await this.cause(), { type: "broadcast", from: LEADER_PARTY, to: "all", payload: { content: summarize(content), recipients: targets.map((a) => a.agent_id) }, action: "broadcast", resource: null });
+    return JSON.stringify({ delivered_to: targets.map((a) => a.agent_id) });
+  }
+
+  /** `create_sub_agent`: enforces the per-conversation cap, creates the files, hands over the task. */
+  private async createSubAgent(roleId: string, task: string): Promise<string> {
+    const conv = await this.store.get(this.convId);
+    if (conv.agent_ids.length >= this.limits.maxAgents) {
+      this.notice("warning", "cap_agents", `The team already has ${this.limits.maxAgents} sub-agents, the most one conversation may create.`);
+      await this.emit(await this.cause(), { type: "event", from: SYSTEM_PARTY, to: LEADER_PARTY, payload: { cap: this.limits.maxAgents }, action: "create_sub_agent", resource: `role:${roleId}`, status: "capped" });
+      return errorResult(`cap reached: this conversation already has ${this.limits.maxAgents} sub-agents (the maximum). Reuse one with send_message_to_agent.`);
+    }
+    const role = await this.app.roles.get(roleId);
+    if (role.kind !== "role") return errorResult(`role "${roleId}" cannot be loaded: ${role.error.message}`);
+    const registry = await loadRegistry(this.app.root);
+    let modelKey = conv.model_key;
+    if (role.fields.model && registry.models[role.fields.model]) modelKey = role.fields.model;
+    else if (role.fields.model && role.fields.model !== "inherit") {
+      this.notice("warning", "model_fallback", `Role ${role.fields.name} names model "${role.fields.model}", which is not in models.json; it uses the conversation's model (${conv.model_key}).`);
+    }
+    const taskId = await this.nextId("task");
+    const meta = (await this.store.createAgent(this.convId, {
+      role_id: roleId,
+      role_name: role.fields.name,
+      model_key: modelKey,
+      thinking_mode: role.fields.thinking_mode ?? (conv.run_mode === "fast" ? "fast" : "thinking"),
+      task_summary: summarize(task, 160),
+    })) as AgentMeta;
+    const canWrite = (role.fields.permissions ?? []).includes("write");
+    const taskEnvelope = await this.emit(await this.cause(), {
+      type: "request",
+      from: LEADER_PARTY,
+      to: agentParty(meta.agent_id),
+      payload: { task_id: taskId, role_id: roleId, task: summarize(task) },
+      action: "create_sub_agent",
+      resource: `agent:${meta.agent_id}`,
+      producer: "model",
+    });
+    const system: Message = {
+      role: "system",
+      content: agentSystemPrompt(
+        { projectPath: conv.project_path, conversationTitle: conv.title, displayName: meta.display_name, agentId: meta.agent_id, roleName: role.fields.name, canWrite },
+        role.body,
+      ),
+    };
+    await this.store.updateAgentMessages(this.convId, meta.agent_id, (f) => ({ ...f, messages: [system] }));
+    const pending: PendingMessage = { id: taskId, source_display_name: LEADER_DISPLAY_NAME, source_agent_id: null, message_type: "task", content: task, created_at: epochSeconds() };
+    const saved = (await this.store.updateAgentMetadata(this.convId, meta.agent_id, (m) => ({
+      ...m,
+      pending_messages: [pending],
+      calls_this_task: 0,
+      reported: false,
+      trace_id: taskEnvelope.trace_id,
+      task_turn_id: taskEnvelope.turn_id,
+      permissions: role.fields.permissions ?? ["read"],
+    }))) as AgentMeta;
+    this.setActivity(meta.agent_id, `created with ${taskId}`);
+    await this.publishAgent(saved);
+    await this.refreshPhase();
+    this.wakeAgent(meta.agent_id);
+    return JSON.stringify({ agent_id: meta.agent_id, display_name: meta.display_name, task_id: taskId });
+  }
+
+  // ---------------------------------------------------------------- sub-agents
+
+  private agentSignal(agentId: number): AbortController {
+    let c = this.agentControllers.get(agentId);
+    if (!c || c.signal.aborted) {
+      c = new AbortController();
+      this.agentControllers.set(agentId, c);
+    }
+    return c;
+  }
+
+  /** Delivers pending messages into the agent's conversation; returns how many. */
+  private async drainInbox(agentId: number): Promise<number> {
+    const meta = (await this.store.readAgentMetadata(this.convId, agentId)) as AgentMeta;
+    const pending = meta.pending_messages ?? [];
+    if (!pending.length) return 0;
+    const messages: Message[] = pending.map((p) => ({
+      role: "user",
+      content: formatAgentMessage(p.message_type === "task" ? "task" : "message", p.source_display_name, p.id, p.content),
+      message_id: messageId("msg_user"),
+      metadata: { message_source: p.source_agent_id === null && p.source_display_name === LEADER_DISPLAY_NAME ? "leader" : p.source_agent_id === null ? "user" : "sub_agent", visibility: "chat", starts_work: true, trace_id: meta.trace_id },
+    }));
+    const ids = new Set(pending.map((p) => p.id));
+    await this.store.updateAgentMessages(this.convId, agentId, (f) => ({ ...f, messages: [...f.messages, ...messages] }));
+    const hasTask = pending.some((p) => p.message_type === "task");
+    const updated = (await this.store.updateAgentMetadata(this.convId, agentId, (m) => {
+      const status = m.status === "running" ? m.status : transitionAgent(m.status, "assign");
+      return {
+        ...(m as AgentMeta),
+        status,
+        pending_messages: (m.pending_messages ?? []).filter((p) => !ids.has(p.id)),
+        ...(hasTask ? { calls_this_task: 0, reported: false } : {}),
+        ...(!hasTask && (m as AgentMeta).reported ? { calls_this_task: 0, reported: false } : {}),
+      };
+    })) as AgentMeta;
+    for (const m of messages) this.publish({ type: "message", agent_id: agentId, message: m });
+    this.setActivity(agentId, `read ${pending.map((p) => p.id).join(", ")}`);
+    await this.publishAgent(updated);
+    await this.refreshPhase();
+    return pending.length;
+  }
+
+  private async runAgent(agentId: number): Promise<void> {
+    const controller = this.agentSignal(agentId);
+    for (;;) {
+      if (this.stopController.signal.aborted || controller.signal.aborted) return;
+      this.agentAgain.delete(agentId);
+      let meta = (await this.store.readAgentMetadata(this.convId, agentId)) as AgentMeta;
+      if (meta.status === "terminated") return;
+      if (meta.status === "waiting" || (meta.pending_tool_calls ?? []).length) return;
+      const files = await this.store.readAgentMessages(this.convId, agentId);
+      const dangling = danglingToolCalls(files.messages);
+      if (dangling.length) {
+        await this.resolveDangling(agentId, dangling);
+        continue;
+      }
+      await this.drainInbox(agentId);
+      meta = (await this.store.readAgentMetadata(this.convId, agentId)) as AgentMeta;
+      const messages = (await this.store.readAgentMessages(this.convId, agentId)).messages;
+      if (!needsModelCall(messages)) {
+        if (meta.status === "running") await this.agentEvent(agentId, meta.reported ? "complete" : "pause");
+        return;
+      }
+      if ((meta.calls_this_task ?? 0) >= this.limits.maxCallsPerTask) {
+        await this.capReached(agentId, meta);
+        return;
+      }
+      const conv = await this.store.get(this.convId);
+      let model: ChatModel;
+      try {
+        model = await modelFor(this.app.root, meta.model_key ?? conv.model_key);
+      } catch (error) {
+        this.notice("error", "model_error", `${(error as Error).message} Configure models in models.json in the data folder.`, agentId);
+        await this.agentEvent(agentId, "pause");
+        return;
+      }
+      // seed §8.1: save metadata and messages before every model call
+      meta = (await this.store.updateAgentMetadata(this.convId, agentId, (m) => ({ ...(m as AgentMeta), calls_this_task: ((m as AgentMeta).calls_this_task ?? 0) + 1 }))) as AgentMeta;
+      await this.store.updateAgentMessages(this.convId, agentId, (f) => f);
+      this.setActivity(agentId, "thinking…");
+      await this.publishAgent(meta);
+      const canWrite = (meta.permissions ?? []).includes("write");
+      const thinking = meta.thinking_mode === "thinking" ? (conv.run_mode === "deep" ? "deep" : "on") : "off";
+      const signal = AbortSignal.any([this.stopController.signal, controller.signal]);
+      const outcome = await this.callModel(model, agentId, toChatMessages(messages), agentTools(canWrite), thinking, signal);
+      const traceId = meta.trace_id ?? (await this.traceOrNew()).trace_id;
+      if (!outcome.ok) {
+        await this.saveInterrupted(agentId, outcome.error, traceId, model.key);
+        const now = (await this.store.readAgentMetadata(this.convId, agentId)) as AgentMeta;
+        if (now.status === "running") await this.agentEvent(agentId, "pause");
+        return;
+      }
+      const message = this.assistantMessage(outcome.result, traceId, { message_source: "sub_agent", agent_id: agentId });
+      await this.store.updateAgentMessages(this.convId, agentId, (f) => ({ ...f, messages: [...f.messages, message] }));
+      await this.recordUsage(agentId, model.key, outcome.result);
+      this.publish({ type: "message", agent_id: agentId, message });
+      let ended = false;
+      for (const call of outcome.result.tool_calls) {
+        if (signal.aborted) break;
+        const result = await this.runAgentTool(agentId, call);
+        if (result === null) continue; // ask_master: the answer arrives later as the tool result
+        await this.appendToolResult(agentId, call, result);
+        if (call.function.name === "report_to_leader" && !result.startsWith('{"error"')) ended = true;
+      }
+      if (ended) {
+        const now = (await this.store.readAgentMetadata(this.convId, agentId)) as AgentMeta;
+        if (now.status === "running" && !(now.pending_tool_calls ?? []).length) await this.agentEvent(agentId, "complete");
+        if (!(now.pending_messages ?? []).length) return;
+      }
+    }
+  }
+
+  private async capReached(agentId: number, meta: AgentMeta): Promise<void> {
+    this.notice("warning", "cap_calls", `${meta.display_name} reached ${this.limits.maxCallsPerTask} model calls for its task and was stopped.`, agentId);
+    await this.emit(await this.cause(), { type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { cap: this.limits.maxCallsPerTask }, action: "cap_calls", resource: `agent:${agentId}`, status: "capped" });
+    await this.deliverReport(agentId, meta, `I reached the limit of ${this.limits.maxCallsPerTask} model calls for this task and had to stop before finishing.`, "failed");
+    await this.agentEvent(agentId, "pause");
+  }
+
+  /** Puts a report into the leader's conversation (seed: message_source sub_agent, compact, starts_work false) and wakes it. */
+  private async deliverReport(agentId: number, meta: AgentMeta, summary: string, status: string): Promise<string> {
+    const reportId = await this.nextId("report", roleAbbreviation(meta.role_id));
+    const body = status === "completed" ? summary : `[${status}] ${summary}`;
+    const message: Message = {
+      role: "user",
+      content: formatAgentMessage("report", meta.display_name, reportId, body),
+      message_id: messageId("msg_auto"),
+      metadata: { message_source: "sub_agent", visibility: "compact", starts_work: false, agent_id: agentId, trace_id: meta.trace_id },
+    };
+    const cause = meta.trace_id && meta.task_turn_id ? traceCause(meta.trace_id, meta.task_turn_id) : await this.cause();
+    await this.emit(cause, { type: "reply", from: agentParty(agentId), to: LEADER_PARTY, payload: { report_id: reportId, status, summary: summarize(summary) }, action: "report", resource: `agent:${agentId}`, reply: true });
+    this.setActivity(agentId, `reported ${reportId}`);
+    await this.toLeaderInbox(message);
+    return reportId;
+  }
+
+  /** Runs one of a sub-agent's tools; null for `ask_master` (the answer comes later). */
+  private async runAgentTool(agentId: number, call: ToolCall): Promise<string | null> {
+    const name = call.function.name;
+    if (name === "create_sub_agent") {
+      await this.emit(await this.cause(), { type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { tool: name }, action: "create_sub_agent", resource: `agent:${agentId}`, status: "refused" });
+      this.notice("warning", "cap_spawn", `Agent ${agentId} tried to create a sub-agent; only the Team Leader can.`, agentId);
+      return errorResult("sub-agents cannot create sub-agents; ask the Team Leader with ask_master if you need help");
+    }
+    if (!(name in AGENT_TOOL_ARGS)) return errorResult(`unknown tool ${name}`);
+    const parsed = parseToolArguments(AGENT_TOOL_ARGS[name as keyof typeof AGENT_TOOL_ARGS], call.function.arguments);
+    if (!parsed.ok) return errorResult(parsed.error);
+    const args = parsed.args as Record<string, unknown>;
+    const meta = (await this.store.readAgentMetadata(this.convId, agentId)) as AgentMeta;
+    const conv = await this.store.get(this.convId);
+    const root = conv.project_path;
+    try {
+      switch (name) {
+        case "list_files": {
+          this.setActivity(agentId, `list_files ${String(args.path)}`);
+          return JSON.stringify(await listFiles(root, String(args.path ?? ".")));
+        }
+        case "read_file": {
+          this.setActivity(agentId, `read_file ${String(args.path)}`);
+          return JSON.stringify(await readFile(root, String(args.path)));
+        }
+        case "search_files": {
+          this.setActivity(agentId, `search_files "${summarize(String(args.query), 40)}"`);
+          return JSON.stringify(await searchFiles(root, String(args.query), { path: args.path as string | undefined, glob: args.glob as string | undefined }));
+        }
+        case "write_file": {
+          if (!(meta.permissions ?? []).includes("write")) {
+            await this.emit(await this.cause(), { type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { path: String(args.path) }, action: "write_file", resource: `file:${String(args.path)}`, status: "refused" });
+            return errorResult("your role does not have the write permission");
+          }
+          this.setActivity(agentId, `write_file ${String(args.path)}`);
+          return await this.once(call, async () => {
+            const r = await writeFile(root, String(args.path), String(args.content));
+            await this.emit(await this.cause(), { type: "event", from: agentParty(agentId), to: SYSTEM_PARTY, payload: { path: r.path, bytes: r.bytes }, action: "write_file", resource: `file:${r.path}` });
+            return JSON.stringify(r);
+          });
+        }
+        case "send_message": {
+          const target = Number(args.agent_id);
+          if (target === agentId) return errorResult("you cannot message yourself");
+          const conv2 = await this.store.get(this.convId);
+          if (!conv2.agent_ids.includes(target)) return errorResult(`no agent ${target} in this team`);
+          this.setActivity(agentId, `message to agent ${target}`);
+          return await this.once(call, async () => {
+            const id = await this.messageAgent(target, String(args.content), { name: meta.display_name, agentId, party: agentParty(agentId), abbrev: roleAbbreviation(meta.role_id) });
+            return JSON.stringify({ delivered: true, message_id: id });
+          });
+        }
+        case "report_to_leader": {
+          return await this.once(call, async () => {
+            const reportId = await this.deliverReport(agentId, meta, String(args.summary), String(args.status ?? "completed"));
+            await this.store.updateAgentMetadata(this.convId, agentId, (m) => ({ ...(m as AgentMeta), reported: true }));
+            return JSON.stringify({ delivered: true, report_id: reportId });
+          });
+        }
+        case "ask_master": {
+          const questionId = await this.nextId("question", roleAbbreviation(meta.role_id));
+          const question = String(args.question);
+          const updated = await this.agentEvent(agentId, "ask", (m) => ({
+            ...m,
+            pending_tool_calls: [...(m.pending_tool_calls ?? []), { tool_call_id: call.id, tool_name: "ask_master", question_id: questionId, created_at: epochSeconds(), question }],
+          }));
+          const leaderMessage: Message = {
+            role: "user",
+            content: formatAgentMessage("message", meta.display_name, questionId, question),
+            message_id: messageId("msg_auto"),
+            metadata: { message_source: "sub_agent", visibility: "compact", starts_work: false, agent_id: agentId, trace_id: meta.trace_id },
+          };
+          const q = this.questionsOf([updated]).find((x) => x.question_id === questionId);
+          if (q) this.publish({ type: "question", question: q });
+          const cause = meta.trace_id && meta.task_turn_id ? traceCause(meta.trace_id, meta.task_turn_id) : await this.cause();
+          await this.emit(cause, { type: "request", from: agentParty(agentId), to: LEADER_PARTY, payload: { question_id: questionId, question: summarize(question) }, action: "ask_master", resource: `question:${questionId}`, producer: "model" });
+          this.setActivity(agentId, `asked ${questionId}`);
+          await this.toLeaderInbox(leaderMessage);
+          return null;
+        }
+      }
+    } catch (error) {
+      if (error instanceof AstrionError && error.status < 500) {
+        if (error.code === "forbidden") {
+          await this.emit(await this.cause(), { type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { tool: name, reason: error.message }, action: name, resource: `path:${String(args.path ?? "")}`, status: "refused" });
+        }
+        return errorResult(error.message);
+      }
+      throw error;
+    }
+    return errorResult(`unknown tool ${name}`);
+  }
+
+  // ---------------------------------------------------------------- restart
+
+  /**
+   * After a restart: running agents continue from their last saved messages, waiting agents keep
+   * waiting, and a leader with unanswered input gets its turn.
+   */
+  async resume(): Promise<void> {
+    const conv = await this.store.get(this.convId);
+    if (conv.status === "archived") return;
+    const { agents } = await this.store.listAgents(this.convId);
+    for (const a of agents) {
+      if (a.status === "running" || (!isFinalAgentStatus(a.status) && a.status !== "waiting" && (a.pending_messages ?? []).length)) this.wakeAgent(a.agent_id);
+    }
+    const leader = await this.store.readLeaderMessages(this.convId);
+    if (needsModelCall(leader.messages) || danglingToolCalls(leader.messages).length || leaderInbox(leader.metadata).length) this.wakeLeader();
+    else await this.refreshPhase();
+  }
+}

@@ -1,0 +1,221 @@
+import "server-only";
+/**
+ * One SSE connection to a conversation: a snapshot or a replay, then live events, as bytes.
+ *
+ * The stream keeps no copy of the events it has yet to send. It keeps a cursor (the number of
+ * the last event it handed to the socket) and reads onward from the bus's replay buffer whenever
+ * the socket wants more (`pull`, `desiredSize`). So replay and live delivery are one path, there
+ * can be no gap or duplicate at the seam between them, and a slow client costs one number. The
+ * subscription only says "there is more"; the pumping is deferred to a microtask so the
+ * publisher pays O(1) per connection.
+ *
+ * A client that falls more than `maxQueue` events behind on what was published since it
+ * connected is closed: its browser reconnects with `Last-Event-ID` and is replayed (or, if the
+ * buffer moved on, sent a fresh snapshot). The stream only observes: closing it never touches
+ * the runtime.
+ */
+import { getBus, isConversationTopic, parseEventId, type ConversationTopic, type EventBus, type Unsubscribe } from "@/lib/bus";
+import type { ConversationSnapshot, RuntimeEvent } from "@/lib/runtime/events";
+import { DEFAULT_RETRY_MS, encodeFrame, formatComment, formatEvent, formatOpening, frameOf, PING_FRAME } from "./frame";
+
+/** Default interval of heartbeat comments. */
+export const DEFAULT_HEARTBEAT_MS = 15_000;
+
+/** Default number of events a client may fall behind before it is dropped. */
+export const DEFAULT_MAX_QUEUE = 1000;
+
+/**
+ * Chunks handed to the consumer ahead of its reads. Small on purpose: everything beyond it
+ * stays in the shared bus buffer, not in this connection.
+ */
+const FEED_CHUNKS = 16;
+
+/** Why a stream ended. */
+export type EventStreamEnd = "abort" | "cancel" | "overflow" | "gap" | "error";
+
+/** Options of {@link createEventStream}. */
+export interface EventStreamOptions {
+  /** The conversation topic to follow. */
+  topic: ConversationTopic;
+  /** The client's `Last-Event-ID`; when usable, the stream replays from it instead of sending a snapshot. */
+  lastEventId?: string | null;
+  /**
+   * The conversation's full state. The bus's last id is read just before this is called and
+   * becomes the snapshot's id, so nothing published after that instant is lost. A function that
+   * builds the snapshot before its first `await` makes the id exact; one that reads files may
+   * already include a change that is then sent again (clients apply messages by id).
+   */
+  snapshot: () => Promise<ConversationSnapshot>;
+  /** The request's signal: aborting it ends the stream and frees everything. */
+  signal?: AbortSignal;
+  /** Interval of `: ping` comments (default 15 s). */
+  heartbeatMs?: number;
+  /** How far behind a client may fall before it is closed (default 1000 events). */
+  maxQueue?: number;
+  /** Reconnect delay sent as `retry:` (default 2000 ms). */
+  retryMs?: number;
+  /** The bus (default {@link getBus}); tests pass their own. */
+  bus?: EventBus;
+  /** Called once when the stream ends, with the reason (logging, tests). */
+  onEnd?: (reason: EventStreamEnd) => void;
+}
+
+/**
+ * An SSE byte stream for one client: `: connected` and `retry:`, then either the events after a
+ * usable `lastEventId` or a `snapshot` event, then live events, each exactly once and in order;
+ * `: ping` comments every `heartbeatMs`. Subscribes before anything else, so nothing published
+ * while the snapshot is being built is missed.
+ */
+export function createEventStream(options: EventStreamOptions): ReadableStream<Uint8Array> {
+  const { topic, signal } = options;
+  if (!isConversationTopic(topic)) throw new TypeError(`SSE streams follow conversation topics, not "${topic}"`);
+  const bus = options.bus ?? getBus();
+  const maxQueue = Math.max(1, options.maxQueue ?? DEFAULT_MAX_QUEUE);
+  const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
+  const feed = Math.min(FEED_CHUNKS, maxQueue);
+
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let unsubscribe: Unsubscribe | null = null;
+  let heartbeat: ReturnType<typeof setInterval> | undefined;
+  let ended = false;
+  /** True once the snapshot (or the replay point) is settled; events flow only then. */
+  let ready = false;
+  /** Number of the last event handed to the consumer. */
+  let cursor = 0;
+  /** The bus's last number when the stream became ready: later events count toward overflow. */
+  let liveFrom = 0;
+  let pumping = false;
+  let scheduled = false;
+
+  const end = (reason: EventStreamEnd, closeStream: boolean) => {
+    if (ended) return;
+    ended = true;
+    unsubscribe?.();
+    unsubscribe = null;
+    clearInterval(heartbeat);
+    signal?.removeEventListener("abort", onAbort);
+    if (closeStream) {
+      try {
+        controller.close(); // chunks already queued still reach the client, then it reconnects
+      } catch {
+        /* already closed or cancelled by the consumer */
+      }
+    }
+    options.onEnd?.(reason);
+  };
+  const onAbort = () => end("abort", true);
+
+  const enqueue = (bytes: Uint8Array) => {
+    try {
+      controller.enqueue(bytes);
+      return true;
+    } catch {
+      end("cancel", false); // the consumer went away between our checks
+      return false;
+    }
+  };
+
+  const pump = () => {
+    scheduled = false;
+    if (!ready || ended || pumping) return;
+    pumping = true;
+    try {
+      for (;;) {
+        const room = controller.desiredSize ?? 0;
+        if (room <= 0) break;
+        const next = bus.eventsAfter(topic, cursor, room);
+        if ("gap" in next) {
+          // What this client still needs was evicted: it must resync from a snapshot.
+          enqueue(encodeFrame(formatComment("resync")));
+          end("gap", true);
+          return;
+        }
+        if (next.events.length === 0) break;
+        for (const message of next.events) {
+          if (!enqueue(frameOf(message))) return;
+          cursor = message.seq;
+        }
+      }
+    } finally {
+      pumping = false;
+    }
+    const behind = bus.lastSeq(topic) - Math.max(cursor, liveFrom);
+    const queued = feed - (controller.desiredSize ?? 0);
+    if (behind > 0 && behind + queued > maxQueue) {
+      enqueue(encodeFrame(formatComment("overflow")));
+      end("overflow", true);
+    }
+  };
+
+  // Deferred so a burst of publishes costs the publisher a flag check per connection, and the
+  // serialization and checks run once per burst, after the publisher's synchronous work.
+  const schedule = () => {
+    if (scheduled || ended) return;
+    scheduled = true;
+    queueMicrotask(pump);
+  };
+
+  const begin = () => {
+    const replayFrom = options.lastEventId ? parseEventId(options.lastEventId) : null;
+    if (replayFrom && !("gap" in bus.eventsSince(topic, options.lastEventId, 0))) {
+      cursor = replayFrom.seq;
+      liveFrom = bus.lastSeq(topic);
+      ready = true;
+      pump();
+      return;
+    }
+    const at = bus.lastSeq(topic);
+    Promise.resolve()
+      .then(() => options.snapshot())
+      .then(
+        (snapshot) => {
+          if (ended) return;
+          const event: RuntimeEvent = { type: "snapshot", snapshot };
+          if (!enqueue(encodeFrame(formatEvent(`${bus.bootId}-${at}`, event)))) return;
+          cursor = at;
+          liveFrom = at;
+          ready = true;
+          pump();
+        },
+        (error: unknown) => {
+          if (ended) return;
+          console.error(`[astrion] could not build the snapshot for ${topic}; closing the stream`, error);
+          end("error", true);
+        },
+      );
+  };
+
+  return new ReadableStream<Uint8Array>(
+    {
+      start(c) {
+        controller = c;
+        if (signal?.aborted) {
+          ended = true;
+          c.close();
+          options.onEnd?.("abort");
+          return;
+        }
+        // Subscribe first: from here on every event lands in the bus buffer and wakes us.
+        unsubscribe = bus.subscribe(topic, schedule);
+        signal?.addEventListener("abort", onAbort, { once: true });
+        c.enqueue(encodeFrame(formatOpening(options.retryMs ?? DEFAULT_RETRY_MS)));
+        if (heartbeatMs > 0) {
+          heartbeat = setInterval(() => {
+            // A full queue means the client is not reading; a ping would only add to it.
+            if (!ended && (controller.desiredSize ?? 0) > 0) enqueue(PING_FRAME);
+          }, heartbeatMs);
+          // The heartbeat alone must not keep a process alive (tests, shutdown).
+          (heartbeat as { unref?: () => void }).unref?.();
+        }
+        begin();
+      },
+      pull() {
+        pump();
+      },
+      cancel() {
+        end("cancel", false);
+      },
+    },
+    new CountQueuingStrategy({ highWaterMark: feed }),
+  );
+}

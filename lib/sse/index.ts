@@ -1,0 +1,25 @@
+/**
+ * Public face of server-sent events: the per-client stream, its framing and the response
+ * headers every SSE route answers with. Server only.
+ */
+import "server-only";
+
+export {
+  createEventStream,
+  DEFAULT_HEARTBEAT_MS,
+  DEFAULT_MAX_QUEUE,
+  type EventStreamEnd,
+  type EventStreamOptions,
+} from "./event-stream";
+export { DEFAULT_RETRY_MS, formatComment, formatEvent, formatOpening } from "./frame";
+
+/**
+ * Headers of every SSE answer: no caching and no transformation (a compressing proxy would hold
+ * events back), no buffering by nginx-style proxies, and a connection kept open.
+ */
+export const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache, no-transform",
+  "x-accel-buffering": "no",
+  connection: "keep-alive",
+});

@@ -1,0 +1,482 @@
+/**
+ * The team runtime against the real running server and the real `openai` client, talking to a
+ * fake OpenAI-compatible server scripted per conversation: fan-out, questions answered by the
+ * leader and by a person, teammate messages, reports waking the leader, Stop, retries, the idle
+ * watchdog, mid-stream errors, caps, workspace escapes, and a SIGKILL in mid-run.
+ */
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fakeError, fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type Script } from "./helpers/fake-openai";
+import { startServer, tempDir, type TestServer } from "./helpers/server";
+import { isProcessAlive } from "@/lib/store/lock";
+
+type Msg = {
+  role: string;
+  content?: string | null;
+  tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>;
+  tool_call_id?: string;
+  metadata?: Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  reasoning_content?: string;
+};
+
+let fake: FakeOpenAI;
+let server: TestServer;
+let home: string;
+let project: string;
+let outside: string;
+
+/** Scripted behaviour per conversation title (read from the system prompt). */
+const counters = new Map<string, number>();
+
+function msgs(body: FakeRequestBody): Msg[] {
+  return (body.messages ?? []) as Msg[];
+}
+function isLeader(body: FakeRequestBody): boolean {
+  return JSON.stringify(body.tools ?? []).includes("create_sub_agent");
+}
+function scenario(body: FakeRequestBody): string {
+  const system = String(msgs(body)[0]?.content ?? "");
+  return /Conversation: (\S+)/.exec(system)?.[1] ?? "unknown";
+}
+function selfId(body: FakeRequestBody): number {
+  return Number(/agent id (\d+)/.exec(String(msgs(body)[0]?.content ?? ""))?.[1] ?? 0);
+}
+function displayName(body: FakeRequestBody): string {
+  return /You are: (\S+)/.exec(String(msgs(body)[0]?.content ?? ""))?.[1] ?? "";
+}
+function hasAssistantCalls(body: FakeRequestBody, name?: string): boolean {
+  return msgs(body).some((m) => m.role === "assistant" && (m.tool_calls ?? []).some((c) => !name || c.function.name === name));
+}
+function callCount(body: FakeRequestBody, name: string): number {
+  return msgs(body).reduce((n, m) => n + (m.tool_calls ?? []).filter((c) => c.function.name === name).length, 0);
+}
+function reports(body: FakeRequestBody): number {
+  return msgs(body).filter((m) => m.role === "user" && String(m.content ?? "").includes("的任务完成汇报\nid: ")).length;
+}
+function lastMessage(body: FakeRequestBody): Msg {
+  return msgs(body)[msgs(body).length - 1]!;
+}
+function bump(key: string): number {
+  const n = (counters.get(key) ?? 0) + 1;
+  counters.set(key, n);
+  return n;
+}
+const create = (role_id: string, task: string, argumentChunks = 4) => ({ name: "create_sub_agent", arguments: { role_id, task }, argumentChunks });
+const report = (summary: string) => fakeToolCalls([{ name: "report_to_leader", arguments: { summary } }]);
+
+function leaderScript(s: string, body: FakeRequestBody): Script {
+  const last = lastMessage(body);
+  const question = last.role === "user" ? /的消息\nid: (ask_\w+)/.exec(String(last.content ?? "")) : null;
+  switch (s) {
+    case "fanout":
+      if (!hasAssistantCalls(body, "create_sub_agent"))
+        return fakeToolCalls([create("researcher", "Map the project"), create("code-reviewer", "Review src"), create("ui-operator", "Check the page")], { content: "Assembling a team." });
+      return fakeText(reports(body) >= 3 ? "SUMMARY fanout: all three reported" : "waiting for reports", { reasoning: "counting reports" });
+    case "ask-leader":
+      if (!hasAssistantCalls(body, "create_sub_agent")) return fakeToolCalls([create("researcher", "Pick a theme")]);
+      if (question) return fakeToolCalls([{ name: "answer_question", arguments: { question_id: question[1], answer: "Use the blue theme" } }]);
+      return fakeText(reports(body) >= 1 ? "SUMMARY ask-leader" : "ok");
+    case "ask-person":
+      if (!hasAssistantCalls(body, "create_sub_agent")) return fakeToolCalls([create("researcher", "Pick a theme")]);
+      if (question) return fakeText("Only the person can answer that; please answer in the agent's panel.");
+      return fakeText(reports(body) >= 1 ? "SUMMARY ask-person" : "ok");
+    case "teammate":
+      // The reviewer is created first, so it exists when the researcher (created next) greets it.
+      if (!hasAssistantCalls(body, "create_sub_agent")) return fakeToolCalls([create("code-reviewer", "Wait for the researcher"), create("researcher", "Tell the reviewer hello")]);
+      return fakeText(reports(body) >= 2 ? "SUMMARY teammate" : "waiting");
+    case "stop":
+      if (!hasAssistantCalls(body, "create_sub_agent")) return fakeToolCalls([create("researcher", "Work slowly")]);
+      return fakeText("I am thinking very slowly about this", { contentChunks: 4, end: "stall", chunksBeforeEnd: 3 });
+    case "retry429":
+      return bump("retry429") === 1 ? fakeError(429, { headers: { "retry-after": "1" }, message: "slow down" }) : fakeText("SUMMARY after retry");
+    case "stall":
+      return fakeText("Partial words before the stall and more", { contentChunks: 4, end: "stall", chunksBeforeEnd: 3 });
+    case "midstream":
+      return fakeText("Partial words before the cut and more", { contentChunks: 4, end: "destroy", chunksBeforeEnd: 3 });
+    case "caps":
+      if (!hasAssistantCalls(body, "create_sub_agent"))
+        return fakeToolCalls([create("researcher", "Try to spawn"), create("code-reviewer", "Loop forever"), create("ui-operator", "Report at once"), create("full-stack-engineer", "One too many")]);
+      return fakeText(reports(body) >= 3 ? "SUMMARY caps" : "waiting");
+    case "escape":
+      if (!hasAssistantCalls(body, "create_sub_agent")) return fakeToolCalls([create("full-stack-engineer", "Try to leave the folder")]);
+      return fakeText(reports(body) >= 1 ? "SUMMARY escape" : "waiting");
+    case "kill":
+      if (!hasAssistantCalls(body, "create_sub_agent")) return fakeToolCalls([create("researcher", "Slow task A"), create("code-reviewer", "Slow task B")]);
+      return fakeText(reports(body) >= 2 ? "SUMMARY kill" : "waiting");
+    default:
+      return fakeText(`unknown scenario ${s}`);
+  }
+}
+
+function agentScript(s: string, body: FakeRequestBody): Script {
+  const me = displayName(body);
+  const last = lastMessage(body);
+  switch (s) {
+    case "fanout":
+      return report(`done by ${me}`);
+    case "ask-leader":
+    case "ask-person":
+      if (!hasAssistantCalls(body, "ask_master")) return fakeToolCalls([{ name: "ask_master", arguments: { question: "Which theme should I use?" } }]);
+      return report(`Chose: ${JSON.parse(String(last.content)).answer}`);
+    case "teammate":
+      if (me.startsWith("Researcher")) {
+        if (!hasAssistantCalls(body, "send_message")) return fakeToolCalls([{ name: "send_message", arguments: { agent_id: selfId(body) - 1, content: "hello teammate" } }]);
+        return report("sent hello");
+      }
+      if (msgs(body).some((m) => m.role === "user" && String(m.content).includes("来自 Researcher_"))) return report("got the hello");
+      if (callCount(body, "list_files") >= 20) return report("no hello arrived");
+      return fakeToolCalls([{ name: "list_files", arguments: { path: "." } }], { delayMs: 50 });
+    case "stop":
+      return fakeText("agent working slowly", { contentChunks: 4, end: "stall", chunksBeforeEnd: 2 });
+    case "caps":
+      if (me.startsWith("Researcher")) {
+        if (!hasAssistantCalls(body, "create_sub_agent")) return fakeToolCalls([{ name: "create_sub_agent", arguments: { role_id: "researcher", task: "spawned" } }]);
+        return report("could not spawn");
+      }
+      if (me.startsWith("Code")) return fakeToolCalls([{ name: "list_files", arguments: { path: "." } }]);
+      return report("reported at once");
+    case "escape": {
+      if (!hasAssistantCalls(body, "read_file")) {
+        const paths = ["../secret.txt", "/etc/passwd", "~/.bashrc", "%2e%2e/secret.txt", "link-out/secret.txt", `../${path.basename(project)}-evil/secret.txt`, "a/../../secret.txt", "ok.txt"];
+        return fakeToolCalls([
+          ...paths.map((p, i) => ({ id: `esc_${i}`, name: "read_file", arguments: { path: p } })),
+          { id: "esc_w", name: "write_file", arguments: { path: "../escaped.txt", content: "x" } },
+          { id: "esc_l", name: "write_file", arguments: { path: "link-out/planted.txt", content: "x" } },
+        ]);
+      }
+      return report("tried everything");
+    }
+    case "kill":
+      if (!hasAssistantCalls(body, "list_files")) return fakeToolCalls([{ name: "list_files", arguments: { path: "." } }]);
+      return fakeToolCalls([{ name: "report_to_leader", arguments: { summary: `slow report by ${me}` } }], { delayMs: 3000 });
+    default:
+      return report("?");
+  }
+}
+
+async function handler(body: FakeRequestBody): Promise<Script> {
+  const s = scenario(body);
+  return isLeader(body) ? leaderScript(s, body) : agentScript(s, body);
+}
+
+async function newConversation(title: string): Promise<string> {
+  const res = await server.api("POST", "/api/conversations", { title, project_path: project });
+  expect(res.status).toBe(201);
+  return res.json.conversation.id;
+}
+
+async function send(id: string, content: string): Promise<{ message_id: string; trace_id: string }> {
+  const res = await server.api("POST", `/api/conversations/${id}/messages`, { content });
+  expect(res.status).toBe(202);
+  return res.json;
+}
+
+async function leaderMessages(id: string): Promise<Msg[]> {
+  return (await server.api("GET", `/api/conversations/${id}/messages`)).json.messages;
+}
+
+/** Polls until `check` returns a truthy value (or fails after `timeoutMs`). */
+async function until<T>(what: string, check: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function finalText(id: string, marker: string, timeoutMs = 30_000): Promise<string> {
+  return until(`"${marker}" in ${id}`, async () => (await leaderMessages(id)).find((m) => m.role === "assistant" && String(m.content ?? "").includes(marker))?.content, timeoutMs);
+}
+
+async function agents(id: string) {
+  return (await server.api("GET", `/api/conversations/${id}/agents`)).json;
+}
+
+function writeModels(home: string, url: string) {
+  writeFileSync(
+    path.join(home, "models.json"),
+    JSON.stringify({
+      default: "fake",
+      models: {
+        offline: { provider: "offline", label: "Offline (built-in)", model: "astrion-offline" },
+        fake: { base_url: url, api_key_env: "FAKE_OPENAI_KEY", model: "fake-model", timeouts: { idle_ms: 1500, first_response_ms: 10_000 } },
+      },
+    }),
+  );
+}
+
+const serverEnv = { FAKE_OPENAI_KEY: "sk-fake-test-key", ASTRION_MAX_AGENTS: "3", ASTRION_MAX_CALLS_PER_TASK: "6", ASTRION_LEADER_BATCH_MS: "30" };
+
+beforeAll(async () => {
+  fake = await startFakeOpenAI({ script: handler });
+  home = tempDir("astrion-home-");
+  writeModels(home, fake.url);
+  project = tempDir("astrion-project-");
+  mkdirSync(path.join(project, "src"));
+  writeFileSync(path.join(project, "README.md"), "# Demo\n\nA demo project.\n");
+  writeFileSync(path.join(project, "ok.txt"), "inside the project\n");
+  outside = tempDir("astrion-outside-");
+  writeFileSync(path.join(outside, "secret.txt"), "TOP-SECRET-OUTSIDE\n");
+  writeFileSync(path.join(path.dirname(project), "secret.txt"), "TOP-SECRET-PARENT\n");
+  mkdirSync(`${project}-evil`, { recursive: true });
+  writeFileSync(path.join(`${project}-evil`, "secret.txt"), "TOP-SECRET-SIBLING\n");
+  symlinkSync(outside, path.join(project, "link-out"));
+  server = await startServer({ home, env: serverEnv });
+});
+
+afterAll(async () => {
+  if (process.env.DEBUG_SERVER_OUTPUT) console.log(server?.output());
+  await server?.stop();
+  await fake?.close();
+});
+
+describe("a team at work", () => {
+  it("fans out to three sub-agents whose reports wake the leader, in the seed's files", async () => {
+    const id = await newConversation("fanout");
+    const { trace_id } = await send(id, "Look at the project from three angles");
+    await finalText(id, "SUMMARY fanout");
+    const { agents: list } = await agents(id);
+    expect(list).toHaveLength(3);
+    expect(list.map((a: { metadata: { status: string } }) => a.metadata.status)).toEqual(["completed", "completed", "completed"]);
+    expect(list.map((a: { metadata: { display_name: string } }) => a.metadata.display_name)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^Researcher_\d+$/), expect.stringMatching(/^Code Reviewer_\d+$/), expect.stringMatching(/^UI Operator_\d+$/)]),
+    );
+
+    const messages = await leaderMessages(id);
+    const reportMsgs = messages.filter((m) => String(m.content ?? "").includes("的任务完成汇报"));
+    expect(reportMsgs).toHaveLength(3);
+    for (const r of reportMsgs) {
+      expect(r.content).toMatch(/^来自 .+_\d+ 的任务完成汇报\nid: out_[a-z]+_001\n\n\n\ndone by .+\n\n$/);
+      expect(r.metadata).toMatchObject({ message_source: "sub_agent", visibility: "compact", starts_work: false });
+      expect(typeof r.metadata?.agent_id).toBe("number");
+    }
+    // The thinking of the leader's final answer was kept.
+    expect(messages.some((m) => m.reasoning_content === "counting reports")).toBe(true);
+
+    const first = list[0].metadata.agent_id;
+    const detail = (await server.api("GET", `/api/conversations/${id}/agents/${first}`)).json;
+    expect(detail.messages[0].role).toBe("system");
+    expect(detail.messages[1].content).toMatch(/^来自 Team Leader 的任务发布\nid: task_00[123]\n\n\n\n/);
+
+    // Files on disk: seed layout, metadata in step.
+    const meta = JSON.parse(readFileSync(path.join(home, "conversations", id, "metadata.json"), "utf8"));
+    expect(meta.agent_count).toBe(3);
+    expect(meta.phase).toBe("IDLE");
+    const agentMeta = JSON.parse(readFileSync(path.join(home, "conversations", id, "agents", String(first), "metadata.json"), "utf8"));
+    expect(agentMeta).toMatchObject({ agent_id: first, status: "completed", pending_messages: [], pending_tool_calls: [] });
+
+    // Token statistics per conversation, per agent and per model.
+    const stats = (await server.api("GET", `/api/conversations/${id}/messages`)).json.token_statistics;
+    expect(stats.total.calls).toBeGreaterThanOrEqual(5);
+    expect(stats.by_agent.leader.total_tokens).toBeGreaterThan(0);
+    expect(stats.by_agent[`agent_${first}`].calls).toBe(1);
+    expect(stats.by_model.fake.calls).toBe(stats.total.calls);
+
+    // One trace for everything the message caused; replies link to their request.
+    const timeline = (await server.api("GET", `/api/conversations/${id}/timeline?trace_id=${trace_id}`)).json.records;
+    expect(timeline.length).toBeGreaterThan(6);
+    expect(new Set(timeline.map((r: { trace_id: string }) => r.trace_id))).toEqual(new Set([trace_id]));
+    const tasks = timeline.filter((r: { action: string }) => r.action === "create_sub_agent");
+    const replies = timeline.filter((r: { action: string }) => r.action === "report");
+    expect(replies).toHaveLength(3);
+    for (const r of replies) expect(tasks.map((t: { turn_id: string }) => t.turn_id)).toContain(r.parent_turn_id);
+    // The API key never reached the browser-facing answers or the files.
+    expect(JSON.stringify(timeline)).not.toContain(serverEnv.FAKE_OPENAI_KEY);
+    expect(fake.requests.some((r) => r.authorization === `Bearer ${serverEnv.FAKE_OPENAI_KEY}`)).toBe(true);
+  });
+
+  it("ask_master is answered by the leader", async () => {
+    const id = await newConversation("ask-leader");
+    await send(id, "Pick a theme");
+    await finalText(id, "SUMMARY ask-leader");
+    const { agents: list } = await agents(id);
+    const detail = (await server.api("GET", `/api/conversations/${id}/agents/${list[0].metadata.agent_id}`)).json;
+    const answer = detail.messages.find((m: Msg) => m.role === "tool" && String(m.content).includes("Use the blue theme"));
+    expect(JSON.parse(answer.content)).toEqual({ answer: "Use the blue theme", answered_by: "Team Leader" });
+    const messages = await leaderMessages(id);
+    expect(messages.some((m) => /^来自 Researcher_\d+ 的消息\nid: ask_r_001\n/.test(String(m.content)))).toBe(true);
+    expect(messages.some((m) => String(m.content).includes("Chose: Use the blue theme"))).toBe(true);
+  });
+
+  it("ask_master waits for a person, who answers through the API", async () => {
+    const id = await newConversation("ask-person");
+    await send(id, "Pick a theme");
+    const question = await until("a pending question", async () => (await agents(id)).questions[0]);
+    expect(question).toMatchObject({ question_id: "ask_r_001", question: "Which theme should I use?" });
+    const agent = (await agents(id)).agents[0];
+    expect(agent.metadata.status).toBe("waiting");
+    expect(agent.metadata.pending_tool_calls[0]).toMatchObject({ tool_name: "ask_master", question_id: "ask_r_001" });
+    const conv = (await server.api("GET", `/api/conversations/${id}`)).json.conversation;
+    expect(conv.phase).toBe("WAITING");
+
+    const bad = await server.api("POST", `/api/conversations/${id}/agents/${question.agent_id}/answers`, { question_id: "ask_r_999", answer: "x" });
+    expect(bad.status).toBe(404);
+    const ok = await server.api("POST", `/api/conversations/${id}/agents/${question.agent_id}/answers`, { question_id: "ask_r_001", answer: "Green, please" });
+    expect(ok.status).toBe(200);
+    const again = await server.api("POST", `/api/conversations/${id}/agents/${question.agent_id}/answers`, { question_id: "ask_r_001", answer: "Red" });
+    expect(again.status).toBe(409);
+    await until("the report", async () => (await leaderMessages(id)).find((m) => String(m.content).includes("Chose: Green, please")));
+    await finalText(id, "SUMMARY ask-person");
+  });
+
+  it("a sub-agent messages a teammate", async () => {
+    const id = await newConversation("teammate");
+    await send(id, "Say hello to each other");
+    await finalText(id, "SUMMARY teammate");
+    const { agents: list } = await agents(id);
+    const reviewer = list.find((a: { metadata: { role_id: string } }) => a.metadata.role_id === "code-reviewer");
+    const detail = (await server.api("GET", `/api/conversations/${id}/agents/${reviewer.metadata.agent_id}`)).json;
+    expect(detail.messages.some((m: Msg) => /^来自 Researcher_\d+ 的消息\nid: msg_r_001\n\n\n\nhello teammate\n\n$/.test(String(m.content)))).toBe(true);
+    expect((await leaderMessages(id)).some((m) => String(m.content).includes("got the hello"))).toBe(true);
+  });
+
+  it("Stop aborts every stream in mid-flight and leaves no agent running", async () => {
+    const id = await newConversation("stop");
+    const before = fake.requests.length;
+    await send(id, "Take your time");
+    // Wait until both the agent's and the leader's second call are streaming (stalled).
+    await until("two stalled streams", async () => fake.requests.slice(before).filter((r) => !r.completed && !r.closedByClient && r.body && scenario(r.body) === "stop").length >= 2);
+    const started = Date.now();
+    const res = await server.api("POST", `/api/conversations/${id}/stop`);
+    expect(res.status).toBe(200);
+    await until("streams closed", async () => fake.requests.slice(before).filter((r) => r.body && scenario(r.body) === "stop" && !r.completed).every((r) => r.closedByClient), 5000);
+    expect(Date.now() - started).toBeLessThan(1000);
+    const { agents: list } = await agents(id);
+    expect(list.every((a: { metadata: { status: string } }) => a.metadata.status !== "running")).toBe(true);
+    const conv = (await server.api("GET", `/api/conversations/${id}`)).json.conversation;
+    expect(conv.phase).toBe("IDLE");
+    const interrupted = (await leaderMessages(id)).filter((m) => m.metadata?.interrupted);
+    expect(interrupted.length).toBe(1);
+    expect(interrupted[0]!.content).toContain("I am thinking");
+  });
+
+  it("retries a 429 after Retry-After and then succeeds", async () => {
+    const id = await newConversation("retry429");
+    const before = fake.requests.length;
+    await send(id, "Hello");
+    await finalText(id, "SUMMARY after retry");
+    const mine = fake.requests.slice(before).filter((r) => r.body && scenario(r.body) === "retry429");
+    expect(mine).toHaveLength(2);
+    expect(mine[1]!.receivedAt - mine[0]!.receivedAt).toBeGreaterThanOrEqual(900);
+  });
+
+  it("cuts a stalled stream with the idle watchdog and keeps the partial message as interrupted", async () => {
+    const id = await newConversation("stall");
+    await send(id, "Hello");
+    const msg = await until("interrupted message", async () => (await leaderMessages(id)).find((m) => m.metadata?.interrupted));
+    expect(msg.content).toContain("Partial words");
+    expect(msg.metadata?.interrupted_reason).toBe("stalled");
+    const snapshotNotices = await until("a notice", async () => {
+      const events = await readEvents(id);
+      return events.find((e) => e.type === "snapshot")?.snapshot.notices.find((n: { code: string }) => n.code === "model_error");
+    });
+    expect(snapshotNotices.message).toMatch(/models\.json/);
+  });
+
+  it("an error in mid-stream leaves the partial message saved as interrupted", async () => {
+    const id = await newConversation("midstream");
+    await send(id, "Hello");
+    const msg = await until("interrupted message", async () => (await leaderMessages(id)).find((m) => m.metadata?.interrupted));
+    expect(msg.content).toContain("Partial words");
+    const file = JSON.parse(readFileSync(path.join(home, "conversations", id, "messages.json"), "utf8"));
+    expect(file.messages.at(-1).metadata.interrupted).toBe(true);
+  });
+
+  it("enforces the hard caps: agents per conversation, calls per task, no spawning by sub-agents", async () => {
+    const id = await newConversation("caps");
+    await send(id, "Test the caps");
+    await finalText(id, "SUMMARY caps");
+    const messages = await leaderMessages(id);
+    const capResult = messages.find((m) => m.role === "tool" && String(m.content).includes("cap reached"));
+    expect(capResult).toBeDefined();
+    const { agents: list } = await agents(id);
+    expect(list).toHaveLength(3);
+    const looping = list.find((a: { metadata: { role_id: string } }) => a.metadata.role_id === "code-reviewer");
+    expect(looping.calls_this_task).toBe(6);
+    expect(messages.some((m) => String(m.content).includes("[failed] I reached the limit of 6 model calls"))).toBe(true);
+    const researcher = list.find((a: { metadata: { role_id: string } }) => a.metadata.role_id === "researcher");
+    const detail = (await server.api("GET", `/api/conversations/${id}/agents/${researcher.metadata.agent_id}`)).json;
+    expect(detail.messages.some((m: Msg) => m.role === "tool" && String(m.content).includes("sub-agents cannot create sub-agents"))).toBe(true);
+    const timeline = (await server.api("GET", `/api/conversations/${id}/timeline`)).json.records;
+    expect(timeline.filter((r: { status: string }) => r.status === "capped").length).toBeGreaterThanOrEqual(2);
+    expect(timeline.some((r: { status: string; action: string }) => r.status === "refused" && r.action === "create_sub_agent")).toBe(true);
+  });
+
+  it("refuses every attempt to leave the project folder and records the denials", async () => {
+    const id = await newConversation("escape");
+    await send(id, "Escape");
+    await finalText(id, "SUMMARY escape");
+    const { agents: list } = await agents(id);
+    const detail = (await server.api("GET", `/api/conversations/${id}/agents/${list[0].metadata.agent_id}`)).json;
+    const results = new Map<string, string>(detail.messages.filter((m: Msg) => m.role === "tool").map((m: Msg) => [m.tool_call_id!, String(m.content)]));
+    for (let i = 0; i < 7; i++) expect(JSON.parse(results.get(`esc_${i}`)!).error, `esc_${i}`).toBeTruthy();
+    expect(JSON.parse(results.get("esc_7")!).content).toBe("inside the project\n");
+    expect(JSON.parse(results.get("esc_w")!).error).toBeTruthy();
+    expect(JSON.parse(results.get("esc_l")!).error).toBeTruthy();
+    const all = JSON.stringify(detail.messages);
+    expect(all).not.toContain("TOP-SECRET");
+    expect(() => readFileSync(path.join(outside, "planted.txt"))).toThrow();
+    expect(() => readFileSync(path.join(path.dirname(project), "escaped.txt"))).toThrow();
+    const timeline = (await server.api("GET", `/api/conversations/${id}/timeline`)).json.records;
+    expect(timeline.filter((r: { status: string }) => r.status === "refused").length).toBeGreaterThanOrEqual(7);
+  });
+});
+
+/** Reads the first events of the SSE stream (the snapshot and what follows within a moment). */
+async function readEvents(id: string): Promise<Array<Record<string, any>>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  const http = await import("node:http");
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: "127.0.0.1", port: server.port, path: `/api/conversations/${id}/events`, headers: { host: `127.0.0.1:${server.port}` } }, (res) => {
+      let buf = "";
+      res.on("data", (c: Buffer) => {
+        buf += c.toString();
+        if (buf.includes('"type":"snapshot"') && buf.includes("\n\n", buf.indexOf('"type":"snapshot"'))) {
+          req.destroy();
+          resolve(
+            buf
+              .split("\n\n")
+              .map((block) => block.split("\n").find((l) => l.startsWith("data: ")))
+              .filter((l): l is string => Boolean(l))
+              .map((l) => JSON.parse(l.slice(6))),
+          );
+        }
+      });
+    });
+    req.on("error", (e) => ((e as NodeJS.ErrnoException).code === "ECONNRESET" ? undefined : reject(e)));
+    req.end();
+  });
+}
+
+describe("restart", () => {
+  it("after SIGKILL mid-run, the run finishes with nothing lost and no completed model call requested twice", async () => {
+    const id = await newConversation("kill");
+    const before = fake.requests.length;
+    await send(id, "Two slow tasks");
+    // Both agents are in their slow second call (delayed headers) when the server dies.
+    await until("slow calls in flight", async () => fake.requests.slice(before).filter((r) => r.body && scenario(r.body) === "kill" && !isLeader(r.body) && callCount(r.body, "list_files") >= 1).length >= 2);
+    const health = await server.api("GET", "/api/health");
+    process.kill(-server.proc.pid!, "SIGKILL");
+    await until("server gone", async () => server.proc.exitCode !== null || server.proc.signalCode !== null, 10_000);
+    await until("server process gone", async () => !isProcessAlive(health.json.pid), 10_000);
+    expect(health.json.pid).toBeGreaterThan(0);
+
+    server = await startServer({ home, env: serverEnv });
+    await finalText(id, "SUMMARY kill", 60_000);
+    const { agents: list } = await agents(id);
+    expect(list.map((a: { metadata: { status: string } }) => a.metadata.status)).toEqual(["completed", "completed"]);
+    const messages = await leaderMessages(id);
+    expect(messages.filter((m) => String(m.content).includes("slow report by"))).toHaveLength(2);
+
+    const completed = fake.requests.slice(before).filter((r) => r.completed && r.body && scenario(r.body) === "kill");
+    const keys = completed.map((r) => JSON.stringify(r.body!.messages));
+    expect(new Set(keys).size).toBe(keys.length);
+    // Each agent's conversation on disk is whole: system, task, list_files call and result, report call and result.
+    for (const a of list) {
+      const detail = (await server.api("GET", `/api/conversations/${id}/agents/${a.metadata.agent_id}`)).json;
+      expect(detail.messages.map((m: Msg) => m.role)).toEqual(["system", "user", "assistant", "tool", "assistant", "tool"]);
+    }
+  });
+});

@@ -1,0 +1,193 @@
+/**
+ * `GET /api/conversations/[id]/events` against the real running server: SSE headers, the
+ * opening comment, the snapshot as the first event, resume by Last-Event-ID, and the documented
+ * errors. (Live events from agent runs are covered with the runtime.)
+ */
+import http from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RuntimeEventSchema, type RuntimeEvent } from "@/lib/runtime/events";
+import { startServer, tempDir, type TestServer } from "./helpers/server";
+
+let server: TestServer;
+let convId: string;
+
+beforeAll(async () => {
+  server = await startServer();
+  const created = await server.api("POST", "/api/conversations", { title: "实时 SSE", project_path: tempDir("astrion-project-") });
+  expect(created.status).toBe(201);
+  convId = created.json.conversation.id;
+});
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+interface SseEvent {
+  id: string | undefined;
+  event: RuntimeEvent;
+}
+
+/** An open SSE response read incrementally, as EventSource would. */
+interface SseConnection {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  raw(): string;
+  comments: string[];
+  events: SseEvent[];
+  /** Resolves once `done()` holds; rejects after `timeoutMs`. */
+  waitFor(done: () => boolean, timeoutMs?: number): Promise<void>;
+  close(): void;
+}
+
+function openSse(path: string, headers: Record<string, string> = {}): Promise<SseConnection> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: "127.0.0.1", port: server.port, path, headers: { host: `127.0.0.1:${server.port}`, accept: "text/event-stream", ...headers }, setHost: false },
+      (res) => {
+        let raw = "";
+        let buffer = "";
+        const waiters = new Set<() => void>();
+        const conn: SseConnection = {
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          raw: () => raw,
+          comments: [],
+          events: [],
+          waitFor: (done, timeoutMs = 10_000) =>
+            new Promise<void>((ok, fail) => {
+              if (done()) return ok();
+              const timer = setTimeout(() => {
+                waiters.delete(check);
+                fail(new Error(`timed out; received so far:\n${raw}`));
+              }, timeoutMs);
+              const check = () => {
+                if (!done()) return;
+                clearTimeout(timer);
+                waiters.delete(check);
+                ok();
+              };
+              waiters.add(check);
+            }),
+          close: () => req.destroy(),
+        };
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => {
+          raw += chunk;
+          buffer += chunk;
+          let cut: number;
+          while ((cut = buffer.indexOf("\n\n")) >= 0) {
+            const block = buffer.slice(0, cut);
+            buffer = buffer.slice(cut + 2);
+            let id: string | undefined;
+            let data: string | undefined;
+            for (const line of block.split("\n")) {
+              if (line.startsWith(":")) conn.comments.push(line.slice(1).trim());
+              else if (line.startsWith("id: ")) id = line.slice(4);
+              else if (line.startsWith("data: ")) data = line.slice(6);
+            }
+            if (data !== undefined) {
+              const parsed = RuntimeEventSchema.safeParse(JSON.parse(data));
+              if (!parsed.success) throw new Error(`the server sent an event outside the contract: ${data}`);
+              conn.events.push({ id, event: parsed.data });
+            }
+          }
+          for (const check of [...waiters]) check();
+        });
+        res.on("error", () => undefined); // destroyed by close()
+        resolve(conn);
+      },
+    );
+    req.on("error", (error) => {
+      if ((error as NodeJS.ErrnoException).code !== "ECONNRESET") reject(error);
+    });
+    req.end();
+  });
+}
+
+describe("GET /api/conversations/[id]/events", () => {
+  it("answers an event stream that opens with a comment and the conversation's snapshot", async () => {
+    const conn = await openSse(`/api/conversations/${convId}/events`);
+    try {
+      expect(conn.status).toBe(200);
+      expect(conn.headers["content-type"]).toBe("text/event-stream; charset=utf-8");
+      expect(conn.headers["cache-control"]).toBe("no-cache, no-transform");
+      expect(conn.headers["x-accel-buffering"]).toBe("no");
+      expect(conn.headers.connection).toBe("keep-alive");
+      expect(conn.headers["content-encoding"]).toBeUndefined();
+      await conn.waitFor(() => conn.events.length >= 1);
+      expect(conn.raw().startsWith(": connected\n\nretry: 2000\n\n")).toBe(true);
+      const first = conn.events[0]!;
+      expect(first.id).toMatch(/^[0-9a-f]{16}-\d+$/);
+      expect(first.event.type).toBe("snapshot");
+      if (first.event.type !== "snapshot") return;
+      expect(first.event.snapshot.conversation).toMatchObject({ id: convId, title: "实时 SSE", model_key: "offline" });
+      expect(first.event.snapshot.leader.messages).toEqual([]);
+      expect(first.event.snapshot.agents).toEqual([]);
+      expect(first.event.snapshot.model_label).toMatch(/offline/i);
+    } finally {
+      conn.close();
+    }
+  });
+
+  it("resumes from a Last-Event-ID of this server without a new snapshot, and resyncs a foreign one", async () => {
+    const first = await openSse(`/api/conversations/${convId}/events`);
+    await first.waitFor(() => first.events.length >= 1);
+    first.close();
+    const lastId = first.events.at(-1)!.id!;
+
+    const resumes: { path: string; headers: Record<string, string> }[] = [
+      { path: `/api/conversations/${convId}/events`, headers: { "last-event-id": lastId } },
+      { path: `/api/conversations/${convId}/events?lastEventId=${encodeURIComponent(lastId)}`, headers: {} },
+    ];
+    for (const resume of resumes) {
+      const conn = await openSse(resume.path, resume.headers);
+      try {
+        expect(conn.status).toBe(200);
+        await conn.waitFor(() => conn.comments.includes("connected"));
+        await new Promise((r) => setTimeout(r, 400));
+        expect(conn.events.filter((e) => e.event.type === "snapshot")).toEqual([]);
+      } finally {
+        conn.close();
+      }
+    }
+
+    const stale = await openSse(`/api/conversations/${convId}/events`, { "last-event-id": "0123456789abcdef-5" });
+    try {
+      await stale.waitFor(() => stale.events.length >= 1);
+      expect(stale.events[0]!.event.type).toBe("snapshot");
+    } finally {
+      stale.close();
+    }
+  });
+
+  it("keeps serving after clients disconnect", async () => {
+    for (let i = 0; i < 5; i++) {
+      const conn = await openSse(`/api/conversations/${convId}/events`);
+      await conn.waitFor(() => conn.events.length >= 1);
+      conn.close();
+    }
+    const res = await server.api("GET", `/api/conversations/${convId}`);
+    expect(res.status).toBe(200);
+    const again = await openSse(`/api/conversations/${convId}/events`);
+    await again.waitFor(() => again.events.length >= 1);
+    again.close();
+  });
+
+  it("answers 400 JSON for a malformed id and 404 JSON for a conversation that does not exist", async () => {
+    const bad = await server.request({ path: "/api/conversations/not-an-id/events" });
+    expect(bad.status).toBe(400);
+    expect(bad.headers["content-type"]).toMatch(/application\/json/);
+    expect(bad.json.error.code).toBe("validation_failed");
+
+    const missing = await server.request({ path: "/api/conversations/conv_20990101_000000_001/events" });
+    expect(missing.status).toBe(404);
+    expect(missing.headers["content-type"]).toMatch(/application\/json/);
+    expect(missing.json.error.code).toBe("not_found");
+  });
+
+  it("refuses a foreign Host (DNS rebinding) with 403", async () => {
+    const res = await server.request({ path: `/api/conversations/${convId}/events`, headers: { host: "evil.example:80" } });
+    expect(res.status).toBe(403);
+    expect(res.text).not.toContain("data:");
+  });
+});
