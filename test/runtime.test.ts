@@ -63,7 +63,7 @@ function bump(key: string): number {
   return n;
 }
 const create = (role_id: string, task: string, argumentChunks = 4) => ({ name: "create_sub_agent", arguments: { role_id, task }, argumentChunks });
-const report = (summary: string) => fakeToolCalls([{ name: "report_to_leader", arguments: { summary } }]);
+const report = (summary: string, delayMs = 0) => fakeToolCalls([{ name: "report_to_leader", arguments: { summary } }], { delayMs });
 
 function leaderScript(s: string, body: FakeRequestBody): Script {
   const last = lastMessage(body);
@@ -72,6 +72,8 @@ function leaderScript(s: string, body: FakeRequestBody): Script {
     case "fanout":
       if (!hasAssistantCalls(body, "create_sub_agent"))
         return fakeToolCalls([create("researcher", "Map the project"), create("code-reviewer", "Review src"), create("ui-operator", "Check the page")], { content: "Assembling a team." });
+      // The leader's turn after delegating is slow, so all three reports arrive while it is busy.
+      if (reports(body) === 0) return fakeText("waiting for reports", { delayMs: 600 });
       return fakeText(reports(body) >= 3 ? "SUMMARY fanout: all three reported" : "waiting for reports", { reasoning: "counting reports" });
     case "ask-leader":
       if (!hasAssistantCalls(body, "create_sub_agent")) return fakeToolCalls([create("researcher", "Pick a theme")]);
@@ -114,7 +116,7 @@ function agentScript(s: string, body: FakeRequestBody): Script {
   const last = lastMessage(body);
   switch (s) {
     case "fanout":
-      return report(`done by ${me}`);
+      return report(`done by ${me}`, 200);
     case "ask-leader":
     case "ask-person":
       if (!hasAssistantCalls(body, "ask_master")) return fakeToolCalls([{ name: "ask_master", arguments: { question: "Which theme should I use?" } }]);
@@ -236,8 +238,12 @@ afterAll(async () => {
 describe("a team at work", () => {
   it("fans out to three sub-agents whose reports wake the leader, in the seed's files", async () => {
     const id = await newConversation("fanout");
+    const before = fake.requests.length;
     const { trace_id } = await send(id, "Look at the project from three angles");
     await finalText(id, "SUMMARY fanout");
+    // Reports that arrived together were handled in one leader turn.
+    const leaderCalls = fake.requests.slice(before).filter((r) => r.body && isLeader(r.body) && scenario(r.body) === "fanout");
+    expect(leaderCalls.map((r) => reports(r.body!))).toEqual([0, 0, 3]);
     const { agents: list } = await agents(id);
     expect(list).toHaveLength(3);
     expect(list.map((a: { metadata: { status: string } }) => a.metadata.status)).toEqual(["completed", "completed", "completed"]);
@@ -262,6 +268,7 @@ describe("a team at work", () => {
     expect(detail.messages[1].content).toMatch(/^来自 Team Leader 的任务发布\nid: task_00[123]\n\n\n\n/);
 
     // Files on disk: seed layout, metadata in step.
+    await until("phase IDLE", async () => (await server.api("GET", `/api/conversations/${id}`)).json.conversation.phase === "IDLE", 10_000);
     const meta = JSON.parse(readFileSync(path.join(home, "conversations", id, "metadata.json"), "utf8"));
     expect(meta.agent_count).toBe(3);
     expect(meta.phase).toBe("IDLE");
