@@ -63,7 +63,7 @@ function bump(key: string): number {
   return n;
 }
 const create = (role_id: string, task: string, argumentChunks = 4) => ({ name: "create_sub_agent", arguments: { role_id, task }, argumentChunks });
-const report = (summary: string, delayMs = 0) => fakeToolCalls([{ name: "report_to_leader", arguments: { summary } }], { delayMs });
+const report = (summary: string) => fakeToolCalls([{ name: "report_to_leader", arguments: { summary } }]);
 
 function leaderScript(s: string, body: FakeRequestBody): Script {
   const last = lastMessage(body);
@@ -72,8 +72,12 @@ function leaderScript(s: string, body: FakeRequestBody): Script {
     case "fanout":
       if (!hasAssistantCalls(body, "create_sub_agent"))
         return fakeToolCalls([create("researcher", "Map the project"), create("code-reviewer", "Review src"), create("ui-operator", "Check the page")], { content: "Assembling a team." });
-      // The leader's turn after delegating is slow, so all three reports arrive while it is busy.
-      if (reports(body) === 0) return fakeText("waiting for reports", { delayMs: 600 });
+      // The leader's turn after delegating is slow, and the agents report only once it has begun,
+      // so all three reports arrive while the leader is busy.
+      if (reports(body) === 0) {
+        releaseFanoutReports();
+        return fakeText("waiting for reports", { delayMs: 1000 });
+      }
       return fakeText(reports(body) >= 3 ? "SUMMARY fanout: all three reported" : "waiting for reports", { reasoning: "counting reports" });
     case "ask-leader":
       if (!hasAssistantCalls(body, "create_sub_agent")) return fakeToolCalls([create("researcher", "Pick a theme")]);
@@ -90,6 +94,9 @@ function leaderScript(s: string, body: FakeRequestBody): Script {
     case "stop":
       if (!hasAssistantCalls(body, "create_sub_agent")) return fakeToolCalls([create("researcher", "Work slowly")]);
       return fakeText("I am thinking very slowly about this", { contentChunks: 4, end: "stall", chunksBeforeEnd: 3 });
+    case "terminate":
+      if (!hasAssistantCalls(body, "create_sub_agent")) return fakeToolCalls([create("researcher", "Work forever")]);
+      return fakeText("waiting for the agent");
     case "retry429":
       return bump("retry429") === 1 ? fakeError(429, { headers: { "retry-after": "1" }, message: "slow down" }) : fakeText("SUMMARY after retry");
     case "stall":
@@ -111,12 +118,15 @@ function leaderScript(s: string, body: FakeRequestBody): Script {
   }
 }
 
-function agentScript(s: string, body: FakeRequestBody): Script {
+let releaseFanoutReports: () => void = () => undefined;
+const fanoutGate = new Promise<void>((resolve) => (releaseFanoutReports = resolve));
+
+function agentScript(s: string, body: FakeRequestBody): Script | Promise<Script> {
   const me = displayName(body);
   const last = lastMessage(body);
   switch (s) {
     case "fanout":
-      return report(`done by ${me}`, 200);
+      return fanoutGate.then(() => report(`done by ${me}`));
     case "ask-leader":
     case "ask-person":
       if (!hasAssistantCalls(body, "ask_master")) return fakeToolCalls([{ name: "ask_master", arguments: { question: "Which theme should I use?" } }]);
@@ -130,6 +140,7 @@ function agentScript(s: string, body: FakeRequestBody): Script {
       if (callCount(body, "list_files") >= 20) return report("no hello arrived");
       return fakeToolCalls([{ name: "list_files", arguments: { path: "." } }], { delayMs: 50 });
     case "stop":
+    case "terminate":
       return fakeText("agent working slowly", { contentChunks: 4, end: "stall", chunksBeforeEnd: 2 });
     case "caps":
       if (me.startsWith("Researcher")) {
@@ -144,6 +155,8 @@ function agentScript(s: string, body: FakeRequestBody): Script {
         return fakeToolCalls([
           ...paths.map((p, i) => ({ id: `esc_${i}`, name: "read_file", arguments: { path: p } })),
           { id: "esc_w", name: "write_file", arguments: { path: "../escaped.txt", content: "x" } },
+          { id: "esc_bad", name: "read_file", arguments: "{not json" },
+          { id: "esc_noargs", name: "search_files", arguments: {} },
           { id: "esc_l", name: "write_file", arguments: { path: "link-out/planted.txt", content: "x" } },
         ]);
       }
@@ -360,6 +373,24 @@ describe("a team at work", () => {
     expect(interrupted[0]!.content).toContain("I am thinking");
   });
 
+  it("a person terminates one agent: its stream is aborted and it takes no more messages", async () => {
+    const id = await newConversation("terminate");
+    const before = fake.requests.length;
+    await send(id, "Go");
+    const agentId = await until("the agent streaming", async () => {
+      const inFlight = fake.requests.slice(before).find((r) => r.body && scenario(r.body) === "terminate" && !isLeader(r.body) && !r.completed);
+      return inFlight ? (await agents(id)).agents[0]?.metadata.agent_id : undefined;
+    });
+    const res = await server.api("DELETE", `/api/conversations/${id}/agents/${agentId}`);
+    expect(res.json).toEqual({ terminated: agentId });
+    await until("stream closed", async () => fake.requests.slice(before).filter((r) => r.body && !isLeader(r.body) && scenario(r.body) === "terminate").every((r) => r.completed || r.closedByClient), 5000);
+    expect((await agents(id)).agents[0].metadata.status).toBe("terminated");
+    const msg = await server.api("POST", `/api/conversations/${id}/agents/${agentId}/messages`, { content: "still there?" });
+    expect(msg.status).toBe(409);
+    const timeline = (await server.api("GET", `/api/conversations/${id}/timeline`)).json.records;
+    expect(timeline.some((r: { action: string; envelope: { type: string } }) => r.action === "terminate_agent" && r.envelope.type === "control")).toBe(true);
+  });
+
   it("retries a 429 after Retry-After and then succeeds", async () => {
     const id = await newConversation("retry429");
     const before = fake.requests.length;
@@ -422,6 +453,9 @@ describe("a team at work", () => {
     for (let i = 0; i < 7; i++) expect(JSON.parse(results.get(`esc_${i}`)!).error, `esc_${i}`).toBeTruthy();
     expect(JSON.parse(results.get("esc_7")!).content).toBe("inside the project\n");
     expect(JSON.parse(results.get("esc_w")!).error).toBeTruthy();
+    // Invalid arguments go back to the model as a tool error; the run goes on.
+    expect(JSON.parse(results.get("esc_bad")!).error).toMatch(/not valid JSON/);
+    expect(JSON.parse(results.get("esc_noargs")!).error).toMatch(/invalid arguments: query/);
     expect(JSON.parse(results.get("esc_l")!).error).toBeTruthy();
     const all = JSON.stringify(detail.messages);
     expect(all).not.toContain("TOP-SECRET");

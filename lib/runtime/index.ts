@@ -35,6 +35,7 @@ export async function forgetRun(convId: string): Promise<void> {
   const run = runs().get(convId);
   if (!run) return;
   await run.stop().catch(() => undefined);
+  run.dispose();
   runs().delete(convId);
 }
 

@@ -14,7 +14,7 @@ import "server-only";
  * - Hard caps (agents per conversation, calls per task) are enforced here, in code.
  */
 import path from "node:path";
-import { getBus, conversationTopic } from "@/lib/bus";
+import { agentTopic, conversationTopic, getBus } from "@/lib/bus";
 import { AstrionError, ConflictError, NotFoundError } from "@/lib/errors";
 import { addUsage, loadRegistry, ModelCallError, normalizeTokenStatistics, usageAgentKey, type ChatMessage, type ChatModel, type ChatResult, type ToolCall } from "@/lib/models";
 import {
@@ -185,6 +185,7 @@ export class TeamRun {
   private leaderAgain = false;
   private readonly agentLoops = new Map<number, Promise<void>>();
   private readonly agentAgain = new Set<number>();
+  private readonly listening = new Map<number, () => void>();
   private readonly activity = new Map<number, { text: string; at: string }>();
   private notices: Notice[] = [];
   private leaderBusy = false;
@@ -441,7 +442,7 @@ export class TeamRun {
     const updated = (await this.store.updateAgentMetadata(this.convId, agentId, (m) => ({ ...m, pending_messages: [...(m.pending_messages ?? []), pending] }))) as AgentMeta;
     await this.emit(await this.cause(), { type: "request", from: from.party, to: agentParty(agentId), payload: { id, content: summarize(content) }, action: "message", resource: `agent:${agentId}`, producer: "model" });
     await this.publishAgent(updated);
-    if (updated.status !== "waiting") this.wakeAgent(agentId);
+    if (updated.status !== "waiting") this.notifyAgent(agentId);
     return id;
   }
 
@@ -482,7 +483,7 @@ export class TeamRun {
       reply: true,
     });
     this.setActivity(owner.agent_id, `got an answer to ${questionId}`);
-    this.wakeAgent(owner.agent_id);
+    this.notifyAgent(owner.agent_id);
     return { agent_id: owner.agent_id };
   }
 
@@ -543,6 +544,21 @@ export class TeamRun {
       });
   }
 
+  /**
+   * Each agent listens on its own bus topic: anything that changes its inbox (a task, a message,
+   * an answer) publishes there, and the listener wakes the agent's loop.
+   */
+  private listen(agentId: number): void {
+    if (this.listening.has(agentId)) return;
+    this.listening.set(agentId, getBus().subscribe(agentTopic(this.convId, agentId), () => this.wakeAgent(agentId)));
+  }
+
+  /** Tells an agent (through its bus topic) that its inbox changed. */
+  private notifyAgent(agentId: number): void {
+    this.listen(agentId);
+    getBus().publish(agentTopic(this.convId, agentId), { type: "inbox" });
+  }
+
   /** Starts an agent's loop, or asks a running one to look again. */
   wakeAgent(agentId: number): void {
     if (this.agentLoops.has(agentId)) {
@@ -556,6 +572,12 @@ export class TeamRun {
         if (this.agentAgain.delete(agentId)) this.wakeAgent(agentId);
       });
     this.agentLoops.set(agentId, loop);
+  }
+
+  /** Stops listening on the agents' topics (the conversation is being deleted). */
+  dispose(): void {
+    for (const unsubscribe of this.listening.values()) unsubscribe();
+    this.listening.clear();
   }
 
   /** Resolves when no loop of this conversation is running (tests and shutdown). */
@@ -910,7 +932,7 @@ export class TeamRun {
     this.setActivity(meta.agent_id, `created with ${taskId}`);
     await this.publishAgent(saved);
     await this.refreshPhase();
-    this.wakeAgent(meta.agent_id);
+    this.notifyAgent(meta.agent_id);
     return JSON.stringify({ agent_id: meta.agent_id, display_name: meta.display_name, task_id: taskId });
   }
 
@@ -1154,7 +1176,9 @@ export class TeamRun {
     if (conv.status === "archived") return;
     const { agents } = await this.store.listAgents(this.convId);
     for (const a of agents) {
-      if (a.status === "running" || (!isFinalAgentStatus(a.status) && a.status !== "waiting" && (a.pending_messages ?? []).length)) this.wakeAgent(a.agent_id);
+      if (isFinalAgentStatus(a.status)) continue;
+      this.listen(a.agent_id);
+      if (a.status === "running" || (a.status !== "waiting" && (a.pending_messages ?? []).length)) this.wakeAgent(a.agent_id);
     }
     const leader = await this.store.readLeaderMessages(this.convId);
     if (needsModelCall(leader.messages) || danglingToolCalls(leader.messages).length || leaderInbox(leader.metadata).length) this.wakeLeader();
