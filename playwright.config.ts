@@ -60,6 +60,9 @@ export default defineConfig({
           PORT: String(PORT),
           HOST: "127.0.0.1",
           ASTRION_HOME,
+          // The offline model pauses between steps so a team run lasts a few seconds: long enough
+          // for team-run.spec.ts to watch it progress and reload in the middle.
+          ASTRION_OFFLINE_DELAY_MS: "40",
           NEXT_TELEMETRY_DISABLED: "1",
         },
         reuseExistingServer: false,

@@ -13,6 +13,7 @@ export function ConfirmDialog({
   title,
   children,
   confirmLabel,
+  busyLabel,
   busy,
   error,
   onConfirm,
@@ -23,6 +24,8 @@ export function ConfirmDialog({
   title: string;
   children: ReactNode;
   confirmLabel: string;
+  /** Shown on the confirm button while `busy` (default "Deleting…"). */
+  busyLabel?: string;
   busy?: boolean;
   error?: string | undefined;
   onConfirm: () => void;
@@ -70,7 +73,7 @@ export function ConfirmDialog({
           disabled={busy}
           data-testid={`${testId}-confirm`}
         >
-          {busy ? t("common.deleting") : confirmLabel}
+          {busy ? (busyLabel ?? t("common.deleting")) : confirmLabel}
         </button>
       </div>
     </dialog>

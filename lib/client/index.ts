@@ -5,3 +5,6 @@ export * from "./conversations";
 export * from "./roles";
 export * from "./system";
 export { useDebouncedValue } from "./use-debounced-value";
+export * from "./live";
+export * from "./live-state";
+export { useConversationEvents, type ConnectionState } from "./use-conversation-events";

@@ -16,7 +16,7 @@ import "server-only";
 import path from "node:path";
 import { agentTopic, conversationTopic, getBus } from "@/lib/bus";
 import { AstrionError, ConflictError, NotFoundError } from "@/lib/errors";
-import { addUsage, loadRegistry, ModelCallError, normalizeTokenStatistics, usageAgentKey, type ChatMessage, type ChatModel, type ChatResult, type ToolCall } from "@/lib/models";
+import { addUsage, loadRegistry, ModelCallError, publicModels, normalizeTokenStatistics, usageAgentKey, type ChatMessage, type ChatModel, type ChatResult, type ToolCall } from "@/lib/models";
 import {
   agentParty,
   appendTimeline,
@@ -341,12 +341,10 @@ export class TeamRun {
     const stats = normalizeTokenStatistics(leader.token_statistics);
     const { agents } = await this.store.listAgents(this.convId);
     const views = await Promise.all(agents.map((a) => this.agentView(a as AgentMeta, stats)));
-    let modelLabel = conversation.model_key;
-    try {
-      modelLabel = (await modelFor(this.app.root, conversation.model_key)).label;
-    } catch {
-      /* unknown key: shown as is; calls report the error */
-    }
+    // The same label as GET /api/models (the offline model always reads "… — offline"); an
+    // unknown key is shown as it is, and the leader's calls report the error.
+    const registry = await loadRegistry(this.app.root).catch(() => null);
+    const modelLabel = (registry && publicModels(registry).find((m) => m.key === conversation.model_key)?.label) || conversation.model_key;
     return {
       conversation,
       leader: { messages: leader.messages, busy: this.leaderBusy, token_statistics: stats as Record<string, unknown> },
@@ -1134,6 +1132,7 @@ export class TeamRun {
         case "ask_master": {
           const questionId = await this.nextId("question", roleAbbreviation(meta.role_id));
           const question = String(args.question);
+          this.setActivity(agentId, `asked ${questionId}`);
           const updated = await this.agentEvent(agentId, "ask", (m) => ({
             ...m,
             pending_tool_calls: [...(m.pending_tool_calls ?? []), { tool_call_id: call.id, tool_name: "ask_master", question_id: questionId, created_at: epochSeconds(), question }],
@@ -1148,7 +1147,6 @@ export class TeamRun {
           if (q) this.publish({ type: "question", question: q });
           const cause = meta.trace_id && meta.task_turn_id ? traceCause(meta.trace_id, meta.task_turn_id) : await this.cause();
           await this.emit(cause, { type: "request", from: agentParty(agentId), to: LEADER_PARTY, payload: { question_id: questionId, question: summarize(question) }, action: "ask_master", resource: `question:${questionId}`, producer: "model" });
-          this.setActivity(agentId, `asked ${questionId}`);
           await this.toLeaderInbox(leaderMessage);
           return null;
         }

@@ -1,6 +1,6 @@
-import { ConversationView } from "@/components/conversations/conversation-view";
+import { LiveConversation } from "@/components/conversation/live-conversation";
 
 export default async function ConversationPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
-  return <ConversationView id={id} />;
+  return <LiveConversation key={id} id={id} />;
 }

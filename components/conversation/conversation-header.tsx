@@ -1,60 +1,35 @@
 "use client";
 
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent, type ReactNode } from "react";
-import type { ConversationMetadata } from "@/lib/store/schemas";
 import { PatchConversationBodySchema } from "@/lib/api/contract";
-import { ApiError, conversationKeys, conversationQuery, deleteConversation, patchConversation } from "@/lib/client";
-import { useLocale, useT } from "@/lib/i18n";
-import { ModelName } from "@/components/models/model-name";
+import { ApiError, conversationKeys, deleteConversation, patchConversation } from "@/lib/client";
+import type { ConversationMetadata } from "@/lib/store/schemas";
+import { useT } from "@/lib/i18n";
+import { StatusBadge } from "@/components/conversations/status-badge";
 import { Banner } from "@/components/ui/banner";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { FieldError } from "@/components/ui/field-error";
-import { formatLocalTime } from "@/components/ui/format";
-import { buttonDanger, buttonPrimary, buttonSecondary, cardClass, inputClass } from "@/components/ui/styles";
-import { LeaderMessages } from "./leader-messages";
-import { StatusBadge } from "./status-badge";
+import { buttonGhost, buttonPrimary, buttonSecondary, inputClass } from "@/components/ui/styles";
+import { buttonDangerGhost } from "./styles";
 
-/** One conversation: its metadata (rename, archive, delete) and the leader's messages. */
-export function ConversationView({ id }: { id: string }) {
+/**
+ * The conversation's compact header: title (rename inline), phase and model on the side, the
+ * rename / archive / delete actions, and a line of details (run mode, status, folder, id).
+ */
+export function ConversationHeader({
+  conversation,
+  indicators,
+  modelLabel,
+}: {
+  conversation: ConversationMetadata;
+  /** Phase and connection badges. */
+  indicators: ReactNode;
+  modelLabel: ReactNode;
+}) {
   const t = useT();
-  const query = useQuery(conversationQuery(id));
-
-  if (query.isPending) return <p className="text-sm text-zinc-500">{t("common.loading")}</p>;
-  if (query.isError) {
-    const notFound = query.error instanceof ApiError && (query.error.status === 404 || query.error.code === "validation_failed");
-    return (
-      <div className="space-y-3">
-        <BackLink />
-        <Banner tone="error" testId="conversation-error">
-          {notFound ? t("convPage.notFound") : t("common.loadFailed", { message: query.error.message })}
-        </Banner>
-      </div>
-    );
-  }
-  return (
-    <div className="space-y-6">
-      <BackLink />
-      <ConversationHeader conversation={query.data} />
-      <LeaderMessages conversationId={id} />
-    </div>
-  );
-}
-
-function BackLink() {
-  const t = useT();
-  return (
-    <Link href="/" className="text-sm text-indigo-600 hover:underline dark:text-indigo-300" data-testid="conversation-back">
-      ← {t("convPage.back")}
-    </Link>
-  );
-}
-
-function ConversationHeader({ conversation }: { conversation: ConversationMetadata }) {
-  const t = useT();
-  const locale = useLocale();
   const router = useRouter();
   const queryClient = useQueryClient();
   const [renaming, setRenaming] = useState(false);
@@ -66,7 +41,6 @@ function ConversationHeader({ conversation }: { conversation: ConversationMetada
     queryClient.setQueryData(conversationKeys.detail(updated.id), updated);
     await queryClient.invalidateQueries({ queryKey: conversationKeys.lists() });
   };
-
   const rename = useMutation({
     mutationFn: (title: string) => patchConversation(conversation.id, { title }),
     onSuccess: async (updated) => {
@@ -79,8 +53,7 @@ function ConversationHeader({ conversation }: { conversation: ConversationMetada
     },
   });
   const toggle = useMutation({
-    mutationFn: () =>
-      patchConversation(conversation.id, { status: conversation.status === "active" ? "archived" : "active" }),
+    mutationFn: () => patchConversation(conversation.id, { status: conversation.status === "active" ? "archived" : "active" }),
     onSuccess: applyUpdate,
   });
   const remove = useMutation({
@@ -103,9 +76,13 @@ function ConversationHeader({ conversation }: { conversation: ConversationMetada
     rename.mutate(parsed.data.title ?? draft);
   }
 
+  const small = "px-2 py-1 text-xs";
   return (
-    <section className={`${cardClass} p-5`} data-testid="conversation-details">
-      <div className="flex flex-wrap items-start gap-3">
+    <header className="space-y-1.5" data-testid="conversation-details">
+      <Link href="/" className="text-xs text-indigo-600 hover:underline dark:text-indigo-300" data-testid="conversation-back">
+        ← {t("convPage.back")}
+      </Link>
+      <div className="flex flex-wrap items-center gap-x-3 gap-y-2">
         {renaming ? (
           <form onSubmit={submitRename} className="flex min-w-0 flex-1 flex-wrap items-start gap-2" noValidate>
             <div className="min-w-64 flex-1">
@@ -139,15 +116,16 @@ function ConversationHeader({ conversation }: { conversation: ConversationMetada
             </button>
           </form>
         ) : (
-          <h1 className="min-w-0 flex-1 text-2xl font-semibold tracking-tight break-words" data-testid="conversation-title">
+          <h1 className="min-w-0 truncate text-xl font-semibold tracking-tight" data-testid="conversation-title" title={conversation.title}>
             {conversation.title || t("conv.untitled")}
           </h1>
         )}
+        {!renaming ? <div className="flex flex-wrap items-center gap-2">{indicators}</div> : null}
         {!renaming ? (
-          <div className="flex flex-wrap gap-2">
+          <div className="ml-auto flex flex-wrap gap-1" role="group" aria-label={t("convPage.actions")}>
             <button
               type="button"
-              className={buttonSecondary}
+              className={`${buttonGhost} ${small}`}
               onClick={() => {
                 setDraft(conversation.title);
                 setRenaming(true);
@@ -158,66 +136,44 @@ function ConversationHeader({ conversation }: { conversation: ConversationMetada
             </button>
             <button
               type="button"
-              className={buttonSecondary}
+              className={`${buttonGhost} ${small}`}
               onClick={() => toggle.mutate()}
               disabled={toggle.isPending}
               data-testid={conversation.status === "active" ? "conversation-archive" : "conversation-unarchive"}
             >
               {conversation.status === "active" ? t("conv.archive") : t("conv.unarchive")}
             </button>
-            <button type="button" className={buttonDanger} onClick={() => setConfirming(true)} data-testid="conversation-delete">
+            <button
+              type="button"
+              className={`${buttonDangerGhost} ${small}`}
+              onClick={() => setConfirming(true)}
+              data-testid="conversation-delete"
+            >
               {t("convPage.delete")}
             </button>
           </div>
         ) : null}
       </div>
-      {toggle.error ? (
-        <div className="mt-3">
-          <Banner tone="error">{toggle.error.message}</Banner>
-        </div>
-      ) : null}
-
-      <dl className="mt-4 grid gap-x-6 gap-y-3 text-sm sm:grid-cols-2 lg:grid-cols-3">
-        <Field label={t("convPage.projectPath")} wide>
-          <code className="font-mono text-xs break-all" data-testid="conversation-project-path">
+      <p className="flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-zinc-500 dark:text-zinc-400">
+        <span className="inline-flex items-center gap-1">
+          <span>{t("convPage.model")}:</span>
+          {modelLabel}
+        </span>
+        <span>
+          {t("convPage.runMode")}: <span data-testid="conversation-run-mode">{t(`runMode.${conversation.run_mode}`)}</span>
+        </span>
+        <StatusBadge status={conversation.status} />
+        <span className="inline-flex min-w-0 max-w-full items-center gap-1">
+          <span className="shrink-0">{t("convPage.projectPath")}:</span>
+          <code className="truncate font-mono" data-testid="conversation-project-path" title={conversation.project_path}>
             {conversation.project_path}
           </code>
-        </Field>
-        <Field label={t("convPage.model")}>
-          <ModelName modelKey={conversation.model_key} testId="conversation-model" />
-        </Field>
-        <Field label={t("convPage.runMode")}>
-          <span data-testid="conversation-run-mode">{t(`runMode.${conversation.run_mode}`)}</span>
-        </Field>
-        <Field label={t("convPage.status")}>
-          <StatusBadge status={conversation.status} />
-        </Field>
-        <Field label={t("convPage.phase")}>
-          <span className="font-mono text-xs" data-testid="conversation-phase">
-            {conversation.phase ?? "IDLE"}
-          </span>
-        </Field>
-        <Field label={t("convPage.created")}>
-          <time dateTime={conversation.created_at} title={conversation.created_at}>
-            {formatLocalTime(conversation.created_at, locale)}
-          </time>
-        </Field>
-        <Field label={t("convPage.updated")}>
-          <time dateTime={conversation.updated_at} title={conversation.updated_at}>
-            {formatLocalTime(conversation.updated_at, locale)}
-          </time>
-        </Field>
-        <Field label={t("convPage.agentIds")}>
-          <span data-testid="conversation-agent-ids">
-            {conversation.agent_ids.length > 0 ? conversation.agent_ids.join(", ") : t("common.none")}
-          </span>
-        </Field>
-        <Field label="id">
-          <code className="font-mono text-xs" data-testid="conversation-id">
-            {conversation.id}
-          </code>
-        </Field>
-      </dl>
+        </span>
+        <code className="font-mono opacity-70" data-testid="conversation-id">
+          {conversation.id}
+        </code>
+      </p>
+      {toggle.error ? <Banner tone="error">{toggle.error.message}</Banner> : null}
 
       <ConfirmDialog
         open={confirming}
@@ -234,15 +190,6 @@ function ConversationHeader({ conversation }: { conversation: ConversationMetada
       >
         {t("convPage.deleteBody", { title: conversation.title || conversation.id })}
       </ConfirmDialog>
-    </section>
-  );
-}
-
-function Field({ label, children, wide }: { label: string; children: ReactNode; wide?: boolean }) {
-  return (
-    <div className={wide ? "sm:col-span-2 lg:col-span-3" : undefined}>
-      <dt className="text-xs font-medium uppercase tracking-wide text-zinc-500 dark:text-zinc-400">{label}</dt>
-      <dd className="mt-0.5">{children}</dd>
-    </div>
+    </header>
   );
 }

@@ -1,0 +1,439 @@
+/**
+ * Team-runtime figures: the real built server over HTTP on 127.0.0.1, its models pointed (through
+ * `<ASTRION_HOME>/models.json`) at the tests' fake OpenAI-compatible server answering at zero
+ * latency, scripted per conversation from what each request carries (the leader's requests offer
+ * `create_sub_agent`; a sub-agent's system prompt names it and its conversation).
+ *
+ * Three measurements, one server:
+ * 1. Orchestration overhead per model call. Per call, we take the gap between the moment the
+ *    fake finished sending one streamed answer that asked for tool calls and the moment the next
+ *    request of the same agent (same conversation, same leader or sub-agent) arrived. In that gap
+ *    the server does everything it does between two model calls: parse the stream, save the
+ *    assistant message and token usage, run the tools (list_files, list_agents, create_sub_agent),
+ *    save their results and the agent's metadata, publish events, append the timeline, read the
+ *    files back and build the next request. Only gaps after tool calls count: after a text answer
+ *    an agent is idle until something wakes it, which is waiting, not overhead.
+ * 2. The cost of a save as one leader conversation grows past 1,000 messages: the fake leader
+ *    answers `grow N` by calling `list_agents` until the conversation holds N messages (each call
+ *    adds an assistant message and a tool result) and `ping` with a short text. Near 10, 100, 500
+ *    and 1,000 messages we report the per-turn gap of method 1 for the list_agents calls around
+ *    that size, the time the API takes to accept a person's message (202: it appends the message
+ *    to messages.json and a line to timeline.jsonl), the time to read the conversation back, and
+ *    the size of messages.json on disk.
+ * 3. SSE delivery latency: 10 conversations, each a leader that creates 5 sub-agents which list
+ *    files 3 times and report, all started at once, with 3 SSE viewers per conversation. Latency is
+ *    the viewer's receive time minus `record.timestamp` of `timeline` events (stamped by the server
+ *    when it builds the record, before its durable append to timeline.jsonl and its publication).
+ *    Viewers run in this process, beside the fake model, so this process's own event-loop delay is
+ *    part of the figure.
+ */
+import { statSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import { instrument, loadFakeOpenAI } from "./fake-model.mjs";
+import { nowMs, request, sleep, startServer, stats, tempDir, timed } from "./lib.mjs";
+
+const TEAM_ROLES = ["researcher", "code-reviewer", "full-stack-engineer", "technical-writer", "test-engineer"];
+const OVERHEAD_CONVERSATIONS = 5;
+const OVERHEAD_AGENT_STEPS = 4;
+const GROW_CHECKPOINTS = [10, 100, 500, 1000];
+const GROW_WINDOW = 8;
+const PINGS = 5;
+const TEAM_CONVERSATIONS = 10;
+const TEAM_VIEWERS = 3;
+const TEAM_AGENT_STEPS = 3;
+
+// ------------------------------------------------------------------------------------------ fake
+
+function messagesOf(body) {
+  return Array.isArray(body.messages) ? body.messages : [];
+}
+function systemOf(body) {
+  return String(messagesOf(body)[0]?.content ?? "");
+}
+function countCalls(body, name) {
+  return messagesOf(body).reduce((n, m) => n + (m.tool_calls ?? []).filter((c) => c.function?.name === name).length, 0);
+}
+function reportsIn(body) {
+  return messagesOf(body).filter((m) => m.role === "user" && String(m.content ?? "").includes("的任务完成汇报\nid: ")).length;
+}
+
+/** A promise per name, resolved by the fake's handler when a scripted point is reached. */
+function signals() {
+  const map = new Map();
+  const get = (name) => {
+    if (!map.has(name)) {
+      let resolve;
+      const promise = new Promise((r) => (resolve = r));
+      map.set(name, { promise, resolve });
+    }
+    return map.get(name);
+  };
+  return { fire: (name) => get(name).resolve(), wait: (name) => get(name).promise, reset: (name) => map.delete(name) };
+}
+
+function withTimeout(promise, ms, what) {
+  let timer;
+  return Promise.race([promise, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms)))]).finally(() =>
+    clearTimeout(timer),
+  );
+}
+
+/** The script handler: decides each answer from the request and records who asked and what it got. */
+function makeHandler({ fakeText, fakeToolCalls }, info, signal) {
+  const tools = (calls) => fakeToolCalls(calls);
+  const create = (role_id, i) => ({ name: "create_sub_agent", arguments: { role_id, task: `Survey the project, part ${i + 1}` } });
+  return (body, callIndex) => {
+    const system = systemOf(body);
+    const conv = /Conversation: (\S+)/.exec(system)?.[1] ?? "unknown";
+    const leader = JSON.stringify(body.tools ?? []).includes("create_sub_agent");
+    const who = leader ? "leader" : (/You are: (\S+)/.exec(system)?.[1] ?? "agent");
+    const msgs = messagesOf(body);
+    const count = msgs.length - 1; // without the system message
+    let script;
+    if (leader && conv === "grow") {
+      const lastUser = [...msgs].reverse().find((m) => m.role === "user");
+      const last = msgs[msgs.length - 1];
+      const target = Number(/^grow (\d+)$/.exec(String(lastUser?.content ?? ""))?.[1] ?? 0);
+      if (last?.role === "user" && lastUser.content === "ping") script = fakeText("pong");
+      else if (target && count < target && countCalls(body, "list_agents") < 2000) script = tools([{ name: "list_agents", arguments: {} }]);
+      else script = fakeText("grown");
+    } else if (leader) {
+      const [kind] = conv.split("-");
+      const team = kind === "team" ? TEAM_ROLES : TEAM_ROLES.slice(0, 3);
+      if (kind === "overhead" && countCalls(body, "list_agents") === 0) script = tools([{ name: "list_agents", arguments: {} }]);
+      else if (countCalls(body, "create_sub_agent") === 0) script = tools(team.map(create));
+      else if (reportsIn(body) >= team.length) {
+        script = fakeText(`SUMMARY: all ${team.length} agents reported.`);
+        signal.fire(`summary:${conv}`);
+      } else script = fakeText("Waiting for the team's reports.");
+    } else {
+      const steps = conv.startsWith("team") ? TEAM_AGENT_STEPS : OVERHEAD_AGENT_STEPS;
+      if (countCalls(body, "list_files") < steps) script = tools([{ name: "list_files", arguments: { path: "." } }]);
+      else script = tools([{ name: "report_to_leader", arguments: { summary: `${who} listed the project ${steps} times; it holds README.md and src/.` } }]);
+    }
+    info.set(callIndex, { conv, who, key: `${conv}/${who}`, count, tools: Boolean(script.toolCalls?.length), name: script.toolCalls?.[0]?.name ?? null });
+    if (conv === "grow" && !script.toolCalls?.length) signal.fire("grow:answered");
+    return script;
+  };
+}
+
+/**
+ * Orchestration gaps (see the file comment): for each agent, the time from the end of a response
+ * that asked for tool calls to the arrival of that agent's next request.
+ */
+function gaps(fake, info, filter = () => true) {
+  const byKey = new Map();
+  for (const r of fake.requests) {
+    const i = info.get(r.callIndex);
+    if (r.callIndex < 0 || !i || !filter(i)) continue;
+    if (!byKey.has(i.key)) byKey.set(i.key, []);
+    byKey.get(i.key).push({ ...i, arrivedAt: r.arrivedAt, completedAt: r.completedAt });
+  }
+  const out = [];
+  for (const list of byKey.values()) {
+    list.sort((a, b) => a.arrivedAt - b.arrivedAt);
+    for (let k = 1; k < list.length; k++) {
+      const prev = list[k - 1];
+      if (prev.tools && prev.completedAt !== undefined) out.push({ ...prev, gap: list[k].arrivedAt - prev.completedAt });
+    }
+  }
+  return out;
+}
+
+/** Gap statistics overall and by the tool the previous answer called. */
+function byTool(list) {
+  const names = [...new Set(list.map((g) => g.name))];
+  return { ...stats(list.map((g) => g.gap)), by_tool: Object.fromEntries(names.map((name) => [name, stats(list.filter((g) => g.name === name).map((g) => g.gap))])) };
+}
+
+/** Time the fake spent on each call: request body read → last byte of the answer written. */
+function insideFake(fake, info, filter) {
+  return fake.requests
+    .filter((r) => r.callIndex >= 0 && r.completedAt !== undefined && info.has(r.callIndex) && filter(info.get(r.callIndex)))
+    .map((r) => r.completedAt - r.arrivedAt);
+}
+
+// ------------------------------------------------------------------------------------------- SSE
+
+/** One viewer of a conversation's event stream (node:http, `data:` lines parsed as JSON). */
+function viewer(port, convId) {
+  const state = { snapshot: false, live: 0, ids: [], timeline: 0, latencies: [], busyFalse: 0, overflow: false, ended: false, error: null };
+  let onChange = () => {};
+  const req = http.request(
+    { host: "127.0.0.1", port, path: `/api/conversations/${convId}/events`, headers: { accept: "text/event-stream" }, agent: false },
+    (res) => {
+      if (res.statusCode !== 200) state.error = `status ${res.statusCode}`;
+      res.setEncoding("utf8");
+      let buffer = "";
+      res.on("data", (chunk) => {
+        const received = nowMs();
+        buffer += chunk;
+        let cut;
+        while ((cut = buffer.indexOf("\n\n")) >= 0) {
+          const block = buffer.slice(0, cut);
+          buffer = buffer.slice(cut + 2);
+          let id;
+          const data = [];
+          for (const line of block.split("\n")) {
+            if (line.startsWith("data:")) data.push(line.slice(line.startsWith("data: ") ? 6 : 5));
+            else if (line.startsWith("id:")) id = line.slice(3).trim();
+            else if (line.startsWith(": overflow") || line === ":overflow") state.overflow = true;
+          }
+          if (!data.length) continue;
+          const event = JSON.parse(data.join("\n"));
+          if (event.type === "snapshot") {
+            state.snapshot = true;
+          } else {
+            state.live++;
+            state.ids.push(id);
+            if (event.type === "timeline") {
+              state.timeline++;
+              state.latencies.push(received - Date.parse(event.record.timestamp));
+            }
+            if (event.type === "leader_busy" && event.busy === false) state.busyFalse++;
+          }
+        }
+        onChange();
+      });
+      res.on("end", () => (state.ended = true));
+      res.on("error", () => (state.ended = true));
+    },
+  );
+  req.on("error", (e) => (state.error = String(e)));
+  req.end();
+  const until = (check, ms, what) =>
+    withTimeout(
+      new Promise((resolve) => {
+        const look = () => {
+          if (check(state)) {
+            onChange = () => {};
+            resolve();
+          }
+        };
+        onChange = look;
+        look();
+      }),
+      ms,
+      what,
+    );
+  return { state, until, close: () => req.destroy() };
+}
+
+// --------------------------------------------------------------------------------------- helpers
+
+async function newConversation(port, title, project) {
+  const r = await request(port, "POST", "/api/conversations", { title, project_path: project });
+  if (r.status !== 201) throw new Error(`create conversation failed: ${r.status} ${JSON.stringify(r.json)}`);
+  return r.json.conversation.id;
+}
+
+async function post(port, id, content) {
+  const r = await timed(() => request(port, "POST", `/api/conversations/${id}/messages`, { content }));
+  if (r.result.status !== 202) throw new Error(`post message failed: ${r.result.status} ${JSON.stringify(r.result.json)}`);
+  return r.ms;
+}
+
+/** The brief's end of a run: the leader's last message is a plain assistant answer and no agent runs or waits. */
+async function finished(port, id, { agents: expected = 0, marker } = {}) {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const [m, a] = await Promise.all([request(port, "GET", `/api/conversations/${id}/messages`), request(port, "GET", `/api/conversations/${id}/agents`)]);
+    const last = m.json?.messages?.at(-1);
+    const agents = a.json?.agents ?? [];
+    const done =
+      last?.role === "assistant" &&
+      !last.tool_calls?.length &&
+      (!marker || String(last.content ?? "").includes(marker)) &&
+      agents.length >= expected &&
+      !agents.some((x) => ["running", "waiting"].includes(x.metadata?.status));
+    if (done) return { messages: m.json.messages.length, agents: agents.map((x) => x.metadata.status) };
+    if (Date.now() > deadline) throw new Error(`conversation ${id} did not finish: last=${JSON.stringify(last)?.slice(0, 300)} agents=${agents.map((x) => x.metadata?.status)}`);
+    await sleep(100);
+  }
+}
+
+const round = (x) => +x.toFixed(2);
+
+// ------------------------------------------------------------------------------------- 1. overhead
+
+async function measureOverhead({ port, project, fake, info, signal }) {
+  // overhead-0 warms the routes and the runtime's modules; it is not counted.
+  for (let n = 0; n <= OVERHEAD_CONVERSATIONS; n++) {
+    const title = `overhead-${n}`;
+    const id = await newConversation(port, title, project);
+    await post(port, id, "Survey the project with a small team.");
+    await withTimeout(signal.wait(`summary:${title}`), 60_000, title);
+    await finished(port, id, { agents: 3, marker: "SUMMARY" });
+  }
+  const counted = (i) => i.conv.startsWith("overhead-") && i.conv !== "overhead-0";
+  const quiet = gaps(fake, info, counted);
+  return {
+    method:
+      "Per model call: gap between the end of the fake model's streamed answer that asked for tool calls and the arrival of the same agent's next request " +
+      "(the server parses the stream, saves the assistant message and usage, runs the tools, saves their results and metadata, publishes events, and builds the next request). " +
+      "Gaps after text answers (agent idle until woken) are not counted. Fake model at zero latency, on loopback.",
+    workload: `${OVERHEAD_CONVERSATIONS} conversations one after another; leader: list_agents, then create_sub_agent x3, then text; each sub-agent: list_files x${OVERHEAD_AGENT_STEPS}, report_to_leader`,
+    all_ms: stats(quiet.map((g) => g.gap)),
+    leader_ms: stats(quiet.filter((g) => g.who === "leader").map((g) => g.gap)),
+    sub_agent_ms: stats(quiet.filter((g) => g.who !== "leader").map((g) => g.gap)),
+    by_tool_ms: byTool(quiet).by_tool,
+    inside_fake_per_call_ms: stats(insideFake(fake, info, counted)),
+  };
+}
+
+// ---------------------------------------------------------------------------------------- 2. grow
+
+async function measureGrowth({ port, project, home, fake, info, signal, viewers }) {
+  const id = await newConversation(port, "grow", project);
+  const watch = viewer(port, id);
+  viewers.push(watch);
+  await watch.until((s) => s.snapshot, 30_000, "grow snapshot");
+  const messagesFile = path.join(home, "conversations", id, "messages.json");
+  /** Sends a person message, waits until the leader has answered and gone idle; returns the POST's ms. */
+  const turn = async (content) => {
+    const before = watch.state.busyFalse;
+    signal.reset("grow:answered");
+    const answered = signal.wait("grow:answered");
+    const ms = await post(port, id, content);
+    await withTimeout(answered, 120_000, `answer to ${content}`);
+    await watch.until((s) => s.busyFalse > before, 30_000, `leader idle after ${content}`);
+    return ms;
+  };
+  const checkpoints = {};
+  const started = Date.now();
+  for (const c of GROW_CHECKPOINTS) {
+    await turn(`grow ${c + GROW_WINDOW}`);
+    const post202 = [];
+    for (let k = 0; k < PINGS; k++) post202.push(await turn("ping"));
+    const reads = [];
+    let count = 0;
+    let bytes = 0;
+    for (let k = 0; k < 5; k++) {
+      const { ms, result } = await timed(() => request(port, "GET", `/api/conversations/${id}/messages`));
+      reads.push(ms);
+      count = result.json.messages.length;
+      bytes = result.bytes;
+    }
+    const window = gaps(fake, info, (i) => i.conv === "grow" && i.name === "list_agents" && i.count >= c - GROW_WINDOW && i.count < c + GROW_WINDOW);
+    checkpoints[`${c}_messages`] = {
+      messages_after_checkpoint: count,
+      messages_json_bytes: statSync(messagesFile).size,
+      turn_ms: { messages_from: Math.max(0, c - GROW_WINDOW), messages_to: c + GROW_WINDOW - 1, ...stats(window.map((g) => g.gap)) },
+      post_message_202_ms: stats(post202),
+      get_messages_ms: { response_bytes: bytes, ...stats(reads) },
+    };
+  }
+  watch.close();
+  return {
+    method:
+      `One leader conversation grown by the fake leader calling list_agents in a loop (each call adds 2 messages). turn_ms: for the list_agents calls whose request held ` +
+      `${GROW_WINDOW} messages either side of the checkpoint, the gap from the end of the fake's answer to the leader's next request (saves the assistant message and the usage, ` +
+      `runs list_agents, saves the tool result, reads messages.json back, builds the next request). post_message_202_ms: ${PINGS} person messages at that size, time until 202 ` +
+      `(appends to messages.json and timeline.jsonl), each sent once the leader had answered the previous one and gone idle. get_messages_ms: reading the conversation back (5 times).`,
+    growth_seconds: round((Date.now() - started) / 1000),
+    checkpoints,
+  };
+}
+
+// ----------------------------------------------------------------------------------------- 3. SSE
+
+async function measureSse({ port, project, fake, info, signal, viewers }) {
+  const teams = [];
+  for (let n = 1; n <= TEAM_CONVERSATIONS; n++) {
+    const title = `team-${n}`;
+    const id = await newConversation(port, title, project);
+    const vs = Array.from({ length: TEAM_VIEWERS }, () => viewer(port, id));
+    viewers.push(...vs);
+    teams.push({ title, id, viewers: vs });
+  }
+  await Promise.all(teams.flatMap((t) => t.viewers.map((v) => v.until((s) => s.snapshot, 30_000, `snapshot of ${t.title}`))));
+  const started = Date.now();
+  await Promise.all(teams.map((t) => post(port, t.id, "Survey the project with a team of five.")));
+  await withTimeout(Promise.all(teams.map((t) => signal.wait(`summary:${t.title}`))), 180_000, "10 team summaries");
+  for (const t of teams) t.result = await finished(port, t.id, { agents: TEAM_ROLES.length, marker: "SUMMARY" });
+  const seconds = (Date.now() - started) / 1000;
+  await sleep(500); // trailing events (phase, leader_busy) reach every viewer
+  for (const t of teams) for (const v of t.viewers) v.close();
+  const all = teams.flatMap((t) => t.viewers.map((v) => v.state));
+  const mismatched = teams
+    .filter((t) => {
+      const [first, ...rest] = t.viewers.map((v) => v.state.ids.join(","));
+      return rest.some((x) => x !== first);
+    })
+    .map((t) => ({ title: t.title, live_events: t.viewers.map((v) => v.state.live) }));
+  return {
+    method:
+      `${TEAM_CONVERSATIONS} conversations started together, each: leader creates ${TEAM_ROLES.length} sub-agents (one response), each sub-agent calls list_files ${TEAM_AGENT_STEPS} times ` +
+      `then report_to_leader, leader summarizes after all reports. ${TEAM_VIEWERS} SSE viewers per conversation (node:http, connected and snapshotted before the goal is sent). ` +
+      "Latency = viewer receive time - record.timestamp of every `timeline` event (the server stamps the record, appends it durably to timeline.jsonl, then publishes). " +
+      "Viewers share this process with the fake model. Events counted per viewer exclude the first (snapshot) event; viewers agree when their event id sequences are identical.",
+    conversations: TEAM_CONVERSATIONS,
+    sub_agents_per_conversation: TEAM_ROLES.length,
+    viewers_per_conversation: TEAM_VIEWERS,
+    wall_seconds: round(seconds),
+    model_calls: [...info.values()].filter((i) => i.conv.startsWith("team-")).length,
+    timeline_latency_ms: stats(all.flatMap((s) => s.latencies)),
+    events_per_viewer: stats(all.map((s) => s.live)),
+    timeline_events_per_viewer: stats(all.map((s) => s.timeline)),
+    all_viewers_of_a_conversation_got_the_same_events: mismatched.length === 0,
+    mismatched_conversations: mismatched,
+    viewers_dropped_for_overflow: all.filter((s) => s.overflow).length,
+    viewer_errors: all.filter((s) => s.error).length,
+    agent_statuses: [...new Set(teams.flatMap((t) => t.result.agents))],
+    orchestration_overhead_under_this_load_ms: byTool(gaps(fake, info, (i) => i.conv.startsWith("team-"))),
+  };
+}
+
+// ------------------------------------------------------------------------------------------ main
+
+/** Parts to run, all by default; `BENCH_PARTS=sse npm run bench -- runtime` looks at one quickly. */
+const PARTS = new Set((process.env.BENCH_PARTS || "overhead,grow,sse").split(","));
+
+/** Runs the runtime measurements and returns their figures. */
+export async function benchRuntime() {
+  const { mod, cleanup } = await loadFakeOpenAI();
+  const home = tempDir("astrion-bench-rt-");
+  const project = tempDir("astrion-bench-rt-project-");
+  mkdirSync(path.join(project, "src"));
+  writeFileSync(path.join(project, "README.md"), "# Demo\n\nA small project for the benchmark.\n");
+  for (let i = 0; i < 5; i++) writeFileSync(path.join(project, "src", `module-${i}.ts`), `export const value${i} = ${i};\n`);
+
+  const info = new Map();
+  const signal = signals();
+  const viewers = [];
+  let fake;
+  let server;
+  try {
+    fake = await mod.startFakeOpenAI({ script: makeHandler(mod, info, signal) });
+    // The fake keeps every parsed request body; drop each once answered so 1,000-message bodies do not pile up.
+    instrument(fake, { dropBodies: true });
+    writeFileSync(
+      path.join(home, "models.json"),
+      JSON.stringify({
+        default: "fake",
+        models: {
+          offline: { provider: "offline", model: "astrion-offline" },
+          fake: { base_url: fake.url, api_key_env: "FAKE_OPENAI_KEY", model: "fake", max_concurrency: 64 },
+        },
+      }),
+    );
+    server = await startServer({ home, env: { FAKE_OPENAI_KEY: "sk-bench", ASTRION_LEADER_BATCH_MS: "0", ASTRION_MAX_CALLS_PER_TASK: "2000" } });
+    const ctx = { port: server.port, project, home, fake, info, signal, viewers };
+    const result = {};
+    if (PARTS.has("overhead")) result.orchestration_overhead_per_model_call = await measureOverhead(ctx);
+    if (PARTS.has("grow")) result.save_as_conversation_grows = await measureGrowth(ctx);
+    if (PARTS.has("sse")) result.sse_delivery_10x5x3 = await measureSse(ctx);
+    return result;
+  } catch (error) {
+    if (server) error.message += `\n--- server output (tail) ---\n${server.output().slice(-4000)}`;
+    throw error;
+  } finally {
+    for (const v of viewers) v.close();
+    await server?.stop();
+    await fake?.close();
+    cleanup();
+    rmSync(home, { recursive: true, force: true });
+    rmSync(project, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,239 @@
+"use client";
+
+import { useMutation, useQuery } from "@tanstack/react-query";
+import { useEffect, useMemo, useRef, useState } from "react";
+import {
+  agentDetailQuery,
+  answerAgentQuestion,
+  mergeMessages,
+  postAgentMessage,
+  terminateAgent,
+  type LiveText,
+} from "@/lib/client";
+import type { AgentView, PendingQuestion } from "@/lib/runtime/events";
+import type { Message } from "@/lib/store/schemas";
+import { useT } from "@/lib/i18n";
+import { Banner } from "@/components/ui/banner";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { buttonGhost, buttonPrimary, inputClass } from "@/components/ui/styles";
+import { AgentStatusBadge } from "./agent-status-badge";
+import { buttonDangerGhost } from "./styles";
+import { ChatThread } from "./chat-thread";
+import { MessageBox } from "./message-box";
+import { useStickToBottom } from "./use-stick-to-bottom";
+
+/**
+ * One sub-agent, beside the page: its whole conversation live (fetched once per snapshot, then
+ * followed over SSE), its pending question with an answer box, a message box and Terminate.
+ */
+export function AgentDrawer({
+  conversationId,
+  agent,
+  epoch,
+  streamed,
+  live,
+  questions,
+  onClose,
+}: {
+  conversationId: string;
+  agent: AgentView;
+  /** Snapshot number: a new snapshot means messages may have been missed, so refetch. */
+  epoch: number;
+  /** This agent's messages streamed since the snapshot. */
+  streamed: readonly Message[];
+  live: LiveText | undefined;
+  questions: readonly PendingQuestion[];
+  onClose: () => void;
+}) {
+  const t = useT();
+  const agentId = agent.metadata.agent_id;
+  const detail = useQuery(agentDetailQuery(conversationId, agentId, epoch));
+  const messages = useMemo(() => mergeMessages(detail.data?.messages ?? [], streamed), [detail.data, streamed]);
+  const [confirming, setConfirming] = useState(false);
+  const closeRef = useRef<HTMLButtonElement>(null);
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const contentRef = useRef<HTMLDivElement>(null);
+  useStickToBottom(scrollRef, contentRef);
+
+  const send = useMutation({ mutationFn: (content: string) => postAgentMessage(conversationId, agentId, content) });
+  const terminate = useMutation({
+    mutationFn: () => terminateAgent(conversationId, agentId),
+    onSuccess: () => setConfirming(false),
+  });
+
+  useEffect(() => {
+    closeRef.current?.focus();
+  }, [agentId]);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === "Escape" && !confirming && !e.defaultPrevented) onClose();
+    };
+    document.addEventListener("keydown", onKey);
+    return () => document.removeEventListener("keydown", onKey);
+  }, [confirming, onClose]);
+
+  const ended = agent.metadata.status === "terminated" || agent.metadata.status === "completed";
+
+  return (
+    <div className="fixed inset-0 z-30 flex justify-end">
+      <button
+        type="button"
+        aria-label={t("common.close")}
+        tabIndex={-1}
+        className="absolute inset-0 bg-zinc-950/30 backdrop-blur-[1px] dark:bg-black/50"
+        onClick={onClose}
+      />
+      <section
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby="agent-drawer-title"
+        className="relative flex h-full w-[min(42rem,100vw)] flex-col border-l border-zinc-200 bg-zinc-50 shadow-2xl dark:border-zinc-700 dark:bg-zinc-950"
+        data-testid="agent-drawer"
+        data-agent-id={agentId}
+      >
+        <header className="flex items-start gap-3 border-b border-zinc-200 bg-white px-4 py-3 dark:border-zinc-800 dark:bg-zinc-900">
+          <div className="min-w-0 flex-1">
+            <div className="flex flex-wrap items-center gap-2">
+              <h2 id="agent-drawer-title" className="truncate text-base font-semibold">
+                {agent.metadata.display_name}
+              </h2>
+              <AgentStatusBadge status={agent.metadata.status} />
+            </div>
+            <p className="mt-0.5 font-mono text-[11px] text-zinc-500 dark:text-zinc-400">{agent.metadata.role_id}</p>
+            {agent.metadata.task_summary ? (
+              <p className="mt-1 line-clamp-2 text-xs text-zinc-600 dark:text-zinc-300" title={agent.metadata.task_summary}>
+                {agent.metadata.task_summary}
+              </p>
+            ) : null}
+          </div>
+          {!ended ? (
+            <button type="button" className={buttonDangerGhost} onClick={() => setConfirming(true)} data-testid="agent-terminate">
+              {t("drawer.terminate")}
+            </button>
+          ) : null}
+          <button
+            ref={closeRef}
+            type="button"
+            className={buttonGhost}
+            onClick={onClose}
+            aria-label={t("common.close")}
+            data-testid="agent-drawer-close"
+          >
+            ✕
+          </button>
+        </header>
+
+        <div ref={scrollRef} className="min-h-0 flex-1 overflow-y-auto px-4 py-4">
+          <div ref={contentRef}>
+            {detail.isError ? (
+              <Banner tone="error">{t("common.loadFailed", { message: detail.error.message })}</Banner>
+            ) : detail.isPending && streamed.length === 0 ? (
+              <p className="text-sm text-zinc-500">{t("common.loading")}</p>
+            ) : (
+              <ChatThread
+                messages={messages}
+                live={live}
+                assistantName={agent.metadata.display_name}
+                empty={<p className="text-sm text-zinc-500 dark:text-zinc-400">{t("drawer.empty")}</p>}
+              />
+            )}
+          </div>
+        </div>
+
+        <footer className="space-y-3 border-t border-zinc-200 bg-white px-4 py-3 dark:border-zinc-800 dark:bg-zinc-900">
+          {questions.map((q) => (
+            <QuestionAnswer key={q.question_id} conversationId={conversationId} question={q} />
+          ))}
+          {!ended ? (
+            <MessageBox
+              label={t("drawer.messageLabel", { name: agent.metadata.display_name })}
+              placeholder={t("drawer.messagePlaceholder", { name: agent.metadata.display_name })}
+              sendLabel={t("live.send")}
+              onSend={(content) => send.mutateAsync(content)}
+              busy={send.isPending}
+              error={send.error?.message}
+              inputTestId="agent-message-input"
+              sendTestId="agent-message-send"
+              rows={1}
+            />
+          ) : null}
+        </footer>
+
+        <ConfirmDialog
+          open={confirming}
+          title={t("drawer.terminateTitle", { name: agent.metadata.display_name })}
+          confirmLabel={t("drawer.terminateConfirm")}
+          busyLabel={t("drawer.terminating")}
+          busy={terminate.isPending}
+          error={terminate.error?.message}
+          onConfirm={() => terminate.mutate()}
+          onCancel={() => {
+            setConfirming(false);
+            terminate.reset();
+          }}
+          testId="agent-terminate-dialog"
+        >
+          {t("drawer.terminateBody")}
+        </ConfirmDialog>
+      </section>
+    </div>
+  );
+}
+
+function QuestionAnswer({ conversationId, question }: { conversationId: string; question: PendingQuestion }) {
+  const t = useT();
+  const [answer, setAnswer] = useState("");
+  const submit = useMutation({
+    mutationFn: (text: string) => answerAgentQuestion(conversationId, question.agent_id, question.question_id, text),
+    onSuccess: () => setAnswer(""),
+  });
+  const inputId = `answer-${question.question_id}`;
+  return (
+    <form
+      className="rounded-lg border border-amber-300 bg-amber-50 p-3 dark:border-amber-700 dark:bg-amber-950/30"
+      data-testid="pending-question"
+      data-question-id={question.question_id}
+      onSubmit={(e) => {
+        e.preventDefault();
+        if (answer.trim()) submit.mutate(answer.trim());
+      }}
+    >
+      <p className="text-xs font-semibold text-amber-900 dark:text-amber-200">
+        {t("drawer.questionTitle", { name: question.display_name })} <span className="font-mono font-normal opacity-70">· {question.question_id}</span>
+      </p>
+      <p className="mt-1 text-sm whitespace-pre-wrap text-zinc-800 dark:text-zinc-100" data-testid="pending-question-text">
+        {question.question}
+      </p>
+      <label htmlFor={inputId} className="sr-only">
+        {t("drawer.answerLabel")}
+      </label>
+      <div className="mt-2 flex items-end gap-2">
+        <textarea
+          id={inputId}
+          className={`${inputClass} min-h-10 resize-y`}
+          rows={2}
+          value={answer}
+          placeholder={t("drawer.answerPlaceholder")}
+          onChange={(e) => setAnswer(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === "Enter" && !e.shiftKey && !e.nativeEvent.isComposing) {
+              e.preventDefault();
+              if (answer.trim() && !submit.isPending) submit.mutate(answer.trim());
+            }
+          }}
+          disabled={submit.isPending}
+          data-testid="question-answer-input"
+        />
+        <button type="submit" className={`${buttonPrimary} shrink-0 whitespace-nowrap`} disabled={submit.isPending || !answer.trim()} data-testid="question-answer-submit">
+          {submit.isPending ? t("live.sending") : t("drawer.answer")}
+        </button>
+      </div>
+      {submit.error ? (
+        <p role="alert" className="mt-1 text-xs font-medium text-red-600 dark:text-red-400" data-testid="question-answer-error">
+          {submit.error.message}
+        </p>
+      ) : null}
+    </form>
+  );
+}

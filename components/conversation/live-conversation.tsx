@@ -1,0 +1,182 @@
+"use client";
+
+import { useMutation, useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { useCallback, useRef, useState } from "react";
+import {
+  ApiError,
+  conversationMessagesQuery,
+  conversationQuery,
+  isWorking,
+  postLeaderMessage,
+  stopConversation,
+  useConversationEvents,
+} from "@/lib/client";
+import { useT } from "@/lib/i18n";
+import { ModelName } from "@/components/models/model-name";
+import { Banner } from "@/components/ui/banner";
+import { buttonDanger, cardClass } from "@/components/ui/styles";
+import { AgentDrawer } from "./agent-drawer";
+import { ChatThread } from "./chat-thread";
+import { ConversationHeader } from "./conversation-header";
+import { MessageBox } from "./message-box";
+import { NoticeBanners } from "./notice-banners";
+import { PendingQuestions } from "./pending-questions";
+import { ConnectionIndicator, PhaseIndicator } from "./phase-indicator";
+import { TeamPanel } from "./team-panel";
+import { useStickToBottom } from "./use-stick-to-bottom";
+
+/**
+ * The live conversation page: header, banners, the leader's chat with the composer, the team
+ * panel and the agent drawer. Everything comes from the SSE snapshot and the changes after it,
+ * so a reload shows the same state and carries on live.
+ */
+export function LiveConversation({ id }: { id: string }) {
+  const t = useT();
+  const meta = useQuery(conversationQuery(id));
+
+  if (meta.isPending) return <p className="text-sm text-zinc-500">{t("common.loading")}</p>;
+  if (meta.isError) {
+    const notFound = meta.error instanceof ApiError && (meta.error.status === 404 || meta.error.code === "validation_failed");
+    return (
+      <div className="space-y-3">
+        <Link href="/" className="text-sm text-indigo-600 hover:underline dark:text-indigo-300" data-testid="conversation-back">
+          ← {t("convPage.back")}
+        </Link>
+        <Banner tone="error" testId="conversation-error">
+          {notFound ? t("convPage.notFound") : t("common.loadFailed", { message: meta.error.message })}
+        </Banner>
+      </div>
+    );
+  }
+  return <LiveView id={id} />;
+}
+
+function LiveView({ id }: { id: string }) {
+  const t = useT();
+  const meta = useQuery(conversationQuery(id));
+  const { state, connection } = useConversationEvents(id);
+  const snap = state.snapshot;
+  // Until the first snapshot arrives, show the stored messages so the page is never blank.
+  const stored = useQuery({ ...conversationMessagesQuery(id), enabled: !snap });
+  const [selected, setSelected] = useState<number | null>(null);
+  const closeDrawer = useCallback(() => setSelected(null), []);
+
+  const send = useMutation({ mutationFn: (content: string) => postLeaderMessage(id, content) });
+  const stop = useMutation({ mutationFn: () => stopConversation(id) });
+
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const contentRef = useRef<HTMLDivElement>(null);
+  useStickToBottom(scrollRef, contentRef);
+
+  const conversation = meta.data;
+  if (!conversation) return null;
+  const phase = snap?.conversation.phase ?? conversation.phase ?? "IDLE";
+  const working = isWorking(snap);
+  const messages = snap?.leader.messages ?? stored.data?.messages ?? [];
+  const questions = snap?.questions ?? [];
+  const selectedAgent = selected === null ? undefined : snap?.agents.find((a) => a.metadata.agent_id === selected);
+
+  const modelLabel = snap ? (
+    <span className="font-mono" data-testid="model-label">
+      {conversation.model_key === "offline" && !/offline/i.test(snap.model_label) ? `${snap.model_label} (offline)` : snap.model_label}
+    </span>
+  ) : (
+    <span data-testid="model-label">
+      <ModelName modelKey={conversation.model_key} testId="conversation-model" />
+    </span>
+  );
+
+  return (
+    <div className="space-y-4">
+      <ConversationHeader
+        conversation={conversation}
+        modelLabel={modelLabel}
+        indicators={
+          <>
+            <PhaseIndicator phase={phase} working={working} />
+            <ConnectionIndicator connection={connection} />
+          </>
+        }
+      />
+      <NoticeBanners notices={snap?.notices ?? []} />
+
+      <div className="grid grid-cols-1 gap-4 lg:grid-cols-[minmax(0,1fr)_19rem]">
+        <section
+          className={`${cardClass} flex h-[70vh] min-h-[26rem] flex-col lg:h-[calc(100dvh-12.5rem)]`}
+          aria-labelledby="leader-chat-title"
+          data-testid="leader-chat"
+        >
+          <h2 id="leader-chat-title" className="sr-only">
+            {t("convPage.messages")}
+          </h2>
+          <div ref={scrollRef} className="min-h-0 flex-1 overflow-y-auto px-4 py-4" data-testid="leader-messages">
+            <div ref={contentRef}>
+              <ChatThread
+                messages={messages}
+                live={state.live.leader}
+                assistantName={t("msg.role.assistant")}
+                empty={
+                  <div className="px-6 py-10 text-center" data-testid="leader-messages-empty">
+                    <p className="font-medium">{t("convPage.messagesEmpty")}</p>
+                    <p className="mt-1 text-sm text-zinc-500 dark:text-zinc-400">{t("live.emptyHint")}</p>
+                  </div>
+                }
+              />
+            </div>
+          </div>
+          <div className="space-y-2 border-t border-zinc-200 px-4 py-3 dark:border-zinc-800">
+            <PendingQuestions questions={questions} onOpen={setSelected} />
+            {stop.error ? <Banner tone="error">{stop.error.message}</Banner> : null}
+            <MessageBox
+              label={t("live.composerLabel")}
+              placeholder={t("live.composerPlaceholder")}
+              sendLabel={t("live.send")}
+              onSend={(content) => send.mutateAsync(content)}
+              busy={send.isPending}
+              error={send.error?.message}
+              inputTestId="composer-input"
+              sendTestId="composer-send"
+              extra={
+                working ? (
+                  <button
+                    type="button"
+                    className={buttonDanger}
+                    onClick={() => stop.mutate()}
+                    disabled={stop.isPending}
+                    data-testid="stop-button"
+                  >
+                    {stop.isPending ? t("live.stopping") : t("live.stop")}
+                  </button>
+                ) : null
+              }
+            />
+          </div>
+        </section>
+
+        <TeamPanel
+          agents={snap?.agents ?? []}
+          questions={questions}
+          caps={snap?.caps ?? null}
+          tokenStatistics={snap?.leader.token_statistics ?? {}}
+          selectedAgentId={selected}
+          onSelect={setSelected}
+          loading={!snap && connection === "connecting"}
+        />
+      </div>
+
+      {selectedAgent && snap ? (
+        <AgentDrawer
+          key={selectedAgent.metadata.agent_id}
+          conversationId={id}
+          agent={selectedAgent}
+          epoch={state.epoch}
+          streamed={state.agentMessages[selectedAgent.metadata.agent_id] ?? []}
+          live={state.live[`agent_${selectedAgent.metadata.agent_id}`]}
+          questions={questions.filter((q) => q.agent_id === selectedAgent.metadata.agent_id)}
+          onClose={closeDrawer}
+        />
+      ) : null}
+    </div>
+  );
+}

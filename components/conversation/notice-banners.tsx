@@ -1,0 +1,70 @@
+"use client";
+
+import Link from "next/link";
+import { useState } from "react";
+import type { Notice } from "@/lib/runtime/events";
+import { useT } from "@/lib/i18n";
+
+const TONES: Record<Notice["level"], string> = {
+  error: "border-red-300 bg-red-50 text-red-800 dark:border-red-800 dark:bg-red-950/60 dark:text-red-200",
+  warning: "border-amber-300 bg-amber-50 text-amber-900 dark:border-amber-700 dark:bg-amber-950/50 dark:text-amber-200",
+  info: "border-sky-300 bg-sky-50 text-sky-900 dark:border-sky-700 dark:bg-sky-950/50 dark:text-sky-200",
+};
+
+/** How many banners show at once; older ones stay in the timeline. */
+const MAX_SHOWN = 3;
+
+function noticeKey(n: Notice): string {
+  return `${n.code}|${n.at}|${n.agent_id ?? ""}|${n.message}`;
+}
+
+/**
+ * The runtime's notices as dismissible banners: a failing model endpoint (with how to configure
+ * one), a cap reached, a stop. Dismissed ones stay dismissed for this page.
+ */
+export function NoticeBanners({ notices }: { notices: readonly Notice[] }) {
+  const t = useT();
+  const [dismissed, setDismissed] = useState<ReadonlySet<string>>(() => new Set());
+  const shown = notices.filter((n) => !dismissed.has(noticeKey(n))).slice(-MAX_SHOWN);
+  if (shown.length === 0) return null;
+  return (
+    <div className="space-y-2" data-testid="notice-banners">
+      {shown.map((n) => {
+        const key = noticeKey(n);
+        const modelProblem = n.level === "error" && n.code.startsWith("model");
+        return (
+          <div
+            key={key}
+            role={n.level === "error" ? "alert" : "status"}
+            className={`flex items-start gap-3 rounded-md border px-3 py-2 text-sm ${TONES[n.level]}`}
+            data-testid="notice-banner"
+            data-level={n.level}
+            data-code={n.code}
+          >
+            <div className="min-w-0 flex-1">
+              <p className="font-medium">{t(`notice.title.${n.level}`)}</p>
+              <p className="mt-0.5 break-words">{n.message}</p>
+              {modelProblem ? (
+                <p className="mt-1 text-xs">
+                  {t("notice.modelHelp")}{" "}
+                  <Link href="/settings" className="font-medium underline">
+                    {t("notice.openSettings")}
+                  </Link>
+                </p>
+              ) : null}
+            </div>
+            <button
+              type="button"
+              className="shrink-0 rounded px-1.5 text-base leading-none opacity-70 hover:opacity-100"
+              aria-label={t("notice.dismiss")}
+              onClick={() => setDismissed((prev) => new Set(prev).add(key))}
+              data-testid="notice-dismiss"
+            >
+              ✕
+            </button>
+          </div>
+        );
+      })}
+    </div>
+  );
+}

@@ -1,0 +1,79 @@
+/** Query factories and fetchers for a conversation's live run: messages, stop, agents, answers. */
+import { queryOptions } from "@tanstack/react-query";
+import { z } from "zod";
+import {
+  AgentMessageBodySchema,
+  AnswerBodySchema,
+  PostMessageBodySchema,
+  PostMessageResponseSchema,
+} from "@/lib/api/contract";
+import { AgentViewSchema } from "@/lib/runtime/events";
+import { MessageSchema } from "@/lib/store/schemas";
+import { apiFetch } from "./api";
+
+/** `GET /api/conversations/[id]/agents/[agentId]` answer. */
+export const AgentDetailSchema = z.object({ agent: AgentViewSchema, messages: z.array(MessageSchema) });
+/** One sub-agent with its whole conversation. */
+export type AgentDetail = z.infer<typeof AgentDetailSchema>;
+
+function conversationPath(id: string): string {
+  return `/api/conversations/${encodeURIComponent(id)}`;
+}
+
+/** The URL of a conversation's server-sent events. */
+export function conversationEventsUrl(id: string): string {
+  return `${conversationPath(id)}/events`;
+}
+
+/** Query keys of live-run data. */
+export const liveKeys = {
+  agent: (conversationId: string, agentId: number, epoch: number) =>
+    ["conversations", "agent", conversationId, agentId, epoch] as const,
+};
+
+/**
+ * One sub-agent's detail, fetched once per snapshot `epoch`: later messages arrive over SSE and
+ * are merged in, so this never refetches on its own.
+ */
+export function agentDetailQuery(conversationId: string, agentId: number, epoch: number) {
+  return queryOptions({
+    queryKey: liveKeys.agent(conversationId, agentId, epoch),
+    queryFn: ({ signal }) => apiFetch(`${conversationPath(conversationId)}/agents/${agentId}`, AgentDetailSchema, { signal }),
+    staleTime: Infinity,
+    refetchOnWindowFocus: false,
+  });
+}
+
+/** `POST /api/conversations/[id]/messages`: a person's message to the Team Leader (202). */
+export async function postLeaderMessage(id: string, content: string) {
+  return apiFetch(`${conversationPath(id)}/messages`, PostMessageResponseSchema, {
+    method: "POST",
+    body: PostMessageBodySchema.parse({ content }),
+  });
+}
+
+/** `POST /api/conversations/[id]/stop`: stops the whole conversation. */
+export async function stopConversation(id: string) {
+  return apiFetch(`${conversationPath(id)}/stop`, z.looseObject({ stopped: z.boolean() }), { method: "POST", body: {} });
+}
+
+/** `POST …/agents/[agentId]/messages`: a person's message to one sub-agent (202). */
+export async function postAgentMessage(id: string, agentId: number, content: string) {
+  return apiFetch(`${conversationPath(id)}/agents/${agentId}/messages`, z.unknown(), {
+    method: "POST",
+    body: AgentMessageBodySchema.parse({ content }),
+  });
+}
+
+/** `POST …/agents/[agentId]/answers`: a person answers a sub-agent's pending question. */
+export async function answerAgentQuestion(id: string, agentId: number, questionId: string, answer: string) {
+  return apiFetch(`${conversationPath(id)}/agents/${agentId}/answers`, z.unknown(), {
+    method: "POST",
+    body: AnswerBodySchema.parse({ question_id: questionId, answer }),
+  });
+}
+
+/** `DELETE …/agents/[agentId]`: terminates one sub-agent. */
+export async function terminateAgent(id: string, agentId: number) {
+  return apiFetch(`${conversationPath(id)}/agents/${agentId}`, z.unknown(), { method: "DELETE", body: {} });
+}
