@@ -9,6 +9,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, tempDir, type TestServer } from "./helpers/server";
+import { until } from "./helpers/wait";
 
 let server: TestServer;
 let project: string;
@@ -52,15 +53,6 @@ function connect(id: string, lastEventId?: string) {
   return { events, comments, ready, close: () => req.destroy() };
 }
 
-async function until<T>(what: string, check: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const seq = (id: string) => Number(id.split("-")[1]);
 

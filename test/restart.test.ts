@@ -9,6 +9,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type Script } from "./helpers/fake-openai";
 import { startServer, tempDir, type TestServer } from "./helpers/server";
+import { until } from "./helpers/wait";
 
 type Msg = { role: string; content?: string | null; tool_calls?: Array<{ function: { name: string } }>; tool_call_id?: string; metadata?: Record<string, unknown> };
 
@@ -42,15 +43,6 @@ function handler(body: FakeRequestBody): Script {
   return report("first task done");
 }
 
-async function until<T>(what: string, check: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 beforeAll(async () => {
   fake = await startFakeOpenAI({ script: handler });

@@ -9,6 +9,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeError, fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type Script } from "./helpers/fake-openai";
 import { startServer, tempDir, type TestServer } from "./helpers/server";
+import { until } from "./helpers/wait";
 import { isProcessAlive } from "@/lib/store/lock";
 
 type Msg = {
@@ -191,16 +192,6 @@ async function leaderMessages(id: string): Promise<Msg[]> {
   return (await server.api("GET", `/api/conversations/${id}/messages`)).json.messages;
 }
 
-/** Polls until `check` returns a truthy value (or fails after `timeoutMs`). */
-async function until<T>(what: string, check: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 async function finalText(id: string, marker: string, timeoutMs = 30_000): Promise<string> {
   return until(`"${marker}" in ${id}`, async () => (await leaderMessages(id)).find((m) => m.role === "assistant" && String(m.content ?? "").includes(marker))?.content, timeoutMs);

@@ -25,7 +25,10 @@ export function errorResponse(error: unknown) {
     if (error.status >= 500) console.error(`[astrion] ${error.name}: ${error.message}`);
     const body: { code: string; message: string; details?: unknown } = { code: error.code, message: error.message };
     if (error.details !== undefined && error.status < 500) body.details = error.details;
-    return json({ error: body }, { status: error.status });
+    // A rate-limited caller is told when to come back, in the header HTTP clients honour.
+    const retryAfter = (error.details as { retry_after_seconds?: unknown } | undefined)?.retry_after_seconds;
+    const headers: Record<string, string> = typeof retryAfter === "number" ? { "retry-after": String(Math.max(1, Math.ceil(retryAfter))) } : {};
+    return json({ error: body }, { status: error.status, headers });
   }
   console.error("[astrion] unexpected error", error);
   return json({ error: { code: "internal", message: "Something went wrong on the server; see its log." } }, { status: 500 });

@@ -12,24 +12,9 @@
 import "server-only";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { withFileLock } from "@/lib/store/atomic";
+import { fsyncDir, withFileLock } from "@/lib/store/atomic";
 
 const NEWLINE = 0x0a;
-
-/** fsync a directory so a newly created file's name survives power loss. */
-async function fsyncDir(dir: string): Promise<void> {
-  let handle: fs.FileHandle | undefined;
-  try {
-    handle = await fs.open(dir, "r");
-    await handle.sync();
-  } catch (error) {
-    // Some file systems refuse to fsync a directory; the data itself was already synced.
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code !== "EINVAL" && code !== "EISDIR" && code !== "EPERM" && code !== "ENOTSUP") throw error;
-  } finally {
-    await handle?.close();
-  }
-}
 
 /** What an append did besides writing its line. */
 export interface AppendResult {

@@ -42,8 +42,8 @@ export async function withFileLock<T>(key: string, fn: () => Promise<T>): Promis
   }
 }
 
-/** fsync a directory so a rename inside it survives power loss. */
-async function fsyncDir(dir: string): Promise<void> {
+/** fsync a directory so a rename (or a newly created file's name) inside it survives power loss. */
+export async function fsyncDir(dir: string): Promise<void> {
   let handle: fs.FileHandle | undefined;
   try {
     handle = await fs.open(dir, "r");
