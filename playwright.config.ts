@@ -60,6 +60,8 @@ export default defineConfig({
           PORT: String(PORT),
           HOST: "127.0.0.1",
           ASTRION_HOME,
+          // The specs create conversations and send goals faster than a person would.
+          ASTRION_RATE_LIMIT_PER_MINUTE: "0",
           // The offline model pauses between steps so a team run lasts a few seconds: long enough
           // for team-run.spec.ts to watch it progress and reload in the middle.
           ASTRION_OFFLINE_DELAY_MS: "40",

@@ -89,7 +89,7 @@ export async function startServer({ home, env = {} }) {
   const port = await freePort();
   const proc = spawn(process.execPath, [path.join(ROOT, "scripts", "start.mjs")], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", ASTRION_HOME: home, NEXT_TELEMETRY_DISABLED: "1", ...env },
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", ASTRION_HOME: home, NEXT_TELEMETRY_DISABLED: "1", ASTRION_RATE_LIMIT_PER_MINUTE: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });

@@ -14,6 +14,7 @@ import {
 } from "@/lib/client";
 import { useT } from "@/lib/i18n";
 import { ModelName } from "@/components/models/model-name";
+import { TimelineView } from "@/components/timeline/timeline-view";
 import { Banner } from "@/components/ui/banner";
 import { buttonDanger, cardClass } from "@/components/ui/styles";
 import { AgentDrawer } from "./agent-drawer";
@@ -61,6 +62,8 @@ function LiveView({ id }: { id: string }) {
   const stored = useQuery({ ...conversationMessagesQuery(id), enabled: !snap });
   const [selected, setSelected] = useState<number | null>(null);
   const closeDrawer = useCallback(() => setSelected(null), []);
+  // The chat stays mounted while the timeline shows, so a half-typed message survives a switch.
+  const [tab, setTab] = useState<"chat" | "timeline">("chat");
 
   const send = useMutation({ mutationFn: (content: string) => postLeaderMessage(id, content) });
   const stop = useMutation({ mutationFn: () => stopConversation(id) });
@@ -102,57 +105,77 @@ function LiveView({ id }: { id: string }) {
       <NoticeBanners notices={snap?.notices ?? []} />
 
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-[minmax(0,1fr)_19rem]">
-        <section
-          className={`${cardClass} flex h-[70vh] min-h-[26rem] flex-col lg:h-[calc(100dvh-12.5rem)]`}
-          aria-labelledby="leader-chat-title"
-          data-testid="leader-chat"
-        >
-          <h2 id="leader-chat-title" className="sr-only">
-            {t("convPage.messages")}
-          </h2>
-          <div ref={scrollRef} className="min-h-0 flex-1 overflow-y-auto px-4 py-4" data-testid="leader-messages">
-            <div ref={contentRef}>
-              <ChatThread
-                messages={messages}
-                live={state.live.leader}
-                assistantName={t("msg.role.assistant")}
-                empty={
-                  <div className="px-6 py-10 text-center" data-testid="leader-messages-empty">
-                    <p className="font-medium">{t("convPage.messagesEmpty")}</p>
-                    <p className="mt-1 text-sm text-zinc-500 dark:text-zinc-400">{t("live.emptyHint")}</p>
-                  </div>
+        <div className="min-w-0 space-y-2">
+          <div role="tablist" aria-label={t("timeline.tabs")} className="flex gap-1 border-b border-zinc-200 dark:border-zinc-800">
+            {(["chat", "timeline"] as const).map((key) => (
+              <button
+                key={key}
+                type="button"
+                role="tab"
+                aria-selected={tab === key}
+                onClick={() => setTab(key)}
+                data-testid={`conversation-tab-${key}`}
+                className={`-mb-px border-b-2 px-3 py-1.5 text-sm font-medium ${tab === key ? "border-indigo-600 text-indigo-700 dark:border-indigo-400 dark:text-indigo-300" : "border-transparent text-zinc-600 hover:text-zinc-900 dark:text-zinc-400 dark:hover:text-zinc-100"}`}
+              >
+                {t(`timeline.tab.${key}`)}
+              </button>
+            ))}
+          </div>
+          {tab === "timeline" ? (
+            <TimelineView conversationId={id} epoch={state.epoch} live={state.timeline} agents={snap?.agents ?? []} />
+          ) : null}
+          <section
+            className={`${cardClass} ${tab === "chat" ? "flex" : "hidden"} h-[70vh] min-h-[26rem] flex-col lg:h-[calc(100dvh-15rem)]`}
+            aria-labelledby="leader-chat-title"
+            data-testid="leader-chat"
+          >
+            <h2 id="leader-chat-title" className="sr-only">
+              {t("convPage.messages")}
+            </h2>
+            <div ref={scrollRef} className="min-h-0 flex-1 overflow-y-auto px-4 py-4" data-testid="leader-messages">
+              <div ref={contentRef}>
+                <ChatThread
+                  messages={messages}
+                  live={state.live.leader}
+                  assistantName={t("msg.role.assistant")}
+                  empty={
+                    <div className="px-6 py-10 text-center" data-testid="leader-messages-empty">
+                      <p className="font-medium">{t("convPage.messagesEmpty")}</p>
+                      <p className="mt-1 text-sm text-zinc-500 dark:text-zinc-400">{t("live.emptyHint")}</p>
+                    </div>
+                  }
+                />
+              </div>
+            </div>
+            <div className="space-y-2 border-t border-zinc-200 px-4 py-3 dark:border-zinc-800">
+              <PendingQuestions questions={questions} onOpen={setSelected} />
+              {stop.error ? <Banner tone="error">{stop.error.message}</Banner> : null}
+              <MessageBox
+                label={t("live.composerLabel")}
+                placeholder={t("live.composerPlaceholder")}
+                sendLabel={t("live.send")}
+                onSend={(content) => send.mutateAsync(content)}
+                busy={send.isPending}
+                error={send.error?.message}
+                inputTestId="composer-input"
+                sendTestId="composer-send"
+                extra={
+                  working ? (
+                    <button
+                      type="button"
+                      className={buttonDanger}
+                      onClick={() => stop.mutate()}
+                      disabled={stop.isPending}
+                      data-testid="stop-button"
+                    >
+                      {stop.isPending ? t("live.stopping") : t("live.stop")}
+                    </button>
+                  ) : null
                 }
               />
             </div>
-          </div>
-          <div className="space-y-2 border-t border-zinc-200 px-4 py-3 dark:border-zinc-800">
-            <PendingQuestions questions={questions} onOpen={setSelected} />
-            {stop.error ? <Banner tone="error">{stop.error.message}</Banner> : null}
-            <MessageBox
-              label={t("live.composerLabel")}
-              placeholder={t("live.composerPlaceholder")}
-              sendLabel={t("live.send")}
-              onSend={(content) => send.mutateAsync(content)}
-              busy={send.isPending}
-              error={send.error?.message}
-              inputTestId="composer-input"
-              sendTestId="composer-send"
-              extra={
-                working ? (
-                  <button
-                    type="button"
-                    className={buttonDanger}
-                    onClick={() => stop.mutate()}
-                    disabled={stop.isPending}
-                    data-testid="stop-button"
-                  >
-                    {stop.isPending ? t("live.stopping") : t("live.stop")}
-                  </button>
-                ) : null
-              }
-            />
-          </div>
-        </section>
+          </section>
+        </div>
 
         <TeamPanel
           agents={snap?.agents ?? []}

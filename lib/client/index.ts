@@ -8,3 +8,4 @@ export { useDebouncedValue } from "./use-debounced-value";
 export * from "./live";
 export * from "./live-state";
 export { useConversationEvents, type ConnectionState } from "./use-conversation-events";
+export * from "./timeline";

@@ -3,6 +3,7 @@
  * the last `snapshot` plus every change applied to it, the live text of model calls in progress
  * and the sub-agent messages that arrived since the snapshot. Pure: no I/O, unit-tested beside it.
  */
+import type { TimelineRecord } from "@/lib/protocol/timeline-record";
 import type { RuntimeEvent, ConversationSnapshot } from "@/lib/runtime/events";
 import type { AgentStatus, ConversationPhase, Message } from "@/lib/store/schemas";
 
@@ -25,10 +26,15 @@ export interface LiveState {
   live: Partial<Record<LiveKey, LiveText>>;
   /** Sub-agent messages received since the last snapshot, by agent id, in arrival order. */
   agentMessages: Record<number, Message[]>;
+  /**
+   * Timeline records received since the last snapshot, in arrival order. The timeline view
+   * fetches the file once per `epoch` and appends these (deduplicated by message id).
+   */
+  timeline: TimelineRecord[];
 }
 
 /** The state before anything arrived. */
-export const initialLiveState: LiveState = { snapshot: null, epoch: 0, live: {}, agentMessages: {} };
+export const initialLiveState: LiveState = { snapshot: null, epoch: 0, live: {}, agentMessages: {}, timeline: [] };
 
 /** The live-text key of an agent id (`null` = the leader). */
 export function liveKey(agentId: number | null): LiveKey {
@@ -71,7 +77,7 @@ const ACTIVE_AGENT_STATUSES: ReadonlySet<AgentStatus> = new Set(["running"]);
 /** Applies one runtime event. Events that arrive before the first snapshot are ignored. */
 export function applyRuntimeEvent(state: LiveState, event: RuntimeEvent): LiveState {
   if (event.type === "snapshot") {
-    return { snapshot: event.snapshot, epoch: state.epoch + 1, live: {}, agentMessages: {} };
+    return { snapshot: event.snapshot, epoch: state.epoch + 1, live: {}, agentMessages: {}, timeline: [] };
   }
   const snap = state.snapshot;
   if (!snap) return state;
@@ -117,7 +123,8 @@ export function applyRuntimeEvent(state: LiveState, event: RuntimeEvent): LiveSt
     case "notice":
       return { ...state, snapshot: { ...snap, notices: [...snap.notices, event.notice] } };
     case "timeline":
-      return state;
+      if (state.timeline.some((r) => r.envelope.message_id === event.record.envelope.message_id)) return state;
+      return { ...state, timeline: [...state.timeline, event.record] };
   }
 }
 

@@ -17,6 +17,12 @@ export const ModelEntrySchema = z.looseObject({
   /** How thinking is switched on: Qwen's `enable_thinking`, OpenAI's `reasoning_effort`, or not at all. */
   thinking_style: z.enum(["none", "enable_thinking", "reasoning_effort"]).default("none"),
   max_concurrency: z.number().int().min(1).max(256).default(4),
+  /**
+   * Deadline tier of the first response (seed 003 §3.4): `fast` 2 s (local/small models), `normal`
+   * 5 s, `heavy` 15 s. Absent means `normal` (`offline` entries: `fast`); `timeouts.first_response_ms`
+   * overrides it. Optional rather than defaulted so entries written in code need not name it.
+   */
+  tier: z.enum(["fast", "normal", "heavy"]).optional(),
   /** Key of the entry to use when this one keeps failing. */
   fallback: z.string().optional(),
   timeouts: z

@@ -15,6 +15,8 @@ export interface RuntimeLimits {
   toolOutputMax: number;
   /** Pause before a woken leader calls its model, so reports arriving together are handled in one turn (ms). */
   leaderBatchMs: number;
+  /** Token budgets of the context slices (`ASTRION_BUDGET_GLOBAL` 500, `ASTRION_BUDGET_SCENE` 3000, `ASTRION_BUDGET_PRIVATE` 1000). */
+  budgets: { global: number; scene: number; private: number };
 }
 
 function intFromEnv(env: Record<string, string | undefined>, name: string, fallback: number, min: number): number {
@@ -31,5 +33,10 @@ export function limitsFromEnv(env: Record<string, string | undefined> = process.
     maxCallsPerTask: intFromEnv(env, "ASTRION_MAX_CALLS_PER_TASK", 30, 1),
     toolOutputMax: intFromEnv(env, "ASTRION_TOOL_OUTPUT_MAX", 12_000, 200),
     leaderBatchMs: intFromEnv(env, "ASTRION_LEADER_BATCH_MS", 60, 0),
+    budgets: {
+      global: intFromEnv(env, "ASTRION_BUDGET_GLOBAL", 500, 50),
+      scene: intFromEnv(env, "ASTRION_BUDGET_SCENE", 3000, 200),
+      private: intFromEnv(env, "ASTRION_BUDGET_PRIVATE", 1000, 50),
+    },
   };
 }

@@ -2,11 +2,14 @@ import "server-only";
 /**
  * Model keys → callable models, through the registry (models.json + environment). The built-in
  * `offline` provider is the deterministic offline model; every other entry is the OpenAI-compatible
- * client. Instances are cached per key and entry, so an edit of models.json takes effect on the
- * next call without a restart.
+ * client with the first-response deadline of its tier. Every model is wrapped with the
+ * resilience layer (per-model concurrency across conversations, a circuit breaker per endpoint,
+ * the entry's fallback when it keeps failing). Instances are cached per key, entry and fallback,
+ * so an edit of models.json takes effect on the next call without a restart.
  */
 import { createOpenAIModel, loadRegistry, resolveModel, type ChatModel } from "@/lib/models";
 import { createOfflineModel } from "@/lib/models/offline";
+import { tierDeadline, wrapWithResilience } from "@/lib/models/resilience";
 
 const CACHE_KEY = Symbol.for("astrion.runtime.models");
 
@@ -19,10 +22,13 @@ function cache(): Map<string, ChatModel> {
 export async function modelFor(root: string, key: string): Promise<ChatModel> {
   const registry = await loadRegistry(root);
   const entry = resolveModel(registry, key);
-  const id = `${key}\u0000${JSON.stringify(entry)}`;
+  const fallback = entry.fallback ? (registry.models[entry.fallback] ?? null) : null;
+  const id = `${key}\u0000${JSON.stringify(entry)}\u0000${JSON.stringify(fallback)}`;
   const cached = cache().get(id);
   if (cached) return cached;
-  const model = entry.provider === "offline" ? createOfflineModel(key) : createOpenAIModel(key, entry);
+  const model = wrapWithResilience(key, entry, registry, (k, e) =>
+    e.provider === "offline" ? createOfflineModel(k) : createOpenAIModel(k, e, { firstResponseTimeoutMs: tierDeadline(e) }),
+  );
   cache().set(id, model);
   return model;
 }

@@ -39,7 +39,27 @@ import {
   type SeedCounters,
   type SeedIdKind,
 } from "@/lib/protocol";
+import {
+  allowListFromMetadata,
+  assertInbox,
+  auditPayload,
+  authorizedRoles,
+  buildRegistry,
+  candidateNote,
+  checkInbox,
+  checkToolCall,
+  classifyIntent,
+  ensureAgentToken,
+  issueAgentToken,
+  restrictRegistry,
+  revokeAgentTokens,
+  roleRefusal,
+  type IntentResult,
+} from "@/lib/governance";
+import { subscribeModelHealth, type ModelHealth } from "@/lib/models/resilience";
+import { buildModelInput, collectPromotions, conversationGoal, deriveWorkNotes, PROMOTION_HINT } from "@/lib/context";
 import type { RoleDetail } from "@/lib/roles";
+import { executeSharedContextTool, isSharedContextTool, SHARED_CONTEXT_READ_ONLY_TOOLS, sharedContextTools } from "@/lib/shared-context";
 import type { AstrionApp } from "@/lib/server/app";
 import { epochSeconds, MessageSchema, type AgentMetadata, type ConversationMetadata, type ConversationPhase, type Message, type PendingMessage } from "@/lib/store";
 import { capToolOutput, listFiles, readFile, searchFiles, writeFile } from "@/lib/workspace";
@@ -64,6 +84,8 @@ interface AgentExtras {
   /** Whether the agent reported on its current task. */
   reported?: boolean;
   permissions?: string[];
+  /** `DEGRADED` while the agent's model keeps failing (seed 003 §6.1). */
+  health?: "OK" | "DEGRADED";
 }
 type AgentMeta = AgentMetadata & AgentExtras;
 
@@ -74,15 +96,6 @@ interface PendingToolCallExtra {
 /** Questions relayed to the leader: id → agent. */
 interface ConversationExtras {
   seed_counters?: SeedCounters;
-}
-
-function toChatMessages(messages: Message[]): ChatMessage[] {
-  return messages.map((m) => {
-    const out: ChatMessage = { role: m.role, content: m.content };
-    if (m.tool_calls?.length) out.tool_calls = m.tool_calls.map((c) => ({ id: c.id, type: "function", function: { name: c.function.name, arguments: c.function.arguments } }));
-    if (m.tool_call_id) out.tool_call_id = m.tool_call_id;
-    return out;
-  });
 }
 
 /** Tool calls of the last assistant message that have no tool result yet. */
@@ -191,6 +204,7 @@ export class TeamRun {
   private leaderBusy = false;
   private leaderCallsThisTrace = 0;
   private lastTrace: { trace_id: string; turn_id: string } | null = null;
+  private intentCache: { trace_id: string; result: IntentResult } | null = null;
   /** Serializes read-modify-writes of the conversation's seed counters. */
   private counterChain: Promise<unknown> = Promise.resolve();
 
@@ -199,6 +213,39 @@ export class TeamRun {
     this.convId = convId;
     this.limits = limits;
     this.journal = new ActionJournal(this.dir);
+    this.offHealth = subscribeModelHealth((h) => {
+      if (h.meta?.conversation_id === this.convId) void this.onModelHealth(h).catch(() => undefined);
+    });
+  }
+
+  private readonly offHealth: () => void;
+
+  /**
+   * An agent whose model keeps failing is marked DEGRADED (seed 003 §6.1) — the fallback model
+   * answers when the entry names one — and is marked OK again when its model answers.
+   */
+  private async onModelHealth(h: ModelHealth): Promise<void> {
+    const agentId = h.meta?.agent_id ?? null;
+    const health = h.state === "ok" ? "OK" : "DEGRADED";
+    let was: string | undefined;
+    if (agentId !== null) {
+      const meta = (await this.store.updateAgentMetadata(this.convId, agentId, (m) => {
+        was = (m as AgentMeta).health;
+        return { ...m, health, health_reason: h.reason ?? null, health_model: h.fallback_key ?? h.model_key };
+      })) as AgentMeta;
+      await this.publishAgent(meta);
+    }
+    if (health === "DEGRADED" && was !== "DEGRADED") {
+      this.notice(
+        "warning",
+        "model_degraded",
+        h.fallback_key ? `${h.model_key} is failing (${h.reason}); ${h.fallback_key} answers instead.` : `${h.model_key} is failing (${h.reason}): ${h.message ?? ""}`,
+        agentId,
+      );
+      await this.emit(await this.cause(), { type: "event", from: SYSTEM_PARTY, to: agentId === null ? LEADER_PARTY : agentParty(agentId), payload: { model: h.model_key, reason: h.reason ?? null, fallback: h.fallback_key ?? null }, action: "degraded", resource: `model:${h.model_key}`, status: "failed" });
+    } else if (health === "OK" && was === "DEGRADED") {
+      this.notice("info", "model_recovered", `${h.model_key} answers again.`, agentId);
+    }
   }
 
   private get dir(): string {
@@ -218,12 +265,14 @@ export class TeamRun {
   /** Appends an envelope to the timeline (durably), then publishes it. */
   private async emit(
     cause: Envelope,
-    init: { type: EnvelopeType; from: string; to: string; payload: Record<string, unknown>; action: string; resource?: string | null; status?: string; producer?: "code" | "model"; reply?: boolean },
+    init: { type: EnvelopeType; from: string; to: string; payload: Record<string, unknown>; action: string; resource?: string | null; status?: string; version?: number; producer?: "code" | "model"; reply?: boolean },
   ): Promise<Envelope> {
+    // Model-written text is audited as a preview and a hash; control and event envelopes in full.
+    const payload = auditPayload(init.reply ? "reply" : init.type, init.payload);
     const envelope = init.reply
-      ? replyTo(cause, init.payload, { from: init.from, to: init.to })
-      : follow(cause, { type: init.type, from: init.from, to: init.to, payload: init.payload, producer: init.producer ?? "code" });
-    const record = timelineRecord(envelope, { action: init.action, resource: init.resource ?? null, status: init.status ?? "ok" });
+      ? replyTo(cause, payload, { from: init.from, to: init.to })
+      : follow(cause, { type: init.type, from: init.from, to: init.to, payload, producer: init.producer ?? "code" });
+    const record = timelineRecord(envelope, { action: init.action, resource: init.resource ?? null, status: init.status ?? "ok", version: init.version ?? 0 });
     await appendTimeline(timelineFile(this.dir), record);
     this.publish({ type: "timeline", record });
     return envelope;
@@ -289,6 +338,42 @@ export class TeamRun {
       if (detail?.kind === "role") byId.set(c.id, detail);
     }
     return { choices: choices.filter((c) => byId.has(c.id)), byId };
+  }
+
+  /** The registered roles this conversation may use (its `allowed_roles`, when set, narrows them). */
+  private async authorizedChoices(): Promise<{ all: RoleChoice[]; allowed: RoleChoice[]; allowList: string[] | undefined }> {
+    const { choices } = await this.roleChoices();
+    const allowList = allowListFromMetadata(await this.store.get(this.convId));
+    return { all: choices, allowed: authorizedRoles(choices, allowList), allowList };
+  }
+
+  /**
+   * Intent routing (seed 003 §2.1): the person's latest message is matched against the role
+   * capability tags, and the leader is told which registered, authorized roles fit. Once per trace.
+   */
+  private async routeIntent(messages: Message[], allowed: RoleChoice[]): Promise<IntentResult | null> {
+    const trace = await this.traceOrNew();
+    if (this.intentCache?.trace_id === trace.trace_id) return this.intentCache.result;
+    const lastUser = [...messages].reverse().find((m) => m.role === "user" && m.metadata?.message_source === "user");
+    if (!lastUser) return null;
+    const { agents } = await this.store.listAgents(this.convId);
+    const registry = restrictRegistry(
+      buildRegistry(await this.app.roles.list(), {
+        agents: agents.map((a) => ({ role_id: a.role_id, status: a.status, model_key: a.model_key, degraded: (a as AgentMeta).health === "DEGRADED" })),
+      }),
+      allowed.map((c) => c.id),
+    );
+    const result = classifyIntent(String(lastUser.content ?? ""), registry);
+    this.intentCache = { trace_id: trace.trace_id, result };
+    await this.emit(await this.cause(), {
+      type: "event",
+      from: SYSTEM_PARTY,
+      to: LEADER_PARTY,
+      payload: { labels: result.labels, candidates: result.candidates.map((c) => ({ role_id: c.role_id, score: c.score, matched: c.matched })) },
+      action: "intent_routing",
+      resource: `conversation:${this.convId}`,
+    });
+    return result;
   }
 
   // ---------------------------------------------------------------- snapshot
@@ -428,6 +513,8 @@ export class TeamRun {
   async messageAgent(agentId: number, content: string, from: { name: string; agentId: number | null; party: string; abbrev: string }): Promise<string> {
     const meta = (await this.store.readAgentMetadata(this.convId, agentId)) as AgentMeta;
     if (meta.status === "terminated") throw new ConflictError(`${meta.display_name} was terminated and cannot receive messages.`);
+    // Bounded inbox (seed 003 §6.2): a full inbox answers the sender with a busy error.
+    assertInbox(meta.display_name, (meta.pending_messages ?? []).length);
     const id = await this.nextId("message", from.abbrev);
     const pending: PendingMessage = {
       id,
@@ -462,6 +549,7 @@ export class TeamRun {
       tool_call_id: entry.tool_call_id,
       content: JSON.stringify({ answer, answered_by: answeredBy }),
       message_id: messageId("msg_tool"),
+      metadata: { trace_id: (owner as AgentMeta).trace_id ?? (await this.traceOrNew()).trace_id },
     };
     await this.store.updateAgentMessages(this.convId, owner.agent_id, (f) => ({ ...f, messages: [...f.messages, toolMessage] }));
     const meta = await this.agentEvent(owner.agent_id, "answer", (m) => ({
@@ -495,6 +583,7 @@ export class TeamRun {
     const meta = (await this.store.readAgentMetadata(this.convId, agentId)) as AgentMeta;
     if (meta.status === "terminated") return;
     this.agentControllers.get(agentId)?.abort(new Error("terminated"));
+    revokeAgentTokens(this.convId, agentId);
     await this.agentEvent(agentId, "terminate", (m) => ({ ...m, pending_tool_calls: [] }));
     this.setActivity(agentId, `terminated${reason ? `: ${summarize(reason, 80)}` : ""}`);
     await this.emit(await this.cause(), {
@@ -574,6 +663,7 @@ export class TeamRun {
 
   /** Stops listening on the agents' topics (the conversation is being deleted). */
   dispose(): void {
+    this.offHealth();
     for (const unsubscribe of this.listening.values()) unsubscribe();
     this.listening.clear();
   }
@@ -587,7 +677,7 @@ export class TeamRun {
 
   private crashed(agentId: number | null, error: unknown): void {
     if (error instanceof AstrionError && error.code === "not_found") return; // deleted under us
-    console.error(`[astrion] ${this.convId} ${agentId === null ? "leader" : `agent ${agentId}`} loop failed`, error);
+    console.error(`[astrion] ${this.convId} trace=${this.lastTrace?.trace_id ?? "-"} ${agentId === null ? "leader" : `agent ${agentId}`} loop failed`, error);
     this.notice("error", "runtime_error", `The ${agentId === null ? "Team Leader" : `agent ${agentId}`} stopped on an internal error: ${(error as Error).message}`, agentId);
   }
 
@@ -701,16 +791,27 @@ export class TeamRun {
           this.notice("error", "model_error", `${(error as Error).message} Configure models in models.json in the data folder, or set OPENAI_BASE_URL and OPENAI_API_KEY.`);
           return;
         }
-        const { choices } = await this.roleChoices();
-        const system: ChatMessage = { role: "system", content: leaderSystemPrompt({ projectPath: conv.project_path, conversationTitle: conv.title }) };
+        const { allowed } = await this.authorizedChoices();
+        const intent = await this.routeIntent(file.messages, allowed);
+        const note = intent ? candidateNote(intent) : "";
+        // What the model sees: the three context slices within their token budgets (seed 003 §4.2);
+        // the full history stays in messages.json.
+        const input = buildModelInput({
+          kind: "leader",
+          system: `${leaderSystemPrompt({ projectPath: conv.project_path, conversationTitle: conv.title })}\n${PROMOTION_HINT}${note ? `\n\n${note}` : ""}`,
+          messages: file.messages,
+          facts: { project_path: conv.project_path, goal: conversationGoal(file.messages) ?? conv.title },
+          promoted: collectPromotions(file.messages),
+          budgets: this.limits.budgets,
+        });
         this.leaderCallsThisTrace++;
         const t = await this.traceOrNew();
-        const outcome = await this.callModel(model, null, [system, ...toChatMessages(file.messages)], leaderTools(choices), this.thinkingLevel(conv), this.stopController.signal);
+        const outcome = await this.callModel(model, null, input.messages, [...leaderTools(allowed), ...sharedContextTools()], this.thinkingLevel(conv), this.stopController.signal);
         if (!outcome.ok) {
           await this.saveInterrupted(null, outcome.error, t.trace_id, model.key);
           return;
         }
-        const message = this.assistantMessage(outcome.result, t.trace_id);
+        const message = this.assistantMessage(outcome.result, t.trace_id, { context: input.report });
         file = await this.store.updateLeaderMessages(this.convId, (f) => ({ ...f, messages: [...f.messages, message] }), { touch: !outcome.result.tool_calls.length });
         await this.recordUsage(null, model.key, outcome.result);
         this.publish({ type: "message", agent_id: null, message });
@@ -720,7 +821,7 @@ export class TeamRun {
         }
         for (const call of outcome.result.tool_calls) {
           if (this.stopController.signal.aborted) break;
-          const result = await this.runLeaderTool(call, choices.map((c) => c.id));
+          const result = await this.runLeaderTool(call);
           await this.appendToolResult(null, call, result);
         }
       }
@@ -759,7 +860,8 @@ export class TeamRun {
   /** Appends a tool result to the leader's or an agent's messages (saved at once). */
   private async appendToolResult(agentId: number | null, call: ToolCall, content: string, extra: Record<string, unknown> = {}): Promise<void> {
     const capped = capToolOutput(content, this.limits.toolOutputMax);
-    const message: Message = { role: "tool", tool_call_id: call.id, content: capped, message_id: messageId("msg_tool"), ...(Object.keys(extra).length ? { metadata: extra } : {}) };
+    const trace = await this.traceOrNew();
+    const message: Message = { role: "tool", tool_call_id: call.id, content: capped, message_id: messageId("msg_tool"), metadata: { trace_id: trace.trace_id, ...extra } };
     if (agentId === null) {
       await this.store.updateLeaderMessages(this.convId, (f) => ({ ...f, messages: [...f.messages, message] }), { touch: false });
     } else {
@@ -784,7 +886,7 @@ export class TeamRun {
         if ((meta.pending_tool_calls ?? []).some((p) => p.tool_call_id === call.id)) continue; // still waiting: fine
       }
       if (READ_ONLY_TOOLS.has(call.function.name)) {
-        const result = agentId === null ? await this.runLeaderTool(call, (await this.roleChoices()).choices.map((c) => c.id)) : await this.runAgentTool(agentId, call);
+        const result = agentId === null ? await this.runLeaderTool(call) : await this.runAgentTool(agentId, call);
         if (result !== null) await this.appendToolResult(agentId, call, result);
         continue;
       }
@@ -796,7 +898,7 @@ export class TeamRun {
         this.notice("warning", "interrupted", `${agentId === null ? "The Team Leader's" : `Agent ${agentId}'s`} ${call.function.name} was interrupted by a restart and was not run again.`, agentId);
         await this.emit(await this.cause(), { type: "event", from: SYSTEM_PARTY, to: agentId === null ? LEADER_PARTY : agentParty(agentId), payload: { tool: call.function.name }, action: call.function.name, resource: `tool_call:${call.id}`, status: "interrupted" });
       } else {
-        const result = agentId === null ? await this.runLeaderTool(call, (await this.roleChoices()).choices.map((c) => c.id)) : await this.runAgentTool(agentId, call);
+        const result = agentId === null ? await this.runLeaderTool(call) : await this.runAgentTool(agentId, call);
         if (result !== null) await this.appendToolResult(agentId, call, result);
       }
     }
@@ -819,8 +921,17 @@ export class TeamRun {
     return result;
   }
 
-  private async runLeaderTool(call: ToolCall, roleIds: string[]): Promise<string> {
+  private async runLeaderTool(call: ToolCall): Promise<string> {
     const name = call.function.name;
+    if (isSharedContextTool(name)) {
+      const run = async () =>
+        executeSharedContextTool(name, call.function.arguments, {
+          conversationDir: this.dir,
+          actor: { display_name: LEADER_DISPLAY_NAME, role: "leader", party: LEADER_PARTY },
+          emit: async (e) => void (await this.emit(await this.cause(), e)),
+        });
+      return SHARED_CONTEXT_READ_ONLY_TOOLS.has(name) ? run() : this.once(call, run);
+    }
     if (!(name in LEADER_TOOL_ARGS)) return errorResult(`unknown tool ${name}`);
     const schema = LEADER_TOOL_ARGS[name as keyof typeof LEADER_TOOL_ARGS];
     const parsed = parseToolArguments(schema, call.function.arguments);
@@ -828,12 +939,16 @@ export class TeamRun {
     const args = parsed.args as Record<string, unknown>;
     try {
       switch (name) {
-        case "create_sub_agent":
-          if (!roleIds.includes(String(args.role_id))) {
-            await this.emit(await this.cause(), { type: "event", from: SYSTEM_PARTY, to: LEADER_PARTY, payload: { role_id: String(args.role_id) }, action: "create_sub_agent", resource: `role:${String(args.role_id)}`, status: "refused" });
-            return errorResult(`role "${String(args.role_id)}" is not registered; choose one of: ${roleIds.join(", ")}`);
+        case "create_sub_agent": {
+          // Only registered roles authorized for this conversation: refused in code, not by the model.
+          const { all, allowList } = await this.authorizedChoices();
+          const refusal = roleRefusal(String(args.role_id), all, allowList);
+          if (refusal) {
+            await this.emit(await this.cause(), { type: "event", from: SYSTEM_PARTY, to: LEADER_PARTY, payload: { role_id: String(args.role_id), reason: refusal }, action: "create_sub_agent", resource: `role:${String(args.role_id)}`, status: "refused" });
+            return errorResult(refusal);
           }
           return await this.once(call, () => this.createSubAgent(String(args.role_id), String(args.task)));
+        }
         case "send_message_to_agent":
           return await this.once(call, async () => {
             const id = await this.messageAgent(Number(args.agent_id), String(args.content), { name: LEADER_DISPLAY_NAME, agentId: null, party: LEADER_PARTY, abbrev: "tl" });
@@ -867,12 +982,14 @@ export class TeamRun {
 
   private async broadcast(content: string): Promise<string> {
     const { agents } = await this.store.listAgents(this.convId);
-    const targets = agents.filter((a) => a.status !== "terminated");
+    const live = agents.filter((a) => a.status !== "terminated");
+    const busy = live.filter((a) => !checkInbox(a.display_name, (a.pending_messages ?? []).length).ok).map((a) => a.agent_id);
+    const targets = live.filter((a) => !busy.includes(a.agent_id));
     for (const a of targets) {
       await this.messageAgent(a.agent_id, content, { name: LEADER_DISPLAY_NAME, agentId: null, party: LEADER_PARTY, abbrev: "tl" });
     }
     await this.emit(await this.cause(), { type: "broadcast", from: LEADER_PARTY, to: "all", payload: { content: summarize(content), recipients: targets.map((a) => a.agent_id) }, action: "broadcast", resource: null });
-    return JSON.stringify({ delivered_to: targets.map((a) => a.agent_id) });
+    return JSON.stringify({ delivered_to: targets.map((a) => a.agent_id), busy });
   }
 
   /** `create_sub_agent`: enforces the per-conversation cap, creates the files, hands over the task. */
@@ -900,6 +1017,7 @@ export class TeamRun {
       task_summary: summarize(task, 160),
     })) as AgentMeta;
     const canWrite = (role.fields.permissions ?? []).includes("write");
+    issueAgentToken({ conversation_id: this.convId, agent_id: meta.agent_id, role_id: roleId, permissions: role.fields.permissions ?? ["read"], project_path: conv.project_path });
     const taskEnvelope = await this.emit(await this.cause(), {
       type: "request",
       from: LEADER_PARTY,
@@ -911,6 +1029,7 @@ export class TeamRun {
     });
     const system: Message = {
       role: "system",
+      metadata: { message_source: "system", visibility: "hidden", starts_work: false, trace_id: taskEnvelope.trace_id },
       content: agentSystemPrompt(
         { projectPath: conv.project_path, conversationTitle: conv.title, displayName: meta.display_name, agentId: meta.agent_id, roleName: role.fields.name, canWrite },
         role.body,
@@ -1018,7 +1137,17 @@ export class TeamRun {
       const canWrite = (meta.permissions ?? []).includes("write");
       const thinking = meta.thinking_mode === "thinking" ? (conv.run_mode === "deep" ? "deep" : "on") : "off";
       const signal = AbortSignal.any([this.stopController.signal, controller.signal]);
-      const outcome = await this.callModel(model, agentId, toChatMessages(messages), agentTools(canWrite), thinking, signal);
+      const leaderFile = await this.store.readLeaderMessages(this.convId);
+      const input = buildModelInput({
+        kind: "agent",
+        system: PROMOTION_HINT,
+        messages,
+        facts: { project_path: conv.project_path, goal: conversationGoal(leaderFile.messages) ?? conv.title },
+        promoted: [...collectPromotions(leaderFile.messages), ...collectPromotions(messages)],
+        privateNotes: deriveWorkNotes(messages),
+        budgets: this.limits.budgets,
+      });
+      const outcome = await this.callModel(model, agentId, input.messages, [...agentTools(canWrite), ...sharedContextTools()], thinking, signal);
       const traceId = meta.trace_id ?? (await this.traceOrNew()).trace_id;
       if (!outcome.ok) {
         await this.saveInterrupted(agentId, outcome.error, traceId, model.key);
@@ -1026,7 +1155,7 @@ export class TeamRun {
         if (now.status === "running") await this.agentEvent(agentId, "pause");
         return;
       }
-      const message = this.assistantMessage(outcome.result, traceId, { message_source: "sub_agent", agent_id: agentId });
+      const message = this.assistantMessage(outcome.result, traceId, { message_source: "sub_agent", agent_id: agentId, context: input.report });
       await this.store.updateAgentMessages(this.convId, agentId, (f) => ({ ...f, messages: [...f.messages, message] }));
       await this.recordUsage(agentId, model.key, outcome.result);
       this.publish({ type: "message", agent_id: agentId, message });
@@ -1078,13 +1207,36 @@ export class TeamRun {
       this.notice("warning", "cap_spawn", `Agent ${agentId} tried to create a sub-agent; only the Team Leader can.`, agentId);
       return errorResult("sub-agents cannot create sub-agents; ask the Team Leader with ask_master if you need help");
     }
-    if (!(name in AGENT_TOOL_ARGS)) return errorResult(`unknown tool ${name}`);
-    const parsed = parseToolArguments(AGENT_TOOL_ARGS[name as keyof typeof AGENT_TOOL_ARGS], call.function.arguments);
+    const shared = isSharedContextTool(name);
+    if (!shared && !(name in AGENT_TOOL_ARGS)) return errorResult(`unknown tool ${name}`);
+    // Shared-context tools validate their own arguments; the permission check only needs the name.
+    const parsed = shared ? ({ ok: true, args: {} } as const) : parseToolArguments(AGENT_TOOL_ARGS[name as keyof typeof AGENT_TOOL_ARGS], call.function.arguments);
     if (!parsed.ok) return errorResult(parsed.error);
     const args = parsed.args as Record<string, unknown>;
     const meta = (await this.store.readAgentMetadata(this.convId, agentId)) as AgentMeta;
     const conv = await this.store.get(this.convId);
     const root = conv.project_path;
+    // Least privilege (seed 003 §6.3): every call is checked against the agent's scoped token.
+    const token =
+      meta.status === "terminated" || conv.status === "archived"
+        ? undefined
+        : ensureAgentToken({ conversation_id: this.convId, agent_id: agentId, role_id: meta.role_id, permissions: meta.permissions ?? ["read"], project_path: root });
+    const check = checkToolCall(token, { conversation_id: this.convId, agent_id: agentId, tool: name, args });
+    if (!check.ok) {
+      await this.emit(await this.cause(), { type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { tool: name, code: check.code, reason: check.reason, scope: check.scope ?? null }, action: name, resource: `agent:${agentId}`, status: "refused" });
+      return errorResult(check.reason);
+    }
+    if (shared) {
+      const cause = meta.trace_id && meta.task_turn_id ? traceCause(meta.trace_id, meta.task_turn_id) : await this.cause();
+      this.setActivity(agentId, name);
+      const run = () =>
+        executeSharedContextTool(name, call.function.arguments, {
+          conversationDir: this.dir,
+          actor: { display_name: meta.display_name, role: "agent", party: agentParty(agentId) },
+          emit: async (e) => void (await this.emit(cause, e)),
+        });
+      return SHARED_CONTEXT_READ_ONLY_TOOLS.has(name) ? run() : this.once(call, run);
+    }
     try {
       switch (name) {
         case "list_files": {
@@ -1175,6 +1327,7 @@ export class TeamRun {
     const { agents } = await this.store.listAgents(this.convId);
     for (const a of agents) {
       if (isFinalAgentStatus(a.status)) continue;
+      ensureAgentToken({ conversation_id: this.convId, agent_id: a.agent_id, role_id: a.role_id, permissions: (a as AgentMeta).permissions ?? ["read"], project_path: conv.project_path });
       this.listen(a.agent_id);
       if (a.status === "running" || (a.status !== "waiting" && (a.pending_messages ?? []).length)) this.wakeAgent(a.agent_id);
     }

@@ -42,7 +42,7 @@ export type LeaderToolName = keyof typeof LEADER_TOOL_ARGS;
 export type AgentToolName = keyof typeof AGENT_TOOL_ARGS;
 
 /** Tools that only read: safe to run again after a crash. */
-export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(["list_agents", "list_files", "read_file", "search_files", "ask_master"]);
+export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(["list_agents", "list_files", "read_file", "search_files", "ask_master", "read_shared_context"]);
 
 function fn(name: string, description: string, parameters: Record<string, unknown>): ToolSpec {
   return { type: "function", function: { name, description, parameters } };

@@ -88,7 +88,8 @@ export async function startServer(options: { home?: string; env?: Record<string,
   const home = options.home ?? tempDir("astrion-home-");
   const proc = spawn(process.execPath, [path.join(REPO_ROOT, "scripts", "start.mjs")], {
     cwd: REPO_ROOT,
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", ASTRION_HOME: home, NEXT_TELEMETRY_DISABLED: "1", ...options.env },
+    // The entry rate limit is off unless a test sets it: suites create many conversations quickly.
+    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", ASTRION_HOME: home, NEXT_TELEMETRY_DISABLED: "1", ASTRION_RATE_LIMIT_PER_MINUTE: "0", ...options.env },
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });

@@ -1,5 +1,6 @@
 import { CreateConversationBodySchema, ListConversationsQuerySchema } from "@/lib/api/contract";
 import { ValidationError } from "@/lib/errors";
+import { enforceRateLimit } from "@/lib/governance/rate-limit";
 import { json, parseWith, queryOf, readBody, route } from "@/lib/http";
 import { loadRegistry, resolveModel } from "@/lib/models";
 import { getApp } from "@/lib/server/app";
@@ -16,6 +17,7 @@ export const GET = route(async (request) => {
 
 /** Starts a new conversation; answers its metadata. */
 export const POST = route(async (request) => {
+  enforceRateLimit("entry");
   const body = await readBody(request, CreateConversationBodySchema);
   const app = await getApp();
   const registry = await loadRegistry(app.root);

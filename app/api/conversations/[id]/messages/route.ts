@@ -1,4 +1,5 @@
 import { PostMessageBodySchema } from "@/lib/api/contract";
+import { enforceRateLimit } from "@/lib/governance/rate-limit";
 import { json, parseWith, readBody, route } from "@/lib/http";
 import { runFor } from "@/lib/runtime";
 import { getApp } from "@/lib/server/app";
@@ -18,6 +19,7 @@ export const GET = route<Params>(async (_request, params) => {
 
 /** A person's message to the Team Leader: 202, the team works in the background. */
 export const POST = route<Params>(async (request, params) => {
+  enforceRateLimit("entry");
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const body = await readBody(request, PostMessageBodySchema, 256 * 1024);
   const run = await runFor(id);

@@ -1,0 +1,28 @@
+import path from "node:path";
+import { json, parseWith, readBody, route } from "@/lib/http";
+import { getApp } from "@/lib/server/app";
+import { decideConflict, DecisionBodySchema, recordPersonAction, timelineEventsOf } from "@/lib/shared-context";
+import { ConversationIdSchema } from "@/lib/store/schemas";
+
+export const dynamic = "force-dynamic";
+export const runtime = "nodejs";
+
+/**
+ * A person decides a write that waits for them: keep the current value or take the proposed one.
+ * 404 for an unknown conflict, 409 for one already decided.
+ */
+export const POST = route<{ id: string }>(async (request, params) => {
+  const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
+  const body = await readBody(request, DecisionBodySchema);
+  const app = await getApp();
+  await app.store.get(id);
+  const dir = path.join(app.root, "conversations", id);
+  const decision = await decideConflict(dir, body.conflict_id, body.choice, "person");
+  await recordPersonAction(
+    id,
+    dir,
+    { action: "decide_conflict", key: decision.key, payload: { conflict_id: body.conflict_id, choice: body.choice } },
+    timelineEventsOf(decision, "user"),
+  );
+  return json({ decision });
+});

@@ -1,0 +1,45 @@
+import path from "node:path";
+import { json, parseWith, readBody, route } from "@/lib/http";
+import { getApp } from "@/lib/server/app";
+import { readSharedContext, recordPersonAction, timelineEventsOf, writeSharedContext, WriteBodySchema } from "@/lib/shared-context";
+import { ConversationIdSchema } from "@/lib/store/schemas";
+
+export const dynamic = "force-dynamic";
+export const runtime = "nodejs";
+
+type Params = { id: string };
+
+/** The name a person's writes carry as `author`. */
+const PERSON = "person";
+
+/** The conversation's shared context: entries, writes waiting for a person, recent resolutions. */
+export const GET = route<Params>(async (_request, params) => {
+  const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
+  const app = await getApp();
+  await app.store.get(id);
+  return json({ shared_context: await readSharedContext(path.join(app.root, "conversations", id)) });
+});
+
+/** A person writes a key; arbitrated like any write, with a person ranking like the leader. */
+export const PUT = route<Params>(async (request, params) => {
+  const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
+  const body = await readBody(request, WriteBodySchema);
+  const app = await getApp();
+  await app.store.get(id);
+  const dir = path.join(app.root, "conversations", id);
+  const decision = await writeSharedContext(dir, {
+    key: body.key,
+    value: body.value,
+    mode: body.mode,
+    expected_version: body.expected_version ?? null,
+    author: PERSON,
+    author_role: "person",
+  });
+  await recordPersonAction(
+    id,
+    dir,
+    { action: "update_shared_context", key: body.key, payload: { key: body.key, mode: body.mode, expected_version: body.expected_version ?? null } },
+    timelineEventsOf(decision, "user"),
+  );
+  return json({ decision });
+});

@@ -1,0 +1,105 @@
+/**
+ * Conclusions marked persistent, and an agent's own work notes — the inputs of the global and
+ * private slices that come out of the history itself. Pure.
+ *
+ * The marker (tell the models in their prompts): a line that starts with `CONCLUSION:` (any case)
+ * or `结论：` / `结论:` — optionally after a list bullet (`-`, `*`, `•`, `1.`) or Markdown emphasis
+ * (`**CONCLUSION:** …`). The rest of that line is one conclusion; it is promoted to the global
+ * slice of every later call, so it survives when the message carrying it is evicted.
+ */
+import type { Message } from "@/lib/store/schemas";
+
+/** The exact wording to put in prompts so models know how to promote a conclusion. */
+export const PROMOTION_HINT =
+  "To keep a conclusion in view for the rest of the conversation, write it on its own line starting with `CONCLUSION:` (or `结论：`). Such lines are kept in the shared context of every later model call even when older messages are left out.";
+
+/** Longest conclusion kept (characters); a marker line is meant to be one sentence, not a report. */
+const MAX_CONCLUSION_CHARS = 500;
+
+const MARKER = /^\s*(?:(?:[-*•]|\d+[.)])\s+)?(?:\*\*|__)?\s*(?:CONCLUSION\s*[:：]|结论\s*[:：])\s*(?:\*\*|__)?\s*(.*)$/i;
+
+/** The conclusions marked persistent in `text`, in order, without duplicates. */
+export function extractPromotions(text: string | null | undefined): string[] {
+  if (!text) return [];
+  const out: string[] = [];
+  for (const line of text.split(/\r?\n/)) {
+    const m = MARKER.exec(line);
+    if (!m) continue;
+    const body = (m[1] ?? "").replace(/(?:\*\*|__)\s*$/, "").trim().slice(0, MAX_CONCLUSION_CHARS);
+    if (body && !out.includes(body)) out.push(body);
+  }
+  return out;
+}
+
+/**
+ * Every conclusion promoted in a history, oldest first (the order {@link buildModelInput} expects;
+ * it takes the newest first). Read from assistant texts, from the arguments of the model's own
+ * tool calls (a `report_to_leader` summary, a task or message it sends), and from user-role
+ * messages (a person, or inter-agent texts `来自 …`: teammates' reports and messages). Tool results
+ * are never read: a file the agent opened must not be able to plant "conclusions". A conclusion seen
+ * again moves to the newest position.
+ */
+export function collectPromotions(messages: readonly Message[]): string[] {
+  const seen = new Map<string, number>();
+  let order = 0;
+  const add = (text: string | null | undefined) => {
+    for (const c of extractPromotions(text)) {
+      seen.delete(c);
+      seen.set(c, order++);
+    }
+  };
+  for (const m of messages) {
+    if (m.role === "assistant") {
+      add(m.content);
+      for (const call of m.tool_calls ?? []) add(stringValues(call.function.arguments).join("\n"));
+    } else if (m.role === "user") {
+      add(m.content);
+    }
+  }
+  return [...seen.keys()];
+}
+
+/** True for inter-agent message text (`来自 <sender> 的…`, seed format). */
+export function isInterAgentText(text: string | null | undefined): boolean {
+  return typeof text === "string" && text.startsWith("来自 ");
+}
+
+const NOTE_TOOLS: Readonly<Record<string, (args: Record<string, unknown>) => string | null>> = {
+  read_file: (a) => (typeof a.path === "string" ? `read ${a.path}` : null),
+  list_files: (a) => `listed ${typeof a.path === "string" && a.path ? a.path : "."}`,
+  search_files: (a) => (typeof a.query === "string" ? `searched "${a.query}"${typeof a.path === "string" && a.path ? ` in ${a.path}` : ""}` : null),
+  write_file: (a) => (typeof a.path === "string" ? `wrote ${a.path}` : null),
+};
+
+/**
+ * The agent's own work notes derived from its tool calls — files read, folders listed, searches
+ * run, files written — oldest first, one per distinct action (a repeat moves to the newest
+ * position). Meant as the private slice, so an agent whose older tool results were evicted still
+ * knows what it has already checked.
+ */
+export function deriveWorkNotes(messages: readonly Message[]): string[] {
+  const seen = new Map<string, true>();
+  for (const m of messages) {
+    if (m.role !== "assistant") continue;
+    for (const call of m.tool_calls ?? []) {
+      const note = NOTE_TOOLS[call.function.name]?.(parseArgs(call.function.arguments));
+      if (!note) continue;
+      seen.delete(note);
+      seen.set(note, true);
+    }
+  }
+  return [...seen.keys()];
+}
+
+function parseArgs(text: string): Record<string, unknown> {
+  try {
+    const v: unknown = JSON.parse(text);
+    return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function stringValues(text: string): string[] {
+  return Object.values(parseArgs(text)).filter((v): v is string => typeof v === "string");
+}

@@ -1,0 +1,240 @@
+/**
+ * Least privilege (seed 003 §6.3): every sub-agent holds a token scoped to its conversation,
+ * its role's permissions and its resources, valid until the agent ends or the conversation
+ * closes. Every tool call is checked against it in code before it runs, so what a model reads
+ * (a file telling it to "write ../x") cannot widen what it may do.
+ *
+ * Tokens live in a process-wide registry on `globalThis`: Next bundles server code per entry,
+ * and a token issued by the runtime must be found by every copy of this module. They are not
+ * persisted; after a restart the runtime issues them again for the agents it resumes
+ * ({@link ensureAgentToken}).
+ */
+import path from "node:path";
+
+/** What a token may allow. */
+export const AGENT_SCOPES = [
+  "project:read",
+  "project:write",
+  "message:leader",
+  "message:teammates",
+  "shared_context:read",
+  "shared_context:write",
+] as const;
+/** One scope of a token. */
+export type AgentScope = (typeof AGENT_SCOPES)[number];
+
+/** The scope each sub-agent tool needs. A tool not listed here is refused. */
+export const TOOL_SCOPES: Readonly<Record<string, AgentScope>> = {
+  list_files: "project:read",
+  read_file: "project:read",
+  search_files: "project:read",
+  write_file: "project:write",
+  send_message: "message:teammates",
+  report_to_leader: "message:leader",
+  ask_master: "message:leader",
+  read_shared_context: "shared_context:read",
+  update_shared_context: "shared_context:write",
+};
+
+/** Tools whose `path` argument names a place in the project folder. */
+const PATH_TOOLS: ReadonlySet<string> = new Set(["list_files", "read_file", "search_files", "write_file"]);
+
+/** A scoped token. `token` is the random id; the rest says what it allows. */
+export interface AgentToken {
+  token: string;
+  conversation_id: string;
+  agent_id: number;
+  role_id: string;
+  scopes: AgentScope[];
+  project_path: string;
+  /** Epoch ms. */
+  issued_at: number;
+  /** Epoch ms, or null: valid until revoked. */
+  expires_at: number | null;
+  /** Epoch ms when revoked, or null while live. */
+  revoked_at: number | null;
+}
+
+/** What {@link issueAgentToken} needs. `permissions` are the role's (`read`, `write`). */
+export interface IssueTokenInput {
+  conversation_id: string;
+  agent_id: number;
+  role_id: string;
+  permissions: readonly string[];
+  project_path: string;
+}
+
+/** Options of issuing: a clock for tests and an optional lifetime. */
+export interface IssueOptions {
+  now?: number;
+  /** Lifetime in ms; omitted, the token lives until it is revoked. */
+  ttlMs?: number;
+}
+
+const STORE_KEY = Symbol.for("astrion.governance.agent-tokens");
+/** Revoked or expired records are kept this long so a late call says "revoked", not "unknown". */
+const TOMBSTONE_MS = 60 * 60 * 1000;
+
+function store(): Map<string, AgentToken> {
+  const g = globalThis as unknown as Record<symbol, Map<string, AgentToken> | undefined>;
+  let map = g[STORE_KEY];
+  if (!map) {
+    map = new Map();
+    g[STORE_KEY] = map;
+  }
+  return map;
+}
+
+function randomId(): string {
+  const bytes = new Uint8Array(18);
+  globalThis.crypto.getRandomValues(bytes);
+  return `agt_${Buffer.from(bytes).toString("base64url")}`;
+}
+
+/**
+ * The scopes a role's permissions give. Every agent may read the project, message the leader
+ * and teammates and use the shared context; only `write` adds `project:write`.
+ */
+export function scopesFor(permissions: readonly string[]): AgentScope[] {
+  const scopes: AgentScope[] = ["project:read", "message:leader", "message:teammates", "shared_context:read", "shared_context:write"];
+  if (permissions.includes("write")) scopes.splice(1, 0, "project:write");
+  return scopes;
+}
+
+function isLive(t: AgentToken, now: number): boolean {
+  return t.revoked_at === null && (t.expires_at === null || t.expires_at > now);
+}
+
+function prune(now: number): void {
+  for (const [id, t] of store()) {
+    const ended = t.revoked_at ?? (t.expires_at !== null && t.expires_at <= now ? t.expires_at : null);
+    if (ended !== null && now - ended > TOMBSTONE_MS) store().delete(id);
+  }
+}
+
+/**
+ * Issues a token for one sub-agent. An agent holds one live token: issuing again (a new task,
+ * a restart) revokes the previous one.
+ */
+export function issueAgentToken(input: IssueTokenInput, options: IssueOptions = {}): AgentToken {
+  const now = options.now ?? Date.now();
+  prune(now);
+  revokeAgentTokens(input.conversation_id, input.agent_id, now);
+  const token: AgentToken = {
+    token: randomId(),
+    conversation_id: input.conversation_id,
+    agent_id: input.agent_id,
+    role_id: input.role_id,
+    scopes: scopesFor(input.permissions),
+    project_path: path.resolve(input.project_path),
+    issued_at: now,
+    expires_at: options.ttlMs === undefined ? null : now + options.ttlMs,
+    revoked_at: null,
+  };
+  store().set(token.token, token);
+  return token;
+}
+
+/** The live token of an agent, if it has one. */
+export function agentToken(conversationId: string, agentId: number, now = Date.now()): AgentToken | undefined {
+  for (const t of store().values()) {
+    if (t.conversation_id === conversationId && t.agent_id === agentId && isLive(t, now)) return t;
+  }
+  return undefined;
+}
+
+/**
+ * The agent's live token, or a new one when it has none (first call after a restart). A live
+ * token issued for other permissions (the role file changed) is replaced.
+ */
+export function ensureAgentToken(input: IssueTokenInput, options: IssueOptions = {}): AgentToken {
+  const live = agentToken(input.conversation_id, input.agent_id, options.now ?? Date.now());
+  const wanted = scopesFor(input.permissions);
+  if (live && live.role_id === input.role_id && live.scopes.join() === wanted.join() && live.project_path === path.resolve(input.project_path)) return live;
+  return issueAgentToken(input, options);
+}
+
+/**
+ * Revokes the live tokens of one agent (when it ends) or of every agent of a conversation
+ * (when it closes or is deleted). Returns how many were revoked.
+ */
+export function revokeAgentTokens(conversationId: string, agentId?: number, now = Date.now()): number {
+  let n = 0;
+  for (const t of store().values()) {
+    if (t.conversation_id !== conversationId || (agentId !== undefined && t.agent_id !== agentId) || t.revoked_at !== null) continue;
+    t.revoked_at = now;
+    n++;
+  }
+  return n;
+}
+
+/** Why a call was refused; `reason` is written for the model and the timeline. */
+export type ToolCheck =
+  | { ok: true; scope: AgentScope }
+  | {
+      ok: false;
+      code: "no_token" | "unknown_token" | "revoked" | "expired" | "wrong_conversation" | "wrong_agent" | "unknown_tool" | "missing_scope" | "outside_project";
+      reason: string;
+      scope?: AgentScope;
+    };
+
+/** The call being checked. `agent_id`, when given, must be the token's agent. */
+export interface ToolCallContext {
+  conversation_id: string;
+  agent_id?: number;
+  tool: string;
+  args?: Record<string, unknown>;
+}
+
+/** True when `target` (absolute) is `root` or inside it. */
+function inside(root: string, target: string): boolean {
+  const rel = path.relative(root, target);
+  return rel === "" || (rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
+}
+
+/**
+ * Checks one tool call against a token (the token object or its id). The registry's record is
+ * what counts, so a token revoked after it was handed out is refused. Path arguments are
+ * checked lexically against the project folder too (the workspace layer checks symlinks).
+ */
+export function checkToolCall(token: AgentToken | string | undefined | null, call: ToolCallContext, now = Date.now()): ToolCheck {
+  if (!token) return { ok: false, code: "no_token", reason: "permission denied: this agent holds no access token" };
+  const id = typeof token === "string" ? token : token.token;
+  const record = store().get(id);
+  if (!record) return { ok: false, code: "unknown_token", reason: "permission denied: the access token is not recognized" };
+  if (record.revoked_at !== null) return { ok: false, code: "revoked", reason: "permission denied: the access token was revoked (the agent ended or the conversation closed)" };
+  if (record.expires_at !== null && record.expires_at <= now) return { ok: false, code: "expired", reason: "permission denied: the access token expired" };
+  if (record.conversation_id !== call.conversation_id) {
+    return { ok: false, code: "wrong_conversation", reason: "permission denied: the access token belongs to another conversation" };
+  }
+  if (call.agent_id !== undefined && record.agent_id !== call.agent_id) {
+    return { ok: false, code: "wrong_agent", reason: "permission denied: the access token belongs to another agent" };
+  }
+  const scope = TOOL_SCOPES[call.tool];
+  if (!scope) return { ok: false, code: "unknown_tool", reason: `permission denied: ${call.tool} is not a tool a sub-agent may use` };
+  if (!record.scopes.includes(scope)) {
+    return {
+      ok: false,
+      code: "missing_scope",
+      scope,
+      reason: `permission denied: ${call.tool} needs ${scope}; role ${record.role_id} has ${record.scopes.filter((s) => s.startsWith("project:")).join(", ") || "no project access"}`,
+    };
+  }
+  const p = call.args?.path;
+  if (PATH_TOOLS.has(call.tool) && typeof p === "string" && p !== "") {
+    if (p.includes("\0") || !inside(record.project_path, path.resolve(record.project_path, p))) {
+      return { ok: false, code: "outside_project", scope, reason: `permission denied: ${p} is outside the project folder` };
+    }
+  }
+  return { ok: true, scope };
+}
+
+/** A token as the timeline and UI may show it: the id shortened, never the whole secret. */
+export function describeToken(t: AgentToken): { token_hint: string; conversation_id: string; agent_id: number; role_id: string; scopes: AgentScope[]; expires_at: number | null } {
+  return { token_hint: `${t.token.slice(0, 8)}…`, conversation_id: t.conversation_id, agent_id: t.agent_id, role_id: t.role_id, scopes: [...t.scopes], expires_at: t.expires_at };
+}
+
+/** Forgets every token (tests only). */
+export function resetAgentTokensForTests(): void {
+  store().clear();
+}

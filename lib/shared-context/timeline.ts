@@ -1,0 +1,45 @@
+import "server-only";
+/**
+ * Writes the timeline events of a person's shared-context action (a PUT or a decision from the
+ * UI), which happen outside any agent's turn: the person's request starts its own trace, is
+ * recorded, and the decision events follow it. Each record is appended durably, then published
+ * on the conversation's bus topic so open timeline views update live — the same two steps as the
+ * runtime's `emit`.
+ */
+import { getBus, conversationTopic } from "@/lib/bus";
+import { appendTimeline, follow, startTrace, SYSTEM_PARTY, timelineFile, timelineRecord, USER_PARTY, type Envelope } from "@/lib/protocol";
+import type { SharedContextTimelineEvent } from "./events";
+
+/** What the person did, for the request record. */
+export interface PersonAction {
+  /** `update_shared_context` or `decide_conflict`. */
+  action: string;
+  key: string;
+  payload: Record<string, unknown>;
+}
+
+/**
+ * Records a person's action and its decision events in the conversation's timeline and
+ * publishes them. Returns the request envelope (its `trace_id` names the whole action).
+ */
+export async function recordPersonAction(
+  conversationId: string,
+  conversationDir: string,
+  request: PersonAction,
+  events: readonly SharedContextTimelineEvent[],
+): Promise<Envelope> {
+  const file = timelineFile(conversationDir);
+  const bus = getBus();
+  const topic = conversationTopic(conversationId);
+  const cause = startTrace(USER_PARTY, SYSTEM_PARTY, request.payload);
+  const first = timelineRecord(cause, { action: request.action, resource: `shared_context:${request.key}` });
+  await appendTimeline(file, first);
+  bus.publish(topic, { type: "timeline", record: first });
+  for (const event of events) {
+    const envelope = follow(cause, { type: event.type, from: event.from, to: event.to, payload: event.payload, producer: "code" });
+    const record = timelineRecord(envelope, { action: event.action, resource: event.resource, status: event.status, version: event.version });
+    await appendTimeline(file, record);
+    bus.publish(topic, { type: "timeline", record });
+  }
+  return cause;
+}
