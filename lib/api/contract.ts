@@ -37,8 +37,10 @@ export const PatchConversationBodySchema = z
   .object({
     title: z.string().trim().min(1, "a title cannot be empty").max(200, "at most 200 characters").optional(),
     status: ConversationStatusSchema.optional(),
+    /** Roles this conversation may use (the leader's whitelist); `null` allows every registered role. */
+    allowed_roles: z.array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/, "a role id")).max(500).nullable().optional(),
   })
-  .refine((b) => b.title !== undefined || b.status !== undefined, { message: "give a title or a status" });
+  .refine((b) => b.title !== undefined || b.status !== undefined || b.allowed_roles !== undefined, { message: "give a title, a status or allowed_roles" });
 export type PatchConversationBody = z.infer<typeof PatchConversationBodySchema>;
 
 /** `GET /api/conversations` query. */

@@ -1152,6 +1152,12 @@ export class TeamRun {
       if (!outcome.ok) {
         await this.saveInterrupted(agentId, outcome.error, traceId, model.key);
         const now = (await this.store.readAgentMetadata(this.convId, agentId)) as AgentMeta;
+        // A model that keeps failing (no fallback left) must not leave the leader waiting: the agent
+        // reports the failure, so the leader can report partial results (seed 003 §6.1).
+        if (outcome.error.reason !== "aborted" && now.status === "running" && !now.reported) {
+          await this.deliverReport(agentId, now, `I could not finish: my model (${model.key}) failed — ${outcome.error.message}`, "failed");
+          await this.store.updateAgentMetadata(this.convId, agentId, (m) => ({ ...(m as AgentMeta), reported: true }));
+        }
         if (now.status === "running") await this.agentEvent(agentId, "pause");
         return;
       }

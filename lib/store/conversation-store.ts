@@ -105,6 +105,7 @@ export const ConversationPatchSchema = z.strictObject({
   phase: ConversationPhaseSchema.optional(),
   agent_count: z.number().int().nonnegative().optional(),
   agent_ids: z.array(z.number().int().positive()).optional(),
+  allowed_roles: z.array(z.string()).nullable().optional(),
 });
 /** A patch accepted by {@link ConversationStore.update}. */
 export type ConversationPatch = z.infer<typeof ConversationPatchSchema>;
