@@ -4,6 +4,7 @@ import { useMemo, type ReactNode } from "react";
 import type { LiveText } from "@/lib/client";
 import type { Message } from "@/lib/store/schemas";
 import { useT } from "@/lib/i18n";
+import { ContextReportDisclosure } from "@/components/context/context-report";
 import { Markdown } from "@/components/ui/markdown";
 import { badgeClass } from "@/components/ui/styles";
 import { AgentMessageCard } from "./agent-message-card";
@@ -137,6 +138,7 @@ function AssistantMessage({
           ))}
         </div>
       ) : null}
+      <ContextReportDisclosure metadata={message.metadata} />
     </div>
   );
 }

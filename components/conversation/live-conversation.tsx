@@ -14,6 +14,7 @@ import {
 } from "@/lib/client";
 import { useT } from "@/lib/i18n";
 import { ModelName } from "@/components/models/model-name";
+import { SharedContextPanel } from "@/components/shared-context/shared-context-panel";
 import { TimelineView } from "@/components/timeline/timeline-view";
 import { Banner } from "@/components/ui/banner";
 import { buttonDanger, cardClass } from "@/components/ui/styles";
@@ -177,15 +178,19 @@ function LiveView({ id }: { id: string }) {
           </section>
         </div>
 
-        <TeamPanel
-          agents={snap?.agents ?? []}
-          questions={questions}
-          caps={snap?.caps ?? null}
-          tokenStatistics={snap?.leader.token_statistics ?? {}}
-          selectedAgentId={selected}
-          onSelect={setSelected}
-          loading={!snap && connection === "connecting"}
-        />
+        {/* A flex column so the shared context can move above the team while conflicts wait for the person. */}
+        <div className="flex min-w-0 flex-col gap-4">
+          <TeamPanel
+            agents={snap?.agents ?? []}
+            questions={questions}
+            caps={snap?.caps ?? null}
+            tokenStatistics={snap?.leader.token_statistics ?? {}}
+            selectedAgentId={selected}
+            onSelect={setSelected}
+            loading={!snap && connection === "connecting"}
+          />
+          <SharedContextPanel conversationId={id} epoch={state.epoch} live={state.timeline} />
+        </div>
       </div>
 
       {selectedAgent && snap ? (

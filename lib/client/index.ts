@@ -9,3 +9,4 @@ export * from "./live";
 export * from "./live-state";
 export { useConversationEvents, type ConnectionState } from "./use-conversation-events";
 export * from "./timeline";
+export * from "./shared-context";

@@ -1,0 +1,89 @@
+/**
+ * Browser access to a conversation's shared context (seed 003 §4.3): the query, a person's
+ * decision of a pending conflict, a person's write, and how a live timeline tells the view to
+ * refetch. Imports only the pure schemas, never the server-only `@/lib/shared-context` index.
+ */
+import { queryOptions } from "@tanstack/react-query";
+import { z } from "zod";
+import type { TimelineRecord } from "@/lib/protocol/timeline-record";
+import {
+  DecisionBodySchema,
+  SharedContextFileSchema,
+  WriteBodySchema,
+  type DecisionBody,
+  type WriteBody,
+} from "@/lib/shared-context/schema";
+import { apiFetch } from "./api";
+
+/** `GET /api/conversations/[id]/shared-context` answer. */
+export const SharedContextResponseSchema = z.object({ shared_context: SharedContextFileSchema });
+/** A conversation's shared context as the API returns it. */
+export type SharedContextResponse = z.infer<typeof SharedContextResponseSchema>;
+
+/**
+ * What a write or decision answered. Only the fields the UI reads are checked; the rest of the
+ * server's `Decision` passes through untouched.
+ */
+export const SharedContextDecisionResponseSchema = z.object({
+  decision: z.looseObject({
+    key: z.string(),
+    outcome: z.enum(["applied", "rejected", "pending"]),
+    rule: z.string(),
+    version: z.number().int().nonnegative(),
+  }),
+});
+/** What a write or decision answered. */
+export type SharedContextDecisionResponse = z.infer<typeof SharedContextDecisionResponseSchema>;
+
+function sharedContextPath(id: string): string {
+  return `/api/conversations/${encodeURIComponent(id)}/shared-context`;
+}
+
+/** Query keys of the shared context. */
+export const sharedContextKeys = {
+  detail: (conversationId: string) => ["conversations", "shared-context", conversationId] as const,
+};
+
+/** One conversation's shared context: entries, writes waiting for a person, recent resolutions. */
+export function sharedContextQuery(conversationId: string) {
+  return queryOptions({
+    queryKey: sharedContextKeys.detail(conversationId),
+    queryFn: async ({ signal }) =>
+      (await apiFetch(sharedContextPath(conversationId), SharedContextResponseSchema, { signal })).shared_context,
+    // Changes arrive as timeline events, which invalidate this query; no polling needed.
+    staleTime: 30_000,
+  });
+}
+
+/** `POST …/shared-context/decisions`: a person keeps the current value or takes the proposed one. */
+export async function decideSharedContextConflict(conversationId: string, body: DecisionBody) {
+  return apiFetch(`${sharedContextPath(conversationId)}/decisions`, SharedContextDecisionResponseSchema, {
+    method: "POST",
+    body: DecisionBodySchema.parse(body),
+  });
+}
+
+/** `PUT …/shared-context`: a person writes a key (arbitrated like any write; a person ranks like the leader). */
+export async function writeSharedContextEntry(conversationId: string, body: WriteBody) {
+  return apiFetch(sharedContextPath(conversationId), SharedContextDecisionResponseSchema, {
+    method: "PUT",
+    body: WriteBodySchema.parse(body),
+  });
+}
+
+/** True for a timeline record about the shared context (`resource: "shared_context:<key>"`). */
+export function isSharedContextRecord(record: Pick<TimelineRecord, "resource">): boolean {
+  return typeof record.resource === "string" && record.resource.startsWith("shared_context:");
+}
+
+/**
+ * A value that changes whenever a shared-context record arrives live: the message id of the
+ * latest such record ("" when none). The view refetches when it changes.
+ */
+export function sharedContextRevision(records: readonly TimelineRecord[]): string {
+  for (let i = records.length - 1; i >= 0; i--) {
+    const record = records[i];
+    if (record && isSharedContextRecord(record)) return record.envelope.message_id;
+  }
+  return "";
+}
