@@ -95,6 +95,9 @@ function leaderScript(s: string, body: FakeRequestBody): Script {
     case "stop":
       if (!hasAssistantCalls(body, "create_sub_agent")) return fakeToolCalls([create("researcher", "Work slowly")]);
       return fakeText("I am thinking very slowly about this", { contentChunks: 4, end: "stall", chunksBeforeEnd: 3 });
+    case "idem":
+      if (!hasAssistantCalls(body, "create_sub_agent")) return fakeToolCalls([create("full-stack-engineer", "Write a file once")]);
+      return fakeText(reports(body) >= 1 ? "SUMMARY idem" : "waiting");
     case "terminate":
       if (!hasAssistantCalls(body, "create_sub_agent")) return fakeToolCalls([create("researcher", "Work forever")]);
       return fakeText("waiting for the agent");
@@ -162,6 +165,13 @@ function agentScript(s: string, body: FakeRequestBody): Script | Promise<Script>
         ]);
       }
       return report("tried everything");
+    }
+    case "idem": {
+      // The same action (same tool call id) is sent again, as a retried request would: it must run once.
+      const writes = callCount(body, "write_file");
+      if (writes === 0) return fakeToolCalls([{ id: "dup_1", name: "write_file", arguments: { path: "idem.txt", content: "first" } }]);
+      if (writes === 1) return fakeToolCalls([{ id: "dup_1", name: "write_file", arguments: { path: "idem.txt", content: "second" } }]);
+      return report("wrote once");
     }
     case "kill":
       if (!hasAssistantCalls(body, "list_files")) return fakeToolCalls([{ name: "list_files", arguments: { path: "." } }]);
@@ -382,6 +392,22 @@ describe("a team at work", () => {
     expect(timeline.some((r: { action: string; envelope: { type: string } }) => r.action === "terminate_agent" && r.envelope.type === "control")).toBe(true);
   });
 
+  it("a retried side-effecting action runs once", async () => {
+    const id = await newConversation("idem");
+    await send(id, "Write it");
+    await finalText(id, "SUMMARY idem");
+    expect(readFileSync(path.join(project, "idem.txt"), "utf8")).toBe("first");
+    const { agents: list } = await agents(id);
+    const detail = (await server.api("GET", `/api/conversations/${id}/agents/${list[0].metadata.agent_id}`)).json;
+    const results = detail.messages.filter((m: Msg) => m.tool_call_id === "dup_1").map((m: Msg) => m.content);
+    expect(results).toHaveLength(2);
+    expect(results[1]).toBe(results[0]);
+    const writes = (await server.api("GET", `/api/conversations/${id}/timeline`)).json.records.filter(
+      (r: { action: string; status: string; envelope: { type: string } }) => r.action === "write_file" && r.envelope.type === "event" && r.status === "ok",
+    );
+    expect(writes).toHaveLength(1);
+  });
+
   it("retries a 429 after Retry-After and then succeeds", async () => {
     const id = await newConversation("retry429");
     const before = fake.requests.length;
@@ -454,6 +480,8 @@ describe("a team at work", () => {
     expect(() => readFileSync(path.join(path.dirname(project), "escaped.txt"))).toThrow();
     const timeline = (await server.api("GET", `/api/conversations/${id}/timeline`)).json.records;
     expect(timeline.filter((r: { status: string }) => r.status === "refused").length).toBeGreaterThanOrEqual(7);
+    // Every data access is audited: the one read that was allowed is in the timeline too.
+    expect(timeline.some((r: { action: string; resource: string; status: string }) => r.action === "read_file" && r.resource === "file:ok.txt" && r.status === "ok")).toBe(true);
   });
 });
 

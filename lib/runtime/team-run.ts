@@ -48,7 +48,9 @@ import {
   candidateNote,
   checkInbox,
   checkToolCall,
+  classifierModelKey,
   classifyIntent,
+  classifyIntentWithModel,
   ensureAgentToken,
   issueAgentToken,
   restrictRegistry,
@@ -363,7 +365,12 @@ export class TeamRun {
       }),
       allowed.map((c) => c.id),
     );
-    const result = classifyIntent(String(lastUser.content ?? ""), registry);
+    // A small classifier model when models.json names one (`"classifier": "<key>"`), else matching on tags.
+    const classifier = classifierModelKey(await loadRegistry(this.app.root));
+    const text = String(lastUser.content ?? "");
+    const result = classifier
+      ? await classifyIntentWithModel(text, registry, await modelFor(this.app.root, classifier), { meta: { conversation_id: this.convId, trace_id: trace.trace_id } })
+      : classifyIntent(text, registry);
     this.intentCache = { trace_id: trace.trace_id, result };
     await this.emit(await this.cause(), {
       type: "event",
@@ -661,8 +668,9 @@ export class TeamRun {
     this.agentLoops.set(agentId, loop);
   }
 
-  /** Stops listening on the agents' topics (the conversation is being deleted). */
+  /** Stops listening on the agents' topics and revokes the agents' tokens (the conversation is being deleted). */
   dispose(): void {
+    revokeAgentTokens(this.convId);
     this.offHealth();
     for (const unsubscribe of this.listening.values()) unsubscribe();
     this.listening.clear();
@@ -1205,6 +1213,11 @@ export class TeamRun {
     return reportId;
   }
 
+  /** Every data access is audited in the timeline (seed 003 §6.4): who read what, and how much. */
+  private async auditAccess(agentId: number, action: string, resource: string, payload: Record<string, unknown>): Promise<void> {
+    await this.emit(await this.cause(), { type: "event", from: agentParty(agentId), to: SYSTEM_PARTY, payload, action, resource });
+  }
+
   /** Runs one of a sub-agent's tools; null for `ask_master` (the answer comes later). */
   private async runAgentTool(agentId: number, call: ToolCall): Promise<string | null> {
     const name = call.function.name;
@@ -1247,15 +1260,21 @@ export class TeamRun {
       switch (name) {
         case "list_files": {
           this.setActivity(agentId, `list_files ${String(args.path)}`);
-          return JSON.stringify(await listFiles(root, String(args.path ?? ".")));
+          const r = await listFiles(root, String(args.path ?? "."));
+          await this.auditAccess(agentId, name, `dir:${r.path}`, { entries: r.entries.length, truncated: r.truncated });
+          return JSON.stringify(r);
         }
         case "read_file": {
           this.setActivity(agentId, `read_file ${String(args.path)}`);
-          return JSON.stringify(await readFile(root, String(args.path)));
+          const r = await readFile(root, String(args.path));
+          await this.auditAccess(agentId, name, `file:${r.path}`, { size: r.size, truncated: r.truncated });
+          return JSON.stringify(r);
         }
         case "search_files": {
           this.setActivity(agentId, `search_files "${summarize(String(args.query), 40)}"`);
-          return JSON.stringify(await searchFiles(root, String(args.query), { path: args.path as string | undefined, glob: args.glob as string | undefined }));
+          const r = await searchFiles(root, String(args.query), { path: args.path as string | undefined, glob: args.glob as string | undefined });
+          await this.auditAccess(agentId, name, `dir:${String(args.path ?? ".")}`, { query: summarize(String(args.query), 80), matches: r.matches.length, files_scanned: r.filesScanned });
+          return JSON.stringify(r);
         }
         case "write_file": {
           if (!(meta.permissions ?? []).includes("write")) {

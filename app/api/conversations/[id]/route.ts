@@ -20,7 +20,10 @@ export const PATCH = route<Params>(async (request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const body = await readBody(request, PatchConversationBodySchema);
   const app = await getApp();
-  return json({ conversation: await app.store.update(id, body) });
+  const conversation = await app.store.update(id, body);
+  // An archived conversation does no work: its run stops and its agents' tokens are revoked.
+  if (body.status === "archived") await forgetRun(id);
+  return json({ conversation });
 });
 
 /** Deletes the conversation's folder and its index entry. */
