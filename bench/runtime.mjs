@@ -27,7 +27,7 @@
  *    Viewers run in this process, beside the fake model, so this process's own event-loop delay is
  *    part of the figure.
  */
-import { statSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { statSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { instrument, loadFakeOpenAI } from "./fake-model.mjs";
@@ -38,6 +38,18 @@ const OVERHEAD_CONVERSATIONS = 5;
 const OVERHEAD_AGENT_STEPS = 4;
 const GROW_CHECKPOINTS = [10, 100, 500, 1000];
 const GROW_WINDOW = 8;
+/**
+ * messages.json of the "grow" conversation. The model only sees the context budget's share of a
+ * long history, so the fake leader counts the conversation's messages on disk instead.
+ */
+const growing = { file: "" };
+function messagesOnDisk(file) {
+  try {
+    return JSON.parse(readFileSync(file, "utf8")).messages.length;
+  } catch {
+    return 0;
+  }
+}
 const PINGS = 5;
 const TEAM_CONVERSATIONS = 10;
 const TEAM_VIEWERS = 3;
@@ -89,7 +101,7 @@ function makeHandler({ fakeText, fakeToolCalls }, info, signal) {
     const leader = JSON.stringify(body.tools ?? []).includes("create_sub_agent");
     const who = leader ? "leader" : (/You are: (\S+)/.exec(system)?.[1] ?? "agent");
     const msgs = messagesOf(body);
-    const count = msgs.length - 1; // without the system message
+    const count = conv === "grow" && growing.file ? messagesOnDisk(growing.file) : msgs.length - 1; // without the system message
     let script;
     if (leader && conv === "grow") {
       const lastUser = [...msgs].reverse().find((m) => m.role === "user");
@@ -290,13 +302,14 @@ async function measureGrowth({ port, project, home, fake, info, signal, viewers 
   viewers.push(watch);
   await watch.until((s) => s.snapshot, 30_000, "grow snapshot");
   const messagesFile = path.join(home, "conversations", id, "messages.json");
+  growing.file = messagesFile;
   /** Sends a person message, waits until the leader has answered and gone idle; returns the POST's ms. */
   const turn = async (content) => {
     const before = watch.state.busyFalse;
     signal.reset("grow:answered");
     const answered = signal.wait("grow:answered");
     const ms = await post(port, id, content);
-    await withTimeout(answered, 120_000, `answer to ${content}`);
+    await withTimeout(answered, 300_000, `answer to ${content}`);
     await watch.until((s) => s.busyFalse > before, 30_000, `leader idle after ${content}`);
     return ms;
   };

@@ -275,6 +275,15 @@ describe("a team at work", () => {
     }
     // The thinking of the leader's final answer was kept.
     expect(messages.some((m) => m.reasoning_content === "counting reports")).toBe(true);
+    // Each call's context: totals on the message, the whole report (slices, messages sent) on request.
+    const answer = messages.find((m) => m.role === "assistant" && String(m.content).includes("SUMMARY fanout"))!;
+    expect(answer.metadata?.context).toMatchObject({ tokenizer: "o200k_base", global: { budget: 500 }, scene: { budget: 3000 } });
+    expect(JSON.stringify(answer.metadata?.context)).not.toMatch(/items|preview/);
+    const full = await server.api("GET", `/api/conversations/${id}/context/${(answer as { message_id?: string }).message_id}`);
+    expect(full.status).toBe(200);
+    expect(full.json.report.scene.items.length).toBe(answer.metadata?.context.scene.sent);
+    expect(full.json.report.global.lines.some((l: { label: string }) => /goal/i.test(l.label))).toBe(true);
+    expect((await server.api("GET", `/api/conversations/${id}/context/msg_nope`)).status).toBe(404);
 
     const first = list[0].metadata.agent_id;
     const detail = (await server.api("GET", `/api/conversations/${id}/agents/${first}`)).json;

@@ -1,8 +1,15 @@
 "use client";
 
-import type { LineSliceReport, SceneSliceReport, SliceLine, SliceReport } from "@/lib/context/report";
+import { useQuery } from "@tanstack/react-query";
+import { useParams } from "next/navigation";
+import { useState } from "react";
+import { z } from "zod";
+import { apiFetch } from "@/lib/client";
+import { SliceReportSchema, type ContextSummary, type LineSliceReport, type SceneSliceReport, type SliceLine, type SliceReport } from "@/lib/context/report";
 import { useLocale, useT, type MessageKey } from "@/lib/i18n";
-import { contextReportOf, formatRanges, sliceUsage } from "./context-view";
+import { contextSummaryOf, formatRanges, sliceUsage } from "./context-view";
+
+const ContextResponseSchema = z.object({ message_id: z.string(), report: SliceReportSchema });
 
 const WEIGHT_KEY: Record<SceneSliceReport["items"][number]["weight"], MessageKey> = {
   flow: "ctx.weight.flow",
@@ -19,33 +26,43 @@ function useNumber(): (n: number) => string {
 
 /**
  * The "Context" disclosure of one assistant message: what its model call saw, slice by slice
- * (seed 003 §4.2). Renders nothing for a message saved without a report (older runs).
+ * (seed 003 §4.2). The message keeps only the totals; the whole report is fetched when opened.
+ * Renders nothing for a message saved without one (older runs).
  */
-export function ContextReportDisclosure({ metadata }: { metadata: unknown }) {
-  const report = contextReportOf(metadata);
-  return report ? <ContextReport report={report} /> : null;
+export function ContextReportDisclosure({ metadata, messageId }: { metadata: unknown; messageId: string | undefined }) {
+  const summary = contextSummaryOf(metadata);
+  return summary && messageId ? <ContextReport summary={summary} messageId={messageId} /> : null;
 }
 
-/** A saved {@link SliceReport}, folded to one line until opened. */
-export function ContextReport({ report }: { report: SliceReport }) {
+/** The totals of a call, folded to one line; opened, the whole report of that call. */
+export function ContextReport({ summary, messageId }: { summary: ContextSummary; messageId: string }) {
   const t = useT();
   const num = useNumber();
-  const { scene } = report;
-  const anyOver = [report.global, report.private, scene].some((s) => sliceUsage(s.used, s.budget, s.over_budget).over);
+  const params = useParams<{ id: string }>();
+  const [open, setOpen] = useState(false);
+  const full = useQuery({
+    queryKey: ["context-report", params.id, messageId],
+    queryFn: () => apiFetch(`/api/conversations/${params.id}/context/${messageId}`, ContextResponseSchema),
+    enabled: open && Boolean(params.id),
+    staleTime: Infinity,
+  });
+  const scene = summary.scene;
+  const anyOver = [summary.global, summary.private, scene].some((s) => sliceUsage(s.used, s.budget, s.over_budget).over);
   return (
     <details
       className="group rounded-md border border-zinc-200 bg-zinc-50/60 text-[11px] text-zinc-600 dark:border-zinc-700/80 dark:bg-zinc-800/30 dark:text-zinc-400"
       data-testid="context-report"
       data-scene-used={scene.used}
       data-scene-budget={scene.budget}
-      data-total-tokens={report.total_tokens}
+      data-total-tokens={summary.total_tokens}
+      onToggle={(e) => setOpen(e.currentTarget.open)}
     >
       <summary className="flex cursor-pointer list-none flex-wrap items-baseline gap-x-2 px-2.5 py-1 select-none" data-testid="context-report-toggle">
         <span aria-hidden className="text-zinc-400 transition-transform group-open:rotate-90">
           ▸
         </span>
         <span className="font-medium text-zinc-700 dark:text-zinc-300">{t("ctx.title")}</span>
-        <span className="tabular-nums">{t("ctx.totalTokens", { n: num(report.total_tokens) })}</span>
+        <span className="tabular-nums">{t("ctx.totalTokens", { n: num(summary.total_tokens) })}</span>
         <span className="tabular-nums text-zinc-500 dark:text-zinc-500">
           {t("ctx.sceneShort", { used: num(scene.used), budget: num(scene.budget) })}
         </span>
@@ -54,6 +71,22 @@ export function ContextReport({ report }: { report: SliceReport }) {
         ) : null}
         {anyOver ? <span className="font-semibold text-red-600 dark:text-red-400">{t("ctx.overBudget")}</span> : null}
       </summary>
+      {full.data ? (
+        <ContextReportBody report={full.data.report} />
+      ) : (
+        <p className="border-t border-zinc-200 px-2.5 py-2 text-zinc-500 dark:border-zinc-700/80" data-testid="context-report-loading">
+          {full.isError ? full.error.message : t("common.loading")}
+        </p>
+      )}
+    </details>
+  );
+}
+
+/** The whole report of one call: tokenizer, and each slice with its lines or messages. */
+function ContextReportBody({ report }: { report: SliceReport }) {
+  const t = useT();
+  const num = useNumber();
+  return (
       <div className="space-y-3 border-t border-zinc-200 px-2.5 py-2 dark:border-zinc-700/80">
         <p className="flex flex-wrap gap-x-3 gap-y-0.5 text-zinc-500 dark:text-zinc-400">
           <span>
@@ -64,9 +97,8 @@ export function ContextReport({ report }: { report: SliceReport }) {
         </p>
         <LineSlice name="global" slice={report.global} />
         <LineSlice name="private" slice={report.private} />
-        <SceneSlice slice={scene} />
+        <SceneSlice slice={report.scene} />
       </div>
-    </details>
   );
 }
 

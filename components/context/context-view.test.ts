@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { SliceReport } from "@/lib/context/report";
-import { contextReportOf, formatRanges, sliceUsage } from "./context-view";
+import { summarizeReport, type SliceReport } from "@/lib/context/report";
+import { contextSummaryOf, formatRanges, sliceUsage } from "./context-view";
 
 const report: SliceReport = {
   kind: "leader",
@@ -21,15 +21,27 @@ const report: SliceReport = {
   },
 };
 
-describe("contextReportOf", () => {
-  it("reads the report saved on a message", () => {
-    expect(contextReportOf({ message_source: "leader", context: report })).toEqual(report);
+describe("contextSummaryOf", () => {
+  it("reads the totals saved on a message", () => {
+    const summary = summarizeReport(report);
+    expect(summary).toEqual({
+      tokenizer: "o200k_base",
+      total_tokens: 900,
+      global: { used: 40, budget: 500, over_budget: false },
+      private: { used: 0, budget: 300, over_budget: false },
+      scene: { used: 700, budget: 3000, over_budget: false, sent: 1, dropped_count: 10 },
+    });
+    expect(contextSummaryOf({ message_source: "leader", context: summary })).toEqual(summary);
+  });
+
+  it("keeps a message small: no lines, items or previews", () => {
+    expect(JSON.stringify(summarizeReport(report))).not.toMatch(/preview|items|lines/);
   });
 
   it("is null for a message without one, or with one it cannot read", () => {
-    expect(contextReportOf(undefined)).toBeNull();
-    expect(contextReportOf({ message_source: "leader" })).toBeNull();
-    expect(contextReportOf({ context: { ...report, scene: { budget: -1 } } })).toBeNull();
+    expect(contextSummaryOf(undefined)).toBeNull();
+    expect(contextSummaryOf({ message_source: "leader" })).toBeNull();
+    expect(contextSummaryOf({ context: { tokenizer: "x" } })).toBeNull();
   });
 });
 

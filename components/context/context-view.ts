@@ -3,12 +3,12 @@
  * saved assistant message and turning budgets and dropped ranges into what the UI shows.
  * Imports only `@/lib/context/report`: the `@/lib/context` index loads the tokenizer tables.
  */
-import { SliceReportSchema, type SliceReport } from "@/lib/context/report";
+import { ContextSummarySchema, type ContextSummary } from "@/lib/context/report";
 
-/** The report saved on an assistant message (`metadata.context`), or null when absent or unreadable. */
-export function contextReportOf(metadata: unknown): SliceReport | null {
+/** The context totals saved on an assistant message (`metadata.context`), or null when absent or unreadable. */
+export function contextSummaryOf(metadata: unknown): ContextSummary | null {
   if (!metadata || typeof metadata !== "object" || !("context" in metadata)) return null;
-  const parsed = SliceReportSchema.safeParse((metadata as { context: unknown }).context);
+  const parsed = ContextSummarySchema.safeParse((metadata as { context: unknown }).context);
   return parsed.success ? parsed.data : null;
 }
 

@@ -138,7 +138,7 @@ function AssistantMessage({
           ))}
         </div>
       ) : null}
-      <ContextReportDisclosure metadata={message.metadata} />
+      <ContextReportDisclosure metadata={message.metadata} messageId={message.message_id} />
     </div>
   );
 }

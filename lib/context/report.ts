@@ -105,3 +105,31 @@ export function preview(text: string | null | undefined): string {
   if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
   return `${cut}…`;
 }
+
+const SliceTotalsSchema = z.object({ used: z.number(), budget: z.number(), over_budget: z.boolean() });
+
+/**
+ * What an assistant message keeps of its call's report (`metadata.context`): totals only, so
+ * messages.json does not grow with the square of the conversation. The whole report is kept in
+ * `conversations/<id>/context.jsonl` and served by `GET …/context/<message_id>`.
+ */
+export const ContextSummarySchema = z.object({
+  tokenizer: z.string(),
+  total_tokens: z.number(),
+  global: SliceTotalsSchema,
+  private: SliceTotalsSchema,
+  scene: SliceTotalsSchema.extend({ sent: z.number(), dropped_count: z.number() }),
+});
+export type ContextSummary = z.infer<typeof ContextSummarySchema>;
+
+/** The totals of a report, as saved on its assistant message. */
+export function summarizeReport(report: SliceReport): ContextSummary {
+  const totals = (s: { used: number; budget: number; over_budget: boolean }) => ({ used: s.used, budget: s.budget, over_budget: s.over_budget });
+  return {
+    tokenizer: report.tokenizer,
+    total_tokens: report.total_tokens,
+    global: totals(report.global),
+    private: totals(report.private),
+    scene: { ...totals(report.scene), sent: report.scene.items.length, dropped_count: report.scene.dropped_count },
+  };
+}

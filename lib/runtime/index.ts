@@ -7,7 +7,7 @@ import { getApp } from "@/lib/server/app";
 import { limitsFromEnv } from "./config";
 import { TeamRun } from "./team-run";
 
-export { TeamRun, LEADER_DISPLAY_NAME } from "./team-run";
+export { TeamRun, LEADER_DISPLAY_NAME, CONTEXT_FILE_NAME } from "./team-run";
 export { limitsFromEnv, type RuntimeLimits } from "./config";
 export * from "./events";
 

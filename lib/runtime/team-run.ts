@@ -59,7 +59,8 @@ import {
   type IntentResult,
 } from "@/lib/governance";
 import { subscribeModelHealth, type ModelHealth } from "@/lib/models/resilience";
-import { buildModelInput, collectPromotions, conversationGoal, deriveWorkNotes, PROMOTION_HINT } from "@/lib/context";
+import { buildModelInput, collectPromotions, conversationGoal, deriveWorkNotes, PROMOTION_HINT, summarizeReport, type SliceReport } from "@/lib/context";
+import { appendJsonLine } from "@/lib/protocol/jsonl";
 import type { RoleDetail } from "@/lib/roles";
 import { executeSharedContextTool, isSharedContextTool, SHARED_CONTEXT_READ_ONLY_TOOLS, sharedContextTools } from "@/lib/shared-context";
 import type { AstrionApp } from "@/lib/server/app";
@@ -72,6 +73,9 @@ import { modelFor } from "./models";
 import { agentSystemPrompt, leaderSystemPrompt } from "./prompts";
 import { derivePhase, isFinalAgentStatus, PHASE_TRANSITIONS, transitionAgent, type AgentEvent } from "./state-machine";
 import { AGENT_TOOL_ARGS, agentTools, LEADER_TOOL_ARGS, leaderTools, parseToolArguments, READ_ONLY_TOOLS, type RoleChoice } from "./tools";
+
+/** Per-call context reports of a conversation (an addition to the seed's layout). */
+export const CONTEXT_FILE_NAME = "context.jsonl";
 
 /** The display name the leader has in inter-agent messages (seed). */
 export const LEADER_DISPLAY_NAME = "Team Leader";
@@ -819,7 +823,8 @@ export class TeamRun {
           await this.saveInterrupted(null, outcome.error, t.trace_id, model.key);
           return;
         }
-        const message = this.assistantMessage(outcome.result, t.trace_id, { context: input.report });
+        const message = this.assistantMessage(outcome.result, t.trace_id, { context: summarizeReport(input.report) });
+        await this.saveContextReport(message, null, input.report);
         file = await this.store.updateLeaderMessages(this.convId, (f) => ({ ...f, messages: [...f.messages, message] }), { touch: !outcome.result.tool_calls.length });
         await this.recordUsage(null, model.key, outcome.result);
         this.publish({ type: "message", agent_id: null, message });
@@ -837,6 +842,14 @@ export class TeamRun {
       this.setLeaderBusy(false);
       await this.refreshPhase().catch(() => undefined);
     }
+  }
+
+  /**
+   * The whole context report of a call goes to `context.jsonl` (one line per call, durable before
+   * the message that names it is saved); the message itself keeps only the totals.
+   */
+  private async saveContextReport(message: Message, agentId: number | null, report: SliceReport): Promise<void> {
+    await appendJsonLine(path.join(this.dir, CONTEXT_FILE_NAME), JSON.stringify({ message_id: message.message_id, agent_id: agentId, at: new Date().toISOString(), report }));
   }
 
   /** Saves the partial answer of a failed call as an interrupted message and shows a banner. */
@@ -1169,7 +1182,8 @@ export class TeamRun {
         if (now.status === "running") await this.agentEvent(agentId, "pause");
         return;
       }
-      const message = this.assistantMessage(outcome.result, traceId, { message_source: "sub_agent", agent_id: agentId, context: input.report });
+      const message = this.assistantMessage(outcome.result, traceId, { message_source: "sub_agent", agent_id: agentId, context: summarizeReport(input.report) });
+      await this.saveContextReport(message, agentId, input.report);
       await this.store.updateAgentMessages(this.convId, agentId, (f) => ({ ...f, messages: [...f.messages, message] }));
       await this.recordUsage(agentId, model.key, outcome.result);
       this.publish({ type: "message", agent_id: agentId, message });

@@ -11,6 +11,7 @@ import type { ToolSpec } from "@/lib/models/types";
 import { timelineEventsOf, type SharedContextTimelineEvent } from "./events";
 import { MAX_WRITE_LENGTH, SharedKeySchema, VersionSchema, WriteModeSchema, type Decision } from "./schema";
 import { readSharedContext, writeSharedContext } from "./store";
+import { parseToolArguments } from "@/lib/runtime/tools";
 
 /** Models sometimes send numbers as strings (`"3"`); accept those, nothing looser. */
 const LooseVersion = z.preprocess((v) => (typeof v === "string" && /^\s*\d+\s*$/.test(v) ? Number(v) : v), VersionSchema.optional());
@@ -103,20 +104,6 @@ function errorResult(message: string): string {
   return JSON.stringify({ error: message });
 }
 
-function parseArgs<S extends z.ZodType>(schema: S, raw: string): { ok: true; args: z.infer<S> } | { ok: false; error: string } {
-  let value: unknown;
-  try {
-    value = raw.trim() === "" ? {} : JSON.parse(raw);
-  } catch (error) {
-    return { ok: false, error: `arguments are not valid JSON: ${(error as Error).message}` };
-  }
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    return { ok: false, error: `invalid arguments: ${parsed.error.issues.map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`).join("; ")}` };
-  }
-  return { ok: true, args: parsed.data };
-}
-
 /** What the model reads back after a write: the outcome, and enough to act on it. */
 export function writeResultFor(decision: Decision): Record<string, unknown> {
   const base = { outcome: decision.outcome, key: decision.key, rule: decision.rule, version: decision.version };
@@ -153,7 +140,7 @@ export async function executeSharedContextTool(name: string, rawArgs: string, ct
   if (!isSharedContextTool(name)) return errorResult(`unknown tool ${name}`);
   try {
     if (name === "read_shared_context") {
-      const parsed = parseArgs(SHARED_CONTEXT_TOOL_ARGS.read_shared_context, rawArgs);
+      const parsed = parseToolArguments(SHARED_CONTEXT_TOOL_ARGS.read_shared_context, rawArgs);
       if (!parsed.ok) return errorResult(parsed.error);
       const file = await readSharedContext(ctx.conversationDir);
       return JSON.stringify({
@@ -161,7 +148,7 @@ export async function executeSharedContextTool(name: string, rawArgs: string, ct
         pending: file.pending.map((c) => ({ conflict_id: c.conflict_id, key: c.key, proposed_by: c.proposed.author, created_at: c.created_at })),
       });
     }
-    const parsed = parseArgs(SHARED_CONTEXT_TOOL_ARGS.update_shared_context, rawArgs);
+    const parsed = parseToolArguments(SHARED_CONTEXT_TOOL_ARGS.update_shared_context, rawArgs);
     if (!parsed.ok) return errorResult(parsed.error);
     const args = parsed.args;
     const decision = await writeSharedContext(ctx.conversationDir, {

@@ -1,0 +1,37 @@
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { SliceReportSchema } from "@/lib/context/report";
+import { NotFoundError } from "@/lib/errors";
+import { json, parseWith, route } from "@/lib/http";
+import { parseJsonLines } from "@/lib/protocol/jsonl";
+import { CONTEXT_FILE_NAME } from "@/lib/runtime";
+import { getApp } from "@/lib/server/app";
+import { ConversationIdSchema } from "@/lib/store/schemas";
+
+export const dynamic = "force-dynamic";
+export const runtime = "nodejs";
+
+const MessageIdParamSchema = z.string().regex(/^msg_[A-Za-z0-9_]{1,80}$/, "a message id like msg_assistant_…");
+const LineSchema = z.object({ message_id: z.string(), agent_id: z.number().nullable(), report: SliceReportSchema });
+
+/** What one model call saw: its three context slices, in full (the message keeps only totals). */
+export const GET = route<{ id: string; messageId: string }>(async (_request, params) => {
+  const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
+  const messageId = parseWith(MessageIdParamSchema, params.messageId, "Bad message id");
+  const app = await getApp();
+  await app.store.get(id);
+  let text = "";
+  try {
+    text = await fs.readFile(path.join(app.root, "conversations", id, CONTEXT_FILE_NAME), "utf8");
+  } catch {
+    /* no call recorded yet */
+  }
+  const { records } = parseJsonLines(text, (v) => {
+    const r = LineSchema.safeParse(v);
+    return r.success ? { ok: true, value: r.data } : { ok: false, reason: r.error.message };
+  });
+  const found = records.find((r) => r.message_id === messageId);
+  if (!found) throw new NotFoundError(`No context report for message ${messageId}.`);
+  return json({ message_id: found.message_id, agent_id: found.agent_id, report: found.report });
+});
