@@ -104,7 +104,8 @@ function makeHandler({ fakeText, fakeToolCalls }, info, signal) {
     const count = conv === "grow" && growing.file ? messagesOnDisk(growing.file) : msgs.length - 1; // without the system message
     let script;
     if (leader && conv === "grow") {
-      const lastUser = [...msgs].reverse().find((m) => m.role === "user");
+      // The newest person message (the context budget may put an "omitted" placeholder after it).
+      const lastUser = [...msgs].reverse().find((m) => m.role === "user" && !String(m.content ?? "").startsWith("["));
       const last = msgs[msgs.length - 1];
       const target = Number(/^grow (\d+)$/.exec(String(lastUser?.content ?? ""))?.[1] ?? 0);
       if (last?.role === "user" && lastUser.content === "ping") script = fakeText("pong");
