@@ -95,6 +95,11 @@ function leaderScript(s: string, body: FakeRequestBody): Script {
     case "stop":
       if (!hasAssistantCalls(body, "create_sub_agent")) return fakeToolCalls([create("researcher", "Work slowly")]);
       return fakeText("I am thinking very slowly about this", { contentChunks: 4, end: "stall", chunksBeforeEnd: 3 });
+    case "shared":
+      if (!hasAssistantCalls(body, "update_shared_context"))
+        return fakeToolCalls([{ name: "update_shared_context", arguments: { key: "plan", value: "leader plan v1", mode: "overwrite", expected_version: 0 } }]);
+      if (!hasAssistantCalls(body, "create_sub_agent")) return fakeToolCalls([create("researcher", "Read the plan and try to change it")]);
+      return fakeText(reports(body) >= 1 ? "SUMMARY shared" : "waiting");
     case "idem":
       if (!hasAssistantCalls(body, "create_sub_agent")) return fakeToolCalls([create("full-stack-engineer", "Write a file once")]);
       return fakeText(reports(body) >= 1 ? "SUMMARY idem" : "waiting");
@@ -166,6 +171,15 @@ function agentScript(s: string, body: FakeRequestBody): Script | Promise<Script>
       }
       return report("tried everything");
     }
+    case "shared":
+      if (!hasAssistantCalls(body, "read_shared_context")) return fakeToolCalls([{ name: "read_shared_context", arguments: {} }]);
+      if (!hasAssistantCalls(body, "update_shared_context"))
+        return fakeToolCalls([
+          { id: "sc_append", name: "update_shared_context", arguments: { key: "notes", value: "agent note", mode: "append" } },
+          // Based on a version the leader has already replaced: the coordinator's value must win.
+          { id: "sc_stale", name: "update_shared_context", arguments: { key: "plan", value: "agent plan", mode: "overwrite", expected_version: 0 } },
+        ]);
+      return report(`plan seen: ${JSON.stringify(JSON.parse(String(msgs(body).find((m) => m.role === "tool")?.content ?? "{}")))}`);
     case "idem": {
       // The same action (same tool call id) is sent again, as a retried request would: it must run once.
       const writes = callCount(body, "write_file");
@@ -399,6 +413,24 @@ describe("a team at work", () => {
     expect(msg.status).toBe(409);
     const timeline = (await server.api("GET", `/api/conversations/${id}/timeline`)).json.records;
     expect(timeline.some((r: { action: string; envelope: { type: string } }) => r.action === "terminate_agent" && r.envelope.type === "control")).toBe(true);
+  });
+
+  it("agents read and write the shared context through tools; a stale overwrite of the leader's value loses, visibly", async () => {
+    const id = await newConversation("shared");
+    await send(id, "Share a plan");
+    await finalText(id, "SUMMARY shared");
+    const { agents: list } = await agents(id);
+    const detail = (await server.api("GET", `/api/conversations/${id}/agents/${list[0].metadata.agent_id}`)).json;
+    const read = detail.messages.find((m: Msg) => m.role === "tool" && String(m.content).includes("leader plan v1"));
+    expect(read).toBeDefined();
+    expect(JSON.parse(detail.messages.find((m: Msg) => m.tool_call_id === "sc_append").content)).toMatchObject({ outcome: "applied", version: 1 });
+    expect(JSON.parse(detail.messages.find((m: Msg) => m.tool_call_id === "sc_stale").content)).toMatchObject({ outcome: "rejected" });
+    const shared = (await server.api("GET", `/api/conversations/${id}/shared-context`)).json.shared_context;
+    expect(shared.entries.plan).toMatchObject({ value: "leader plan v1", version: 1 });
+    expect(shared.entries.notes).toMatchObject({ value: "agent note", version: 1 });
+    const conflicts = (await server.api("GET", `/api/conversations/${id}/timeline`)).json.records.filter((r: { action: string }) => r.action === "conflict_resolution");
+    const stale = conflicts.find((r: { envelope: { payload: { proposed_value?: string } } }) => r.envelope.payload.proposed_value === "agent plan");
+    expect(stale.envelope.payload).toMatchObject({ current_value: "leader plan v1", proposed_value: "agent plan", rule: "leader_wins" });
   });
 
   it("a retried side-effecting action runs once", async () => {
