@@ -6,8 +6,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createOpenAIModel, type OpenAIModelOptions } from "@/lib/models/client";
 import type { ModelEntry } from "@/lib/models/schema";
-import { ModelCallError, type ChatDelta, type ChatRequest } from "@/lib/models/types";
+import type { ChatDelta, ChatRequest } from "@/lib/models/types";
 import { fakeError, fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI } from "./helpers/fake-openai";
+import { failure } from "./helpers/expect-failure";
 
 const KEY = "sk-test-secret-value-123456";
 let fake: FakeOpenAI;
@@ -38,15 +39,6 @@ const ask = (extra: Partial<ChatRequest> = {}): ChatRequest => ({
   ...extra,
 });
 
-async function failure(promise: Promise<unknown>): Promise<ModelCallError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ModelCallError);
-    return error as ModelCallError;
-  }
-  throw new Error("expected the call to fail");
-}
 
 beforeAll(async () => {
   fake = await startFakeOpenAI();

@@ -12,8 +12,9 @@ import { createOfflineModel } from "@/lib/models/offline";
 import { CircuitOpenError, subscribeModelHealth, tierDeadline, wrapWithResilience, type ModelHealth } from "@/lib/models/resilience";
 import type { ModelEntry, ModelsFile } from "@/lib/models/schema";
 import { resetSemaphores, semaphoreStates } from "@/lib/models/semaphore";
-import { ModelCallError, type ChatModel, type ChatRequest } from "@/lib/models/types";
+import type { ChatModel, ChatRequest } from "@/lib/models/types";
 import { fakeError, fakeText, startFakeOpenAI, type FakeOpenAI } from "./helpers/fake-openai";
+import { failure } from "./helpers/expect-failure";
 
 const ENV = { FAKE_API_KEY: "sk-test-resilience-0001" };
 let primary: FakeOpenAI;
@@ -41,15 +42,6 @@ function wire(registry: ModelsFile, key: string, maxRetries: number, onHealth?: 
   );
 }
 
-async function failure(promise: Promise<unknown>): Promise<ModelCallError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(ModelCallError);
-    return error as ModelCallError;
-  }
-  throw new Error("expected the call to fail");
-}
 
 beforeAll(async () => {
   primary = await startFakeOpenAI();

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { AgentView, ConversationSnapshot, RuntimeEvent } from "@/lib/runtime/events";
+import type { AgentView, RuntimeEvent } from "@/lib/runtime/events";
 import type { Message } from "@/lib/store/schemas";
 import { applyRuntimeEvent, initialLiveState, isWorking, mergeMessages, type LiveState } from "./live-state";
+import { emptySnapshot } from "./test-snapshot";
 
 function agent(id: number, status: AgentView["metadata"]["status"] = "running"): AgentView {
   return {
@@ -20,31 +21,7 @@ function agent(id: number, status: AgentView["metadata"]["status"] = "running"):
   };
 }
 
-function snapshot(overrides: Partial<ConversationSnapshot> = {}): ConversationSnapshot {
-  return {
-    conversation: {
-      id: "conv_20260711_210000_001",
-      title: "t",
-      created_at: "2026-07-11T21:00:00",
-      updated_at: "2026-07-11T21:00:00",
-      project_path: "/tmp/p",
-      model_key: "offline",
-      thinking_mode: false,
-      run_mode: "fast",
-      status: "active",
-      agent_count: 0,
-      agent_ids: [],
-      phase: "IDLE",
-    },
-    leader: { messages: [], busy: false, token_statistics: {} },
-    agents: [],
-    questions: [],
-    notices: [],
-    caps: { max_agents: 8, max_calls_per_task: 30 },
-    model_label: "offline",
-    ...overrides,
-  };
-}
+const snapshot = emptySnapshot;
 
 function run(events: RuntimeEvent[], from: LiveState = initialLiveState): LiveState {
   return events.reduce(applyRuntimeEvent, from);

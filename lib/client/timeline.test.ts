@@ -1,37 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { follow, startTrace } from "@/lib/protocol/envelope";
 import { timelineRecord } from "@/lib/protocol/timeline-record";
-import type { ConversationSnapshot } from "@/lib/runtime/events";
 import { applyRuntimeEvent, initialLiveState } from "./live-state";
 import { mergeTimeline } from "./timeline";
+import { emptySnapshot } from "./test-snapshot";
 
 const user = startTrace("user", "leader", { content: "Review the code" });
 const first = timelineRecord(user, { action: "user_message" });
 const second = timelineRecord(follow(user, { type: "request", from: "leader", to: "agent:1", payload: {}, producer: "model" }), { action: "create_sub_agent" });
 const third = timelineRecord(follow(user, { type: "event", from: "system", to: "leader", payload: {}, producer: "code" }), { action: "cap_calls", status: "capped" });
 
-const snapshot = {
-  conversation: {
-    id: "conv_20260711_210000_001",
-    title: "t",
-    created_at: "2026-07-11T21:00:00",
-    updated_at: "2026-07-11T21:00:00",
-    project_path: "/tmp/p",
-    model_key: "offline",
-    thinking_mode: false,
-    run_mode: "fast",
-    status: "active",
-    agent_count: 0,
-    agent_ids: [],
-    phase: "IDLE",
-  },
-  leader: { messages: [], busy: false, token_statistics: {} },
-  agents: [],
-  questions: [],
-  notices: [],
-  caps: { max_agents: 8, max_calls_per_task: 30 },
-  model_label: "offline",
-} satisfies ConversationSnapshot;
+const snapshot = emptySnapshot();
 
 describe("mergeTimeline", () => {
   it("appends streamed records the fetched ones lack, once, keeping file order", () => {
