@@ -556,8 +556,11 @@ describe("restart", () => {
     const id = await newConversation("kill");
     const before = fake.requests.length;
     await send(id, "Two slow tasks");
-    // Both agents are in their slow second call (delayed headers) when the server dies.
+    // Both agents are in their slow second call (delayed headers) when the server dies, and every
+    // call that finished before has been saved (the leader's "waiting" answer is on disk). A call
+    // whose answer had not been saved when the process died was never completed for the server.
     await until("slow calls in flight", async () => fake.requests.slice(before).filter((r) => r.body && scenario(r.body) === "kill" && !isLeader(r.body) && callCount(r.body, "list_files") >= 1).length >= 2);
+    await until("the leader's answer saved", async () => (await leaderMessages(id)).some((m) => m.role === "assistant" && m.content === "waiting"));
     const health = await server.api("GET", "/api/health");
     process.kill(-server.proc.pid!, "SIGKILL");
     await until("server gone", async () => server.proc.exitCode !== null || server.proc.signalCode !== null, 10_000);
