@@ -95,6 +95,16 @@ function leaderScript(s: string, body: FakeRequestBody): Script {
     case "stop":
       if (!hasAssistantCalls(body, "create_sub_agent")) return fakeToolCalls([create("researcher", "Work slowly")]);
       return fakeText("I am thinking very slowly about this", { contentChunks: 4, end: "stall", chunksBeforeEnd: 3 });
+    case "critical-path": {
+      if (!hasAssistantCalls(body, "create_sub_agent"))
+        return fakeToolCalls([
+          { name: "create_sub_agent", arguments: { role_id: "researcher", task: "The answer depends on this" } },
+          { name: "create_sub_agent", arguments: { role_id: "code-reviewer", task: "Nice to have", critical: false } },
+        ]);
+      const last = lastMessage(body);
+      if (last.role === "user" && String(last.content).startsWith("[Astrion] Every agent on the critical path")) return fakeText("PARTIAL results: the researcher is done");
+      return fakeText(reports(body) >= 2 ? "SUMMARY critical-path, late result added" : "waiting");
+    }
     case "shared":
       if (!hasAssistantCalls(body, "update_shared_context"))
         return fakeToolCalls([{ name: "update_shared_context", arguments: { key: "plan", value: "leader plan v1", mode: "overwrite", expected_version: 0 } }]);
@@ -171,6 +181,9 @@ function agentScript(s: string, body: FakeRequestBody): Script | Promise<Script>
       }
       return report("tried everything");
     }
+    case "critical-path":
+      // The non-critical reviewer is slow; the researcher on the critical path reports at once.
+      return me.startsWith("Code") ? fakeToolCalls([{ name: "report_to_leader", arguments: { summary: "late review" } }], { delayMs: 1500 }) : report("critical research");
     case "shared":
       if (!hasAssistantCalls(body, "read_shared_context")) return fakeToolCalls([{ name: "read_shared_context", arguments: {} }]);
       if (!hasAssistantCalls(body, "update_shared_context"))
@@ -431,6 +444,21 @@ describe("a team at work", () => {
     const conflicts = (await server.api("GET", `/api/conversations/${id}/timeline`)).json.records.filter((r: { action: string }) => r.action === "conflict_resolution");
     const stale = conflicts.find((r: { envelope: { payload: { proposed_value?: string } } }) => r.envelope.payload.proposed_value === "agent plan");
     expect(stale.envelope.payload).toMatchObject({ current_value: "leader plan v1", proposed_value: "agent plan", rule: "leader_wins" });
+  });
+
+  it("reports partial results once the critical path is done, and adds the late result when it arrives", async () => {
+    const id = await newConversation("critical-path");
+    await send(id, "Answer fast, review later");
+    await finalText(id, "SUMMARY critical-path");
+    const texts = (await leaderMessages(id)).map((m) => String(m.content ?? ""));
+    const at = (re: RegExp) => texts.findIndex((t) => re.test(t));
+    expect(at(/critical research/)).toBeGreaterThan(-1);
+    expect(at(/^\[Astrion\] Every agent on the critical path has reported \(Researcher_\d+\)\. Still working, not critical: Code Reviewer_\d+/)).toBeGreaterThan(at(/critical research/));
+    expect(at(/PARTIAL results/)).toBeGreaterThan(at(/^\[Astrion\]/));
+    expect(at(/late review/)).toBeGreaterThan(at(/PARTIAL results/));
+    expect(at(/SUMMARY critical-path/)).toBeGreaterThan(at(/late review/));
+    const records = (await server.api("GET", `/api/conversations/${id}/timeline`)).json.records;
+    expect(records.filter((r: { action: string }) => r.action === "partial_results_ready")).toHaveLength(1);
   });
 
   it("a retried side-effecting action runs once", async () => {

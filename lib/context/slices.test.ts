@@ -384,3 +384,16 @@ describe("buildModelInput — speed", () => {
     expect(performance.now() - t).toBeLessThan(2000);
   });
 });
+
+describe("runtime notes", () => {
+  it("a note the runtime writes for the leader is never taken for the person's instruction", () => {
+    const history: Message[] = [
+      { role: "user", content: "The real goal", message_id: "m1", metadata: { message_source: "user" } },
+      { role: "assistant", content: "ok", message_id: "m2" },
+      { role: "user", content: "[Astrion] Every agent on the critical path has reported.", message_id: "m3", metadata: { message_source: "system" } },
+    ];
+    const { report } = buildModelInput({ kind: "leader", system: "", messages: history, facts: { project_path: "/p", goal: "g" } });
+    expect(report.scene.instruction_index).toBe(0);
+    expect(conversationGoal(history)).toBe("The real goal");
+  });
+});

@@ -75,7 +75,7 @@ const PRIVATE_HEADING = "## Your private notes (newest first)";
  * history (not an inter-agent text), trimmed; null when there is none yet.
  */
 export function conversationGoal(leaderMessages: readonly Message[]): string | null {
-  const first = leaderMessages.find((m) => m.role === "user" && m.content?.trim() && !isInterAgentText(m.content));
+  const first = leaderMessages.find((m) => m.role === "user" && m.metadata?.message_source !== "system" && m.content?.trim() && !isInterAgentText(m.content));
   return first?.content?.trim() ?? null;
 }
 
@@ -330,7 +330,9 @@ function findInstruction(kind: "leader" | "agent", history: readonly Message[], 
     const m = history[i]!;
     if (m.role !== "user") continue;
     fallback ??= i;
-    if (kind === "leader" ? !isInterAgentText(m.content) : parseAgentMessage(m.content ?? "")?.kind === "task") return i;
+    // Notes the runtime writes for the leader (message_source "system") are not the person's instruction.
+    const fromSystem = m.metadata?.message_source === "system";
+    if (kind === "leader" ? !fromSystem && !isInterAgentText(m.content) : parseAgentMessage(m.content ?? "")?.kind === "task") return i;
   }
   return fallback;
 }

@@ -90,6 +90,8 @@ interface AgentExtras {
   /** Whether the agent reported on its current task. */
   reported?: boolean;
   permissions?: string[];
+  /** False for work the leader's answer does not wait for (partial results are reported without it). */
+  critical?: boolean;
   /** `DEGRADED` while the agent's model keeps failing (seed 003 §6.1). */
   health?: "OK" | "DEGRADED";
 }
@@ -750,10 +752,11 @@ export class TeamRun {
    * messages.json, so they survive a restart) until the leader is at a safe point: a message
    * appended between an assistant's tool calls and their results would break the conversation.
    */
-  private async toLeaderInbox(message: Message): Promise<void> {
+  private async toLeaderInbox(message: Message | Message[]): Promise<void> {
+    const added = Array.isArray(message) ? message : [message];
     await this.store.updateLeaderMessages(
       this.convId,
-      (f) => ({ ...f, metadata: { ...(f.metadata ?? {}), pending_inbox: [...leaderInbox(f.metadata), message] } }),
+      (f) => ({ ...f, metadata: { ...(f.metadata ?? {}), pending_inbox: [...leaderInbox(f.metadata), ...added] } }),
       { touch: false },
     );
     this.wakeLeader();
@@ -968,7 +971,7 @@ export class TeamRun {
             await this.emit(await this.cause(), { type: "event", from: SYSTEM_PARTY, to: LEADER_PARTY, payload: { role_id: String(args.role_id), reason: refusal }, action: "create_sub_agent", resource: `role:${String(args.role_id)}`, status: "refused" });
             return errorResult(refusal);
           }
-          return await this.once(call, () => this.createSubAgent(String(args.role_id), String(args.task)));
+          return await this.once(call, () => this.createSubAgent(String(args.role_id), String(args.task), args.critical !== false));
         }
         case "send_message_to_agent":
           return await this.once(call, async () => {
@@ -1014,7 +1017,7 @@ export class TeamRun {
   }
 
   /** `create_sub_agent`: enforces the per-conversation cap, creates the files, hands over the task. */
-  private async createSubAgent(roleId: string, task: string): Promise<string> {
+  private async createSubAgent(roleId: string, task: string, critical = true): Promise<string> {
     const conv = await this.store.get(this.convId);
     if (conv.agent_ids.length >= this.limits.maxAgents) {
       this.notice("warning", "cap_agents", `The team already has ${this.limits.maxAgents} sub-agents, the most one conversation may create.`);
@@ -1065,6 +1068,7 @@ export class TeamRun {
       reported: false,
       trace_id: taskEnvelope.trace_id,
       task_turn_id: taskEnvelope.turn_id,
+      critical,
       permissions: role.fields.permissions ?? ["read"],
     }))) as AgentMeta;
     this.setActivity(meta.agent_id, `created with ${taskId}`);
@@ -1223,8 +1227,41 @@ export class TeamRun {
     const cause = meta.trace_id && meta.task_turn_id ? traceCause(meta.trace_id, meta.task_turn_id) : await this.cause();
     await this.emit(cause, { type: "reply", from: agentParty(agentId), to: LEADER_PARTY, payload: { report_id: reportId, status, summary: summarize(summary) }, action: "report", resource: `agent:${agentId}`, reply: true });
     this.setActivity(agentId, `reported ${reportId}`);
-    await this.toLeaderInbox(message);
+    const note = await this.partialResultsNote(agentId, meta);
+    await this.toLeaderInbox(note ? [message, note] : [message]);
     return reportId;
+  }
+
+  /**
+   * Partial results (seed 003 §6.1): when this report completes the critical path of its trace
+   * while agents marked non-critical still work, the leader is told — once per trace, by code —
+   * to report what it has now; their late reports wake it again when they arrive.
+   */
+  private async partialResultsNote(agentId: number, meta: AgentMeta): Promise<Message | null> {
+    if (!meta.trace_id) return null;
+    const { agents } = await this.store.listAgents(this.convId);
+    const team = (agents as AgentMeta[]).filter((a) => a.trace_id === meta.trace_id && a.status !== "terminated");
+    const done = (a: AgentMeta) => a.agent_id === agentId || a.reported === true;
+    const critical = team.filter((a) => a.critical !== false);
+    const late = team.filter((a) => a.critical === false && !done(a));
+    if (!critical.length || !late.length || !critical.every(done)) return null;
+    const leader = await this.store.readLeaderMessages(this.convId);
+    const sent = [...leader.messages, ...leaderInbox(leader.metadata)].some((m) => m.metadata?.partial_results_for === meta.trace_id);
+    if (sent) return null;
+    await this.emit(traceCause(meta.trace_id, meta.task_turn_id ?? newTurnId()), {
+      type: "event",
+      from: SYSTEM_PARTY,
+      to: LEADER_PARTY,
+      payload: { reported: critical.map((a) => a.agent_id), still_working: late.map((a) => a.agent_id) },
+      action: "partial_results_ready",
+      resource: `conversation:${this.convId}`,
+    });
+    return {
+      role: "user",
+      content: `[Astrion] Every agent on the critical path has reported (${critical.map((a) => a.display_name).join(", ")}). Still working, not critical: ${late.map((a) => a.display_name).join(", ")}. Report the partial results to the person now; add the late results when they arrive.`,
+      message_id: messageId("msg_auto"),
+      metadata: { message_source: "system", visibility: "compact", starts_work: false, trace_id: meta.trace_id, partial_results_for: meta.trace_id },
+    };
   }
 
   /** Every data access is audited in the timeline (seed 003 §6.4): who read what, and how much. */

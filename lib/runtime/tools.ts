@@ -19,7 +19,7 @@ const Text = (max: number) => z.string().trim().min(1).max(max);
 
 /** Argument schemas of the leader's tools (role_id is checked against the catalog separately). */
 export const LEADER_TOOL_ARGS = {
-  create_sub_agent: z.object({ role_id: z.string().min(1), task: Text(20_000) }),
+  create_sub_agent: z.object({ role_id: z.string().min(1), task: Text(20_000), critical: z.boolean().default(true) }),
   send_message_to_agent: z.object({ agent_id: AgentIdArg, content: Text(20_000) }),
   answer_question: z.object({ question_id: Text(100), answer: Text(20_000) }),
   terminate_agent: z.object({ agent_id: AgentIdArg, reason: z.string().max(2000).default("") }),
@@ -67,6 +67,10 @@ export function leaderTools(roles: readonly RoleChoice[]): ToolSpec[] {
         properties: {
           role_id: { type: "string", enum: ids, description: "The role to create the agent from." },
           task: { type: "string", description: "A concrete, self-contained task: what to look at, what to deliver." },
+          critical: {
+            type: "boolean",
+            description: "Default true. false for work the answer does not depend on: once every critical agent has reported you are told to report partial results, and this agent's result is added when it arrives.",
+          },
         },
         required: ["role_id", "task"],
       },
