@@ -232,4 +232,15 @@ test("the timeline shows a finished offline run as lanes and linked arrows, upda
   // Back to all traces: everything returns.
   await timeline.filter.selectOption("");
   await expect(timeline.arrows).toHaveCount(total);
+
+  // The chat filters by trace too: only the first request and what it caused.
+  await page.getByTestId("conversation-tab-chat").click();
+  const asked = page.getByTestId("leader-messages").locator('[data-testid="chat-message"][data-kind="person"]');
+  await expect(asked).toHaveCount(2);
+  await page.getByTestId("chat-trace-filter").selectOption(firstTrace);
+  await expect(asked).toHaveCount(1);
+  await expect(asked.first()).toContainText(FIRST_GOAL);
+  await expect(page.getByTestId("leader-messages").getByTestId("report-card").first()).toBeVisible();
+  await page.getByTestId("chat-trace-filter").selectOption("");
+  await expect(asked).toHaveCount(2);
 });

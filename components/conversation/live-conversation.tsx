@@ -65,6 +65,8 @@ function LiveView({ id }: { id: string }) {
   const closeDrawer = useCallback(() => setSelected(null), []);
   // The chat stays mounted while the timeline shows, so a half-typed message survives a switch.
   const [tab, setTab] = useState<"chat" | "timeline">("chat");
+  // The chat can show one request's trace only: the person's message and everything it caused.
+  const [trace, setTrace] = useState<string>("");
 
   const send = useMutation({ mutationFn: (content: string) => postLeaderMessage(id, content) });
   const stop = useMutation({ mutationFn: () => stopConversation(id) });
@@ -77,7 +79,9 @@ function LiveView({ id }: { id: string }) {
   if (!conversation) return null;
   const phase = snap?.conversation.phase ?? conversation.phase ?? "IDLE";
   const working = isWorking(snap);
-  const messages = snap?.leader.messages ?? stored.data?.messages ?? [];
+  const allMessages = snap?.leader.messages ?? stored.data?.messages ?? [];
+  const traces = personTraces(allMessages);
+  const messages = trace ? allMessages.filter((m) => (m.metadata as { trace_id?: unknown } | undefined)?.trace_id === trace) : allMessages;
   const questions = snap?.questions ?? [];
   const selectedAgent = selected === null ? undefined : snap?.agents.find((a) => a.metadata.agent_id === selected);
 
@@ -121,6 +125,24 @@ function LiveView({ id }: { id: string }) {
                 {t(`timeline.tab.${key}`)}
               </button>
             ))}
+            {tab === "chat" && traces.length > 1 ? (
+              <label className="ml-auto flex items-center gap-2 pb-1 text-xs text-zinc-600 dark:text-zinc-400">
+                {t("timeline.traceFilter")}
+                <select
+                  className="max-w-[16rem] truncate rounded border border-zinc-300 bg-white px-1.5 py-0.5 text-xs dark:border-zinc-700 dark:bg-zinc-900"
+                  value={trace}
+                  onChange={(e) => setTrace(e.target.value)}
+                  data-testid="chat-trace-filter"
+                >
+                  <option value="">{t("timeline.allTraces", { n: traces.length })}</option>
+                  {traces.map((x) => (
+                    <option key={x.trace_id} value={x.trace_id}>
+                      {x.preview}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            ) : null}
           </div>
           {tab === "timeline" ? (
             <TimelineView conversationId={id} epoch={state.epoch} live={state.timeline} agents={snap?.agents ?? []} />
@@ -207,4 +229,17 @@ function LiveView({ id }: { id: string }) {
       ) : null}
     </div>
   );
+}
+
+/** The traces a person started in this chat (one per message they sent), oldest first. */
+function personTraces(messages: readonly { role: string; content: string | null; metadata?: unknown }[]): { trace_id: string; preview: string }[] {
+  const out: { trace_id: string; preview: string }[] = [];
+  for (const m of messages) {
+    const meta = m.metadata as { trace_id?: unknown; message_source?: unknown } | undefined;
+    if (m.role !== "user" || meta?.message_source !== "user" || typeof meta.trace_id !== "string") continue;
+    if (out.some((x) => x.trace_id === meta.trace_id)) continue;
+    const text = (m.content ?? "").replace(/\s+/g, " ").trim();
+    out.push({ trace_id: meta.trace_id, preview: text.length > 60 ? `${text.slice(0, 60)}…` : text });
+  }
+  return out;
 }
