@@ -2,13 +2,14 @@
 
 import type { AgentStatus } from "@/lib/store/schemas";
 import { useT } from "@/lib/i18n";
+import { TONES as TONE, type Tone } from "@/components/ui/tones";
 
-const TONES: Record<AgentStatus, { badge: string; dot: string }> = {
-  running: { badge: "bg-emerald-100 text-emerald-800 dark:bg-emerald-900/50 dark:text-emerald-200", dot: "bg-emerald-500" },
-  waiting: { badge: "bg-amber-100 text-amber-900 dark:bg-amber-900/50 dark:text-amber-200", dot: "bg-amber-500" },
-  idle: { badge: "bg-zinc-100 text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300", dot: "bg-zinc-400" },
-  completed: { badge: "bg-sky-100 text-sky-800 dark:bg-sky-900/50 dark:text-sky-200", dot: "bg-sky-500" },
-  terminated: { badge: "bg-red-100 text-red-800 dark:bg-red-900/50 dark:text-red-200", dot: "bg-red-500" },
+const TONES: Record<AgentStatus, Tone> = {
+  running: TONE.active,
+  waiting: TONE.attention,
+  idle: TONE.neutral,
+  completed: TONE.info,
+  terminated: TONE.danger,
 };
 
 /** A sub-agent's status; the dot pulses while it runs. */

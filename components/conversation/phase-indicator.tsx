@@ -3,14 +3,15 @@
 import type { ConversationPhase } from "@/lib/store/schemas";
 import type { ConnectionState } from "@/lib/client";
 import { useT } from "@/lib/i18n";
+import { TONES as TONE, type Tone } from "@/components/ui/tones";
 
-const TONES: Record<ConversationPhase, { badge: string; dot: string }> = {
-  IDLE: { badge: "bg-zinc-100 text-zinc-700 dark:bg-zinc-800 dark:text-zinc-300", dot: "bg-zinc-400" },
-  ENGAGED: { badge: "bg-indigo-100 text-indigo-800 dark:bg-indigo-900/60 dark:text-indigo-200", dot: "bg-indigo-500" },
-  WAITING: { badge: "bg-amber-100 text-amber-900 dark:bg-amber-900/50 dark:text-amber-200", dot: "bg-amber-500" },
-  RESPONDING: { badge: "bg-emerald-100 text-emerald-800 dark:bg-emerald-900/50 dark:text-emerald-200", dot: "bg-emerald-500" },
-  HANDOFF: { badge: "bg-violet-100 text-violet-800 dark:bg-violet-900/50 dark:text-violet-200", dot: "bg-violet-500" },
-  CLOSED: { badge: "bg-zinc-200 text-zinc-600 dark:bg-zinc-700 dark:text-zinc-300", dot: "bg-zinc-500" },
+const TONES: Record<ConversationPhase, Tone> = {
+  IDLE: TONE.neutral,
+  ENGAGED: TONE.brand,
+  WAITING: TONE.attention,
+  RESPONDING: TONE.active,
+  HANDOFF: TONE.handoff,
+  CLOSED: TONE.muted,
 };
 
 /** The conversation phase, translated and coloured; the dot pulses while the team works. */
