@@ -137,6 +137,8 @@ function leaderScript(s: string, body: FakeRequestBody): Script {
   }
 }
 
+let releaseCriticalReport: () => void = () => undefined;
+const criticalGate = new Promise<void>((resolve) => (releaseCriticalReport = resolve));
 let releaseFanoutReports: () => void = () => undefined;
 const fanoutGate = new Promise<void>((resolve) => (releaseFanoutReports = resolve));
 
@@ -182,8 +184,13 @@ function agentScript(s: string, body: FakeRequestBody): Script | Promise<Script>
       return report("tried everything");
     }
     case "critical-path":
-      // The non-critical reviewer is slow; the researcher on the critical path reports at once.
-      return me.startsWith("Code") ? fakeToolCalls([{ name: "report_to_leader", arguments: { summary: "late review" } }], { delayMs: 1500 }) : report("critical research");
+      // The non-critical reviewer is slow; the researcher on the critical path reports as soon as
+      // the reviewer exists (so the critical path is done while the reviewer still works).
+      if (me.startsWith("Code")) {
+        releaseCriticalReport();
+        return fakeToolCalls([{ name: "report_to_leader", arguments: { summary: "late review" } }], { delayMs: 1500 });
+      }
+      return criticalGate.then(() => report("critical research"));
     case "shared":
       if (!hasAssistantCalls(body, "read_shared_context")) return fakeToolCalls([{ name: "read_shared_context", arguments: {} }]);
       if (!hasAssistantCalls(body, "update_shared_context"))
