@@ -98,7 +98,7 @@ export function AgentDrawer({
               <h2 id="agent-drawer-title" className="truncate text-base font-semibold">
                 {agent.metadata.display_name}
               </h2>
-              <AgentStatusBadge status={agent.metadata.status} />
+              <AgentStatusBadge status={agent.metadata.status} failed={Boolean(agent.metadata.failure)} />
             </div>
             <p className="mt-0.5 font-mono text-[11px] text-zinc-500 dark:text-zinc-400">{agent.metadata.role_id}</p>
             {agent.metadata.task_summary ? (

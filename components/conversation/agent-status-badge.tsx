@@ -12,15 +12,20 @@ const TONES: Record<AgentStatus, Tone> = {
   terminated: TONE.danger,
 };
 
-/** A sub-agent's status; the dot pulses while it runs. */
-export function AgentStatusBadge({ status }: { status: AgentStatus }) {
+/**
+ * A sub-agent's status; the dot pulses while it runs. An agent whose loop ended on an internal
+ * error (`failure` in its metadata) shows "failed" until its next task.
+ */
+export function AgentStatusBadge({ status, failed = false }: { status: AgentStatus; failed?: boolean }) {
   const t = useT();
-  const tone = TONES[status];
+  const shownFailed = failed && status !== "running";
+  const tone = shownFailed ? TONE.danger : TONES[status];
   return (
     <span
       className={`inline-flex items-center gap-1.5 rounded-full px-2 py-0.5 text-xs font-medium ${tone.badge}`}
       data-testid="agent-status"
       data-status={status}
+      data-failed={shownFailed ? "true" : undefined}
     >
       <span aria-hidden className="relative inline-flex h-1.5 w-1.5">
         {status === "running" ? (
@@ -28,7 +33,7 @@ export function AgentStatusBadge({ status }: { status: AgentStatus }) {
         ) : null}
         <span className={`relative inline-flex h-1.5 w-1.5 rounded-full ${tone.dot}`} />
       </span>
-      {t(`agentStatus.${status}`)}
+      {shownFailed ? t("agentStatus.failed") : t(`agentStatus.${status}`)}
     </span>
   );
 }

@@ -112,7 +112,7 @@ function AgentCard({
           </p>
           <p className="truncate font-mono text-[11px] text-zinc-500 dark:text-zinc-400">{metadata.role_id}</p>
         </div>
-        <AgentStatusBadge status={metadata.status} />
+        <AgentStatusBadge status={metadata.status} failed={Boolean(metadata.failure)} />
       </div>
       {waiting ? (
         <p className="mt-1.5 inline-flex items-center gap-1 rounded bg-amber-200/70 px-1.5 py-0.5 text-[11px] font-semibold text-amber-900 dark:bg-amber-800/60 dark:text-amber-100" data-testid="agent-waiting-marker">

@@ -64,14 +64,16 @@ import { appendJsonLine } from "@/lib/protocol/jsonl";
 import type { RoleDetail } from "@/lib/roles";
 import { executeSharedContextTool, isSharedContextTool, SHARED_CONTEXT_READ_ONLY_TOOLS, sharedContextTools } from "@/lib/shared-context";
 import type { AstrionApp } from "@/lib/server/app";
-import { epochSeconds, MessageSchema, type AgentMetadata, type ConversationMetadata, type ConversationPhase, type Message, type PendingMessage } from "@/lib/store";
+import { epochSeconds, MessageSchema, type AgentFailure, type AgentMetadata, type ConversationMetadata, type ConversationPhase, type Message, type PendingMessage } from "@/lib/store";
 import { capToolOutput, listFiles, readFile, searchFiles, writeFile } from "@/lib/workspace";
 import type { RuntimeLimits } from "./config";
 import type { AgentView, ConversationSnapshot, Notice, PendingQuestion, RuntimeEvent } from "./events";
+import { failpoint } from "./failpoints";
 import { ActionJournal } from "./journal";
 import { modelFor } from "./models";
 import { agentSystemPrompt, leaderSystemPrompt } from "./prompts";
 import { derivePhase, isFinalAgentStatus, PHASE_TRANSITIONS, transitionAgent, type AgentEvent } from "./state-machine";
+import { faultSummary, isRefusal, toolFailureMessage } from "./tool-failure";
 import { AGENT_TOOL_ARGS, agentTools, LEADER_TOOL_ARGS, leaderTools, parseToolArguments, READ_ONLY_TOOLS, type RoleChoice } from "./tools";
 
 /** Per-call context reports of a conversation (an addition to the seed's layout). */
@@ -94,6 +96,8 @@ interface AgentExtras {
   critical?: boolean;
   /** `DEGRADED` while the agent's model keeps failing (seed 003 §6.1). */
   health?: "OK" | "DEGRADED";
+  /** Set when an internal error ended the agent's loop; cleared by its next task. */
+  failure?: AgentFailure;
 }
 type AgentMeta = AgentMetadata & AgentExtras;
 
@@ -689,10 +693,35 @@ export class TeamRun {
     }
   }
 
-  private crashed(agentId: number | null, error: unknown): void {
+  /**
+   * An error escaped a loop (not from a tool: those become tool errors). Nothing may die
+   * silently: it is logged, the person gets a notice, the timeline an event, and a sub-agent ends
+   * in a visible failed state (idle, with `failure` in its metadata) and reports the failure to
+   * the leader, so nobody waits for it. The next message or task it receives clears the failure.
+   */
+  private async crashed(agentId: number | null, error: unknown): Promise<void> {
     if (error instanceof AstrionError && error.code === "not_found") return; // deleted under us
-    console.error(`[astrion] ${this.convId} trace=${this.lastTrace?.trace_id ?? "-"} ${agentId === null ? "leader" : `agent ${agentId}`} loop failed`, error);
-    this.notice("error", "runtime_error", `The ${agentId === null ? "Team Leader" : `agent ${agentId}`} stopped on an internal error: ${(error as Error).message}`, agentId);
+    const who = agentId === null ? "Team Leader" : `agent ${agentId}`;
+    console.error(`[astrion] ${this.convId} trace=${this.lastTrace?.trace_id ?? "-"} ${who} loop failed`, error);
+    const fault = faultSummary(error);
+    this.notice("error", agentId === null ? "leader_failed" : "agent_failed", `The ${who} stopped on an internal error (${fault}); details are in the server's log.`, agentId);
+    try {
+      await this.emit(await this.cause(), { type: "event", from: SYSTEM_PARTY, to: agentId === null ? LEADER_PARTY : agentParty(agentId), payload: { fault }, action: agentId === null ? "leader_failed" : "agent_failed", resource: agentId === null ? "leader" : `agent:${agentId}`, status: "failed" });
+      if (agentId === null) return;
+      const failure = { code: "internal_error", fault, at: new Date().toISOString() };
+      const meta = (await this.store.readAgentMetadata(this.convId, agentId)) as AgentMeta;
+      const updated =
+        meta.status === "running"
+          ? await this.agentEvent(agentId, "pause", (m) => ({ ...m, failure }))
+          : ((await this.store.updateAgentMetadata(this.convId, agentId, (m) => ({ ...(m as AgentMeta), failure }))) as AgentMeta);
+      if (meta.status !== "running") await this.publishAgent(updated);
+      if (!updated.reported && updated.status !== "terminated") {
+        await this.deliverReport(agentId, updated, `I stopped on an internal error (${fault}) and could not finish my task.`, "failed");
+        await this.store.updateAgentMetadata(this.convId, agentId, (m) => ({ ...(m as AgentMeta), reported: true }));
+      }
+    } catch (again) {
+      console.error(`[astrion] ${this.convId} could not record the failure of the ${who}`, again);
+    }
   }
 
   /** Calls a model, streaming deltas live; a failure saves what streamed as an interrupted message. */
@@ -831,6 +860,7 @@ export class TeamRun {
         file = await this.store.updateLeaderMessages(this.convId, (f) => ({ ...f, messages: [...f.messages, message] }), { touch: !outcome.result.tool_calls.length });
         await this.recordUsage(null, model.key, outcome.result);
         this.publish({ type: "message", agent_id: null, message });
+        failpoint("leader.step", `${outcome.result.content ?? ""}${JSON.stringify(outcome.result.tool_calls)}`);
         if (!outcome.result.tool_calls.length) {
           await this.emit(await this.cause(), { type: "reply", from: LEADER_PARTY, to: USER_PARTY, payload: { content: summarize(outcome.result.content) }, action: "leader_reply", resource: `conversation:${this.convId}`, reply: true });
           continue;
@@ -940,12 +970,43 @@ export class TeamRun {
     if (state.status === "done") return state.result;
     if (state.status === "started") return errorResult(`interrupted earlier; ${call.function.name} was not run again`);
     await this.journal.started(key);
-    const result = await action();
+    let result: string;
+    try {
+      result = await action();
+    } catch (error) {
+      // It ran and failed: a replay answers with the same failure instead of "interrupted".
+      await this.journal.done(key, errorResult(toolFailureMessage(call.function.name, error)));
+      throw error;
+    }
     await this.journal.done(key, result);
     return result;
   }
 
+  /**
+   * A tool threw. A refusal (bad arguments, a forbidden path) is answered with its message; any
+   * other fault is logged and put on the timeline, and the model is told in plain words, so the
+   * loop goes on.
+   */
+  private async toolFailed(agentId: number | null, call: ToolCall, error: unknown): Promise<string> {
+    const message = toolFailureMessage(call.function.name, error);
+    if (isRefusal(error)) return errorResult(message);
+    console.error(`[astrion] ${this.convId} trace=${this.lastTrace?.trace_id ?? "-"} ${agentId === null ? "leader" : `agent ${agentId}`} tool ${call.function.name} failed`, error);
+    const party = agentId === null ? LEADER_PARTY : agentParty(agentId);
+    await this.emit(await this.cause(), { type: "event", from: SYSTEM_PARTY, to: party, payload: { tool: call.function.name, fault: faultSummary(error) }, action: call.function.name, resource: `tool_call:${call.id}`, status: "failed" });
+    return errorResult(message);
+  }
+
+  /** Runs one of the leader's tools; whatever it throws becomes a tool error. */
   private async runLeaderTool(call: ToolCall): Promise<string> {
+    try {
+      failpoint(`tool.${call.function.name}`, call.function.arguments);
+      return await this.dispatchLeaderTool(call);
+    } catch (error) {
+      return this.toolFailed(null, call, error);
+    }
+  }
+
+  private async dispatchLeaderTool(call: ToolCall): Promise<string> {
     const name = call.function.name;
     if (isSharedContextTool(name)) {
       const run = async () =>
@@ -1109,6 +1170,8 @@ export class TeamRun {
         ...(m as AgentMeta),
         status,
         pending_messages: (m.pending_messages ?? []).filter((p) => !ids.has(p.id)),
+        // Work delivered to a failed agent starts it afresh.
+        failure: undefined,
         ...(hasTask ? { calls_this_task: 0, reported: false } : {}),
         ...(!hasTask && (m as AgentMeta).reported ? { calls_this_task: 0, reported: false } : {}),
       };
@@ -1191,6 +1254,7 @@ export class TeamRun {
       await this.store.updateAgentMessages(this.convId, agentId, (f) => ({ ...f, messages: [...f.messages, message] }));
       await this.recordUsage(agentId, model.key, outcome.result);
       this.publish({ type: "message", agent_id: agentId, message });
+      failpoint("agent.step", `${outcome.result.content ?? ""}${JSON.stringify(outcome.result.tool_calls)}`);
       let ended = false;
       for (const call of outcome.result.tool_calls) {
         if (signal.aborted) break;
@@ -1269,8 +1333,17 @@ export class TeamRun {
     await this.emit(await this.cause(), { type: "event", from: agentParty(agentId), to: SYSTEM_PARTY, payload, action, resource });
   }
 
-  /** Runs one of a sub-agent's tools; null for `ask_master` (the answer comes later). */
+  /** Runs one of a sub-agent's tools; null for `ask_master` (the answer comes later). Whatever it throws becomes a tool error. */
   private async runAgentTool(agentId: number, call: ToolCall): Promise<string | null> {
+    try {
+      failpoint(`tool.${call.function.name}`, call.function.arguments);
+      return await this.dispatchAgentTool(agentId, call);
+    } catch (error) {
+      return this.toolFailed(agentId, call, error);
+    }
+  }
+
+  private async dispatchAgentTool(agentId: number, call: ToolCall): Promise<string | null> {
     const name = call.function.name;
     if (name === "create_sub_agent") {
       await this.emit(await this.cause(), { type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { tool: name }, action: "create_sub_agent", resource: `agent:${agentId}`, status: "refused" });

@@ -141,6 +141,16 @@ export const PendingToolCallSchema = z.looseObject({
 export type PendingToolCall = z.infer<typeof PendingToolCallSchema>;
 
 /** `conversations/<id>/agents/<agent_id>/metadata.json`. */
+/** Why an internal error ended a sub-agent's loop (an addition; cleared by the agent's next task). */
+export const AgentFailureSchema = z.object({
+  code: z.string(),
+  /** A short, path-free name of the fault (`ENAMETOOLONG`, `internal error`). */
+  fault: z.string(),
+  /** ISO time of the failure. */
+  at: z.string(),
+});
+export type AgentFailure = z.infer<typeof AgentFailureSchema>;
+
 export const AgentMetadataSchema = z.looseObject({
   agent_id: z.number().int().positive(),
   role_id: z.string(),
@@ -153,6 +163,7 @@ export const AgentMetadataSchema = z.looseObject({
   thinking_mode: z.string().optional(),
   pending_messages: z.array(PendingMessageSchema).optional(),
   pending_tool_calls: z.array(PendingToolCallSchema).optional(),
+  failure: AgentFailureSchema.optional(),
 });
 export type AgentMetadata = z.infer<typeof AgentMetadataSchema>;
 

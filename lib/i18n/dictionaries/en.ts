@@ -137,6 +137,7 @@ export const en = {
   "agentStatus.idle": "idle",
   "agentStatus.completed": "completed",
   "agentStatus.terminated": "terminated",
+  "agentStatus.failed": "failed",
   "card.report": "Report from {sender}",
   "card.task": "Task from {sender}",
   "card.message": "Message from {sender}",

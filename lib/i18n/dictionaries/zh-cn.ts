@@ -139,6 +139,7 @@ export const zhCN: Record<MessageKey, string> = {
   "agentStatus.idle": "空闲",
   "agentStatus.completed": "已完成",
   "agentStatus.terminated": "已终止",
+  "agentStatus.failed": "失败",
   "card.report": "{sender} 的任务完成汇报",
   "card.task": "{sender} 的任务发布",
   "card.message": "{sender} 的消息",
