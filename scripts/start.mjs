@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * `npm start`: serves the built app on HOST (default 127.0.0.1) and PORT (default 3000), building
- * it first when no build exists, so a newcomer's first `npm start` just works.
+ * it first when no build exists or the build is older than the sources, so a newcomer's first
+ * `npm start` just works and a stale build is never served.
  *
  * It refuses to listen on a non-loopback address unless ASTRION_TOKEN is set: the API can read
  * and write files on this machine, so it must never be reachable from the network unprotected.
@@ -9,9 +10,9 @@
  * process itself at start-up (instrumentation.ts), so a second server on the same folder exits.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildNeeded, tryBuildLock } from "./build-state.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const host = process.env.HOST || "127.0.0.1";
@@ -23,6 +24,35 @@ const nextBin = path.join(root, "node_modules", "next", "dist", "bin", "next");
 function isLoopback(h) {
   const bare = h.replace(/^\[|\]$/g, "").toLowerCase();
   return bare === "localhost" || bare === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
+}
+
+/**
+ * Builds when there is no build or it is older than the sources. Two servers started at once
+ * (tests do that) must not build into the same folder together: the build runs under a lock,
+ * and a second start waits for it and then looks again.
+ */
+async function ensureBuild() {
+  for (;;) {
+    const reason = buildNeeded(root);
+    if (!reason) return;
+    const release = tryBuildLock(root);
+    if (!release) {
+      await new Promise((r) => setTimeout(r, 500));
+      continue;
+    }
+    let status = 0;
+    try {
+      if (!buildNeeded(root)) return;
+      console.log(`${reason === "missing" ? "No build found" : "The build is older than the sources"}: building Astrion Team first (this takes a minute or two)…`);
+      status = spawnSync(process.execPath, [nextBin, "build"], { cwd: root, env, stdio: "inherit" }).status ?? 1;
+    } finally {
+      release();
+    }
+    if (status !== 0) {
+      console.error("The build failed; see the output above.");
+      process.exit(status);
+    }
+  }
 }
 
 if (!isLoopback(host) && !process.env.ASTRION_TOKEN) {
@@ -37,14 +67,7 @@ if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) {
   process.exit(1);
 }
 
-if (!existsSync(path.join(root, ".next", "BUILD_ID"))) {
-  console.log("No build found: building Astrion Team first (this takes a minute or two)…");
-  const build = spawnSync(process.execPath, [nextBin, "build"], { cwd: root, env, stdio: "inherit" });
-  if (build.status !== 0) {
-    console.error("The build failed; see the output above.");
-    process.exit(build.status ?? 1);
-  }
-}
+await ensureBuild();
 
 const server = spawn(process.execPath, [nextBin, "start", "-H", host, "-p", port], { cwd: root, env, stdio: "inherit" });
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {

@@ -1,0 +1,73 @@
+/**
+ * Whether the production build in `<root>/.next` is current, and a lock so that two start
+ * scripts never build into the same folder together. Used by `scripts/start.mjs`; no Next code.
+ */
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import path from "node:path";
+
+/** What the build is made from: a change to any of these makes the build stale. */
+export const BUILD_SOURCES = ["app", "components", "lib", "proxy.ts", "instrumentation.ts", "next.config.ts", "postcss.config.mjs", "tsconfig.json", "package.json", "package-lock.json"];
+
+/** Newest modification time (ms) of the build's sources under `root`; tests and dot-folders do not count. */
+export function newestSource(root, sources = BUILD_SOURCES) {
+  let newest = 0;
+  const visit = (p) => {
+    const st = statSync(p, { throwIfNoEntry: false });
+    if (!st) return;
+    if (st.isDirectory()) {
+      for (const name of readdirSync(p)) {
+        if (name.startsWith(".") || name === "node_modules") continue;
+        visit(path.join(p, name));
+      }
+    } else if (!/\.test\.tsx?$/.test(p)) {
+      newest = Math.max(newest, st.mtimeMs);
+    }
+  };
+  for (const s of sources) visit(path.join(root, s));
+  return newest;
+}
+
+/** Why a build is needed ("missing" or "stale"), or null when `<root>/.next` is current. */
+export function buildNeeded(root) {
+  const built = statSync(path.join(root, ".next", "BUILD_ID"), { throwIfNoEntry: false });
+  if (!built) return "missing";
+  return newestSource(root) > built.mtimeMs ? "stale" : null;
+}
+
+function isAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === "EPERM";
+  }
+}
+
+/**
+ * Takes the build lock (`<root>/.next-build.lock/`, holding the owner's pid). Returns a release
+ * function, or null when a live process holds it. A lock whose owner is gone is taken over.
+ */
+export function tryBuildLock(root) {
+  const lock = path.join(root, ".next-build.lock");
+  const owner = path.join(lock, "pid");
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      mkdirSync(lock);
+      writeFileSync(owner, String(process.pid));
+      return () => rmSync(lock, { recursive: true, force: true });
+    } catch (error) {
+      if (error.code !== "EEXIST") throw error;
+      let pid = NaN;
+      try {
+        pid = Number(readFileSync(owner, "utf8"));
+      } catch {
+        // the owner is between mkdir and writing its pid: give it a moment
+        const age = Date.now() - (statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
+        if (age < 10_000) return null;
+      }
+      if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) return null;
+      rmSync(lock, { recursive: true, force: true });
+    }
+  }
+  return null;
+}

@@ -1,0 +1,58 @@
+import { mkdirSync, mkdtempSync, utimesSync, writeFileSync, existsSync, readFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { buildNeeded, tryBuildLock } from "./build-state.mjs";
+
+function tree(): string {
+  const root = mkdtempSync(path.join(os.tmpdir(), "astrion-build-state-"));
+  mkdirSync(path.join(root, "lib", "store"), { recursive: true });
+  writeFileSync(path.join(root, "lib", "store", "files.ts"), "export {};\n");
+  writeFileSync(path.join(root, "package.json"), "{}\n");
+  return root;
+}
+function setTime(file: string, seconds: number) {
+  utimesSync(file, seconds, seconds);
+}
+
+describe("npm start's build check", () => {
+  it("builds when there is no build", () => {
+    expect(buildNeeded(tree())).toBe("missing");
+  });
+
+  it("builds when a source is newer than the build, and not for tests or other files", () => {
+    const root = tree();
+    mkdirSync(path.join(root, ".next"));
+    const buildId = path.join(root, ".next", "BUILD_ID");
+    writeFileSync(buildId, "x");
+    setTime(path.join(root, "lib", "store", "files.ts"), 1_000);
+    setTime(path.join(root, "package.json"), 1_000);
+    setTime(buildId, 2_000);
+    expect(buildNeeded(root)).toBeNull();
+
+    writeFileSync(path.join(root, "lib", "store", "files.test.ts"), "test\n");
+    writeFileSync(path.join(root, "README.md"), "docs\n");
+    expect(buildNeeded(root)).toBeNull();
+
+    setTime(path.join(root, "lib", "store", "files.ts"), 3_000);
+    expect(buildNeeded(root)).toBe("stale");
+  });
+
+  it("lets one builder at a time hold the lock, and takes over a dead owner's lock", () => {
+    const root = tree();
+    const release = tryBuildLock(root);
+    expect(release).toBeTypeOf("function");
+    // Held by this (live) process: a second start waits.
+    expect(tryBuildLock(root)).toBeNull();
+    release!();
+    expect(existsSync(path.join(root, ".next-build.lock"))).toBe(false);
+
+    // A lock whose owner died (no such pid) is taken over.
+    mkdirSync(path.join(root, ".next-build.lock"));
+    writeFileSync(path.join(root, ".next-build.lock", "pid"), "999999999");
+    const again = tryBuildLock(root);
+    expect(again).toBeTypeOf("function");
+    expect(readFileSync(path.join(root, ".next-build.lock", "pid"), "utf8")).toBe(String(process.pid));
+    again!();
+  });
+});
