@@ -57,15 +57,26 @@ export async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
+/** Options of the atomic writes. */
+export interface AtomicWriteOptions {
+  /**
+   * Default true: fsync the file and its folder, so the write survives power loss. False when the
+   * content is already durable elsewhere (the conversation engine's step log): the rename is still
+   * atomic, so a crashed process leaves the old or the new file, never a torn one.
+   */
+  durable?: boolean;
+}
+
 /** Writes without queueing; callers that already hold the file's lock use this. */
-export async function writeFileAtomicUnlocked(file: string, data: string | Uint8Array): Promise<void> {
+export async function writeFileAtomicUnlocked(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+  const durable = options.durable !== false;
   const dir = path.dirname(file);
   const tmp = path.join(dir, `${path.basename(file)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
   let handle: fs.FileHandle | undefined;
   try {
     handle = await fs.open(tmp, "wx", 0o644);
     await handle.writeFile(data, typeof data === "string" ? { encoding: "utf8" } : undefined);
-    await handle.sync();
+    if (durable) await handle.sync();
     await handle.close();
     handle = undefined;
     await fs.rename(tmp, file);
@@ -74,13 +85,13 @@ export async function writeFileAtomicUnlocked(file: string, data: string | Uint8
     await fs.rm(tmp, { force: true }).catch(() => undefined);
     throw error;
   }
-  await fsyncDir(dir);
+  if (durable) await fsyncDir(dir);
 }
 
 /** Atomically replaces `file` with `data` (creating it), queued behind other writes to it. */
-export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
+export async function writeFileAtomic(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
   const abs = path.resolve(file);
-  await withFileLock(abs, () => writeFileAtomicUnlocked(abs, data));
+  await withFileLock(abs, () => writeFileAtomicUnlocked(abs, data, options));
 }
 
 /**

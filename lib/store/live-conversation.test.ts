@@ -1,0 +1,159 @@
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ValidationError } from "@/lib/errors";
+import { ConversationStore } from "./conversation-store";
+import { toPythonJson } from "./json";
+import { LiveConversation, messagesDelta, STEP_LOG_FILE } from "./live-conversation";
+import type { Message } from "./schemas";
+
+let dir: string;
+let project: string;
+let counter = 0;
+
+beforeAll(async () => {
+  dir = await fs.mkdtemp(path.join(os.tmpdir(), "astrion-live-"));
+  project = path.join(dir, "project");
+  await fs.mkdir(project);
+});
+afterAll(async () => {
+  await fs.rm(dir, { recursive: true, force: true });
+});
+
+/** A store with one conversation that has one sub-agent. */
+async function conversation(): Promise<{ store: ConversationStore; id: string; agentId: number; convDir: string }> {
+  const store = new ConversationStore(path.join(dir, `root-${++counter}`));
+  await store.init();
+  const meta = await store.create({ title: "Live", project_path: project, model_key: "offline" });
+  const agent = await store.createAgent(meta.id, { role_id: "researcher", role_name: "Researcher" });
+  return { store, id: meta.id, agentId: agent.agent_id, convDir: path.join(store.root, "conversations", meta.id) };
+}
+
+function msg(n: number, role: Message["role"] = "user"): Message {
+  return { role, content: `message ${n} 多`, message_id: `msg_${n}`, metadata: { message_source: "user", visibility: "chat", starts_work: true } };
+}
+
+async function fileText(file: string): Promise<string> {
+  return fs.readFile(file, "utf8");
+}
+
+describe("messagesDelta", () => {
+  it("is the appended tail when the old messages are kept, else everything", () => {
+    const a = [msg(1), msg(2)];
+    expect(messagesDelta(a, [...a, msg(3)])).toEqual({ at: 2, add: [msg(3)] });
+    expect(messagesDelta(a, a)).toEqual({ at: 2, add: [] });
+    expect(messagesDelta(a, [a[0]!, msg(9)])).toEqual({ at: 0, add: [a[0], msg(9)] });
+    expect(messagesDelta(a, [a[0]!])).toEqual({ at: 0, add: [a[0]] });
+  });
+});
+
+describe("a live conversation", () => {
+  it("serves reads from memory and writes the seed files, byte for byte, after each durable change", async () => {
+    const { store, id, agentId, convDir } = await conversation();
+    const { live, report } = await LiveConversation.load(store.root, id);
+    expect(report).toEqual({ replayed: 0, repairedBytes: 0 });
+    expect(live.agentIds()).toEqual([agentId]);
+
+    await live.updateLeader((f) => ({ ...f, messages: [...f.messages, msg(1)] }));
+    await live.updateAgentMessages(agentId, (f) => ({ ...f, messages: [...f.messages, msg(2, "assistant")] }));
+    await live.updateAgentMetadata(agentId, (m) => ({ ...m, status: "idle" }));
+
+    expect(await fileText(path.join(convDir, "messages.json"))).toBe(toPythonJson(live.leader));
+    expect(await fileText(path.join(convDir, "metadata.json"))).toBe(toPythonJson(live.metadata));
+    expect(await fileText(path.join(convDir, "agents", String(agentId), "messages.json"))).toBe(toPythonJson(live.agentMessages(agentId)));
+    expect(JSON.parse(await fileText(path.join(convDir, "agents", String(agentId), "metadata.json"))).status).toBe("idle");
+    // The store reads the same files and sees the same conversation.
+    expect((await store.readLeaderMessages(id)).messages.map((m) => m.message_id)).toEqual(["msg_1"]);
+
+    // Reads never go to disk: with the files gone, the conversation is still all there.
+    await fs.rm(path.join(convDir, "messages.json"));
+    expect(live.leader.messages).toHaveLength(1);
+    await live.close();
+  });
+
+  it("commits every change made in one tick with one log sync, whoever made it", async () => {
+    const { store, id, agentId, convDir } = await conversation();
+    const { live } = await LiveConversation.load(store.root, id);
+    const before = (await fs.stat(path.join(convDir, STEP_LOG_FILE))).size;
+    await Promise.all([
+      live.updateLeader((f) => ({ ...f, messages: [...f.messages, msg(1)] }), { touch: false }),
+      live.updateAgentMessages(agentId, (f) => ({ ...f, messages: [...f.messages, msg(2)] })),
+      live.updateAgentMetadata(agentId, (m) => ({ ...m, task_summary: "t" })),
+    ]);
+    expect(live.logStats).toMatchObject({ records: 3, syncs: 1 });
+    expect((await fs.stat(path.join(convDir, STEP_LOG_FILE))).size).toBeGreaterThan(before);
+    await live.close();
+  });
+
+  it("replays the log over seed files a crash left behind, and the replay is idempotent", async () => {
+    const { store, id, agentId, convDir } = await conversation();
+    const files = ["metadata.json", "messages.json", `agents/${agentId}/metadata.json`, `agents/${agentId}/messages.json`];
+    const snapshot = new Map<string, string>();
+    for (const f of files) snapshot.set(f, await fileText(path.join(convDir, f)));
+
+    const { live } = await LiveConversation.load(store.root, id);
+    for (let i = 1; i <= 5; i++) {
+      await live.updateLeader((f) => ({ ...f, messages: [...f.messages, msg(i)] }));
+      await live.updateAgentMessages(agentId, (f) => ({ ...f, messages: [...f.messages, msg(100 + i, "assistant")] }));
+    }
+    await live.updateAgentMetadata(agentId, (m) => ({ ...m, status: "completed" }));
+    await live.updateMetadata((m) => ({ ...m, title: "Renamed" }));
+    const expected = { leader: live.leader, agent: live.agentMessages(agentId), meta: live.metadata };
+    // Simulate a crash after the log was synced but before any seed file was rewritten: put the
+    // old files back (the log is not emptied: the object is detached, not closed).
+    await live.detach();
+    for (const [f, text] of snapshot) await fs.writeFile(path.join(convDir, f), text);
+
+    const { live: again, report } = await LiveConversation.load(store.root, id);
+    // 5 × (leader + metadata touch) + 5 agent messages + agent metadata + metadata and leader title
+    expect(report.replayed).toBe(18);
+    expect(again.leader).toEqual(expected.leader);
+    expect(again.agentMessages(agentId)).toEqual(expected.agent);
+    expect(again.agentMetadata(agentId).status).toBe("completed");
+    expect(again.metadata).toEqual(expected.meta);
+    // The catch-up was written durably and the log emptied.
+    expect(await fileText(path.join(convDir, "messages.json"))).toBe(toPythonJson(expected.leader));
+    expect((await fs.stat(path.join(convDir, STEP_LOG_FILE))).size).toBe(0);
+    await again.close();
+
+    // Replaying the same records over files that already hold them changes nothing.
+    const { live: third } = await LiveConversation.load(store.root, id);
+    expect(third.leader).toEqual(expected.leader);
+    await third.close();
+  });
+
+  it("replays over seed files that are ahead of part of the log", async () => {
+    const { store, id, agentId, convDir } = await conversation();
+    const { live } = await LiveConversation.load(store.root, id);
+    for (let i = 1; i <= 4; i++) await live.updateAgentMessages(agentId, (f) => ({ ...f, messages: [...f.messages, msg(i)] }));
+    const log = await fileText(path.join(convDir, STEP_LOG_FILE));
+    await live.detach();
+    // Files hold all four messages; the log still holds every record (no checkpoint yet).
+    const { live: again, report } = await LiveConversation.load(store.root, id);
+    expect(report.replayed).toBe(log.trim().split("\n").length);
+    expect(again.agentMessages(agentId).messages.map((m) => m.message_id)).toEqual(["msg_1", "msg_2", "msg_3", "msg_4"]);
+    await again.close();
+  });
+
+  it("refuses an invalid change and keeps the state it had", async () => {
+    const { store, id, agentId } = await conversation();
+    const { live } = await LiveConversation.load(store.root, id);
+    const bad = { role: "robot", content: "x" } as unknown as Message;
+    await expect(live.updateAgentMessages(agentId, (f) => ({ ...f, messages: [...f.messages, bad] }))).rejects.toBeInstanceOf(ValidationError);
+    expect(live.agentMessages(agentId).messages).toEqual([]);
+    await expect(live.updateMetadata((m) => ({ ...m, status: "gone" as "active" }))).rejects.toBeInstanceOf(ValidationError);
+    expect(live.metadata.status).toBe("active");
+    await live.close();
+  });
+
+  it("checkpoints on close: seed files durable, log empty, later changes refused", async () => {
+    const { store, id, convDir } = await conversation();
+    const { live } = await LiveConversation.load(store.root, id);
+    await live.updateLeader((f) => ({ ...f, messages: [...f.messages, msg(1)] }));
+    expect((await fs.stat(path.join(convDir, STEP_LOG_FILE))).size).toBeGreaterThan(0);
+    await live.close();
+    expect((await fs.stat(path.join(convDir, STEP_LOG_FILE))).size).toBe(0);
+    await expect(live.updateLeader((f) => f)).rejects.toThrow(/closed/);
+  });
+});

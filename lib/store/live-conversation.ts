@@ -1,0 +1,405 @@
+import "server-only";
+/**
+ * One conversation's files held in memory by their single writer (the conversation engine),
+ * loaded once and made durable through one write path:
+ *
+ * 1. A change is applied in memory, then recorded in the conversation's step log
+ *    (`steps.jsonl`, an addition to the seed's layout) — one fsync per tick for every change made
+ *    in it, whichever agent made it ({@link StepLog}).
+ * 2. Once the record is durable, the seed files it touched are rewritten from memory, atomically
+ *    (temp file + rename) but without their own fsync: the log already holds the change.
+ * 3. When the log grows past {@link CHECKPOINT_BYTES}, and when the conversation is closed, every
+ *    seed file is written durably and the log is emptied (a checkpoint).
+ *
+ * Recovery ({@link LiveConversation.load}) reads the seed files and replays the log over them.
+ * Every record is idempotent: metadata records carry the whole (small) file, messages records
+ * carry the messages from a position on (`at`), so a record applied to a file that already holds
+ * it changes nothing. The seed files on disk are always complete, valid JSON in the seed's
+ * format; after a crash they are at most a few records behind the log, and a load catches up.
+ *
+ * Reads never touch the disk. Writes validate only what changed (the new messages, the small
+ * metadata), so a step costs O(what it adds) plus the seed's whole-file rewrite of messages.json.
+ */
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { NotFoundError, ValidationError, zodIssues } from "@/lib/errors";
+import { writeFileAtomic } from "./atomic";
+import { readJsonFile } from "./files";
+import { toPythonJson } from "./json";
+import { agentMessagesFile, agentMetadataFile, agentsDir, conversationDir, conversationMetadataFile, leaderMessagesFile } from "./paths";
+import {
+  AgentMessagesFileSchema,
+  AgentMetadataSchema,
+  ConversationMetadataSchema,
+  LeaderMessagesFileSchema,
+  MessageSchema,
+  type AgentMessagesFile,
+  type AgentMetadata,
+  type ConversationMetadata,
+  type LeaderMessagesFile,
+  type Message,
+} from "./schemas";
+import { openStepLog, type StepLog } from "./step-log";
+import { localTimestamp } from "./time";
+
+/** File name of a conversation's step log. */
+export const STEP_LOG_FILE = "steps.jsonl";
+
+/** Log size past which a checkpoint writes the seed files durably and empties the log. */
+export const CHECKPOINT_BYTES = 4 * 1024 * 1024;
+
+const HeadSchema = z.record(z.string(), z.unknown());
+const MessagesDelta = { at: z.number().int().nonnegative(), add: z.array(MessageSchema), head: HeadSchema };
+
+/** One record of the step log. */
+export const StepRecordSchema = z.discriminatedUnion("k", [
+  z.object({ k: z.literal("conv"), v: ConversationMetadataSchema }),
+  z.object({ k: z.literal("leader"), ...MessagesDelta }),
+  z.object({ k: z.literal("agent"), id: z.number().int().positive(), v: AgentMetadataSchema }),
+  z.object({ k: z.literal("agent_messages"), id: z.number().int().positive(), ...MessagesDelta }),
+]);
+/** One record of the step log. */
+export type StepRecord = z.infer<typeof StepRecordSchema>;
+
+type FileKey = "meta" | "leader" | `agent:${number}` | `agent_messages:${number}`;
+
+interface AgentFiles {
+  meta: AgentMetadata;
+  messages: AgentMessagesFile;
+}
+
+/** What a load found and did, for logs and health. */
+export interface LoadReport {
+  /** Log records replayed over the seed files. */
+  replayed: number;
+  /** Bytes of a torn last log line that were cut off. */
+  repairedBytes: number;
+}
+
+/** Hooks of the store that owns the live conversation. */
+export interface LiveHooks {
+  /** Called after a durable change of metadata.json (the store keeps its index in step). */
+  onMetadata?: (meta: ConversationMetadata) => void | Promise<void>;
+}
+
+/** The messages appended by `next` to `prev` (same objects up front), or all of them from 0. */
+export function messagesDelta(prev: readonly Message[], next: readonly Message[]): { at: number; add: Message[] } {
+  if (next.length >= prev.length) {
+    let same = true;
+    for (let i = 0; i < prev.length; i++) {
+      if (prev[i] !== next[i]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return { at: prev.length, add: next.slice(prev.length) };
+  }
+  return { at: 0, add: [...next] };
+}
+
+function headOf<T extends { messages: Message[] }>(file: T): Record<string, unknown> {
+  const head: Record<string, unknown> = { ...file };
+  delete head.messages;
+  return head;
+}
+
+function applyDelta<T extends { messages: Message[] }>(file: T, at: number, add: Message[], head: Record<string, unknown>): T {
+  if (at > file.messages.length) throw new Error(`the step log continues a messages list at ${at}, but the file holds ${file.messages.length}`);
+  // Spread over the old file first, so the keys keep their places in the written JSON.
+  const out: Record<string, unknown> = { ...file, ...head, messages: [...file.messages.slice(0, at), ...add] };
+  for (const key of Object.keys(out)) if (key !== "messages" && !Object.hasOwn(head, key)) delete out[key];
+  return out as T;
+}
+
+/**
+ * Checks `value` against `schema` and returns the value itself (not zod's copy, which would
+ * reorder keys and cost a deep clone).
+ * @throws ValidationError naming what was refused.
+ */
+function checked<S extends z.ZodType>(schema: S, value: z.output<S>, what: string): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new ValidationError(`Refusing to save ${what}`, zodIssues(result.error));
+  return value;
+}
+
+function parsed<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new ValidationError(`${what} does not match its schema`, zodIssues(result.error));
+  return result.data;
+}
+
+/** A conversation's files in memory, with their one durable write path. */
+export class LiveConversation {
+  readonly root: string;
+  readonly id: string;
+  #meta: ConversationMetadata;
+  #leader: LeaderMessagesFile;
+  readonly #agents = new Map<number, AgentFiles>();
+  readonly #log: StepLog;
+  readonly #hooks: LiveHooks;
+  readonly #dirty = new Set<FileKey>();
+  #writing: Promise<void> | null = null;
+  #checkpointing: Promise<void> | null = null;
+  #closed = false;
+
+  private constructor(root: string, id: string, meta: ConversationMetadata, leader: LeaderMessagesFile, log: StepLog, hooks: LiveHooks) {
+    this.root = root;
+    this.id = id;
+    this.#meta = meta;
+    this.#leader = leader;
+    this.#log = log;
+    this.#hooks = hooks;
+  }
+
+  /**
+   * Loads a conversation: its seed files, then the step log replayed over them. When records were
+   * replayed, the seed files are rewritten durably and the log emptied.
+   * @throws NotFoundError when the conversation does not exist; CorruptFileError for a broken file.
+   */
+  static async load(root: string, id: string, hooks: LiveHooks = {}): Promise<{ live: LiveConversation; report: LoadReport }> {
+    const meta = await readJsonFile(conversationMetadataFile(root, id), ConversationMetadataSchema).catch((error: unknown) => {
+      if (error instanceof NotFoundError) throw new NotFoundError(`Conversation ${id} does not exist`, { id });
+      throw error;
+    });
+    const leader = await readJsonFile(leaderMessagesFile(root, id), LeaderMessagesFileSchema);
+    const { log, records, repairedBytes } = await openStepLog(path.join(conversationDir(root, id), STEP_LOG_FILE));
+    const live = new LiveConversation(root, id, meta, leader, log, hooks);
+    try {
+      let names: string[] = [];
+      try {
+        names = await fs.readdir(agentsDir(root, id));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      }
+      for (const agentId of names.filter((n) => /^[1-9]\d{0,15}$/.test(n)).map(Number).sort((a, b) => a - b)) {
+        const agentMeta = await readJsonFile(agentMetadataFile(root, id, agentId), AgentMetadataSchema).catch(() => null);
+        const agentMessages = await readJsonFile(agentMessagesFile(root, id, agentId), AgentMessagesFileSchema).catch(() => null);
+        // An agent folder whose files are missing or broken was being created when the process
+        // died (its files are written before it is announced); the store reports broken files.
+        if (agentMeta && agentMessages) live.#agents.set(agentId, { meta: agentMeta, messages: agentMessages });
+      }
+      for (const raw of records) live.#replay(parsed(StepRecordSchema, raw, `A record of ${STEP_LOG_FILE}`));
+      if (records.length) await live.checkpoint();
+    } catch (error) {
+      await log.close();
+      throw error;
+    }
+    return { live, report: { replayed: records.length, repairedBytes } };
+  }
+
+  #replay(record: StepRecord): void {
+    switch (record.k) {
+      case "conv":
+        this.#meta = record.v;
+        break;
+      case "leader":
+        this.#leader = applyDelta(this.#leader, record.at, record.add, record.head);
+        break;
+      case "agent": {
+        const files = this.#agents.get(record.id);
+        if (files) files.meta = record.v;
+        break;
+      }
+      case "agent_messages": {
+        const files = this.#agents.get(record.id);
+        if (files) files.messages = applyDelta(files.messages, record.at, record.add, record.head);
+        break;
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- reads (memory only)
+
+  /** metadata.json. */
+  get metadata(): ConversationMetadata {
+    return this.#meta;
+  }
+
+  /** The Team Leader's messages.json. */
+  get leader(): LeaderMessagesFile {
+    return this.#leader;
+  }
+
+  /** The step log's counters (records committed, syncs). */
+  get logStats(): { records: number; syncs: number; bytes: number } {
+    return { ...this.#log.stats };
+  }
+
+  /** Ids of the sub-agents, ascending. */
+  agentIds(): number[] {
+    return [...this.#agents.keys()].sort((a, b) => a - b);
+  }
+
+  #agent(agentId: number): AgentFiles {
+    const files = this.#agents.get(agentId);
+    if (!files) throw new NotFoundError(`Agent ${agentId} of conversation ${this.id} does not exist`, { id: this.id, agent_id: agentId });
+    return files;
+  }
+
+  /** A sub-agent's metadata.json. */
+  agentMetadata(agentId: number): AgentMetadata {
+    return this.#agent(agentId).meta;
+  }
+
+  /** A sub-agent's messages.json. */
+  agentMessages(agentId: number): AgentMessagesFile {
+    return this.#agent(agentId).messages;
+  }
+
+  /** Every sub-agent's metadata, by id. */
+  agents(): AgentMetadata[] {
+    return this.agentIds().map((id) => this.#agents.get(id)!.meta);
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  /** Changes metadata.json (`id` fixed, `updated_at` now); resolves once durable. */
+  async updateMetadata(fn: (current: ConversationMetadata) => ConversationMetadata): Promise<ConversationMetadata> {
+    const next = checked(ConversationMetadataSchema, { ...fn(this.#meta), id: this.id, updated_at: localTimestamp() }, "metadata.json");
+    this.#meta = next;
+    const leader = this.#syncLeaderHeader();
+    await this.#commit(leader ? [{ k: "conv", v: next }, leader] : [{ k: "conv", v: next }], leader ? ["meta", "leader"] : ["meta"]);
+    await this.#hooks.onMetadata?.(next);
+    return next;
+  }
+
+  /**
+   * messages.json keeps the conversation's title. Its `updated_at` moves with its own messages:
+   * a metadata change (a seed id counter, the phase) does not rewrite the leader's whole transcript.
+   */
+  #syncLeaderHeader(): StepRecord | null {
+    if (this.#leader.title === this.#meta.title) return null;
+    this.#leader = { ...this.#leader, title: this.#meta.title, updated_at: this.#meta.updated_at };
+    return { k: "leader", at: this.#leader.messages.length, add: [], head: headOf(this.#leader) };
+  }
+
+  /**
+   * Changes the Team Leader's messages.json (`id`, `title` kept, `updated_at` now); unless `touch`
+   * is false, metadata.json gets the same `updated_at`. Resolves once durable.
+   */
+  async updateLeader(fn: (current: LeaderMessagesFile) => LeaderMessagesFile, opts: { touch?: boolean } = {}): Promise<LeaderMessagesFile> {
+    const prev = this.#leader;
+    const now = localTimestamp();
+    const next = { ...fn(prev), id: this.id, title: this.#meta.title, updated_at: now };
+    const { at, add } = messagesDelta(prev.messages, next.messages);
+    checked(LeaderMessagesFileSchema, { ...next, messages: [] }, "messages.json");
+    checked(z.array(MessageSchema), add, "messages.json");
+    this.#leader = next;
+    const records: StepRecord[] = [{ k: "leader", at, add, head: headOf(next) }];
+    const keys: FileKey[] = ["leader"];
+    if (opts.touch !== false) {
+      this.#meta = { ...this.#meta, updated_at: now };
+      records.push({ k: "conv", v: this.#meta });
+      keys.push("meta");
+    }
+    await this.#commit(records, keys);
+    if (opts.touch !== false) await this.#hooks.onMetadata?.(this.#meta);
+    return next;
+  }
+
+  /** Adds a sub-agent whose files the store has just created durably. */
+  addAgent(meta: AgentMetadata, messages: AgentMessagesFile): void {
+    this.#agents.set(meta.agent_id, { meta, messages });
+  }
+
+  /** Changes a sub-agent's metadata.json (`agent_id` fixed, `updated_at` now); resolves once durable. */
+  async updateAgentMetadata(agentId: number, fn: (current: AgentMetadata) => AgentMetadata): Promise<AgentMetadata> {
+    const files = this.#agent(agentId);
+    const next = checked(AgentMetadataSchema, { ...fn(files.meta), agent_id: agentId, updated_at: localTimestamp() }, `agent ${agentId}'s metadata.json`);
+    files.meta = next;
+    await this.#commit([{ k: "agent", id: agentId, v: next }], [`agent:${agentId}`]);
+    return next;
+  }
+
+  /** Changes a sub-agent's messages.json (`agent_id` fixed, `updated_at` now); resolves once durable. */
+  async updateAgentMessages(agentId: number, fn: (current: AgentMessagesFile) => AgentMessagesFile): Promise<AgentMessagesFile> {
+    const files = this.#agent(agentId);
+    const prev = files.messages;
+    const next = { ...fn(prev), agent_id: agentId, updated_at: localTimestamp() };
+    const { at, add } = messagesDelta(prev.messages, next.messages);
+    checked(AgentMessagesFileSchema, { ...next, messages: [] }, `agent ${agentId}'s messages.json`);
+    checked(z.array(MessageSchema), add, `agent ${agentId}'s messages.json`);
+    files.messages = next;
+    await this.#commit([{ k: "agent_messages", id: agentId, at, add, head: headOf(next) }], [`agent_messages:${agentId}`]);
+    return next;
+  }
+
+  // ---------------------------------------------------------------- durability
+
+  async #commit(records: StepRecord[], keys: FileKey[]): Promise<void> {
+    if (this.#closed) throw new Error(`conversation ${this.id} was closed`);
+    while (this.#checkpointing) await this.#checkpointing;
+    for (const key of keys) this.#dirty.add(key);
+    await Promise.all(records.map((r) => this.#log.append(r)));
+    await this.#writeDirty();
+    if (this.#log.size > CHECKPOINT_BYTES && !this.#checkpointing) await this.checkpoint();
+  }
+
+  #fileOf(key: FileKey): { file: string; text: string } {
+    if (key === "meta") return { file: conversationMetadataFile(this.root, this.id), text: toPythonJson(this.#meta) };
+    if (key === "leader") return { file: leaderMessagesFile(this.root, this.id), text: toPythonJson(this.#leader) };
+    const [kind, raw] = key.split(":") as [string, string];
+    const agentId = Number(raw);
+    const files = this.#agent(agentId);
+    return kind === "agent"
+      ? { file: agentMetadataFile(this.root, this.id, agentId), text: toPythonJson(files.meta) }
+      : { file: agentMessagesFile(this.root, this.id, agentId), text: toPythonJson(files.messages) };
+  }
+
+  /** Writes the dirty seed files from memory; concurrent callers share passes. */
+  async #writeDirty(durable = false): Promise<void> {
+    while (this.#dirty.size || this.#writing) {
+      if (this.#writing) {
+        await this.#writing;
+        continue;
+      }
+      const keys = [...this.#dirty];
+      this.#dirty.clear();
+      // Serialized now, in one go, so the files of one pass show one moment of the conversation.
+      const files = keys.map((k) => this.#fileOf(k));
+      this.#writing = Promise.all(files.map((f) => writeFileAtomic(f.file, f.text, { durable }))).then(() => undefined);
+      try {
+        await this.#writing;
+      } finally {
+        this.#writing = null;
+      }
+    }
+  }
+
+  /** Writes every seed file durably and empties the log. New changes wait until it is done. */
+  async checkpoint(): Promise<void> {
+    if (this.#checkpointing) return this.#checkpointing;
+    this.#checkpointing = (async () => {
+      await this.#log.drain();
+      await this.#writeDirty();
+      const keys: FileKey[] = ["meta", "leader", ...this.agentIds().flatMap((id): FileKey[] => [`agent:${id}`, `agent_messages:${id}`])];
+      for (const key of keys) this.#dirty.add(key);
+      await this.#writeDirty(true);
+      await this.#log.truncate();
+    })();
+    try {
+      await this.#checkpointing;
+    } finally {
+      this.#checkpointing = null;
+    }
+  }
+
+  /**
+   * Closes the log without a checkpoint, leaving the files as a crash would (the log replays at
+   * the next load): for a disk that failed, and for tests of recovery.
+   */
+  async detach(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#log.close().catch(() => undefined);
+  }
+
+  /** Checkpoints and closes the log; the object can no longer change. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    await this.checkpoint();
+    this.#closed = true;
+    await this.#log.close();
+  }
+}
