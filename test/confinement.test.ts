@@ -15,7 +15,7 @@
  * no mount namespace can be made, the bind-mount cases are skipped and everything else runs.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, readdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type FakeToolCall, type Script } from "./helpers/fake-openai";
@@ -90,6 +90,8 @@ function forgeryCalls(): FakeToolCall[] {
 
 const OUTSIDE_READS = ["/etc/passwd", "../../../../../../etc/passwd", "link-root/etc/passwd", "%2e%2e/%2e%2e/etc/passwd", "mnt/../../../etc/passwd"];
 
+let releaseSwap: () => void = () => undefined;
+const swapped = new Promise<void>((r) => (releaseSwap = r));
 let releaseTamper1: () => void = () => undefined;
 const tamper1 = new Promise<void>((r) => (releaseTamper1 = r));
 let releaseTamper2: () => void = () => undefined;
@@ -107,6 +109,17 @@ function handler(body: FakeRequestBody): Script | Promise<Script> {
     if (!hasCall(body, "w_0")) return fakeToolCalls(forgeryCalls());
     if (!hasCall(body, "later_0")) return fakeToolCalls(OUTSIDE_READS.map((p, i) => ({ id: `later_${i}`, name: "read_file", arguments: { path: p } })));
     return report("tried everything");
+  }
+  if (s === "swap") {
+    if (!hasCall(body, "s_read")) return fakeToolCalls([{ id: "s_read", name: "read_file", arguments: { path: "ok.txt" } }]);
+    if (!hasCall(body, "s_list"))
+      return swapped.then(() =>
+        fakeToolCalls([
+          { id: "s_list", name: "list_files", arguments: { path: "." } },
+          { id: "s_models", name: "read_file", arguments: { path: `${path.basename(home)}/models.json` } },
+        ]),
+      );
+    return fakeText("stopped");
   }
   if (s === "tamper") {
     if (!hasCall(body, "t_read_ok")) return fakeToolCalls([{ id: "t_read_ok", name: "read_file", arguments: { path: "ok.txt" } }]);
@@ -298,6 +311,30 @@ describe("an agent with write permission tries to forge the files the runtime tr
     const refused = (await records(id)).filter((r) => r.status === "refused");
     expect(refused.length).toBeGreaterThanOrEqual(writes.length + OUTSIDE_READS.length);
     if (bound) expect(refused.some((r) => r.envelope.payload.code === "app_data")).toBe(true);
+  });
+});
+
+describe("a project folder refused while its agents work", () => {
+  it("stops the tools when its symlink is re-pointed at a folder holding the data folder", async () => {
+    const real = tempDir("astrion-swap-");
+    writeFileSync(path.join(real, "ok.txt"), "swap project\n");
+    const link = path.join(tempDir("astrion-links-"), "project-link");
+    symlinkSync(real, link);
+    const id = (await create("swap", link)).json.conversation.id as string;
+    await server.api("POST", `/api/conversations/${id}/messages`, { content: "Go" });
+    await until("the agent waiting after its first read", () => fake.requests.some((r) => r.body && !isLeader(r.body) && scenario(r.body) === "swap" && hasResult(r.body, "s_read")));
+    expect(JSON.parse((await agentMessages(id)).get("s_read")!).content).toBe("swap project\n");
+    unlinkSync(link);
+    symlinkSync(path.dirname(home), link);
+    releaseSwap();
+    const results = await until("the refused calls", async () => {
+      const r = await agentMessages(id);
+      return r.has("s_models") ? r : null;
+    });
+    for (const k of ["s_list", "s_models"]) expect(JSON.parse(results.get(k)!).error, k).toMatch(/^refused: This folder contains Astrion's own data folder/);
+    expect(JSON.stringify([...results.values()])).not.toContain("fake-model");
+    expect((await records(id)).filter((r) => r.status === "refused" && r.envelope.payload.code === "contains_data_folder").map((r) => r.action)).toEqual(["list_files", "read_file"]);
+    expect((await notices(id)).find((n) => n.code === "project_refused")?.message).toMatch(/^No tool runs in this conversation: This folder contains/);
   });
 });
 
