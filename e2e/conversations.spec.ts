@@ -63,6 +63,39 @@ test("the new-conversation form shows the server's validation errors beside the 
   await expect(page).toHaveURL(/\/$/);
 });
 
+test("a refused project folder is explained in plain words, in the reader's language", async ({ page, conversationIndex, astrionHome }) => {
+  await conversationIndex.goto();
+  await conversationIndex.openNewForm();
+  const error = page.getByTestId("new-conversation-project-path-error");
+
+  // The whole disk.
+  await conversationIndex.fillNewForm({ title: "Everything", projectPath: "/" });
+  await conversationIndex.submitNewForm();
+  await expect(error).toHaveText(
+    "/ is the top of the whole disk. Agents working there could read and change every file on this machine, Astrion's own settings included. Choose your project's own folder.",
+  );
+
+  // A folder holding Astrion's data folder says which one and how to fix it.
+  const parent = path.dirname(astrionHome);
+  await conversationIndex.fillNewForm({ title: "Parent", projectPath: parent });
+  await conversationIndex.submitNewForm();
+  await expect(error).toHaveText(
+    `This folder contains Astrion's own data folder (${astrionHome}). Agents working here could change Astrion's settings. Choose a folder inside it, or move the data folder with ASTRION_HOME.`,
+  );
+  await expect(page.getByTestId("new-conversation-project-path")).toHaveAttribute("aria-invalid", "true");
+  await expect(page).toHaveURL(/\/$/);
+
+  // The form keys its text on the API's stable reason, so the shown refusal follows the language.
+  await page.getByTestId("locale-zh-CN").click();
+  await expect(error).toHaveText(
+    `该文件夹包含 Astrion 自己的数据文件夹（${astrionHome}）。在这里工作的智能体可能修改 Astrion 的设置。请选择其中的某个子文件夹，或用 ASTRION_HOME 把数据文件夹移到别处。`,
+  );
+  await conversationIndex.fillNewForm({ title: "根目录", projectPath: "/" });
+  await conversationIndex.submitNewForm();
+  await expect(error).toHaveText("/ 是整个磁盘的最顶层。在这里工作的智能体可以读取和修改这台机器上的所有文件，包括 Astrion 自己的设置。请选择你的项目自己的文件夹。");
+  await page.getByTestId("locale-en").click();
+});
+
 test("a conversation can be renamed inline and deleted after confirming", async ({ page, conversationIndex, projectDir, astrionHome }) => {
   const title = `E2E rename ${uniqueSuffix()}`;
   await conversationIndex.goto();

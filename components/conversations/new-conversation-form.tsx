@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useId, useState, type FormEvent } from "react";
-import { CreateConversationBodySchema } from "@/lib/api/contract";
+import { CreateConversationBodySchema, projectFolderIssueOf, type ProjectFolderIssue } from "@/lib/api/contract";
 import type { RunMode } from "@/lib/store/schemas";
 import { ApiError, conversationKeys, createConversation, modelListQuery } from "@/lib/client";
 import { useT } from "@/lib/i18n";
@@ -27,6 +27,8 @@ export function NewConversationForm({ onCancel }: { onCancel: () => void }) {
   const [runMode, setRunMode] = useState<RunMode>("fast");
   const [errors, setErrors] = useState<Partial<Record<FieldName, string>>>({});
   const [formError, setFormError] = useState<string | undefined>(undefined);
+  // A refused project folder is explained in the reader's language from the API's stable reason.
+  const [folderRefusal, setFolderRefusal] = useState<{ issue: ProjectFolderIssue; path: string } | null>(null);
 
   const selectedModel = modelKey ?? models.data?.default_key ?? "";
 
@@ -37,7 +39,9 @@ export function NewConversationForm({ onCancel }: { onCancel: () => void }) {
       queryClient.setQueryData(conversationKeys.detail(conversation.id), conversation);
       router.push(`/conversations/${encodeURIComponent(conversation.id)}`);
     },
-    onError: (error) => {
+    onError: (error, variables) => {
+      const issue = error instanceof ApiError ? projectFolderIssueOf(error.details) : null;
+      setFolderRefusal(issue ? { issue, path: variables.project_path } : null);
       if (error instanceof ApiError && error.fieldIssues.length > 0) {
         const next: Partial<Record<FieldName, string>> = {};
         const unplaced: string[] = [];
@@ -57,6 +61,7 @@ export function NewConversationForm({ onCancel }: { onCancel: () => void }) {
   function submit(e: FormEvent) {
     e.preventDefault();
     setFormError(undefined);
+    setFolderRefusal(null);
     const parsed = CreateConversationBodySchema.safeParse({
       title: title.trim() ? title : undefined,
       project_path: projectPath,
@@ -131,7 +136,11 @@ export function NewConversationForm({ onCancel }: { onCancel: () => void }) {
           </p>
           <FieldError
             id={`${fieldId("project_path")}-error`}
-            message={errors.project_path}
+            message={
+              folderRefusal
+                ? t(`conv.projectPath.refused.${folderRefusal.issue.reason}`, { path: folderRefusal.path, folder: folderRefusal.issue.folder ?? "" })
+                : errors.project_path
+            }
             testId="new-conversation-project-path-error"
           />
         </div>

@@ -10,6 +10,7 @@ import {
   RunModeSchema,
 } from "@/lib/store/schemas";
 import { TraceIdSchema } from "@/lib/protocol/envelope";
+import { PROJECT_FOLDER_REFUSALS } from "@/lib/workspace/project-folder-reasons";
 
 /** The error body of every failed API call. */
 export const ApiErrorBodySchema = z.object({
@@ -31,6 +32,29 @@ export const CreateConversationBodySchema = z.object({
   run_mode: RunModeSchema.default("fast"),
 });
 export type CreateConversationBody = z.infer<typeof CreateConversationBodySchema>;
+
+/**
+ * The issue a refused project folder puts in a `validation_failed` answer's `details`: the
+ * English `message`, a stable `reason` (the UI shows its own localized text for it) and, for the
+ * data and app folder rules, the `folder` concerned.
+ */
+export const ProjectFolderIssueSchema = z.object({
+  path: z.literal("project_path"),
+  message: z.string(),
+  reason: z.enum(PROJECT_FOLDER_REFUSALS),
+  folder: z.string().optional(),
+});
+export type ProjectFolderIssue = z.infer<typeof ProjectFolderIssueSchema>;
+
+/** The project-folder issue among an error's `details`, if there is one. */
+export function projectFolderIssueOf(details: unknown): ProjectFolderIssue | null {
+  if (!Array.isArray(details)) return null;
+  for (const d of details) {
+    const parsed = ProjectFolderIssueSchema.safeParse(d);
+    if (parsed.success) return parsed.data;
+  }
+  return null;
+}
 
 /** `PATCH /api/conversations/[id]`: rename, archive or unarchive. */
 export const PatchConversationBodySchema = z

@@ -47,6 +47,7 @@ import {
   buildRegistry,
   candidateNote,
   checkInbox,
+  agentToken,
   checkToolCall,
   classifierModelKey,
   classifyIntent,
@@ -56,6 +57,7 @@ import {
   restrictRegistry,
   revokeAgentTokens,
   roleRefusal,
+  type AgentToken,
   type IntentResult,
 } from "@/lib/governance";
 import { subscribeModelHealth, type ModelHealth } from "@/lib/models/resilience";
@@ -65,7 +67,7 @@ import type { RoleDetail } from "@/lib/roles";
 import { executeSharedContextTool, isSharedContextTool, SHARED_CONTEXT_READ_ONLY_TOOLS, sharedContextTools } from "@/lib/shared-context";
 import type { AstrionApp } from "@/lib/server/app";
 import { epochSeconds, MessageSchema, type AgentFailure, type AgentMetadata, type ConversationMetadata, type ConversationPhase, type Message, type PendingMessage } from "@/lib/store";
-import { capToolOutput, listFiles, readFile, searchFiles, writeFile } from "@/lib/workspace";
+import { capToolOutput, confirmProjectFolder, listFiles, readFile, searchFiles, writeFile, type ProjectFolderChanged, type ProjectFolderRefused } from "@/lib/workspace";
 import type { RuntimeLimits } from "./config";
 import type { AgentView, ConversationSnapshot, Notice, PendingQuestion, RuntimeEvent } from "./events";
 import { failpoint } from "./failpoints";
@@ -219,6 +221,10 @@ export class TeamRun {
   private intentCache: { trace_id: string; result: IntentResult } | null = null;
   /** Serializes read-modify-writes of the conversation's seed counters. */
   private counterChain: Promise<unknown> = Promise.resolve();
+  /** The project folder this run started (or resumed) with: the one its agents' tokens carry. */
+  private projectPath: string | null = null;
+  /** Project-folder refusals already told to the person (one notice each, not one per tool call). */
+  private readonly projectNoticed = new Set<string>();
 
   constructor(app: AstrionApp, convId: string, limits: RuntimeLimits) {
     this.app = app;
@@ -294,6 +300,41 @@ export class TeamRun {
     const notice: Notice = { level, code, message, agent_id: agentId, at: new Date().toISOString() };
     this.notices = [...this.notices.slice(-19), notice];
     this.publish({ type: "notice", notice });
+  }
+
+  /**
+   * The project folder, checked now (lib/workspace/project-folder.ts): the folder rules on its
+   * real path and, once this run has started, that metadata.json still names the folder it
+   * started with. Called when a run starts or resumes and before every tool call.
+   */
+  private async projectGate() {
+    const conv = await this.store.get(this.convId);
+    const check = await confirmProjectFolder(conv.project_path, this.projectPath, [{ kind: "data", path: this.app.root }]);
+    if (check.ok) this.projectPath ??= check.path;
+    return check;
+  }
+
+  /** A refused project folder: audited as refused, told to the person once, answered as a tool error. */
+  private async projectRefused(check: ProjectFolderRefused | ProjectFolderChanged, to: string, action: string, lead = "No tool runs in this conversation"): Promise<string> {
+    await this.emit(await this.cause(), { type: "event", from: SYSTEM_PARTY, to, payload: { code: check.reason, reason: check.message }, action, resource: `project:${check.path}`, status: "refused" });
+    const key = `${check.reason}\n${check.path}`;
+    if (!this.projectNoticed.has(key)) {
+      this.projectNoticed.add(key);
+      this.notice("error", "project_refused", `${lead}: ${check.message}`);
+    }
+    return errorResult(`refused: ${check.message}`);
+  }
+
+  /**
+   * The agent's live token, issued when it was created or resumed; an agent resumed in this
+   * process without one (after an unarchive) gets it now. A live token is never re-derived from
+   * files: it alone says what the agent may do and in which folder.
+   */
+  private tokenOf(meta: AgentMeta, projectPath: string): AgentToken {
+    return (
+      agentToken(this.convId, meta.agent_id) ??
+      issueAgentToken({ conversation_id: this.convId, agent_id: meta.agent_id, role_id: meta.role_id, permissions: meta.permissions ?? ["read"], project_path: projectPath })
+    );
   }
 
   private setActivity(agentId: number, text: string): void {
@@ -507,6 +548,11 @@ export class TeamRun {
   async postUserMessage(content: string, author?: string): Promise<{ message_id: string; trace_id: string }> {
     const conv = await this.store.get(this.convId);
     if (conv.status === "archived") throw new ConflictError("This conversation is archived; unarchive it to continue.");
+    const project = await this.projectGate();
+    if (!project.ok) {
+      await this.projectRefused(project, LEADER_PARTY, "user_message", "This conversation cannot run");
+      throw new ConflictError(`This conversation cannot run: ${project.message}`, { reason: project.reason, project_path: project.path });
+    }
     const envelope = startTrace(USER_PARTY, LEADER_PARTY, { content: summarize(content), author: author ?? null });
     const record = timelineRecord(envelope, { action: "user_message", resource: `conversation:${this.convId}` });
     await appendTimeline(timelineFile(this.dir), record);
@@ -1079,6 +1125,8 @@ export class TeamRun {
 
   /** `create_sub_agent`: enforces the per-conversation cap, creates the files, hands over the task. */
   private async createSubAgent(roleId: string, task: string, critical = true): Promise<string> {
+    const project = await this.projectGate();
+    if (!project.ok) return this.projectRefused(project, LEADER_PARTY, "create_sub_agent");
     const conv = await this.store.get(this.convId);
     if (conv.agent_ids.length >= this.limits.maxAgents) {
       this.notice("warning", "cap_agents", `The team already has ${this.limits.maxAgents} sub-agents, the most one conversation may create.`);
@@ -1102,7 +1150,7 @@ export class TeamRun {
       task_summary: summarize(task, 160),
     })) as AgentMeta;
     const canWrite = (role.fields.permissions ?? []).includes("write");
-    issueAgentToken({ conversation_id: this.convId, agent_id: meta.agent_id, role_id: roleId, permissions: role.fields.permissions ?? ["read"], project_path: conv.project_path });
+    issueAgentToken({ conversation_id: this.convId, agent_id: meta.agent_id, role_id: roleId, permissions: role.fields.permissions ?? ["read"], project_path: project.path });
     const taskEnvelope = await this.emit(await this.cause(), {
       type: "request",
       from: LEADER_PARTY,
@@ -1358,17 +1406,19 @@ export class TeamRun {
     const args = parsed.args as Record<string, unknown>;
     const meta = (await this.store.readAgentMetadata(this.convId, agentId)) as AgentMeta;
     const conv = await this.store.get(this.convId);
-    const root = conv.project_path;
-    // Least privilege (seed 003 §6.3): every call is checked against the agent's scoped token.
-    const token =
-      meta.status === "terminated" || conv.status === "archived"
-        ? undefined
-        : ensureAgentToken({ conversation_id: this.convId, agent_id: agentId, role_id: meta.role_id, permissions: meta.permissions ?? ["read"], project_path: root });
+    // No tool runs while the project folder is refused or metadata.json names another folder.
+    const project = await this.projectGate();
+    if (!project.ok) return this.projectRefused(project, agentParty(agentId), name);
+    // Least privilege (seed 003 §6.3): every call is checked against the agent's scoped token,
+    // which is also the one source of the folder the workspace tools work in.
+    const token = meta.status === "terminated" || conv.status === "archived" ? undefined : this.tokenOf(meta, project.path);
     const check = checkToolCall(token, { conversation_id: this.convId, agent_id: agentId, tool: name, args });
-    if (!check.ok) {
-      await this.emit(await this.cause(), { type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { tool: name, code: check.code, reason: check.reason, scope: check.scope ?? null }, action: name, resource: `agent:${agentId}`, status: "refused" });
-      return errorResult(check.reason);
+    if (!check.ok || !token) {
+      const refusal = check.ok ? { code: "no_token", reason: "permission denied: this agent holds no access token" } : check;
+      await this.emit(await this.cause(), { type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { tool: name, code: refusal.code, reason: refusal.reason, scope: check.ok ? null : (check.scope ?? null) }, action: name, resource: `agent:${agentId}`, status: "refused" });
+      return errorResult(refusal.reason);
     }
+    const root = token.project_path;
     if (shared) {
       const cause = meta.trace_id && meta.task_turn_id ? traceCause(meta.trace_id, meta.task_turn_id) : await this.cause();
       this.setActivity(agentId, name);
@@ -1401,10 +1451,6 @@ export class TeamRun {
           return JSON.stringify(r);
         }
         case "write_file": {
-          if (!(meta.permissions ?? []).includes("write")) {
-            await this.emit(await this.cause(), { type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { path: String(args.path) }, action: "write_file", resource: `file:${String(args.path)}`, status: "refused" });
-            return errorResult("your role does not have the write permission");
-          }
           this.setActivity(agentId, `write_file ${String(args.path)}`);
           return await this.once(call, async () => {
             const r = await writeFile(root, String(args.path), String(args.content));
@@ -1455,7 +1501,8 @@ export class TeamRun {
     } catch (error) {
       if (error instanceof AstrionError && error.status < 500) {
         if (error.code === "forbidden") {
-          await this.emit(await this.cause(), { type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { tool: name, reason: error.message }, action: name, resource: `path:${String(args.path ?? "")}`, status: "refused" });
+          const code = (error.details as { reason?: unknown } | undefined)?.reason;
+          await this.emit(await this.cause(), { type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { tool: name, code: typeof code === "string" ? code : "forbidden", reason: error.message }, action: name, resource: `path:${String(args.path ?? "")}`, status: "refused" });
         }
         return errorResult(error.message);
       }
@@ -1473,10 +1520,17 @@ export class TeamRun {
   async resume(): Promise<void> {
     const conv = await this.store.get(this.convId);
     if (conv.status === "archived") return;
+    // A refused project folder (the data folder moved into it, a symlink now pointing elsewhere…)
+    // resumes nothing: no loop runs, no token is issued, and the person is told why.
+    const project = await this.projectGate();
+    if (!project.ok) {
+      await this.projectRefused(project, SYSTEM_PARTY, "resume", "This conversation was not resumed");
+      return;
+    }
     const { agents } = await this.store.listAgents(this.convId);
     for (const a of agents) {
       if (isFinalAgentStatus(a.status)) continue;
-      ensureAgentToken({ conversation_id: this.convId, agent_id: a.agent_id, role_id: a.role_id, permissions: (a as AgentMeta).permissions ?? ["read"], project_path: conv.project_path });
+      ensureAgentToken({ conversation_id: this.convId, agent_id: a.agent_id, role_id: a.role_id, permissions: (a as AgentMeta).permissions ?? ["read"], project_path: project.path });
       this.listen(a.agent_id);
       if (a.status === "running" || (a.status !== "waiting" && (a.pending_messages ?? []).length)) this.wakeAgent(a.agent_id);
     }

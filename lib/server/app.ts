@@ -10,6 +10,7 @@ import path from "node:path";
 import { acquireDataRootLock, ConversationStore, removeOrphanTempFiles, resolveDataRoot } from "@/lib/store";
 import { RoleLibrary } from "@/lib/roles";
 import { seedModelsFile } from "@/lib/models";
+import { protectFolder } from "@/lib/workspace";
 
 export interface AstrionApp {
   root: string;
@@ -32,6 +33,10 @@ async function start(): Promise<AstrionApp> {
   if (removed.length > 0) console.log(`[astrion] removed ${removed.length} unfinished temp file(s) left by an earlier crash`);
   const store = new ConversationStore(root);
   await store.init();
+  // Astrion's own folders: no project folder may hold them or sit in them, and no workspace tool
+  // may see or touch them (lib/workspace/protected.ts).
+  await protectFolder({ kind: "data", path: root });
+  await protectFolder({ kind: "app", path: process.cwd() });
   const roles = new RoleLibrary(path.join(root, "agents"));
   const seeded = await roles.seedFromRepo(REPO_AGENTS_DIR);
   if (seeded.length > 0) console.log(`[astrion] copied the product roles into ${path.join(root, "agents")}: ${seeded.join(", ")}`);

@@ -342,14 +342,16 @@ describe("create", () => {
   });
 
   it.each([
-    ["relative/path", "must be an absolute path"],
-    ["", "a project folder is required"],
-    ["/definitely/not/here/astrion", "does not exist"],
-  ])("rejects project_path %j", async (projectPath, message) => {
+    ["relative/path", "must be an absolute path", "not_absolute"],
+    ["", "a project folder is required", "required"],
+    ["/definitely/not/here/astrion", "does not exist", "not_found"],
+    ["/", "root of the whole file system", "filesystem_root"],
+    ["/etc", "system folder", "system_folder"],
+  ])("rejects project_path %j", async (projectPath, message, reason) => {
     const store = await freshStore();
     const error = (await catchError(store.create({ project_path: projectPath, model_key: "m" }))) as ValidationError;
     expect(error).toBeInstanceOf(ValidationError);
-    expect(error.details).toEqual([{ path: "project_path", message: expect.stringContaining(message) }]);
+    expect(error.details).toEqual([{ path: "project_path", message: expect.stringContaining(message), reason }]);
     expect(await fs.readdir(path.join(store.root, "conversations"))).toEqual(["index.json"]);
   });
 
@@ -373,7 +375,23 @@ describe("create", () => {
     const file = path.join(dir, "a-file.txt");
     await fs.writeFile(file, "x");
     const error = (await catchError(store.create({ project_path: file, model_key: "m" }))) as ValidationError;
-    expect(error.details).toEqual([{ path: "project_path", message: expect.stringContaining("is not a folder") }]);
+    expect(error.details).toEqual([{ path: "project_path", message: expect.stringContaining("is not a folder"), reason: "not_a_folder" }]);
+  });
+
+  it("rejects its own data folder, a folder inside it and a folder containing it", async () => {
+    const store = await freshStore();
+    const cases: Array<[string, string]> = [
+      [store.root, "inside_data_folder"],
+      [path.join(store.root, "conversations"), "inside_data_folder"],
+      [`${store.root}/./agents/`, "inside_data_folder"],
+      [dir, "contains_data_folder"],
+    ];
+    for (const [projectPath, reason] of cases) {
+      const error = (await catchError(store.create({ project_path: projectPath, model_key: "m" }))) as ValidationError;
+      expect(error, projectPath).toBeInstanceOf(ValidationError);
+      expect(error.details, projectPath).toEqual([{ path: "project_path", reason, folder: store.root, message: expect.stringContaining(store.root) }]);
+    }
+    expect(await fs.readdir(path.join(store.root, "conversations"))).toEqual(["index.json"]);
   });
 
   it("gives 200 concurrent creates 200 distinct ids and an index with 200 entries", async () => {

@@ -24,6 +24,7 @@ import {
   type StoreProblem,
 } from "@/lib/api/contract";
 import { AstrionError, ConflictError, CorruptFileError, NotFoundError, ValidationError, zodIssues } from "@/lib/errors";
+import { assertProjectFolder } from "@/lib/workspace/project-folder";
 import { withFileLock } from "./atomic";
 import { readJsonFile, updateJsonFile, writeJsonAtomic, writeJsonAtomicUnlocked } from "./files";
 import {
@@ -433,8 +434,8 @@ export class ConversationStore {
   /**
    * Creates a conversation: claims a fresh id by creating its folder, writes metadata.json and
    * messages.json, then adds it to index.json and makes it `state.json`'s last conversation.
-   * @throws ValidationError (details `[{path, message}]`) for a project folder that is not an
-   *   existing absolute folder, or a bad title, model key or run mode.
+   * @throws ValidationError (details `[{path, message, reason?}]`) for a project folder that is
+   *   refused (`reason`: see PROJECT_FOLDER_REFUSALS), or a bad title, model key or run mode.
    */
   async create(input: CreateConversationInput): Promise<ConversationMetadata> {
     const projectPath = await this.#checkProjectPath(input.project_path);
@@ -500,22 +501,13 @@ export class ConversationStore {
     return meta;
   }
 
+  /**
+   * The project folder rules (lib/workspace/project-folder.ts): an existing absolute folder,
+   * judged by its real path, that is not the file-system root, a system folder, or this data
+   * folder / the app folder, inside them or containing them.
+   */
   async #checkProjectPath(value: unknown): Promise<string> {
-    const invalid = (message: string) =>
-      new ValidationError(`Invalid project folder: ${message}`, [{ path: "project_path", message }]);
-    if (typeof value !== "string" || value.trim() === "") throw invalid("a project folder is required");
-    const trimmed = value.trim();
-    if (trimmed.includes("\0")) throw invalid("must not contain NUL characters");
-    if (!path.isAbsolute(trimmed)) throw invalid("must be an absolute path");
-    const resolved = path.resolve(trimmed);
-    let stat;
-    try {
-      stat = await fs.stat(resolved);
-    } catch {
-      throw invalid(`${resolved} does not exist`);
-    }
-    if (!stat.isDirectory()) throw invalid(`${resolved} is not a folder`);
-    return resolved;
+    return assertProjectFolder(value, [{ kind: "data", path: this.root }]);
   }
 
   /**

@@ -1,6 +1,8 @@
 /**
- * Public face of the workspace: tools confined to a conversation's project folder (SPEC §3).
- * Server only. Client code that needs only {@link capToolOutput} imports `@/lib/workspace/cap`.
+ * Public face of the workspace: tools confined to a conversation's project folder (SPEC §3),
+ * the rules for which folders may be a project folder, and Astrion's own folders that no tool may
+ * reach. Server only. Client code imports `@/lib/workspace/cap` ({@link capToolOutput}) or
+ * `@/lib/workspace/project-folder-reasons` (the refusal reasons) directly.
  */
 import "server-only";
 
@@ -20,6 +22,37 @@ export {
   type ResolveOptions,
   type WorkspaceRefusal,
 } from "./resolve";
+export {
+  assertProjectFolder,
+  checkProjectFolder,
+  confirmProjectFolder,
+  type ProjectFolderChanged,
+  type ProjectFolderAccepted,
+  type ProjectFolderCheck,
+  type ProjectFolderRefused,
+} from "./project-folder";
+export { PROJECT_FOLDER_REFUSALS, type ProjectFolderRefusal } from "./project-folder-reasons";
+export {
+  isFilesystemRoot,
+  projectFolderMessage,
+  projectFolderRefusal,
+  SYSTEM_FOLDERS,
+  SYSTEM_TREES,
+  type ProjectFolderFacts,
+  type ProjectFolderVerdict,
+  type ProtectedFolder,
+} from "./project-folder-rules";
+export {
+  describeProtected,
+  protectedAncestor,
+  protectedFolders,
+  protectedFoldersWith,
+  protectedMatch,
+  protectFolder,
+  resetProtectedFoldersForTests,
+  type ProtectedInput,
+  type ProtectedRoot,
+} from "./protected";
 export {
   listFiles,
   readFile,

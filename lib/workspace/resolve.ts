@@ -13,6 +13,11 @@
  *    (what it would create cannot be checked); the first segment that does not exist ends the
  *    walk, so a file not yet created is judged by its deepest existing ancestor's real path.
  *
+ * 3. Astrion's own folders (the data folder, the folder it runs from: protected.ts) are refused
+ *    at any depth and through any link, by name and by device/inode, even when the project folder
+ *    contains one (the project-folder check refuses that, but the data folder may have moved since,
+ *    or been bind-mounted in): what the runtime trusts is never readable or writable by an agent.
+ *
  * Containment is `real === root || real.startsWith(root + sep)`, so `/proj-evil` is never inside
  * `/proj`. A symlink swapped in between this check and the tool's own open (a race with another
  * local process) is outside what a path check can prevent; the tools narrow it further by
@@ -23,6 +28,10 @@ import "server-only";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { AstrionError, NotFoundError } from "@/lib/errors";
+import { isInsideRoot } from "./project-folder-rules";
+import { protectedAncestor, protectedFolders, protectedMatch } from "./protected";
+
+export { isInsideRoot };
 
 /** Why a path was refused. Stable codes: tests, the UI and the audit log key on them. */
 export const WORKSPACE_REFUSALS = [
@@ -37,6 +46,7 @@ export const WORKSPACE_REFUSALS = [
   "symlink_escape",
   "dangling_symlink",
   "protected_path",
+  "app_data",
 ] as const;
 /** Why a path was refused. */
 export type WorkspaceRefusal = (typeof WORKSPACE_REFUSALS)[number];
@@ -53,6 +63,7 @@ const REFUSAL_TEXT: Record<WorkspaceRefusal, string> = {
   symlink_escape: "goes through a symbolic link that points outside the project folder",
   dangling_symlink: "goes through a symbolic link whose target does not exist",
   protected_path: "is inside .git, which the workspace tools may not change",
+  app_data: "is part of Astrion's own files (its data folder or the folder it runs from), which the workspace tools may not see or change",
 };
 
 /** A path a workspace tool refused. Answered as 403; `reason` says why. */
@@ -97,13 +108,6 @@ export function checkRequestedPath(requestedPath: unknown): string[] {
   // NFKC catches fullwidth dots (．．), which some layers normalize to "..".
   if (segments.some((s) => s === ".." || s.normalize("NFKC") === "..")) throw new WorkspaceError("parent_segment", p);
   return segments;
-}
-
-/** True when `candidate` is `root` or below it. Both must be absolute and normalized. */
-export function isInsideRoot(root: string, candidate: string): boolean {
-  if (candidate === root) return true;
-  const prefix = root.endsWith(path.sep) ? root : root + path.sep;
-  return candidate.startsWith(prefix);
 }
 
 /**
@@ -176,14 +180,16 @@ export async function resolveProjectPath(
     throw new WorkspaceError("protected_path", requestedPath);
   }
   const root = await projectRealRoot(projectRoot);
+  const roots = protectedFolders();
+  if (await protectedAncestor(root, roots)) throw new WorkspaceError("app_data", requestedPath);
 
   let current = root;
   let exists = true;
   for (let i = 0; i < segments.length; i++) {
     const next = path.join(current, segments[i] ?? "");
-    let stat: import("node:fs").Stats;
+    let stat: import("node:fs").BigIntStats;
     try {
-      stat = await fs.lstat(next);
+      stat = await fs.lstat(next, { bigint: true });
     } catch (error) {
       if (!isNotThere(error)) throw error;
       // Nothing below here exists, so the remaining names cannot be links: the real path is the
@@ -204,11 +210,16 @@ export async function resolveProjectPath(
         throw error;
       }
       if (!isInsideRoot(root, real)) throw new WorkspaceError("symlink_escape", requestedPath);
+      if (roots.length && protectedMatch(real, await fs.stat(real, { bigint: true }).catch(() => null), roots)) {
+        throw new WorkspaceError("app_data", requestedPath);
+      }
       current = real;
     } else {
+      if (protectedMatch(next, stat.isDirectory() ? stat : null, roots)) throw new WorkspaceError("app_data", requestedPath);
       current = next;
     }
   }
+  if (protectedMatch(current, null, roots)) throw new WorkspaceError("app_data", requestedPath);
   // Defence in depth: the rules above already imply this.
   if (!isInsideRoot(root, current)) throw new WorkspaceError("outside_project", requestedPath);
   if (options.forWrite && toRelative(root, current).split("/").some((s) => s.toLowerCase() === ".git")) {

@@ -11,6 +11,7 @@ import path from "node:path";
 import { AstrionError, NotFoundError, ValidationError } from "@/lib/errors";
 import { writeFileAtomic } from "@/lib/store/atomic";
 import { globMatcher } from "./glob";
+import { protectedFolders, protectedMatch, type ProtectedRoot } from "./protected";
 import { resolveProjectPath, toRelative, WorkspaceError } from "./resolve";
 
 /** Folders never descended into by listings and searches: large, generated, or version-control internals. */
@@ -73,6 +74,22 @@ export interface ListResult {
   truncated: boolean;
 }
 
+/**
+ * True when a folder entry is, or leads to, one of Astrion's own folders (protected.ts): such an
+ * entry is left out of listings and searches as if it did not exist. A folder is judged by name
+ * and by identity (a bind mount); a symlink by where it really points.
+ */
+async function isProtectedEntry(full: string, d: Dirent, roots: readonly ProtectedRoot[]): Promise<boolean> {
+  if (roots.length === 0) return false;
+  if (d.isDirectory()) return protectedMatch(full, await fs.lstat(full, { bigint: true }).catch(() => null), roots) !== undefined;
+  if (d.isSymbolicLink()) {
+    const real = await fs.realpath(full).catch(() => null);
+    if (real === null) return false;
+    return protectedMatch(real, await fs.stat(real, { bigint: true }).catch(() => null), roots) !== undefined;
+  }
+  return protectedMatch(full, null, roots) !== undefined;
+}
+
 function byTypeThenName(a: Dirent, b: Dirent): number {
   const ad = a.isDirectory() ? 0 : 1;
   const bd = b.isDirectory() ? 0 : 1;
@@ -101,6 +118,7 @@ export async function listFiles(projectRoot: string, requestedPath = ".", option
   const stat = await fs.stat(target.absolute);
   if (!stat.isDirectory()) throw new WorkspaceToolError(`Not a folder: ${JSON.stringify(requestedPath)}; use read_file.`);
 
+  const roots = protectedFolders();
   const entries: FileEntry[] = [];
   let queue: Array<{ dir: string; level: number }> = [{ dir: target.absolute, level: 1 }];
   while (queue.length > 0) {
@@ -116,8 +134,9 @@ export async function listFiles(projectRoot: string, requestedPath = ".", option
       }
       dirents.sort(byTypeThenName);
       for (const d of dirents) {
-        if (entries.length >= maxEntries) return { path: target.relative, entries, truncated: true };
         const full = path.join(dir, d.name);
+        if (await isProtectedEntry(full, d, roots)) continue;
+        if (entries.length >= maxEntries) return { path: target.relative, entries, truncated: true };
         const entry: FileEntry = { path: toRelative(target.root, full), type: entryType(d) };
         if (entry.type === "file") {
           entry.size = await fs.lstat(full).then(
@@ -261,6 +280,7 @@ export async function searchFiles(projectRoot: string, query: string, options: S
   let filesScanned = 0;
 
   const startStat = await fs.stat(start.absolute);
+  const roots = protectedFolders();
 
   // Depth-first in name order, so results are stable between runs.
   async function* walk(dir: string): AsyncGenerator<string> {
@@ -274,7 +294,7 @@ export async function searchFiles(projectRoot: string, query: string, options: S
     for (const d of dirents) {
       const full = path.join(dir, d.name);
       if (d.isDirectory()) {
-        if (!SKIPPED_DIRS.has(d.name)) yield* walk(full);
+        if (!SKIPPED_DIRS.has(d.name) && !(await isProtectedEntry(full, d, roots))) yield* walk(full);
       } else if (d.isFile()) {
         yield full;
       }

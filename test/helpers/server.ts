@@ -82,11 +82,16 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
-/** Spawns the app and resolves when `/api/health` answers 200, or rejects with its output. */
-export async function startServer(options: { home?: string; env?: Record<string, string>; port?: number } = {}): Promise<TestServer> {
+/**
+ * Spawns the app and resolves when `/api/health` answers 200, or rejects with its output.
+ * `launcher` is a command the start script is handed to (its arguments follow the launcher's),
+ * e.g. `unshare` to run the server in its own mount namespace.
+ */
+export async function startServer(options: { home?: string; env?: Record<string, string>; port?: number; launcher?: string[] } = {}): Promise<TestServer> {
   const port = options.port ?? (await freePort());
   const home = options.home ?? tempDir("astrion-home-");
-  const proc = spawn(process.execPath, [path.join(REPO_ROOT, "scripts", "start.mjs")], {
+  const command = [...(options.launcher ?? []), process.execPath, path.join(REPO_ROOT, "scripts", "start.mjs")];
+  const proc = spawn(command[0]!, command.slice(1), {
     cwd: REPO_ROOT,
     // The entry rate limit is off unless a test sets it: suites create many conversations quickly.
     env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", ASTRION_HOME: home, NEXT_TELEMETRY_DISABLED: "1", ASTRION_RATE_LIMIT_PER_MINUTE: "0", ...options.env },

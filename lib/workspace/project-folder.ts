@@ -1,0 +1,175 @@
+/**
+ * The check of a conversation's project folder against the rules of project-folder-rules.ts, on
+ * the real disk: symlinks are resolved (`/proc/self/root`, `/tmp/link-to-root`, `//`, `/./` and
+ * trailing slashes all become the folder they name), and every other name of the folder found by
+ * device and inode (a bind mount, a differently-cased name) is judged too. The store runs it when
+ * a conversation is created; the runtime when a run starts or resumes and before every tool call.
+ */
+import "server-only";
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { ProjectFolderIssue } from "@/lib/api/contract";
+import { ValidationError } from "@/lib/errors";
+import type { ProjectFolderRefusal } from "./project-folder-reasons";
+import { projectFolderMessage, projectFolderRefusal, SYSTEM_FOLDERS, SYSTEM_TREES } from "./project-folder-rules";
+import { protectedFoldersWith, statId, type ProtectedInput, type ProtectedRoot } from "./protected";
+import { MAX_PATH_LENGTH } from "./resolve";
+
+/** A folder that may be a project folder. */
+export interface ProjectFolderAccepted {
+  ok: true;
+  /** The path as the person gave it, made absolute and normalized (what metadata.json keeps). */
+  path: string;
+  /** Its real path. */
+  real: string;
+}
+
+/** A folder that may not. */
+export interface ProjectFolderRefused {
+  ok: false;
+  reason: ProjectFolderRefusal;
+  /** Plain English: what is wrong and what to do. */
+  message: string;
+  /** The path as given (normalized when it could be). */
+  path: string;
+  /** The protected folder concerned, for `inside_*` / `contains_*`. */
+  folder?: string;
+}
+
+/** What {@link checkProjectFolder} answers. */
+export type ProjectFolderCheck = ProjectFolderAccepted | ProjectFolderRefused;
+
+/** Identities of the system folders that exist here (they do not change while the server runs). */
+let systemIds: Promise<Array<{ p: string; dev: bigint; ino: bigint }>> | null = null;
+
+function knownSystemFolders(): Promise<Array<{ p: string; dev: bigint; ino: bigint }>> {
+  systemIds ??= (async () => {
+    const out: Array<{ p: string; dev: bigint; ino: bigint }> = [];
+    for (const p of ["/", "/root", ...SYSTEM_TREES, ...SYSTEM_FOLDERS]) {
+      const st = await statId(p);
+      if (st?.isDirectory()) out.push({ p, dev: st.dev, ino: st.ino });
+    }
+    return out;
+  })();
+  return systemIds;
+}
+
+let homeReal: Promise<string | null> | null = null;
+
+function realHome(): Promise<string | null> {
+  homeReal ??= fs.realpath(os.homedir()).catch(() => null);
+  return homeReal;
+}
+
+/**
+ * Every name the folder at `real` is known by: `real` itself; the name of a known folder (system
+ * folder, protected folder) that it, or one of its ancestors, is the same folder as; and an
+ * ancestor of a protected folder that it is the same folder as.
+ */
+async function namesOf(real: string, roots: readonly ProtectedRoot[]): Promise<string[]> {
+  const names = new Set([real]);
+  const known = [...(await knownSystemFolders()), ...roots.flatMap((r) => (r.id ? [{ p: r.real, ...r.id }] : []))];
+  for (let at = real; ; at = path.dirname(at)) {
+    const st = await statId(at);
+    if (st) {
+      for (const k of known) {
+        if (k.dev === st.dev && k.ino === st.ino && k.p !== at) names.add(path.join(k.p, path.relative(at, real)));
+      }
+    }
+    if (path.dirname(at) === at) break;
+  }
+  const self = await statId(real);
+  if (self) {
+    for (const r of roots) {
+      for (let at = r.real; ; at = path.dirname(at)) {
+        const st = await statId(at);
+        if (st && st.dev === self.dev && st.ino === self.ino) names.add(at);
+        if (path.dirname(at) === at) break;
+      }
+    }
+  }
+  return [...names];
+}
+
+function refused(reason: ProjectFolderRefusal, shown: string, folder?: string): ProjectFolderRefused {
+  const verdict = folder === undefined ? { reason } : { reason, folder };
+  return { ok: false, reason, message: projectFolderMessage(verdict, shown), path: shown, ...(folder === undefined ? {} : { folder }) };
+}
+
+/**
+ * Checks a candidate project folder. The data folder and the app folder registered with
+ * `protectFolder` are always protected; `extra` adds more (the store passes its own data folder).
+ */
+export async function checkProjectFolder(value: unknown, extra: readonly ProtectedInput[] = []): Promise<ProjectFolderCheck> {
+  if (typeof value !== "string" || value.trim() === "") return refused("required", "");
+  const trimmed = value.trim();
+  if (trimmed.includes("\0") || trimmed.length > MAX_PATH_LENGTH) return refused("invalid", trimmed.replace(/\0/g, "\\0").slice(0, 200));
+  if (!path.isAbsolute(trimmed)) return refused("not_absolute", trimmed);
+  const resolved = path.resolve(trimmed);
+  let real: string;
+  try {
+    real = await fs.realpath(resolved);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return refused("not_found", resolved);
+    if (code === "EACCES" || code === "EPERM") return refused("unreadable", resolved);
+    return refused("invalid", resolved);
+  }
+  const st = await statId(real);
+  if (!st) return refused("unreadable", resolved);
+  if (!st.isDirectory()) return refused("not_a_folder", resolved);
+  const roots = await protectedFoldersWith(extra);
+  const verdict = projectFolderRefusal({ names: await namesOf(real, roots), home: await realHome(), protectedFolders: roots });
+  if (verdict) return refused(verdict.reason, resolved, verdict.folder);
+  return { ok: true, path: resolved, real };
+}
+
+/**
+ * {@link checkProjectFolder}, throwing for a refused folder.
+ * @returns the path to keep in metadata.json (absolute, normalized, as the person wrote it).
+ * @throws ValidationError with details `[{ path: "project_path", message, reason, folder? }]`.
+ */
+export async function assertProjectFolder(value: unknown, extra: readonly ProtectedInput[] = []): Promise<string> {
+  const check = await checkProjectFolder(value, extra);
+  if (check.ok) return check.path;
+  const issue: ProjectFolderIssue = { path: "project_path", message: check.message, reason: check.reason, ...(check.folder ? { folder: check.folder } : {}) };
+  throw new ValidationError(`Invalid project folder: ${check.message}`, [issue]);
+}
+
+/** A run's project folder refused because metadata.json no longer names the folder the run started with. */
+export interface ProjectFolderChanged {
+  ok: false;
+  reason: "project_changed";
+  message: string;
+  /** The folder the run started with (the one its agents' tokens carry). */
+  path: string;
+  /** What metadata.json names now. */
+  recorded: string;
+}
+
+/**
+ * The check a running conversation makes before it starts, resumes, or runs any tool: the folder
+ * rules ({@link checkProjectFolder}) and, once the run has started with a folder (`established`),
+ * that metadata.json (`recorded`) still names that folder. A run's privileges never follow a
+ * re-read file: a changed metadata.json stops the tools instead of moving them.
+ */
+export async function confirmProjectFolder(
+  recorded: unknown,
+  established: string | null,
+  extra: readonly ProtectedInput[] = [],
+): Promise<ProjectFolderCheck | ProjectFolderChanged> {
+  if (established !== null) {
+    const now = typeof recorded === "string" && path.isAbsolute(recorded.trim()) ? path.resolve(recorded.trim()) : String(recorded);
+    if (now !== path.resolve(established)) {
+      return {
+        ok: false,
+        reason: "project_changed",
+        path: path.resolve(established),
+        recorded: now,
+        message: `this conversation's metadata.json names the project folder ${JSON.stringify(now)}, but its agents were given ${path.resolve(established)}; the file was changed while the conversation was open. Tools stay refused until the file names ${path.resolve(established)} again.`,
+      };
+    }
+  }
+  return checkProjectFolder(established ?? recorded, extra);
+}

@@ -1,0 +1,190 @@
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resolveProjectPath, WorkspaceError } from "./resolve";
+import { protectedAncestor, protectedFolders, protectFolder, resetProtectedFoldersForTests } from "./protected";
+import { listFiles, readFile, searchFiles, writeFile } from "./tools";
+
+let base: string;
+let proj: string;
+let data: string;
+let app: string;
+
+/**
+ * Defence in depth: the project folder CONTAINS Astrion's own folders (as when the data folder
+ * was moved into it after the conversation was created). The workspace tools must act as if
+ * they were not there.
+ *
+ * <base>/proj
+ *   src/a.ts                                   NEEDLE (an ordinary file)
+ *   .astrion/astrion/host/mutiagents/          the data folder (protected)
+ *     models.json, agents/researcher.md, conversations/c1/metadata.json   (all with NEEDLE)
+ *   .astrion/astrion/host/mutiagents-evil/x.txt  (shares the prefix: ordinary)
+ *   app/code.js                                the app folder (protected)
+ *   link-data   -> .astrion/astrion/host/mutiagents      (a folder link into it)
+ *   link-host   -> .astrion/astrion/host                 (a link to its parent)
+ *   link-models -> .astrion/astrion/host/mutiagents/models.json (a file link into it)
+ * <base>/alias-data -> <proj>/.astrion/astrion/host/mutiagents (a project root reached by a link)
+ */
+beforeAll(async () => {
+  resetProtectedFoldersForTests();
+  base = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "astrion-protected-")));
+  proj = path.join(base, "proj");
+  data = path.join(proj, ".astrion", "astrion", "host", "mutiagents");
+  app = path.join(proj, "app");
+  await fs.mkdir(path.join(proj, "src"), { recursive: true });
+  await fs.mkdir(path.join(data, "agents"), { recursive: true });
+  await fs.mkdir(path.join(data, "conversations", "c1"), { recursive: true });
+  await fs.mkdir(`${data}-evil`);
+  await fs.mkdir(app);
+  await fs.writeFile(path.join(proj, "src", "a.ts"), "export const NEEDLE = 1;\n");
+  await fs.writeFile(path.join(data, "models.json"), '{"NEEDLE": "models"}\n');
+  await fs.writeFile(path.join(data, "agents", "researcher.md"), "---\nid: researcher\npermissions: [read]\n---\nNEEDLE\n");
+  await fs.writeFile(path.join(data, "conversations", "c1", "metadata.json"), '{"project_path": "/tmp/p", "NEEDLE": 1}\n');
+  await fs.writeFile(path.join(`${data}-evil`, "x.txt"), "NEEDLE evil\n");
+  await fs.writeFile(path.join(app, "code.js"), "// NEEDLE code\n");
+  await fs.symlink(path.join(".astrion", "astrion", "host", "mutiagents"), path.join(proj, "link-data"));
+  await fs.symlink(path.join(".astrion", "astrion", "host"), path.join(proj, "link-host"));
+  await fs.symlink(path.join(".astrion", "astrion", "host", "mutiagents", "models.json"), path.join(proj, "link-models"));
+  await fs.symlink(data, path.join(base, "alias-data"));
+  await protectFolder({ kind: "data", path: data });
+  await protectFolder({ kind: "app", path: app });
+});
+
+afterAll(async () => {
+  resetProtectedFoldersForTests();
+  await fs.rm(base, { recursive: true, force: true });
+});
+
+/** Every file and folder under `dir`, with its contents, to prove nothing changed. */
+async function tree(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const entry of await fs.readdir(dir, { recursive: true, withFileTypes: true })) {
+    const full = path.join(entry.parentPath, entry.name);
+    out[path.relative(dir, full)] = entry.isFile() ? await fs.readFile(full, "utf8") : "<dir>";
+  }
+  return out;
+}
+
+const INTO_DATA = [
+  ".astrion/astrion/host/mutiagents",
+  ".astrion/astrion/host/mutiagents/",
+  ".astrion/astrion/host/mutiagents/models.json",
+  "./.astrion/astrion/host/mutiagents/models.json",
+  ".astrion//astrion/host/mutiagents/./agents/researcher.md",
+  ".astrion/./astrion/./host/./mutiagents/conversations/c1/metadata.json",
+  "link-data",
+  "link-data/models.json",
+  "./link-data//conversations/c1/metadata.json",
+  "link-models",
+  "link-host/mutiagents/agents/researcher.md",
+  "link-host/mutiagents",
+  "app",
+  "app/code.js",
+];
+
+describe("Astrion's own folders inside a project", () => {
+  it("registers them by real path and identity", () => {
+    expect(protectedFolders().map((r) => [r.kind, r.real])).toEqual([
+      ["data", data],
+      ["app", app],
+    ]);
+    expect(protectedFolders().every((r) => r.id !== null)).toBe(true);
+  });
+
+  it.each(INTO_DATA)("refuses to resolve %j for reading or writing", async (requested) => {
+    for (const forWrite of [false, true]) {
+      const error = await resolveProjectPath(proj, requested, { forWrite }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(error, `${requested} forWrite=${forWrite}`).toBeInstanceOf(WorkspaceError);
+      expect((error as WorkspaceError).reason).toBe("app_data");
+      // The refusal names the path as written, never where it really leads.
+      expect((error as WorkspaceError).message).not.toContain(base);
+    }
+  });
+
+  it("read_file refuses every way in", async () => {
+    for (const requested of INTO_DATA.filter((p) => !p.endsWith("mutiagents") && !p.endsWith("/") && p !== "link-data" && p !== "app")) {
+      await expect(readFile(proj, requested), requested).rejects.toMatchObject({ reason: "app_data", code: "forbidden" });
+    }
+  });
+
+  it("write_file refuses every way in and changes nothing there, not even a new file or folder", async () => {
+    const before = await tree(data);
+    const appBefore = await tree(app);
+    const attempts = [
+      ...INTO_DATA,
+      ".astrion/astrion/host/mutiagents/new.json",
+      ".astrion/astrion/host/mutiagents/agents/new-role.md",
+      "link-data/new/deep/file.json",
+      "link-host/mutiagents/models.json",
+      "app/new.js",
+    ];
+    for (const requested of attempts) {
+      await expect(writeFile(proj, requested, '{"project_path": "/"}'), requested).rejects.toBeInstanceOf(WorkspaceError);
+    }
+    expect(await tree(data)).toEqual(before);
+    expect(await tree(app)).toEqual(appBefore);
+  });
+
+  it("list_files never shows them or anything in them, at any depth or through any link", async () => {
+    const listing = await listFiles(proj, ".", { depth: 5 });
+    const paths = listing.entries.map((e) => e.path);
+    expect(paths).toContain("src/a.ts");
+    expect(paths).toContain(".astrion/astrion/host");
+    expect(paths).toContain(".astrion/astrion/host/mutiagents-evil/x.txt");
+    expect(paths).toContain("link-host"); // a link to an ordinary folder stays listed
+    for (const p of paths) {
+      expect(p, p).not.toMatch(/mutiagents($|\/)/);
+      expect(p, p).not.toMatch(/^app($|\/)/);
+      expect(["link-data", "link-models"], p).not.toContain(p);
+    }
+    const host = await listFiles(proj, "link-host");
+    expect(host.entries.map((e) => e.path)).toEqual([".astrion/astrion/host/mutiagents-evil"]);
+    await expect(listFiles(proj, "link-data")).rejects.toMatchObject({ reason: "app_data" });
+    await expect(listFiles(proj, ".astrion/astrion/host/mutiagents")).rejects.toMatchObject({ reason: "app_data" });
+  });
+
+  it("search_files never finds anything in them", async () => {
+    const all = await searchFiles(proj, "NEEDLE");
+    expect(all.matches.map((m) => m.path).sort()).toEqual([".astrion/astrion/host/mutiagents-evil/x.txt", "src/a.ts"]);
+    expect((await searchFiles(proj, "NEEDLE", { path: ".astrion" })).matches.map((m) => m.path)).toEqual([".astrion/astrion/host/mutiagents-evil/x.txt"]);
+    expect((await searchFiles(proj, "NEEDLE", { path: "link-host" })).matches).toHaveLength(1);
+    await expect(searchFiles(proj, "NEEDLE", { path: "link-data" })).rejects.toMatchObject({ reason: "app_data" });
+    await expect(searchFiles(proj, "NEEDLE", { path: "app/code.js" })).rejects.toMatchObject({ reason: "app_data" });
+  });
+
+  it("leaves a folder that only shares the data folder's name prefix alone", async () => {
+    expect((await readFile(proj, ".astrion/astrion/host/mutiagents-evil/x.txt")).content).toBe("NEEDLE evil\n");
+    await writeFile(proj, ".astrion/astrion/host/mutiagents-evil/y.txt", "ok");
+    expect(await fs.readFile(path.join(`${data}-evil`, "y.txt"), "utf8")).toBe("ok");
+  });
+
+  it("refuses everything when the project folder itself is in a protected folder, however it is named", async () => {
+    for (const root of [data, path.join(data, "conversations"), path.join(base, "alias-data"), `${data}/./agents/`, app]) {
+      await expect(listFiles(root, "."), root).rejects.toMatchObject({ reason: "app_data" });
+      await expect(readFile(root, "models.json"), root).rejects.toMatchObject({ reason: "app_data" });
+      await expect(writeFile(root, "x.json", "{}"), root).rejects.toMatchObject({ reason: "app_data" });
+      await expect(searchFiles(root, "NEEDLE"), root).rejects.toMatchObject({ reason: "app_data" });
+    }
+    expect(await protectedAncestor(path.join(data, "conversations", "c1"))).toMatchObject({ kind: "data" });
+    expect(await protectedAncestor(path.join(proj, "src"))).toBeUndefined();
+  });
+
+  it("protects a folder that does not exist yet by its name, and creates nothing there", async () => {
+    await protectFolder({ kind: "data", path: path.join(proj, "later", "data") });
+    try {
+      await expect(writeFile(proj, "later/data/models.json", "{}")).rejects.toMatchObject({ reason: "app_data" });
+      await expect(fs.stat(path.join(proj, "later"))).rejects.toMatchObject({ code: "ENOENT" });
+      // The folder beside it is ordinary.
+      await writeFile(proj, "later/other/x.json", "{}");
+    } finally {
+      resetProtectedFoldersForTests();
+      await protectFolder({ kind: "data", path: data });
+      await protectFolder({ kind: "app", path: app });
+    }
+  });
+});

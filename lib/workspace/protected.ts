@@ -1,0 +1,132 @@
+/**
+ * Astrion's own folders, which no workspace tool may see or touch: the data folder (conversation
+ * metadata, role files, models.json — everything the runtime trusts) and the folder the server
+ * runs from (its code and the role files it seeds from). The server registers them once at start
+ * ({@link protectFolder}); every path the workspace resolves is checked against them, so a tool
+ * added later (commands, an MCP file server) gets the rule by going through resolve.ts.
+ *
+ * A folder is recognized by name (its real path, and anything below it) and by identity (device
+ * and inode), so a bind mount of it, or a differently-cased name on a case-insensitive disk, is
+ * recognized too. Not recognized: a bind mount of a folder *inside* a protected folder, and hard
+ * links to its files (a path check cannot tell a hard link from an ordinary file).
+ *
+ * The registry lives on globalThis: Next bundles server code per entry, and the folders
+ * registered at boot must be seen by every copy of this module.
+ */
+import "server-only";
+import { promises as fs, type BigIntStats } from "node:fs";
+import path from "node:path";
+import { isInsideRoot, type ProtectedFolder } from "./project-folder-rules";
+
+/** A protected folder with its identity on disk. */
+export interface ProtectedRoot extends ProtectedFolder {
+  /** The path as given (before symlinks were resolved). */
+  path: string;
+  /** Device and inode of the folder; null when it did not exist when registered. */
+  id: { dev: bigint; ino: bigint } | null;
+}
+
+/** A folder to protect, as given. */
+export interface ProtectedInput {
+  kind: ProtectedFolder["kind"];
+  path: string;
+}
+
+const KEY = Symbol.for("astrion.workspace.protected-roots");
+
+function registry(): Map<string, ProtectedRoot> {
+  const g = globalThis as unknown as Record<symbol, Map<string, ProtectedRoot> | undefined>;
+  return (g[KEY] ??= new Map());
+}
+
+function errnoCode(error: unknown): string | undefined {
+  return (error as NodeJS.ErrnoException | undefined)?.code;
+}
+
+/** `stat` with exact (bigint) device and inode numbers, or null when the path cannot be reached. */
+export async function statId(p: string): Promise<BigIntStats | null> {
+  try {
+    return await fs.stat(p, { bigint: true });
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The real path of `p`; for a path that does not exist (yet), the real path of its deepest
+ * existing ancestor joined with the rest, so the data folder is protected before it is created.
+ */
+export async function realOrNearest(p: string): Promise<string> {
+  const absolute = path.resolve(p);
+  const rest: string[] = [];
+  for (let at = absolute; ; at = path.dirname(at)) {
+    try {
+      return path.join(await fs.realpath(at), ...rest.reverse());
+    } catch (error) {
+      const code = errnoCode(error);
+      if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
+      if (path.dirname(at) === at) return absolute;
+      rest.push(path.basename(at));
+    }
+  }
+}
+
+/** Resolves a folder to protect: its real path and identity. */
+export async function describeProtected(input: ProtectedInput): Promise<ProtectedRoot> {
+  const real = await realOrNearest(input.path);
+  const st = await statId(real);
+  return { kind: input.kind, path: path.resolve(input.path), real, id: st?.isDirectory() ? { dev: st.dev, ino: st.ino } : null };
+}
+
+/** Adds a folder to the process-wide set of protected folders (idempotent) and returns it resolved. */
+export async function protectFolder(input: ProtectedInput): Promise<ProtectedRoot> {
+  const root = await describeProtected(input);
+  registry().set(`${root.kind}:${root.real}`, root);
+  return root;
+}
+
+/** The registered protected folders. */
+export function protectedFolders(): ProtectedRoot[] {
+  return [...registry().values()];
+}
+
+/** The registered folders plus `extra` (resolved now), without duplicates. */
+export async function protectedFoldersWith(extra: readonly ProtectedInput[]): Promise<ProtectedRoot[]> {
+  const all = new Map(registry());
+  for (const input of extra) {
+    const root = await describeProtected(input);
+    all.set(`${root.kind}:${root.real}`, root);
+  }
+  return [...all.values()];
+}
+
+/** Forgets every protected folder (tests only). */
+export function resetProtectedFoldersForTests(): void {
+  registry().clear();
+}
+
+/**
+ * The protected folder that the real path `real` is, or lies in, judged by name; or that it is,
+ * judged by identity when `st` (its stat) is given.
+ */
+export function protectedMatch(
+  real: string,
+  st: { dev: bigint; ino: bigint } | null | undefined,
+  roots: readonly ProtectedRoot[] = protectedFolders(),
+): ProtectedRoot | undefined {
+  return roots.find((r) => isInsideRoot(r.real, real) || (st && r.id && r.id.dev === st.dev && r.id.ino === st.ino));
+}
+
+/**
+ * The protected folder that the real path `real` lies in, checking the folder and each of its
+ * ancestors by name and by identity (so a project folder reached through a bind mount of a
+ * protected folder, or of a folder above one, is caught).
+ */
+export async function protectedAncestor(real: string, roots: readonly ProtectedRoot[] = protectedFolders()): Promise<ProtectedRoot | undefined> {
+  if (roots.length === 0) return undefined;
+  for (let at = real; ; at = path.dirname(at)) {
+    const hit = protectedMatch(at, await statId(at), roots);
+    if (hit) return hit;
+    if (path.dirname(at) === at) return undefined;
+  }
+}
