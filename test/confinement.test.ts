@@ -243,10 +243,9 @@ describe("creating a conversation", () => {
       [linkToHome, "inside_data_folder"],
       [path.dirname(home), "contains_data_folder"],
       [`${path.dirname(home)}/`, "contains_data_folder"],
-      [REPO_ROOT, "inside_app_folder"],
-      [path.join(REPO_ROOT, "lib"), "inside_app_folder"],
       [path.join(REPO_ROOT, ".next"), "inside_app_folder"],
-      [path.dirname(REPO_ROOT), "contains_app_folder"],
+      [path.join(REPO_ROOT, ".next", "server"), "inside_app_folder"],
+      [path.join(REPO_ROOT, "node_modules", "next"), "inside_app_folder"],
     ];
     if (bound) {
       // Only the inode tells these apart from an ordinary folder.

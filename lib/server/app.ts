@@ -33,10 +33,13 @@ async function start(): Promise<AstrionApp> {
   if (removed.length > 0) console.log(`[astrion] removed ${removed.length} unfinished temp file(s) left by an earlier crash`);
   const store = new ConversationStore(root);
   await store.init();
-  // Astrion's own folders: no project folder may hold them or sit in them, and no workspace tool
-  // may see or touch them (lib/workspace/protected.ts).
+  // Astrion's own folders: no project folder may sit in them, none may hold the data folder, and
+  // no workspace tool may see or touch them (lib/workspace/protected.ts). Of the program, what
+  // the running server executes is protected (its build and installed packages); its sources
+  // are an ordinary project, so Astrion's own checkout can be worked on.
   await protectFolder({ kind: "data", path: root });
-  await protectFolder({ kind: "app", path: process.cwd() });
+  await protectFolder({ kind: "app", path: path.join(process.cwd(), ".next") });
+  await protectFolder({ kind: "app", path: path.join(process.cwd(), "node_modules") });
   const roles = new RoleLibrary(path.join(root, "agents"));
   const seeded = await roles.seedFromRepo(REPO_AGENTS_DIR);
   if (seeded.length > 0) console.log(`[astrion] copied the product roles into ${path.join(root, "agents")}: ${seeded.join(", ")}`);

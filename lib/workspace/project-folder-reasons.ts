@@ -16,7 +16,6 @@ export const PROJECT_FOLDER_REFUSALS = [
   "inside_data_folder",
   "contains_data_folder",
   "inside_app_folder",
-  "contains_app_folder",
 ] as const;
 /** Why a project folder is refused. */
 export type ProjectFolderRefusal = (typeof PROJECT_FOLDER_REFUSALS)[number];

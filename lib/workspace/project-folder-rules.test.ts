@@ -42,7 +42,7 @@ describe("projectFolderRefusal", () => {
     ["/home/me/.astrion", "contains_data_folder"],
     ["/home/me/.astrion/astrion/host", "contains_data_folder"],
     [APP, "inside_app_folder"],
-    [`${APP}/.next/server`, "inside_app_folder"],
+    [`${APP}/server`, "inside_app_folder"],
   ] as const)("refuses %s: %s", (name, reason) => {
     expect(verdict(name)?.reason).toBe(reason);
   });
@@ -50,10 +50,8 @@ describe("projectFolderRefusal", () => {
   it("names the protected folder concerned", () => {
     expect(verdict("/home/me")).toEqual({ reason: "contains_data_folder", folder: DATA });
     expect(verdict(`${APP}/lib`)).toEqual({ reason: "inside_app_folder", folder: APP });
-    expect(projectFolderRefusal({ names: ["/srv"], home: null, protectedFolders: [{ kind: "app", real: "/srv/apps/astrion" }] })).toEqual({
-      reason: "contains_app_folder",
-      folder: "/srv/apps/astrion",
-    });
+    // A folder holding the program (its own checkout, a home folder) is a fine project: the tools hide the program there.
+    expect(projectFolderRefusal({ names: ["/srv/apps/astrion"], home: null, protectedFolders: [{ kind: "app", real: "/srv/apps/astrion/.next" }] })).toBeNull();
   });
 
   it("does not confuse a folder that only shares a prefix with a protected one", () => {

@@ -9,7 +9,8 @@
  * - Astrion's own data folder, a folder inside it, or a folder that contains it: the data folder
  *   holds what the runtime trusts (conversation metadata, role files with their permissions,
  *   models.json), so an agent that can write there can raise its own privileges;
- * - the same for the folder Astrion runs from (its code, and the role files it seeds from).
+ * - inside the program the server runs (its build and installed packages). A folder that holds
+ *   them is allowed (Astrion's own checkout is a fine project): the tools hide them there.
  *
  * The rules compare absolute, normalized real paths. The I/O layer (project-folder.ts) resolves
  * symlinks first and adds "aliases": other names of the same folder found by device and inode
@@ -91,7 +92,7 @@ const ROOT_HOME = "/root";
 
 /** A folder whose contents the workspace tools may never reach. */
 export interface ProtectedFolder {
-  /** `data`: the data folder (ASTRION_HOME); `app`: the folder Astrion runs from. */
+  /** `data`: the data folder (ASTRION_HOME); `app`: the program the server runs (its build and installed packages). */
   kind: "data" | "app";
   /** Its real path. */
   real: string;
@@ -149,7 +150,10 @@ export function projectFolderRefusal(facts: ProjectFolderFacts): ProjectFolderVe
   for (const kind of ["data", "app"] as const) {
     for (const folder of facts.protectedFolders.filter((f) => f.kind === kind)) {
       if (names.some((n) => isInsideRoot(folder.real, n))) return { reason: kind === "data" ? "inside_data_folder" : "inside_app_folder", folder: folder.real };
-      if (names.some((n) => isInsideRoot(n, folder.real))) return { reason: kind === "data" ? "contains_data_folder" : "contains_app_folder", folder: folder.real };
+      // A project may hold Astrion's program files (its own checkout is a fine project): the
+      // workspace tools never see or touch them there (protected.ts). Not so the data folder,
+      // which holds what decides every agent's privileges.
+      if (kind === "data" && names.some((n) => isInsideRoot(n, folder.real))) return { reason: "contains_data_folder", folder: folder.real };
     }
   }
   if (names.some((n) => systemRefusal(n, facts.home))) return { reason: "system_folder" };
@@ -184,8 +188,6 @@ export function projectFolderMessage(verdict: ProjectFolderVerdict, shownPath: s
     case "contains_data_folder":
       return `This folder contains Astrion's own data folder (${folder}): agents working here could change Astrion's settings. Choose a folder inside it, or move the data folder with ASTRION_HOME.`;
     case "inside_app_folder":
-      return `This folder is inside the folder Astrion runs from (${folder}): agents working there could change Astrion's own code. Choose your project's own folder.`;
-    case "contains_app_folder":
-      return `This folder contains the folder Astrion runs from (${folder}): agents working here could change Astrion's own code. Choose a folder inside it that does not hold Astrion.`;
+      return `This folder is inside Astrion's running program (${folder}): agents working there could change the code the server runs. Choose your project's own folder.`;
   }
 }
