@@ -8,9 +8,9 @@ import "server-only";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { readJsonFile, writeJsonAtomic } from "@/lib/store";
-import { NotFoundError } from "@/lib/errors";
+import { CorruptFileError, NotFoundError } from "@/lib/errors";
 import { hasOwnKey, ownValue } from "@/lib/own";
-import type { PublicModel } from "@/lib/api/contract";
+import type { PublicModel, StoreProblem } from "@/lib/api/contract";
 import { ModelsFileSchema, OFFLINE_MODEL_KEY, type ModelEntry, type ModelsFile } from "./schema";
 
 /** What `models.json` holds on first start. */
@@ -85,6 +85,24 @@ export async function loadRegistry(root: string): Promise<ModelsFile> {
     file = defaultModelsFile();
   }
   return applyEnvironment(file);
+}
+
+/**
+ * What is wrong with `models.json`, as a problem for `/api/health` (`file` relative to the data
+ * folder), or null when it loads or is missing (the defaults then apply). One small file read.
+ */
+export async function registryProblem(root: string): Promise<StoreProblem | null> {
+  try {
+    await readJsonFile(modelsFilePath(root), ModelsFileSchema);
+    return null;
+  } catch (error) {
+    if (error instanceof NotFoundError) return null;
+    if (error instanceof CorruptFileError) {
+      const reason = (error.details as { reason?: unknown } | undefined)?.reason;
+      return { file: "models.json", message: typeof reason === "string" ? reason : error.message };
+    }
+    return { file: "models.json", message: error instanceof Error ? error.message : String(error) };
+  }
 }
 
 /** True when the entry can be called now: offline, or its key variable is set (or none is needed). */
