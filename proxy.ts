@@ -5,7 +5,10 @@
  * No CORS headers are ever added, so other origins cannot read our answers.
  */
 import { NextResponse, type NextRequest } from "next/server";
-import { checkRequest, guardConfigFromEnv, TOKEN_COOKIE } from "@/lib/security/request-guard";
+import { checkRequest, guardConfigFromEnv, TOKEN_COOKIE } from "@/lib/security";
+
+/** A path no route matches, so rewriting to it renders app/not-found.tsx. */
+const NOT_FOUND_PATH = "/_astrion/not-found";
 
 export function proxy(request: NextRequest) {
   const verdict = checkRequest(
@@ -21,6 +24,10 @@ export function proxy(request: NextRequest) {
     guardConfigFromEnv(),
   );
   if (verdict.ok) return NextResponse.next();
+  if (verdict.notFoundPage) {
+    // A page path that cannot be decoded names nothing: the app's own not-found page, as 404.
+    return NextResponse.rewrite(new URL(NOT_FOUND_PATH, request.url), { status: 404 });
+  }
   if (verdict.redirectToSignIn) {
     const url = request.nextUrl.clone();
     url.pathname = "/signin";

@@ -1,10 +1,12 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { SignOutButton } from "@/components/auth/sign-out-button";
 import { LocaleSwitcher } from "@/components/layout/locale-switcher";
 import { NavLinks } from "@/components/layout/nav-links";
 import { makeTranslator } from "@/lib/i18n";
 import { getLocale } from "@/lib/i18n/server";
+import { guardConfigFromEnv } from "@/lib/security";
 import { Providers } from "./providers";
 import "./globals.css";
 
@@ -16,6 +18,8 @@ export const metadata: Metadata = {
 export default async function RootLayout({ children }: { children: ReactNode }) {
   const locale = await getLocale();
   const t = makeTranslator(locale);
+  // Read per request (this layout is dynamic): sign-out only means something in token mode.
+  const tokenMode = Boolean(guardConfigFromEnv().token);
   return (
     <html lang={locale}>
       <body className="min-h-screen bg-zinc-50 text-zinc-900 antialiased dark:bg-zinc-950 dark:text-zinc-100">
@@ -27,8 +31,9 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                 {t("app.name")}
               </Link>
               <NavLinks />
-              <div className="ml-auto">
+              <div className="ml-auto flex items-center gap-2">
                 <LocaleSwitcher />
+                {tokenMode ? <SignOutButton /> : null}
               </div>
             </div>
           </header>

@@ -8,6 +8,8 @@
  * and write files on this machine, so it must never be reachable from the network unprotected.
  * The data folder (ASTRION_HOME or ~/.astrion/astrion/host/mutiagents) is locked by the server
  * process itself at start-up (instrumentation.ts), so a second server on the same folder exits.
+ * The server itself is scripts/serve.mjs (Next's handler on node:http, stamping each request with
+ * the client's socket address for per-client limits).
  */
 import { spawn, spawnSync } from "node:child_process";
 import path from "node:path";
@@ -69,7 +71,7 @@ if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) {
 
 await ensureBuild();
 
-const server = spawn(process.execPath, [nextBin, "start", "-H", host, "-p", port], { cwd: root, env, stdio: "inherit" });
+const server = spawn(process.execPath, [path.join(root, "scripts", "serve.mjs")], { cwd: root, env: { ...env, HOST: host, PORT: port }, stdio: "inherit" });
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
   process.on(signal, () => server.kill(signal));
 }

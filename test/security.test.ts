@@ -157,6 +157,69 @@ describe("access token", () => {
   });
 });
 
+describe("malformed percent-encoding", () => {
+  /** Undecodable segments: overlong, truncated, lone continuation and surrogate encodings. */
+  const BAD = ["%C0%AE", "%FF", "%E0%A4%A", "%ED%A0%80", "%C3", "%", "%zz"];
+
+  /** Every dynamic route (find app -name '[*'), with a bad value in each dynamic segment. */
+  function apiPaths(bad: string): Array<{ method: string; path: string }> {
+    const c = convId;
+    return [
+      { method: "GET", path: `/api/${bad}` },
+      { method: "GET", path: `/api/nothing/${bad}/here` },
+      { method: "GET", path: `/api/conversations/${bad}` },
+      { method: "PATCH", path: `/api/conversations/${bad}` },
+      { method: "DELETE", path: `/api/conversations/${bad}` },
+      { method: "GET", path: `/api/conversations/${bad}/agents` },
+      { method: "GET", path: `/api/conversations/${bad}/agents/1` },
+      { method: "GET", path: `/api/conversations/${c}/agents/${bad}` },
+      { method: "POST", path: `/api/conversations/${c}/agents/${bad}/answers` },
+      { method: "POST", path: `/api/conversations/${c}/agents/${bad}/messages` },
+      { method: "POST", path: `/api/conversations/${bad}/agents/1/messages` },
+      { method: "GET", path: `/api/conversations/${c}/context/${bad}` },
+      { method: "GET", path: `/api/conversations/${bad}/context/m1` },
+      { method: "GET", path: `/api/conversations/${bad}/events` },
+      { method: "GET", path: `/api/conversations/${bad}/messages` },
+      { method: "POST", path: `/api/conversations/${bad}/messages` },
+      { method: "GET", path: `/api/conversations/${bad}/shared-context` },
+      { method: "PUT", path: `/api/conversations/${bad}/shared-context` },
+      { method: "POST", path: `/api/conversations/${bad}/shared-context/decisions` },
+      { method: "POST", path: `/api/conversations/${bad}/stop` },
+      { method: "GET", path: `/api/conversations/${bad}/timeline` },
+      { method: "GET", path: `/api/roles/${bad}` },
+      { method: "PUT", path: `/api/roles/${bad}` },
+      { method: "DELETE", path: `/api/roles/${bad}` },
+    ];
+  }
+
+  it("answers 400 with a JSON error on every dynamic API route, never 500", async () => {
+    for (const bad of BAD) {
+      for (const r of apiPaths(bad)) {
+        const res = await server.api(r.method, r.path, r.method === "GET" ? undefined : {});
+        expect(res.status, `${r.method} ${r.path}`).toBe(400);
+        expect(res.json?.error?.code, `${r.method} ${r.path}`).toBe("bad_request");
+      }
+    }
+  });
+
+  it("shows the not-found page (404) for every dynamic page", async () => {
+    for (const bad of BAD) {
+      for (const p of [`/conversations/${bad}`, `/roles/${bad}`, `/${bad}`, `/roles/${bad}/x`]) {
+        const res = await server.request({ path: p });
+        expect(res.status, p).toBe(404);
+        expect(res.headers["content-type"], p).toMatch(/text\/html/);
+        expect(res.text, p).toContain('data-testid="not-found"');
+      }
+    }
+  });
+
+  it("still serves well-formed encodings", async () => {
+    expect((await server.api("GET", "/api/roles/%72esearcher")).status).toBe(200);
+    expect((await server.api("GET", "/api/roles/%E4%B8%AD")).status).toBe(400); // a bad role id, said so
+    expect((await server.request({ path: `/conversations/${convId}` })).status).toBe(200);
+  });
+});
+
 describe("binding", () => {
   it("refuses to listen on a non-loopback address without a token", async () => {
     const home = tempDir("astrion-home-");

@@ -6,7 +6,8 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RuntimeEventSchema, type RuntimeEvent } from "@/lib/runtime/events";
-import { startServer, tempDir, type TestServer } from "./helpers/server";
+import { rawRequest, startServer, tempDir, type TestServer } from "./helpers/server";
+import { until } from "./helpers/wait";
 
 let server: TestServer;
 let convId: string;
@@ -39,10 +40,12 @@ interface SseConnection {
   close(): void;
 }
 
-function openSse(path: string, headers: Record<string, string> = {}): Promise<SseConnection> {
+/** Opens a stream on `to` (default: this file's server) from `localAddress` (default 127.0.0.1). */
+function openSse(path: string, headers: Record<string, string> = {}, opts: { to?: TestServer; localAddress?: string } = {}): Promise<SseConnection> {
+  const port = (opts.to ?? server).port;
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: "127.0.0.1", port: server.port, path, headers: { host: `127.0.0.1:${server.port}`, accept: "text/event-stream", ...headers }, setHost: false },
+      { host: "127.0.0.1", port, path, headers: { host: `127.0.0.1:${port}`, accept: "text/event-stream", ...headers }, setHost: false, localAddress: opts.localAddress },
       (res) => {
         let raw = "";
         let buffer = "";
@@ -189,5 +192,104 @@ describe("GET /api/conversations/[id]/events", () => {
     const res = await server.request({ path: `/api/conversations/${convId}/events`, headers: { host: "evil.example:80" } });
     expect(res.status).toBe(403);
     expect(res.text).not.toContain("data:");
+  });
+});
+
+describe("snapshots shared between streams", () => {
+  it("streams opened at once on an unchanged conversation get the same snapshot frame; a rename is seen by the next one", async () => {
+    const created = await server.api("POST", "/api/conversations", { title: "shared snapshot", project_path: tempDir("astrion-project-") });
+    const id = created.json.conversation.id as string;
+    const conns = await Promise.all(Array.from({ length: 10 }, () => openSse(`/api/conversations/${id}/events`)));
+    try {
+      await Promise.all(conns.map((c) => c.waitFor(() => c.events.length >= 1)));
+      const frames = conns.map((c) => c.raw().slice(c.raw().indexOf("id: ")));
+      for (const f of frames) expect(f).toBe(frames[0]);
+      expect(conns[0]!.events[0]!.event).toMatchObject({ type: "snapshot", snapshot: { conversation: { title: "shared snapshot" } } });
+
+      // A rename publishes no event, yet a stream opened after it must not get the old snapshot.
+      expect((await server.api("PATCH", `/api/conversations/${id}`, { title: "renamed" })).status).toBe(200);
+      const after = await openSse(`/api/conversations/${id}/events`);
+      try {
+        await after.waitFor(() => after.events.length >= 1);
+        expect(after.events[0]!.event).toMatchObject({ type: "snapshot", snapshot: { conversation: { title: "renamed" } } });
+      } finally {
+        after.close();
+      }
+    } finally {
+      for (const c of conns) c.close();
+    }
+  });
+});
+
+describe("caps on open streams", () => {
+  let capped: TestServer;
+  let id: string;
+  const PER_CLIENT = 3;
+  const TOTAL = 5;
+
+  beforeAll(async () => {
+    capped = await startServer({ env: { ASTRION_SSE_MAX_PER_CLIENT: String(PER_CLIENT), ASTRION_SSE_MAX_TOTAL: String(TOTAL) } });
+    const created = await capped.api("POST", "/api/conversations", { title: "caps", project_path: tempDir("astrion-project-") });
+    id = created.json.conversation.id;
+  });
+  afterAll(async () => {
+    await capped?.stop();
+  });
+
+  const path = () => `/api/conversations/${id}/events`;
+
+  /** Opens a stream that is expected to be accepted, and waits for its snapshot. */
+  async function accepted(localAddress = "127.0.0.1"): Promise<SseConnection> {
+    const conn = await openSse(path(), {}, { to: capped, localAddress });
+    expect(conn.status, `a stream from ${localAddress}`).toBe(200);
+    await conn.waitFor(() => conn.events.length >= 1);
+    return conn;
+  }
+
+  /** A request that is expected to be refused (a refusal ends at once, so a plain request will do). */
+  async function refused(localAddress = "127.0.0.1", headers: Record<string, string> = {}) {
+    const res = await rawRequest(capped.port, { path: path(), headers: { accept: "text/event-stream", ...headers }, localAddress });
+    expect(res.status, `refused from ${localAddress}`).toBe(429);
+    expect(res.headers["content-type"]).toMatch(/application\/json/);
+    expect(res.json.error.code).toBe("rate_limited");
+    expect(Number(res.headers["retry-after"])).toBeGreaterThanOrEqual(1);
+    return res.json.error;
+  }
+
+  /** Waits until a stream from `localAddress` is accepted again (the server notices a closed socket asynchronously). */
+  async function acceptedOnceFreed(localAddress = "127.0.0.1"): Promise<SseConnection> {
+    return until(`a free stream slot for ${localAddress}`, async () => {
+      const conn = await openSse(path(), {}, { to: capped, localAddress });
+      if (conn.status === 200) return conn;
+      conn.close();
+      return null;
+    });
+  }
+
+  it("refuses a client beyond its cap with 429, JSON and Retry-After, whatever headers it sends; other clients still get in", async () => {
+    const mine = [await accepted(), await accepted(), await accepted()];
+    const error = await refused();
+    expect(error.details).toMatchObject({ scope: "client", limit: PER_CLIENT });
+    await refused("127.0.0.1", { "x-forwarded-for": "203.0.113.7", "x-astrion-client-address": "192.0.2.1" });
+    const other = await accepted("127.0.0.2");
+
+    // Closing a stream gives its slot back.
+    mine[0]!.close();
+    const again = await acceptedOnceFreed();
+    await refused();
+    for (const c of [...mine, other, again]) c.close();
+  });
+
+  it("refuses everyone beyond the total cap, and every slot comes back when the streams close", async () => {
+    const open = [await acceptedOnceFreed("127.0.0.1"), await acceptedOnceFreed("127.0.0.1"), await acceptedOnceFreed("127.0.0.2")];
+    open.push(await acceptedOnceFreed("127.0.0.3"), await acceptedOnceFreed("127.0.0.4"));
+    const error = await refused("127.0.0.5");
+    expect(error.details).toMatchObject({ scope: "total", limit: TOTAL });
+    for (const c of open) c.close();
+    const reopened: SseConnection[] = [];
+    for (let i = 0; i < PER_CLIENT; i++) reopened.push(await acceptedOnceFreed("127.0.0.1"));
+    reopened.push(await acceptedOnceFreed("127.0.0.6"), await acceptedOnceFreed("127.0.0.7"));
+    await refused("127.0.0.8");
+    for (const c of reopened) c.close();
   });
 });

@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import { SignInForm } from "@/components/auth/sign-in-form";
 import { cardClass } from "@/components/ui/styles";
 import { getT } from "@/lib/i18n/server";
+import { safeNextPath } from "@/lib/security/safe-next";
 
 export async function generateMetadata(): Promise<Metadata> {
   const t = await getT();
@@ -17,7 +18,8 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
         {t("signin.title")}
       </h1>
       <p className="mt-2 mb-5 text-sm text-zinc-600 dark:text-zinc-300">{t("signin.body")}</p>
-      <SignInForm next={typeof next === "string" ? next : undefined} />
+      {/* Only a same-origin path ever reaches the form (no open redirect through ?next=). */}
+      <SignInForm next={safeNextPath(next)} />
     </div>
   );
 }

@@ -4,24 +4,23 @@ import { useMutation } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
 import { signIn } from "@/lib/client";
 import { useT } from "@/lib/i18n";
+import { safeNextPath } from "@/lib/security/safe-next";
 import { Banner } from "@/components/ui/banner";
 import { buttonPrimary, inputClass, labelClass } from "@/components/ui/styles";
 
-/** Only same-origin paths may be returned to after sign-in (no `//host` or `https:` open redirect). */
-function safeNext(next: string | undefined): string {
-  if (!next || !next.startsWith("/") || next.startsWith("//") || next.startsWith("/\\")) return "/";
-  return next;
-}
-
-/** The access-token form; on success it does a full navigation so the new cookie is sent. */
-export function SignInForm({ next }: { next: string | undefined }) {
+/**
+ * The access-token form; on success it does a full navigation so the new cookie is sent. Where
+ * it goes is the server's answer, checked once more here with the same rule: only a path of this
+ * origin, never another site (see lib/security/safe-next.ts).
+ */
+export function SignInForm({ next }: { next: string }) {
   const t = useT();
   const uid = useId();
   const [token, setToken] = useState("");
   const mutation = useMutation({
-    mutationFn: () => signIn(token),
-    onSuccess: () => {
-      window.location.assign(safeNext(next));
+    mutationFn: () => signIn(token, next),
+    onSuccess: (answer) => {
+      window.location.assign(safeNextPath(answer.next));
     },
   });
 
@@ -32,7 +31,7 @@ export function SignInForm({ next }: { next: string | undefined }) {
   }
 
   return (
-    <form onSubmit={submit} className="space-y-4" data-testid="signin-form">
+    <form onSubmit={submit} className="space-y-4" data-testid="signin-form" data-next={next}>
       {mutation.error ? (
         <Banner tone="error" testId="signin-error">
           {t("signin.failed", { message: mutation.error.message })}

@@ -5,6 +5,7 @@
  */
 import { parseAgentMessage, type AgentMessage } from "@/lib/protocol/messages";
 import type { Message } from "@/lib/store/schemas";
+import { ownValue } from "@/lib/own";
 
 /** How an inter-agent message is shown: `question` is a message whose id starts with `ask_`. */
 export type AgentCardVariant = "task" | "message" | "report" | "question";
@@ -118,7 +119,7 @@ export function summarizeToolCall(name: string, argumentsText: string): ToolCall
   }
   if (!args) return { args: null, keyArgs: [] };
   const parsed = args;
-  const names = KEY_ARGUMENTS[name] ?? Object.keys(parsed).slice(0, 2);
+  const names = ownValue(KEY_ARGUMENTS, name) ?? Object.keys(parsed).slice(0, 2);
   const keyArgs = names
     .filter((n) => parsed[n] !== undefined && parsed[n] !== null && parsed[n] !== "")
     .map((n) => ({ name: n, value: argText(parsed[n]) }));

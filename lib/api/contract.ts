@@ -123,7 +123,10 @@ export type PublicModel = z.infer<typeof PublicModelSchema>;
 export const ModelListSchema = z.object({ models: z.array(PublicModelSchema), default_key: z.string() });
 export type ModelList = z.infer<typeof ModelListSchema>;
 
-/** `GET /api/health` answer. */
+/** `GET /api/health` answer without the access token (token mode): only that the server is up. */
+export const PublicHealthSchema = z.object({ status: z.literal("ok") });
+
+/** `GET /api/health` answer (with the token, or when no token is set). */
 export const HealthSchema = z.object({
   status: z.literal("ok"),
   version: z.string(),
@@ -134,8 +137,14 @@ export const HealthSchema = z.object({
 });
 export type Health = z.infer<typeof HealthSchema>;
 
-/** `POST /api/auth/signin`. */
-export const SignInBodySchema = z.object({ token: z.string().min(1).max(1024) });
+/** `POST /api/auth/signin`: the token, and where the person wants to go afterwards. */
+export const SignInBodySchema = z.object({ token: z.string().min(1).max(1024), next: z.string().max(4096).optional() });
+
+/** Answer of `POST /api/auth/signin`: `next` is the same-origin path to go to (never another site). */
+export const SignInResponseSchema = z.object({ signed_in: z.literal(true), required: z.boolean(), next: z.string() });
+
+/** Answer of `POST /api/auth/signout`. */
+export const SignOutResponseSchema = z.object({ signed_out: z.literal(true) });
 
 /** `POST /api/conversations/[id]/messages`: a person's message to the Team Leader. */
 export const PostMessageBodySchema = z.object({

@@ -6,6 +6,7 @@
 import type { TimelineRecord } from "@/lib/protocol/timeline-record";
 import type { RuntimeEvent, ConversationSnapshot } from "@/lib/runtime/events";
 import type { AgentStatus, ConversationPhase, Message } from "@/lib/store/schemas";
+import { hasOwnKey } from "@/lib/own";
 
 /** Text streamed by one model call that is still running (not saved yet). */
 export interface LiveText {
@@ -66,7 +67,7 @@ export function mergeMessages(base: readonly Message[], extra: readonly Message[
 }
 
 function withoutLive(live: LiveState["live"], key: LiveKey): LiveState["live"] {
-  if (!(key in live)) return live;
+  if (!hasOwnKey(live, key)) return live;
   const next = { ...live };
   delete next[key];
   return next;

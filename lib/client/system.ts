@@ -1,7 +1,6 @@
 /** Query factories for the server's health and its model registry. */
 import { queryOptions } from "@tanstack/react-query";
-import { z } from "zod";
-import { HealthSchema, ModelListSchema, SignInBodySchema } from "@/lib/api/contract";
+import { HealthSchema, ModelListSchema, SignInBodySchema, SignInResponseSchema, SignOutResponseSchema } from "@/lib/api/contract";
 import { apiFetch } from "./api";
 
 /** `GET /api/models`: the registered models, never their keys. */
@@ -21,7 +20,12 @@ export function healthQuery() {
   });
 }
 
-/** `POST /api/auth/signin`; the server sets the session cookie. */
-export async function signIn(token: string) {
-  return apiFetch("/api/auth/signin", z.unknown(), { method: "POST", body: SignInBodySchema.parse({ token }) });
+/** `POST /api/auth/signin`; the server sets the session cookie and answers the safe path to go to. */
+export async function signIn(token: string, next?: string) {
+  return apiFetch("/api/auth/signin", SignInResponseSchema, { method: "POST", body: SignInBodySchema.parse({ token, next }) });
+}
+
+/** `POST /api/auth/signout`; the server expires the session cookie. */
+export async function signOut() {
+  return apiFetch("/api/auth/signout", SignOutResponseSchema, { method: "POST", body: {} });
 }

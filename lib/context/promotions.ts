@@ -8,6 +8,7 @@
  * slice of every later call, so it survives when the message carrying it is evicted.
  */
 import type { Message } from "@/lib/store/schemas";
+import { ownValue } from "@/lib/own";
 
 /** The exact wording to put in prompts so models know how to promote a conclusion. */
 export const PROMOTION_HINT =
@@ -82,7 +83,7 @@ export function deriveWorkNotes(messages: readonly Message[]): string[] {
   for (const m of messages) {
     if (m.role !== "assistant") continue;
     for (const call of m.tool_calls ?? []) {
-      const note = NOTE_TOOLS[call.function.name]?.(parseArgs(call.function.arguments));
+      const note = ownValue(NOTE_TOOLS, call.function.name)?.(parseArgs(call.function.arguments));
       if (!note) continue;
       seen.delete(note);
       seen.set(note, true);

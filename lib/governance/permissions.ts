@@ -10,6 +10,7 @@
  * ({@link ensureAgentToken}).
  */
 import path from "node:path";
+import { ownValue } from "@/lib/own";
 
 /** What a token may allow. */
 export const AGENT_SCOPES = [
@@ -210,7 +211,7 @@ export function checkToolCall(token: AgentToken | string | undefined | null, cal
   if (call.agent_id !== undefined && record.agent_id !== call.agent_id) {
     return { ok: false, code: "wrong_agent", reason: "permission denied: the access token belongs to another agent" };
   }
-  const scope = TOOL_SCOPES[call.tool];
+  const scope = ownValue(TOOL_SCOPES, call.tool);
   if (!scope) return { ok: false, code: "unknown_tool", reason: `permission denied: ${call.tool} is not a tool a sub-agent may use` };
   if (!record.scopes.includes(scope)) {
     return {

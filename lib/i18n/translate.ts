@@ -2,6 +2,7 @@
 import { en, type MessageKey } from "./dictionaries/en";
 import { zhCN } from "./dictionaries/zh-cn";
 import type { Locale } from "./locale";
+import { hasOwnKey } from "@/lib/own";
 
 const DICTIONARIES: Record<Locale, Record<MessageKey, string>> = { en, "zh-CN": zhCN };
 
@@ -15,7 +16,7 @@ export type TranslateFn = (key: MessageKey, vars?: MessageVars) => string;
 export function translate(locale: Locale, key: MessageKey, vars?: MessageVars): string {
   const template = DICTIONARIES[locale][key];
   if (!vars) return template;
-  return template.replace(/\{(\w+)\}/g, (match, name: string) => (name in vars ? String(vars[name]) : match));
+  return template.replace(/\{(\w+)\}/g, (match, name: string) => (hasOwnKey(vars, name) ? String(vars[name]) : match));
 }
 
 /** A {@link TranslateFn} for `locale`. */

@@ -8,8 +8,9 @@ import "server-only";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { readJsonFile, writeJsonAtomic } from "@/lib/store";
-import { NotFoundError } from "@/lib/errors";
-import type { PublicModel } from "@/lib/api/contract";
+import { CorruptFileError, NotFoundError } from "@/lib/errors";
+import { hasOwnKey, ownValue } from "@/lib/own";
+import type { PublicModel, StoreProblem } from "@/lib/api/contract";
 import { ModelsFileSchema, OFFLINE_MODEL_KEY, type ModelEntry, type ModelsFile } from "./schema";
 
 /** What `models.json` holds on first start. */
@@ -55,22 +56,22 @@ export const ENV_MODEL_KEY = "env";
  */
 export function applyEnvironment(file: ModelsFile, env: Record<string, string | undefined> = process.env): ModelsFile {
   const models: Record<string, ModelEntry> = { ...file.models };
-  if (!models[OFFLINE_MODEL_KEY]) models[OFFLINE_MODEL_KEY] = defaultModelsFile().models[OFFLINE_MODEL_KEY]!;
-  let defaultKey = file.default in models ? file.default : OFFLINE_MODEL_KEY;
+  if (!hasOwnKey(models, OFFLINE_MODEL_KEY)) models[OFFLINE_MODEL_KEY] = defaultModelsFile().models[OFFLINE_MODEL_KEY]!;
+  let defaultKey = hasOwnKey(models, file.default) ? file.default : OFFLINE_MODEL_KEY;
   const wanted = env.ASTRION_MODEL?.trim();
   if (env.OPENAI_BASE_URL || env.OPENAI_API_KEY) {
     models[ENV_MODEL_KEY] = {
-      label: `${wanted && !(wanted in models) ? wanted : "gpt-4o-mini"} (from environment)`,
+      label: `${wanted && !hasOwnKey(models, wanted) ? wanted : "gpt-4o-mini"} (from environment)`,
       provider: "openai-compatible",
       base_url: env.OPENAI_BASE_URL || "https://api.openai.com/v1",
       api_key_env: "OPENAI_API_KEY",
-      model: wanted && !(wanted in models) ? wanted : "gpt-4o-mini",
+      model: wanted && !hasOwnKey(models, wanted) ? wanted : "gpt-4o-mini",
       thinking_style: "none",
       max_concurrency: 4,
     };
     defaultKey = ENV_MODEL_KEY;
   }
-  if (wanted && wanted in models) defaultKey = wanted;
+  if (wanted && hasOwnKey(models, wanted)) defaultKey = wanted;
   return { ...file, default: defaultKey, models };
 }
 
@@ -84,6 +85,24 @@ export async function loadRegistry(root: string): Promise<ModelsFile> {
     file = defaultModelsFile();
   }
   return applyEnvironment(file);
+}
+
+/**
+ * What is wrong with `models.json`, as a problem for `/api/health` (`file` relative to the data
+ * folder), or null when it loads or is missing (the defaults then apply). One small file read.
+ */
+export async function registryProblem(root: string): Promise<StoreProblem | null> {
+  try {
+    await readJsonFile(modelsFilePath(root), ModelsFileSchema);
+    return null;
+  } catch (error) {
+    if (error instanceof NotFoundError) return null;
+    if (error instanceof CorruptFileError) {
+      const reason = (error.details as { reason?: unknown } | undefined)?.reason;
+      return { file: "models.json", message: typeof reason === "string" ? reason : error.message };
+    }
+    return { file: "models.json", message: error instanceof Error ? error.message : String(error) };
+  }
 }
 
 /** True when the entry can be called now: offline, or its key variable is set (or none is needed). */
@@ -103,9 +122,17 @@ export function publicModels(registry: ModelsFile): PublicModel[] {
   }));
 }
 
+/**
+ * The entry of a registered model key, or undefined. Only the registry's own keys count, so
+ * `constructor` or `__proto__` is never "registered".
+ */
+export function lookupModel(registry: ModelsFile, key: string): ModelEntry | undefined {
+  return ownValue(registry.models, key);
+}
+
 /** Resolves a model key, or throws a NotFoundError that names the known keys. */
 export function resolveModel(registry: ModelsFile, key: string): ModelEntry {
-  const entry = registry.models[key];
+  const entry = lookupModel(registry, key);
   if (!entry) {
     throw new NotFoundError(`Unknown model key "${key}". Known keys: ${Object.keys(registry.models).join(", ")}. Add it to models.json.`);
   }

@@ -13,6 +13,7 @@
  * Pure: no I/O. The bare models come from the caller, so this module never imports the `openai`
  * client and is unit-tested with scripted models.
  */
+import { ownValue } from "@/lib/own";
 import { breakerFor, breakerStates, type BreakerOutcome, type BreakerSnapshot, type CircuitBreaker } from "./breaker";
 import type { ModelEntry, ModelsFile } from "./schema";
 import { SemaphoreAbortedError, semaphoreFor, semaphoreStates, type Semaphore, type SemaphoreSnapshot } from "./semaphore";
@@ -286,7 +287,7 @@ export function wrapWithResilience(
   opts: Pick<ResilientModelOptions, "onHealth"> = {},
 ): ChatModel {
   const fallbackKey = entry.fallback;
-  const fallbackEntry = fallbackKey && fallbackKey !== key ? registry.models[fallbackKey] : undefined;
+  const fallbackEntry = fallbackKey && fallbackKey !== key ? ownValue(registry.models, fallbackKey) : undefined;
   let fallbackModel: ChatModel | undefined;
   return createResilientModel(key, entry, makeModel(key, entry), {
     onHealth: opts.onHealth,

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import type { Usage } from "./types";
+import { ownValue } from "@/lib/own";
 
 const count = z.number().int().nonnegative().catch(0).default(0);
 
@@ -80,7 +81,7 @@ export function addUsage(
   return {
     ...current,
     total: sum(current.total, call.usage),
-    by_agent: { ...current.by_agent, [call.agentKey]: sum(current.by_agent[call.agentKey], call.usage) },
-    by_model: { ...current.by_model, [call.modelKey]: sum(current.by_model[call.modelKey], call.usage) },
+    by_agent: { ...current.by_agent, [call.agentKey]: sum(ownValue(current.by_agent, call.agentKey), call.usage) },
+    by_model: { ...current.by_model, [call.modelKey]: sum(ownValue(current.by_model, call.modelKey), call.usage) },
   };
 }

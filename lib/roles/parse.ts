@@ -16,6 +16,7 @@ import {
   type RoleFields,
 } from "./schema";
 import { fileLineOf, parseFrontmatter, type FrontmatterParts, type FrontmatterProblem } from "./frontmatter";
+import { setOwn } from "@/lib/own";
 
 /** The frontmatter keys the role form edits, in the order a new file writes them. */
 export const EDITABLE_KEYS = [
@@ -206,7 +207,8 @@ export function analyzeRoleText(fileName: string, text: string): RoleAnalysisRes
   const values = new Map(entries.map((e) => [e.key, e.value]));
 
   for (const entry of entries) {
-    if (!KNOWN_KEYS.includes(entry.key)) extra[entry.key] = entry.value;
+    // setOwn: a `__proto__` key is kept as data, not made the object's prototype.
+    if (!KNOWN_KEYS.includes(entry.key)) setOwn(extra, entry.key, entry.value);
   }
   if (values.has("id")) {
     const declared = values.get("id");

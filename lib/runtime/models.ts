@@ -7,7 +7,7 @@ import "server-only";
  * the entry's fallback when it keeps failing). Instances are cached per key, entry and fallback,
  * so an edit of models.json takes effect on the next call without a restart.
  */
-import { createOpenAIModel, loadRegistry, resolveModel, type ChatModel } from "@/lib/models";
+import { createOpenAIModel, loadRegistry, lookupModel, resolveModel, type ChatModel } from "@/lib/models";
 import { createOfflineModel } from "@/lib/models/offline";
 import { tierDeadline, wrapWithResilience } from "@/lib/models/resilience";
 
@@ -22,7 +22,7 @@ function cache(): Map<string, ChatModel> {
 export async function modelFor(root: string, key: string): Promise<ChatModel> {
   const registry = await loadRegistry(root);
   const entry = resolveModel(registry, key);
-  const fallback = entry.fallback ? (registry.models[entry.fallback] ?? null) : null;
+  const fallback = entry.fallback ? (lookupModel(registry, entry.fallback) ?? null) : null;
   const id = `${key}\u0000${JSON.stringify(entry)}\u0000${JSON.stringify(fallback)}`;
   const cached = cache().get(id);
   if (cached) return cached;

@@ -16,7 +16,8 @@ import "server-only";
 import path from "node:path";
 import { agentTopic, conversationTopic, getBus } from "@/lib/bus";
 import { AstrionError, ConflictError, NotFoundError } from "@/lib/errors";
-import { addUsage, loadRegistry, ModelCallError, publicModels, normalizeTokenStatistics, usageAgentKey, type ChatMessage, type ChatModel, type ChatResult, type ToolCall } from "@/lib/models";
+import { addUsage, loadRegistry, lookupModel, ModelCallError, publicModels, normalizeTokenStatistics, usageAgentKey, type ChatMessage, type ChatModel, type ChatResult, type ToolCall } from "@/lib/models";
+import { hasOwnKey } from "@/lib/own";
 import {
   agentParty,
   appendTimeline,
@@ -1063,7 +1064,7 @@ export class TeamRun {
         });
       return SHARED_CONTEXT_READ_ONLY_TOOLS.has(name) ? run() : this.once(call, run);
     }
-    if (!(name in LEADER_TOOL_ARGS)) return errorResult(`unknown tool ${name}`);
+    if (!hasOwnKey(LEADER_TOOL_ARGS, name)) return errorResult(`unknown tool ${name}`);
     const schema = LEADER_TOOL_ARGS[name as keyof typeof LEADER_TOOL_ARGS];
     const parsed = parseToolArguments(schema, call.function.arguments);
     if (!parsed.ok) return errorResult(parsed.error);
@@ -1137,7 +1138,7 @@ export class TeamRun {
     if (role.kind !== "role") return errorResult(`role "${roleId}" cannot be loaded: ${role.error.message}`);
     const registry = await loadRegistry(this.app.root);
     let modelKey = conv.model_key;
-    if (role.fields.model && registry.models[role.fields.model]) modelKey = role.fields.model;
+    if (role.fields.model && lookupModel(registry, role.fields.model)) modelKey = role.fields.model;
     else if (role.fields.model && role.fields.model !== "inherit") {
       this.notice("warning", "model_fallback", `Role ${role.fields.name} names model "${role.fields.model}", which is not in models.json; it uses the conversation's model (${conv.model_key}).`);
     }
@@ -1399,7 +1400,7 @@ export class TeamRun {
       return errorResult("sub-agents cannot create sub-agents; ask the Team Leader with ask_master if you need help");
     }
     const shared = isSharedContextTool(name);
-    if (!shared && !(name in AGENT_TOOL_ARGS)) return errorResult(`unknown tool ${name}`);
+    if (!shared && !hasOwnKey(AGENT_TOOL_ARGS, name)) return errorResult(`unknown tool ${name}`);
     // Shared-context tools validate their own arguments; the permission check only needs the name.
     const parsed = shared ? ({ ok: true, args: {} } as const) : parseToolArguments(AGENT_TOOL_ARGS[name as keyof typeof AGENT_TOOL_ARGS], call.function.arguments);
     if (!parsed.ok) return errorResult(parsed.error);

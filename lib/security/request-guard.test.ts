@@ -1,5 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { checkRequest, guardConfigFromEnv, hostName, isAllowedHost, isAllowedOrigin, safeEqual, type GuardRequest } from "./request-guard";
+import {
+  checkRequest,
+  guardConfigFromEnv,
+  hasMalformedEncoding,
+  hasValidToken,
+  hostName,
+  isAllowedHost,
+  isAllowedOrigin,
+  isPublicAsset,
+  safeEqual,
+  type GuardRequest,
+} from "./request-guard";
 
 const base: GuardRequest = {
   method: "GET",
@@ -101,5 +112,85 @@ describe("access token", () => {
     expect(safeEqual("abc", "abd")).toBe(false);
     expect(safeEqual("abc", "abcd")).toBe(false);
     expect(safeEqual("", "")).toBe(true);
+  });
+});
+
+describe("token mode in a browser", () => {
+  const config = guardConfigFromEnv({ ASTRION_TOKEN: "s3cret-token" });
+
+  it.each([
+    "/_next/static/chunks/0az8vxg2gfuhm.js",
+    "/_next/static/chunks/3jc_wu0ct-9sg.css",
+    "/_next/static/media/inter-latin.woff2",
+    "/_next/static/BUILD/_buildManifest.js",
+    "/favicon.ico",
+    "/icon.png",
+    "/icon-192.png",
+    "/apple-icon.png",
+  ])("serves the asset %s without the token", (pathname) => {
+    expect(checkRequest({ ...base, pathname }, config)).toEqual({ ok: true });
+    expect(checkRequest({ ...base, method: "HEAD", pathname }, config)).toEqual({ ok: true });
+  });
+
+  it.each([
+    "/",
+    "/roles",
+    "/settings",
+    "/api/roles",
+    "/api/conversations",
+    "/_next/data/x/roles.json",
+    "/_next/image",
+    "/_next/static",
+    "/_next/staticx/a.js",
+    "/_next/static/..%2F..%2Fapi/roles",
+    "/_next/static/%5C..%5Capi",
+    "/favicon.ico/../api/roles",
+    "/icons/secret",
+    "/icon/../api/roles",
+  ])("still requires the token for %s", (pathname) => {
+    expect(checkRequest({ ...base, pathname }, config)).toMatchObject({ ok: false, status: 401 });
+  });
+
+  it("serves assets only to reads", () => {
+    expect(isPublicAsset("GET", "/_next/static/a.js")).toBe(true);
+    for (const method of ["POST", "PUT", "PATCH", "DELETE", "OPTIONS"]) expect(isPublicAsset(method, "/_next/static/a.js")).toBe(false);
+  });
+
+  it("lets anyone sign out (it only removes a cookie), still JSON and same-origin only", () => {
+    const post = { ...base, method: "POST", pathname: "/api/auth/signout", contentType: "application/json" };
+    expect(checkRequest(post, config)).toEqual({ ok: true });
+    expect(checkRequest({ ...post, contentType: "text/plain" }, config)).toMatchObject({ ok: false, status: 415 });
+    expect(checkRequest({ ...post, origin: "https://evil.example" }, config)).toMatchObject({ ok: false, status: 403 });
+  });
+
+  it("checks a presented token", () => {
+    expect(hasValidToken({ authorization: null, tokenCookie: null }, config)).toBe(false);
+    expect(hasValidToken({ authorization: "Bearer s3cret-token", tokenCookie: null }, config)).toBe(true);
+    expect(hasValidToken({ authorization: null, tokenCookie: "s3cret-token" }, config)).toBe(true);
+    expect(hasValidToken({ authorization: null, tokenCookie: "s3cret-tokeN" }, config)).toBe(false);
+    expect(hasValidToken({ authorization: null, tokenCookie: null }, open)).toBe(true);
+  });
+});
+
+describe("malformed percent-encoding", () => {
+  it.each(["/api/roles/%C0%AE", "/api/conversations/%E0%A4%A", "/api/roles/%FF%FE", "/api/x/%", "/api/x/%zz", "/api/x/%C3", "/api/x/%ED%A0%80"])(
+    "answers 400 on the API for %s",
+    (pathname) => {
+      expect(hasMalformedEncoding(pathname)).toBe(true);
+      expect(checkRequest({ ...base, pathname }, open)).toMatchObject({ ok: false, status: 400, code: "bad_request", notFoundPage: false });
+    },
+  );
+
+  it.each(["/conversations/%FF", "/roles/%C0%AE", "/%E0%A4%A"])("shows the not-found page for the page %s", (pathname) => {
+    expect(checkRequest({ ...base, pathname }, open)).toMatchObject({ ok: false, status: 400, notFoundPage: true });
+  });
+
+  it.each(["/api/roles/researcher", "/roles/%E4%B8%AD", "/api/roles/a%2Fb", "/api/roles/%25"])("lets well-formed %s through", (pathname) => {
+    expect(hasMalformedEncoding(pathname)).toBe(false);
+    expect(checkRequest({ ...base, pathname }, open)).toEqual({ ok: true });
+  });
+
+  it("still checks the Host first", () => {
+    expect(checkRequest({ ...base, host: "evil.example", pathname: "/api/roles/%FF" }, open)).toMatchObject({ status: 403 });
   });
 });

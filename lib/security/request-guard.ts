@@ -7,7 +7,11 @@
  * - State-changing requests must be `application/json` (a cross-site HTML form can only send
  *   `text/plain`, urlencoded or multipart without a CORS preflight) and, when they carry an
  *   `Origin`, it must be an allowed host.
- * - ASTRION_TOKEN, when set, is required on every API request (bearer or cookie).
+ * - A path with malformed percent-encoding is refused here (400 on the API, 404 for pages), before
+ *   Next's router tries to decode it into route params and answers 500.
+ * - ASTRION_TOKEN, when set, is required on every API request and page (bearer or cookie), except
+ *   the sign-in page and what it needs to load: its scripts, styles and fonts (`/_next/static/`)
+ *   and icons, which are build output and hold no data.
  */
 
 /** Methods that never change state. */
@@ -16,8 +20,37 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 /** The cookie the sign-in page sets. */
 export const TOKEN_COOKIE = "astrion_token";
 
-/** Paths reachable without the token, so a person can sign in. */
-const PUBLIC_PATHS = new Set(["/signin", "/api/auth/signin", "/api/health"]);
+/**
+ * Paths reachable without the token, so a person can sign in (and out). `/api/health` answers
+ * only "up" without the token (the route checks it again).
+ */
+const PUBLIC_PATHS = new Set(["/signin", "/api/auth/signin", "/api/auth/signout", "/api/health"]);
+
+/** Icons a browser asks for on its own (`app/icon.*`, `app/apple-icon.*` conventions and favicon). */
+const ICON_PATH = /^\/(?:favicon\.ico|(?:apple-)?icon(?:[.-][A-Za-z0-9._-]{0,60})?)$/;
+
+/**
+ * Build output every page (the sign-in page included) needs: scripts, styles, fonts under
+ * `/_next/static/`, and icons. Read-only, and never routed to an API handler or a page. The
+ * pathname is the normalized one (`..` already resolved), so `/_next/static/../api` is not here.
+ */
+export function isPublicAsset(method: string, pathname: string): boolean {
+  const m = method.toUpperCase();
+  if (m !== "GET" && m !== "HEAD") return false;
+  if (pathname.startsWith("/_next/static/")) return !/%2f|%5c|\\/i.test(pathname);
+  return ICON_PATH.test(pathname);
+}
+
+/** True when some segment of `pathname` is not valid percent-encoded UTF-8 (`%FF`, `%C0%AE`, `%E0%A4%A`). */
+export function hasMalformedEncoding(pathname: string): boolean {
+  if (!pathname.includes("%")) return false;
+  try {
+    decodeURIComponent(pathname);
+    return false;
+  } catch {
+    return true;
+  }
+}
 
 export interface GuardConfig {
   /** Extra host names (no port) allowed besides the loopback names. */
@@ -38,7 +71,16 @@ export interface GuardRequest {
 
 export type GuardVerdict =
   | { ok: true }
-  | { ok: false; status: 401 | 403 | 415; code: string; message: string; redirectToSignIn?: boolean };
+  | {
+      ok: false;
+      status: 400 | 401 | 403 | 415;
+      code: string;
+      message: string;
+      /** A page request without the token: send the browser to the sign-in page. */
+      redirectToSignIn?: boolean;
+      /** A page request for a path that cannot name anything: show the not-found page. */
+      notFoundPage?: boolean;
+    };
 
 /** Reads ASTRION_ALLOWED_HOSTS (comma separated) and ASTRION_TOKEN. */
 export function guardConfigFromEnv(env: Record<string, string | undefined> = process.env): GuardConfig {
@@ -91,10 +133,17 @@ export function safeEqual(a: string, b: string): boolean {
   return diff === 0;
 }
 
-function presentedToken(req: GuardRequest): string | null {
+function presentedToken(req: Pick<GuardRequest, "authorization" | "tokenCookie">): string | null {
   const auth = req.authorization?.trim();
   if (auth && /^bearer\s+/i.test(auth)) return auth.replace(/^bearer\s+/i, "");
   return req.tokenCookie;
+}
+
+/** True when no token is configured, or the request carries the right one (bearer or cookie). */
+export function hasValidToken(req: Pick<GuardRequest, "authorization" | "tokenCookie">, config: GuardConfig): boolean {
+  if (!config.token) return true;
+  const given = presentedToken(req);
+  return given !== null && safeEqual(given, config.token);
 }
 
 /** Decides whether a request may go on. The first failing rule answers. */
@@ -123,9 +172,17 @@ export function checkRequest(req: GuardRequest, config: GuardConfig): GuardVerdi
       };
     }
   }
-  if (config.token && !PUBLIC_PATHS.has(req.pathname)) {
-    const given = presentedToken(req);
-    if (given === null || !safeEqual(given, config.token)) {
+  if (hasMalformedEncoding(req.pathname)) {
+    return {
+      ok: false,
+      status: 400,
+      code: "bad_request",
+      message: "The URL path has malformed percent-encoding (it is not valid UTF-8).",
+      notFoundPage: !isApi,
+    };
+  }
+  if (config.token && !PUBLIC_PATHS.has(req.pathname) && !isPublicAsset(method, req.pathname)) {
+    if (!hasValidToken(req, config)) {
       return {
         ok: false,
         status: 401,

@@ -30,6 +30,7 @@ import {
   type Side,
   type WriteMode,
 } from "./schema";
+import { hasOwnKey, ownValue } from "@/lib/own";
 
 /** Default of `ASTRION_CONFLICT_WINDOW_MS`: two writes closer than this are "neither clearly prior". */
 export const DEFAULT_CONFLICT_WINDOW_MS = 2000;
@@ -99,7 +100,7 @@ function checkLength(key: string, value: string): void {
 }
 
 function checkRoom(file: SharedContextFile, key: string): void {
-  if (!(key in file.entries) && Object.keys(file.entries).length >= MAX_ENTRIES) {
+  if (!hasOwnKey(file.entries, key) && Object.keys(file.entries).length >= MAX_ENTRIES) {
     throw new ValidationError(`The shared context already holds ${MAX_ENTRIES} keys; reuse an existing key.`, { key });
   }
 }
@@ -131,7 +132,7 @@ export function arbitrateStale(
  */
 export function applyWrite(file: SharedContextFile, input: WriteInput, ctx: ArbitrationContext): Outcome {
   const at = ctx.now.toISOString();
-  const before = file.entries[input.key] ?? null;
+  const before = ownValue(file.entries, input.key) ?? null;
   const currentVersion = before?.version ?? 0;
   const proposed: Proposal = {
     value: input.value,
@@ -228,7 +229,7 @@ export function applyDecision(
     throw new NotFoundError(`No pending conflict ${conflictId}.`, { conflict_id: conflictId });
   }
   const at = now.toISOString();
-  const before = file.entries[conflict.key] ?? null;
+  const before = ownValue(file.entries, conflict.key) ?? null;
   const currentVersion = before?.version ?? 0;
   const take = choice === "take_proposed";
   const entry: Entry | null = take

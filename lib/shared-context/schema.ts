@@ -30,13 +30,16 @@ export const MAX_ENTRIES = 500;
 /** Resolutions kept in the file's `history` (the timeline keeps all of them). */
 export const MAX_HISTORY = 200;
 
-/** A key: 1–200 characters after trimming, no control characters. */
+/** A key: 1–200 characters after trimming, no control characters, not `__proto__`. */
 export const SharedKeySchema = z
   .string()
   .trim()
   .min(1, "a key is required")
   .max(MAX_KEY_LENGTH, `at most ${MAX_KEY_LENGTH} characters`)
-  .regex(/^[^\u0000-\u001f\u007f]+$/, "must not contain control characters");
+  .regex(/^[^\u0000-\u001f\u007f]+$/, "must not contain control characters")
+  // Reading the file back drops a `__proto__` key (the schema must: assigning it would replace
+  // the object's prototype), so such a value would be lost; refused instead.
+  .refine((key) => key !== "__proto__", "__proto__ is reserved; choose another key");
 
 /** How a write combines with the current value. */
 export const WriteModeSchema = z.enum(["append", "overwrite"]);

@@ -9,6 +9,9 @@ import "server-only";
  * subscription only says "there is more"; the pumping is deferred to a microtask so the
  * publisher pays O(1) per connection.
  *
+ * The snapshot frame is shared through {@link snapshotCacheFor}: streams that open on an
+ * unchanged conversation send the same bytes, built once.
+ *
  * A client that falls more than `maxQueue` events behind on what was published since it
  * connected is closed: its browser reconnects with `Last-Event-ID` and is replayed (or, if the
  * buffer moved on, sent a fresh snapshot). The stream only observes: closing it never touches
@@ -17,6 +20,7 @@ import "server-only";
 import { getBus, isConversationTopic, parseEventId, type ConversationTopic, type EventBus, type Unsubscribe } from "@/lib/bus";
 import type { ConversationSnapshot, RuntimeEvent } from "@/lib/runtime/events";
 import { DEFAULT_RETRY_MS, encodeFrame, formatComment, formatEvent, formatOpening, frameOf, PING_FRAME } from "./frame";
+import { snapshotCacheFor } from "./snapshot-cache";
 
 /** Default interval of heartbeat comments. */
 export const DEFAULT_HEARTBEAT_MS = 15_000;
@@ -46,6 +50,12 @@ export interface EventStreamOptions {
    * already include a change that is then sent again (clients apply messages by id).
    */
   snapshot: () => Promise<ConversationSnapshot>;
+  /**
+   * What else the snapshot depends on that can change without an event on the bus (e.g. the
+   * store's write counter of the conversation). A snapshot is reused by a later stream only when
+   * both the bus's last event number and this value are unchanged.
+   */
+  snapshotVersion?: () => string | number;
   /** The request's signal: aborting it ends the stream and frees everything. */
   signal?: AbortSignal;
   /** Interval of `: ping` comments (default 15 s). */
@@ -76,6 +86,8 @@ export function createEventStream(options: EventStreamOptions): ReadableStream<U
 
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let unsubscribe: Unsubscribe | null = null;
+  const snapshots = snapshotCacheFor(bus);
+  let releaseSnapshot: (() => void) | null = null;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
   let ended = false;
   /** True once the snapshot (or the replay point) is settled; events flow only then. */
@@ -92,6 +104,8 @@ export function createEventStream(options: EventStreamOptions): ReadableStream<U
     ended = true;
     unsubscribe?.();
     unsubscribe = null;
+    releaseSnapshot?.();
+    releaseSnapshot = null;
     clearInterval(heartbeat);
     signal?.removeEventListener("abort", onAbort);
     if (closeStream) {
@@ -165,13 +179,16 @@ export function createEventStream(options: EventStreamOptions): ReadableStream<U
       return;
     }
     const at = bus.lastSeq(topic);
-    Promise.resolve()
-      .then(() => options.snapshot())
+    const version = `${at}:${options.snapshotVersion?.() ?? ""}`;
+    snapshots
+      .frame(topic, version, async () => {
+        const event: RuntimeEvent = { type: "snapshot", snapshot: await options.snapshot() };
+        return encodeFrame(formatEvent(`${bus.bootId}-${at}`, event));
+      })
       .then(
-        (snapshot) => {
+        (frame) => {
           if (ended) return;
-          const event: RuntimeEvent = { type: "snapshot", snapshot };
-          if (!enqueue(encodeFrame(formatEvent(`${bus.bootId}-${at}`, event)))) return;
+          if (!enqueue(frame)) return;
           cursor = at;
           liveFrom = at;
           ready = true;
@@ -197,6 +214,7 @@ export function createEventStream(options: EventStreamOptions): ReadableStream<U
         }
         // Subscribe first: from here on every event lands in the bus buffer and wakes us.
         unsubscribe = bus.subscribe(topic, schedule);
+        releaseSnapshot = snapshots.hold(topic);
         signal?.addEventListener("abort", onAbort, { once: true });
         c.enqueue(encodeFrame(formatOpening(options.retryMs ?? DEFAULT_RETRY_MS)));
         if (heartbeatMs > 0) {

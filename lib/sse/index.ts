@@ -1,6 +1,7 @@
 /**
- * Public face of server-sent events: the per-client stream, its framing and the response
- * headers every SSE route answers with. Server only.
+ * Public face of server-sent events: the per-client stream, its framing, the caps on open
+ * streams, the shared snapshot frames and the response headers every SSE route answers with.
+ * Server only.
  */
 import "server-only";
 
@@ -12,6 +13,17 @@ export {
   type EventStreamOptions,
 } from "./event-stream";
 export { DEFAULT_RETRY_MS, formatComment, formatEvent, formatOpening } from "./frame";
+export {
+  DEFAULT_STREAM_LIMITS,
+  getStreamSlots,
+  STREAM_RETRY_AFTER_SECONDS,
+  StreamSlots,
+  streamLimitsFromEnv,
+  type StreamLimits,
+  type StreamRefusal,
+  type StreamSlot,
+} from "./limits";
+export { SnapshotFrameCache, snapshotCacheFor } from "./snapshot-cache";
 
 /**
  * Headers of every SSE answer: no caching and no transformation (a compressing proxy would hold

@@ -199,9 +199,36 @@ export class ConversationStore {
   readonly #fileProblems = new Map<string, StoreProblem>();
   /** Problems found by the latest scan of the conversation folders. */
   #scanProblems: StoreProblem[] = [];
+  /** Per conversation, a number that grows with every write this store makes to its files. */
+  readonly #versions = new Map<string, number>();
 
   constructor(root: string) {
     this.root = path.resolve(root);
+  }
+
+  // ---------------------------------------------------------------- versions
+
+  /**
+   * A number that changes whenever this store writes one of the conversation's files (metadata,
+   * messages, agents), so a cache of something built from them (the SSE snapshot) knows it is stale
+   * even when the write published no event (a rename, an archive).
+   */
+  version(id: string): number {
+    return this.#versions.get(id) ?? 0;
+  }
+
+  /** Counted before and after a write, so a reader racing the write never keeps the old version. */
+  async #changing<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    this.#bump(id);
+    try {
+      return await fn();
+    } finally {
+      this.#bump(id);
+    }
+  }
+
+  #bump(id: string): void {
+    this.#versions.set(id, (this.#versions.get(id) ?? 0) + 1);
   }
 
   // ---------------------------------------------------------------- problems
@@ -223,6 +250,22 @@ export class ConversationStore {
   /** A path relative to the data folder, with `/` separators, as problems name files. */
   #rel(file: string): string {
     return path.relative(this.root, file).split(path.sep).join("/");
+  }
+
+  /**
+   * Runs a read or update of `file`: when it turns out corrupt the file is recorded in
+   * {@link problems} (so /api/health lists it without scanning anything), and when it works its
+   * record is cleared. The error is rethrown either way.
+   */
+  async #tracked<T>(file: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      const value = await fn();
+      this.#fileProblems.delete(this.#rel(file));
+      return value;
+    } catch (error) {
+      if (error instanceof CorruptFileError) this.#fileProblems.set(this.#rel(file), this.#problemOf(file, error));
+      throw error;
+    }
   }
 
   #problemOf(file: string, error: unknown): StoreProblem {
@@ -543,7 +586,7 @@ export class ConversationStore {
   async get(id: string): Promise<ConversationMetadata> {
     const file = conversationMetadataFile(this.root, id);
     try {
-      return await readJsonFile(file, ConversationMetadataSchema);
+      return await this.#tracked(file, () => readJsonFile(file, ConversationMetadataSchema));
     } catch (error) {
       if (error instanceof NotFoundError) throw new NotFoundError(`Conversation ${id} does not exist`, { id });
       throw error;
@@ -570,7 +613,7 @@ export class ConversationStore {
       const changes = Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined));
       apply = (current) => ({ ...current, ...changes });
     }
-    return this.#withConversationLock(id, async () => {
+    return this.#withConversationLock(id, () => this.#changing(id, async () => {
       const current = await this.get(id);
       const changed = await apply(structuredClone(current));
       if (changed.id !== id) {
@@ -581,7 +624,7 @@ export class ConversationStore {
       await this.#syncLeaderHeader(next);
       await this.#putIndexEntry(next);
       return next;
-    });
+    }));
   }
 
   /** Keeps messages.json's `title` and `updated_at` in step with metadata.json. */
@@ -609,7 +652,7 @@ export class ConversationStore {
    */
   async remove(id: string): Promise<void> {
     parseConversationId(id);
-    await this.#withConversationLock(id, async () => {
+    await this.#withConversationLock(id, () => this.#changing(id, async () => {
       const dir = conversationDir(this.root, id);
       const trash = path.join(conversationsDir(this.root), `.deleting-${id}-${randomBytes(4).toString("hex")}`);
       try {
@@ -636,7 +679,7 @@ export class ConversationStore {
         if (last && last !== id && ids.includes(last)) return state;
         return { ...state, last_conversation_id: ids.at(-1) ?? null, updated_at: localTimestamp() };
       });
-    });
+    }));
   }
 
   /**
@@ -673,7 +716,7 @@ export class ConversationStore {
   async readLeaderMessages(id: string): Promise<LeaderMessagesFile> {
     const file = leaderMessagesFile(this.root, id);
     try {
-      return await readJsonFile(file, LeaderMessagesFileSchema);
+      return await this.#tracked(file, () => readJsonFile(file, LeaderMessagesFileSchema));
     } catch (error) {
       if (error instanceof NotFoundError) {
         await this.get(id); // says "conversation does not exist" when that is the reason
@@ -694,18 +737,20 @@ export class ConversationStore {
     opts: { touch?: boolean } = {},
   ): Promise<LeaderMessagesFile> {
     parseConversationId(id);
-    return this.#withConversationLock(id, async () => {
+    return this.#withConversationLock(id, () => this.#changing(id, async () => {
       const meta = await this.get(id);
       const now = localTimestamp();
       const file = leaderMessagesFile(this.root, id);
       let next: LeaderMessagesFile;
       try {
-        next = await updateJsonFile(file, LeaderMessagesFileSchema, async (current) => ({
-          ...(await fn(current)),
-          id,
-          title: meta.title,
-          updated_at: now,
-        }));
+        next = await this.#tracked(file, () =>
+          updateJsonFile(file, LeaderMessagesFileSchema, async (current) => ({
+            ...(await fn(current)),
+            id,
+            title: meta.title,
+            updated_at: now,
+          })),
+        );
       } catch (error) {
         if (error instanceof NotFoundError) {
           throw new NotFoundError(`Conversation ${id} has no messages.json`, { id, file: this.#rel(file) });
@@ -718,7 +763,7 @@ export class ConversationStore {
         await this.#putIndexEntry(touched);
       }
       return next;
-    });
+    }));
   }
 
   // ---------------------------------------------------------------- sub-agents
@@ -784,8 +829,10 @@ export class ConversationStore {
       updated_at: now,
       messages: [],
     };
-    await writeJsonAtomic(agentMetadataFile(this.root, convId, agentId), meta, AgentMetadataSchema);
-    await writeJsonAtomic(agentMessagesFile(this.root, convId, agentId), messages, AgentMessagesFileSchema);
+    await this.#changing(convId, async () => {
+      await writeJsonAtomic(agentMetadataFile(this.root, convId, agentId), meta, AgentMetadataSchema);
+      await writeJsonAtomic(agentMessagesFile(this.root, convId, agentId), messages, AgentMessagesFileSchema);
+    });
     await this.update(convId, (m) => {
       const ids = [...new Set([...m.agent_ids, agentId])].sort((a, b) => a - b);
       return { ...m, agent_ids: ids, agent_count: ids.length };
@@ -803,7 +850,8 @@ export class ConversationStore {
   /** A sub-agent's metadata.json. */
   async readAgentMetadata(convId: string, agentId: number | string): Promise<AgentMetadata> {
     try {
-      return await readJsonFile(agentMetadataFile(this.root, convId, agentId), AgentMetadataSchema);
+      const file = agentMetadataFile(this.root, convId, agentId);
+      return await this.#tracked(file, () => readJsonFile(file, AgentMetadataSchema));
     } catch (error) {
       if (error instanceof NotFoundError) throw this.#agentNotFound(convId, agentId);
       throw error;
@@ -818,11 +866,14 @@ export class ConversationStore {
   ): Promise<AgentMetadata> {
     const n = parseAgentId(agentId);
     try {
-      return await updateJsonFile(agentMetadataFile(this.root, convId, n), AgentMetadataSchema, async (current) => ({
-        ...(await fn(current)),
-        agent_id: n,
-        updated_at: localTimestamp(),
-      }));
+      const file = agentMetadataFile(this.root, convId, n);
+      return await this.#changing(convId, () => this.#tracked(file, () =>
+        updateJsonFile(file, AgentMetadataSchema, async (current) => ({
+          ...(await fn(current)),
+          agent_id: n,
+          updated_at: localTimestamp(),
+        })),
+      ));
     } catch (error) {
       if (error instanceof NotFoundError) throw this.#agentNotFound(convId, agentId);
       throw error;
@@ -832,7 +883,8 @@ export class ConversationStore {
   /** A sub-agent's full conversation (messages.json). */
   async readAgentMessages(convId: string, agentId: number | string): Promise<AgentMessagesFile> {
     try {
-      return await readJsonFile(agentMessagesFile(this.root, convId, agentId), AgentMessagesFileSchema);
+      const file = agentMessagesFile(this.root, convId, agentId);
+      return await this.#tracked(file, () => readJsonFile(file, AgentMessagesFileSchema));
     } catch (error) {
       if (error instanceof NotFoundError) throw this.#agentNotFound(convId, agentId);
       throw error;
@@ -847,11 +899,14 @@ export class ConversationStore {
   ): Promise<AgentMessagesFile> {
     const n = parseAgentId(agentId);
     try {
-      return await updateJsonFile(agentMessagesFile(this.root, convId, n), AgentMessagesFileSchema, async (current) => ({
-        ...(await fn(current)),
-        agent_id: n,
-        updated_at: localTimestamp(),
-      }));
+      const file = agentMessagesFile(this.root, convId, n);
+      return await this.#changing(convId, () => this.#tracked(file, () =>
+        updateJsonFile(file, AgentMessagesFileSchema, async (current) => ({
+          ...(await fn(current)),
+          agent_id: n,
+          updated_at: localTimestamp(),
+        })),
+      ));
     } catch (error) {
       if (error instanceof NotFoundError) throw this.#agentNotFound(convId, agentId);
       throw error;
@@ -878,7 +933,7 @@ export class ConversationStore {
     const read = await mapLimit(ids, SCAN_CONCURRENCY, async (agentId) => {
       const file = agentMetadataFile(this.root, convId, agentId);
       try {
-        const meta = await readJsonFile(file, AgentMetadataSchema);
+        const meta = await this.#tracked(file, () => readJsonFile(file, AgentMetadataSchema));
         if (meta.agent_id !== agentId) {
           problems.push({ file: this.#rel(file), message: `its agent_id ${meta.agent_id} does not match its folder name` });
           return null;

@@ -11,6 +11,7 @@ import type { z } from "zod";
 import { CorruptFileError, NotFoundError, ValidationError, zodIssues } from "@/lib/errors";
 import { withFileLock, writeFileAtomic, writeFileAtomicUnlocked } from "./atomic";
 import { toPythonJson } from "./json";
+import { hasOwnKey, setOwn } from "@/lib/own";
 
 /** Describes zod issues in one line: `agent_ids.0: expected number, received string; …`. */
 export function describeZodIssues(error: z.ZodError, max = 5): string {
@@ -175,10 +176,12 @@ function withOriginalOrder<T>(raw: unknown, parsed: T): T {
   if (!isPlainObject(raw) || !isPlainObject(parsed)) return parsed;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(raw)) {
-    if (key in parsed) out[key] = withOriginalOrder(raw[key], parsed[key]);
+    // Own keys only: a `__proto__` key in the file (which the schema dropped) must not become
+    // this object's prototype, nor `constructor` an inherited value.
+    if (hasOwnKey(parsed, key)) setOwn(out, key, withOriginalOrder(raw[key], parsed[key]));
   }
   for (const key of Object.keys(parsed)) {
-    if (!(key in out)) out[key] = parsed[key];
+    if (!hasOwnKey(out, key)) setOwn(out, key, parsed[key]);
   }
   return out as T;
 }

@@ -42,6 +42,8 @@ export interface RawRequest {
   path: string;
   headers?: Record<string, string>;
   body?: string | Buffer;
+  /** Source address of the connection (any 127.x address works on loopback): another "client". */
+  localAddress?: string;
 }
 
 /** One HTTP request with exactly the headers given (Host defaults to 127.0.0.1:<port>). */
@@ -49,7 +51,7 @@ export function rawRequest(port: number, req: RawRequest): Promise<RawResponse> 
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { host: `127.0.0.1:${port}`, ...req.headers };
     if (req.body !== undefined) headers["content-length"] = String(Buffer.byteLength(req.body));
-    const r = http.request({ host: "127.0.0.1", port, method: req.method ?? "GET", path: req.path, headers, setHost: false }, (res) => {
+    const r = http.request({ host: "127.0.0.1", port, method: req.method ?? "GET", path: req.path, headers, setHost: false, localAddress: req.localAddress }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () => {

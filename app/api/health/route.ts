@@ -1,11 +1,22 @@
+import { cookies } from "next/headers";
 import { json, route } from "@/lib/http";
 import { getApp } from "@/lib/server/app";
+import { collectProblems } from "@/lib/server/problems";
+import { guardConfigFromEnv, hasValidToken, TOKEN_COOKIE } from "@/lib/security";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
-/** Liveness and where the data lives; lists files the store could not use. */
-export const GET = route(async () => {
+/**
+ * Liveness and where the data lives; lists files the store could not use. In token mode a
+ * caller without the token learns only that the server is up (no paths, no pid).
+ */
+export const GET = route(async (request) => {
+  const authorized = hasValidToken(
+    { authorization: request.headers.get("authorization"), tokenCookie: (await cookies()).get(TOKEN_COOKIE)?.value ?? null },
+    guardConfigFromEnv(),
+  );
+  if (!authorized) return json({ status: "ok" });
   const app = await getApp();
   return json({
     status: "ok",
@@ -13,6 +24,7 @@ export const GET = route(async () => {
     data_root: app.root,
     pid: process.pid,
     started_at: app.startedAt,
-    problems: app.store.problems(),
+    problems: await collectProblems(app),
   });
 });
+

@@ -363,6 +363,9 @@ export const en = {
   "signin.submit": "Sign in",
   "signin.submitting": "Signing in…",
   "signin.failed": "Sign-in failed: {message}",
+  "signout.button": "Sign out",
+  "signout.pending": "Signing out…",
+  "signout.failed": "Sign-out failed: {message}",
 
   "timeline.tabs": "Conversation views",
   "timeline.tab.chat": "Chat",

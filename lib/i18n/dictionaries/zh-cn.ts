@@ -365,6 +365,9 @@ export const zhCN: Record<MessageKey, string> = {
   "signin.submit": "登录",
   "signin.submitting": "登录中…",
   "signin.failed": "登录失败：{message}",
+  "signout.button": "退出登录",
+  "signout.pending": "正在退出…",
+  "signout.failed": "退出失败：{message}",
 
   "timeline.tabs": "会话视图",
   "timeline.tab.chat": "对话",

@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+/**
+ * The HTTP server behind `npm start` (started by scripts/start.mjs, which checks HOST, PORT and
+ * the build first): Next's request handler on a plain node:http server.
+ *
+ * It exists for one reason: per-client limits (sign-in throttling, SSE stream caps) need the
+ * client's real address, and Next gives route handlers no socket; the `x-forwarded-for` it fills
+ * in is kept as the client sent it. So every request is stamped here with the socket's remote
+ * address in `x-astrion-client-address`, overwriting any value the client sent, and the process
+ * is marked (ASTRION_STAMPS_CLIENT_ADDRESS=1) so lib/security trusts that header only here.
+ * Keep the names in step with lib/security/client-address.ts.
+ */
+import http from "node:http";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const CLIENT_ADDRESS_HEADER = "x-astrion-client-address";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const host = process.env.HOST || "127.0.0.1";
+const port = Number(process.env.PORT || "3000");
+
+process.env.NODE_ENV = "production";
+process.env.NEXT_TELEMETRY_DISABLED = "1";
+process.env.ASTRION_STAMPS_CLIENT_ADDRESS = "1";
+
+// Imported only now: Next reads NODE_ENV when it loads.
+const { default: next } = await import("next");
+const app = next({ dev: false, dir: root, hostname: host, port });
+const handle = app.getRequestHandler();
+// Loads the build and runs instrumentation.ts (which takes the data folder's lock or exits).
+await app.prepare();
+
+const server = http.createServer((req, res) => {
+  req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? "unknown";
+  handle(req, res).catch((error) => {
+    console.error(`[astrion] failed to handle ${req.method} ${req.url}`, error);
+    if (!res.headersSent) res.statusCode = 500;
+    res.end();
+  });
+});
+server.on("error", (error) => {
+  console.error(`[astrion] cannot listen on ${host}:${port}: ${error.message}`);
+  process.exit(1);
+});
+server.listen(port, host, () => {
+  const address = server.address();
+  const shown = host.includes(":") ? `[${host}]` : host;
+  console.log(`[astrion] ready on http://${shown}:${typeof address === "object" && address ? address.port : port}`);
+});
