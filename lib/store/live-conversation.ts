@@ -64,6 +64,9 @@ export type StepRecord = z.infer<typeof StepRecordSchema>;
 
 type FileKey = "meta" | "leader" | `agent:${number}` | `agent_messages:${number}`;
 
+/** A change to one file: the current value in, the new value out (it may be async). */
+export type Mutator<T> = (current: T) => T | Promise<T>;
+
 interface AgentFiles {
   meta: AgentMetadata;
   messages: AgentMessagesFile;
@@ -140,6 +143,8 @@ export class LiveConversation {
   readonly #hooks: LiveHooks;
   readonly #dirty = new Set<FileKey>();
   #writing: Promise<void> | null = null;
+  /** Per-file queues, so an async mutator never races another change of the same file. */
+  readonly #queues = new Map<string, Promise<unknown>>();
   #checkpointing: Promise<void> | null = null;
   #closed = false;
 
@@ -254,9 +259,31 @@ export class LiveConversation {
 
   // ---------------------------------------------------------------- writes
 
+  /** Runs `fn` after every earlier change queued under `key`. */
+  #serial<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.#queues.get(key) ?? Promise.resolve();
+    const run = previous.then(fn, fn);
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#queues.set(key, tail);
+    void tail.then(() => {
+      if (this.#queues.get(key) === tail) this.#queues.delete(key);
+    });
+    return run;
+  }
+
   /** Changes metadata.json (`id` fixed, `updated_at` now); resolves once durable. */
-  async updateMetadata(fn: (current: ConversationMetadata) => ConversationMetadata): Promise<ConversationMetadata> {
-    const next = checked(ConversationMetadataSchema, { ...fn(this.#meta), id: this.id, updated_at: localTimestamp() }, "metadata.json");
+  updateMetadata(fn: Mutator<ConversationMetadata>): Promise<ConversationMetadata> {
+    return this.#serial("meta", async () => {
+      const changed = await fn(this.#meta);
+      return this.#applyMetadata(changed);
+    });
+  }
+
+  async #applyMetadata(changed: ConversationMetadata): Promise<ConversationMetadata> {
+    const next = checked(ConversationMetadataSchema, { ...changed, id: this.id, updated_at: localTimestamp() }, "metadata.json");
     this.#meta = next;
     const leader = this.#syncLeaderHeader();
     await this.#commit(leader ? [{ k: "conv", v: next }, leader] : [{ k: "conv", v: next }], leader ? ["meta", "leader"] : ["meta"]);
@@ -278,10 +305,13 @@ export class LiveConversation {
    * Changes the Team Leader's messages.json (`id`, `title` kept, `updated_at` now); unless `touch`
    * is false, metadata.json gets the same `updated_at`. Resolves once durable.
    */
-  async updateLeader(fn: (current: LeaderMessagesFile) => LeaderMessagesFile, opts: { touch?: boolean } = {}): Promise<LeaderMessagesFile> {
-    const prev = this.#leader;
+  updateLeader(fn: Mutator<LeaderMessagesFile>, opts: { touch?: boolean } = {}): Promise<LeaderMessagesFile> {
+    return this.#serial("leader", async () => this.#applyLeader(this.#leader, await fn(this.#leader), opts));
+  }
+
+  async #applyLeader(prev: LeaderMessagesFile, changed: LeaderMessagesFile, opts: { touch?: boolean }): Promise<LeaderMessagesFile> {
     const now = localTimestamp();
-    const next = { ...fn(prev), id: this.id, title: this.#meta.title, updated_at: now };
+    const next = { ...changed, id: this.id, title: this.#meta.title, updated_at: now };
     const { at, add } = messagesDelta(prev.messages, next.messages);
     checked(LeaderMessagesFileSchema, { ...next, messages: [] }, "messages.json");
     checked(z.array(MessageSchema), add, "messages.json");
@@ -304,19 +334,25 @@ export class LiveConversation {
   }
 
   /** Changes a sub-agent's metadata.json (`agent_id` fixed, `updated_at` now); resolves once durable. */
-  async updateAgentMetadata(agentId: number, fn: (current: AgentMetadata) => AgentMetadata): Promise<AgentMetadata> {
+  updateAgentMetadata(agentId: number, fn: Mutator<AgentMetadata>): Promise<AgentMetadata> {
     const files = this.#agent(agentId);
-    const next = checked(AgentMetadataSchema, { ...fn(files.meta), agent_id: agentId, updated_at: localTimestamp() }, `agent ${agentId}'s metadata.json`);
-    files.meta = next;
-    await this.#commit([{ k: "agent", id: agentId, v: next }], [`agent:${agentId}`]);
-    return next;
+    return this.#serial(`agent:${agentId}`, async () => {
+      const next = checked(AgentMetadataSchema, { ...(await fn(files.meta)), agent_id: agentId, updated_at: localTimestamp() }, `agent ${agentId}'s metadata.json`);
+      files.meta = next;
+      await this.#commit([{ k: "agent", id: agentId, v: next }], [`agent:${agentId}`]);
+      return next;
+    });
   }
 
   /** Changes a sub-agent's messages.json (`agent_id` fixed, `updated_at` now); resolves once durable. */
-  async updateAgentMessages(agentId: number, fn: (current: AgentMessagesFile) => AgentMessagesFile): Promise<AgentMessagesFile> {
+  updateAgentMessages(agentId: number, fn: Mutator<AgentMessagesFile>): Promise<AgentMessagesFile> {
     const files = this.#agent(agentId);
+    return this.#serial(`agent_messages:${agentId}`, async () => this.#applyAgentMessages(agentId, files, await fn(files.messages)));
+  }
+
+  async #applyAgentMessages(agentId: number, files: AgentFiles, changed: AgentMessagesFile): Promise<AgentMessagesFile> {
     const prev = files.messages;
-    const next = { ...fn(prev), agent_id: agentId, updated_at: localTimestamp() };
+    const next = { ...changed, agent_id: agentId, updated_at: localTimestamp() };
     const { at, add } = messagesDelta(prev.messages, next.messages);
     checked(AgentMessagesFileSchema, { ...next, messages: [] }, `agent ${agentId}'s messages.json`);
     checked(z.array(MessageSchema), add, `agent ${agentId}'s messages.json`);
