@@ -22,6 +22,12 @@ function runs(): Map<string, TeamRun> {
 export async function runFor(convId: string): Promise<TeamRun> {
   const app = await getApp();
   await app.store.get(convId);
+  // The engine holds the conversation in memory while it runs it (lib/store/live-conversation.ts).
+  await app.store.open(convId, (report) => {
+    if (report.replayed || report.repairedBytes) {
+      console.log(`[astrion] ${convId}: replayed ${report.replayed} step(s) of its log${report.repairedBytes ? `, cut ${report.repairedBytes} torn byte(s)` : ""}`);
+    }
+  });
   let run = runs().get(convId);
   if (!run) {
     run = new TeamRun(app, convId, limitsFromEnv());
@@ -33,10 +39,22 @@ export async function runFor(convId: string): Promise<TeamRun> {
 /** Stops a conversation's work (if any) and forgets its run, e.g. before the conversation is deleted. */
 export async function forgetRun(convId: string): Promise<void> {
   const run = runs().get(convId);
-  if (!run) return;
-  await run.stop().catch(() => undefined);
-  run.dispose();
+  if (run) {
+    await run.stop().catch(() => undefined);
+    run.dispose();
+    runs().delete(convId);
+  }
+  const app = await getApp();
+  await app.store.closeConversation(convId);
+}
+
+/** Lets go of an idle conversation's run and its files in memory (nothing is stopped or revoked). */
+async function releaseRun(convId: string): Promise<void> {
+  const run = runs().get(convId);
+  if (run?.working) return;
+  run?.release();
   runs().delete(convId);
+  await (await getApp()).store.closeConversation(convId);
 }
 
 /** At boot: every active conversation continues from disk. */
@@ -47,8 +65,11 @@ export async function resumeAll(): Promise<number> {
     const page = await app.store.list({ status: "active", offset, limit: 100 });
     for (const item of page.items) {
       try {
-        await (await runFor(item.id)).resume();
+        const run = await runFor(item.id);
+        await run.resume();
         resumed++;
+        // Only conversations with work in progress stay in memory; the others open when used.
+        if (!run.working) await releaseRun(item.id);
       } catch (error) {
         console.error(`[astrion] could not resume ${item.id}:`, (error as Error).message);
       }

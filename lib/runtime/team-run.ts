@@ -728,9 +728,22 @@ export class TeamRun {
   /** Stops listening on the agents' topics and revokes the agents' tokens (the conversation is being deleted). */
   dispose(): void {
     revokeAgentTokens(this.convId);
+    this.release();
+  }
+
+  /**
+   * Lets go of an idle run (no loop running) without ending anything: its listeners stop, its
+   * agents keep their tokens, and the next request for the conversation starts a new run object.
+   */
+  release(): void {
     this.offHealth();
     for (const unsubscribe of this.listening.values()) unsubscribe();
     this.listening.clear();
+  }
+
+  /** Whether the leader or any agent loop is running. */
+  get working(): boolean {
+    return this.leaderLoop !== null || this.agentLoops.size > 0;
   }
 
   /** Resolves when no loop of this conversation is running (tests and shutdown). */

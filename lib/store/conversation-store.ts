@@ -26,6 +26,7 @@ import {
 import { AstrionError, ConflictError, CorruptFileError, NotFoundError, ValidationError, zodIssues } from "@/lib/errors";
 import { assertProjectFolder } from "@/lib/workspace/project-folder";
 import { withFileLock } from "./atomic";
+import { LiveConversation, type LoadReport } from "./live-conversation";
 import { readJsonFile, updateJsonFile, writeJsonAtomic, writeJsonAtomicUnlocked } from "./files";
 import {
   agentDir,
@@ -201,6 +202,9 @@ export class ConversationStore {
   #scanProblems: StoreProblem[] = [];
   /** Per conversation, a number that grows with every write this store makes to its files. */
   readonly #versions = new Map<string, number>();
+  /** Conversations held in memory by their engine (see {@link open}), loading or loaded. */
+  readonly #opening = new Map<string, Promise<LiveConversation>>();
+  readonly #live = new Map<string, LiveConversation>();
 
   constructor(root: string) {
     this.root = path.resolve(root);
@@ -229,6 +233,47 @@ export class ConversationStore {
 
   #bump(id: string): void {
     this.#versions.set(id, (this.#versions.get(id) ?? 0) + 1);
+  }
+
+  // ---------------------------------------------------------------- open conversations
+
+  /**
+   * Holds a conversation in memory (lib/store/live-conversation.ts) until {@link closeConversation}:
+   * from then on every read of its files is served from memory and every write goes through its
+   * step log. The conversation engine opens the conversations it runs. `onLoad` hears how the
+   * load went (how many log records a crash left to replay).
+   */
+  async open(id: string, onLoad?: (report: LoadReport) => void): Promise<LiveConversation> {
+    parseConversationId(id);
+    let opening = this.#opening.get(id);
+    if (!opening) {
+      opening = this.#withConversationLock(id, async () => {
+        const { live, report } = await this.#tracked(leaderMessagesFile(this.root, id), () =>
+          LiveConversation.load(this.root, id, { onMetadata: (meta) => this.#putIndexEntry(meta) }),
+        );
+        this.#live.set(id, live);
+        onLoad?.(report);
+        return live;
+      });
+      this.#opening.set(id, opening);
+      opening.catch(() => this.#opening.delete(id));
+    }
+    return opening;
+  }
+
+  /** Checkpoints an open conversation and lets it go from memory (a no-op when it is not open). */
+  async closeConversation(id: string): Promise<void> {
+    const opening = this.#opening.get(id);
+    if (!opening) return;
+    const live = await opening.catch(() => null);
+    this.#opening.delete(id);
+    this.#live.delete(id);
+    await live?.close();
+  }
+
+  /** Whether a conversation is held in memory. */
+  isOpen(id: string): boolean {
+    return this.#live.has(id);
   }
 
   // ---------------------------------------------------------------- problems
@@ -584,6 +629,8 @@ export class ConversationStore {
    *   CorruptFileError when its metadata.json cannot be used.
    */
   async get(id: string): Promise<ConversationMetadata> {
+    const live = this.#live.get(id);
+    if (live) return structuredClone(live.metadata);
     const file = conversationMetadataFile(this.root, id);
     try {
       return await this.#tracked(file, () => readJsonFile(file, ConversationMetadataSchema));
@@ -612,6 +659,16 @@ export class ConversationStore {
       if (!parsed.success) throw new ValidationError("Invalid conversation change", zodIssues(parsed.error));
       const changes = Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined));
       apply = (current) => ({ ...current, ...changes });
+    }
+    const live = this.#live.get(id);
+    if (live) {
+      return this.#changing(id, () =>
+        live.updateMetadata(async (current) => {
+          const changed = await apply(structuredClone(current));
+          if (changed.id !== id) throw new ValidationError("A conversation's id cannot change", [{ path: "id", message: "cannot change" }]);
+          return changed;
+        }),
+      );
     }
     return this.#withConversationLock(id, () => this.#changing(id, async () => {
       const current = await this.get(id);
@@ -652,6 +709,7 @@ export class ConversationStore {
    */
   async remove(id: string): Promise<void> {
     parseConversationId(id);
+    await this.closeConversation(id);
     await this.#withConversationLock(id, () => this.#changing(id, async () => {
       const dir = conversationDir(this.root, id);
       const trash = path.join(conversationsDir(this.root), `.deleting-${id}-${randomBytes(4).toString("hex")}`);
@@ -714,6 +772,8 @@ export class ConversationStore {
 
   /** The Team Leader's conversation (messages.json). */
   async readLeaderMessages(id: string): Promise<LeaderMessagesFile> {
+    const live = this.#live.get(id);
+    if (live) return live.leader;
     const file = leaderMessagesFile(this.root, id);
     try {
       return await this.#tracked(file, () => readJsonFile(file, LeaderMessagesFileSchema));
@@ -737,6 +797,8 @@ export class ConversationStore {
     opts: { touch?: boolean } = {},
   ): Promise<LeaderMessagesFile> {
     parseConversationId(id);
+    const live = this.#live.get(id);
+    if (live) return this.#changing(id, () => live.updateLeader(fn, opts));
     return this.#withConversationLock(id, () => this.#changing(id, async () => {
       const meta = await this.get(id);
       const now = localTimestamp();
@@ -833,6 +895,7 @@ export class ConversationStore {
       await writeJsonAtomic(agentMetadataFile(this.root, convId, agentId), meta, AgentMetadataSchema);
       await writeJsonAtomic(agentMessagesFile(this.root, convId, agentId), messages, AgentMessagesFileSchema);
     });
+    this.#live.get(convId)?.addAgent(meta, messages);
     await this.update(convId, (m) => {
       const ids = [...new Set([...m.agent_ids, agentId])].sort((a, b) => a - b);
       return { ...m, agent_ids: ids, agent_count: ids.length };
@@ -849,6 +912,8 @@ export class ConversationStore {
 
   /** A sub-agent's metadata.json. */
   async readAgentMetadata(convId: string, agentId: number | string): Promise<AgentMetadata> {
+    const live = this.#live.get(convId);
+    if (live) return live.agentMetadata(parseAgentId(agentId));
     try {
       const file = agentMetadataFile(this.root, convId, agentId);
       return await this.#tracked(file, () => readJsonFile(file, AgentMetadataSchema));
@@ -865,6 +930,8 @@ export class ConversationStore {
     fn: Mutator<AgentMetadata>,
   ): Promise<AgentMetadata> {
     const n = parseAgentId(agentId);
+    const live = this.#live.get(convId);
+    if (live) return this.#changing(convId, () => live.updateAgentMetadata(n, fn));
     try {
       const file = agentMetadataFile(this.root, convId, n);
       return await this.#changing(convId, () => this.#tracked(file, () =>
@@ -882,6 +949,8 @@ export class ConversationStore {
 
   /** A sub-agent's full conversation (messages.json). */
   async readAgentMessages(convId: string, agentId: number | string): Promise<AgentMessagesFile> {
+    const live = this.#live.get(convId);
+    if (live) return live.agentMessages(parseAgentId(agentId));
     try {
       const file = agentMessagesFile(this.root, convId, agentId);
       return await this.#tracked(file, () => readJsonFile(file, AgentMessagesFileSchema));
@@ -898,6 +967,8 @@ export class ConversationStore {
     fn: Mutator<AgentMessagesFile>,
   ): Promise<AgentMessagesFile> {
     const n = parseAgentId(agentId);
+    const live = this.#live.get(convId);
+    if (live) return this.#changing(convId, () => live.updateAgentMessages(n, fn));
     try {
       const file = agentMessagesFile(this.root, convId, n);
       return await this.#changing(convId, () => this.#tracked(file, () =>
@@ -918,6 +989,8 @@ export class ConversationStore {
    * or that the conversation lists but has no folder, is reported in `problems`, not thrown.
    */
   async listAgents(convId: string): Promise<AgentList> {
+    const live = this.#live.get(convId);
+    if (live) return { agents: live.agents(), problems: [] };
     const conv = await this.get(convId).catch((error: unknown) => {
       if (error instanceof CorruptFileError) return null; // the agents can still be listed
       throw error;

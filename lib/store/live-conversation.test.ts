@@ -157,3 +157,47 @@ describe("a live conversation", () => {
     await expect(live.updateLeader((f) => f)).rejects.toThrow(/closed/);
   });
 });
+
+describe("the store with an open conversation", () => {
+  it("serves every read from memory and sends every write through the step log", async () => {
+    const { store, id, agentId, convDir } = await conversation();
+    const live = await store.open(id);
+    expect(await store.open(id)).toBe(live);
+    expect(store.isOpen(id)).toBe(true);
+
+    await store.updateLeaderMessages(id, (f) => ({ ...f, messages: [...f.messages, msg(1)] }));
+    await store.updateAgentMessages(id, agentId, (f) => ({ ...f, messages: [...f.messages, msg(2)] }));
+    await store.updateAgentMetadata(id, agentId, (m) => ({ ...m, status: "idle" }));
+    await store.update(id, { title: "Renamed" });
+    const second = await store.createAgent(id, { role_id: "code-reviewer", role_name: "Code Reviewer" });
+    expect(live.logStats.records).toBeGreaterThanOrEqual(5);
+
+    // With every file gone from disk, the store still answers from memory.
+    const saved = await fs.readFile(path.join(convDir, "messages.json"), "utf8");
+    await fs.rm(path.join(convDir, "messages.json"));
+    await fs.rm(path.join(convDir, "agents", String(agentId), "metadata.json"));
+    expect((await store.readLeaderMessages(id)).messages.map((m) => m.message_id)).toEqual(["msg_1"]);
+    expect((await store.readAgentMetadata(id, agentId)).status).toBe("idle");
+    expect((await store.listAgents(id)).agents.map((a) => a.agent_id)).toEqual([agentId, second.agent_id]);
+    expect((await store.get(id)).agent_ids).toEqual([agentId, second.agent_id]);
+    expect((await store.get(id)).title).toBe("Renamed");
+    await fs.writeFile(path.join(convDir, "messages.json"), saved);
+
+    // Closing checkpoints: the files hold everything, the log is empty, reads go to disk again.
+    await store.closeConversation(id);
+    expect(store.isOpen(id)).toBe(false);
+    expect((await fs.stat(path.join(convDir, STEP_LOG_FILE))).size).toBe(0);
+    expect((await store.readAgentMetadata(id, agentId)).status).toBe("idle");
+    expect((await store.readLeaderMessages(id)).title).toBe("Renamed");
+    const index = JSON.parse(await fs.readFile(path.join(store.root, "conversations", "index.json"), "utf8"));
+    expect(index[id]).toMatchObject({ title: "Renamed", agent_count: 2 });
+  });
+
+  it("closes an open conversation before removing it", async () => {
+    const { store, id } = await conversation();
+    await store.open(id);
+    await store.remove(id);
+    expect(store.isOpen(id)).toBe(false);
+    await expect(store.get(id)).rejects.toThrow(/does not exist/);
+  });
+});
