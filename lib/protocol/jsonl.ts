@@ -3,18 +3,25 @@
  * Node built-ins and the store's lock, so a test can transpile it and run it in a child process
  * that is killed mid-append.
  *
- * Why one line is one `write` + `fsync`: the bus publishes an envelope only after its line is on
- * disk, so a client never sees an event that a crash could lose. A crash can still cut the last
- * line short (power loss mid-write); readers drop such a tail, and the next append first ends it
- * with a newline, so a torn fragment never glues itself to the front of a good record. The
- * fragment is kept (an audit log is never rewritten) and readers report it as a bad line.
+ * Appends are group-committed: every line appended to one file during one turn of the event loop
+ * is written with one `write` and made durable with one `fsync`, through a file handle kept open
+ * between appends (at most {@link MAX_OPEN_FILES} at once, the least recently used closed first).
+ * An append resolves only once its line is on disk, so the bus, which publishes an envelope only
+ * after its line is written, never shows a client an event that a crash could lose. A crash can
+ * still cut the last line short (power loss mid-write); readers drop such a tail, and the next
+ * append first ends it with a newline, so a torn fragment never glues itself to the front of a
+ * good record. The fragment is kept (an audit log is never rewritten) and readers report it as a
+ * bad line.
  */
 import "server-only";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { fsyncDir, withFileLock } from "@/lib/store/atomic";
+import { fsyncDir } from "@/lib/store/atomic";
 
 const NEWLINE = 0x0a;
+
+/** Files kept open for appending at once. */
+export const MAX_OPEN_FILES = 256;
 
 /** What an append did besides writing its line. */
 export interface AppendResult {
@@ -22,47 +29,134 @@ export interface AppendResult {
   sealedTornLine: boolean;
 }
 
+interface Waiter {
+  line: string;
+  resolve: (result: AppendResult) => void;
+  reject: (error: Error) => void;
+}
+
+interface Appender {
+  file: string;
+  handle: fs.FileHandle | null;
+  queue: Waiter[];
+  flushing: Promise<void> | null;
+  lastUse: number;
+}
+
+const APPENDERS_KEY = Symbol.for("astrion.protocol.jsonlAppenders");
+
+/** Lines appended and fsyncs made by this process (benchmarks and tests read them). */
+export const appendStats = { lines: 0, syncs: 0 };
+
+/** One map per process, on globalThis so every bundle of this module shares the open files. */
+function appenders(): Map<string, Appender> {
+  const g = globalThis as unknown as Record<symbol, Map<string, Appender> | undefined>;
+  return (g[APPENDERS_KEY] ??= new Map());
+}
+
 /**
  * Appends `line` and a `\n` to `file` (creating it, not its folder) and resolves only once the
- * line is fsynced. Appends to one file are serialized in call order through `withFileLock`, so
- * lines land in the order their promises resolve.
+ * line is fsynced. Appends to one file land in call order; appends made in the same tick share
+ * one write and one fsync.
  * @throws RangeError when `line` contains a newline (it would become two records).
  */
-export async function appendJsonLine(file: string, line: string): Promise<AppendResult> {
-  if (line.includes("\n") || line.includes("\r")) throw new RangeError("a JSON line must not contain a line break");
+export function appendJsonLine(file: string, line: string): Promise<AppendResult> {
+  if (line.includes("\n") || line.includes("\r")) return Promise.reject(new RangeError("a JSON line must not contain a line break"));
   const abs = path.resolve(file);
-  return withFileLock(abs, async () => {
-    const existed = await fs.stat(abs).then(
-      () => true,
-      (error: NodeJS.ErrnoException) => {
-        if (error.code === "ENOENT") return false;
-        throw error;
-      },
-    );
-    // "a+": O_APPEND, so every write lands at the current end of the file.
-    const handle = await fs.open(abs, "a+", 0o644);
-    let sealedTornLine = false;
-    try {
-      const { size } = await handle.stat();
-      if (size > 0) {
-        const last = Buffer.alloc(1);
-        await handle.read(last, 0, 1, size - 1);
-        sealedTornLine = last[0] !== NEWLINE;
-      }
-      const data = Buffer.from(`${sealedTornLine ? "\n" : ""}${line}\n`, "utf8");
-      // One write call for the whole line; the loop only matters if the kernel writes short.
-      let offset = 0;
-      while (offset < data.length) {
-        const { bytesWritten } = await handle.write(data, offset, data.length - offset);
-        offset += bytesWritten;
-      }
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    if (!existed) await fsyncDir(path.dirname(abs));
-    return { sealedTornLine };
+  const map = appenders();
+  let appender = map.get(abs);
+  if (!appender) {
+    appender = { file: abs, handle: null, queue: [], flushing: null, lastUse: 0 };
+    map.set(abs, appender);
+  }
+  const a = appender;
+  a.lastUse = Date.now();
+  return new Promise<AppendResult>((resolve, reject) => {
+    a.queue.push({ line, resolve, reject });
+    a.flushing ??= flush(a);
   });
+}
+
+async function flush(a: Appender): Promise<void> {
+  // Let every append of this tick join the group.
+  await new Promise<void>((r) => setImmediate(r));
+  try {
+    while (a.queue.length) {
+      const batch = a.queue.splice(0);
+      try {
+        let sealed = false;
+        let created = false;
+        if (!a.handle) {
+          created = await fs.stat(a.file).then(
+            () => false,
+            (error: NodeJS.ErrnoException) => {
+              if (error.code === "ENOENT") return true;
+              throw error;
+            },
+          );
+          // "a+": O_APPEND, so every write lands at the current end of the file. The folder is not
+          // created: a conversation deleted meanwhile stays deleted (ENOENT).
+          a.handle = await fs.open(a.file, "a+", 0o644);
+          const { size } = await a.handle.stat();
+          if (size > 0) {
+            const last = Buffer.alloc(1);
+            await a.handle.read(last, 0, 1, size - 1);
+            sealed = last[0] !== NEWLINE;
+          }
+          await closeLeastRecentlyUsed();
+        }
+        const data = Buffer.from(`${sealed ? "\n" : ""}${batch.map((w) => `${w.line}\n`).join("")}`, "utf8");
+        let offset = 0;
+        while (offset < data.length) {
+          const { bytesWritten } = await a.handle.write(data, offset, data.length - offset, null);
+          offset += bytesWritten;
+        }
+        await a.handle.sync();
+        appendStats.syncs += 1;
+        appendStats.lines += batch.length;
+        if (created) await fsyncDir(path.dirname(a.file));
+        batch.forEach((w, i) => w.resolve({ sealedTornLine: sealed && i === 0 }));
+      } catch (error) {
+        // What reached the disk is unknown: the next append reopens the file and seals any torn line.
+        const handle = a.handle;
+        a.handle = null;
+        await handle?.close().catch(() => undefined);
+        for (const w of batch) w.reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    }
+  } finally {
+    a.flushing = null;
+  }
+}
+
+async function closeLeastRecentlyUsed(): Promise<void> {
+  const map = appenders();
+  const open = [...map.values()].filter((a) => a.handle);
+  if (open.length <= MAX_OPEN_FILES) return;
+  const idle = open.filter((a) => !a.queue.length && !a.flushing).sort((x, y) => x.lastUse - y.lastUse);
+  for (const a of idle.slice(0, open.length - MAX_OPEN_FILES)) {
+    const handle = a.handle;
+    a.handle = null;
+    map.delete(a.file);
+    await handle?.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Commits what is queued for the files below `dir` and closes them (a conversation being deleted
+ * or let go). A later append opens its file again.
+ */
+export async function closeJsonLines(dir: string): Promise<void> {
+  const prefix = path.resolve(dir) + path.sep;
+  const map = appenders();
+  for (const a of [...map.values()]) {
+    if (!a.file.startsWith(prefix)) continue;
+    while (a.flushing) await a.flushing;
+    const handle = a.handle;
+    a.handle = null;
+    map.delete(a.file);
+    await handle?.close().catch(() => undefined);
+  }
 }
 
 /** A line in the middle of a JSON Lines file that could not be used. */

@@ -6,7 +6,7 @@ import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ValidationError } from "@/lib/errors";
 import { follow, replyTo, startTrace } from "./envelope";
-import { appendJsonLine, parseJsonLines } from "./jsonl";
+import { appendJsonLine, appendStats, closeJsonLines, parseJsonLines } from "./jsonl";
 import { appendTimeline, readTimeline, timelineFile } from "./timeline";
 import { timelineRecord, TimelineRecordSchema, type TimelineRecord } from "./timeline-record";
 
@@ -175,6 +175,28 @@ describe("appendTimeline / readTimeline", () => {
     await fs.rm(conv, { recursive: true });
     await expect(appendTimeline(timelineFile(conv), record(1))).rejects.toMatchObject({ code: "ENOENT" });
     await expect(fs.stat(conv)).rejects.toMatchObject({ code: "ENOENT" });
+  });
+
+  it("commits every line appended to a file in one tick with one fsync, in call order", async () => {
+    const file = path.join(await freshConversation(), "group.jsonl");
+    await appendJsonLine(file, "0");
+    const before = { ...appendStats };
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => appendJsonLine(file, String(i + 1))));
+    expect(results.every((r) => !r.sealedTornLine)).toBe(true);
+    expect(appendStats.syncs - before.syncs).toBe(1);
+    expect(appendStats.lines - before.lines).toBe(40);
+    expect(await fs.readFile(file, "utf8")).toBe(`${Array.from({ length: 41 }, (_, i) => i).join("\n")}\n`);
+  });
+
+  it("closes the files of a folder on request, and a later append opens its file again", async () => {
+    const conv = await freshConversation();
+    const file = path.join(conv, "a.jsonl");
+    await appendJsonLine(file, "1");
+    await closeJsonLines(conv);
+    // Out of band, the file gains a torn line: the reopened file is sealed before the next record.
+    await fs.appendFile(file, '{"torn');
+    expect(await appendJsonLine(file, "2")).toEqual({ sealedTornLine: true });
+    expect(await fs.readFile(file, "utf8")).toBe('1\n{"torn\n2\n');
   });
 
   it("appendJsonLine refuses a line with a line break", async () => {

@@ -3,6 +3,8 @@ import "server-only";
  * The team runtime's public face: one {@link TeamRun} per conversation, kept on globalThis (Next
  * loads server code in several bundles of one process), started on demand and resumed at boot.
  */
+import path from "node:path";
+import { closeJsonLines } from "@/lib/protocol/jsonl";
 import { getApp } from "@/lib/server/app";
 import { limitsFromEnv } from "./config";
 import { TeamRun } from "./team-run";
@@ -46,6 +48,7 @@ export async function forgetRun(convId: string): Promise<void> {
   }
   const app = await getApp();
   await app.store.closeConversation(convId);
+  await closeJsonLines(path.join(app.root, "conversations", convId));
 }
 
 /** Lets go of an idle conversation's run and its files in memory (nothing is stopped or revoked). */
@@ -54,7 +57,9 @@ async function releaseRun(convId: string): Promise<void> {
   if (run?.working) return;
   run?.release();
   runs().delete(convId);
-  await (await getApp()).store.closeConversation(convId);
+  const app = await getApp();
+  await app.store.closeConversation(convId);
+  await closeJsonLines(path.join(app.root, "conversations", convId));
 }
 
 /** At boot: every active conversation continues from disk. */
