@@ -24,41 +24,55 @@ const JournalLineSchema = z.object({
 /** What the journal knows of one key. */
 export type JournalState = { status: "none" } | { status: "started" } | { status: "done"; result: string };
 
-/** The journal of one conversation. */
+/** The journal of one conversation, read from its file once and then kept in memory. */
 export class ActionJournal {
   readonly file: string;
+  #states: Promise<Map<string, JournalState>> | null = null;
 
   constructor(conversationDir: string) {
     this.file = path.join(conversationDir, JOURNAL_FILE_NAME);
   }
 
+  /** Every key's state, loaded on first use (this process is the journal's only writer). */
+  #load(): Promise<Map<string, JournalState>> {
+    this.#states ??= (async () => {
+      const states = new Map<string, JournalState>();
+      let text: string;
+      try {
+        text = await fs.readFile(this.file, "utf8");
+      } catch {
+        return states;
+      }
+      const { records } = parseJsonLines(text, (v) => {
+        const r = JournalLineSchema.safeParse(v);
+        return r.success ? { ok: true, value: r.data } : { ok: false, reason: r.error.message };
+      });
+      for (const line of records) {
+        const known = states.get(line.key);
+        if (line.status === "done") states.set(line.key, { status: "done", result: line.result ?? "" });
+        else if (known?.status !== "done") states.set(line.key, { status: "started" });
+      }
+      return states;
+    })();
+    return this.#states;
+  }
+
   /** Records that the action under `key` is about to run (durable before it runs). */
   async started(key: string): Promise<void> {
+    const states = await this.#load();
     await appendJsonLine(this.file, JSON.stringify({ key, status: "started", at: new Date().toISOString() }));
+    if (states.get(key)?.status !== "done") states.set(key, { status: "started" });
   }
 
   /** Records the action's result. */
   async done(key: string, result: string): Promise<void> {
+    const states = await this.#load();
     await appendJsonLine(this.file, JSON.stringify({ key, status: "done", result, at: new Date().toISOString() }));
+    states.set(key, { status: "done", result });
   }
 
   /** The state of `key`. */
   async state(key: string): Promise<JournalState> {
-    let text: string;
-    try {
-      text = await fs.readFile(this.file, "utf8");
-    } catch {
-      return { status: "none" };
-    }
-    const { records } = parseJsonLines(text, (v) => {
-      const r = JournalLineSchema.safeParse(v);
-      return r.success ? { ok: true, value: r.data } : { ok: false, reason: r.error.message };
-    });
-    let state: JournalState = { status: "none" };
-    for (const line of records) {
-      if (line.key !== key) continue;
-      state = line.status === "done" ? { status: "done", result: line.result ?? "" } : state.status === "done" ? state : { status: "started" };
-    }
-    return state;
+    return (await this.#load()).get(key) ?? { status: "none" };
   }
 }
