@@ -217,6 +217,8 @@ export class TeamRun {
   private readonly activity = new Map<number, { text: string; at: string }>();
   private notices: Notice[] = [];
   private leaderBusy = false;
+  /** A report reached the leader's inbox since its loop last looked. */
+  private reportWaiting = false;
   private leaderCallsThisTrace = 0;
   private lastTrace: { trace_id: string; turn_id: string } | null = null;
   private intentCache: { trace_id: string; result: IntentResult } | null = null;
@@ -848,6 +850,7 @@ export class TeamRun {
       (f) => ({ ...f, metadata: { ...(f.metadata ?? {}), pending_inbox: [...leaderInbox(f.metadata), ...added] } }),
       { touch: false },
     );
+    this.reportWaiting = true;
     this.wakeLeader();
   }
 
@@ -869,7 +872,10 @@ export class TeamRun {
     try {
       for (;;) {
         if (this.stopController.signal.aborted) return;
-        if (this.limits.leaderBatchMs > 0) await new Promise((r) => setTimeout(r, this.limits.leaderBatchMs));
+        // Woken by a report: wait a moment, so reports arriving together are read in one turn.
+        // Any other pass (a person's message, a tool result) goes straight on.
+        if (this.reportWaiting && this.limits.leaderBatchMs > 0) await new Promise((r) => setTimeout(r, this.limits.leaderBatchMs));
+        this.reportWaiting = false;
         this.leaderAgain = false;
         const conv = await this.store.get(this.convId);
         let file = await this.store.readLeaderMessages(this.convId);
