@@ -72,6 +72,7 @@ import { capToolOutput, confirmProjectFolder, listFiles, readFile, searchFiles, 
 import type { RuntimeLimits } from "./config";
 import type { AgentView, ConversationSnapshot, Notice, PendingQuestion, RuntimeEvent } from "./events";
 import { failpoint } from "./failpoints";
+import { leaderCallsSinceRequest } from "./leader-calls";
 import { ActionJournal } from "./journal";
 import { modelFor } from "./models";
 import { agentSystemPrompt, leaderSystemPrompt } from "./prompts";
@@ -219,7 +220,6 @@ export class TeamRun {
   private leaderBusy = false;
   /** A report reached the leader's inbox since its loop last looked. */
   private reportWaiting = false;
-  private leaderCallsThisTrace = 0;
   private lastTrace: { trace_id: string; turn_id: string } | null = null;
   private intentCache: { trace_id: string; result: IntentResult } | null = null;
   /** Serializes read-modify-writes of the conversation's seed counters. */
@@ -560,7 +560,6 @@ export class TeamRun {
     const record = timelineRecord(envelope, { action: "user_message", resource: `conversation:${this.convId}` });
     await appendTimeline(timelineFile(this.dir), record);
     this.lastTrace = { trace_id: envelope.trace_id, turn_id: envelope.turn_id };
-    this.leaderCallsThisTrace = 0;
     const message: Message = {
       role: "user",
       content,
@@ -889,7 +888,8 @@ export class TeamRun {
           if (this.leaderAgain) continue;
           return;
         }
-        if (this.leaderCallsThisTrace >= this.limits.maxCallsPerTask) {
+        // Counted from the saved messages, so the cap holds across a restart.
+        if (leaderCallsSinceRequest(file.messages) >= this.limits.maxCallsPerTask) {
           this.notice("warning", "cap_calls", `The Team Leader reached ${this.limits.maxCallsPerTask} model calls for this request and stopped. Send a message to continue.`);
           await this.emit(await this.cause(), { type: "event", from: SYSTEM_PARTY, to: LEADER_PARTY, payload: { cap: this.limits.maxCallsPerTask }, action: "cap_calls", resource: "leader", status: "capped" });
           return;
@@ -914,7 +914,6 @@ export class TeamRun {
           promoted: collectPromotions(file.messages),
           budgets: this.limits.budgets,
         });
-        this.leaderCallsThisTrace++;
         const t = await this.traceOrNew();
         const outcome = await this.callModel(model, null, input.messages, [...leaderTools(allowed), ...sharedContextTools()], this.thinkingLevel(conv), this.stopController.signal);
         if (!outcome.ok) {
