@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { auditPayload } from "@/lib/governance/audit";
 import { follow, replyTo, startTrace, type Envelope } from "@/lib/protocol/envelope";
 import { timelineRecord, type TimelineRecord } from "@/lib/protocol/timeline-record";
 import {
@@ -20,7 +21,8 @@ const agents = [
 
 /** A small run: a goal, a delegation, the agent's report, the leader's answer, and a refused spawn. */
 function run(goal = "Review the authentication code in src for security issues") {
-  const user = startTrace("user", "leader", { content: goal });
+  // As the runtime writes it: the person's text audited as a preview and a hash.
+  const user = startTrace("user", "leader", auditPayload("request", { content: goal }));
   const task = follow(user, { type: "request", from: "leader", to: "agent:1", payload: { task: "review" }, producer: "model" });
   const report = replyTo(task, { summary: "done" });
   const answer = replyTo(user, { content: "All good" });

@@ -121,8 +121,10 @@ export function traceOptions(records: readonly TimelineRecord[]): TraceOption[] 
       traces.set(r.trace_id, option);
     }
     option.count += 1;
+    // A person's message is audited as {preview, sha256, length}; timelines written before that hold the text.
     const content = r.envelope.payload.content;
-    if (option.preview === null && r.action === "user_message" && typeof content === "string") option.preview = preview(content);
+    const text = typeof content === "string" ? content : typeof (content as { preview?: unknown } | null)?.preview === "string" ? (content as { preview: string }).preview : null;
+    if (option.preview === null && r.action === "user_message" && text !== null) option.preview = preview(text);
   }
   return [...traces.values()];
 }

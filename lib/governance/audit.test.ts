@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { createHash } from "node:crypto";
 import { auditPayload, summarizeForAudit } from "./audit";
 
 describe("summarizeForAudit", () => {
@@ -41,5 +42,17 @@ describe("auditPayload", () => {
     expect((out.items as Array<Record<string, unknown>>)[0]?.summary).toEqual(summarizeForAudit("ok"));
     expect(JSON.stringify(auditPayload("reply", { other: long }))).not.toContain(long);
     expect(JSON.stringify(auditPayload("broadcast", { content: long }))).not.toContain(long);
+  });
+});
+
+describe("summarizeForAudit on long texts", () => {
+  it("hashes and counts the whole text, however long, and previews only its start", () => {
+    const text = `${"前".repeat(50_000)}😀${"x ".repeat(300_000)}the end`;
+    const summary = summarizeForAudit(text);
+    expect(summary.sha256).toBe(createHash("sha256").update(text, "utf8").digest("hex"));
+    expect(summary.length).toBe(Array.from(text).length);
+    expect(summary.preview).toBe(`${"前".repeat(120)}…`);
+    // A change at the very end changes the hash: the audit proves the full text, not a summary.
+    expect(summarizeForAudit(`${text}!`).sha256).not.toBe(summary.sha256);
   });
 });

@@ -28,9 +28,22 @@ export function sha256Hex(text: string): string {
  * character or an emoji is never split; the hash is of the text as given (not the preview).
  */
 export function summarizeForAudit(text: string, n = 120): AuditSummary {
-  const flat = Array.from(text.replace(/\s+/g, " ").trim());
-  const preview = flat.length > n ? `${flat.slice(0, n).join("")}…` : flat.join("");
-  return { preview, sha256: sha256Hex(text), length: Array.from(text).length };
+  // The preview needs only the start: flattening a megabyte to show 120 characters is waste.
+  // Whitespace runs may shrink, so a generous head (bounded) is flattened.
+  const head = text.length > n * 8 + 1024 ? text.slice(0, n * 8 + 1024) : text;
+  const flat = Array.from(head.replace(/\s+/g, " ").trim());
+  const preview = flat.length > n || head.length < text.length ? `${flat.slice(0, n).join("")}…` : flat.join("");
+  let length = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // A high surrogate followed by a low one is one code point.
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+    length++;
+  }
+  return { preview, sha256: sha256Hex(text), length };
 }
 
 /** Payload keys that hold written text (by a model or a person) rather than ids or counts. */

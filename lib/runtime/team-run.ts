@@ -556,7 +556,7 @@ export class TeamRun {
       await this.projectRefused(project, LEADER_PARTY, "user_message", "This conversation cannot run");
       throw new ConflictError(`This conversation cannot run: ${project.message}`, { reason: project.reason, project_path: project.path });
     }
-    const envelope = startTrace(USER_PARTY, LEADER_PARTY, { content: summarize(content), author: author ?? null });
+    const envelope = startTrace(USER_PARTY, LEADER_PARTY, auditPayload("request", { content, author: author ?? null }));
     const record = timelineRecord(envelope, { action: "user_message", resource: `conversation:${this.convId}` });
     await appendTimeline(timelineFile(this.dir), record);
     this.lastTrace = { trace_id: envelope.trace_id, turn_id: envelope.turn_id };
@@ -590,7 +590,7 @@ export class TeamRun {
       created_at: epochSeconds(),
     };
     const updated = (await this.store.updateAgentMetadata(this.convId, agentId, (m) => ({ ...m, pending_messages: [...(m.pending_messages ?? []), pending] }))) as AgentMeta;
-    await this.emit(await this.cause(), { type: "request", from: from.party, to: agentParty(agentId), payload: { id, content: summarize(content) }, action: "message", resource: `agent:${agentId}`, producer: "model" });
+    await this.emit(await this.cause(), { type: "request", from: from.party, to: agentParty(agentId), payload: { id, content }, action: "message", resource: `agent:${agentId}`, producer: "model" });
     await this.publishAgent(updated);
     if (updated.status !== "waiting") this.notifyAgent(agentId);
     return id;
@@ -628,7 +628,7 @@ export class TeamRun {
       type: "reply",
       from: answeredBy === LEADER_DISPLAY_NAME ? LEADER_PARTY : USER_PARTY,
       to: agentParty(owner.agent_id),
-      payload: { question_id: questionId, answer: summarize(answer) },
+      payload: { question_id: questionId, answer },
       action: "answer_question",
       resource: `question:${questionId}`,
       reply: true,
@@ -927,7 +927,7 @@ export class TeamRun {
         this.publish({ type: "message", agent_id: null, message });
         failpoint("leader.step", `${outcome.result.content ?? ""}${JSON.stringify(outcome.result.tool_calls)}`);
         if (!outcome.result.tool_calls.length) {
-          await this.emit(await this.cause(), { type: "reply", from: LEADER_PARTY, to: USER_PARTY, payload: { content: summarize(outcome.result.content) }, action: "leader_reply", resource: `conversation:${this.convId}`, reply: true });
+          await this.emit(await this.cause(), { type: "reply", from: LEADER_PARTY, to: USER_PARTY, payload: { content: outcome.result.content ?? "" }, action: "leader_reply", resource: `conversation:${this.convId}`, reply: true });
           continue;
         }
         for (const call of outcome.result.tool_calls) {
@@ -1138,7 +1138,7 @@ export class TeamRun {
     for (const a of targets) {
       await this.messageAgent(a.agent_id, content, { name: LEADER_DISPLAY_NAME, agentId: null, party: LEADER_PARTY, abbrev: "tl" });
     }
-    await this.emit(await this.cause(), { type: "broadcast", from: LEADER_PARTY, to: "all", payload: { content: summarize(content), recipients: targets.map((a) => a.agent_id) }, action: "broadcast", resource: null });
+    await this.emit(await this.cause(), { type: "broadcast", from: LEADER_PARTY, to: "all", payload: { content, recipients: targets.map((a) => a.agent_id) }, action: "broadcast", resource: null });
     return JSON.stringify({ delivered_to: targets.map((a) => a.agent_id), busy });
   }
 
@@ -1174,7 +1174,7 @@ export class TeamRun {
       type: "request",
       from: LEADER_PARTY,
       to: agentParty(meta.agent_id),
-      payload: { task_id: taskId, role_id: roleId, task: summarize(task) },
+      payload: { task_id: taskId, role_id: roleId, task },
       action: "create_sub_agent",
       resource: `agent:${meta.agent_id}`,
       producer: "model",
@@ -1356,7 +1356,7 @@ export class TeamRun {
       metadata: { message_source: "sub_agent", visibility: "compact", starts_work: false, agent_id: agentId, trace_id: meta.trace_id },
     };
     const cause = meta.trace_id && meta.task_turn_id ? traceCause(meta.trace_id, meta.task_turn_id) : await this.cause();
-    await this.emit(cause, { type: "reply", from: agentParty(agentId), to: LEADER_PARTY, payload: { report_id: reportId, status, summary: summarize(summary) }, action: "report", resource: `agent:${agentId}`, reply: true });
+    await this.emit(cause, { type: "reply", from: agentParty(agentId), to: LEADER_PARTY, payload: { report_id: reportId, status, summary }, action: "report", resource: `agent:${agentId}`, reply: true });
     this.setActivity(agentId, `reported ${reportId}`);
     const note = await this.partialResultsNote(agentId, meta);
     await this.toLeaderInbox(note ? [message, note] : [message]);
@@ -1512,7 +1512,7 @@ export class TeamRun {
           const q = this.questionsOf([updated]).find((x) => x.question_id === questionId);
           if (q) this.publish({ type: "question", question: q });
           const cause = meta.trace_id && meta.task_turn_id ? traceCause(meta.trace_id, meta.task_turn_id) : await this.cause();
-          await this.emit(cause, { type: "request", from: agentParty(agentId), to: LEADER_PARTY, payload: { question_id: questionId, question: summarize(question) }, action: "ask_master", resource: `question:${questionId}`, producer: "model" });
+          await this.emit(cause, { type: "request", from: agentParty(agentId), to: LEADER_PARTY, payload: { question_id: questionId, question }, action: "ask_master", resource: `question:${questionId}`, producer: "model" });
           await this.toLeaderInbox(leaderMessage);
           return null;
         }
