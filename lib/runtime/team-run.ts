@@ -998,7 +998,6 @@ export class TeamRun {
    * started but did not finish is recorded as interrupted and not run again on its own.
    */
   private async resolveDangling(agentId: number | null, calls: ToolCall[]): Promise<void> {
-    const t = await this.traceOrNew();
     for (const call of calls) {
       if (agentId !== null && call.function.name === "ask_master") {
         const meta = await this.store.readAgentMetadata(this.convId, agentId);
@@ -1009,7 +1008,7 @@ export class TeamRun {
         if (result !== null) await this.appendToolResult(agentId, call, result);
         continue;
       }
-      const state = await this.journal.state(this.actionKey(t.trace_id, call));
+      const state = await this.journal.state(this.actionKey(agentId, call));
       if (state.status === "done") {
         await this.appendToolResult(agentId, call, state.result);
       } else if (state.status === "started") {
@@ -1023,14 +1022,17 @@ export class TeamRun {
     }
   }
 
-  private actionKey(traceId: string, call: ToolCall): string {
-    return `${traceId}:${call.function.name}:${call.id}`;
+  /**
+   * The idempotency key of a side effect: who asked for it and the model's id for the call (not
+   * the conversation's latest trace, which a person's new message changes under a running agent).
+   */
+  private actionKey(agentId: number | null, call: ToolCall): string {
+    return `${agentId === null ? "leader" : `agent:${agentId}`}:${call.id}`;
   }
 
-  /** Runs a side-effecting action at most once under its idempotency key. */
-  private async once(call: ToolCall, action: () => Promise<string>): Promise<string> {
-    const t = await this.traceOrNew();
-    const key = this.actionKey(t.trace_id, call);
+  /** Runs a side-effecting action of the leader (null) or an agent at most once under its idempotency key, written durably before it runs. */
+  private async once(agentId: number | null, call: ToolCall, action: () => Promise<string>): Promise<string> {
+    const key = this.actionKey(agentId, call);
     const state = await this.journal.state(key);
     if (state.status === "done") return state.result;
     if (state.status === "started") return errorResult(`interrupted earlier; ${call.function.name} was not run again`);
@@ -1080,7 +1082,7 @@ export class TeamRun {
           actor: { display_name: LEADER_DISPLAY_NAME, role: "leader", party: LEADER_PARTY },
           emit: async (e) => void (await this.emit(await this.cause(), e)),
         });
-      return SHARED_CONTEXT_READ_ONLY_TOOLS.has(name) ? run() : this.once(call, run);
+      return SHARED_CONTEXT_READ_ONLY_TOOLS.has(name) ? run() : this.once(null, call, run);
     }
     if (!hasOwnKey(LEADER_TOOL_ARGS, name)) return errorResult(`unknown tool ${name}`);
     const schema = LEADER_TOOL_ARGS[name as keyof typeof LEADER_TOOL_ARGS];
@@ -1097,25 +1099,25 @@ export class TeamRun {
             await this.emit(await this.cause(), { type: "event", from: SYSTEM_PARTY, to: LEADER_PARTY, payload: { role_id: String(args.role_id), reason: refusal }, action: "create_sub_agent", resource: `role:${String(args.role_id)}`, status: "refused" });
             return errorResult(refusal);
           }
-          return await this.once(call, () => this.createSubAgent(String(args.role_id), String(args.task), args.critical !== false));
+          return await this.once(null, call, () => this.createSubAgent(String(args.role_id), String(args.task), args.critical !== false));
         }
         case "send_message_to_agent":
-          return await this.once(call, async () => {
+          return await this.once(null, call, async () => {
             const id = await this.messageAgent(Number(args.agent_id), String(args.content), { name: LEADER_DISPLAY_NAME, agentId: null, party: LEADER_PARTY, abbrev: "tl" });
             return JSON.stringify({ delivered: true, message_id: id });
           });
         case "answer_question":
-          return await this.once(call, async () => {
+          return await this.once(null, call, async () => {
             const r = await this.answerQuestion(String(args.question_id), String(args.answer), LEADER_DISPLAY_NAME);
             return JSON.stringify({ answered: true, agent_id: r.agent_id });
           });
         case "terminate_agent":
-          return await this.once(call, async () => {
+          return await this.once(null, call, async () => {
             await this.terminateAgent(Number(args.agent_id), String(args.reason ?? ""), LEADER_DISPLAY_NAME);
             return JSON.stringify({ terminated: Number(args.agent_id) });
           });
         case "broadcast":
-          return await this.once(call, () => this.broadcast(String(args.content)));
+          return await this.once(null, call, () => this.broadcast(String(args.content)));
         case "list_agents": {
           const { agents } = await this.store.listAgents(this.convId);
           return JSON.stringify({
@@ -1447,7 +1449,7 @@ export class TeamRun {
           actor: { display_name: meta.display_name, role: "agent", party: agentParty(agentId) },
           emit: async (e) => void (await this.emit(cause, e)),
         });
-      return SHARED_CONTEXT_READ_ONLY_TOOLS.has(name) ? run() : this.once(call, run);
+      return SHARED_CONTEXT_READ_ONLY_TOOLS.has(name) ? run() : this.once(agentId, call, run);
     }
     try {
       switch (name) {
@@ -1471,7 +1473,7 @@ export class TeamRun {
         }
         case "write_file": {
           this.setActivity(agentId, `write_file ${String(args.path)}`);
-          return await this.once(call, async () => {
+          return await this.once(agentId, call, async () => {
             const r = await writeFile(root, String(args.path), String(args.content));
             await this.emit(await this.cause(), { type: "event", from: agentParty(agentId), to: SYSTEM_PARTY, payload: { path: r.path, bytes: r.bytes }, action: "write_file", resource: `file:${r.path}` });
             return JSON.stringify(r);
@@ -1483,13 +1485,13 @@ export class TeamRun {
           const conv2 = await this.store.get(this.convId);
           if (!conv2.agent_ids.includes(target)) return errorResult(`no agent ${target} in this team`);
           this.setActivity(agentId, `message to agent ${target}`);
-          return await this.once(call, async () => {
+          return await this.once(agentId, call, async () => {
             const id = await this.messageAgent(target, String(args.content), { name: meta.display_name, agentId, party: agentParty(agentId), abbrev: roleAbbreviation(meta.role_id) });
             return JSON.stringify({ delivered: true, message_id: id });
           });
         }
         case "report_to_leader": {
-          return await this.once(call, async () => {
+          return await this.once(agentId, call, async () => {
             const reportId = await this.deliverReport(agentId, meta, String(args.summary), String(args.status ?? "completed"));
             await this.store.updateAgentMetadata(this.convId, agentId, (m) => ({ ...(m as AgentMeta), reported: true }));
             return JSON.stringify({ delivered: true, report_id: reportId });
