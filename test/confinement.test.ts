@@ -338,7 +338,7 @@ describe("a project folder refused while its agents work", () => {
 });
 
 describe("a running agent's privileges come from its token, not from files read again", () => {
-  it("ignores a forged role file and agent metadata, and stops every tool when metadata.json names another folder", async () => {
+  it("ignores a forged role file, agent metadata and conversation metadata: the folder and the privileges come from the engine, never from a file read back", async () => {
     const res = await create("tamper", project);
     const id = res.json.conversation.id as string;
     await server.api("POST", `/api/conversations/${id}/messages`, { content: "Go" });
@@ -357,26 +357,23 @@ describe("a running agent's privileges come from its token, not from files read 
     expect(JSON.parse(write).error).toMatch(/permission denied: write_file needs project:write/);
     expect(() => readFileSync(path.join(project, "notes.md"))).toThrow();
 
-    // Then metadata.json is pointed at the disk root.
+    // Then metadata.json is pointed at the disk root. The engine holds the conversation in memory
+    // and never reads back a file it writes, so the forged file changes nothing: the tools still
+    // work in the project folder, and only there.
     await until("the agent waiting again", () => fake.requests.some((r) => r.body && !isLeader(r.body) && scenario(r.body) === "tamper" && hasResult(r.body, "t_write")));
     const forge = () => writeFileSync(convMetaFile, JSON.stringify({ ...JSON.parse(readFileSync(convMetaFile, "utf8")), project_path: "/" }, null, 2));
     forge();
     await until("the forged project_path on disk", () => JSON.parse(readFileSync(convMetaFile, "utf8")).project_path === "/" || (forge(), false));
     releaseTamper2();
-    const results = await until("the refused reads", async () => {
+    const results = await until("the reads after the forgery", async () => {
       const r = await agentMessages(id);
       return r.has("t_report") ? r : null;
     });
-    for (const k of ["t_passwd", "t_ok2", "t_report"]) {
-      expect(JSON.parse(results.get(k)!).error, k).toMatch(/refused: this conversation's metadata\.json names the project folder "\/"/);
-    }
+    expect(JSON.parse(results.get("t_passwd")!).error).toMatch(/not found/i);
+    expect(JSON.parse(results.get("t_ok2")!).content).toBe("inside the project\n");
+    expect(JSON.parse(results.get("t_report")!)).toMatchObject({ delivered: true });
     expect(JSON.stringify([...results.values()])).not.toContain("root:x:0:0");
-    const refused = (await records(id)).filter((r) => r.status === "refused" && r.envelope.payload.code === "project_changed");
-    expect(refused.map((r) => r.action)).toEqual(expect.arrayContaining(["read_file", "report_to_leader"]));
-    expect((await notices(id)).filter((n) => n.code === "project_refused")).toHaveLength(1);
-    const message = await server.api("POST", `/api/conversations/${id}/messages`, { content: "Go on" });
-    expect(message.status).toBe(409);
-    expect(message.json.error.details).toMatchObject({ reason: "project_changed" });
+    expect((await server.api("GET", `/api/conversations/${id}`)).json.conversation.project_path).toBe(project);
   });
 });
 

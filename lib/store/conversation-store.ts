@@ -252,6 +252,7 @@ export class ConversationStore {
           LiveConversation.load(this.root, id, { onMetadata: (meta) => this.#putIndexEntry(meta) }),
         );
         this.#live.set(id, live);
+        for (const { file, error } of report.broken) this.#fileProblems.set(this.#rel(file), this.#problemOf(file, error));
         onLoad?.(report);
         return live;
       });
@@ -990,7 +991,10 @@ export class ConversationStore {
    */
   async listAgents(convId: string): Promise<AgentList> {
     const live = this.#live.get(convId);
-    if (live) return { agents: live.agents(), problems: [] };
+    if (live) {
+      const prefix = `conversations/${convId}/agents/`;
+      return { agents: live.agents(), problems: this.problems().filter((p) => p.file.startsWith(prefix)) };
+    }
     const conv = await this.get(convId).catch((error: unknown) => {
       if (error instanceof CorruptFileError) return null; // the agents can still be listed
       throw error;

@@ -52,7 +52,7 @@ describe("a live conversation", () => {
   it("serves reads from memory and writes the seed files, byte for byte, after each durable change", async () => {
     const { store, id, agentId, convDir } = await conversation();
     const { live, report } = await LiveConversation.load(store.root, id);
-    expect(report).toEqual({ replayed: 0, repairedBytes: 0 });
+    expect(report).toEqual({ replayed: 0, repairedBytes: 0, broken: [] });
     expect(live.agentIds()).toEqual([agentId]);
 
     await live.updateLeader((f) => ({ ...f, messages: [...f.messages, msg(1)] }));
@@ -199,5 +199,18 @@ describe("the store with an open conversation", () => {
     await store.remove(id);
     expect(store.isOpen(id)).toBe(false);
     await expect(store.get(id)).rejects.toThrow(/does not exist/);
+  });
+});
+
+describe("opening a conversation with a broken sub-agent file", () => {
+  it("leaves the agent out and reports the file", async () => {
+    const { store, id, agentId, convDir } = await conversation();
+    await fs.writeFile(path.join(convDir, "agents", String(agentId), "metadata.json"), "not json");
+    await store.open(id);
+    const listed = await store.listAgents(id);
+    expect(listed.agents).toEqual([]);
+    expect(listed.problems.map((p) => p.file)).toEqual([`conversations/${id}/agents/${agentId}/metadata.json`]);
+    expect(store.problems().map((p) => p.file)).toContain(`conversations/${id}/agents/${agentId}/metadata.json`);
+    await store.closeConversation(id);
   });
 });

@@ -78,6 +78,8 @@ export interface LoadReport {
   replayed: number;
   /** Bytes of a torn last log line that were cut off. */
   repairedBytes: number;
+  /** Sub-agent files that could not be used (the agent is left out; the store reports them). */
+  broken: Array<{ file: string; error: unknown }>;
 }
 
 /** Hooks of the store that owns the live conversation. */
@@ -170,6 +172,7 @@ export class LiveConversation {
     const leader = await readJsonFile(leaderMessagesFile(root, id), LeaderMessagesFileSchema);
     const { log, records, repairedBytes } = await openStepLog(path.join(conversationDir(root, id), STEP_LOG_FILE));
     const live = new LiveConversation(root, id, meta, leader, log, hooks);
+    const broken: LoadReport["broken"] = [];
     try {
       let names: string[] = [];
       try {
@@ -178,10 +181,15 @@ export class LiveConversation {
         if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
       }
       for (const agentId of names.filter((n) => /^[1-9]\d{0,15}$/.test(n)).map(Number).sort((a, b) => a - b)) {
-        const agentMeta = await readJsonFile(agentMetadataFile(root, id, agentId), AgentMetadataSchema).catch(() => null);
-        const agentMessages = await readJsonFile(agentMessagesFile(root, id, agentId), AgentMessagesFileSchema).catch(() => null);
-        // An agent folder whose files are missing or broken was being created when the process
-        // died (its files are written before it is announced); the store reports broken files.
+        // An agent whose files are missing or broken is left out and reported (a folder without
+        // files is one whose creation a crash cut short: its files are written before it is announced).
+        const read = async <S extends z.ZodType>(file: string, schema: S): Promise<z.output<S> | null> =>
+          readJsonFile(file, schema).catch((error: unknown) => {
+            broken.push({ file, error });
+            return null;
+          });
+        const agentMeta = await read(agentMetadataFile(root, id, agentId), AgentMetadataSchema);
+        const agentMessages = await read(agentMessagesFile(root, id, agentId), AgentMessagesFileSchema);
         if (agentMeta && agentMessages) live.#agents.set(agentId, { meta: agentMeta, messages: agentMessages });
       }
       for (const raw of records) live.#replay(parsed(StepRecordSchema, raw, `A record of ${STEP_LOG_FILE}`));
@@ -190,7 +198,7 @@ export class LiveConversation {
       await log.close();
       throw error;
     }
-    return { live, report: { replayed: records.length, repairedBytes } };
+    return { live, report: { replayed: records.length, repairedBytes, broken } };
   }
 
   #replay(record: StepRecord): void {
