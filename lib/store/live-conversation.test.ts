@@ -214,3 +214,18 @@ describe("opening a conversation with a broken sub-agent file", () => {
     await store.closeConversation(id);
   });
 });
+
+describe("opening a conversation that a crash left with log records", () => {
+  it("replays them while the store holds the conversation's lock (no deadlock) and serves the result", async () => {
+    const { store, id, agentId } = await conversation();
+    const live = await store.open(id);
+    await store.updateAgentMessages(id, agentId, (f) => ({ ...f, messages: [...f.messages, msg(7)] }));
+    await live.detach();
+    // A new process: a new store over the same folder.
+    const next = new ConversationStore(store.root);
+    await next.init();
+    const reopened = await next.open(id, (report) => expect(report.replayed).toBeGreaterThan(0));
+    expect(reopened.agentMessages(agentId).messages.map((m) => m.message_id)).toEqual(["msg_7"]);
+    await next.closeConversation(id);
+  }, 20_000);
+});

@@ -24,7 +24,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { NotFoundError, ValidationError, zodIssues } from "@/lib/errors";
-import { writeFileAtomic } from "./atomic";
+import { writeFileAtomicUnlocked } from "./atomic";
 import { readJsonFile } from "./files";
 import { toPythonJson } from "./json";
 import { agentMessagesFile, agentMetadataFile, agentsDir, conversationDir, conversationMetadataFile, leaderMessagesFile } from "./paths";
@@ -402,7 +402,9 @@ export class LiveConversation {
       this.#dirty.clear();
       // Serialized now, in one go, so the files of one pass show one moment of the conversation.
       const files = keys.map((k) => this.#fileOf(k));
-      this.#writing = Promise.all(files.map((f) => writeFileAtomic(f.file, f.text, { durable }))).then(() => undefined);
+      // The one writer of these files while the conversation is open, so no file lock is taken:
+      // the store's conversation lock (keyed on metadata.json) may be held by the caller (a load).
+      this.#writing = Promise.all(files.map((f) => writeFileAtomicUnlocked(path.resolve(f.file), f.text, { durable }))).then(() => undefined);
       try {
         await this.#writing;
       } finally {
