@@ -152,6 +152,9 @@ export class IndexKeeper {
     });
     this.#loadedAt = new Date().toISOString();
     this.#loadMs = Math.round((performance.now() - started) * 100) / 100;
+    if (this.index.size > 0 || unreadable.size > 0) {
+      console.log(`[astrion] conversation index: ${this.index.size} conversation(s) loaded from metadata.json in ${Math.round(this.#loadMs)} ms`);
+    }
   }
 
   async #stat(): Promise<Stats | null> {
