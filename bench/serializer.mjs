@@ -1,6 +1,7 @@
 /**
- * The Python-style JSON writer every save uses (`toPythonJson` of lib/store/json.ts) against
- * `JSON.stringify` on the same data: a leader messages.json of 1,000 messages shaped as the
+ * The Python-style JSON writer of lib/store/json.ts against `JSON.stringify` on the same data, as
+ * text (`toPythonJson`) and as the UTF-8 bytes a save writes (`toPythonJsonBytes`, against
+ * `Buffer.from(JSON.stringify(…))`): a leader messages.json of 1,000 messages shaped as the
  * runtime writes them (person messages, tool calls and results, sub-agent reports, in Chinese
  * and English with role-file text from the corpus, trace ids). The runtime puts no epoch-second
  * floats in a leader file, so the same file is also measured with one in every assistant message (250)
@@ -71,25 +72,27 @@ function leaderFile(n, floats) {
 }
 
 /** Times the writers on `value`: medians and ratios, and whether the output equals the reference's. */
-function measure({ toPythonJson, toPythonJsonReference }, value) {
+function measure({ toPythonJson, toPythonJsonBytes, toPythonJsonReference }, value) {
   const ours = toPythonJson(value);
   const writers = {
     to_python_json: () => toPythonJson(value),
     json_stringify_indent_2: () => JSON.stringify(value, null, 2),
     json_stringify: () => JSON.stringify(value),
+    to_python_json_bytes: () => toPythonJsonBytes(value),
+    json_stringify_indent_2_bytes: () => Buffer.from(JSON.stringify(value, null, 2), "utf8"),
   };
   const time = (w) => {
     const t = performance.now();
     const out = w();
-    // Flatten the string (a rope until then), as writing it to a file would.
-    out.charCodeAt(out.length >> 1);
+    // Flatten a string (a rope until then), as writing it to a file would.
+    if (typeof out === "string") out.charCodeAt(out.length >> 1);
     return performance.now() - t;
   };
   const samples = Object.fromEntries(Object.keys(writers).map((k) => [k, []]));
   for (let k = 0; k < 5; k++) for (const w of Object.values(writers)) w();
   for (let k = 0; k < SAMPLES; k++) for (const [name, w] of Object.entries(writers)) samples[name].push(time(w));
   const reference = () => toPythonJsonReference(value);
-  const identical = ours === reference();
+  const identical = ours === reference() && toPythonJsonBytes(value).equals(Buffer.from(ours, "utf8"));
   samples.reference_writer = Array.from({ length: REFERENCE_SAMPLES }, () => time(reference));
   const ms = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, stats(v)]));
   const ratio = (a, b) => +(ms[a].median / ms[b].median).toFixed(2);
@@ -99,6 +102,7 @@ function measure({ toPythonJson, toPythonJsonReference }, value) {
     ms,
     to_python_json_vs_json_stringify_indent_2: ratio("to_python_json", "json_stringify_indent_2"),
     to_python_json_vs_json_stringify: ratio("to_python_json", "json_stringify"),
+    to_python_json_bytes_vs_json_stringify_indent_2_bytes: ratio("to_python_json_bytes", "json_stringify_indent_2_bytes"),
     reference_vs_json_stringify_indent_2: ratio("reference_writer", "json_stringify_indent_2"),
   };
 }
@@ -111,7 +115,7 @@ export async function benchSerializer() {
       serializer_1000_messages: {
         method:
           `${SAMPLES} samples per writer, writers alternating, after 5 warm-up rounds (reference writer: ${REFERENCE_SAMPLES} samples apart); ` +
-          `each sample serializes a ${MESSAGES}-message leader messages.json and flattens the string.`,
+          `each sample serializes a ${MESSAGES}-message leader messages.json and flattens the string (the *_bytes writers: to UTF-8, what a save writes).`,
         as_the_runtime_writes_it: measure(mod, leaderFile(MESSAGES, false)),
         with_250_epoch_second_floats: measure(mod, leaderFile(MESSAGES, true)),
       },

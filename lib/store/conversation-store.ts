@@ -169,7 +169,7 @@ function sequenceHints(): Map<string, number> {
 export class ConversationStore {
   /** The data folder (absolute). */
   readonly root: string;
-  /** Problems with the index or state file (and files moved aside), keyed by file. */
+  /** Problems with state.json (and copies moved aside) and with leader messages.json files, keyed by file. */
   readonly #fileProblems = new Map<string, StoreProblem>();
   /** Broken metadata.json files found at boot (a conversation's entry goes once the store rewrites or deletes it). */
   #scanProblems: StoreProblem[] = [];
@@ -297,9 +297,9 @@ export class ConversationStore {
   }
 
   /**
-   * Reads state.json for an update (index.json is kept in memory, see index-keeper.ts). Missing: rebuilt. Corrupt: moved aside to
-   * `<name>.corrupt-<YYYYMMDDHHMMSS>`, rebuilt from the folders, and recorded as a problem.
-   * Call only under the root lock.
+   * Reads state.json for an update (index.json is kept in memory, see index-keeper.ts). Missing:
+   * rebuilt. Corrupt: moved aside to `<name>.corrupt-<YYYYMMDDHHMMSS>`, rebuilt from the folders,
+   * and recorded as a problem. Call only under the root lock.
    */
   async #loadDerived<S extends z.ZodType>(file: string, schema: S, rebuild: () => Promise<z.output<S>>) {
     try {

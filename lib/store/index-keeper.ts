@@ -19,7 +19,7 @@ import {
   type IndexReport,
 } from "./conversation-index";
 import { readJsonFile } from "./files";
-import { toPythonJson } from "./json";
+import { toPythonJsonBytes } from "./json";
 import { IndexFileSchema, type ConversationMetadata, type IndexFile } from "./schemas";
 
 /** Rebuild reports kept for {@link IndexKeeper.report} (the newest). */
@@ -177,7 +177,7 @@ export class IndexKeeper {
     const version = this.#version;
     // The entries come from metadata.json files already parsed with their schema, and from a
     // parsed index.json: valid by construction, so the whole file is not parsed again per write.
-    await writeFileAtomic(this.#hooks.file, toPythonJson(this.index.toIndexFile()));
+    await writeFileAtomic(this.#hooks.file, toPythonJsonBytes(this.index.toIndexFile()));
     this.#known = await this.#stat();
     this.#writtenVersion = Math.max(this.#writtenVersion, version);
   }

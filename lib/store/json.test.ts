@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { toPythonJson, toPythonJsonReference } from "./json";
+import { toPythonJson, toPythonJsonBytes, toPythonJsonReference } from "./json";
 
 const hasPython = spawnSync("python3", ["--version"]).status === 0;
 
@@ -318,6 +318,8 @@ describe("toPythonJson and the reference writer", () => {
       const expected = toPythonJsonReference(value);
       const actual = toPythonJson(value);
       if (actual !== expected) expect({ seed, actual }).toEqual({ seed, actual: expected });
+      const bytes = toPythonJsonBytes(value);
+      if (!bytes.equals(Buffer.from(expected, "utf8"))) expect({ seed, bytes: bytes.toString("utf8") }).toEqual({ seed, bytes: expected });
     }
   });
 
@@ -325,6 +327,7 @@ describe("toPythonJson and the reference writer", () => {
     for (const n of EDGE_NUMBERS) {
       for (const value of [n, { v: n }, { created_at: n }, { timestamp: [[n, [n]], { v: n, started_at: n }] }]) {
         expect(toPythonJson(value), String(n)).toBe(toPythonJsonReference(value));
+        expect(toPythonJsonBytes(value).toString("utf8"), String(n)).toBe(toPythonJsonReference(value));
       }
     }
     expect(toPythonJson({ created_at: 1752251700, v: 2 ** 53, w: 1e-5, x: 1e16 })).toBe(
@@ -342,6 +345,7 @@ describe("toPythonJson and the reference writer", () => {
     const big = leaderFile(1000, texts);
     const out = toPythonJson(big);
     expect(out).toBe(toPythonJsonReference(big));
+    expect(toPythonJsonBytes(big).equals(Buffer.from(out, "utf8"))).toBe(true);
     expect(out).toContain('"created_at": 1752251800.0');
     expect(JSON.parse(out)).toEqual(JSON.parse(JSON.stringify(big)));
   });
@@ -361,11 +365,15 @@ describe("toPythonJson and the reference writer", () => {
       undefined, [undefined, 1], { d: new Date(0) }, new Point(1, 2), sparse, { nested: { list: [new Map([["a", 1]])] } },
       Object("boxed"), proto, nullProto, { u: undefined, created_at: 3 }, [{ created_at: 4 }, undefined],
     ];
-    for (const value of accepted) expect(toPythonJson(value)).toBe(toPythonJsonReference(value));
+    for (const value of accepted) {
+      expect(toPythonJson(value)).toBe(toPythonJsonReference(value));
+      expect(toPythonJsonBytes(value).toString("utf8")).toBe(toPythonJsonReference(value));
+    }
     const refused: unknown[] = [NaN, { a: Infinity }, [1, -Infinity], { f: () => 1 }, { s: Symbol("x") }, { b: 10n }, withToJson];
     for (const value of refused) {
       expect(() => toPythonJsonReference(value)).toThrow(TypeError);
       expect(() => toPythonJson(value)).toThrow(TypeError);
+      expect(() => toPythonJsonBytes(value)).toThrow(TypeError);
     }
   });
 });

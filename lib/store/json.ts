@@ -5,7 +5,8 @@
  * themselves, and no trailing newline. Pure: no I/O.
  *
  * Two writers produce the same bytes: {@link toPythonJsonReference}, a plain recursive writer that
- * states the rules, and {@link toPythonJson}, which every save uses. The fast one lets V8's native
+ * states the rules, and {@link toPythonJson} (and {@link toPythonJsonBytes}, its UTF-8 bytes, which
+ * every save writes). The fast one lets V8's native
  * `JSON.stringify(value, null, 2)` do the work, because for plain JSON data its layout and string
  * escaping are already Python's; it only differs on numbers Python writes differently. Those are
  * found in one walk over the value (no string building) and swapped for a placeholder before
@@ -208,6 +209,31 @@ function prepare(value: unknown, floatKey: boolean, texts: string[]): unknown {
 }
 
 /**
+ * The output as pieces to concatenate: JSON.stringify's text cut at the placeholders, with the
+ * Python spelling of each number between them. Null when the reference writer must write it.
+ */
+function fastPieces(value: unknown): string[] | null {
+  const texts: string[] = [];
+  let prepared: unknown;
+  try {
+    if (value === undefined) return null;
+    prepared = prepare(value, false, texts);
+  } catch (error) {
+    if (error instanceof NotPlainJson) return null;
+    throw error;
+  }
+  const text = JSON.stringify(prepared, null, 2);
+  if (texts.length === 0) return [text];
+  const parts = text.split(PLACEHOLDER_TEXT);
+  // Every placeholder is one whole string token. Any other match ends at the closing quote of a
+  // data string or key that contains the placeholder, and makes one part too many.
+  if (parts.length !== texts.length + 1) return null;
+  const pieces: string[] = [parts[0] ?? ""];
+  for (let i = 0; i < texts.length; i++) pieces.push(texts[i] ?? "", parts[i + 1] ?? "");
+  return pieces;
+}
+
+/**
  * Serializes `value` the way Python's `json.dumps(value, ensure_ascii=False, indent=2)` does,
  * byte for byte the same as {@link toPythonJsonReference}, at close to `JSON.stringify` speed.
  * Object keys keep insertion order; `undefined` properties are left out.
@@ -218,22 +244,27 @@ function prepare(value: unknown, floatKey: boolean, texts: string[]): unknown {
  * @throws TypeError for values JSON cannot hold (NaN, Infinity, functions, symbols, bigints).
  */
 export function toPythonJson(value: unknown): string {
-  const texts: string[] = [];
-  let prepared: unknown;
-  try {
-    if (value === undefined) throw new NotPlainJson();
-    prepared = prepare(value, false, texts);
-  } catch (error) {
-    if (error instanceof NotPlainJson) return toPythonJsonReference(value);
-    throw error;
-  }
-  const text = JSON.stringify(prepared, null, 2);
-  if (texts.length === 0) return text;
-  const parts = text.split(PLACEHOLDER_TEXT);
-  // Every placeholder is one whole string token. Any other match ends at the closing quote of a
-  // data string or key that contains the placeholder, and makes one part too many.
-  if (parts.length !== texts.length + 1) return toPythonJsonReference(value);
-  let out = parts[0] ?? "";
-  for (let i = 0; i < texts.length; i++) out += texts[i] + (parts[i + 1] ?? "");
+  const pieces = fastPieces(value);
+  if (!pieces) return toPythonJsonReference(value);
+  let out = "";
+  for (const piece of pieces) out += piece;
+  return out;
+}
+
+/**
+ * {@link toPythonJson}'s text as UTF-8 bytes, which is what a save writes. When numbers had to be
+ * respelled, the pieces are encoded straight into one buffer: joining them into one string first
+ * would copy the whole text once more (for a 1 MB file that copy costs about as much as
+ * JSON.stringify itself). The pieces split only at ASCII quotes, so no character is cut in two.
+ * Node only (Buffer).
+ */
+export function toPythonJsonBytes(value: unknown): Buffer {
+  const pieces = fastPieces(value) ?? [toPythonJsonReference(value)];
+  if (pieces.length === 1) return Buffer.from(pieces[0] ?? "", "utf8");
+  let total = 0;
+  for (const piece of pieces) total += Buffer.byteLength(piece, "utf8");
+  const out = Buffer.allocUnsafe(total);
+  let offset = 0;
+  for (const piece of pieces) offset += out.write(piece, offset, "utf8");
   return out;
 }
