@@ -1,34 +1,15 @@
 /**
  * Loads the tests' fake OpenAI-compatible server (`test/helpers/fake-openai.ts`) into this plain
- * Node process: TypeScript's `transpileModule` turns it into a temporary .mjs file, so the bench
- * runs exactly the code the integration tests run, without a copy to keep in step. The helper
- * must import only Node built-ins (checked here), since the temporary file sits outside the repo.
+ * Node process (see ts-module.mjs), so the bench runs exactly the code the integration tests run.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { pathToFileURL } from "node:url";
-import ts from "typescript";
-import { ROOT } from "./lib.mjs";
+import { importTsModule } from "./ts-module.mjs";
 
 /**
  * Imports the transpiled helper and returns its module (`startFakeOpenAI`, `fakeText`,
  * `fakeToolCalls`, …) and a `cleanup()` that removes the temporary file.
  */
-export async function loadFakeOpenAI() {
-  const source = readFileSync(path.join(ROOT, "test", "helpers", "fake-openai.ts"), "utf8");
-  const { outputText } = ts.transpileModule(source, {
-    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: false },
-    fileName: "fake-openai.ts",
-  });
-  const specifiers = [...outputText.matchAll(/^\s*(?:import|export)\b[^;]*?\bfrom\s+["']([^"']+)["']/gm)].map((m) => m[1]);
-  const foreign = specifiers.filter((s) => !s.startsWith("node:"));
-  if (foreign.length) throw new Error(`fake-openai.ts imports more than Node built-ins: ${foreign.join(", ")}`);
-  const dir = mkdtempSync(path.join(os.tmpdir(), "astrion-bench-fake-"));
-  const file = path.join(dir, "fake-openai.mjs");
-  writeFileSync(file, outputText);
-  const mod = await import(pathToFileURL(file).href);
-  return { mod, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+export function loadFakeOpenAI() {
+  return importTsModule("test/helpers/fake-openai.ts");
 }
 
 /**

@@ -1,30 +1,66 @@
 #!/usr/bin/env node
 /**
- * `npm run bench`: drives the real built server over HTTP on loopback, each part with its own
- * temporary data folder and server, and prints one JSON object (figures in milliseconds):
- * - store and roles (bench/store.mjs): creating conversations, listing the index as it grows,
- *   listing 202 corpus roles, saving one role field;
- * - team runtime (bench/runtime.mjs), with the tests' fake OpenAI-compatible model at zero
- *   latency: orchestration overhead per model call, the cost of a save as a conversation grows
- *   to 1,000 messages, and SSE delivery latency with 10 conversations x 5 sub-agents x 3 viewers.
- * Request loops are bounded; nothing leaves this machine.
+ * `npm run bench [-- <part>[,<part>…]]`: drives the real built server over HTTP on loopback,
+ * each part with its own temporary data folder and server, and prints one JSON object (figures in
+ * milliseconds unless named otherwise). Parts, all by default:
+ * - serializer (bench/serializer.mjs): the Python-style JSON writer against JSON.stringify on a
+ *   1,000-message leader messages.json;
+ * - store (bench/store.mjs): creating conversations, listing the index as it grows to 500, listing
+ *   202 corpus roles, saving one role field;
+ * - index (bench/index-scale.mjs): one page of the index and searches at 100 and 10,000
+ *   conversations (written on disk in the seed's format before the server starts);
+ * - engine (bench/engine.mjs): the app against its floor, a bare `openai` tool loop, on the same
+ *   workload and fake model: wall and CPU per model call at 1 and 10 conversations at once, and
+ *   the server's memory over 100 conversations;
+ * - overhead, grow, sse (bench/runtime.mjs): per-call orchestration gaps, a leader turn and the
+ *   202 accept time as a conversation grows to 1,000 messages, SSE delivery under load.
+ * Request loops are bounded; nothing leaves this machine. Progress goes to stderr.
  */
 import os from "node:os";
+import { benchEngine } from "./engine.mjs";
+import { benchIndex } from "./index-scale.mjs";
 import { closeAgent } from "./lib.mjs";
-import { benchRuntime } from "./runtime.mjs";
+import { benchRuntime, RUNTIME_PARTS } from "./runtime.mjs";
+import { benchSerializer } from "./serializer.mjs";
 import { benchStore } from "./store.mjs";
 
-const only = process.argv[2]; // "store" or "runtime" runs one part (for quick checks)
+const PARTS = ["serializer", "store", "index", "engine", ...RUNTIME_PARTS];
+const ALIASES = { runtime: RUNTIME_PARTS };
+const asked = process.argv.slice(2).flatMap((a) => a.split(",")).filter(Boolean);
+const unknown = asked.filter((p) => !PARTS.includes(p) && !(p in ALIASES));
+if (unknown.length) {
+  console.error(`Unknown bench part(s): ${unknown.join(", ")}. Parts: ${PARTS.join(", ")} (runtime = ${RUNTIME_PARTS.join(",")}).`);
+  process.exit(2);
+}
+const selected = new Set(asked.length ? asked.flatMap((p) => ALIASES[p] ?? [p]) : PARTS);
+const has = (p) => selected.has(p);
+
+const machine = () => ({
+  cpus: os.cpus().length,
+  cpu: os.cpus()[0]?.model,
+  memory_gb: +(os.totalmem() / 2 ** 30).toFixed(1),
+  node: process.version,
+  platform: `${os.platform()} ${os.release()}`,
+  load_average_1_5_15: os.loadavg().map((x) => +x.toFixed(2)),
+});
+
 const started = Date.now();
+const before = machine();
 try {
-  const store = only === "runtime" ? undefined : await benchStore();
-  const runtime = only === "store" ? undefined : await benchRuntime();
+  const result = {};
+  if (has("serializer")) Object.assign(result, await benchSerializer());
+  if (has("store")) Object.assign(result, await benchStore());
+  if (has("index")) Object.assign(result, await benchIndex());
+  if (has("engine")) Object.assign(result, await benchEngine());
+  const runtimeParts = RUNTIME_PARTS.filter(has);
+  if (runtimeParts.length) Object.assign(result, await benchRuntime(runtimeParts));
   console.log(
     JSON.stringify(
       {
-        machine: { cpus: os.cpus().length, cpu: os.cpus()[0]?.model, node: process.version },
-        ...store,
-        ...runtime,
+        parts: PARTS.filter(has),
+        machine: before,
+        load_average_at_end: os.loadavg().map((x) => +x.toFixed(2)),
+        ...result,
         bench_seconds: Math.round((Date.now() - started) / 1000),
       },
       null,

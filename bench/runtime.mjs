@@ -28,10 +28,10 @@
  *    part of the figure.
  */
 import { statSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import http from "node:http";
 import path from "node:path";
+import { finished, newConversation, post, signals, viewer, withTimeout } from "./conversation.mjs";
 import { instrument, loadFakeOpenAI } from "./fake-model.mjs";
-import { nowMs, request, sleep, startServer, stats, tempDir, timed } from "./lib.mjs";
+import { request, sleep, startServer, stats, tempDir, timed } from "./lib.mjs";
 
 const TEAM_ROLES = ["researcher", "code-reviewer", "full-stack-engineer", "technical-writer", "test-engineer"];
 const OVERHEAD_CONVERSATIONS = 5;
@@ -68,27 +68,6 @@ function countCalls(body, name) {
 }
 function reportsIn(body) {
   return messagesOf(body).filter((m) => m.role === "user" && String(m.content ?? "").includes("的任务完成汇报\nid: ")).length;
-}
-
-/** A promise per name, resolved by the fake's handler when a scripted point is reached. */
-function signals() {
-  const map = new Map();
-  const get = (name) => {
-    if (!map.has(name)) {
-      let resolve;
-      const promise = new Promise((r) => (resolve = r));
-      map.set(name, { promise, resolve });
-    }
-    return map.get(name);
-  };
-  return { fire: (name) => get(name).resolve(), wait: (name) => get(name).promise, reset: (name) => map.delete(name) };
-}
-
-function withTimeout(promise, ms, what) {
-  let timer;
-  return Promise.race([promise, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms)))]).finally(() =>
-    clearTimeout(timer),
-  );
 }
 
 /** The script handler: decides each answer from the request and records who asked and what it got. */
@@ -165,105 +144,6 @@ function insideFake(fake, info, filter) {
   return fake.requests
     .filter((r) => r.callIndex >= 0 && r.completedAt !== undefined && info.has(r.callIndex) && filter(info.get(r.callIndex)))
     .map((r) => r.completedAt - r.arrivedAt);
-}
-
-// ------------------------------------------------------------------------------------------- SSE
-
-/** One viewer of a conversation's event stream (node:http, `data:` lines parsed as JSON). */
-function viewer(port, convId) {
-  const state = { snapshot: false, live: 0, ids: [], timeline: 0, latencies: [], busyFalse: 0, overflow: false, ended: false, error: null };
-  let onChange = () => {};
-  const req = http.request(
-    { host: "127.0.0.1", port, path: `/api/conversations/${convId}/events`, headers: { accept: "text/event-stream" }, agent: false },
-    (res) => {
-      if (res.statusCode !== 200) state.error = `status ${res.statusCode}`;
-      res.setEncoding("utf8");
-      let buffer = "";
-      res.on("data", (chunk) => {
-        const received = nowMs();
-        buffer += chunk;
-        let cut;
-        while ((cut = buffer.indexOf("\n\n")) >= 0) {
-          const block = buffer.slice(0, cut);
-          buffer = buffer.slice(cut + 2);
-          let id;
-          const data = [];
-          for (const line of block.split("\n")) {
-            if (line.startsWith("data:")) data.push(line.slice(line.startsWith("data: ") ? 6 : 5));
-            else if (line.startsWith("id:")) id = line.slice(3).trim();
-            else if (line.startsWith(": overflow") || line === ":overflow") state.overflow = true;
-          }
-          if (!data.length) continue;
-          const event = JSON.parse(data.join("\n"));
-          if (event.type === "snapshot") {
-            state.snapshot = true;
-          } else {
-            state.live++;
-            state.ids.push(id);
-            if (event.type === "timeline") {
-              state.timeline++;
-              state.latencies.push(received - Date.parse(event.record.timestamp));
-            }
-            if (event.type === "leader_busy" && event.busy === false) state.busyFalse++;
-          }
-        }
-        onChange();
-      });
-      res.on("end", () => (state.ended = true));
-      res.on("error", () => (state.ended = true));
-    },
-  );
-  req.on("error", (e) => (state.error = String(e)));
-  req.end();
-  const until = (check, ms, what) =>
-    withTimeout(
-      new Promise((resolve) => {
-        const look = () => {
-          if (check(state)) {
-            onChange = () => {};
-            resolve();
-          }
-        };
-        onChange = look;
-        look();
-      }),
-      ms,
-      what,
-    );
-  return { state, until, close: () => req.destroy() };
-}
-
-// --------------------------------------------------------------------------------------- helpers
-
-async function newConversation(port, title, project) {
-  const r = await request(port, "POST", "/api/conversations", { title, project_path: project });
-  if (r.status !== 201) throw new Error(`create conversation failed: ${r.status} ${JSON.stringify(r.json)}`);
-  return r.json.conversation.id;
-}
-
-async function post(port, id, content) {
-  const r = await timed(() => request(port, "POST", `/api/conversations/${id}/messages`, { content }));
-  if (r.result.status !== 202) throw new Error(`post message failed: ${r.result.status} ${JSON.stringify(r.result.json)}`);
-  return r.ms;
-}
-
-/** The brief's end of a run: the leader's last message is a plain assistant answer and no agent runs or waits. */
-async function finished(port, id, { agents: expected = 0, marker } = {}) {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const [m, a] = await Promise.all([request(port, "GET", `/api/conversations/${id}/messages`), request(port, "GET", `/api/conversations/${id}/agents`)]);
-    const last = m.json?.messages?.at(-1);
-    const agents = a.json?.agents ?? [];
-    const done =
-      last?.role === "assistant" &&
-      !last.tool_calls?.length &&
-      (!marker || String(last.content ?? "").includes(marker)) &&
-      agents.length >= expected &&
-      !agents.some((x) => ["running", "waiting"].includes(x.metadata?.status));
-    if (done) return { messages: m.json.messages.length, agents: agents.map((x) => x.metadata.status) };
-    if (Date.now() > deadline) throw new Error(`conversation ${id} did not finish: last=${JSON.stringify(last)?.slice(0, 300)} agents=${agents.map((x) => x.metadata?.status)}`);
-    await sleep(100);
-  }
 }
 
 const round = (x) => +x.toFixed(2);
@@ -347,6 +227,12 @@ async function measureGrowth({ port, project, home, fake, info, signal, viewers 
       `(appends to messages.json and timeline.jsonl), each sent once the leader had answered the previous one and gone idle. get_messages_ms: reading the conversation back (5 times).`,
     growth_seconds: round((Date.now() - started) / 1000),
     checkpoints,
+    at_1000_vs_10_messages: {
+      leader_turn_median_ms: [checkpoints["10_messages"].turn_ms.median, checkpoints["1000_messages"].turn_ms.median],
+      leader_turn_ratio: round(checkpoints["1000_messages"].turn_ms.median / checkpoints["10_messages"].turn_ms.median),
+      post_message_202_median_ms: [checkpoints["10_messages"].post_message_202_ms.median, checkpoints["1000_messages"].post_message_202_ms.median],
+      post_message_202_ratio: round(checkpoints["1000_messages"].post_message_202_ms.median / checkpoints["10_messages"].post_message_202_ms.median),
+    },
   };
 }
 
@@ -401,11 +287,12 @@ async function measureSse({ port, project, fake, info, signal, viewers }) {
 
 // ------------------------------------------------------------------------------------------ main
 
-/** Parts to run, all by default; `BENCH_PARTS=sse npm run bench -- runtime` looks at one quickly. */
-const PARTS = new Set((process.env.BENCH_PARTS || "overhead,grow,sse").split(","));
+/** The measurements of this file, selectable from `npm run bench -- <part>`. */
+export const RUNTIME_PARTS = ["overhead", "grow", "sse"];
 
-/** Runs the runtime measurements and returns their figures. */
-export async function benchRuntime() {
+/** Runs the runtime measurements (`parts`, all by default) and returns their figures. */
+export async function benchRuntime(parts = RUNTIME_PARTS) {
+  const PARTS = new Set(parts);
   const { mod, cleanup } = await loadFakeOpenAI();
   const home = tempDir("astrion-bench-rt-");
   const project = tempDir("astrion-bench-rt-project-");

@@ -2,7 +2,7 @@
  * The HTTP API against the real running server: documented errors for bad bodies and ids,
  * conversations and roles end to end, and the files they leave on disk.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, tempDir, type TestServer } from "./helpers/server";
@@ -83,7 +83,7 @@ describe("conversations", () => {
     expectError(await server.api("GET", `/api/conversations/${conv.id}`), 404, "not_found");
   });
 
-  it("pages newest first and searches titles", async () => {
+  it("pages newest first and searches titles and project folders", async () => {
     const ids: string[] = [];
     for (let i = 0; i < 7; i++) {
       const res = await server.api("POST", "/api/conversations", { title: `Paging ${i} ${i % 2 ? "odd" : "even"}`, project_path: project });
@@ -96,6 +96,13 @@ describe("conversations", () => {
     expect(page3.json.items.map((i: { title: string }) => i.title)).toEqual(["Paging 0 even"]);
     const odd = await server.api("GET", "/api/conversations?q=ODD");
     expect(odd.json.total).toBe(3);
+
+    const folder = path.join(project, "Search-Me-Repo");
+    mkdirSync(folder);
+    const inFolder = (await server.api("POST", "/api/conversations", { title: "Elsewhere", project_path: folder })).json.conversation;
+    const byFolder = await server.api("GET", "/api/conversations?q=search-me-REPO");
+    expect(byFolder.json.items.map((i: { id: string }) => i.id)).toEqual([inFolder.id]);
+    expect(byFolder.json.items[0].project_path).toBe(folder);
   });
 
   it("rejects bad bodies with 400 and field details", async () => {
@@ -234,5 +241,45 @@ describe("roles", () => {
     expect(ok.status).toBe(200);
     expect(ok.json.role).toMatchObject({ kind: "role", id: "broken", fields: { name: "Broken no more" } });
     expect(readFileSync(broken, "utf8")).toBe(fixed);
+  });
+});
+
+describe("the conversation index across a restart", () => {
+  it("rebuilds a broken index.json at start-up, reports it in health, and lists what metadata.json says", async () => {
+    const home = tempDir("astrion-home-");
+    const folder = tempDir("astrion-project-");
+    let first: TestServer | undefined = await startServer({ home });
+    let second: TestServer | undefined;
+    try {
+      const made: Array<{ id: string }> = [];
+      for (const title of ["One", "Two", "Three"]) {
+        made.push((await first.api("POST", "/api/conversations", { title, project_path: folder })).json.conversation);
+      }
+      await first.stop();
+      first = undefined;
+      // While the server is down: index.json breaks, and a title is edited by hand.
+      const conversations = path.join(home, "conversations");
+      writeFileSync(path.join(conversations, "index.json"), '{"conv_": ');
+      const metaFile = path.join(conversations, made[1]!.id, "metadata.json");
+      writeFileSync(metaFile, JSON.stringify({ ...JSON.parse(readFileSync(metaFile, "utf8")), title: "Two, edited by hand" }, null, 2));
+
+      second = await startServer({ home });
+      const aside = readdirSync(conversations).filter((n) => n.startsWith("index.json.corrupt-"));
+      expect(aside).toHaveLength(1);
+      expect(readFileSync(path.join(conversations, aside[0]!), "utf8")).toBe('{"conv_": ');
+      const health = (await second.api("GET", "/api/health")).json;
+      expect(health.problems).toEqual([
+        { file: `conversations/${aside[0]}`, message: expect.stringContaining("rebuilt at start-up from 3 metadata.json file(s)") },
+      ]);
+      const list = (await second.api("GET", "/api/conversations")).json;
+      expect(list.items.map((i: { title: string }) => i.title).sort()).toEqual(["One", "Three", "Two, edited by hand"]);
+      expect((await second.api("GET", "/api/conversations?q=EDITED")).json.items.map((i: { id: string }) => i.id)).toEqual([made[1]!.id]);
+      const index = JSON.parse(readFileSync(path.join(conversations, "index.json"), "utf8"));
+      expect(Object.keys(index)).toEqual(made.map((c) => c.id));
+      expect(index[made[1]!.id]).toMatchObject({ title: "Two, edited by hand", agent_count: 0 });
+    } finally {
+      await first?.stop();
+      await second?.stop();
+    }
   });
 });

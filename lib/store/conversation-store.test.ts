@@ -1,7 +1,7 @@
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { CorruptFileError, NotFoundError, ValidationError } from "@/lib/errors";
 import {
   ConversationStore,
@@ -38,6 +38,13 @@ async function freshStore(): Promise<ConversationStore> {
   const store = new ConversationStore(path.join(dir, `root-${++counter}`));
   await store.init();
   return store;
+}
+
+/** A new store on the same data folder, booted: what a server restart does. */
+async function restart(store: ConversationStore): Promise<ConversationStore> {
+  const restarted = new ConversationStore(store.root);
+  await restarted.init();
+  return restarted;
 }
 
 async function readText(file: string): Promise<string> {
@@ -549,17 +556,19 @@ describe("get, update and remove", () => {
 
 describe("list", () => {
   it("filters by status and title, pages, and orders newest first", async () => {
-    const store = await freshStore();
+    const first = await freshStore();
     const titles = ["Design the Frontend", "后端 API 设计", "frontend review", "Release notes"];
     const made = [];
-    for (const title of titles) made.push(await store.create({ title, project_path: project, model_key: "m" }));
-    // Give them distinct updated_at values, oldest first, without waiting for the clock.
+    for (const title of titles) made.push(await first.create({ title, project_path: project, model_key: "m" }));
+    // Give them distinct updated_at values, oldest first, without waiting for the clock: edits
+    // behind the store's back, which it reads at its next start.
     for (const [i, c] of made.entries()) {
-      await updateJsonFile(convFile(store, c.id, "metadata.json"), ConversationMetadataSchema, (m) => ({
+      await updateJsonFile(convFile(first, c.id, "metadata.json"), ConversationMetadataSchema, (m) => ({
         ...m,
         updated_at: `2026-07-1${i}T10:00:00`,
       }));
     }
+    const store = await restart(first);
     await store.update(made[3]!.id, { status: "archived" });
 
     const active = await store.list({});
@@ -597,32 +606,60 @@ describe("list", () => {
   });
 
   it("orders conversations updated in the same second by id, newest first", async () => {
-    const store = await freshStore();
+    const first = await freshStore();
     const made = [];
-    for (let i = 0; i < 3; i++) made.push(await store.create({ title: `S${i}`, project_path: project, model_key: "m" }));
-    for (const c of made) {
-      await updateJsonFile(convFile(store, c.id, "metadata.json"), ConversationMetadataSchema, (m) => ({
+    for (let i = 0; i < 3; i++) made.push(await first.create({ title: `S${i}`, project_path: project, model_key: "m" }));
+    // The newest conversation gets the oldest time, so only the id decides among the other two.
+    for (const [i, c] of made.entries()) {
+      await updateJsonFile(convFile(first, c.id, "metadata.json"), ConversationMetadataSchema, (m) => ({
         ...m,
-        updated_at: "2026-07-11T21:00:00",
+        updated_at: i === 2 ? "2026-07-11T20:59:59" : "2026-07-11T21:00:00",
       }));
     }
-    const ids = (await store.list({})).items.map((i) => i.id);
-    expect(ids).toEqual([...made.map((c) => c.id)].reverse());
+    const store = await restart(first);
+    expect((await store.list({})).items.map((i) => i.id)).toEqual([made[1]!.id, made[0]!.id, made[2]!.id]);
+    // An update moves a conversation to the front, and ties keep their id order.
+    await store.update(made[2]!.id, (m) => ({ ...m }));
+    expect((await store.list({})).items.map((i) => i.id)).toEqual([made[2]!.id, made[1]!.id, made[0]!.id]);
+  });
+
+  it("searches titles and project folders, case-insensitively, with the status filter and paging", async () => {
+    const store = await freshStore();
+    const other = path.join(dir, "Other-Repo");
+    await fs.mkdir(other, { recursive: true });
+    const a = await store.create({ title: "Alpha", project_path: project, model_key: "m" });
+    const b = await store.create({ title: "Beta", project_path: other, model_key: "m" });
+    const c = await store.create({ title: "other ideas", project_path: project, model_key: "m" });
+    await store.update(a.id, { status: "archived" });
+    const ids = async (query: Parameters<ConversationStore["list"]>[0]) => (await store.list(query)).items.map((i) => i.id).sort();
+
+    expect(await ids({ q: "other" })).toEqual([b.id, c.id].sort());
+    expect(await ids({ q: "OTHER-REPO" })).toEqual([b.id]);
+    expect(await ids({ q: path.basename(project), status: "all" })).toEqual([a.id, c.id].sort());
+    expect(await ids({ q: path.basename(project) })).toEqual([c.id]);
+    expect(await ids({ q: "alpha", status: "archived" })).toEqual([a.id]);
+    expect(await ids({ q: "nothing like it", status: "all" })).toEqual([]);
+    const page = await store.list({ q: "e", status: "all", limit: 1, offset: 1 });
+    expect(page).toMatchObject({ total: 3, offset: 1, limit: 1 });
+    expect(page.items).toHaveLength(1);
   });
 });
 
 describe("broken files", () => {
   it("a corrupt metadata.json: the others are listed and the broken file is reported by name", async () => {
-    const store = await freshStore();
-    const good = await store.create({ title: "Good", project_path: project, model_key: "m" });
-    const bad = await store.create({ title: "Bad", project_path: project, model_key: "m" });
-    const other = await store.create({ title: "Other", project_path: project, model_key: "m" });
-    await fs.writeFile(convFile(store, bad.id, "metadata.json"), '{"id": "oops", ');
+    const first = await freshStore();
+    const good = await first.create({ title: "Good", project_path: project, model_key: "m" });
+    const bad = await first.create({ title: "Bad", project_path: project, model_key: "m" });
+    const other = await first.create({ title: "Other", project_path: project, model_key: "m" });
+    await fs.writeFile(convFile(first, bad.id, "metadata.json"), '{"id": "oops", ');
     await fs.writeFile(
-      convFile(store, other.id, "metadata.json"),
+      convFile(first, other.id, "metadata.json"),
       JSON.stringify({ ...other, agent_ids: ["one"] }),
     );
+    const indexBefore = await readText(path.join(first.root, "conversations", "index.json"));
 
+    // Broken files are found when the store boots.
+    const store = await restart(first);
     const list = await store.list({});
     expect(list.items.map((i) => i.id)).toEqual([good.id]);
     expect(list.total).toBe(1);
@@ -633,13 +670,27 @@ describe("broken files", () => {
       ]),
     );
     expect(store.problems()).toEqual(expect.arrayContaining(list.problems));
+    // index.json keeps the entries of conversations whose metadata.json broke: nothing to rebuild.
+    expect(await readText(path.join(store.root, "conversations", "index.json"))).toBe(indexBefore);
+    expect(store.indexReport()).toMatchObject({ conversations: 1, unreadable: 2, rebuilds: [] });
     expect(await catchError(store.get(bad.id))).toBeInstanceOf(CorruptFileError);
     // Updating a broken conversation fails and leaves its bytes alone.
     expect(await catchError(store.update(bad.id, { title: "x" }))).toBeInstanceOf(CorruptFileError);
     expect(await readText(convFile(store, bad.id, "metadata.json"))).toBe('{"id": "oops", ');
+
+    // Repaired by hand, then written by the store: listed again, no longer reported.
+    await fs.writeFile(convFile(store, other.id, "metadata.json"), JSON.stringify(other));
+    await store.update(other.id, { title: "Other, repaired" });
+    expect((await store.list({})).items.map((i) => i.title).sort()).toEqual(["Good", "Other, repaired"]);
+    expect(store.problems().map((p) => p.file)).toEqual([`conversations/${bad.id}/metadata.json`]);
+    // Deleting the broken one removes its report and its index.json entry.
+    await store.remove(bad.id);
+    expect(store.problems()).toEqual([]);
+    const index = await readJsonFile(path.join(store.root, "conversations", "index.json"), IndexFileSchema);
+    expect(Object.keys(index).sort()).toEqual([good.id, other.id].sort());
   });
 
-  it("a corrupt index.json: listing works, and the next create moves it aside and rebuilds it", async () => {
+  it("a corrupt index.json is moved aside at boot, rebuilt from the metadata.json files and reported", async () => {
     const store = await freshStore();
     const a = await store.create({ title: "A", project_path: project, model_key: "m" });
     const b = await store.create({ title: "B", project_path: project, model_key: "m" });
@@ -647,32 +698,25 @@ describe("broken files", () => {
     const broken = '{"conv_x": {"title": "half';
     await fs.writeFile(indexPath, broken);
 
-    const list = await store.list({});
-    expect(list.items.map((i) => i.id).sort()).toEqual([a.id, b.id].sort());
-
-    // A fresh store (as after a restart) reports it at init and does not overwrite it.
-    const restarted = new ConversationStore(store.root);
-    await restarted.init();
-    expect(await readText(indexPath)).toBe(broken);
-    expect(restarted.problems()).toEqual([
-      { file: "conversations/index.json", message: expect.stringContaining("not valid JSON") },
-    ]);
-    expect((await restarted.list({})).problems).toEqual(restarted.problems());
-
-    const c = await restarted.create({ title: "C", project_path: project, model_key: "m" });
+    const restarted = await restart(store);
     const names = await fs.readdir(path.join(store.root, "conversations"));
     const aside = names.filter((n) => /^index\.json\.corrupt-\d{14}(-\d+)?$/.test(n));
     expect(aside).toHaveLength(1);
     expect(await readText(path.join(store.root, "conversations", aside[0]!))).toBe(broken);
     const index = await readJsonFile(indexPath, IndexFileSchema);
-    expect(Object.keys(index).sort()).toEqual([a.id, b.id, c.id].sort());
+    expect(Object.keys(index)).toEqual([a.id, b.id]);
     expect(index[a.id]).toEqual({ title: "A", created_at: a.created_at, updated_at: a.updated_at, agent_count: 0 });
-    expect(restarted.problems()).toEqual([
-      {
-        file: `conversations/${aside[0]}`,
-        message: expect.stringContaining("conversations/index.json was unusable"),
-      },
-    ]);
+    const problem = {
+      file: `conversations/${aside[0]}`,
+      message: expect.stringMatching(/conversations\/index\.json was unusable \(not valid JSON.*rebuilt at start-up from 2 metadata\.json/),
+    };
+    expect(restarted.problems()).toEqual([problem]);
+    expect((await restarted.list({})).problems).toEqual([problem]);
+    expect(restarted.indexReport()).toMatchObject({
+      conversations: 2,
+      rebuilds: [{ reason: "corrupt", moved_to: `conversations/${aside[0]}`, message: problem.message }],
+    });
+    expect((await restarted.list({})).items.map((i) => i.id).sort()).toEqual([a.id, b.id].sort());
   });
 
   it("a corrupt state.json is not overwritten at init, and is moved aside and rebuilt when needed", async () => {
@@ -723,6 +767,205 @@ describe("broken files", () => {
       last_conversation_id: a.id,
       agent_id_counter: 1,
     });
+  });
+});
+
+describe("the in-memory index", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  const indexPath = (store: ConversationStore) => path.join(store.root, "conversations", "index.json");
+  const everything = { status: "all", limit: 100 } as const;
+
+  /** index.json as the seed writes it, from the conversations' metadata.json files on disk. */
+  async function seedIndexFromDisk(store: ConversationStore): Promise<Record<string, unknown>> {
+    const out: Record<string, unknown> = {};
+    const names = (await fs.readdir(path.join(store.root, "conversations"))).filter((n) => CONVERSATION_ID_PATTERN.test(n));
+    for (const id of names) {
+      const m = await readJson(convFile(store, id, "metadata.json"));
+      out[id] = { title: m.title, created_at: m.created_at, updated_at: m.updated_at, agent_count: m.agent_count };
+    }
+    return out;
+  }
+
+  it("after boot, a page or a search reads no conversation file: it works with every metadata.json gone", async () => {
+    const first = await freshStore();
+    const other = path.join(dir, "index-elsewhere");
+    await fs.mkdir(other, { recursive: true });
+    for (let i = 0; i < 6; i++) {
+      await first.create({ title: `设计 ${i}`, project_path: i % 2 ? other : project, model_key: "m", run_mode: i % 3 ? "fast" : "deep" });
+    }
+    const store = await restart(first);
+    const before = {
+      page: await store.list({ limit: 4 }),
+      search: await store.list({ q: "index-ELSEWHERE" }),
+      title: await store.list({ q: "设计 4" }),
+    };
+    expect(before.page.total).toBe(6);
+    expect(before.search.total).toBe(3);
+    expect(before.title.items.map((i) => i.title)).toEqual(["设计 4"]);
+
+    const reads = [vi.spyOn(fs, "readFile"), vi.spyOn(fs, "open"), vi.spyOn(fs, "readdir"), vi.spyOn(fs, "stat")];
+    const again = {
+      page: await store.list({ limit: 4 }),
+      search: await store.list({ q: "index-ELSEWHERE" }),
+      title: await store.list({ q: "设计 4" }),
+    };
+    expect(again).toEqual(before);
+    for (const spy of reads) expect(spy).not.toHaveBeenCalled();
+    vi.restoreAllMocks();
+
+    for (const item of before.page.items) await fs.rm(convFile(store, item.id, "metadata.json"));
+    expect(await store.list({ limit: 4 })).toEqual(before.page);
+    expect(await store.list({ q: "index-ELSEWHERE" })).toEqual(before.search);
+  });
+
+  it("a missing index.json is rebuilt at boot and reported; a first start is not a rebuild", async () => {
+    const first = await freshStore();
+    expect(first.indexReport()).toMatchObject({ conversations: 0, unreadable: 0, rebuilds: [] });
+    expect(first.indexReport().loaded_at).toEqual(expect.any(String));
+    expect(first.problems()).toEqual([]);
+    const a = await first.create({ title: "A", project_path: project, model_key: "m" });
+    const b = await first.create({ title: "B", project_path: project, model_key: "m" });
+    await fs.rm(indexPath(first));
+
+    const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
+    const store = await restart(first);
+    expect(await readJsonFile(indexPath(store), IndexFileSchema)).toEqual(await seedIndexFromDisk(store));
+    expect(Object.keys(await readJson(indexPath(store)))).toEqual([a.id, b.id]);
+    const message = "conversations/index.json was missing; it was rebuilt at start-up from 2 metadata.json file(s).";
+    expect(store.indexReport().rebuilds).toEqual([{ at: expect.any(String), reason: "missing", message }]);
+    expect(store.problems()).toEqual([{ file: "conversations/index.json", message }]);
+    // A notice for the health page, not a broken file for the conversation list's banner.
+    expect((await store.list({})).problems).toEqual([]);
+    expect(log).toHaveBeenCalledWith(`[astrion] ${message}`);
+    expect((await restart(store)).indexReport().rebuilds).toEqual([]);
+  });
+
+  it("create, update, archive, agents, messages and delete keep the list and index.json in step with the files", async () => {
+    const store = await freshStore();
+    const made = [];
+    for (let i = 0; i < 5; i++) made.push(await store.create({ title: `Step ${i}`, project_path: project, model_key: "m" }));
+    const [c0, c1, c2, c3, c4] = made.map((c) => c.id) as [string, string, string, string, string];
+    const steps: Array<[string, () => Promise<unknown>]> = [
+      ["rename", () => store.update(c1, { title: "Renamed 团队" })],
+      ["archive", () => store.update(c2, { status: "archived" })],
+      ["phase", () => store.update(c3, { phase: "ENGAGED" })],
+      ["agent", () => store.createAgent(c0, { role_id: "r", role_name: "R" })],
+      ["message", () => store.updateLeaderMessages(c4, (m) => ({ ...m, messages: [...m.messages, { role: "user", content: "hi" }] }))],
+      ["delete", () => store.remove(c2)],
+      ["create", () => store.create({ title: "Late", project_path: project, model_key: "m" })],
+    ];
+    for (const [what, step] of steps) {
+      await step();
+      // What a restart reads from the metadata.json files is what the running store lists...
+      const restarted = await restart(store);
+      expect(await store.list(everything), what).toEqual(await restarted.list(everything));
+      expect(restarted.indexReport().rebuilds, what).toEqual([]);
+      // ...and index.json holds the seed's entries for exactly those files.
+      expect(await readJson(indexPath(store)), what).toEqual(await seedIndexFromDisk(store));
+    }
+    const list = await store.list(everything);
+    expect(list.items.find((i) => i.id === c1)?.title).toBe("Renamed 团队");
+    expect(list.items.find((i) => i.id === c0)?.agent_count).toBe(1);
+    expect(list.items.find((i) => i.id === c3)?.phase).toBe("ENGAGED");
+    expect(list.items.map((i) => i.id)).not.toContain(c2);
+    expect(list.total).toBe(5);
+  });
+
+  it("keeps index.json fields the seed does not name, and the file's entry order", async () => {
+    const first = await freshStore();
+    const a = await first.create({ title: "A", project_path: project, model_key: "m" });
+    const b = await first.create({ title: "B", project_path: project, model_key: "m" });
+    const text = toPythonJson({ [b.id]: { ...(await readJson(indexPath(first)))[b.id] as object, pinned: true }, [a.id]: (await readJson(indexPath(first)))[a.id] });
+    await fs.writeFile(indexPath(first), text);
+    const store = await restart(first);
+    expect(store.indexReport().rebuilds).toEqual([]);
+    await store.update(b.id, { title: "B2" });
+    const index = await readJson(indexPath(store));
+    expect(Object.keys(index)).toEqual([b.id, a.id]);
+    expect(index[b.id]).toMatchObject({ title: "B2", pinned: true });
+  });
+
+  it("a metadata.json edited behind the store's back shows only after a restart, which reports the rebuild", async () => {
+    const store = await freshStore();
+    const conv = await store.create({ title: "Before", project_path: project, model_key: "m" });
+    await fs.writeFile(convFile(store, conv.id, "metadata.json"), toPythonJson({ ...conv, title: "Edited by hand", status: "archived" }));
+
+    expect((await store.list({})).items.map((i) => i.title)).toEqual(["Before"]);
+    expect((await store.list({ q: "by hand", status: "all" })).total).toBe(0);
+
+    vi.spyOn(console, "log").mockImplementation(() => undefined);
+    const restarted = await restart(store);
+    expect((await restarted.list({})).total).toBe(0);
+    expect((await restarted.list({ q: "by hand", status: "archived" })).items.map((i) => i.id)).toEqual([conv.id]);
+    expect(restarted.indexReport().rebuilds).toEqual([
+      {
+        at: expect.any(String),
+        reason: "out_of_step",
+        message: expect.stringContaining("0 conversation(s) missing from it, 0 deleted one(s) still in it, 1 with other titles, times or agent counts"),
+      },
+    ]);
+    expect((await readJson(indexPath(restarted)))[conv.id]).toMatchObject({ title: "Edited by hand" });
+  });
+
+  it("index.json changed by another program after boot is rewritten from memory, a broken one moved aside first", async () => {
+    const store = await freshStore();
+    const a = await store.create({ title: "A", project_path: project, model_key: "m" });
+    vi.spyOn(console, "log").mockImplementation(() => undefined);
+
+    const broken = '{"half": ';
+    await fs.writeFile(indexPath(store), broken);
+    await store.update(a.id, { title: "A2" });
+    const aside = (await fs.readdir(path.join(store.root, "conversations"))).filter((n) => n.startsWith("index.json.corrupt-"));
+    expect(aside).toHaveLength(1);
+    expect(await readText(path.join(store.root, "conversations", aside[0]!))).toBe(broken);
+    expect(await readJson(indexPath(store))).toEqual(await seedIndexFromDisk(store));
+    expect(store.problems()).toEqual([
+      { file: `conversations/${aside[0]}`, message: expect.stringContaining("was changed by another program and is unusable") },
+    ]);
+
+    await fs.writeFile(indexPath(store), "{}");
+    const b = await store.create({ title: "B", project_path: project, model_key: "m" });
+    expect(Object.keys(await readJson(indexPath(store)))).toEqual([a.id, b.id]);
+    await fs.rm(indexPath(store));
+    await store.remove(a.id);
+    expect(Object.keys(await readJson(indexPath(store)))).toEqual([b.id]);
+    expect(store.indexReport().rebuilds.map((r) => [r.reason, r.message.slice(0, 51)])).toEqual([
+      ["changed_on_disk", "conversations/index.json was changed by another pro"],
+      ["changed_on_disk", "conversations/index.json was changed by another pro"],
+      ["changed_on_disk", "conversations/index.json was deleted by another pro"],
+    ]);
+    // Its own writes are not mistaken for someone else's.
+    await store.update(b.id, { title: "B2" });
+    expect(store.indexReport().rebuilds).toHaveLength(3);
+  });
+
+  it("loses no change when many conversations change at once (index.json writes are grouped)", async () => {
+    const store = await freshStore();
+    const made = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => store.create({ title: `Burst ${i}`, project_path: project, model_key: "m" })),
+    );
+    // Each change, once it returns, is in index.json, even though it was made while other writes were under way.
+    const seen = await Promise.all(
+      made.map(async (c, i) => {
+        await store.update(c.id, { title: `Burst ${i} renamed` });
+        return ((await readJson(indexPath(store)))[c.id] as { title?: string } | undefined)?.title;
+      }),
+    );
+    expect(seen).toEqual(made.map((_, i) => `Burst ${i} renamed`));
+    await Promise.all(
+      made.flatMap((c, i) => [
+        store.updateLeaderMessages(c.id, (m) => ({ ...m, messages: [...m.messages, { role: "user", content: `${i}` }] })),
+        i % 4 === 0 ? store.remove(c.id) : store.update(c.id, { status: "archived" }),
+      ]),
+    );
+    expect(await readJson(indexPath(store))).toEqual(await seedIndexFromDisk(store));
+    const restarted = await restart(store);
+    expect(restarted.indexReport().rebuilds).toEqual([]);
+    expect(await store.list(everything)).toEqual(await restarted.list(everything));
+    expect((await store.list({ status: "archived", limit: 100 })).total).toBe(30);
   });
 });
 

@@ -7,6 +7,13 @@
  * reported as a problem, and when the index or state must be written anyway the broken file is
  * first moved aside (`index.json.corrupt-YYYYMMDDHHMMSS`) so the user's bytes are never lost.
  *
+ * The index lives in memory (conversation-index.ts): loaded once, at boot, from every
+ * metadata.json, checked against index.json (rebuilt and reported when missing, broken or out of
+ * step), then kept by this store, the only writer of conversation metadata, on every create,
+ * update and delete, and written to index.json from memory. A list or a search never reads a
+ * conversation's files. So an edit made to a metadata.json behind the store's back shows in the
+ * list only after the next start.
+ *
  * Locks (all in-process queues from `withFileLock`; one process owns a data folder, see lock.ts),
  * always taken in this order so they cannot deadlock:
  *   conversation (its metadata.json path) → that conversation's other files → the root lock
@@ -17,16 +24,13 @@ import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import {
-  ListConversationsQuerySchema,
-  type ConversationList,
-  type ConversationListItem,
-  type StoreProblem,
-} from "@/lib/api/contract";
+import { ListConversationsQuerySchema, type ConversationList, type StoreProblem } from "@/lib/api/contract";
 import { AstrionError, ConflictError, CorruptFileError, NotFoundError, ValidationError, zodIssues } from "@/lib/errors";
 import { assertProjectFolder } from "@/lib/workspace/project-folder";
 import { withFileLock } from "./atomic";
 import { LiveConversation, type LoadReport } from "./live-conversation";
+import type { IndexReport } from "./conversation-index";
+import { IndexKeeper } from "./index-keeper";
 import { readJsonFile, updateJsonFile, writeJsonAtomic, writeJsonAtomicUnlocked } from "./files";
 import {
   agentDir,
@@ -51,15 +55,12 @@ import {
   ConversationMetadataSchema,
   ConversationPhaseSchema,
   ConversationStatusSchema,
-  IndexFileSchema,
   LeaderMessagesFileSchema,
   RunModeSchema,
   StateFileSchema,
   type AgentMessagesFile,
   type AgentMetadata,
   type ConversationMetadata,
-  type IndexEntry,
-  type IndexFile,
   type LeaderMessagesFile,
   type RunMode,
   type StateFile,
@@ -163,32 +164,6 @@ function sequenceHints(): Map<string, number> {
   return (g[key] ??= new Map());
 }
 
-function indexEntryOf(meta: ConversationMetadata, previous?: IndexEntry): IndexEntry {
-  return {
-    ...previous,
-    title: meta.title,
-    created_at: meta.created_at,
-    updated_at: meta.updated_at,
-    agent_count: meta.agent_count,
-  };
-}
-
-function listItemOf(meta: ConversationMetadata): ConversationListItem {
-  const item: ConversationListItem = {
-    id: meta.id,
-    title: meta.title,
-    created_at: meta.created_at,
-    updated_at: meta.updated_at,
-    agent_count: meta.agent_count,
-    status: meta.status,
-    model_key: meta.model_key,
-    run_mode: meta.run_mode,
-    project_path: meta.project_path,
-  };
-  if (meta.phase !== undefined) item.phase = meta.phase;
-  return item;
-}
-
 /**
  * Conversations, leader messages and sub-agents of one data folder. All writes are atomic,
  * validated against their schema and written as Python-style JSON.
@@ -196,18 +171,31 @@ function listItemOf(meta: ConversationMetadata): ConversationListItem {
 export class ConversationStore {
   /** The data folder (absolute). */
   readonly root: string;
-  /** Problems with the index or state file (and files moved aside), keyed by file. */
+  /** Problems with state.json (and copies moved aside) and with leader messages.json files, keyed by file. */
   readonly #fileProblems = new Map<string, StoreProblem>();
-  /** Problems found by the latest scan of the conversation folders. */
+  /** Broken metadata.json files found at boot (a conversation's entry goes once the store rewrites or deletes it). */
   #scanProblems: StoreProblem[] = [];
   /** Per conversation, a number that grows with every write this store makes to its files. */
   readonly #versions = new Map<string, number>();
   /** Conversations held in memory by their engine (see {@link open}), loading or loaded. */
   readonly #opening = new Map<string, Promise<LiveConversation>>();
   readonly #live = new Map<string, LiveConversation>();
+  /** index.json and the in-memory index that lists and searches conversations. */
+  readonly #keeper: IndexKeeper;
 
   constructor(root: string) {
     this.root = path.resolve(root);
+    this.#keeper = new IndexKeeper({
+      file: indexFile(this.root),
+      withRootLock: (fn) => this.#withRootLock(fn),
+      scan: async () => {
+        const scan = await this.#scan();
+        this.#scanProblems = scan.problems;
+        return scan;
+      },
+      moveAside: (file) => this.#moveAside(file),
+      rel: (file) => this.#rel(file),
+    });
   }
 
   // ---------------------------------------------------------------- versions
@@ -249,7 +237,7 @@ export class ConversationStore {
     if (!opening) {
       opening = this.#withConversationLock(id, async () => {
         const { live, report } = await this.#tracked(leaderMessagesFile(this.root, id), () =>
-          LiveConversation.load(this.root, id, { onMetadata: (meta) => this.#putIndexEntry(meta) }),
+          LiveConversation.load(this.root, id, { onMetadata: (meta) => this.#indexed(meta) }),
         );
         this.#live.set(id, live);
         for (const { file, error } of report.broken) this.#fileProblems.set(this.#rel(file), this.#problemOf(file, error));
@@ -279,11 +267,28 @@ export class ConversationStore {
 
   // ---------------------------------------------------------------- problems
 
-  /** Files the store could not use (path relative to the data folder, and what is wrong). */
+  /**
+   * Files the store could not use (path relative to the data folder, and what is wrong), and
+   * every rebuild of index.json since boot (`GET /api/health` shows these).
+   */
   problems(): StoreProblem[] {
+    return this.#distinct([...this.#unusableFiles(), ...this.#keeper.notices()]);
+  }
+
+  /** The in-memory conversation index: its size, when it was loaded, and every rebuild of index.json. */
+  indexReport(): IndexReport {
+    return this.#keeper.report();
+  }
+
+  /** Files that could not be used, broken index.json files moved aside included. */
+  #unusableFiles(): StoreProblem[] {
+    return [...this.#fileProblems.values(), ...this.#keeper.movedAside(), ...this.#scanProblems];
+  }
+
+  #distinct(problems: StoreProblem[]): StoreProblem[] {
     const seen = new Set<string>();
     const out: StoreProblem[] = [];
-    for (const p of [...this.#fileProblems.values(), ...this.#scanProblems]) {
+    for (const p of problems) {
       const key = `${p.file}\n${p.message}`;
       if (!seen.has(key)) {
         seen.add(key);
@@ -326,19 +331,21 @@ export class ConversationStore {
   // ---------------------------------------------------------------- init, locks, repair
 
   /**
-   * Creates the folders and, when they are missing, `state.json` and `conversations/index.json`
-   * (rebuilt from any conversation folders already there). A file that exists but is corrupt is
-   * left as it is and recorded in {@link problems}. Also removes the remains of interrupted deletes.
+   * Boot: creates the folders, removes the remains of interrupted deletes, loads the conversation
+   * index from every metadata.json (rebuilding `conversations/index.json` when it is missing,
+   * broken — moved aside first — or out of step, and reporting it in {@link problems} and
+   * {@link indexReport}), and creates `state.json` when it is missing. A state.json that exists
+   * but is corrupt is left as it is and recorded in {@link problems}.
    */
   async init(): Promise<void> {
     await fs.mkdir(this.root, { recursive: true });
     await fs.mkdir(rolesDir(this.root), { recursive: true });
     await fs.mkdir(conversationsDir(this.root), { recursive: true });
     await this.#removeInterruptedDeletes();
-    await this.#withRootLock(async () => {
-      await this.#ensureDerivedFile(indexFile(this.root), IndexFileSchema, () => this.#rebuildIndex());
-      await this.#ensureDerivedFile(stateFile(this.root), StateFileSchema, () => this.#rebuildState());
-    });
+    await this.#keeper.ready();
+    await this.#withRootLock(() =>
+      this.#ensureDerivedFile(stateFile(this.root), StateFileSchema, () => this.#rebuildState()),
+    );
   }
 
   async #ensureDerivedFile<S extends z.ZodType>(file: string, schema: S, build: () => Promise<z.output<S>>) {
@@ -380,9 +387,9 @@ export class ConversationStore {
   }
 
   /**
-   * Reads index.json or state.json for an update. Missing: rebuilt. Corrupt: moved aside to
-   * `<name>.corrupt-<YYYYMMDDHHMMSS>`, rebuilt from the folders, and recorded as a problem.
-   * Call only under the root lock.
+   * Reads state.json for an update (index.json is kept in memory, see index-keeper.ts). Missing:
+   * rebuilt. Corrupt: moved aside to `<name>.corrupt-<YYYYMMDDHHMMSS>`, rebuilt from the folders,
+   * and recorded as a problem. Call only under the root lock.
    */
   async #loadDerived<S extends z.ZodType>(file: string, schema: S, rebuild: () => Promise<z.output<S>>) {
     try {
@@ -421,15 +428,6 @@ export class ConversationStore {
     }
   }
 
-  async #rebuildIndex(): Promise<IndexFile> {
-    const { conversations } = await this.#scan();
-    const index: IndexFile = {};
-    for (const meta of [...conversations].sort((a, b) => compareConversationIds(a.id, b.id))) {
-      index[meta.id] = indexEntryOf(meta);
-    }
-    return index;
-  }
-
   async #rebuildState(): Promise<StateFile> {
     const { conversations, folderIds } = await this.#scan();
     let maxAgentId = 0;
@@ -456,15 +454,6 @@ export class ConversationStore {
     };
   }
 
-  /** Applies `fn` to index.json under the root lock (repairing it first if needed). */
-  async #updateIndex(fn: (index: IndexFile) => IndexFile): Promise<void> {
-    await this.#withRootLock(async () => {
-      const file = indexFile(this.root);
-      const current = await this.#loadDerived(file, IndexFileSchema, () => this.#rebuildIndex());
-      await writeJsonAtomic(file, fn(current), IndexFileSchema);
-    });
-  }
-
   /** Applies `fn` to state.json under the root lock (repairing it first if needed); returns the new state. */
   async #updateState(fn: (state: StateFile) => StateFile | Promise<StateFile>): Promise<StateFile> {
     return this.#withRootLock(async () => {
@@ -476,8 +465,12 @@ export class ConversationStore {
     });
   }
 
-  async #putIndexEntry(meta: ConversationMetadata): Promise<void> {
-    await this.#updateIndex((index) => ({ ...index, [meta.id]: indexEntryOf(meta, index[meta.id]) }));
+  /** After a conversation's metadata.json was written: its list row, then index.json, follow. */
+  async #indexed(meta: ConversationMetadata): Promise<void> {
+    this.#keeper.index.put(meta);
+    const file = this.#rel(conversationMetadataFile(this.root, meta.id));
+    this.#scanProblems = this.#scanProblems.filter((p) => p.file !== file);
+    await this.#keeper.persist();
   }
 
   /** Reads every conversation folder's metadata.json; broken ones become problems. */
@@ -544,6 +537,7 @@ export class ConversationStore {
     }
 
     const now = new Date();
+    await this.#keeper.ready();
     await fs.mkdir(conversationsDir(this.root), { recursive: true });
     const id = await this.#claimConversationId(now);
     const ts = localTimestamp(now);
@@ -578,7 +572,7 @@ export class ConversationStore {
       await fs.rm(conversationDir(this.root, id), { recursive: true, force: true }).catch(() => undefined);
       throw error;
     }
-    await this.#putIndexEntry(meta);
+    await this.#indexed(meta);
     await this.#updateState((state) => ({
       ...state,
       last_conversation_id:
@@ -661,6 +655,7 @@ export class ConversationStore {
       const changes = Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined));
       apply = (current) => ({ ...current, ...changes });
     }
+    await this.#keeper.ready();
     const live = this.#live.get(id);
     if (live) {
       return this.#changing(id, () =>
@@ -680,7 +675,7 @@ export class ConversationStore {
       const next: ConversationMetadata = { ...changed, updated_at: localTimestamp() };
       await writeJsonAtomicUnlocked(conversationMetadataFile(this.root, id), next, ConversationMetadataSchema);
       await this.#syncLeaderHeader(next);
-      await this.#putIndexEntry(next);
+      await this.#indexed(next);
       return next;
     }));
   }
@@ -710,6 +705,7 @@ export class ConversationStore {
    */
   async remove(id: string): Promise<void> {
     parseConversationId(id);
+    await this.#keeper.ready();
     await this.closeConversation(id);
     await this.#withConversationLock(id, () => this.#changing(id, async () => {
       const dir = conversationDir(this.root, id);
@@ -725,11 +721,8 @@ export class ConversationStore {
       for (const key of this.#fileProblems.keys()) {
         if (key.startsWith(`conversations/${id}/`)) this.#fileProblems.delete(key);
       }
-      await this.#updateIndex((index) => {
-        const next = { ...index };
-        delete next[id];
-        return next;
-      });
+      this.#keeper.index.remove(id);
+      await this.#keeper.persist();
       await this.#updateState(async (state) => {
         // Read under the root lock, so a conversation created meanwhile is seen.
         const names = await fs.readdir(conversationsDir(this.root)).catch(() => [] as string[]);
@@ -742,31 +735,19 @@ export class ConversationStore {
   }
 
   /**
-   * The conversation list, read from the folders' metadata.json (not from index.json, so a broken
-   * index or one broken conversation does not hide the others). Broken files are left out and
-   * reported in `problems`. Newest first (by `updated_at`, then id); `q` matches titles
-   * case-insensitively; `status` is `active` (default), `archived` or `all`.
+   * The conversation list, from the in-memory index (no file is read): every conversation whose
+   * metadata.json could be read at boot or was written since, so one broken conversation or a
+   * broken index.json hides nothing else; broken files are reported in `problems`. Newest first
+   * (by `updated_at`, then id); `q` matches the title or the project folder, case-insensitively;
+   * `status` is `active` (default), `archived` or `all`.
    */
   async list(query: z.input<typeof ListConversationsQuerySchema> = {}): Promise<ConversationList> {
     const parsed = ListConversationsQuerySchema.safeParse(query);
     if (!parsed.success) throw new ValidationError("Invalid list query", zodIssues(parsed.error));
-    const { q, status, offset, limit } = parsed.data;
-    const scan = await this.#scan();
-    this.#scanProblems = scan.problems;
-    const needle = q?.toLowerCase();
-    const matching = scan.conversations
-      .filter((c) => status === "all" || c.status === status)
-      .filter((c) => !needle || c.title.toLowerCase().includes(needle))
-      .sort((a, b) =>
-        a.updated_at !== b.updated_at ? (a.updated_at < b.updated_at ? 1 : -1) : compareConversationIds(b.id, a.id),
-      );
-    return {
-      items: matching.slice(offset, offset + limit).map(listItemOf),
-      total: matching.length,
-      offset,
-      limit,
-      problems: this.problems(),
-    };
+    await this.#keeper.ready();
+    const { offset, limit } = parsed.data;
+    const page = this.#keeper.index.query(parsed.data);
+    return { ...page, offset, limit, problems: this.#distinct(this.#unusableFiles()) };
   }
 
   // ---------------------------------------------------------------- leader messages
@@ -798,6 +779,7 @@ export class ConversationStore {
     opts: { touch?: boolean } = {},
   ): Promise<LeaderMessagesFile> {
     parseConversationId(id);
+    await this.#keeper.ready();
     const live = this.#live.get(id);
     if (live) return this.#changing(id, () => live.updateLeader(fn, opts));
     return this.#withConversationLock(id, () => this.#changing(id, async () => {
@@ -823,7 +805,7 @@ export class ConversationStore {
       if (opts.touch !== false) {
         const touched: ConversationMetadata = { ...meta, updated_at: now };
         await writeJsonAtomicUnlocked(conversationMetadataFile(this.root, id), touched, ConversationMetadataSchema);
-        await this.#putIndexEntry(touched);
+        await this.#indexed(touched);
       }
       return next;
     }));

@@ -10,7 +10,7 @@ import path from "node:path";
 import type { z } from "zod";
 import { CorruptFileError, NotFoundError, ValidationError, zodIssues } from "@/lib/errors";
 import { withFileLock, writeFileAtomic, writeFileAtomicUnlocked } from "./atomic";
-import { toPythonJson } from "./json";
+import { toPythonJsonBytes } from "./json";
 import { hasOwnKey, setOwn } from "@/lib/own";
 
 /** Describes zod issues in one line: `agent_ids.0: expected number, received string; …`. */
@@ -217,8 +217,8 @@ export async function readJsonFile<S extends z.ZodType>(file: string, schema: S)
   return withOriginalOrder(json.value, result.data);
 }
 
-/** Validates `value` with `schema` and returns the JSON text to write. */
-function serialize<S extends z.ZodType>(file: string, value: z.output<S>, schema: S): string {
+/** Validates `value` with `schema` and returns the JSON text to write, as UTF-8 bytes. */
+function serialize<S extends z.ZodType>(file: string, value: z.output<S>, schema: S): Buffer {
   const result = schema.safeParse(value);
   if (!result.success) {
     throw new ValidationError(
@@ -226,7 +226,7 @@ function serialize<S extends z.ZodType>(file: string, value: z.output<S>, schema
       zodIssues(result.error),
     );
   }
-  return toPythonJson(withOriginalOrder(value, result.data));
+  return toPythonJsonBytes(withOriginalOrder(value, result.data));
 }
 
 /**

@@ -12,3 +12,4 @@ export * from "./paths";
 export * from "./files";
 export * from "./lock";
 export * from "./conversation-store";
+export * from "./conversation-index";

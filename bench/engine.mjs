@@ -1,0 +1,186 @@
+/**
+ * The engine against its floor, in one run, on one fake model (bench/workload.mjs): the same
+ * workload done by a bare `openai` tool loop (bench/floor.mjs) and by the real built server over
+ * HTTP (a person's message posted to a conversation, a browser-like SSE viewer attached, the run
+ * over when the viewer receives the leader's summary).
+ *
+ * Per model call: wall time (the run's wall time / its model calls) and CPU time (the server
+ * process's user + system time from /proc/<pid>/stat over the run, until the leader went idle;
+ * the floor's from `process.cpuUsage()`), at 1 conversation at a time (per-run figures, median
+ * over the runs) and at 10 conversations at once (per round, median over rounds). Overhead is
+ * app minus floor. The server's resident memory (VmRSS, and its peak VmHWM) is sampled after
+ * 10, 50 and 100 conversations run one after another.
+ */
+import { rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { finished, newConversation, post, processCpuMs, processMemoryMb, signals, viewer } from "./conversation.mjs";
+import { instrument, loadFakeOpenAI } from "./fake-model.mjs";
+import { startFloor } from "./floor.mjs";
+import { nowMs, request, startServer, stats, tempDir } from "./lib.mjs";
+import { GOAL, PLANNED_CALLS, SUMMARY_MARK, WORKER_ROLES, workloadHandler, writeFixtureProject } from "./workload.mjs";
+
+const RUNS = Number(process.env.BENCH_ENGINE_RUNS) || 100;
+const CONCURRENT = 10;
+const ROUNDS = 3;
+const MEMORY_AT = [10, 50, 100];
+const round2 = (x) => +x.toFixed(2);
+const progress = (line) => process.stderr.write(`[bench engine] ${line}\n`);
+
+/** Model calls the fake answered for conversation `conv`. */
+const callsOf = (calls, conv) => [...calls.values()].filter((c) => c.conv === conv).length;
+
+/**
+ * Starts the workload in each of `titles` at once (conversations created and viewers snapshotted
+ * first) and waits for every summary and idle leader. Returns wall ms (POST → last summary
+ * received), server CPU ms (POST → last leader idle) and model calls.
+ */
+async function appRuns({ port, project, pid, calls }, titles) {
+  const runs = [];
+  for (const title of titles) {
+    const id = await newConversation(port, title, project);
+    const watch = viewer(port, id);
+    runs.push({ title, id, watch });
+  }
+  await Promise.all(runs.map((r) => r.watch.until((s) => s.snapshot, 30_000, `snapshot of ${r.title}`)));
+  const cpu0 = processCpuMs(pid);
+  const t0 = nowMs();
+  await Promise.all(runs.map((r) => post(port, r.id, GOAL)));
+  const summaryOf = (s) => s.leaderTexts.find((m) => m.content.includes(SUMMARY_MARK));
+  await Promise.all(
+    runs.map((r) =>
+      r.watch.until(
+        (s) => {
+          const summary = summaryOf(s);
+          return summary !== undefined && s.busyFalseAt >= summary.at;
+        },
+        180_000,
+        `summary of ${r.title}`,
+      ),
+    ),
+  );
+  const cpu = processCpuMs(pid) - cpu0;
+  const wall = Math.max(...runs.map((r) => summaryOf(r.watch.state).at)) - t0;
+  for (const r of runs) r.watch.close();
+  // Let each run settle (agents done, files written) before the next one is measured.
+  for (const r of runs) await finished(port, r.id, { agents: WORKER_ROLES.length, marker: SUMMARY_MARK });
+  return { wall_ms: wall, cpu_ms: cpu, calls: runs.reduce((n, r) => n + callsOf(calls, r.title), 0) };
+}
+
+/** Figures of sequential runs: per-run wall per call (median…), CPU per call over all runs, calls per run. */
+function sequentialFigures(runs) {
+  const calls = runs.reduce((n, r) => n + r.calls, 0);
+  return {
+    runs: runs.length,
+    ms_per_call: stats(runs.map((r) => r.wall_ms / r.calls)),
+    cpu_ms_per_call: round2(runs.reduce((n, r) => n + r.cpu_ms, 0) / calls),
+    wall_ms_per_run: stats(runs.map((r) => r.wall_ms)),
+    calls_per_run: stats(runs.map((r) => r.calls)),
+  };
+}
+
+/** Figures of concurrent rounds: per round wall / calls and CPU / calls, medians over rounds. */
+function concurrentFigures(rounds) {
+  return {
+    rounds: rounds.length,
+    ms_per_call: stats(rounds.map((r) => r.wall_ms / r.calls)),
+    cpu_ms_per_call: stats(rounds.map((r) => r.cpu_ms / r.calls)),
+    wall_ms_per_round: stats(rounds.map((r) => r.wall_ms)),
+    calls_per_round: stats(rounds.map((r) => r.calls)),
+  };
+}
+
+function sideBySide(floor, app, cpuOf) {
+  return {
+    floor_ms_per_call: floor.ms_per_call.median,
+    app_ms_per_call: app.ms_per_call.median,
+    overhead_ms_per_call: round2(app.ms_per_call.median - floor.ms_per_call.median),
+    floor_cpu_ms_per_call: cpuOf(floor),
+    app_cpu_ms_per_call: cpuOf(app),
+    overhead_cpu_ms_per_call: round2(cpuOf(app) - cpuOf(floor)),
+  };
+}
+
+/** Runs the engine-versus-floor measurements and returns their figures. */
+export async function benchEngine() {
+  const { mod, cleanup } = await loadFakeOpenAI();
+  const home = tempDir("astrion-bench-engine-");
+  const project = tempDir("astrion-bench-engine-project-");
+  writeFixtureProject(project);
+  const calls = new Map();
+  const signal = signals();
+  let fake;
+  let server;
+  let floor;
+  const started = Date.now();
+  try {
+    fake = await mod.startFakeOpenAI({ script: workloadHandler(mod, calls, signal) });
+    instrument(fake, { dropBodies: true });
+    writeFileSync(
+      path.join(home, "models.json"),
+      JSON.stringify({
+        default: "fake",
+        models: { offline: { provider: "offline", model: "astrion-offline" }, fake: { base_url: fake.url, api_key_env: "FAKE_OPENAI_KEY", model: "fake", max_concurrency: 64 } },
+      }),
+    );
+    server = await startServer({ home, env: { FAKE_OPENAI_KEY: "sk-bench", ASTRION_LEADER_BATCH_MS: "0" } });
+    const { port } = server;
+    const pid = (await request(port, "GET", "/api/health")).json.pid;
+    floor = await startFloor({ url: fake.url, project });
+    const ctx = { port, project, pid, calls };
+
+    // Warm-up, not counted: module loading and route compilation in the server, JIT in both.
+    await floor.sequential(3, "floor-warm");
+    for (let i = 0; i < 2; i++) await appRuns(ctx, [`warm-${i}`]);
+    const memory = { after_warm_up: processMemoryMb(pid) };
+
+    progress(`floor: ${RUNS} runs one after another`);
+    const floorSequential = await floor.sequential(RUNS, "floor-seq");
+    progress(`app: ${RUNS} conversations one after another`);
+    const appSequential = [];
+    for (let i = 1; i <= RUNS; i++) {
+      appSequential.push(await appRuns(ctx, [`seq-${i}`]));
+      if (MEMORY_AT.includes(i)) memory[`after_${i}_conversations`] = processMemoryMb(pid);
+      if (i % 25 === 0) progress(`  ${i} done`);
+    }
+    progress(`${ROUNDS} rounds of ${CONCURRENT} conversations at once, floor and app alternating`);
+    const floorRounds = [];
+    const appRounds = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      floorRounds.push(await floor.concurrent(CONCURRENT, `floor-par-${r}`));
+      appRounds.push(await appRuns(ctx, Array.from({ length: CONCURRENT }, (_, i) => `par-${r}-${i}`)));
+    }
+
+    const seq = { floor: sequentialFigures(floorSequential), app: sequentialFigures(appSequential) };
+    const par = { floor: concurrentFigures(floorRounds), app: concurrentFigures(appRounds) };
+    return {
+      engine_vs_floor: {
+        conditions:
+          `Fake OpenAI-compatible model answering at zero latency on loopback (bench/fake-model.mjs), same for both. Workload per run: leader creates ${WORKER_ROLES.length} workers; ` +
+          `each worker reads 2 files of a fixture project (read_file) then reports; leader summarizes (${PLANNED_CALLS} model calls planned; the app's leader also answers ` +
+          `"waiting" when reports reach it one by one). Floor: bare openai@6 streaming tool loop in a child process, workers concurrent. App: the built server ` +
+          `(next start) over HTTP with one SSE viewer per conversation, ASTRION_LEADER_BATCH_MS=0; wall = POST → summary received by the viewer; server CPU = POST → ` +
+          `leader idle, from /proc/<pid>/stat (10 ms ticks). Load average at start ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}.`,
+        side_by_side: {
+          one_conversation_at_a_time: sideBySide(seq.floor, seq.app, (x) => x.cpu_ms_per_call),
+          [`${CONCURRENT}_conversations_at_once`]: sideBySide(par.floor, par.app, (x) => x.cpu_ms_per_call.median),
+        },
+        one_conversation_at_a_time: seq,
+        [`${CONCURRENT}_conversations_at_once`]: par,
+        server_memory_mb: memory,
+        seconds: Math.round((Date.now() - started) / 1000),
+      },
+    };
+  } catch (error) {
+    if (server) error.message += `\n--- server output (tail) ---\n${server.output().slice(-4000)}`;
+    throw error;
+  } finally {
+    floor?.stop();
+    await server?.stop();
+    await fake?.close();
+    cleanup();
+    rmSync(home, { recursive: true, force: true });
+    rmSync(project, { recursive: true, force: true });
+  }
+}
+

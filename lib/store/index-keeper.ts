@@ -1,0 +1,216 @@
+/**
+ * Keeps `conversations/index.json` and the in-memory {@link ConversationIndex} of one data folder:
+ * loads them at boot (rebuilding index.json when it is missing, broken or out of step with the
+ * metadata.json files, and reporting it), then writes index.json from memory after every change
+ * the store makes. Writes are grouped: a change made while a write is under way goes out in the
+ * next one, which carries every change made until it starts, so a burst of updates costs a few
+ * writes, not one each, and every caller still returns only once its change is on disk.
+ */
+import "server-only";
+import { promises as fs, type Stats } from "node:fs";
+import type { StoreProblem } from "@/lib/api/contract";
+import { CorruptFileError, NotFoundError } from "@/lib/errors";
+import { writeFileAtomic } from "./atomic";
+import {
+  ConversationIndex,
+  reconcileIndex,
+  type IndexRebuild,
+  type IndexRebuildReason,
+  type IndexReport,
+} from "./conversation-index";
+import { readJsonFile } from "./files";
+import { toPythonJsonBytes } from "./json";
+import { IndexFileSchema, type ConversationMetadata, type IndexFile } from "./schemas";
+
+/** Rebuild reports kept for {@link IndexKeeper.report} (the newest). */
+const MAX_REBUILDS = 20;
+
+/** What the keeper needs from the store. */
+export interface IndexKeeperHooks {
+  /** index.json's absolute path. */
+  file: string;
+  /** Runs `fn` under the lock that guards index.json and state.json. */
+  withRootLock<T>(fn: () => Promise<T>): Promise<T>;
+  /** Reads every conversation folder's metadata.json: the readable ones and every folder named like an id. */
+  scan(): Promise<{ conversations: ConversationMetadata[]; folderIds: string[] }>;
+  /** Renames a broken file to a free `<name>.corrupt-<time>` beside it; returns the new path. */
+  moveAside(file: string): Promise<string>;
+  /** A path relative to the data folder, as problems name files. */
+  rel(file: string): string;
+}
+
+function sameFile(a: Stats | null, b: Stats | null): boolean {
+  return a !== null && b !== null && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
+}
+
+function reasonOf(error: CorruptFileError): string {
+  const reason = (error.details as { reason?: unknown } | undefined)?.reason;
+  return typeof reason === "string" ? reason : error.message;
+}
+
+/** See the file comment. One per store. */
+export class IndexKeeper {
+  readonly index = new ConversationIndex();
+  readonly #hooks: IndexKeeperHooks;
+  #loading: Promise<void> | null = null;
+  #loadedAt: string | null = null;
+  #loadMs: number | null = null;
+  #unreadable = 0;
+  readonly #rebuilds: IndexRebuild[] = [];
+  /** index.json as this keeper last wrote or checked it: anything else on disk was changed behind its back. */
+  #known: Stats | null = null;
+  /** Bumped by every change; `#writtenVersion` is the newest change index.json holds. */
+  #version = 0;
+  #writtenVersion = 0;
+  #flush: Promise<void> | null = null;
+
+  constructor(hooks: IndexKeeperHooks) {
+    this.#hooks = hooks;
+  }
+
+  /** Loads the index once (at boot); later calls wait for that load. A failed load is tried again. */
+  ready(): Promise<void> {
+    if (!this.#loading) {
+      const loading = this.#load();
+      this.#loading = loading;
+      loading.catch(() => {
+        if (this.#loading === loading) this.#loading = null;
+      });
+    }
+    return this.#loading;
+  }
+
+  /** Writes index.json from memory, with every change made so far; resolves once it is on disk. */
+  async persist(): Promise<void> {
+    const wanted = ++this.#version;
+    while (this.#writtenVersion < wanted) {
+      this.#flush ??= this.#hooks.withRootLock(() => this.#write()).finally(() => {
+        this.#flush = null;
+      });
+      await this.#flush;
+    }
+  }
+
+  /** The index and its rebuilds since boot. */
+  report(): IndexReport {
+    return {
+      conversations: this.index.size,
+      unreadable: this.#unreadable,
+      loaded_at: this.#loadedAt,
+      load_ms: this.#loadMs,
+      rebuilds: this.#rebuilds.map((r) => ({ ...r })),
+    };
+  }
+
+  /** Every rebuild, as problems (`GET /api/health` shows them). */
+  notices(): StoreProblem[] {
+    return this.#rebuilds.map((r) => ({ file: r.moved_to ?? "conversations/index.json", message: r.message }));
+  }
+
+  /** The broken index.json files moved aside: files the store could not use. */
+  movedAside(): StoreProblem[] {
+    return this.#rebuilds.filter((r) => r.moved_to).map((r) => ({ file: r.moved_to as string, message: r.message }));
+  }
+
+  async #load(): Promise<void> {
+    const started = performance.now();
+    const { file } = this.#hooks;
+    const scan = await this.#hooks.scan();
+    const readable = new Set(scan.conversations.map((c) => c.id));
+    const unreadable = new Set(scan.folderIds.filter((id) => !readable.has(id)));
+    await this.#hooks.withRootLock(async () => {
+      let onDisk: IndexFile | null = null;
+      let broken: { reason: string; movedTo: string } | null = null;
+      try {
+        onDisk = await readJsonFile(file, IndexFileSchema);
+      } catch (error) {
+        if (error instanceof CorruptFileError) {
+          broken = { reason: reasonOf(error), movedTo: this.#hooks.rel(await this.#hooks.moveAside(file)) };
+        } else if (!(error instanceof NotFoundError)) {
+          throw error;
+        }
+      }
+      const { entries, added, removed, changed } = reconcileIndex(onDisk, scan.conversations, unreadable);
+      this.index.load(scan.conversations, entries);
+      this.#unreadable = unreadable.size;
+      const inStep = added.length === 0 && removed.length === 0 && changed.length === 0;
+      if (onDisk && inStep) {
+        this.#known = await this.#stat();
+        return;
+      }
+      await this.#writeUnchecked();
+      const from = `rebuilt at start-up from ${scan.conversations.length} metadata.json file(s)`;
+      if (broken) {
+        this.#record("corrupt", `conversations/index.json was unusable (${broken.reason}); its contents were moved to ${broken.movedTo} and it was ${from}.`, broken.movedTo);
+      } else if (onDisk) {
+        const counts = [`${added.length} conversation(s) missing from it`, `${removed.length} deleted one(s) still in it`, `${changed.length} with other titles, times or agent counts`];
+        this.#record("out_of_step", `conversations/index.json was out of step with the conversation folders (${counts.join(", ")}); it was ${from}.`);
+      } else if (scan.folderIds.length > 0) {
+        this.#record("missing", `conversations/index.json was missing; it was ${from}.`);
+      }
+      // A missing index.json in a data folder without conversations is a first start, not a rebuild.
+    });
+    this.#loadedAt = new Date().toISOString();
+    this.#loadMs = Math.round((performance.now() - started) * 100) / 100;
+    if (this.index.size > 0 || unreadable.size > 0) {
+      console.log(`[astrion] conversation index: ${this.index.size} conversation(s) loaded from metadata.json in ${Math.round(this.#loadMs)} ms`);
+    }
+  }
+
+  async #stat(): Promise<Stats | null> {
+    try {
+      return await fs.stat(this.#hooks.file);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw error;
+    }
+  }
+
+  /** One grouped write (under the root lock): first makes sure nobody else changed index.json. */
+  async #write(): Promise<void> {
+    const current = await this.#stat();
+    if (this.#known && !sameFile(current, this.#known)) await this.#changedOnDisk(current);
+    await this.#writeUnchecked();
+  }
+
+  async #writeUnchecked(): Promise<void> {
+    const version = this.#version;
+    // The entries come from metadata.json files already parsed with their schema, and from a
+    // parsed index.json: valid by construction, so the whole file is not parsed again per write.
+    await writeFileAtomic(this.#hooks.file, toPythonJsonBytes(this.index.toIndexFile()));
+    this.#known = await this.#stat();
+    this.#writtenVersion = Math.max(this.#writtenVersion, version);
+  }
+
+  /**
+   * index.json was replaced, edited or deleted by another program since this keeper wrote it.
+   * It is derived, so it is rewritten from memory; a broken one is moved aside first.
+   */
+  async #changedOnDisk(current: Stats | null): Promise<void> {
+    const { file } = this.#hooks;
+    if (current) {
+      try {
+        await readJsonFile(file, IndexFileSchema);
+      } catch (error) {
+        if (!(error instanceof CorruptFileError)) throw error;
+        const movedTo = this.#hooks.rel(await this.#hooks.moveAside(file));
+        this.#record(
+          "changed_on_disk",
+          `conversations/index.json was changed by another program and is unusable (${reasonOf(error)}); its contents were moved to ${movedTo} and it was rewritten from the in-memory index.`,
+          movedTo,
+        );
+        return;
+      }
+    }
+    this.#record(
+      "changed_on_disk",
+      `conversations/index.json was ${current ? "changed" : "deleted"} by another program; it is derived from the metadata.json files, so it was rewritten from the in-memory index (changes to metadata.json made outside the app show after a restart).`,
+    );
+  }
+
+  #record(reason: IndexRebuildReason, message: string, movedTo?: string): void {
+    console.log(`[astrion] ${message}`);
+    this.#rebuilds.push({ at: new Date().toISOString(), reason, message, ...(movedTo ? { moved_to: movedTo } : {}) });
+    if (this.#rebuilds.length > MAX_REBUILDS) this.#rebuilds.splice(0, this.#rebuilds.length - MAX_REBUILDS);
+  }
+}
