@@ -88,9 +88,8 @@ describe("restart", () => {
     writeFileSync(path.join(agentDir, "messages.json"), JSON.stringify(messages, null, 2));
     const meta = JSON.parse(readFileSync(path.join(agentDir, "metadata.json"), "utf8"));
     writeFileSync(path.join(agentDir, "metadata.json"), JSON.stringify({ ...meta, status: "running", reported: false, calls_this_task: 1 }, null, 2));
-    const leader = JSON.parse(readFileSync(path.join(dir, "messages.json"), "utf8"));
-    const traceId = leader.messages.find((m: Msg) => m.role === "user" && m.metadata?.trace_id).metadata.trace_id;
-    appendFileSync(path.join(dir, "actions.jsonl"), `${JSON.stringify({ key: `${traceId}:write_file:call_crafted`, status: "started", at: new Date().toISOString() })}\n`);
+    // The side effect's idempotency key: the agent and the model's tool_call_id.
+    appendFileSync(path.join(dir, "actions.jsonl"), `${JSON.stringify({ key: `agent:${engineer}:call_crafted`, status: "started", at: new Date().toISOString() })}\n`);
 
     server = await startServer({ home, env: { FAKE_OPENAI_KEY: "sk-test", ASTRION_LEADER_BATCH_MS: "20" } });
 

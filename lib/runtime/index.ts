@@ -51,6 +51,20 @@ export async function forgetRun(convId: string): Promise<void> {
   await closeJsonLines(path.join(app.root, "conversations", convId));
 }
 
+/**
+ * Checkpoints every open conversation (its seed files complete and durable, its step log empty)
+ * and lets it go: for a clean shutdown.
+ */
+export async function closeAll(): Promise<void> {
+  const app = await getApp();
+  for (const [convId, run] of runs()) {
+    run.release();
+    runs().delete(convId);
+    await app.store.closeConversation(convId).catch((error: unknown) => console.error(`[astrion] could not close ${convId}:`, (error as Error).message));
+    await closeJsonLines(path.join(app.root, "conversations", convId));
+  }
+}
+
 /** Lets go of an idle conversation's run and its files in memory (nothing is stopped or revoked). */
 async function releaseRun(convId: string): Promise<void> {
   const run = runs().get(convId);
@@ -73,8 +87,9 @@ export async function resumeAll(): Promise<number> {
         const run = await runFor(item.id);
         await run.resume();
         resumed++;
-        // Only conversations with work in progress stay in memory; the others open when used.
-        if (!run.working) await releaseRun(item.id);
+        // Only conversations with work in progress (or something to tell the person) stay in
+        // memory; the others open when used.
+        if (!run.working && !run.hasNotices) await releaseRun(item.id);
       } catch (error) {
         console.error(`[astrion] could not resume ${item.id}:`, (error as Error).message);
       }

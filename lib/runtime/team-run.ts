@@ -747,6 +747,11 @@ export class TeamRun {
     return this.leaderLoop !== null || this.agentLoops.size > 0;
   }
 
+  /** Whether this run holds notices for the person (kept in memory only, so a released run would lose them). */
+  get hasNotices(): boolean {
+    return this.notices.length > 0;
+  }
+
   /** Resolves when no loop of this conversation is running (tests and shutdown). */
   async idle(): Promise<void> {
     while (this.leaderLoop || this.agentLoops.size) {

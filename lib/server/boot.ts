@@ -4,8 +4,25 @@ import "server-only";
  * model registry. When another live server owns the folder, this server says so and exits
  * instead of serving two writers on one folder. Imported once, by instrumentation.ts.
  */
-import { resumeAll } from "@/lib/runtime";
+import { closeAll, resumeAll } from "@/lib/runtime";
 import { getApp } from "./app";
+
+// A clean stop (SIGTERM, Ctrl-C) checkpoints every open conversation: its seed files complete and
+// durable, its step log empty. A kill skips this; the next start replays the log instead.
+let stopping = false;
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.once(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    const deadline = setTimeout(() => process.exit(0), 3000);
+    void closeAll()
+      .catch((error: unknown) => console.error("[astrion] shutdown:", (error as Error).message))
+      .finally(() => {
+        clearTimeout(deadline);
+        process.exit(0);
+      });
+  });
+}
 
 try {
   await getApp();
