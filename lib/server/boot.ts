@@ -10,8 +10,10 @@ import { getApp } from "./app";
 // A clean stop (SIGTERM, Ctrl-C) checkpoints every open conversation: its seed files complete and
 // durable, its step log empty. A kill skips this; the next start replays the log instead.
 let stopping = false;
+// `on`, not `once`: the signal often comes twice (to the process group, and forwarded by
+// scripts/start.mjs), and a second one with no listener would kill the process mid-checkpoint.
 for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  process.once(signal, () => {
+  process.on(signal, () => {
     if (stopping) return;
     stopping = true;
     const deadline = setTimeout(() => process.exit(0), 3000);
