@@ -80,6 +80,12 @@ import { derivePhase, isFinalAgentStatus, PHASE_TRANSITIONS, transitionAgent, ty
 import { faultSummary, isRefusal, toolFailureMessage } from "./tool-failure";
 import { AGENT_TOOL_ARGS, agentTools, LEADER_TOOL_ARGS, leaderTools, parseToolArguments, READ_ONLY_TOOLS, type RoleChoice } from "./tools";
 
+/**
+ * Side effects that are one change of the conversation's own state (the change carries its
+ * idempotency key): after a crash they are looked up rather than reported as interrupted.
+ */
+const INTERNAL_EFFECTS: ReadonlySet<string> = new Set(["report_to_leader", "create_sub_agent"]);
+
 /** Per-call context reports of a conversation (an addition to the seed's layout). */
 export const CONTEXT_FILE_NAME = "context.jsonl";
 
@@ -1013,10 +1019,15 @@ export class TeamRun {
         if (result !== null) await this.appendToolResult(agentId, call, result);
         continue;
       }
-      const state = await this.journal.state(this.actionKey(agentId, call));
+      const key = this.actionKey(agentId, call);
+      const state = await this.journal.state(key);
+      const found = state.status === "started" ? await this.effectOutcome(key, call) : null;
       if (state.status === "done") {
         await this.appendToolResult(agentId, call, state.result);
-      } else if (state.status === "started") {
+      } else if (found !== null) {
+        await this.journal.done(key, found);
+        await this.appendToolResult(agentId, call, found);
+      } else if (state.status === "started" && !INTERNAL_EFFECTS.has(call.function.name)) {
         await this.appendToolResult(agentId, call, errorResult(`interrupted: the server stopped while ${call.function.name} was running; it was not run again. Check whether it took effect before trying again.`), { interrupted: true });
         this.notice("warning", "interrupted", `${agentId === null ? "The Team Leader's" : `Agent ${agentId}'s`} ${call.function.name} was interrupted by a restart and was not run again.`, agentId);
         await this.emit(await this.cause(), { type: "event", from: SYSTEM_PARTY, to: agentId === null ? LEADER_PARTY : agentParty(agentId), payload: { tool: call.function.name }, action: call.function.name, resource: `tool_call:${call.id}`, status: "interrupted" });
@@ -1028,6 +1039,29 @@ export class TeamRun {
   }
 
   /**
+   * Whether an internal effect (a change of the conversation's own state) whose run was cut short
+   * by a crash did happen: the change carries its key. Its result when it did, null otherwise (or
+   * for effects outside the conversation, which cannot be checked this way).
+   */
+  private async effectOutcome(key: string, call: ToolCall): Promise<string | null> {
+    if (call.function.name === "report_to_leader") {
+      const leader = await this.store.readLeaderMessages(this.convId);
+      const report = [...leader.messages, ...leaderInbox(leader.metadata)].find((m) => m.metadata?.effect_key === key);
+      if (!report) return null;
+      const agentId = Number(report.metadata?.agent_id);
+      if (Number.isSafeInteger(agentId)) await this.store.updateAgentMetadata(this.convId, agentId, (m) => ({ ...(m as AgentMeta), reported: true }));
+      return JSON.stringify({ delivered: true, report_id: /\nid: (\S+)/.exec(String(report.content))?.[1] ?? null });
+    }
+    if (call.function.name === "create_sub_agent") {
+      const agent = (await this.store.listAgents(this.convId)).agents.find((a) => (a as AgentMeta & { effect_key?: string }).effect_key === key);
+      if (!agent) return null;
+      const taskId = agent.pending_messages?.[0]?.id ?? null;
+      return JSON.stringify({ agent_id: agent.agent_id, display_name: agent.display_name, task_id: taskId });
+    }
+    return null;
+  }
+
+  /**
    * The idempotency key of a side effect: who asked for it and the model's id for the call (not
    * the conversation's latest trace, which a person's new message changes under a running agent).
    */
@@ -1036,15 +1070,24 @@ export class TeamRun {
   }
 
   /** Runs a side-effecting action of the leader (null) or an agent at most once under its idempotency key, written durably before it runs. */
-  private async once(agentId: number | null, call: ToolCall, action: () => Promise<string>): Promise<string> {
+  private async once(agentId: number | null, call: ToolCall, action: (key: string) => Promise<string>): Promise<string> {
     const key = this.actionKey(agentId, call);
     const state = await this.journal.state(key);
     if (state.status === "done") return state.result;
-    if (state.status === "started") return errorResult(`interrupted earlier; ${call.function.name} was not run again`);
-    await this.journal.started(key);
+    if (state.status === "started") {
+      const found = await this.effectOutcome(key, call);
+      if (found !== null) {
+        await this.journal.done(key, found);
+        return found;
+      }
+      if (!INTERNAL_EFFECTS.has(call.function.name)) return errorResult(`interrupted earlier; ${call.function.name} was not run again`);
+      // An internal effect is one change of the conversation's own state: not found, it did not happen.
+    } else {
+      await this.journal.started(key);
+    }
     let result: string;
     try {
-      result = await action();
+      result = await action(key);
     } catch (error) {
       // It ran and failed: a replay answers with the same failure instead of "interrupted".
       await this.journal.done(key, errorResult(toolFailureMessage(call.function.name, error)));
@@ -1104,7 +1147,7 @@ export class TeamRun {
             await this.emit(await this.cause(), { type: "event", from: SYSTEM_PARTY, to: LEADER_PARTY, payload: { role_id: String(args.role_id), reason: refusal }, action: "create_sub_agent", resource: `role:${String(args.role_id)}`, status: "refused" });
             return errorResult(refusal);
           }
-          return await this.once(null, call, () => this.createSubAgent(String(args.role_id), String(args.task), args.critical !== false));
+          return await this.once(null, call, (key) => this.createSubAgent(String(args.role_id), String(args.task), args.critical !== false, key));
         }
         case "send_message_to_agent":
           return await this.once(null, call, async () => {
@@ -1150,7 +1193,7 @@ export class TeamRun {
   }
 
   /** `create_sub_agent`: enforces the per-conversation cap, creates the files, hands over the task. */
-  private async createSubAgent(roleId: string, task: string, critical = true): Promise<string> {
+  private async createSubAgent(roleId: string, task: string, critical = true, effectKey?: string): Promise<string> {
     const project = await this.projectGate();
     if (!project.ok) return this.projectRefused(project, LEADER_PARTY, "create_sub_agent");
     const conv = await this.store.get(this.convId);
@@ -1205,6 +1248,8 @@ export class TeamRun {
       task_turn_id: taskEnvelope.turn_id,
       critical,
       permissions: role.fields.permissions ?? ["read"],
+      // Written with the task, in one change: a restart that finds the key knows the agent exists with its task.
+      ...(effectKey ? { effect_key: effectKey } : {}),
     }))) as AgentMeta;
     this.setActivity(meta.agent_id, `created with ${taskId}`);
     await this.publishAgent(saved);
@@ -1353,14 +1398,15 @@ export class TeamRun {
   }
 
   /** Puts a report into the leader's conversation (seed: message_source sub_agent, compact, starts_work false) and wakes it. */
-  private async deliverReport(agentId: number, meta: AgentMeta, summary: string, status: string): Promise<string> {
+  private async deliverReport(agentId: number, meta: AgentMeta, summary: string, status: string, effectKey?: string): Promise<string> {
     const reportId = await this.nextId("report", roleAbbreviation(meta.role_id));
     const body = status === "completed" ? summary : `[${status}] ${summary}`;
     const message: Message = {
       role: "user",
       content: formatAgentMessage("report", meta.display_name, reportId, body),
       message_id: messageId("msg_auto"),
-      metadata: { message_source: "sub_agent", visibility: "compact", starts_work: false, agent_id: agentId, trace_id: meta.trace_id },
+      // The side effect's key travels with the report, so a restart can see that it was delivered.
+      metadata: { message_source: "sub_agent", visibility: "compact", starts_work: false, agent_id: agentId, trace_id: meta.trace_id, ...(effectKey ? { effect_key: effectKey } : {}) },
     };
     const cause = meta.trace_id && meta.task_turn_id ? traceCause(meta.trace_id, meta.task_turn_id) : await this.cause();
     await this.emit(cause, { type: "reply", from: agentParty(agentId), to: LEADER_PARTY, payload: { report_id: reportId, status, summary }, action: "report", resource: `agent:${agentId}`, reply: true });
@@ -1496,8 +1542,8 @@ export class TeamRun {
           });
         }
         case "report_to_leader": {
-          return await this.once(agentId, call, async () => {
-            const reportId = await this.deliverReport(agentId, meta, String(args.summary), String(args.status ?? "completed"));
+          return await this.once(agentId, call, async (key) => {
+            const reportId = await this.deliverReport(agentId, meta, String(args.summary), String(args.status ?? "completed"), key);
             await this.store.updateAgentMetadata(this.convId, agentId, (m) => ({ ...(m as AgentMeta), reported: true }));
             return JSON.stringify({ delivered: true, report_id: reportId });
           });
