@@ -27,7 +27,7 @@ import { z } from "zod";
 import { ListConversationsQuerySchema, type ConversationList, type StoreProblem } from "@/lib/api/contract";
 import { AstrionError, ConflictError, CorruptFileError, NotFoundError, ValidationError, zodIssues } from "@/lib/errors";
 import { assertProjectFolder } from "@/lib/workspace/project-folder";
-import { withFileLock } from "./atomic";
+import { fsyncDir, withFileLock } from "./atomic";
 import { LiveConversation, type LoadReport } from "./live-conversation";
 import type { IndexReport } from "./conversation-index";
 import { IndexKeeper } from "./index-keeper";
@@ -875,8 +875,21 @@ export class ConversationStore {
       messages: [],
     };
     await this.#changing(convId, async () => {
-      await writeJsonAtomic(agentMetadataFile(this.root, convId, agentId), meta, AgentMetadataSchema);
-      await writeJsonAtomic(agentMessagesFile(this.root, convId, agentId), messages, AgentMessagesFileSchema);
+      // Both files appear at once: they are written into a folder of their own, which is then
+      // renamed over the (empty) folder that claimed the id. A crash leaves an empty folder or
+      // a whole agent, never an agent with one file.
+      const final = agentDir(this.root, convId, agentId);
+      const staging = path.join(agentsDir(this.root, convId), `.creating-${agentId}-${randomBytes(4).toString("hex")}`);
+      await fs.mkdir(staging);
+      try {
+        await writeJsonAtomic(path.join(staging, "metadata.json"), meta, AgentMetadataSchema);
+        await writeJsonAtomic(path.join(staging, "messages.json"), messages, AgentMessagesFileSchema);
+        await fs.rename(staging, final);
+      } catch (error) {
+        await fs.rm(staging, { recursive: true, force: true }).catch(() => undefined);
+        throw error;
+      }
+      await fsyncDir(agentsDir(this.root, convId));
     });
     this.#live.get(convId)?.addAgent(meta, messages);
     await this.update(convId, (m) => {

@@ -229,3 +229,24 @@ describe("opening a conversation that a crash left with log records", () => {
     await next.closeConversation(id);
   }, 20_000);
 });
+
+describe("an agent whose creation a crash cut short", () => {
+  it("is an empty claimed folder and a staging folder: skipped without a problem, the staging folder removed", async () => {
+    const { store, id, agentId, convDir } = await conversation();
+    await fs.mkdir(path.join(convDir, "agents", "999"));
+    await fs.mkdir(path.join(convDir, "agents", ".creating-999-abcd1234"));
+    await fs.writeFile(path.join(convDir, "agents", ".creating-999-abcd1234", "metadata.json"), "{");
+    await store.open(id);
+    expect((await store.listAgents(id)).agents.map((a) => a.agent_id)).toEqual([agentId]);
+    expect(store.problems()).toEqual([]);
+    expect((await fs.readdir(path.join(convDir, "agents"))).sort()).toEqual([String(agentId), "999"].sort());
+    await store.closeConversation(id);
+  });
+
+  it("never shows one file without the other: both appear with one rename", async () => {
+    const { store, id, convDir } = await conversation();
+    const agent = await store.createAgent(id, { role_id: "code-reviewer", role_name: "Code Reviewer" });
+    expect((await fs.readdir(path.join(convDir, "agents", String(agent.agent_id)))).sort()).toEqual(["messages.json", "metadata.json"]);
+    expect((await fs.readdir(path.join(convDir, "agents"))).filter((n) => n.startsWith("."))).toEqual([]);
+  });
+});

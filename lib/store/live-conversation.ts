@@ -180,17 +180,22 @@ export class LiveConversation {
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
       }
+      // What a crash left of an agent's creation (its files were being written beside their folder).
+      for (const name of names.filter((n) => n.startsWith(".creating-"))) await fs.rm(path.join(agentsDir(root, id), name), { recursive: true, force: true });
       for (const agentId of names.filter((n) => /^[1-9]\d{0,15}$/.test(n)).map(Number).sort((a, b) => a - b)) {
         // An agent whose files are missing or broken is left out and reported (a folder without
         // files is one whose creation a crash cut short: its files are written before it is announced).
+        const failures: LoadReport["broken"] = [];
         const read = async <S extends z.ZodType>(file: string, schema: S): Promise<z.output<S> | null> =>
           readJsonFile(file, schema).catch((error: unknown) => {
-            broken.push({ file, error });
+            failures.push({ file, error });
             return null;
           });
         const agentMeta = await read(agentMetadataFile(root, id, agentId), AgentMetadataSchema);
         const agentMessages = await read(agentMessagesFile(root, id, agentId), AgentMessagesFileSchema);
         if (agentMeta && agentMessages) live.#agents.set(agentId, { meta: agentMeta, messages: agentMessages });
+        // An empty folder is an id claimed by a creation that a crash cut short: nothing to report.
+        else if (!(failures.length === 2 && failures.every((f) => f.error instanceof NotFoundError))) broken.push(...failures);
       }
       for (const raw of records) live.#replay(parsed(StepRecordSchema, raw, `A record of ${STEP_LOG_FILE}`));
       if (records.length) await live.checkpoint();
