@@ -120,6 +120,18 @@ interface ConversationExtras {
   seed_counters?: SeedCounters;
 }
 
+/** True when the conversation ends with the successful result of a `report_to_leader` call. */
+function endsWithDeliveredReport(messages: Message[]): boolean {
+  const last = messages[messages.length - 1];
+  if (last?.role !== "tool" || !last.tool_call_id || String(last.content ?? "").startsWith('{"error"')) return false;
+  for (let i = messages.length - 2; i >= 0; i--) {
+    const call = messages[i]!.tool_calls?.find((c) => c.id === last.tool_call_id);
+    if (call) return call.function.name === "report_to_leader";
+    if (messages[i]!.role !== "tool") return false;
+  }
+  return false;
+}
+
 /** Tool calls of the last assistant message that have no tool result yet. */
 function danglingToolCalls(messages: Message[]): ToolCall[] {
   for (let i = messages.length - 1; i >= 0; i--) {
@@ -1319,7 +1331,9 @@ export class TeamRun {
       await this.drainInbox(agentId);
       meta = (await this.store.readAgentMetadata(this.convId, agentId)) as AgentMeta;
       const messages = (await this.store.readAgentMessages(this.convId, agentId)).messages;
-      if (!needsModelCall(messages)) {
+      // A delivered report ends the task: a crash between the report and the status change must
+      // not give the agent another model call.
+      if (!needsModelCall(messages) || (meta.reported && endsWithDeliveredReport(messages))) {
         if (meta.status === "running") await this.agentEvent(agentId, meta.reported ? "complete" : "pause");
         return;
       }
