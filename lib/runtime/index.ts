@@ -38,12 +38,15 @@ export async function runFor(convId: string): Promise<TeamRun> {
   return run;
 }
 
-/** Stops a conversation's work (if any) and forgets its run, e.g. before the conversation is deleted. */
-export async function forgetRun(convId: string): Promise<void> {
+/**
+ * Lets go of a conversation: its run object (listeners; tokens too when `revoke`), its files in
+ * memory (checkpointed: seed files complete and durable, step log empty) and its open log files.
+ */
+async function unload(convId: string, revoke: boolean): Promise<void> {
   const run = runs().get(convId);
   if (run) {
-    await run.stop().catch(() => undefined);
-    run.dispose();
+    if (revoke) run.dispose();
+    else run.release();
     runs().delete(convId);
   }
   const app = await getApp();
@@ -51,29 +54,17 @@ export async function forgetRun(convId: string): Promise<void> {
   await closeJsonLines(path.join(app.root, "conversations", convId));
 }
 
-/**
- * Checkpoints every open conversation (its seed files complete and durable, its step log empty)
- * and lets it go: for a clean shutdown.
- */
+/** Stops a conversation's work (if any) and forgets its run, e.g. before the conversation is deleted. */
+export async function forgetRun(convId: string): Promise<void> {
+  await runs().get(convId)?.stop().catch(() => undefined);
+  await unload(convId, true);
+}
+
+/** Checkpoints every open conversation and lets it go (nothing is stopped or revoked): for a clean shutdown. */
 export async function closeAll(): Promise<void> {
-  const app = await getApp();
-  for (const [convId, run] of runs()) {
-    run.release();
-    runs().delete(convId);
-    await app.store.closeConversation(convId).catch((error: unknown) => console.error(`[astrion] could not close ${convId}:`, (error as Error).message));
-    await closeJsonLines(path.join(app.root, "conversations", convId));
+  for (const convId of [...runs().keys()]) {
+    await unload(convId, false).catch((error: unknown) => console.error(`[astrion] could not close ${convId}:`, (error as Error).message));
   }
-}
-
-/** Lets go of an idle conversation's run and its files in memory (nothing is stopped or revoked). */
-async function releaseRun(convId: string): Promise<void> {
-  const run = runs().get(convId);
-  if (run?.working) return;
-  run?.release();
-  runs().delete(convId);
-  const app = await getApp();
-  await app.store.closeConversation(convId);
-  await closeJsonLines(path.join(app.root, "conversations", convId));
 }
 
 /** At boot: every active conversation continues from disk. */
@@ -89,7 +80,7 @@ export async function resumeAll(): Promise<number> {
         resumed++;
         // Only conversations with work in progress (or something to tell the person) stay in
         // memory; the others open when used.
-        if (!run.working && !run.hasNotices) await releaseRun(item.id);
+        if (!run.working && !run.hasNotices) await unload(item.id, false);
       } catch (error) {
         console.error(`[astrion] could not resume ${item.id}:`, (error as Error).message);
       }
