@@ -8,7 +8,7 @@ export const runtime = "nodejs";
 
 /** Checks the access token and keeps it in an HttpOnly, same-site cookie. */
 export const POST = route(async (request) => {
-  const { token } = await readBody(request, SignInBodySchema, 4096);
+  const { token } = await readBody(request, SignInBodySchema);
   const expected = process.env.ASTRION_TOKEN;
   if (!expected) return json({ signed_in: true, required: false });
   if (!safeEqual(token, expected)) throw new AstrionError("unauthorized", "That token is not right.");
