@@ -5,6 +5,7 @@
  * No CORS headers are ever added, so other origins cannot read our answers.
  */
 import { NextResponse, type NextRequest } from "next/server";
+import { bodyLimitFor } from "@/lib/input-limits";
 import { checkRequest, guardConfigFromEnv, TOKEN_COOKIE } from "@/lib/security/request-guard";
 
 export function proxy(request: NextRequest) {
@@ -20,7 +21,19 @@ export function proxy(request: NextRequest) {
     },
     guardConfigFromEnv(),
   );
-  if (verdict.ok) return NextResponse.next();
+  if (verdict.ok) {
+    // A declared length over the route's limit is refused without the body being parsed. The
+    // server's body guard (lib/server/body-guard.ts) normally answers this before Next reads
+    // anything; this check covers servers without it (`next dev`).
+    const limit = bodyLimitFor(request.method, request.nextUrl.pathname);
+    if (limit !== null && Number(request.headers.get("content-length") ?? "0") > limit) {
+      return NextResponse.json(
+        { error: { code: "payload_too_large", message: `The request body is larger than ${limit} bytes.` } },
+        { status: 413, headers: { connection: "close" } },
+      );
+    }
+    return NextResponse.next();
+  }
   if (verdict.redirectToSignIn) {
     const url = request.nextUrl.clone();
     url.pathname = "/signin";

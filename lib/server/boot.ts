@@ -6,6 +6,12 @@ import "server-only";
  */
 import { resumeAll } from "@/lib/runtime";
 import { getApp } from "./app";
+import { installBodyGuard } from "./body-guard";
+import { startEventLoopMonitor } from "./event-loop";
+
+// First, so the resume below is measured and the first request is already guarded.
+startEventLoopMonitor();
+installBodyGuard();
 
 try {
   await getApp();
