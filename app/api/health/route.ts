@@ -1,5 +1,6 @@
 import { json, route } from "@/lib/http";
 import { getApp } from "@/lib/server/app";
+import { eventLoopReport } from "@/lib/server/event-loop";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -14,5 +15,6 @@ export const GET = route(async () => {
     pid: process.pid,
     started_at: app.startedAt,
     problems: app.store.problems(),
+    event_loop: eventLoopReport(),
   });
 });
