@@ -3,7 +3,7 @@
  * heading, exported names, package scripts, colors…) and facts its recommendations build on
  * (risky patterns, missing alt text, responsive rules). Heuristics over text only; pure.
  */
-import { clip, isRecord } from "./text";
+import { clip, isRecord, parseJson } from "./text";
 
 /** A line worth pointing at, with why it matters. */
 export interface Flag {
@@ -206,12 +206,8 @@ export function describeFile(path: string, whole: string, truncated = false): Fi
   }
 
   if (baseName(path).toLowerCase() === "package.json") {
-    let pkg: unknown;
-    try {
-      pkg = JSON.parse(content);
-    } catch {
-      pkg = undefined;
-    }
+    // the whole file: JSON cut at FILE_CHARS would not parse; parseJson checks nesting first
+    const pkg = parseJson(whole);
     if (isRecord(pkg)) {
       if (typeof pkg.name === "string") facts.packageName = pkg.name;
       const version = typeof pkg.version === "string" ? ` ${pkg.version}` : "";

@@ -176,9 +176,9 @@ export function createOfflineModel(key = "offline", opts: OfflineModelOptions = 
         await emit({ type: "content", text });
       }
       // The conversation's fingerprint is computed once per answer, not once per tool call.
-      const key = decision.toolCalls.length ? hashText(requestKey(req)) : "";
+      const fingerprint = decision.toolCalls.length ? hashText(requestKey(req)) : "";
       for (const [index, tc] of decision.toolCalls.entries()) {
-        const call: ToolCall = { id: offlineToolCallId(req, index, key), type: "function", function: { name: tc.name, arguments: "" } };
+        const call: ToolCall = { id: offlineToolCallId(req, index, fingerprint), type: "function", function: { name: tc.name, arguments: "" } };
         result.tool_calls.push(call);
         await emit({ type: "tool_call", index, id: call.id, name: call.function.name });
         for (const piece of chunkArguments(JSON.stringify(tc.args))) {

@@ -3,6 +3,7 @@
  * CJK characters/bigrams), the "aspects" a goal can name, hashing, and splitting output into
  * stream-sized pieces. Pure and deterministic: no I/O, no clock, no randomness.
  */
+import { parseJsonWithin } from "@/lib/input-limits";
 
 /**
  * The sentence the offline leader appends to the first sub-agent's task when the goal is
@@ -297,11 +298,9 @@ export function chunkArguments(text: string, size = 24): string[] {
 /** Parses JSON text, or returns undefined. */
 export function parseJson(text: string | null | undefined): unknown {
   if (typeof text !== "string") return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
+  // JSON from the conversation (another model's arguments, tool results): nesting is checked first
+  const result = parseJsonWithin(text, Number.POSITIVE_INFINITY);
+  return result.ok ? result.value : undefined;
 }
 
 /** True for a plain object. */
