@@ -8,9 +8,11 @@
  * is one piece. A 1,000,000-character run kept the server busy for minutes. So text never reaches
  * the tokenizer whole: it is cut into chunks of at most about {@link MAX_CHUNK_CHARS} characters,
  * before whitespace (where the tokenizer splits anyway, so counts stay exact for prose and code),
- * and any run longer than {@link MAX_RUN_CHARS} characters is cut into parts. Texts longer than
- * {@link EXACT_COUNT_LIMIT} characters are estimated from evenly spaced samples. Every call does
- * work linear in its input with a small constant, whatever the input.
+ * and any run longer than {@link MAX_RUN_CHARS} characters is cut into parts. And no call
+ * tokenizes much more than {@link COUNT_TOKEN_BUDGET} tokens (a few milliseconds even for text
+ * that misses every cache, like random CJK): longer texts are estimated from evenly spaced
+ * samples, scaled to the whole length. Ordinary text up to {@link EXACT_COUNT_LIMIT} characters
+ * is counted exactly.
  */
 import { countTokens as countRaw, decode, encode } from "gpt-tokenizer";
 import type { ChatMessage } from "@/lib/models/types";
@@ -30,9 +32,13 @@ export const TOOL_CALL_OVERHEAD = 8;
 export const MAX_RUN_CHARS = 64;
 /** Chunks given to the tokenizer end before whitespace once they are this long. */
 export const MAX_CHUNK_CHARS = 2048;
-/** Longer texts are counted from samples ({@link SAMPLE_COUNT} windows totalling this many characters). */
+/** Texts up to this many characters are counted whole (unless they exceed the token budget); longer ones from {@link SAMPLE_COUNT} windows totalling this many characters. */
 export const EXACT_COUNT_LIMIT = 8_000;
-const SAMPLE_COUNT = 16;
+/** Tokens one count may produce before it extrapolates from what it has counted. */
+export const COUNT_TOKEN_BUDGET = 2_500;
+const SAMPLE_COUNT = 32;
+/** The windows in an order that spreads any prefix of it evenly over the text (bit-reversed 0…31). */
+const SAMPLE_ORDER = Array.from({ length: SAMPLE_COUNT }, (_, i) => parseInt(i.toString(2).padStart(5, "0").split("").reverse().join(""), 2));
 
 // Tool results can contain text like `<|endoftext|>` (a file the agent read); the library throws
 // on special tokens by default, but for us it is plain text sent as plain text.
@@ -107,27 +113,49 @@ export function* tokenizerChunks(text: string): Generator<string> {
   if (chunkStart < n) yield text.slice(chunkStart);
 }
 
-/** Exact count of the chunked text (work linear in its length). */
-function countChunked(text: string): number {
-  let n = 0;
-  for (const chunk of tokenizerChunks(text)) n += countRaw(chunk, PLAIN);
-  return n;
+/**
+ * Tokens of the chunked text and how many characters were counted: all of them, or fewer when
+ * the count reached `budget` tokens first (it stops after that chunk).
+ */
+function countChunked(text: string, budget = Number.POSITIVE_INFINITY): { tokens: number; chars: number } {
+  let tokens = 0;
+  let chars = 0;
+  for (const chunk of tokenizerChunks(text)) {
+    tokens += countRaw(chunk, PLAIN);
+    chars += chunk.length;
+    if (tokens >= budget) break;
+  }
+  return { tokens, chars };
 }
 
-/** Estimate for a long text: {@link SAMPLE_COUNT} evenly spaced windows counted exactly, scaled to the whole length. */
+/** `tokens` counted on `chars` characters, scaled to `length`. */
+function scaled(tokens: number, chars: number, length: number): number {
+  return chars >= length ? tokens : Math.max(1, Math.round((tokens * length) / Math.max(1, chars)));
+}
+
+/** Estimate for a long text: windows spread evenly over it, counted until the token budget, scaled to the whole length. */
 function estimate(text: string): number {
   const n = text.length;
   const width = Math.floor(EXACT_COUNT_LIMIT / SAMPLE_COUNT);
   const step = (n - width) / (SAMPLE_COUNT - 1);
   let tokens = 0;
   let chars = 0;
-  for (let k = 0; k < SAMPLE_COUNT; k++) {
+  for (const k of SAMPLE_ORDER) {
     const from = codePointBoundary(text, Math.round(k * step));
     const to = codePointBoundary(text, Math.min(n, from + width));
-    tokens += countChunked(text.slice(from, to));
-    chars += to - from;
+    const counted = countChunked(text.slice(from, to), COUNT_TOKEN_BUDGET - tokens);
+    tokens += counted.tokens;
+    chars += counted.chars;
+    if (tokens >= COUNT_TOKEN_BUDGET) break;
   }
-  return Math.max(1, Math.round((tokens * n) / Math.max(1, chars)));
+  return scaled(tokens, chars, n);
+}
+
+/** Count of `text` within the token budget: exact when it fits, else scaled from its counted start (short texts) or from samples (long ones). */
+function boundedCount(text: string): number {
+  if (text.length > EXACT_COUNT_LIMIT) return estimate(text);
+  const counted = countChunked(text, COUNT_TOKEN_BUDGET);
+  return scaled(counted.tokens, counted.chars, text.length);
 }
 
 function remember(text: string, n: number): void {
@@ -144,14 +172,14 @@ function remember(text: string, n: number): void {
 
 /**
  * Number of tokens in `text` (cached per string): exact for texts of up to
- * {@link EXACT_COUNT_LIMIT} characters (up to the few tokens a cut inside a very long word can
- * add), estimated from samples beyond.
+ * {@link EXACT_COUNT_LIMIT} characters and {@link COUNT_TOKEN_BUDGET} tokens (up to the few
+ * tokens a cut inside a very long word can add), estimated beyond.
  */
 export function countTokens(text: string | null | undefined): number {
   if (!text) return 0;
   const hit = cache.get(text);
   if (hit !== undefined) return hit;
-  const n = text.length > EXACT_COUNT_LIMIT ? estimate(text) : countChunked(text);
+  const n = boundedCount(text);
   remember(text, n);
   return n;
 }
@@ -190,7 +218,7 @@ function dropTrailingReplacement(text: string): string {
 export function truncateToTokens(text: string, maxTokens: number, suffix: (kept: number, total: number) => string): string | null {
   const total = countTokens(text);
   if (total <= maxTokens) return text;
-  const room = maxTokens - countChunked(suffix(total, total));
+  const room = maxTokens - countChunked(suffix(total, total)).tokens;
   if (room <= 0) return null;
   const tokens = leadingTokens(text, room);
   let keep = tokens.length;
