@@ -20,7 +20,7 @@ const Text = (max: number) => z.string().trim().min(1).max(max);
 
 /** Argument schemas of the leader's tools (role_id is checked against the catalog separately). */
 export const LEADER_TOOL_ARGS = {
-  create_sub_agent: z.object({ role_id: z.string().min(1), task: Text(20_000), critical: z.boolean().default(true) }),
+  create_sub_agent: z.object({ role_id: z.string().min(1).max(100), task: Text(20_000), critical: z.boolean().default(true) }),
   send_message_to_agent: z.object({ agent_id: AgentIdArg, content: Text(20_000) }),
   answer_question: z.object({ question_id: Text(100), answer: Text(20_000) }),
   terminate_agent: z.object({ agent_id: AgentIdArg, reason: z.string().max(2000).default("") }),
