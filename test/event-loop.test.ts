@@ -287,11 +287,12 @@ async function toolResults(id: string, roleId: string): Promise<string[]> {
 }
 
 /**
- * Serves every API route once. The first request to a route loads its code (a few hundred
- * milliseconds, once per process, whatever the request): start-up work, not input handling.
+ * Serves every API route once and runs one small offline conversation. The first request to a
+ * route loads its code, and the first model call loads the runtime and the tokenizer (a few
+ * hundred milliseconds, once per process, whatever the input): start-up work, not input handling.
  */
 async function warmUp(): Promise<void> {
-  const id = await newConversation("warm-up");
+  const id = await newConversation("warm-up", "offline");
   const bad = { nope: true };
   for (const [method, p, body] of [
     ["GET", "/api/conversations", undefined],
@@ -322,7 +323,9 @@ async function warmUp(): Promise<void> {
   ] as const) {
     await server.api(method, p, body);
   }
-  await snapshot(id);
+  await server.api("POST", `/api/conversations/${id}/messages`, { content: "Review the README" });
+  await until("the warm-up answer", async () => (await leaderMessages(id)).some((x) => x.role === "assistant"), 60_000);
+  await settled(id);
 }
 
 function expectWithinBudget(m: LoopMeasure): void {

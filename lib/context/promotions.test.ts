@@ -72,3 +72,12 @@ describe("extractPromotions on hostile text", () => {
     expect(collectPromotions(history)).toEqual([]);
   });
 });
+
+describe("extractPromotions on a million lines", () => {
+  it("looks only at the lines holding a marker word", () => {
+    const lines = "\n".repeat(1_000_000);
+    expect(extractPromotions(`${lines}CONCLUSION: at the end\r\n${lines}`)).toEqual(["at the end"]);
+    expect(extractPromotions(`a\r\nCONCLUSION: first\r\nconclusion: second CONCLUSION again\nno`)).toEqual(["first", "second CONCLUSION again"]);
+    expect(extractPromotions("CONCLUSION ".repeat(200_000))).toEqual([]);
+  });
+});

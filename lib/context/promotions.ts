@@ -22,11 +22,22 @@ const MAX_CONCLUSION_CHARS = 500;
 // line is matched in one pass: a long run of spaces or bullets cannot make it backtrack.
 const MARKER = /^\s*(?:(?:[-*•]|\d+[.)])\s+)?(?:(?:\*\*|__)\s*)?(?:CONCLUSION|结论)\s*[:：]\s*(?:(?:\*\*|__)\s*)?(.*)/i;
 
+// Where a marker can be: only the lines holding one of these words are looked at, so a text of a
+// million short lines (a file's content in a tool call) is not split into a million strings.
+const KEYWORD = /conclusion|结论/gi;
+
 /** The conclusions marked persistent in `text`, in order, without duplicates. */
 export function extractPromotions(text: string | null | undefined): string[] {
   if (!text) return [];
   const out: string[] = [];
-  for (const line of text.split(/\r?\n/)) {
+  const keyword = new RegExp(KEYWORD.source, KEYWORD.flags);
+  for (let k = keyword.exec(text); k; k = keyword.exec(text)) {
+    const start = text.lastIndexOf("\n", k.index) + 1;
+    let lineEnd = text.indexOf("\n", k.index);
+    if (lineEnd < 0) lineEnd = text.length;
+    // the next search starts on the next line: one look per line, however many words it holds
+    keyword.lastIndex = lineEnd + 1;
+    const line = text.slice(start, text[lineEnd - 1] === "\r" ? lineEnd - 1 : lineEnd);
     const m = MARKER.exec(line);
     if (!m) continue;
     // only the start of a long line can be kept, so only the start is cleaned
