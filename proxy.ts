@@ -24,7 +24,7 @@ export function proxy(request: NextRequest) {
   if (verdict.ok) {
     // A declared length over the route's limit is refused without the body being parsed. The
     // server's body guard (lib/server/body-guard.ts) normally answers this before Next reads
-    // anything; this check covers servers without it (`next dev`).
+    // anything; this check covers a request that reached Next without passing the guard.
     const limit = bodyLimitFor(request.method, request.nextUrl.pathname);
     if (limit !== null && Number(request.headers.get("content-length") ?? "0") > limit) {
       return NextResponse.json(
