@@ -27,12 +27,12 @@ import { benchStore } from "./store.mjs";
 const PARTS = ["serializer", "store", "index", "engine", ...RUNTIME_PARTS];
 const ALIASES = { runtime: RUNTIME_PARTS };
 const asked = process.argv.slice(2).flatMap((a) => a.split(",")).filter(Boolean);
-const unknown = asked.filter((p) => !PARTS.includes(p) && !(p in ALIASES));
+const unknown = asked.filter((p) => !PARTS.includes(p) && !Object.hasOwn(ALIASES, p));
 if (unknown.length) {
   console.error(`Unknown bench part(s): ${unknown.join(", ")}. Parts: ${PARTS.join(", ")} (runtime = ${RUNTIME_PARTS.join(",")}).`);
   process.exit(2);
 }
-const selected = new Set(asked.length ? asked.flatMap((p) => ALIASES[p] ?? [p]) : PARTS);
+const selected = new Set(asked.length ? asked.flatMap((p) => (Object.hasOwn(ALIASES, p) ? ALIASES[p] : [p])) : PARTS);
 const has = (p) => selected.has(p);
 
 const machine = () => ({

@@ -123,6 +123,20 @@ export type PublicModel = z.infer<typeof PublicModelSchema>;
 export const ModelListSchema = z.object({ models: z.array(PublicModelSchema), default_key: z.string() });
 export type ModelList = z.infer<typeof ModelListSchema>;
 
+/**
+ * The server's event-loop delay: the largest delay of each second for the last minute (how long
+ * the slowest piece of synchronous work kept everything else waiting), oldest first.
+ */
+export const EventLoopReportSchema = z.object({
+  resolution_ms: z.number(),
+  window_s: z.number(),
+  monitoring_since: z.string(),
+  /** The largest value in `max_ms_per_second`. */
+  max_ms: z.number(),
+  max_ms_per_second: z.array(z.object({ at: z.string(), max_ms: z.number() })),
+});
+export type EventLoopReport = z.infer<typeof EventLoopReportSchema>;
+
 /** `GET /api/health` answer without the access token (token mode): only that the server is up. */
 export const PublicHealthSchema = z.object({ status: z.literal("ok") });
 
@@ -134,6 +148,7 @@ export const HealthSchema = z.object({
   pid: z.number(),
   started_at: z.string(),
   problems: z.array(StoreProblemSchema),
+  event_loop: EventLoopReportSchema.optional(),
 });
 export type Health = z.infer<typeof HealthSchema>;
 

@@ -57,3 +57,27 @@ describe("deriveWorkNotes", () => {
     expect(deriveWorkNotes(history)).toEqual(["listed .", 'searched "TODO" in src', "read src/b.ts", "read src/a.ts", "wrote out.md"]);
   });
 });
+
+describe("extractPromotions on hostile text", () => {
+  it("reads lines of a megabyte of spaces, bullets and emphasis in one pass each", () => {
+    const spaces = " ".repeat(1_000_000);
+    expect(extractPromotions(`${spaces}x\n- ${spaces}x\n**${spaces}x\n1.${spaces}x`)).toEqual([]);
+    expect(extractPromotions(`CONCLUSION:${spaces}kept\u2028tail`)).toEqual(["kept"]);
+    expect(extractPromotions(`  - **CONCLUSION:** ${"y".repeat(1_000_000)}`)).toEqual(["y".repeat(500)]);
+  });
+
+  it("ignores tool arguments nested too deeply to parse safely", () => {
+    const deep = `{"summary":"CONCLUSION: hidden","x":${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
+    const history: Message[] = [{ role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "report_to_leader", arguments: deep } }] }];
+    expect(collectPromotions(history)).toEqual([]);
+  });
+});
+
+describe("extractPromotions on a million lines", () => {
+  it("looks only at the lines holding a marker word", () => {
+    const lines = "\n".repeat(1_000_000);
+    expect(extractPromotions(`${lines}CONCLUSION: at the end\r\n${lines}`)).toEqual(["at the end"]);
+    expect(extractPromotions(`a\r\nCONCLUSION: first\r\nconclusion: second CONCLUSION again\nno`)).toEqual(["first", "second CONCLUSION again"]);
+    expect(extractPromotions("CONCLUSION ".repeat(200_000))).toEqual([]);
+  });
+});

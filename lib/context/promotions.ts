@@ -7,6 +7,7 @@
  * (`**CONCLUSION:** …`). The rest of that line is one conclusion; it is promoted to the global
  * slice of every later call, so it survives when the message carrying it is evicted.
  */
+import { parseJsonWithin } from "@/lib/input-limits";
 import type { Message } from "@/lib/store/schemas";
 import { ownValue } from "@/lib/own";
 
@@ -17,16 +18,31 @@ export const PROMOTION_HINT =
 /** Longest conclusion kept (characters); a marker line is meant to be one sentence, not a report. */
 const MAX_CONCLUSION_CHARS = 500;
 
-const MARKER = /^\s*(?:(?:[-*•]|\d+[.)])\s+)?(?:\*\*|__)?\s*(?:CONCLUSION\s*[:：]|结论\s*[:：])\s*(?:\*\*|__)?\s*(.*)$/i;
+// No two adjacent parts can match the same characters (each optional part starts with a
+// character the part before cannot end with) and nothing after the captured rest can fail, so a
+// line is matched in one pass: a long run of spaces or bullets cannot make it backtrack.
+const MARKER = /^\s*(?:(?:[-*•]|\d+[.)])\s+)?(?:(?:\*\*|__)\s*)?(?:CONCLUSION|结论)\s*[:：]\s*(?:(?:\*\*|__)\s*)?(.*)/i;
+
+// Where a marker can be: only the lines holding one of these words are looked at, so a text of a
+// million short lines (a file's content in a tool call) is not split into a million strings.
+const KEYWORD = /conclusion|结论/gi;
 
 /** The conclusions marked persistent in `text`, in order, without duplicates. */
 export function extractPromotions(text: string | null | undefined): string[] {
   if (!text) return [];
   const out: string[] = [];
-  for (const line of text.split(/\r?\n/)) {
+  const keyword = new RegExp(KEYWORD.source, KEYWORD.flags);
+  for (let k = keyword.exec(text); k; k = keyword.exec(text)) {
+    const start = text.lastIndexOf("\n", k.index) + 1;
+    let lineEnd = text.indexOf("\n", k.index);
+    if (lineEnd < 0) lineEnd = text.length;
+    // the next search starts on the next line: one look per line, however many words it holds
+    keyword.lastIndex = lineEnd + 1;
+    const line = text.slice(start, text[lineEnd - 1] === "\r" ? lineEnd - 1 : lineEnd);
     const m = MARKER.exec(line);
     if (!m) continue;
-    const body = (m[1] ?? "").replace(/(?:\*\*|__)\s*$/, "").trim().slice(0, MAX_CONCLUSION_CHARS);
+    // only the start of a long line can be kept, so only the start is cleaned
+    const body = (m[1] ?? "").slice(0, MAX_CONCLUSION_CHARS + 8).replace(/(?:\*\*|__)\s*$/, "").trim().slice(0, MAX_CONCLUSION_CHARS);
     if (body && !out.includes(body)) out.push(body);
   }
   return out;
@@ -93,12 +109,10 @@ export function deriveWorkNotes(messages: readonly Message[]): string[] {
 }
 
 function parseArgs(text: string): Record<string, unknown> {
-  try {
-    const v: unknown = JSON.parse(text);
-    return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
+  // model-written JSON: nesting is checked before parsing (see lib/input-limits)
+  const result = parseJsonWithin(text, Number.POSITIVE_INFINITY);
+  const v = result.ok ? result.value : null;
+  return v && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 }
 
 function stringValues(text: string): string[] {

@@ -98,8 +98,11 @@ export type SliceReport = z.infer<typeof SliceReportSchema>;
 
 /** A one-line preview of at most {@link PREVIEW_CHARS} characters. */
 export function preview(text: string | null | undefined): string {
-  const flat = (text ?? "").replace(/\s+/g, " ").trim();
-  if (flat.length <= PREVIEW_CHARS) return flat;
+  const whole = text ?? "";
+  // only the start is shown: flatten a bounded slice of a huge text
+  const long = whole.length > PREVIEW_CHARS * 8;
+  const flat = (long ? whole.slice(0, PREVIEW_CHARS * 8) : whole).replace(/\s+/g, " ").trim();
+  if (flat.length <= PREVIEW_CHARS && !long) return flat;
   let cut = flat.slice(0, PREVIEW_CHARS - 1);
   // never leave half of a surrogate pair (emoji, rare CJK) at the end
   if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);

@@ -10,6 +10,7 @@
  * Only what is sent is trimmed: the saved history (messages.json) is never touched and the input
  * is never mutated. Pure: no I/O.
  */
+import { parseJsonWithin } from "@/lib/input-limits";
 import type { ChatMessage, ToolCall as ChatToolCall } from "@/lib/models/types";
 import { parseAgentMessage } from "@/lib/protocol/messages";
 import type { Message } from "@/lib/store/schemas";
@@ -449,12 +450,10 @@ function shrinkUnit(u: Unit, cap: number): void {
 
 /** Tool-call arguments with their long string values cut so the JSON is about `allowed` tokens; null when it cannot be cut. */
 function shrinkArguments(args: string, allowed: number): string | null {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(args);
-  } catch {
-    return null;
-  }
+  // model-written JSON: nesting is checked before parsing (see lib/input-limits)
+  const result = parseJsonWithin(args, Number.POSITIVE_INFINITY);
+  if (!result.ok) return null;
+  const parsed = result.value;
   if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return null;
   const entries = Object.entries(parsed as Record<string, unknown>);
   const strings = entries.filter((e): e is [string, string] => typeof e[1] === "string");

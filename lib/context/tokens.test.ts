@@ -1,5 +1,9 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { countTokens as countRaw } from "gpt-tokenizer";
 import { describe, expect, it } from "vitest";
-import { countTokens, MESSAGE_OVERHEAD, messageTokens, truncateToTokens } from "./tokens";
+import { countTokens, EXACT_COUNT_LIMIT, MAX_CHUNK_CHARS, MAX_RUN_CHARS, MESSAGE_OVERHEAD, messageTokens, tokenizerChunks, truncateToTokens } from "./tokens";
 
 describe("countTokens", () => {
   it("counts with the real o200k tokenizer", () => {
@@ -53,5 +57,83 @@ describe("truncateToTokens", () => {
 
   it("returns null when not even the note fits", () => {
     expect(truncateToTokens("a ".repeat(100), 1, note)).toBeNull();
+  });
+});
+
+describe("bounded work on any text", () => {
+  // Texts a person or a model can send; the real tokenizer alone is quadratic on several of them.
+  function randomText(length: number, from: number, span: number): string {
+    let seed = 7;
+    let out = "";
+    for (let i = 0; i < length; i++) {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      out += String.fromCodePoint(from + (seed % span));
+    }
+    return out;
+  }
+  const million = 1_000_000;
+  const pathological: Array<[string, string, [number, number]]> = [
+    // [name, text, plausible token range]
+    ["one repeated character", "x".repeat(million), [million / 16, million / 4]],
+    ["two alternating characters", "xy".repeat(million / 2), [million / 8, million]],
+    ["digits", "1234567890".repeat(million / 10), [million / 4, million / 2]],
+    ["base64", Buffer.from(randomText(750_000, 0, 256), "latin1").toString("base64"), [million / 4, million]],
+    ["a CJK run", randomText(million / 4, 0x4e00, 20_000), [million / 8, million]],
+    ["spaces", " ".repeat(million), [1, million / 16]],
+    ["newlines", "\n".repeat(million), [1, million / 4]],
+    ["emoji", "🎨".repeat(million / 4), [million / 8, million]],
+  ];
+
+  it.each(pathological)("counts %s of ~1,000,000 characters, plausibly", (_name, text, [min, max]) => {
+    const n = countTokens(text);
+    expect(n).toBeGreaterThanOrEqual(min);
+    expect(n).toBeLessThanOrEqual(max);
+  });
+
+  it.each(pathological)("cuts %s to a budget, note included", (_name, text) => {
+    const cut = truncateToTokens(text, 1500, (kept, total) => `\n[${kept}/${total}]`)!;
+    expect(cut).not.toBeNull();
+    expect(countTokens(cut)).toBeLessThanOrEqual(1500);
+    expect(text.startsWith(cut.slice(0, cut.lastIndexOf("\n[")).replace(/\uFFFD$/, ""))).toBe(true);
+  });
+
+  it("hands the tokenizer chunks without long runs that join back to the text", () => {
+    const text = `${"x".repeat(5000)} ${"word ".repeat(2000)}${"配色".repeat(3000)}${" ".repeat(500)}end`;
+    const chunks = [...tokenizerChunks(text)];
+    expect(chunks.join("")).toBe(text);
+    for (const c of chunks) {
+      expect(c.length).toBeLessThanOrEqual(MAX_CHUNK_CHARS + 2 * MAX_RUN_CHARS);
+      expect(/\S{65}|\s{65}/.test(c)).toBe(false);
+    }
+    // an emoji (two UTF-16 units) is never cut in half
+    expect([...tokenizerChunks("🎨".repeat(1000))].every((c) => !/^[\uDC00-\uDFFF]|[\uD800-\uDBFF]$/.test(c))).toBe(true);
+  });
+});
+
+describe("counts stay close to the real tokenizer", () => {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const repo = path.resolve(here, "..", "..");
+  const exact = (text: string) => countRaw(text, { disallowedSpecial: new Set<string>() });
+  const prose =
+    "The Team Leader assembles a team of sub-agents from role definitions, hands them tasks, answers their questions and reports back. ";
+  const samples: Array<[string, string]> = [
+    ["short English prose", prose.repeat(20)],
+    ["long English prose (estimated from samples)", prose.repeat(400)],
+    ["this repository's README (estimated)", readFileSync(path.join(repo, "README.md"), "utf8")],
+    ["TypeScript code (estimated)", readFileSync(path.join(repo, "lib/context/slices.ts"), "utf8")],
+    ["TypeScript code, short", readFileSync(path.join(repo, "lib/context/index.ts"), "utf8")],
+    ["Chinese text", readFileSync(path.join(repo, "lib/i18n/dictionaries/zh-cn.ts"), "utf8").slice(0, 6000)],
+    ["JSON", JSON.stringify(JSON.parse(readFileSync(path.join(repo, "package.json"), "utf8")), null, 2).repeat(10)],
+  ];
+
+  it.each(samples)("%s: within 4%% of the exact count", (_name, text) => {
+    const want = exact(text);
+    expect(Math.abs(countTokens(text) - want) / want).toBeLessThan(0.04);
+  });
+
+  it("is exact on ordinary text below the sampling size", () => {
+    const text = prose.repeat(10);
+    expect(text.length).toBeLessThan(EXACT_COUNT_LIMIT);
+    expect(countTokens(text)).toBe(exact(text));
   });
 });

@@ -2,6 +2,17 @@
  * Token counting with a real tokenizer (`gpt-tokenizer`, pure JS, encodings bundled — no network,
  * no native code). Counts use `o200k_base` (GPT-4o family); other providers' tokenizers differ by
  * a few percent, which the budgets absorb. Pure: importable anywhere.
+ *
+ * Bounded work: the tokenizer's byte-pair merge takes time quadratic in the length of one
+ * pre-token piece, and a run of one repeated character (or a long CJK run, a long base64 string)
+ * is one piece. A 1,000,000-character run kept the server busy for minutes. So text never reaches
+ * the tokenizer whole: it is cut into chunks of at most about {@link MAX_CHUNK_CHARS} characters,
+ * before whitespace (where the tokenizer splits anyway, so counts stay exact for prose and code),
+ * and any run longer than {@link MAX_RUN_CHARS} characters is cut into parts. And no call
+ * tokenizes much more than {@link COUNT_TOKEN_BUDGET} tokens (a few milliseconds even for text
+ * that misses every cache, like random CJK): longer texts are estimated from evenly spaced
+ * samples, scaled to the whole length. Ordinary text up to {@link EXACT_COUNT_LIMIT} characters
+ * is counted exactly.
  */
 import { countTokens as countRaw, decode, encode } from "gpt-tokenizer";
 import type { ChatMessage } from "@/lib/models/types";
@@ -17,29 +28,159 @@ export const MESSAGE_OVERHEAD = 4;
 /** Fixed cost of one tool call on an assistant message (id, type, JSON punctuation). */
 export const TOOL_CALL_OVERHEAD = 8;
 
+/** Longest run of non-whitespace (or of whitespace) given to the tokenizer in one piece. */
+export const MAX_RUN_CHARS = 64;
+/** Chunks given to the tokenizer end before whitespace once they are this long. */
+export const MAX_CHUNK_CHARS = 2048;
+/** Texts up to this many characters are counted whole (unless they exceed the token budget); longer ones from {@link SAMPLE_COUNT} windows totalling this many characters. */
+export const EXACT_COUNT_LIMIT = 8_000;
+/** Tokens one count may produce before it extrapolates from what it has counted. */
+export const COUNT_TOKEN_BUDGET = 2_500;
+const SAMPLE_COUNT = 32;
+/** The windows in an order that spreads any prefix of it evenly over the text (bit-reversed 0…31). */
+const SAMPLE_ORDER = Array.from({ length: SAMPLE_COUNT }, (_, i) => parseInt(i.toString(2).padStart(5, "0").split("").reverse().join(""), 2));
+
 // Tool results can contain text like `<|endoftext|>` (a file the agent read); the library throws
 // on special tokens by default, but for us it is plain text sent as plain text.
 const PLAIN = { disallowedSpecial: new Set<string>() };
 
-// Histories are re-counted on every model call; most texts are the same as last time.
+// Histories are re-counted on every model call; most texts are the same as last time. Bounded by
+// entries and by characters held, so a history of huge texts cannot pin gigabytes.
 const CACHE_LIMIT = 5000;
+const CACHE_CHARS_LIMIT = 16_000_000;
 const cache = new Map<string, number>();
+let cachedChars = 0;
 
-/** Number of tokens in `text` (cached per string). */
+/** `\s` of JavaScript regular expressions, by code unit. */
+function isSpace(c: number): boolean {
+  if (c <= 0x20) return c === 0x20 || (c >= 0x09 && c <= 0x0d);
+  if (c < 0xa0) return false;
+  return c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+}
+
+/** Letters and digits as the tokenizer groups them (non-ASCII counts as a letter: close enough for a cut). */
+function isWordChar(c: number): boolean {
+  return c >= 0x80 || (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+}
+
+/** `at`, moved back by one when it would split a surrogate pair. */
+function codePointBoundary(text: string, at: number): number {
+  const c = text.charCodeAt(at);
+  return at > 0 && at < text.length && c >= 0xdc00 && c <= 0xdfff && (text.charCodeAt(at - 1) & 0xfc00) === 0xd800 ? at - 1 : at;
+}
+
+/**
+ * Where to cut a long run that starts at `start`: before a punctuation character that follows a
+ * letter or digit (the tokenizer splits there too), else after {@link MAX_RUN_CHARS} characters.
+ */
+function runCut(text: string, start: number, ws: boolean): number {
+  const limit = start + MAX_RUN_CHARS;
+  if (!ws) {
+    for (let p = limit; p > start + MAX_RUN_CHARS / 2; p--) {
+      if (isWordChar(text.charCodeAt(p - 1)) && !isWordChar(text.charCodeAt(p))) return p;
+    }
+  }
+  return codePointBoundary(text, limit);
+}
+
+/**
+ * The pieces `text` is handed to the tokenizer in, in order; joined they are `text`. Each is at
+ * most about {@link MAX_CHUNK_CHARS} + 2 × {@link MAX_RUN_CHARS} characters and holds no run
+ * longer than {@link MAX_RUN_CHARS}. Exported for tests.
+ */
+export function* tokenizerChunks(text: string): Generator<string> {
+  const n = text.length;
+  let chunkStart = 0;
+  let i = 0;
+  while (i < n) {
+    const ws = isSpace(text.charCodeAt(i));
+    let j = i + 1;
+    while (j < n && isSpace(text.charCodeAt(j)) === ws) j++;
+    // A chunk may end before whitespace: the tokenizer starts a new piece there anyway.
+    if (ws && i - chunkStart >= MAX_CHUNK_CHARS) {
+      yield text.slice(chunkStart, i);
+      chunkStart = i;
+    }
+    // A long run is cut into parts, each ending its chunk, so no piece grows past the limit.
+    while (j - i > MAX_RUN_CHARS) {
+      const cut = runCut(text, i, ws);
+      yield text.slice(chunkStart, cut);
+      chunkStart = cut;
+      i = cut;
+    }
+    i = j;
+  }
+  if (chunkStart < n) yield text.slice(chunkStart);
+}
+
+/**
+ * Tokens of the chunked text and how many characters were counted: all of them, or fewer when
+ * the count reached `budget` tokens first (it stops after that chunk).
+ */
+function countChunked(text: string, budget = Number.POSITIVE_INFINITY): { tokens: number; chars: number } {
+  let tokens = 0;
+  let chars = 0;
+  for (const chunk of tokenizerChunks(text)) {
+    tokens += countRaw(chunk, PLAIN);
+    chars += chunk.length;
+    if (tokens >= budget) break;
+  }
+  return { tokens, chars };
+}
+
+/** `tokens` counted on `chars` characters, scaled to `length`. */
+function scaled(tokens: number, chars: number, length: number): number {
+  return chars >= length ? tokens : Math.max(1, Math.round((tokens * length) / Math.max(1, chars)));
+}
+
+/** Estimate for a long text: windows spread evenly over it, counted until the token budget, scaled to the whole length. */
+function estimate(text: string): number {
+  const n = text.length;
+  const width = Math.floor(EXACT_COUNT_LIMIT / SAMPLE_COUNT);
+  const step = (n - width) / (SAMPLE_COUNT - 1);
+  let tokens = 0;
+  let chars = 0;
+  for (const k of SAMPLE_ORDER) {
+    const from = codePointBoundary(text, Math.round(k * step));
+    const to = codePointBoundary(text, Math.min(n, from + width));
+    const counted = countChunked(text.slice(from, to), COUNT_TOKEN_BUDGET - tokens);
+    tokens += counted.tokens;
+    chars += counted.chars;
+    if (tokens >= COUNT_TOKEN_BUDGET) break;
+  }
+  return scaled(tokens, chars, n);
+}
+
+/** Count of `text` within the token budget: exact when it fits, else scaled from its counted start (short texts) or from samples (long ones). */
+function boundedCount(text: string): number {
+  if (text.length > EXACT_COUNT_LIMIT) return estimate(text);
+  const counted = countChunked(text, COUNT_TOKEN_BUDGET);
+  return scaled(counted.tokens, counted.chars, text.length);
+}
+
+function remember(text: string, n: number): void {
+  while (cache.size > 0 && (cache.size >= CACHE_LIMIT || cachedChars + text.length > CACHE_CHARS_LIMIT)) {
+    // Map keeps insertion order: drop the oldest first
+    const oldest = cache.keys().next().value as string;
+    cache.delete(oldest);
+    cachedChars -= oldest.length;
+  }
+  if (text.length > CACHE_CHARS_LIMIT) return;
+  cache.set(text, n);
+  cachedChars += text.length;
+}
+
+/**
+ * Number of tokens in `text` (cached per string): exact for texts of up to
+ * {@link EXACT_COUNT_LIMIT} characters and {@link COUNT_TOKEN_BUDGET} tokens (up to the few
+ * tokens a cut inside a very long word can add), estimated beyond.
+ */
 export function countTokens(text: string | null | undefined): number {
   if (!text) return 0;
   const hit = cache.get(text);
   if (hit !== undefined) return hit;
-  const n = countRaw(text, PLAIN);
-  if (cache.size >= CACHE_LIMIT) {
-    // Map keeps insertion order: drop the oldest tenth rather than everything at once
-    let drop = Math.ceil(CACHE_LIMIT / 10);
-    for (const key of cache.keys()) {
-      cache.delete(key);
-      if (--drop <= 0) break;
-    }
-  }
-  cache.set(text, n);
+  const n = boundedCount(text);
+  remember(text, n);
   return n;
 }
 
@@ -51,24 +192,44 @@ export function messageTokens(m: ChatMessage): number {
   return n;
 }
 
+/** The first `max` tokens of `text` (fewer when it is shorter), encoding only as much of its start as needed. */
+function leadingTokens(text: string, max: number): number[] {
+  const tokens: number[] = [];
+  for (const chunk of tokenizerChunks(text)) {
+    for (const t of encode(chunk, PLAIN)) tokens.push(t);
+    if (tokens.length >= max) break;
+  }
+  return tokens.slice(0, max);
+}
+
+/** `text` without the replacement characters a cut inside a multi-byte character leaves at its end. */
+function dropTrailingReplacement(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 0xfffd) end--;
+  return text.slice(0, end);
+}
+
 /**
  * The start of `text` cut so that it plus `suffix(kept, total)` is at most `maxTokens` tokens.
  * Returns the text unchanged when it already fits, and null when not even the suffix fits.
+ * Work is linear in the kept start plus the bounded cost of {@link countTokens}, never in the whole
+ * text. The result fits by {@link countTokens}, the measure every budget uses.
  */
 export function truncateToTokens(text: string, maxTokens: number, suffix: (kept: number, total: number) => string): string | null {
   const total = countTokens(text);
   if (total <= maxTokens) return text;
-  const room = maxTokens - countTokens(suffix(total, total));
+  const room = maxTokens - countChunked(suffix(total, total)).tokens;
   if (room <= 0) return null;
-  const tokens = encode(text, PLAIN);
-  let keep = room;
-  // Re-encoding the cut text can merge tokens differently at the seam; shrink until it fits.
+  const tokens = leadingTokens(text, room);
+  let keep = tokens.length;
+  // Re-counting the cut text can merge tokens differently at the seam; shrink until it fits.
   for (let attempt = 0; attempt < 8 && keep > 0; attempt++) {
     // a cut inside a multi-byte character decodes to U+FFFD: drop it
-    const head = decode(tokens.slice(0, keep)).replace(/\uFFFD+$/u, "");
+    const head = dropTrailingReplacement(decode(tokens.slice(0, keep)));
     const out = head + suffix(keep, total);
-    if (countTokens(out) <= maxTokens) return out;
-    keep -= Math.max(1, Math.ceil((countTokens(out) - maxTokens) * 1.5));
+    const used = countTokens(out);
+    if (used <= maxTokens) return out;
+    keep -= Math.max(1, Math.ceil((used - maxTokens) * 1.5));
   }
   return null;
 }

@@ -56,3 +56,13 @@ describe("summarizeForAudit on long texts", () => {
     expect(summarizeForAudit(`${text}!`).sha256).not.toBe(summary.sha256);
   });
 });
+
+describe("summarizeForAudit on a huge text", () => {
+  it("previews and counts a megabyte without flattening all of it", () => {
+    const text = `${" ".repeat(500_000)}${"😀".repeat(250_000)}`;
+    const s = summarizeForAudit(text);
+    expect(s.length).toBe(750_000);
+    expect(s.preview.endsWith("…")).toBe(true);
+    expect(Array.from(s.preview).length).toBeLessThanOrEqual(121);
+  });
+});

@@ -28,22 +28,24 @@ export function sha256Hex(text: string): string {
  * character or an emoji is never split; the hash is of the text as given (not the preview).
  */
 export function summarizeForAudit(text: string, n = 120): AuditSummary {
-  // The preview needs only the start: flattening a megabyte to show 120 characters is waste.
-  // Whitespace runs may shrink, so a generous head (bounded) is flattened.
-  const head = text.length > n * 8 + 1024 ? text.slice(0, n * 8 + 1024) : text;
+  // Only the start can be shown: flatten a bounded slice, not a megabyte.
+  const head = text.length > n * 8 + 16 ? text.slice(0, n * 8 + 16) : text;
   const flat = Array.from(head.replace(/\s+/g, " ").trim());
-  const preview = flat.length > n || head.length < text.length ? `${flat.slice(0, n).join("")}…` : flat.join("");
-  let length = 0;
+  const preview = flat.length > n || head !== text ? `${flat.slice(0, n).join("")}…` : flat.join("");
+  return { preview, sha256: sha256Hex(text), length: codePoints(text) };
+}
+
+/** Length in code points, counted without building an array of them. */
+function codePoints(text: string): number {
+  let n = text.length;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    // A high surrogate followed by a low one is one code point.
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const d = text.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n--;
+      i++;
     }
-    length++;
   }
-  return { preview, sha256: sha256Hex(text), length };
+  return n;
 }
 
 /** Payload keys that hold written text (by a model or a person) rather than ids or counts. */
@@ -62,7 +64,7 @@ export function summarizesPayload(type: EnvelopeType): boolean {
 export function auditPayload(type: EnvelopeType, payload: Record<string, unknown>, n = 120): Record<string, unknown> {
   if (!summarizesPayload(type)) return payload;
   const walk = (value: unknown, key: string | null): unknown => {
-    if (typeof value === "string") return (key !== null && TEXT_PAYLOAD_KEYS.has(key)) || Array.from(value).length > n ? summarizeForAudit(value, n) : value;
+    if (typeof value === "string") return (key !== null && TEXT_PAYLOAD_KEYS.has(key)) || codePoints(value) > n ? summarizeForAudit(value, n) : value;
     if (Array.isArray(value)) return value.map((v) => walk(v, key));
     if (value && typeof value === "object") {
       return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, walk(v, k)]));

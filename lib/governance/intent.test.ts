@@ -6,6 +6,7 @@ import {
   candidateNote,
   classifyIntent,
   classifyIntentWithModel,
+  INTENT_READ_CHARS,
   isAuthorized,
   roleRefusal,
   tokenize,
@@ -178,5 +179,12 @@ describe("role whitelist", () => {
     expect(allowListFromMetadata({ allowed_roles: "researcher" })).toEqual([]);
     expect(allowListFromMetadata({ allowed_roles: ["../etc"] })).toEqual([]);
     expect(authorizedRoles(all, allowListFromMetadata({ allowed_roles: 5 }))).toEqual([]);
+  });
+});
+
+describe("classifyIntent on a long message", () => {
+  it("reads only the first INTENT_READ_CHARS characters", () => {
+    expect(classifyIntent(`review this python code ${"x ".repeat(50_000)}`, registry).labels).toEqual(expect.arrayContaining(["code-review", "python"]));
+    expect(classifyIntent(`${"x ".repeat(INTENT_READ_CHARS)} review this python code`, registry).labels).toEqual([]);
   });
 });

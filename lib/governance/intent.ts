@@ -33,6 +33,9 @@ export interface IntentResult {
 const CJK = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]/;
 const CJK_RUN = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]+/g;
 
+/** Characters of a message classified: what a request asks for is said at its start, and the work stays small for a 100,000-character message. */
+export const INTENT_READ_CHARS = 8000;
+
 /** Words too common to count as a partial match of a multi-word tag ("code" alone is not "code-review"). */
 const STOP_WORDS: ReadonlySet<string> = new Set(
   "a an and or the of to for in on at by with from is are be it this that these those my our your me we you i please can could would should will do does did make get code file files data".split(" "),
@@ -221,7 +224,7 @@ export interface ClassifyOptions {
  * and a fraction for a tag only some of whose words appear.
  */
 export function classifyIntent(text: string, registry: CapabilityRegistry, options: ClassifyOptions = {}): IntentResult {
-  const { full, partial } = labelsOf(text, registry.byTag.keys());
+  const { full, partial } = labelsOf(text.slice(0, INTENT_READ_CHARS), registry.byTag.keys());
   return { labels: [...full].sort(), candidates: rank(registry, full, partial, options.limit ?? 5), source: "deterministic" };
 }
 
@@ -237,8 +240,10 @@ export interface ModelClassifyOptions extends ClassifyOptions {
 }
 
 /** The JSON object in a model answer, with or without a code fence around it. */
-function extractJson(content: string): unknown {
-  const fenced = /```(?:json)?\s*([\s\S]*?)```/i.exec(content);
+function extractJson(answer: string): unknown {
+  // A label list is short; a long answer is not one, and the fence search below must stay linear.
+  const content = answer.slice(0, 20_000);
+  const fenced = /```(?:json)?([\s\S]*?)```/i.exec(content);
   const body = (fenced?.[1] ?? content).trim();
   const start = body.indexOf("{");
   const end = body.lastIndexOf("}");

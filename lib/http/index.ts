@@ -7,9 +7,7 @@ import "server-only";
 import { NextResponse } from "next/server";
 import type { z } from "zod";
 import { AstrionError, ValidationError, zodIssues } from "@/lib/errors";
-
-/** Default cap on a request body; role files and goals are far smaller. */
-export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+import { bodyLimitFor, DEFAULT_BODY_LIMIT, parseJsonWithin } from "@/lib/input-limits";
 
 /** A JSON answer with `cache-control: no-store` (API answers describe live state). */
 export function json(data: unknown, init?: { status?: number; headers?: Record<string, string> }) {
@@ -34,12 +32,18 @@ export function errorResponse(error: unknown) {
   return json({ error: { code: "internal", message: "Something went wrong on the server; see its log." } }, { status: 500 });
 }
 
+/** The body limit of a request's route (lib/input-limits is the one table of them). */
+function routeBodyLimit(request: Request): number {
+  return bodyLimitFor(request.method, new URL(request.url).pathname) ?? DEFAULT_BODY_LIMIT;
+}
+
 /**
- * Reads a JSON body of at most `limit` bytes and parses it with `schema`.
- * 413 when larger (checked while streaming, not only from content-length), 400 when not JSON
- * or not of the schema's shape.
+ * Reads a JSON body of at most `limit` bytes (default: the route's row of `BODY_LIMITS`) and
+ * parses it with `schema`. 413 when larger (checked while streaming, not only from
+ * content-length), 400 when not JSON, nested deeper than `MAX_JSON_DEPTH`, or not of the
+ * schema's shape.
  */
-export async function readBody<S extends z.ZodType>(request: Request, schema: S, limit = DEFAULT_BODY_LIMIT): Promise<z.infer<S>> {
+export async function readBody<S extends z.ZodType>(request: Request, schema: S, limit = routeBodyLimit(request)): Promise<z.infer<S>> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > limit) throw new AstrionError("payload_too_large", `The request body is larger than ${limit} bytes.`);
   const chunks: Uint8Array[] = [];
@@ -58,13 +62,10 @@ export async function readBody<S extends z.ZodType>(request: Request, schema: S,
     }
   }
   const text = Buffer.concat(chunks).toString("utf8");
-  let data: unknown;
-  try {
-    data = text.trim() === "" ? {} : JSON.parse(text);
-  } catch (error) {
-    throw new AstrionError("bad_request", `The request body is not valid JSON: ${(error as Error).message}`);
-  }
-  return parseWith(schema, data, "The request body is not valid");
+  if (text.trim() === "") return parseWith(schema, {}, "The request body is not valid");
+  const parsed = parseJsonWithin(text, Number.POSITIVE_INFINITY);
+  if (!parsed.ok) throw new AstrionError("bad_request", `The request body is not accepted: ${parsed.message}.`);
+  return parseWith(schema, parsed.value, "The request body is not valid");
 }
 
 /** Parses `data` with `schema`, throwing a ValidationError whose details list every issue by path. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import {
+  MAX_ANSWER_CHARS,
   StreamAccumulator,
   buildRequestBody,
   displayUrl,
@@ -135,5 +136,25 @@ describe("request body", () => {
       { role: "assistant", content: "" },
       { role: "user", content: "hi", name: "alice" },
     ]);
+  });
+});
+
+describe("bounded work on what an endpoint sends", () => {
+  it("redacts a megabyte of URL-like text in one pass and still redacts what it should", () => {
+    // Each of these made the old patterns scan to the end from every position.
+    for (const hostile of ["a.".repeat(500_000), "a://".repeat(250_000), "sk-aaaaaaa".repeat(100_000), "x://x;".repeat(150_000)]) {
+      expect(redactSecrets(hostile).length).toBeGreaterThan(0);
+    }
+    const text = redactSecrets(`${"a.".repeat(100_000)} see https://user:pw@host.example/v1?key=s3cret and sk-abcdef123456`);
+    expect(text).not.toMatch(/user:pw|s3cret|sk-abcdef/);
+    expect(text).toContain("https://host.example/v1");
+  });
+
+  it("cuts an answer that grows past MAX_ANSWER_CHARS", () => {
+    const acc = new StreamAccumulator("m");
+    const piece = "x".repeat(1_000_000);
+    for (let i = 0; i < 8; i++) acc.add(chunk({ tool_calls: [{ index: 0, id: "a", function: { name: "write_file", arguments: piece } }] }), () => undefined);
+    expect(() => acc.add(chunk({ content: "one more" }), () => undefined)).toThrow();
+    expect(MAX_ANSWER_CHARS).toBe(8_000_000);
   });
 });

@@ -118,9 +118,12 @@ export function redactSecrets(text: string, secrets: ReadonlyArray<string | unde
   for (const secret of secrets) {
     if (secret && secret.length >= 4 && secret !== DUMMY_API_KEY) out = out.split(secret).join("[redacted]");
   }
+  // A scheme starts only where no scheme character precedes it, and the query part is optional,
+  // so each URL is scanned once (`\b` let every "a." of "a.a.a.…" start a scan to the end: an
+  // error body of 40,000 such characters took seconds).
   return out
-    .replace(/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi, "$1")
-    .replace(/\b([a-z][a-z0-9+.-]*:\/\/[^\s?#]*)[?#][^\s)]*/gi, "$1")
+    .replace(/(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi, "$1")
+    .replace(/(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*:\/\/[^\s?#]*)(?:[?#][^\s)]*)?/gi, "$1")
     .replace(/\b(sk|pk|key|api|tok)[-_][A-Za-z0-9_*.\-]{6,}/gi, "[redacted]").replace(/Bearer\s+\S+/gi, "Bearer [redacted]");
 }
 
@@ -147,8 +150,17 @@ type ToolCallDelta = { index: number; id?: string | null; type?: string | null; 
  * Tool calls are keyed by their stream `index`: the id and name arrive once, the arguments in
  * pieces, and several calls may be interleaved.
  */
+/**
+ * Characters of one answer (text, thinking and tool-call arguments together) taken from a model;
+ * a stream that goes past it is cut. The largest tool arguments accepted (`write_file`, see
+ * `maxArgumentChars`) fit well within it; anything longer could only be refused later, after
+ * being saved, sent to every browser and re-read for every following call.
+ */
+export const MAX_ANSWER_CHARS = 8_000_000;
+
 export class StreamAccumulator {
   private content = "";
+  private size = 0;
   private reasoning = "";
   private readonly calls = new Map<number, { id: string; name: string; arguments: string }>();
   private usage: Usage | null = null;
@@ -163,6 +175,8 @@ export class StreamAccumulator {
 
   /** Takes one chunk; `emit` receives its deltas in order. */
   add(chunk: ChatCompletionChunk, emit: (d: ChatDelta) => void): void {
+    this.size += chunkChars(chunk);
+    if (this.size > MAX_ANSWER_CHARS) throw new OversizeAnswer();
     if (typeof chunk.model === "string" && chunk.model) this.model = chunk.model;
     if (chunk.usage) this.usage = toUsage(chunk.usage);
     const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
@@ -278,6 +292,20 @@ type AbortCause = "caller" | "timeout" | "stalled";
 /** The stream ended without a finish_reason: the connection closed before the answer was complete. */
 class TruncatedStream {}
 
+/** The answer grew past {@link MAX_ANSWER_CHARS}. */
+class OversizeAnswer {}
+
+/** Characters of text a chunk adds (content, thinking, tool-call arguments). */
+function chunkChars(chunk: ChatCompletionChunk): number {
+  let n = 0;
+  for (const c of Array.isArray(chunk.choices) ? chunk.choices : []) {
+    const d = (c.delta ?? {}) as { content?: unknown; reasoning_content?: unknown; reasoning?: unknown; tool_calls?: Array<{ function?: { arguments?: unknown } }> | null };
+    for (const v of [d.content, d.reasoning_content, d.reasoning]) if (typeof v === "string") n += v.length;
+    for (const tc of d.tool_calls ?? []) if (typeof tc.function?.arguments === "string") n += tc.function.arguments.length;
+  }
+  return n;
+}
+
 class Aborted {
   constructor(readonly cause: AbortCause) {}
 }
@@ -388,6 +416,9 @@ export function createOpenAIModel(key: string, entry: ModelEntry, opts: OpenAIMo
       }
       if (status >= 500) return new ModelCallError("server", `${where} failed for model "${key}"${tries} (HTTP ${status}: ${said}).`, opts);
       return new ModelCallError("client", `${where} rejected the request for model "${key}" (HTTP ${status}: ${said}).`, opts);
+    }
+    if (error instanceof OversizeAnswer) {
+      return new ModelCallError("bad_response", `${where} (model "${key}") sent an answer longer than ${MAX_ANSWER_CHARS} characters; it was cut off.`, base);
     }
     if (error instanceof TruncatedStream) {
       return new ModelCallError(

@@ -6,7 +6,7 @@
 import { isMap, isNode, isScalar, isSeq, parseDocument, stringify, type Pair } from "yaml";
 import { ValidationError } from "@/lib/errors";
 import type { RoleFields } from "./schema";
-import { lineContent, splitLines } from "./frontmatter";
+import { frontmatterShapeProblem, lineContent, splitLines } from "./frontmatter";
 import { analyzeRoleText, EDITABLE_KEYS, type EditableKey, type RoleAnalysis, type RoleEditFields } from "./parse";
 
 /** What the role form sends: every editable field (unset ones `undefined`) and the prompt body. */
@@ -31,6 +31,8 @@ function doubleQuoted(value: string): string {
 function isPlainSafe(value: string): boolean {
   if (value === "" || value !== value.trim()) return false;
   if (/[\u0000-\u001f]/.test(value) || NEEDS_ESCAPE.test(value)) return false;
+  // Plain text the YAML parser would read as deep structure is quoted without asking the parser.
+  if (frontmatterShapeProblem(`k: ${value}\n`)) return false;
   try {
     const doc = parseDocument(`k: ${value}\n`);
     return (

@@ -98,6 +98,86 @@ export function fileLineOf(parsed: { parts: FrontmatterParts; lineCounter: LineC
 }
 
 /**
+ * Limits on frontmatter checked before it reaches the YAML parser. The parser recurses once per
+ * nesting level (a few thousand levels of `- - - …` make V8 abort the whole process while
+ * compiling a regular expression near the stack limit) and some of its checks grow with the
+ * square of the number of keys, anchors or tags. Real role frontmatter is well under a kilobyte.
+ */
+export const FRONTMATTER_LIMITS = {
+  /** Characters of frontmatter. */
+  maxChars: 8192,
+  /** Lines of frontmatter. */
+  maxLines: 200,
+  /** Columns of indentation (each nesting level of a block collection needs one more). */
+  maxIndent: 64,
+  /** `- `, `? ` or `: ` indicators at the start of one line (`- - a` nests two lists). */
+  maxLineIndicators: 4,
+  /** Such indicators in all (each block list item has one). */
+  maxIndicators: 512,
+  /** Open `[` / `{` at once. */
+  maxFlowDepth: 8,
+  /** Items of `[…]` / `{…}` in all (commas inside brackets). */
+  maxFlowItems: 256,
+  /** Anchors (`&a`), tags (`!t`) and aliases (`*a`), each. */
+  maxNodeProperties: 64,
+} as const;
+
+/**
+ * Why `yaml` (frontmatter text) is outside {@link FRONTMATTER_LIMITS}, or null when it is within.
+ * A linear scan; brackets, commas and `&`/`!`/`*` inside quoted text count too, which only
+ * matters for text far outside anything a role file holds.
+ */
+export function frontmatterShapeProblem(yaml: string): string | null {
+  const L = FRONTMATTER_LIMITS;
+  if (yaml.length > L.maxChars) return `the frontmatter is ${yaml.length} characters; at most ${L.maxChars}`;
+  const props: Record<string, number> = { "&": 0, "!": 0, "*": 0 };
+  let lines = 0;
+  let depth = 0;
+  let items = 0;
+  let lineStart = true;
+  let indent = 0;
+  let lineIndicators = 0;
+  let indicators = 0;
+  for (let i = 0; i < yaml.length; i++) {
+    const c = yaml[i]!;
+    if (c === "\n") {
+      if (++lines > L.maxLines) return `more than ${L.maxLines} lines`;
+      lineStart = true;
+      indent = 0;
+      lineIndicators = 0;
+      continue;
+    }
+    if (lineStart) {
+      if (c === " " || c === "\t") {
+        if (++indent > L.maxIndent) return `a line is indented more than ${L.maxIndent} columns`;
+        continue;
+      }
+      const next = yaml[i + 1];
+      if ((c === "-" || c === "?" || c === ":") && (next === " " || next === "\t" || next === "\n" || next === undefined)) {
+        if (++lineIndicators > L.maxLineIndicators) return `a line opens more than ${L.maxLineIndicators} nested collections`;
+        if (++indicators > L.maxIndicators) return `more than ${L.maxIndicators} list items or keys`;
+        continue;
+      }
+      lineStart = false;
+    }
+    if (c === "[" || c === "{") {
+      if (++depth > L.maxFlowDepth) return `more than ${L.maxFlowDepth} nested [ or {`;
+    } else if (c === "]" || c === "}") {
+      depth = Math.max(0, depth - 1);
+    } else if (c === ",") {
+      if (depth > 0 && ++items > L.maxFlowItems) return `more than ${L.maxFlowItems} items in [ ] or { }`;
+    } else if (c === "&" || c === "!" || c === "*") {
+      const before = i === 0 ? " " : yaml[i - 1]!;
+      const after = yaml[i + 1] ?? " ";
+      if (/[\s[{,]/.test(before) && !/\s/.test(after) && ++props[c]! > L.maxNodeProperties) {
+        return `more than ${L.maxNodeProperties} "${c}" anchors, tags or aliases`;
+      }
+    }
+  }
+  return null;
+}
+
+/**
  * Splits and parses a file's frontmatter. YAML errors come back with their first message and
  * the file line they point at; nothing throws.
  */
@@ -105,6 +185,8 @@ export function parseFrontmatter(text: string): ParseFrontmatterResult {
   const split = splitFrontmatter(text);
   if (!split.ok) return split;
   const parts = split.parts;
+  const shape = frontmatterShapeProblem(parts.yaml);
+  if (shape) return { ok: false, error: { message: `frontmatter too large or too deeply nested: ${shape}`, line: parts.firstLine } };
   const lineCounter = new LineCounter();
   let doc: Document.Parsed;
   try {

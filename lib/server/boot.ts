@@ -6,6 +6,12 @@ import "server-only";
  */
 import { closeAll, resumeAll } from "@/lib/runtime";
 import { getApp } from "./app";
+import { installBodyGuard } from "./body-guard";
+import { startEventLoopMonitor } from "./event-loop";
+
+// First, so the resume below is measured and the first request is already guarded.
+startEventLoopMonitor();
+installBodyGuard();
 
 // A clean stop (SIGTERM, Ctrl-C) checkpoints every open conversation: its seed files complete and
 // durable, its step log empty. A kill skips this; the next start replays the log instead.

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { capToolOutput } from "./cap";
-import { globMatcher, globToRegExp } from "./glob";
 
 describe("capToolOutput", () => {
   it("leaves short text alone", () => {
@@ -27,39 +26,5 @@ describe("capToolOutput", () => {
   it("refuses a nonsensical limit", () => {
     expect(() => capToolOutput("x", -1)).toThrow(RangeError);
     expect(() => capToolOutput("x", 1.5)).toThrow(RangeError);
-  });
-});
-
-describe("glob", () => {
-  it.each([
-    ["*.ts", "a.ts", true],
-    ["*.ts", "a.tsx", false],
-    ["*.ts", "src/a.ts", false],
-    ["src/*.ts", "src/a.ts", true],
-    ["src/*.ts", "src/util/a.ts", false],
-    ["src/**/*.ts", "src/a.ts", true],
-    ["src/**/*.ts", "src/util/deep/a.ts", true],
-    ["**/*.md", "README.md", true],
-    ["**/*.md", "docs/a/b.md", true],
-    ["*.{ts,tsx}", "a.tsx", true],
-    ["*.{ts,tsx}", "a.js", false],
-    ["a?.txt", "ab.txt", true],
-    ["a?.txt", "a/.txt", false],
-    ["file(1).txt", "file(1).txt", true],
-    ["a.b", "axb", false],
-    ["docs/**", "docs/x/y", true],
-  ])("%s matches %s: %s", (glob, p, expected) => {
-    expect(globToRegExp(glob).test(p)).toBe(expected);
-  });
-
-  it("matches bare patterns against the file name anywhere", () => {
-    expect(globMatcher("*.ts")("src/util/a.ts")).toBe(true);
-    expect(globMatcher("src/*.ts")("src/util/a.ts")).toBe(false);
-  });
-
-  it("refuses unbalanced braces and empty globs", () => {
-    expect(() => globToRegExp("{a,b")).toThrow();
-    expect(() => globToRegExp("a}")).toThrow();
-    expect(() => globToRegExp("")).toThrow();
   });
 });

@@ -7,7 +7,7 @@
 import "server-only";
 
 export { capToolOutput, truncationMarker } from "./cap";
-export { globMatcher, globToRegExp } from "./glob";
+export { GLOB_LIMITS, globMatcher } from "./glob";
 export {
   checkRequestedPath,
   isInsideRoot,

@@ -216,3 +216,13 @@ describe("isInsideRoot", () => {
     expect(isInsideRoot(root, candidate)).toBe(inside);
   });
 });
+
+describe("names longer than any file system allows", () => {
+  it("are a clear 400 instead of a file-system error", async () => {
+    const root = await fs.mkdtemp(path.join(os.tmpdir(), "astrion-names-"));
+    for (const name of ["p".repeat(256), "配".repeat(86), `ok/${"q".repeat(4000)}`]) {
+      await expect(resolveInProject(root, name)).rejects.toMatchObject({ code: "validation_failed", status: 400 });
+    }
+    expect(await resolveInProject(root, "p".repeat(255))).toBe(path.join(await fs.realpath(root), "p".repeat(255)));
+  });
+});

@@ -27,7 +27,7 @@
 import "server-only";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { AstrionError, NotFoundError } from "@/lib/errors";
+import { AstrionError, NotFoundError, ValidationError } from "@/lib/errors";
 import { isInsideRoot } from "./project-folder-rules";
 import { protectedAncestor, protectedFolders, protectedMatch } from "./protected";
 
@@ -81,6 +81,8 @@ export class WorkspaceError extends AstrionError {
 
 /** Longest path text accepted (Linux PATH_MAX). */
 export const MAX_PATH_LENGTH = 4096;
+/** Longest file or folder name (NAME_MAX of Linux, macOS and Windows file systems), in UTF-8 bytes. */
+export const MAX_NAME_BYTES = 255;
 
 /**
  * `%2e` `.`, `%2f` `/`, `%5c` `\`, `%00` NUL, the overlong UTF-8 forms `%c0`/`%c1`, each also
@@ -105,6 +107,11 @@ export function checkRequestedPath(requestedPath: unknown): string[] {
   if (p.startsWith("~")) throw new WorkspaceError("home_path", p);
   if (p.startsWith("/") || /^[A-Za-z]:/.test(p)) throw new WorkspaceError("absolute_path", p);
   const segments = p.split("/").filter((s) => s !== "" && s !== ".");
+  // No file system has longer names; asking it anyway fails with ENAMETOOLONG, which is not a
+  // refusal the model could act on (and used to crash the agent's loop).
+  if (segments.some((s) => Buffer.byteLength(s) > MAX_NAME_BYTES)) {
+    throw new ValidationError(`A file or folder name in ${JSON.stringify(p.slice(0, 80))}… is longer than ${MAX_NAME_BYTES} bytes.`);
+  }
   // NFKC catches fullwidth dots (．．), which some layers normalize to "..".
   if (segments.some((s) => s === ".." || s.normalize("NFKC") === "..")) throw new WorkspaceError("parent_segment", p);
   return segments;

@@ -28,6 +28,8 @@ export const WORKSPACE_LIMITS = {
   searchMaxMatches: 100,
   searchMaxFileBytes: 1_000_000,
   searchMaxFiles: 5_000,
+  /** Files and folders a search looks at, matching its glob or not: a glob that matches nothing must not walk a huge tree. */
+  searchMaxEntries: 50_000,
   searchLineChars: 300,
   writeMaxBytes: 1_000_000,
 } as const;
@@ -246,7 +248,7 @@ export interface SearchMatch {
 /** What {@link searchFiles} returns. */
 export interface SearchResult {
   matches: SearchMatch[];
-  /** True when `maxMatches` or `maxFiles` stopped the search early. */
+  /** True when `maxMatches`, `maxFiles` or {@link WORKSPACE_LIMITS.searchMaxEntries} stopped the search early. */
   truncated: boolean;
   filesScanned: number;
 }
@@ -278,6 +280,7 @@ export async function searchFiles(projectRoot: string, query: string, options: S
   if (!start.exists) throw notFound(options.path ?? ".", "Folder");
   const matches: SearchMatch[] = [];
   let filesScanned = 0;
+  let entriesSeen = 0;
 
   const startStat = await fs.stat(start.absolute);
   const roots = protectedFolders();
@@ -292,6 +295,7 @@ export async function searchFiles(projectRoot: string, query: string, options: S
     }
     dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const d of dirents) {
+      if (++entriesSeen > WORKSPACE_LIMITS.searchMaxEntries) return;
       const full = path.join(dir, d.name);
       if (d.isDirectory()) {
         if (!SKIPPED_DIRS.has(d.name) && !(await isProtectedEntry(full, d, roots))) yield* walk(full);
@@ -330,7 +334,7 @@ export async function searchFiles(projectRoot: string, query: string, options: S
       matches.push({ path: rel, line: i + 1, text: excerpt(line, at, WORKSPACE_LIMITS.searchLineChars) });
     }
   }
-  return { matches, truncated: false, filesScanned };
+  return { matches, truncated: entriesSeen > WORKSPACE_LIMITS.searchMaxEntries, filesScanned };
 }
 
 /** Options of {@link writeFile}. */

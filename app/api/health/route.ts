@@ -3,6 +3,7 @@ import { json, route } from "@/lib/http";
 import { getApp } from "@/lib/server/app";
 import { collectProblems } from "@/lib/server/problems";
 import { guardConfigFromEnv, hasValidToken, TOKEN_COOKIE } from "@/lib/security";
+import { eventLoopReport } from "@/lib/server/event-loop";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -25,6 +26,7 @@ export const GET = route(async (request) => {
     pid: process.pid,
     started_at: app.startedAt,
     problems: await collectProblems(app),
+    event_loop: eventLoopReport(),
   });
 });
 

@@ -3,7 +3,7 @@
  * heading, exported names, package scripts, colors…) and facts its recommendations build on
  * (risky patterns, missing alt text, responsive rules). Heuristics over text only; pure.
  */
-import { clip, isRecord } from "./text";
+import { clip, isRecord, parseJson } from "./text";
 
 /** A line worth pointing at, with why it matters. */
 export interface Flag {
@@ -93,8 +93,16 @@ const RISK_PATTERNS: Array<{ re: RegExp; why: string }> = [
 
 const TODO_RE = /\b(TODO|FIXME|XXX|HACK)\b[:\s]*(.*)$/;
 
+/**
+ * Characters of one line the line patterns look at, and of a file the whole-file patterns look
+ * at. The patterns are heuristics with backtracking; bounded input keeps each one cheap on any
+ * file (a minified bundle, or a file a model wrote to stall the server).
+ */
+const LINE_CHARS = 200;
+const FILE_CHARS = 16_000;
+
 function scanLines(path: string, content: string, facts: FileFacts): void {
-  const lines = content.split("\n");
+  const lines = content.split("\n").map((l) => l.slice(0, LINE_CHARS));
   lines.forEach((line, i) => {
     if (facts.risks.length < 6) {
       let why = RISK_PATTERNS.find((p) => p.re.test(line))?.why;
@@ -124,8 +132,8 @@ function firstMeaningfulLine(content: string): string | undefined {
 }
 
 function firstComment(content: string): string | undefined {
-  for (const raw of content.split("\n").slice(0, 15)) {
-    const m = /^\s*(?:\/\/+|\/\*\*?|\*|#(?!!)|""")\s*(.*?)\s*(?:\*\/)?$/.exec(raw);
+  for (const raw of content.split("\n", 15)) {
+    const m = /^\s*(?:\/\/+|\/\*\*?|\*|#(?!!)|""")\s*(.*?)\s*(?:\*\/)?$/.exec(raw.slice(0, LINE_CHARS));
     const text = m?.[1]?.replace(/^\*+\s*/, "").trim();
     if (text && text.length > 8 && !/^(eslint|@ts-|prettier|type:|noqa|-\*-)/.test(text)) return clip(text, 100);
   }
@@ -146,27 +154,33 @@ function exportsOf(path: string, content: string): string[] {
     for (const m of content.matchAll(/^pub\s+(?:async\s+)?(?:fn|struct|enum|trait)\s+(\w+)/gm)) add(m[1]);
   } else {
     for (const m of content.matchAll(/export\s+(?:default\s+)?(?:async\s+)?(?:function\*?|const|let|var|class|interface|type|enum)\s+([A-Za-z_$][\w$]*)/g)) add(m[1]);
-    for (const m of content.matchAll(/export\s*\{([^}]*)\}/g)) for (const n of (m[1] ?? "").split(",")) add(n.trim().split(/\s+as\s+/).pop()?.trim());
+    for (const m of content.matchAll(/export\s*\{([^}]{0,2000})\}/g)) for (const n of (m[1] ?? "").split(",")) add(n.trim().split(/\s+as\s+/).pop()?.trim());
     for (const m of content.matchAll(/(?:module\.)?exports\.(\w+)\s*=/g)) add(m[1]);
-    const cjs = /module\.exports\s*=\s*\{([^}]*)\}/.exec(content);
+    const cjs = /module\.exports\s*=\s*\{([^}]{0,2000})\}/.exec(content);
     if (cjs) for (const n of (cjs[1] ?? "").split(",")) add(n.split(":")[0]?.trim());
     if (names.length === 0) for (const m of content.matchAll(/^(?:async\s+)?function\s+([A-Za-z_$][\w$]*)/gm)) add(m[1]);
   }
   return names.filter((n) => /^[A-Za-z_$][\w$]*$/.test(n));
 }
 
+/** The opening tags `<name …>` of an HTML text (at most 500 characters each: longer ones are not tags a page would have). */
+function tagsOf(content: string, name: string): string[] {
+  return [...content.matchAll(new RegExp(`<${name}\\b[^>]{0,500}>`, "gi"))].map((m) => m[0]);
+}
+
 function colorsOf(content: string): string[] {
   const found: string[] = [];
-  for (const m of content.matchAll(/#[0-9a-fA-F]{6}\b|#[0-9a-fA-F]{3}\b|\b(?:rgb|rgba|hsl|hsla)\([^)]*\)/g)) {
+  for (const m of content.matchAll(/#[0-9a-fA-F]{6}\b|#[0-9a-fA-F]{3}\b|\b(?:rgb|rgba|hsl|hsla)\([^)]{0,100}\)/g)) {
     const c = m[0].toLowerCase();
     if (!found.includes(c)) found.push(c);
   }
   return found;
 }
 
-/** Reads one file's text into facts and a finding line. */
-export function describeFile(path: string, content: string, truncated = false): FileFacts {
-  const lines = content.length === 0 ? 0 : content.split("\n").length;
+/** Reads one file's text into facts and a finding line (from its first {@link FILE_CHARS} characters). */
+export function describeFile(path: string, whole: string, truncated = false): FileFacts {
+  const lines = whole.length === 0 ? 0 : whole.split("\n").length;
+  const content = whole.slice(0, FILE_CHARS);
   const facts: FileFacts = {
     path,
     finding: "",
@@ -192,12 +206,8 @@ export function describeFile(path: string, content: string, truncated = false): 
   }
 
   if (baseName(path).toLowerCase() === "package.json") {
-    let pkg: unknown;
-    try {
-      pkg = JSON.parse(content);
-    } catch {
-      pkg = undefined;
-    }
+    // the whole file: JSON cut at FILE_CHARS would not parse; parseJson checks nesting first
+    const pkg = parseJson(whole);
     if (isRecord(pkg)) {
       if (typeof pkg.name === "string") facts.packageName = pkg.name;
       const version = typeof pkg.version === "string" ? ` ${pkg.version}` : "";
@@ -219,7 +229,10 @@ export function describeFile(path: string, content: string, truncated = false): 
   }
 
   if (kind === "readme" || kind === "doc") {
-    facts.headings = [...content.matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)].map((m) => clip(m[1] ?? "", 60));
+    facts.headings = content
+      .split("\n")
+      .filter((l) => /^#{1,6}\s+\S/.test(l))
+      .map((l) => clip(l.slice(0, LINE_CHARS).replace(/^#{1,6}\s+/, "").replace(/\s*#*\s*$/, ""), 60));
     const [title, ...sections] = facts.headings;
     if (title) parts.push(`title "${title}"`);
     const first = firstMeaningfulLine(content);
@@ -235,18 +248,18 @@ export function describeFile(path: string, content: string, truncated = false): 
     const first = firstMeaningfulLine(content);
     if (!name && first) parts.push(`starts with "${first}"`);
   } else if (kind === "markup") {
-    const title = /<title[^>]*>([^<]*)<\/title>/i.exec(content)?.[1]?.trim();
-    const h1 = /<h1[^>]*>([\s\S]*?)<\/h1>/i.exec(content)?.[1]?.replace(/<[^>]+>/g, "").trim();
+    const title = /<title[^>]{0,200}>([^<]{0,500})<\/title>/i.exec(content)?.[1]?.trim();
+    const h1 = /<h1[^>]{0,200}>([\s\S]{0,500}?)<\/h1>/i.exec(content)?.[1]?.replace(/<[^>]+>/g, "").trim();
     if (title) parts.push(`title "${clip(title, 60)}"`);
     if (h1) parts.push(`main heading "${clip(h1, 60)}"`);
-    const sheets = [...content.matchAll(/<link[^>]+href=["']([^"']+\.css)["']/gi)].map((m) => m[1] ?? "");
-    const scripts = [...content.matchAll(/<script[^>]+src=["']([^"']+)["']/gi)].map((m) => m[1] ?? "");
+    const sheets = tagsOf(content, "link").flatMap((t) => /\bhref\s*=\s*["']([^"'\s]{1,300}\.css)["']/i.exec(t)?.[1] ?? []);
+    const scripts = tagsOf(content, "script").flatMap((t) => /\bsrc\s*=\s*["']([^"'\s]{1,300})["']/i.exec(t)?.[1] ?? []);
     if (sheets.length) parts.push(`styles ${codeList(sheets, 3)}`);
     if (scripts.length) parts.push(`scripts ${codeList(scripts, 3)}`);
-    const imgs = [...content.matchAll(/<img\b[^>]*>/gi)].map((m) => m[0]);
+    const imgs = tagsOf(content, "img");
     facts.imagesWithoutAlt = imgs.filter((t) => !/\balt\s*=/i.test(t)).length;
     if (imgs.length) parts.push(`${imgs.length} image${imgs.length === 1 ? "" : "s"}${facts.imagesWithoutAlt ? `, ${facts.imagesWithoutAlt} without alt text` : ""}`);
-    facts.htmlLang = /<html[^>]*\blang\s*=/i.test(content);
+    facts.htmlLang = tagsOf(content, "html").some((t) => /\blang\s*=/i.test(t));
     facts.colors = colorsOf(content);
     scanLines(path, content, facts);
   } else if (kind === "style") {
@@ -254,7 +267,7 @@ export function describeFile(path: string, content: string, truncated = false): 
     facts.colors = colorsOf(content);
     facts.media = /@media\b/.test(content);
     facts.focus = /:focus/.test(content);
-    const vars = new Set([...content.matchAll(/(--[\w-]+)\s*:/g)].map((m) => m[1]));
+    const vars = new Set([...content.matchAll(/(?<![\w-])(--[\w-]{1,100})\s*:/g)].map((m) => m[1]));
     parts.push(`${rules} rule${rules === 1 ? "" : "s"}`);
     if (facts.colors.length) parts.push(`colors ${facts.colors.slice(0, 6).join(", ")}${facts.colors.length > 6 ? ` (+${facts.colors.length - 6} more)` : ""}`);
     parts.push(vars.size ? `${vars.size} CSS variable${vars.size === 1 ? "" : "s"}` : "no CSS variables");

@@ -7,7 +7,8 @@
  *
  * It never touches files: it only asks for tool calls, and the runtime feeds the results back.
  */
-import { ModelCallError, type ChatDelta, type ChatModel, type ChatRequest, type ChatResult, type ToolCall } from "../types";
+import { formatAgentMessage, parseAgentMessage } from "@/lib/protocol/messages";
+import { ModelCallError, type ChatDelta, type ChatMessage, type ChatModel, type ChatRequest, type ChatResult, type ToolCall } from "../types";
 import { textOf, toolNames, type OfflineDecision } from "./history";
 import { decideLeader } from "./leader";
 import { decideSubAgent } from "./sub-agent";
@@ -54,14 +55,36 @@ function decideChat(req: ChatRequest): OfflineDecision {
 }
 
 /**
+ * Characters of one message text the offline model reads. Its heuristics (word matching, line
+ * patterns) are meant for goals and reports, not for a 100,000-character message, and bounded
+ * input keeps every decision fast whatever a person or another model wrote.
+ */
+export const OFFLINE_READ_CHARS = 4000;
+
+/** `text` cut to {@link OFFLINE_READ_CHARS}; an inter-agent message keeps its seed header and trailer, so it still parses. */
+function readable(text: string): string {
+  if (text.length <= OFFLINE_READ_CHARS) return text;
+  const msg = parseAgentMessage(text);
+  if (msg) return formatAgentMessage(msg.kind, msg.sender, msg.id, msg.body.slice(0, OFFLINE_READ_CHARS));
+  return text.slice(0, OFFLINE_READ_CHARS);
+}
+
+/** The request as the offline model reads it: texts of person, system and assistant messages bounded (tool results are JSON the model parses; the runtime caps them). */
+function boundedRequest(req: ChatRequest): ChatRequest {
+  const messages = req.messages.map((m): ChatMessage => (m.role !== "tool" && typeof m.content === "string" && m.content.length > OFFLINE_READ_CHARS ? { ...m, content: readable(m.content) } : m));
+  return { ...req, messages };
+}
+
+/**
  * Decides the whole answer to a request, without streaming: the Team Leader's, a sub-agent's, or a
  * plain chat reply. Pure and deterministic — the same request always gives the same decision.
  */
 export function decideOffline(req: ChatRequest): OfflineDecision {
   const names = toolNames(req.tools);
-  if (names.has("create_sub_agent")) return decideLeader(req);
-  if (names.has("report_to_leader")) return decideSubAgent(req);
-  return decideChat(req);
+  const bounded = boundedRequest(req);
+  if (names.has("create_sub_agent")) return decideLeader(bounded);
+  if (names.has("report_to_leader")) return decideSubAgent(bounded);
+  return decideChat(bounded);
 }
 
 /** A stable fingerprint of the conversation so far; tool-call ids derive from it. */
@@ -73,10 +96,11 @@ function requestKey(req: ChatRequest): string {
 
 /**
  * The id of the `index`-th tool call of an answer. Deterministic; unique within a conversation
- * because the message count grows with every call (the hash alone could collide).
+ * because the message count grows with every call (the hash alone could collide). `key` is the
+ * conversation's fingerprint, when the caller has already computed it.
  */
-export function offlineToolCallId(req: ChatRequest, index: number): string {
-  return `call_off_${hashText(`${requestKey(req)}#${index}`)}_${req.messages.length}_${index}`;
+export function offlineToolCallId(req: ChatRequest, index: number, key = hashText(requestKey(req))): string {
+  return `call_off_${hashText(`${key}#${index}`)}_${req.messages.length}_${index}`;
 }
 
 function messageChars(req: ChatRequest): number {
@@ -151,8 +175,10 @@ export function createOfflineModel(key = "offline", opts: OfflineModelOptions = 
         result.content += text;
         await emit({ type: "content", text });
       }
+      // The conversation's fingerprint is computed once per answer, not once per tool call.
+      const fingerprint = decision.toolCalls.length ? hashText(requestKey(req)) : "";
       for (const [index, tc] of decision.toolCalls.entries()) {
-        const call: ToolCall = { id: offlineToolCallId(req, index), type: "function", function: { name: tc.name, arguments: "" } };
+        const call: ToolCall = { id: offlineToolCallId(req, index, fingerprint), type: "function", function: { name: tc.name, arguments: "" } };
         result.tool_calls.push(call);
         await emit({ type: "tool_call", index, id: call.id, name: call.function.name });
         for (const piece of chunkArguments(JSON.stringify(tc.args))) {

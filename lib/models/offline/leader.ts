@@ -9,7 +9,7 @@ import { pastCalls, textOf, type OfflineDecision } from "./history";
 import {
   ASK_ME_SENTENCE,
   ASPECTS,
-  aspectPosition,
+  aspectPositions,
   clip,
   englishWords,
   isAmbiguousGoal,
@@ -100,7 +100,8 @@ export interface RoleMatch {
 
 /** The aspects a goal names, in the order the goal names them. */
 export function goalAspects(goal: string): Aspect[] {
-  return ASPECTS.map((a) => ({ a, at: aspectPosition(a, goal) }))
+  const positions = aspectPositions(ASPECTS, goal);
+  return ASPECTS.map((a, i) => ({ a, at: positions[i]! }))
     .filter((x) => x.at >= 0)
     .sort((x, y) => x.at - y.at)
     .map((x) => x.a);

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { agentTools, leaderTools } from "@/lib/runtime/tools";
+import { agentTools, LEADER_TOOL_ARGS, leaderTools, parseToolArguments } from "@/lib/runtime/tools";
 import { formatAgentMessage } from "@/lib/protocol/messages";
 import { ModelCallError, type ChatDelta, type ChatRequest, type ChatResult } from "../types";
 import { createOfflineModel, DEFAULT_OFFLINE_DELAY_MS, OFFLINE_MODEL_LABEL, OFFLINE_MODEL_NAME } from "./index";
+import { describeFile } from "./files";
 import { chunkArguments, chunkText, hashText } from "./text";
 import { ROLES, agentSystem } from "./test-kit";
 
@@ -187,5 +188,29 @@ describe("offline text helpers", () => {
     expect(hashText("abc")).toBe(hashText("abc"));
     expect(hashText("abc")).not.toBe(hashText("abd"));
     expect(hashText("")).toMatch(/^[0-9a-f]{8}$/);
+  });
+});
+
+describe("the offline model on hostile input", () => {
+  const shapes: Array<[string, string]> = [
+    ["one character", "x".repeat(100_000)],
+    ["many role words", "review test ui color security docs research ".repeat(2300)],
+    ["a. a. a.", "a.".repeat(50_000)],
+    ["CJK", "配色方案设计".repeat(16_000)],
+  ];
+
+  it.each(shapes)("plans a team for a 100,000-character goal of %s with valid task arguments", async (_name, goal) => {
+    const { result } = await collect(leaderRequest(goal));
+    expect(result.tool_calls.length).toBeGreaterThan(0);
+    for (const call of result.tool_calls) {
+      const parsed = parseToolArguments(LEADER_TOOL_ARGS.create_sub_agent, call.function.arguments);
+      expect(parsed.ok).toBe(true);
+    }
+  });
+
+  it("describes a hostile file of a megabyte from its start", () => {
+    for (const content of ["<h1".repeat(350_000), "rgb(".repeat(250_000), "export{".repeat(150_000), "-".repeat(1_000_000), `// x${" ".repeat(1_000_000)}y`]) {
+      for (const path of ["index.html", "styles.css", "a.ts", "README.md"]) expect(describeFile(path, content).finding).toMatch(/\(\d+ lines?\)/);
+    }
   });
 });

@@ -175,11 +175,20 @@ export function keywordCandidates(goal: string, kind: RoleKind): string[] {
     .map((w) => w.replace(/^[-_]+|[-_]+$/g, ""))
     .filter((w) => w.length >= 3 && !STOP_WORDS.has(w) && !VAGUE_WORDS.has(w) && !GENERIC_WORDS.has(w) && !/^\d+$/.test(w));
   const out: string[] = [];
+  const added = new Set<string>();
   const add = (w: string) => {
-    if (w && !out.includes(w)) out.push(w);
+    if (w && !added.has(w)) {
+      added.add(w);
+      out.push(w);
+    }
   };
-  // Longest first: long words are usually the specific ones ("authentication" over "data").
-  [...words].sort((a, b) => b.length - a.length || words.indexOf(a) - words.indexOf(b)).forEach((w) => add(w.endsWith("s") && w.length > 4 && !w.endsWith("ss") ? w.slice(0, -1) : w));
+  // Longest first: long words are usually the specific ones ("authentication" over "data"); ties
+  // in goal order (first positions looked up once, not searched for in every comparison).
+  const firstAt = new Map<string, number>();
+  words.forEach((w, i) => {
+    if (!firstAt.has(w)) firstAt.set(w, i);
+  });
+  [...firstAt.keys()].sort((a, b) => b.length - a.length || firstAt.get(a)! - firstAt.get(b)!).forEach((w) => add(w.endsWith("s") && w.length > 4 && !w.endsWith("ss") ? w.slice(0, -1) : w));
   const cjk = CJK_KEYWORDS.filter(([zh]) => goal.includes(zh)).sort((a, b) => goal.indexOf(a[0]) - goal.indexOf(b[0]));
   for (const [, en] of cjk) add(en);
   // A long word's stem finds its relatives ("authentication" → "auth").

@@ -3,6 +3,7 @@
  * CJK characters/bigrams), the "aspects" a goal can name, hashing, and splitting output into
  * stream-sized pieces. Pure and deterministic: no I/O, no clock, no randomness.
  */
+import { parseJsonWithin } from "@/lib/input-limits";
 
 /**
  * The sentence the offline leader appends to the first sub-agent's task when the goal is
@@ -208,26 +209,30 @@ export const ASPECTS: readonly Aspect[] = [
   },
 ];
 
-/** Where in the text an aspect is first named, or -1: the team is ordered like the goal. */
-export function aspectPosition(aspect: Aspect, text: string): number {
-  const lower = text.toLowerCase();
-  let best = -1;
-  for (const term of aspect.terms) {
-    let at: number;
-    if (hasCjk(term)) at = lower.indexOf(term);
-    else {
-      at = -1;
-      const re = /[a-z0-9][a-z0-9_-]*/g;
-      for (let m = re.exec(lower); m; m = re.exec(lower)) {
-        if (stem(m[0]) === stem(term)) {
-          at = m.index;
-          break;
-        }
-      }
-    }
-    if (at >= 0 && (best < 0 || at < best)) best = at;
+/** First index of each stemmed English word of a lower-cased text: one pass over the text. */
+function wordPositions(lower: string): Map<string, number> {
+  const at = new Map<string, number>();
+  const re = /[a-z0-9][a-z0-9_-]*/g;
+  for (let m = re.exec(lower); m; m = re.exec(lower)) {
+    const s = stem(m[0]);
+    if (!at.has(s)) at.set(s, m.index);
   }
-  return best;
+  return at;
+}
+
+/** Where in the text each aspect is first named (-1: not named), in the order of `aspects`: the team is ordered like the goal. */
+export function aspectPositions(aspects: readonly Aspect[], text: string): number[] {
+  const lower = text.toLowerCase();
+  // The words are indexed once, not once per term: a long goal times many terms adds up.
+  const words = wordPositions(lower);
+  return aspects.map((aspect) => {
+    let best = -1;
+    for (const term of aspect.terms) {
+      const at = hasCjk(term) ? lower.indexOf(term) : (words.get(stem(term)) ?? -1);
+      if (at >= 0 && (best < 0 || at < best)) best = at;
+    }
+    return best;
+  });
 }
 
 /** 32-bit FNV-1a of a string as 8 hex digits: cheap, stable across runs and platforms. */
@@ -242,9 +247,12 @@ export function hashText(text: string): string {
 
 /** Shortens a one-line text to `max` characters with an ellipsis; collapses whitespace. */
 export function clip(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
+  // Only the start can show; a bounded slice keeps the work small for a huge text (a 1 MB report).
+  const limit = max * 8 + 16;
+  const cut = text.length > limit;
+  const flat = (cut ? text.slice(0, limit) : text).replace(/\s+/g, " ").trim();
   const chars = Array.from(flat);
-  return chars.length <= max ? flat : `${chars.slice(0, Math.max(1, max - 1)).join("").trimEnd()}…`;
+  return chars.length <= max && !cut ? flat : `${chars.slice(0, Math.max(1, max - 1)).join("").trimEnd()}…`;
 }
 
 /**
@@ -290,11 +298,9 @@ export function chunkArguments(text: string, size = 24): string[] {
 /** Parses JSON text, or returns undefined. */
 export function parseJson(text: string | null | undefined): unknown {
   if (typeof text !== "string") return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
+  // JSON from the conversation (another model's arguments, tool results): nesting is checked first
+  const result = parseJsonWithin(text, Number.POSITIVE_INFINITY);
+  return result.ok ? result.value : undefined;
 }
 
 /** True for a plain object. */

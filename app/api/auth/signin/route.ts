@@ -12,7 +12,7 @@ export const runtime = "nodejs";
  * 429 with Retry-After before its token is even compared.
  */
 export const POST = route(async (request) => {
-  const { token, next } = await readBody(request, SignInBodySchema, 4096);
+  const { token, next } = await readBody(request, SignInBodySchema);
   const target = safeNextPath(next);
   const expected = guardConfigFromEnv().token;
   if (!expected) return json({ signed_in: true, required: false, next: target });

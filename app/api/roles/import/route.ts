@@ -7,7 +7,7 @@ export const runtime = "nodejs";
 
 /** Imports the raw text of an `.md` role file, stored byte for byte. */
 export const POST = route(async (request) => {
-  const body = await readBody(request, ImportRoleBodySchema, 300 * 1024);
+  const body = await readBody(request, ImportRoleBodySchema);
   const app = await getApp();
   return json({ role: await app.roles.importRole(body) }, { status: 201 });
 });

@@ -21,7 +21,7 @@ export const GET = route<Params>(async (_request, params) => {
 export const POST = route<Params>(async (request, params) => {
   enforceRateLimit("entry");
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
-  const body = await readBody(request, PostMessageBodySchema, 256 * 1024);
+  const body = await readBody(request, PostMessageBodySchema);
   const run = await runFor(id);
   return json(await run.postUserMessage(body.content, body.author), { status: 202 });
 });

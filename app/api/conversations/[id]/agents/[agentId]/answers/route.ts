@@ -10,7 +10,7 @@ export const runtime = "nodejs";
 export const POST = route<{ id: string; agentId: string }>(async (request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const agentId = parseWith(AgentIdSchema, params.agentId, "Bad agent id");
-  const body = await readBody(request, AnswerBodySchema, 256 * 1024);
+  const body = await readBody(request, AnswerBodySchema);
   const run = await runFor(id);
   await run.agentDetail(agentId);
   await run.answerQuestion(body.question_id, body.answer, body.author ?? "User", agentId);

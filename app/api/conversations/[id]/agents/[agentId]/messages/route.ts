@@ -11,7 +11,7 @@ export const runtime = "nodejs";
 export const POST = route<{ id: string; agentId: string }>(async (request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const agentId = parseWith(AgentIdSchema, params.agentId, "Bad agent id");
-  const body = await readBody(request, AgentMessageBodySchema, 256 * 1024);
+  const body = await readBody(request, AgentMessageBodySchema);
   const run = await runFor(id);
   const messageId = await run.messageAgent(agentId, body.content, { name: body.author ?? "User", agentId: null, party: USER_PARTY, abbrev: "usr" });
   return json({ message_id: messageId }, { status: 202 });

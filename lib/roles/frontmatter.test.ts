@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { FRONTMATTER_LIMITS, frontmatterShapeProblem, parseFrontmatter } from "./frontmatter";
+import { parseRoleFile } from "./parse";
+
+const file = (yaml: string) => `---\nid: x\nname: X\ndescription: A role.\n${yaml}\n---\nThe prompt.\n`;
+
+describe("frontmatter limits, checked before the YAML parser runs", () => {
+  // Each of these made the parser recurse thousands of levels deep (which can abort the whole
+  // process), or spend seconds on work that grows with the square of the input.
+  it.each([
+    ["nested block lists", `${"- ".repeat(3000)}x`, /opens more than 4 nested collections/],
+    ["a block list of 1,000 items", Array.from({ length: 1000 }, () => "- x").join("\n"), /more than 200 lines/],
+    ["nested complex keys", "? ".repeat(3000), /opens more than 4 nested collections/],
+    ["nested flow lists", `k: ${"[".repeat(4000)}${"]".repeat(4000)}`, /more than 8 nested \[ or \{/],
+    ["deep indentation", Array.from({ length: 100 }, (_, i) => `${" ".repeat(i)}k${i}:`).join("\n"), /indented more than 64/],
+    ["a flow list of 1,000 items", `k: [${"1, ".repeat(1000)}1]`, /more than 256 items in \[ \]/],
+    ["hundreds of anchors", `k: [${Array.from({ length: 100 }, (_, i) => `&a${i} x`).join(", ")}]`, /more than 64 "&" anchors, tags or aliases/],
+    ["a huge frontmatter", `k: ${"x".repeat(100_000)}`, /characters; at most 8192/],
+  ])("refuses %s with a clear error", (_name, yaml, reason) => {
+    expect(frontmatterShapeProblem(`${yaml}\n`)).toMatch(reason);
+    const parsed = parseFrontmatter(file(yaml));
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.error.message).toMatch(/^frontmatter too large or too deeply nested: /);
+    const role = parseRoleFile("x.md", file(yaml));
+    expect(role.kind).toBe("error");
+  });
+
+  it("accepts what role files hold: lists of tools and tags, long descriptions, comments", () => {
+    const yaml = [
+      `description: "${"A careful reviewer, who reads R&D notes * and !important flags. ".repeat(50)}"`,
+      `tools: [${Array.from({ length: 100 }, (_, i) => `tool_${i}`).join(", ")}]`,
+      "capabilities:",
+      ...Array.from({ length: 64 }, (_, i) => `  - tag-${i}`),
+      "# a comment",
+      "extra: {nested: {deeper: [1, 2, {x: y}]}}",
+    ].join("\n");
+    expect(yaml.length).toBeLessThan(FRONTMATTER_LIMITS.maxChars);
+    expect(frontmatterShapeProblem(yaml)).toBeNull();
+    expect(parseRoleFile("x.md", `---\nid: x\nname: X\n${yaml}\n---\nbody\n`).kind).toBe("role");
+  });
+});
