@@ -108,7 +108,8 @@ function checkFiles(): void {
     ConversationMetadataSchema.parse(JSON.parse(readFileSync(path.join(dir, "metadata.json"), "utf8")));
     LeaderMessagesFileSchema.parse(JSON.parse(readFileSync(path.join(dir, "messages.json"), "utf8")));
     const agents = path.join(dir, "agents");
-    for (const agent of existsSync(agents) ? readdirSync(agents) : []) {
+    // Only agents/<agent_id> folders are the seed's; `.creating-*` stages a new agent's files.
+    for (const agent of existsSync(agents) ? readdirSync(agents).filter((n) => /^[1-9]\d*$/.test(n)) : []) {
       // An agent folder is created first and its two files right after: a kill in between leaves it empty.
       if (!existsSync(path.join(agents, agent, "metadata.json"))) continue;
       AgentMetadataSchema.parse(JSON.parse(readFileSync(path.join(agents, agent, "metadata.json"), "utf8")));
@@ -178,7 +179,7 @@ describe(`SIGKILL at random moments (${KILLS} kills)`, () => {
     const saved = new Set<string>();
     for (const id of teams) {
       const dir = path.join(home, "conversations", id);
-      const files = [path.join(dir, "messages.json"), ...readdirSync(path.join(dir, "agents")).map((a) => path.join(dir, "agents", a, "messages.json"))];
+      const files = [path.join(dir, "messages.json"), ...readdirSync(path.join(dir, "agents")).filter((a) => /^[1-9]\d*$/.test(a) && existsSync(path.join(dir, "agents", a, "messages.json"))).map((a) => path.join(dir, "agents", a, "messages.json"))];
       for (const f of files) {
         for (const m of JSON.parse(readFileSync(f, "utf8")).messages as Msg[]) {
           for (const marker of String(m.content ?? "").match(/\[r\d+\]/g) ?? []) if (m.role === "assistant") saved.add(marker);
