@@ -23,7 +23,7 @@ import "server-only";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { NotFoundError, ValidationError, zodIssues } from "@/lib/errors";
+import { NotFoundError } from "@/lib/errors";
 import { writeFileAtomicUnlocked } from "./atomic";
 import { readJsonFile } from "./files";
 import { toPythonJson } from "./json";
@@ -38,9 +38,11 @@ import {
   type AgentMetadata,
   type ConversationMetadata,
   type LeaderMessagesFile,
-  type Message,
 } from "./schemas";
 import { openStepLog, type StepLog } from "./step-log";
+import { applyDelta, checked, headOf, messagesDelta, parsed, StepRecordSchema, type StepRecord } from "./step-records";
+
+export { messagesDelta, StepRecordSchema, type StepRecord } from "./step-records";
 import { localTimestamp } from "./time";
 
 /** File name of a conversation's step log. */
@@ -48,19 +50,6 @@ export const STEP_LOG_FILE = "steps.jsonl";
 
 /** Log size past which a checkpoint writes the seed files durably and empties the log. */
 export const CHECKPOINT_BYTES = 4 * 1024 * 1024;
-
-const HeadSchema = z.record(z.string(), z.unknown());
-const MessagesDelta = { at: z.number().int().nonnegative(), add: z.array(MessageSchema), head: HeadSchema };
-
-/** One record of the step log. */
-export const StepRecordSchema = z.discriminatedUnion("k", [
-  z.object({ k: z.literal("conv"), v: ConversationMetadataSchema }),
-  z.object({ k: z.literal("leader"), ...MessagesDelta }),
-  z.object({ k: z.literal("agent"), id: z.number().int().positive(), v: AgentMetadataSchema }),
-  z.object({ k: z.literal("agent_messages"), id: z.number().int().positive(), ...MessagesDelta }),
-]);
-/** One record of the step log. */
-export type StepRecord = z.infer<typeof StepRecordSchema>;
 
 type FileKey = "meta" | "leader" | `agent:${number}` | `agent_messages:${number}`;
 
@@ -86,52 +75,6 @@ export interface LoadReport {
 export interface LiveHooks {
   /** Called after a durable change of metadata.json (the store keeps its index in step). */
   onMetadata?: (meta: ConversationMetadata) => void | Promise<void>;
-}
-
-/** The messages appended by `next` to `prev` (same objects up front), or all of them from 0. */
-export function messagesDelta(prev: readonly Message[], next: readonly Message[]): { at: number; add: Message[] } {
-  if (next.length >= prev.length) {
-    let same = true;
-    for (let i = 0; i < prev.length; i++) {
-      if (prev[i] !== next[i]) {
-        same = false;
-        break;
-      }
-    }
-    if (same) return { at: prev.length, add: next.slice(prev.length) };
-  }
-  return { at: 0, add: [...next] };
-}
-
-function headOf<T extends { messages: Message[] }>(file: T): Record<string, unknown> {
-  const head: Record<string, unknown> = { ...file };
-  delete head.messages;
-  return head;
-}
-
-function applyDelta<T extends { messages: Message[] }>(file: T, at: number, add: Message[], head: Record<string, unknown>): T {
-  if (at > file.messages.length) throw new Error(`the step log continues a messages list at ${at}, but the file holds ${file.messages.length}`);
-  // Spread over the old file first, so the keys keep their places in the written JSON.
-  const out: Record<string, unknown> = { ...file, ...head, messages: [...file.messages.slice(0, at), ...add] };
-  for (const key of Object.keys(out)) if (key !== "messages" && !Object.hasOwn(head, key)) delete out[key];
-  return out as T;
-}
-
-/**
- * Checks `value` against `schema` and returns the value itself (not zod's copy, which would
- * reorder keys and cost a deep clone).
- * @throws ValidationError naming what was refused.
- */
-function checked<S extends z.ZodType>(schema: S, value: z.output<S>, what: string): z.output<S> {
-  const result = schema.safeParse(value);
-  if (!result.success) throw new ValidationError(`Refusing to save ${what}`, zodIssues(result.error));
-  return value;
-}
-
-function parsed<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
-  const result = schema.safeParse(value);
-  if (!result.success) throw new ValidationError(`${what} does not match its schema`, zodIssues(result.error));
-  return result.data;
 }
 
 /** A conversation's files in memory, with their one durable write path. */

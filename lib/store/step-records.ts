@@ -1,0 +1,71 @@
+/**
+ * The step log's records and the pure rules for applying them (no I/O): a record carries the
+ * whole of a small file (metadata) or the messages of a messages file from a position on, so
+ * applying it to a file that already holds it changes nothing.
+ */
+import { z } from "zod";
+import { ValidationError, zodIssues } from "@/lib/errors";
+import { AgentMetadataSchema, ConversationMetadataSchema, MessageSchema, type Message } from "./schemas";
+
+const HeadSchema = z.record(z.string(), z.unknown());
+const MessagesDelta = { at: z.number().int().nonnegative(), add: z.array(MessageSchema), head: HeadSchema };
+
+/** One record of the step log. */
+export const StepRecordSchema = z.discriminatedUnion("k", [
+  z.object({ k: z.literal("conv"), v: ConversationMetadataSchema }),
+  z.object({ k: z.literal("leader"), ...MessagesDelta }),
+  z.object({ k: z.literal("agent"), id: z.number().int().positive(), v: AgentMetadataSchema }),
+  z.object({ k: z.literal("agent_messages"), id: z.number().int().positive(), ...MessagesDelta }),
+]);
+/** One record of the step log. */
+export type StepRecord = z.infer<typeof StepRecordSchema>;
+
+/** The messages appended by `next` to `prev` (same objects up front), or all of them from 0. */
+export function messagesDelta(prev: readonly Message[], next: readonly Message[]): { at: number; add: Message[] } {
+  if (next.length >= prev.length) {
+    let same = true;
+    for (let i = 0; i < prev.length; i++) {
+      if (prev[i] !== next[i]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return { at: prev.length, add: next.slice(prev.length) };
+  }
+  return { at: 0, add: [...next] };
+}
+
+/** A messages file without its messages (the fields a record carries as `head`). */
+export function headOf<T extends { messages: Message[] }>(file: T): Record<string, unknown> {
+  const head: Record<string, unknown> = { ...file };
+  delete head.messages;
+  return head;
+}
+
+/** `file` with its messages from `at` on replaced by `add` and its other fields by `head`. */
+export function applyDelta<T extends { messages: Message[] }>(file: T, at: number, add: Message[], head: Record<string, unknown>): T {
+  if (at > file.messages.length) throw new Error(`the step log continues a messages list at ${at}, but the file holds ${file.messages.length}`);
+  // Spread over the old file first, so the keys keep their places in the written JSON.
+  const out: Record<string, unknown> = { ...file, ...head, messages: [...file.messages.slice(0, at), ...add] };
+  for (const key of Object.keys(out)) if (key !== "messages" && !Object.hasOwn(head, key)) delete out[key];
+  return out as T;
+}
+
+/**
+ * Checks `value` against `schema` and returns the value itself (not zod's copy, which would
+ * reorder keys and cost a deep clone).
+ * @throws ValidationError naming what was refused.
+ */
+export function checked<S extends z.ZodType>(schema: S, value: z.output<S>, what: string): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new ValidationError(`Refusing to save ${what}`, zodIssues(result.error));
+  return value;
+}
+
+/** The value as `schema` parses it. @throws ValidationError naming what did not match. */
+export function parsed<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw new ValidationError(`${what} does not match its schema`, zodIssues(result.error));
+  return result.data;
+}
+
