@@ -19,7 +19,7 @@ import { mkdirSync, readFileSync, readdirSync, renameSync, symlinkSync, unlinkSy
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type FakeToolCall, type Script } from "./helpers/fake-openai";
-import { REPO_ROOT, startServer, tempDir, type TestServer } from "./helpers/server";
+import { REPO_ROOT, snapshotOf, startServer, tempDir, type TestServer } from "./helpers/server";
 import { until } from "./helpers/wait";
 
 type Msg = { role: string; content?: string | null; tool_calls?: Array<{ id: string; function: { name: string } }>; tool_call_id?: string };
@@ -191,23 +191,7 @@ async function records(id: string): Promise<Array<{ action: string; status: stri
 
 /** The notices of the SSE snapshot (the first event of the stream). */
 async function notices(id: string): Promise<Array<{ code: string; message: string }>> {
-  const http = await import("node:http");
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port: server.port, path: `/api/conversations/${id}/events`, headers: { host: `127.0.0.1:${server.port}` } }, (res) => {
-      let buf = "";
-      res.on("data", (c: Buffer) => {
-        buf += c.toString();
-        const at = buf.indexOf('"type":"snapshot"');
-        if (at >= 0 && buf.includes("\n\n", at)) {
-          req.destroy();
-          const line = buf.split("\n").find((l) => l.startsWith("data: ") && l.includes('"type":"snapshot"'))!;
-          resolve(JSON.parse(line.slice(6)).snapshot.notices);
-        }
-      });
-    });
-    req.on("error", (e) => ((e as NodeJS.ErrnoException).code === "ECONNRESET" ? undefined : reject(e)));
-    req.end();
-  });
+  return (await snapshotOf(server, id)).notices;
 }
 
 /** The data folder's trusted files, to prove they did not change. */

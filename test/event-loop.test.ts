@@ -12,7 +12,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { measured, type LoopMeasure } from "./helpers/event-loop";
 import { fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type FakeToolCall, type Script } from "./helpers/fake-openai";
-import { startServer, tempDir, type TestServer } from "./helpers/server";
+import { snapshotOf, startServer, tempDir, type TestServer } from "./helpers/server";
 import { until } from "./helpers/wait";
 
 /** The guarantee, as the README states it. */
@@ -231,23 +231,7 @@ async function leaderMessages(id: string): Promise<Msg[]> {
 
 /** The first event of the conversation's stream: the whole live state. */
 async function snapshot(id: string): Promise<{ leader: { busy: boolean }; agents: Array<{ metadata: { status: string } }> }> {
-  const http = await import("node:http");
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port: server.port, path: `/api/conversations/${id}/events`, headers: { host: `127.0.0.1:${server.port}` } }, (res) => {
-      let buf = "";
-      res.on("data", (c: Buffer) => {
-        buf += c.toString();
-        const end = buf.indexOf("\n\n", buf.indexOf("data: "));
-        if (buf.includes("data: ") && end > 0) {
-          req.destroy();
-          const line = buf.slice(0, end).split("\n").find((l) => l.startsWith("data: "))!;
-          resolve(JSON.parse(line.slice(6)).snapshot);
-        }
-      });
-    });
-    req.on("error", (e) => ((e as NodeJS.ErrnoException).code === "ECONNRESET" ? undefined : reject(e)));
-    req.end();
-  });
+  return snapshotOf(server, id);
 }
 
 /** Waits until the conversation's leader is idle and no agent runs (agents waiting for a person are at rest). */

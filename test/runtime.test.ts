@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeError, fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type Script } from "./helpers/fake-openai";
-import { startServer, tempDir, type TestServer } from "./helpers/server";
+import { firstEvents, startServer, tempDir, type TestServer } from "./helpers/server";
 import { until } from "./helpers/wait";
 import { isProcessAlive } from "@/lib/store/lock";
 
@@ -562,28 +562,8 @@ describe("a team at work", () => {
 });
 
 /** Reads the first events of the SSE stream (the snapshot and what follows within a moment). */
-async function readEvents(id: string): Promise<Array<Record<string, any>>> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const http = await import("node:http");
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port: server.port, path: `/api/conversations/${id}/events`, headers: { host: `127.0.0.1:${server.port}` } }, (res) => {
-      let buf = "";
-      res.on("data", (c: Buffer) => {
-        buf += c.toString();
-        if (buf.includes('"type":"snapshot"') && buf.includes("\n\n", buf.indexOf('"type":"snapshot"'))) {
-          req.destroy();
-          resolve(
-            buf
-              .split("\n\n")
-              .map((block) => block.split("\n").find((l) => l.startsWith("data: ")))
-              .filter((l): l is string => Boolean(l))
-              .map((l) => JSON.parse(l.slice(6))),
-          );
-        }
-      });
-    });
-    req.on("error", (e) => ((e as NodeJS.ErrnoException).code === "ECONNRESET" ? undefined : reject(e)));
-    req.end();
-  });
+async function readEvents(id: string) {
+  return firstEvents(server, id);
 }
 
 describe("restart", () => {

@@ -170,3 +170,36 @@ export async function runToExit(env: Record<string, string>, timeoutMs = 120_000
   clearTimeout(timer);
   return { code, output };
 }
+
+/**
+ * The first event of a conversation's SSE stream (its `snapshot`, the whole live state), plus
+ * any events that arrived with it; the stream is closed once the snapshot is in.
+ */
+export async function firstEvents(server: TestServer, id: string): Promise<Array<Record<string, any>>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: "127.0.0.1", port: server.port, path: `/api/conversations/${id}/events`, headers: { host: `127.0.0.1:${server.port}` } }, (res) => {
+      let buf = "";
+      res.on("data", (c: Buffer) => {
+        buf += c.toString();
+        const at = buf.indexOf('"type":"snapshot"');
+        if (at >= 0 && buf.includes("\n\n", at)) {
+          req.destroy();
+          resolve(
+            buf
+              .split("\n\n")
+              .map((block) => block.split("\n").find((l) => l.startsWith("data: ")))
+              .filter((l): l is string => Boolean(l))
+              .map((l) => JSON.parse(l.slice(6))),
+          );
+        }
+      });
+    });
+    req.on("error", (e) => ((e as NodeJS.ErrnoException).code === "ECONNRESET" ? undefined : reject(e)));
+    req.end();
+  });
+}
+
+/** The `snapshot` of a conversation's SSE stream. */
+export async function snapshotOf(server: TestServer, id: string): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  return (await firstEvents(server, id)).find((e) => e.type === "snapshot")?.snapshot;
+}
