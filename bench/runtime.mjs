@@ -319,7 +319,8 @@ export async function benchRuntime(parts = RUNTIME_PARTS) {
         },
       }),
     );
-    server = await startServer({ home, env: { FAKE_OPENAI_KEY: "sk-bench", ASTRION_LEADER_BATCH_MS: "0", ASTRION_MAX_CALLS_PER_TASK: "2000" } });
+    // All 30 SSE viewers come from this one address: the per-client stream cap (20 by default) is raised for them.
+    server = await startServer({ home, env: { FAKE_OPENAI_KEY: "sk-bench", ASTRION_LEADER_BATCH_MS: "0", ASTRION_MAX_CALLS_PER_TASK: "2000", ASTRION_SSE_MAX_PER_CLIENT: "100" } });
     const ctx = { port: server.port, project, home, fake, info, signal, viewers };
     const result = {};
     if (PARTS.has("overhead")) result.orchestration_overhead_per_model_call = await measureOverhead(ctx);
