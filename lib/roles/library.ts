@@ -11,6 +11,7 @@ import { withFileLock, writeFileAtomicUnlocked } from "@/lib/store/atomic";
 import { applyRoleEdit, serializeNewRole } from "./edit";
 import { isMap } from "yaml";
 import { parseFrontmatter } from "./frontmatter";
+import { FolderCache } from "./folder-cache";
 import { parseRoleFile, roleIdFromFileName } from "./parse";
 import {
   CreateRoleBodySchema,
@@ -87,12 +88,49 @@ async function roleFileNames(dir: string): Promise<string[]> {
   return entries.filter((e) => e.isFile() && ROLE_FILE.test(e.name)).map((e) => e.name);
 }
 
-/** Reads, creates, edits, imports and deletes role files in one folder. */
+/** One role file as the folder cache holds it: parsed, or the code of the error that kept it from being read. */
+type CachedRole = RoleAnyDetail | { kind: "unreadable"; code: string };
+
+/**
+ * Reads, creates, edits, imports and deletes role files in one folder. Reads are served from
+ * memory while the folder does not change (lib/roles/folder-cache.ts).
+ */
 export class RoleLibrary {
   readonly rolesDir: string;
+  readonly #files: FolderCache<CachedRole>;
 
   constructor(rolesDir: string) {
     this.rolesDir = path.resolve(rolesDir);
+    this.#files = new FolderCache(this.rolesDir, () => this.#readAll());
+  }
+
+  /** Every role file of the folder, read and parsed. */
+  async #readAll(): Promise<Map<string, CachedRole>> {
+    const names = await roleFileNames(this.rolesDir);
+    const read = await Promise.all(
+      names.map(async (name): Promise<[string, CachedRole]> => {
+        try {
+          return [name, await this.readDetail(path.join(this.rolesDir, name))];
+        } catch (error) {
+          return [name, { kind: "unreadable", code: (error as NodeJS.ErrnoException).code ?? "unknown error" }];
+        }
+      }),
+    );
+    return new Map(read);
+  }
+
+  /** Runs a write to the folder; whatever happens, the cached reads are dropped. */
+  async #writing<T>(write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } finally {
+      this.#files.invalidate();
+    }
+  }
+
+  /** Stops watching the folder (tests). */
+  close(): void {
+    this.#files.close();
   }
 
   private fileOf(id: string): string {
@@ -109,16 +147,9 @@ export class RoleLibrary {
    * error entries, and one unreadable file never hides the others.
    */
   async list(): Promise<RoleListEntry[]> {
-    const names = await roleFileNames(this.rolesDir);
-    const entries = await Promise.all(
-      names.map(async (name): Promise<RoleListEntry> => {
-        try {
-          return toListEntry(await this.readDetail(path.join(this.rolesDir, name)));
-        } catch (error) {
-          const code = (error as NodeJS.ErrnoException).code ?? "unknown error";
-          return { kind: "error", id: roleIdFromFileName(name), file: name, message: `could not read the file (${code})` };
-        }
-      }),
+    const files = await this.#files.get();
+    const entries = [...files].map(([name, role]): RoleListEntry =>
+      role.kind === "unreadable" ? { kind: "error", id: roleIdFromFileName(name), file: name, message: `could not read the file (${role.code})` } : toListEntry(role),
     );
     const sortKey = (e: RoleListEntry) => (e.kind === "role" ? e.name : e.id).toLocaleLowerCase("en");
     return entries.sort((a, b) => sortKey(a).localeCompare(sortKey(b), "en") || a.id.localeCompare(b.id, "en"));
@@ -127,6 +158,9 @@ export class RoleLibrary {
   /** One role, loaded or as an error entry with its raw text. */
   async get(id: string): Promise<RoleAnyDetail> {
     const file = this.fileOf(id);
+    const cached = (await this.#files.get()).get(path.basename(file));
+    if (cached && cached.kind !== "unreadable") return cached;
+    // Not a plain file of the folder's listing (a link, a file that vanished or did not read): read it to say why.
     try {
       return await this.readDetail(file);
     } catch (error) {
@@ -145,10 +179,12 @@ export class RoleLibrary {
     const detail = parseRoleFile(path.basename(file), text);
     if (detail.kind === "error") throw new ValidationError("Invalid role", errorDetails("fields", detail.error));
     await fs.mkdir(this.rolesDir, { recursive: true });
-    await withFileLock(file, async () => {
-      if (await exists(file)) throw new ConflictError(`A role "${fields.id}" exists already`, { id: fields.id });
-      await writeFileAtomicUnlocked(file, text);
-    });
+    await this.#writing(() =>
+      withFileLock(file, async () => {
+        if (await exists(file)) throw new ConflictError(`A role "${fields.id}" exists already`, { id: fields.id });
+        await writeFileAtomicUnlocked(file, text);
+      }),
+    );
     return detail;
   }
 
@@ -158,6 +194,10 @@ export class RoleLibrary {
    */
   async update(id: string, input: UpdateRoleBody): Promise<RoleDetail> {
     const file = this.fileOf(id);
+    return this.#writing(() => this.#update(file, id, input));
+  }
+
+  async #update(file: string, id: string, input: UpdateRoleBody): Promise<RoleDetail> {
     return withFileLock(file, async () => {
       let bytes: Buffer;
       try {
@@ -205,6 +245,10 @@ export class RoleLibrary {
   /** Deletes `<id>.md`; a NotFoundError when there is none. */
   async remove(id: string): Promise<void> {
     const file = this.fileOf(id);
+    await this.#writing(() => this.#remove(file, id));
+  }
+
+  async #remove(file: string, id: string): Promise<void> {
     await withFileLock(file, async () => {
       try {
         await fs.unlink(file);
@@ -230,12 +274,14 @@ export class RoleLibrary {
     const detail = parseRoleFile(path.basename(file), content);
     if (detail.kind === "error") throw new ValidationError("The file is not a valid role", errorDetails("content", detail.error));
     await fs.mkdir(this.rolesDir, { recursive: true });
-    await withFileLock(file, async () => {
-      if (!overwrite && (await exists(file))) {
-        throw new ConflictError(`A role "${id}" exists already; import with overwrite to replace it`, { id });
-      }
-      await writeFileAtomicUnlocked(file, content);
-    });
+    await this.#writing(() =>
+      withFileLock(file, async () => {
+        if (!overwrite && (await exists(file))) {
+          throw new ConflictError(`A role "${id}" exists already; import with overwrite to replace it`, { id });
+        }
+        await writeFileAtomicUnlocked(file, content);
+      }),
+    );
     return detail;
   }
 
@@ -249,6 +295,7 @@ export class RoleLibrary {
     if (names.length === 0) return [];
     await fs.mkdir(this.rolesDir, { recursive: true });
     const copied: string[] = [];
+    this.#files.invalidate();
     for (const name of names.sort()) {
       const bytes = await fs.readFile(path.join(repoAgentsDir, name));
       const target = path.join(this.rolesDir, name);
@@ -259,6 +306,7 @@ export class RoleLibrary {
       });
       if (wrote) copied.push(roleIdFromFileName(name));
     }
+    this.#files.invalidate();
     return copied;
   }
 }
