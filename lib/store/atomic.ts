@@ -67,11 +67,32 @@ export interface AtomicWriteOptions {
   durable?: boolean;
 }
 
+// Temp names count up from a random start (drawn once: a random draw per write cost more than the write).
+const TEMP_SPACE = 2 ** 48;
+let tempCounter = randomBytes(6).readUIntBE(0, 6);
+
+/** A fresh temp-file name for `file`, matching {@link TEMP_FILE_PATTERN}. */
+function tempNameOf(file: string): string {
+  tempCounter = (tempCounter + 1) % TEMP_SPACE;
+  return `${file}.${process.pid}.${tempCounter.toString(16).padStart(12, "0")}.tmp`;
+}
+
 /** Writes without queueing; callers that already hold the file's lock use this. */
 export async function writeFileAtomicUnlocked(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
   const durable = options.durable !== false;
   const dir = path.dirname(file);
-  const tmp = path.join(dir, `${path.basename(file)}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+  const tmp = tempNameOf(file);
+  if (!durable) {
+    // One call where nothing needs the handle; `wx` still refuses to follow anything already there.
+    try {
+      await fs.writeFile(tmp, data, { flag: "wx", mode: 0o644 });
+      await fs.rename(tmp, file);
+    } catch (error) {
+      await fs.rm(tmp, { force: true }).catch(() => undefined);
+      throw error;
+    }
+    return;
+  }
   let handle: fs.FileHandle | undefined;
   try {
     handle = await fs.open(tmp, "wx", 0o644);

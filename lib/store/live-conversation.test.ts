@@ -1,7 +1,7 @@
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ValidationError } from "@/lib/errors";
 import { ConversationStore } from "./conversation-store";
 import { toPythonJson } from "./json";
@@ -58,6 +58,7 @@ describe("a live conversation", () => {
     await live.updateLeader((f) => ({ ...f, messages: [...f.messages, msg(1)] }));
     await live.updateAgentMessages(agentId, (f) => ({ ...f, messages: [...f.messages, msg(2, "assistant")] }));
     await live.updateAgentMetadata(agentId, (m) => ({ ...m, status: "idle" }));
+    await live.flushed();
 
     expect(await fileText(path.join(convDir, "messages.json"))).toBe(toPythonJson(live.leader));
     expect(await fileText(path.join(convDir, "metadata.json"))).toBe(toPythonJson(live.metadata));
@@ -69,6 +70,38 @@ describe("a live conversation", () => {
     // Reads never go to disk: with the files gone, the conversation is still all there.
     await fs.rm(path.join(convDir, "messages.json"));
     expect(live.leader.messages).toHaveLength(1);
+    await live.close();
+  });
+
+  it("acknowledges a change once the log holds it; the seed files follow, one rewrite for a burst", async () => {
+    const { store, id, convDir } = await conversation();
+    const { live } = await LiveConversation.load(store.root, id);
+    const leaderFile = path.join(convDir, "messages.json");
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const real = fs.writeFile.bind(fs);
+    const writes: string[] = [];
+    const spy = vi.spyOn(fs, "writeFile").mockImplementation(async (file, data, options) => {
+      const name = String(file);
+      if (name.startsWith(`${leaderFile}.`)) {
+        writes.push(name);
+        // The first rewrite of messages.json hangs until released: the changes behind it must not wait.
+        if (writes.length === 1) await held;
+      }
+      return real(file as string, data as string, options as never);
+    });
+    try {
+      for (let n = 1; n <= 20; n++) await live.updateLeader((f) => ({ ...f, messages: [...f.messages, msg(n)] }), { touch: false });
+      expect(writes).toHaveLength(1);
+      release();
+      await live.flushed();
+      expect(writes).toHaveLength(2);
+      expect(await fileText(leaderFile)).toBe(toPythonJson(live.leader));
+      expect(live.leader.messages).toHaveLength(20);
+    } finally {
+      spy.mockRestore();
+      release();
+    }
     await live.close();
   });
 

@@ -6,8 +6,9 @@ import "server-only";
  * 1. A change is applied in memory, then recorded in the conversation's step log
  *    (`steps.jsonl`, an addition to the seed's layout) — one fsync per tick for every change made
  *    in it, whichever agent made it ({@link StepLog}).
- * 2. Once the record is durable, the seed files it touched are rewritten from memory, atomically
- *    (temp file + rename) but without their own fsync: the log already holds the change.
+ * 2. Once the record is durable, the change is acknowledged, and the seed files it touched are
+ *    rewritten from memory in the background, atomically (temp file + rename) but without their
+ *    own fsync: the log already holds the change. A burst of changes costs one rewrite per file.
  * 3. When the log grows past {@link CHECKPOINT_BYTES}, and when the conversation is closed, every
  *    seed file is written durably and the log is emptied (a checkpoint).
  *
@@ -88,6 +89,8 @@ export class LiveConversation {
   readonly #hooks: LiveHooks;
   readonly #dirty = new Set<FileKey>();
   #writing: Promise<void> | null = null;
+  /** The background pass started by a commit, if one runs. */
+  #background: Promise<void> | null = null;
   /** Per-file queues, so an async mutator never races another change of the same file. */
   readonly #queues = new Map<string, Promise<unknown>>();
   #checkpointing: Promise<void> | null = null;
@@ -324,8 +327,29 @@ export class LiveConversation {
     while (this.#checkpointing) await this.#checkpointing;
     for (const key of keys) this.#dirty.add(key);
     await Promise.all(records.map((r) => this.#log.append(r)));
-    await this.#writeDirty();
+    // Durable now (the log). The seed files follow in the background: passes run one at a time
+    // and a pass writes every file changed since the last one, so a burst of steps costs one
+    // rewrite per file, and no step waits for a rewrite.
+    this.#writeSoon();
     if (this.#log.size > CHECKPOINT_BYTES && !this.#checkpointing) await this.checkpoint();
+  }
+
+  /** Starts a background pass over the dirty seed files unless one is running (it loops until none is dirty). */
+  #writeSoon(): void {
+    if (this.#writing || this.#background) return;
+    this.#background = this.#writeDirty()
+      .catch((error) => {
+        // The changes are in the log: the next pass, a checkpoint or a load writes the files.
+        console.error(`[astrion] conversation ${this.id}: could not rewrite its seed files from memory (the step log holds the changes)`, error);
+      })
+      .finally(() => {
+        this.#background = null;
+      });
+  }
+
+  /** Resolves once the seed files on disk show every change made so far (readers of the files, tests). */
+  async flushed(): Promise<void> {
+    await this.#writeDirty();
   }
 
   #fileOf(key: FileKey): { file: string; text: string } {
@@ -355,6 +379,10 @@ export class LiveConversation {
       this.#writing = Promise.all(files.map((f) => writeFileAtomicUnlocked(path.resolve(f.file), f.text, { durable }))).then(() => undefined);
       try {
         await this.#writing;
+      } catch (error) {
+        // Not written: still dirty, so the next pass tries again.
+        for (const key of keys) this.#dirty.add(key);
+        throw error;
       } finally {
         this.#writing = null;
       }
@@ -386,6 +414,7 @@ export class LiveConversation {
   async detach(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    await this.#background;
     await this.#log.close().catch(() => undefined);
   }
 
