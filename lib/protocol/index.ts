@@ -11,3 +11,4 @@ export * from "./messages";
 export * from "./timeline-record";
 export { appendTimeline, readTimeline, timelineFile, TIMELINE_FILE_NAME, type TimelineFilter, type TimelineReadResult } from "./timeline";
 export { appendJsonLine, parseJsonLines, type AppendResult, type BadLine, type JsonLinesResult, type LineParse } from "./jsonl";
+export { callAnsweredAt, endsWithResultOf, needsModelCall, unansweredToolCalls } from "./tool-calls";

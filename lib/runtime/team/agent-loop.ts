@@ -1,0 +1,181 @@
+import "server-only";
+/**
+ * The sub-agents' loops: one per agent, woken through its bus topic. A pass delivers what waits
+ * in the agent's inbox, calls its model with the context window (after saving, seed §8.1), saves
+ * the answer, runs the tool calls, and goes again until the agent reports, waits for an answer,
+ * or reaches its cap of model calls.
+ */
+import { buildModelInput, collectPromotions, conversationGoal, deriveWorkNotes, PROMOTION_HINT, summarizeReport } from "@/lib/context";
+import type { ChatModel } from "@/lib/models";
+import { agentParty, endsWithResultOf, formatAgentMessage, needsModelCall, SYSTEM_PARTY, unansweredToolCalls } from "@/lib/protocol";
+import { sharedContextTools } from "@/lib/shared-context";
+import type { Message } from "@/lib/store";
+import { failpoint } from "../failpoints";
+import { modelFor } from "../models";
+import { transitionAgent } from "../state-machine";
+import { agentTools } from "../tools";
+import { runTool } from "./dispatch";
+import { resolveDangling } from "./effects";
+import { deliverReport, reportFailure } from "./mail";
+import type { TeamState } from "./state";
+import { appendMessage, appendToolResult, assistantMessage, callModel, recordUsage, saveContextReport, saveInterrupted } from "./steps";
+import { isErrorResult, LEADER_DISPLAY_NAME, messageId, type AgentMeta } from "./types";
+
+/** Delivers pending messages into the agent's conversation; returns how many. */
+async function drainInbox(s: TeamState, agentId: number): Promise<number> {
+  const meta = await s.readAgent(agentId);
+  const pending = meta.pending_messages ?? [];
+  if (!pending.length) return 0;
+  const messages: Message[] = pending.map((p) => ({
+    role: "user",
+    content: formatAgentMessage(p.message_type === "task" ? "task" : "message", p.source_display_name, p.id, p.content),
+    message_id: messageId("msg_user"),
+    metadata: { message_source: p.source_agent_id === null && p.source_display_name === LEADER_DISPLAY_NAME ? "leader" : p.source_agent_id === null ? "user" : "sub_agent", visibility: "chat", starts_work: true, trace_id: meta.trace_id },
+  }));
+  const ids = new Set(pending.map((p) => p.id));
+  await s.store.updateAgentMessages(s.convId, agentId, (f) => ({ ...f, messages: [...f.messages, ...messages] }));
+  const hasTask = pending.some((p) => p.message_type === "task");
+  const updated = await s.updateAgent(agentId, (m) => ({
+    ...m,
+    status: m.status === "running" ? m.status : transitionAgent(m.status, "assign"),
+    pending_messages: (m.pending_messages ?? []).filter((p) => !ids.has(p.id)),
+    // Work delivered to a failed agent starts it afresh.
+    failure: undefined,
+    ...(hasTask || m.reported ? { calls_this_task: 0, reported: false } : {}),
+  }));
+  for (const m of messages) s.publish({ type: "message", agent_id: agentId, message: m });
+  s.setActivity(agentId, `read ${pending.map((p) => p.id).join(", ")}`);
+  await s.publishAgent(updated);
+  await s.refreshPhase();
+  return pending.length;
+}
+
+async function capReached(s: TeamState, agentId: number, meta: AgentMeta): Promise<void> {
+  const cap = s.limits.maxCallsPerTask;
+  s.notice("warning", "cap_calls", `${meta.display_name} reached ${cap} model calls for its task and was stopped.`, agentId);
+  await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { cap }, action: "cap_calls", resource: `agent:${agentId}`, status: "capped" });
+  await deliverReport(s, agentId, meta, `I reached the limit of ${cap} model calls for this task and had to stop before finishing.`, "failed");
+  await s.agentEvent(agentId, "pause");
+}
+
+/** The sub-agents' loops of one conversation. */
+export class AgentLoops {
+  readonly #s: TeamState;
+  readonly #loops = new Map<number, Promise<void>>();
+  readonly #again = new Set<number>();
+  readonly #onCrash: (agentId: number, error: unknown) => Promise<void>;
+
+  constructor(s: TeamState, onCrash: (agentId: number, error: unknown) => Promise<void>) {
+    this.#s = s;
+    this.#onCrash = onCrash;
+  }
+
+  /** The running loops. */
+  get running(): Promise<void>[] {
+    return [...this.#loops.values()];
+  }
+
+  /** Starts an agent's loop, or asks its running one to look again. */
+  wake(agentId: number): void {
+    if (this.#loops.has(agentId)) {
+      this.#again.add(agentId);
+      return;
+    }
+    const loop = this.#run(agentId)
+      .catch((error) => this.#onCrash(agentId, error))
+      .finally(() => {
+        this.#loops.delete(agentId);
+        if (this.#again.delete(agentId)) this.wake(agentId);
+      });
+    this.#loops.set(agentId, loop);
+  }
+
+  async #run(agentId: number): Promise<void> {
+    const controller = this.#s.agentSignal(agentId);
+    while (await this.#step(agentId, controller)) {
+      // each pass saved its work; go again
+    }
+  }
+
+  /** One pass of an agent's loop; false when the loop ends. */
+  async #step(agentId: number, controller: AbortController): Promise<boolean> {
+    const s = this.#s;
+    if (s.stopController.signal.aborted || controller.signal.aborted) return false;
+    this.#again.delete(agentId);
+    let meta = await s.readAgent(agentId);
+    if (meta.status === "terminated" || meta.status === "waiting" || (meta.pending_tool_calls ?? []).length) return false;
+    const dangling = unansweredToolCalls((await s.store.readAgentMessages(s.convId, agentId)).messages);
+    if (dangling.length) {
+      await resolveDangling(s, agentId, dangling, (id, call) => runTool(s, id, call));
+      return true;
+    }
+    await drainInbox(s, agentId);
+    meta = await s.readAgent(agentId);
+    const messages = (await s.store.readAgentMessages(s.convId, agentId)).messages;
+    // A delivered report ends the task: a crash between the report and the status change must
+    // not give the agent another model call.
+    if (!needsModelCall(messages) || (meta.reported && endsWithResultOf(messages, "report_to_leader"))) {
+      if (meta.status === "running") await s.agentEvent(agentId, meta.reported ? "complete" : "pause");
+      return false;
+    }
+    if ((meta.calls_this_task ?? 0) >= s.limits.maxCallsPerTask) {
+      await capReached(s, agentId, meta);
+      return false;
+    }
+    const conv = await s.store.get(s.convId);
+    let model: ChatModel;
+    try {
+      model = await modelFor(s.app.root, meta.model_key ?? conv.model_key);
+    } catch (error) {
+      s.notice("error", "model_error", `${(error as Error).message} Configure models in models.json in the data folder.`, agentId);
+      await s.agentEvent(agentId, "pause");
+      return false;
+    }
+    // seed §8.1: saved before every model call (the messages are: every change is saved as it is made).
+    meta = await s.updateAgent(agentId, (m) => ({ ...m, calls_this_task: (m.calls_this_task ?? 0) + 1 }));
+    s.setActivity(agentId, "thinking…");
+    await s.publishAgent(meta);
+    const canWrite = (meta.permissions ?? []).includes("write");
+    const thinking = meta.thinking_mode === "thinking" ? (conv.run_mode === "deep" ? "deep" : "on") : "off";
+    const signal = AbortSignal.any([s.stopController.signal, controller.signal]);
+    const leaderMessages = (await s.store.readLeaderMessages(s.convId)).messages;
+    const input = buildModelInput({
+      kind: "agent",
+      system: PROMOTION_HINT,
+      messages,
+      facts: { project_path: conv.project_path, goal: conversationGoal(leaderMessages) ?? conv.title },
+      promoted: [...collectPromotions(leaderMessages), ...collectPromotions(messages)],
+      privateNotes: deriveWorkNotes(messages),
+      budgets: s.limits.budgets,
+    });
+    const outcome = await callModel(s, model, agentId, input.messages, [...agentTools(canWrite), ...sharedContextTools()], thinking, signal);
+    const traceId = meta.trace_id ?? (await s.traceOrNew()).trace_id;
+    if (!outcome.ok) {
+      await saveInterrupted(s, agentId, outcome.error, traceId, model.key);
+      const now = await s.readAgent(agentId);
+      // A model that keeps failing (no fallback left) must not leave the leader waiting: the agent
+      // reports the failure, so the leader can report partial results (seed 003 §6.1).
+      if (outcome.error.reason !== "aborted" && now.status === "running") await reportFailure(s, agentId, now, `I could not finish: my model (${model.key}) failed — ${outcome.error.message}`);
+      if (now.status === "running") await s.agentEvent(agentId, "pause");
+      return false;
+    }
+    const message = assistantMessage(outcome.result, traceId, { message_source: "sub_agent", agent_id: agentId, context: summarizeReport(input.report) });
+    await saveContextReport(s, message, agentId, input.report);
+    await appendMessage(s, agentId, message);
+    await recordUsage(s, agentId, model.key, outcome.result);
+    s.publish({ type: "message", agent_id: agentId, message });
+    failpoint("agent.step", `${outcome.result.content ?? ""}${JSON.stringify(outcome.result.tool_calls)}`);
+    let ended = false;
+    for (const call of outcome.result.tool_calls) {
+      if (signal.aborted) break;
+      const result = await runTool(s, agentId, call);
+      if (result === null) continue; // ask_master: the answer arrives later as the tool result
+      await appendToolResult(s, agentId, call, result);
+      if (call.function.name === "report_to_leader" && !isErrorResult(result)) ended = true;
+    }
+    if (!ended) return true;
+    const now = await s.readAgent(agentId);
+    if (now.status === "running" && !(now.pending_tool_calls ?? []).length) await s.agentEvent(agentId, "complete");
+    return (now.pending_messages ?? []).length > 0;
+  }
+}

@@ -1,0 +1,138 @@
+import "server-only";
+/**
+ * A sub-agent's tools: the project folder (list, read, search, write), messages (to a teammate,
+ * a report or a question to the leader) and the shared context. Every call is checked against the
+ * agent's scoped token (least privilege, seed 003 §6.3) before it runs; the token is also the one
+ * source of the folder the workspace tools work in. Every data access is audited.
+ */
+import { AstrionError } from "@/lib/errors";
+import { checkToolCall } from "@/lib/governance";
+import type { ToolCall } from "@/lib/models";
+import { hasOwnKey } from "@/lib/own";
+import { agentParty, formatAgentMessage, LEADER_PARTY, roleAbbreviation, SYSTEM_PARTY } from "@/lib/protocol";
+import { executeSharedContextTool, isSharedContextTool, SHARED_CONTEXT_READ_ONLY_TOOLS } from "@/lib/shared-context";
+import { epochSeconds, type Message } from "@/lib/store";
+import { listFiles, readFile, searchFiles, writeFile } from "@/lib/workspace";
+import { AGENT_TOOL_ARGS, parseToolArguments } from "../tools";
+import { once } from "./effects";
+import { deliverReport, messageAgent, toLeaderInbox } from "./mail";
+import type { TeamState } from "./state";
+import { errorResult, messageId, summarize, type AgentMeta } from "./types";
+
+/** Runs one of a sub-agent's tools; null for `ask_master` (the answer comes later). Errors other than refusals are thrown to the dispatcher. */
+export async function dispatchAgentTool(s: TeamState, agentId: number, call: ToolCall): Promise<string | null> {
+  const name = call.function.name;
+  if (name === "create_sub_agent") {
+    await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { tool: name }, action: "create_sub_agent", resource: `agent:${agentId}`, status: "refused" });
+    s.notice("warning", "cap_spawn", `Agent ${agentId} tried to create a sub-agent; only the Team Leader can.`, agentId);
+    return errorResult("sub-agents cannot create sub-agents; ask the Team Leader with ask_master if you need help");
+  }
+  const shared = isSharedContextTool(name);
+  if (!shared && !hasOwnKey(AGENT_TOOL_ARGS, name)) return errorResult(`unknown tool ${name}`);
+  // Shared-context tools validate their own arguments; the permission check only needs the name.
+  const parsed = shared ? ({ ok: true, args: {} } as const) : parseToolArguments(AGENT_TOOL_ARGS[name as keyof typeof AGENT_TOOL_ARGS], call.function.arguments);
+  if (!parsed.ok) return errorResult(parsed.error);
+  const args = parsed.args as Record<string, unknown>;
+  const meta = await s.readAgent(agentId);
+  // No tool runs while the project folder is refused or metadata.json names another folder.
+  const project = await s.projectGate();
+  if (!project.ok) return s.projectRefused(project, agentParty(agentId), name);
+  const conv = await s.store.get(s.convId);
+  const token = meta.status === "terminated" || conv.status === "archived" ? undefined : s.tokenOf(agentId);
+  const check = checkToolCall(token, { conversation_id: s.convId, agent_id: agentId, tool: name, args });
+  if (!check.ok || !token) {
+    const refusal = check.ok ? { code: "no_token", reason: "permission denied: this agent holds no access token" } : check;
+    await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { tool: name, code: refusal.code, reason: refusal.reason, scope: check.ok ? null : (check.scope ?? null) }, action: name, resource: `agent:${agentId}`, status: "refused" });
+    return errorResult(refusal.reason);
+  }
+  const root = token.project_path;
+  if (shared) {
+    const cause = await s.causeFor(meta);
+    s.setActivity(agentId, name);
+    const run = () =>
+      executeSharedContextTool(name, call.function.arguments, {
+        conversationDir: s.dir,
+        actor: { display_name: meta.display_name, role: "agent", party: agentParty(agentId) },
+        emit: async (e) => void (await s.emit(cause, e)),
+      });
+    return SHARED_CONTEXT_READ_ONLY_TOOLS.has(name) ? run() : once(s, agentId, call, run);
+  }
+  try {
+    switch (name) {
+      case "list_files": {
+        s.setActivity(agentId, `list_files ${String(args.path)}`);
+        const r = await listFiles(root, String(args.path ?? "."));
+        await s.auditAccess(agentId, name, `dir:${r.path}`, { entries: r.entries.length, truncated: r.truncated });
+        return JSON.stringify(r);
+      }
+      case "read_file": {
+        s.setActivity(agentId, `read_file ${String(args.path)}`);
+        const r = await readFile(root, String(args.path));
+        await s.auditAccess(agentId, name, `file:${r.path}`, { size: r.size, truncated: r.truncated });
+        return JSON.stringify(r);
+      }
+      case "search_files": {
+        s.setActivity(agentId, `search_files "${summarize(String(args.query), 40)}"`);
+        const r = await searchFiles(root, String(args.query), { path: args.path as string | undefined, glob: args.glob as string | undefined });
+        await s.auditAccess(agentId, name, `dir:${String(args.path ?? ".")}`, { query: summarize(String(args.query), 80), matches: r.matches.length, files_scanned: r.filesScanned });
+        return JSON.stringify(r);
+      }
+      case "write_file":
+        s.setActivity(agentId, `write_file ${String(args.path)}`);
+        return await once(s, agentId, call, async () => {
+          const r = await writeFile(root, String(args.path), String(args.content));
+          await s.emitNow({ type: "event", from: agentParty(agentId), to: SYSTEM_PARTY, payload: { path: r.path, bytes: r.bytes }, action: "write_file", resource: `file:${r.path}` });
+          return JSON.stringify(r);
+        });
+      case "send_message": {
+        const target = Number(args.agent_id);
+        if (target === agentId) return errorResult("you cannot message yourself");
+        if (!conv.agent_ids.includes(target)) return errorResult(`no agent ${target} in this team`);
+        s.setActivity(agentId, `message to agent ${target}`);
+        return await once(s, agentId, call, async () => {
+          const id = await messageAgent(s, target, String(args.content), { name: meta.display_name, agentId, party: agentParty(agentId), abbrev: roleAbbreviation(meta.role_id) });
+          return JSON.stringify({ delivered: true, message_id: id });
+        });
+      }
+      case "report_to_leader":
+        return await once(s, agentId, call, async (key) => {
+          const reportId = await deliverReport(s, agentId, meta, String(args.summary), String(args.status ?? "completed"), key);
+          await s.updateAgent(agentId, (m) => ({ ...m, reported: true }));
+          return JSON.stringify({ delivered: true, report_id: reportId });
+        });
+      case "ask_master":
+        await askMaster(s, agentId, meta, call, String(args.question));
+        return null;
+    }
+  } catch (error) {
+    if (error instanceof AstrionError && error.status < 500) {
+      if (error.code === "forbidden") {
+        const code = (error.details as { reason?: unknown } | undefined)?.reason;
+        await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { tool: name, code: typeof code === "string" ? code : "forbidden", reason: error.message }, action: name, resource: `path:${String(args.path ?? "")}`, status: "refused" });
+      }
+      return errorResult(error.message);
+    }
+    throw error;
+  }
+  return errorResult(`unknown tool ${name}`);
+}
+
+/** `ask_master`: the agent waits; the question goes to the leader's inbox and to the person's screen. */
+async function askMaster(s: TeamState, agentId: number, meta: AgentMeta, call: ToolCall, question: string): Promise<void> {
+  const questionId = await s.nextId("question", roleAbbreviation(meta.role_id));
+  s.setActivity(agentId, `asked ${questionId}`);
+  const updated = await s.agentEvent(agentId, "ask", (m) => ({
+    ...m,
+    pending_tool_calls: [...(m.pending_tool_calls ?? []), { tool_call_id: call.id, tool_name: "ask_master", question_id: questionId, created_at: epochSeconds(), question }],
+  }));
+  const leaderMessage: Message = {
+    role: "user",
+    content: formatAgentMessage("message", meta.display_name, questionId, question),
+    message_id: messageId("msg_auto"),
+    metadata: { message_source: "sub_agent", visibility: "compact", starts_work: false, agent_id: agentId, trace_id: meta.trace_id },
+  };
+  const q = s.questionsOf([updated]).find((x) => x.question_id === questionId);
+  if (q) s.publish({ type: "question", question: q });
+  await s.emit(await s.causeFor(meta), { type: "request", from: agentParty(agentId), to: LEADER_PARTY, payload: { question_id: questionId, question }, action: "ask_master", resource: `question:${questionId}`, producer: "model" });
+  await toLeaderInbox(s, leaderMessage);
+}

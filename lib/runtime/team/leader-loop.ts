@@ -1,0 +1,179 @@
+import "server-only";
+/**
+ * The Team Leader's loop: take what waits in its inbox, call its model with the context window,
+ * save the answer, run its tool calls, and go again until nothing calls for another model call.
+ * One loop per conversation; waking a running loop makes it look again instead of starting a
+ * second one. It waits to batch reports only when a report woke it.
+ */
+import { buildModelInput, collectPromotions, conversationGoal, PROMOTION_HINT, summarizeReport } from "@/lib/context";
+import { buildRegistry, candidateNote, classifierModelKey, classifyIntent, classifyIntentWithModel, restrictRegistry, type IntentResult } from "@/lib/governance";
+import { loadRegistry, type ChatModel } from "@/lib/models";
+import { LEADER_PARTY, needsModelCall, SYSTEM_PARTY, unansweredToolCalls, USER_PARTY } from "@/lib/protocol";
+import { sharedContextTools } from "@/lib/shared-context";
+import type { Message } from "@/lib/store";
+import { failpoint } from "../failpoints";
+import { leaderCallsSinceRequest } from "../leader-calls";
+import { modelFor } from "../models";
+import { leaderSystemPrompt } from "../prompts";
+import { leaderTools, type RoleChoice } from "../tools";
+import { runTool } from "./dispatch";
+import { resolveDangling } from "./effects";
+import { drainLeaderInbox } from "./mail";
+import type { TeamState } from "./state";
+import { appendMessage, appendToolResult, assistantMessage, callModel, recordUsage, saveContextReport, saveInterrupted, thinkingLevel } from "./steps";
+import type { AgentMeta } from "./types";
+
+/** The leader's loop of one conversation. */
+export class LeaderLoop {
+  readonly #s: TeamState;
+  #loop: Promise<void> | null = null;
+  #again = false;
+  #intent: { trace_id: string; result: IntentResult } | null = null;
+  readonly #onCrash: (error: unknown) => Promise<void>;
+
+  constructor(s: TeamState, onCrash: (error: unknown) => Promise<void>) {
+    this.#s = s;
+    this.#onCrash = onCrash;
+  }
+
+  /** Whether the loop runs. */
+  get running(): Promise<void> | null {
+    return this.#loop;
+  }
+
+  /** Starts the loop, or asks the running one to look again. */
+  wake(): void {
+    if (this.#loop) {
+      this.#again = true;
+      return;
+    }
+    this.#loop = this.#run()
+      .catch((error) => this.#onCrash(error))
+      .finally(() => {
+        this.#loop = null;
+        if (this.#again) {
+          this.#again = false;
+          this.wake();
+        }
+      });
+  }
+
+  async #run(): Promise<void> {
+    const s = this.#s;
+    s.setLeaderBusy(true);
+    await s.refreshPhase();
+    try {
+      while (await this.#step());
+    } finally {
+      s.setLeaderBusy(false);
+      await s.refreshPhase().catch(() => undefined);
+    }
+  }
+
+  /** One pass of the loop; false when the loop ends. */
+  async #step(): Promise<boolean> {
+    const s = this.#s;
+    if (s.stopController.signal.aborted) return false;
+    // Woken by a report: wait a moment, so reports arriving together are read in one turn.
+    // Any other pass (a person's message, a tool result) goes straight on.
+    if (s.reportWaiting && s.limits.leaderBatchMs > 0) await new Promise((r) => setTimeout(r, s.limits.leaderBatchMs));
+    s.reportWaiting = false;
+    this.#again = false;
+    let file = await s.store.readLeaderMessages(s.convId);
+    const dangling = unansweredToolCalls(file.messages);
+    if (dangling.length) {
+      await resolveDangling(s, null, dangling, (agentId, call) => runTool(s, agentId, call));
+      return true;
+    }
+    if (await drainLeaderInbox(s)) file = await s.store.readLeaderMessages(s.convId);
+    if (!needsModelCall(file.messages)) return this.#again;
+    // Counted from the saved messages, so the cap holds across a restart.
+    if (leaderCallsSinceRequest(file.messages) >= s.limits.maxCallsPerTask) {
+      s.notice("warning", "cap_calls", `The Team Leader reached ${s.limits.maxCallsPerTask} model calls for this request and stopped. Send a message to continue.`);
+      await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: LEADER_PARTY, payload: { cap: s.limits.maxCallsPerTask }, action: "cap_calls", resource: "leader", status: "capped" });
+      return false;
+    }
+    const conv = await s.store.get(s.convId);
+    let model: ChatModel;
+    try {
+      model = await modelFor(s.app.root, conv.model_key);
+    } catch (error) {
+      s.notice("error", "model_error", `${(error as Error).message} Configure models in models.json in the data folder, or set OPENAI_BASE_URL and OPENAI_API_KEY.`);
+      return false;
+    }
+    const { allowed } = await s.authorizedChoices();
+    const intent = await this.#routeIntent(file.messages, allowed);
+    const note = intent ? candidateNote(intent) : "";
+    // What the model sees: the three context slices within their token budgets (seed 003 §4.2);
+    // the full history stays in messages.json.
+    const input = buildModelInput({
+      kind: "leader",
+      system: `${leaderSystemPrompt({ projectPath: conv.project_path, conversationTitle: conv.title })}\n${PROMOTION_HINT}${note ? `\n\n${note}` : ""}`,
+      messages: file.messages,
+      facts: { project_path: conv.project_path, goal: conversationGoal(file.messages) ?? conv.title },
+      promoted: collectPromotions(file.messages),
+      budgets: s.limits.budgets,
+    });
+    const t = await s.traceOrNew();
+    const outcome = await callModel(s, model, null, input.messages, [...leaderTools(allowed), ...sharedContextTools()], thinkingLevel(conv), s.stopController.signal);
+    if (!outcome.ok) {
+      await saveInterrupted(s, null, outcome.error, t.trace_id, model.key);
+      return false;
+    }
+    const message = assistantMessage(outcome.result, t.trace_id, { context: summarizeReport(input.report) });
+    await saveContextReport(s, message, null, input.report);
+    await appendMessage(s, null, message, !outcome.result.tool_calls.length);
+    await recordUsage(s, null, model.key, outcome.result);
+    s.publish({ type: "message", agent_id: null, message });
+    failpoint("leader.step", `${outcome.result.content ?? ""}${JSON.stringify(outcome.result.tool_calls)}`);
+    if (!outcome.result.tool_calls.length) {
+      await s.emitNow({ type: "reply", from: LEADER_PARTY, to: USER_PARTY, payload: { content: outcome.result.content ?? "" }, action: "leader_reply", resource: `conversation:${s.convId}`, reply: true });
+      return true;
+    }
+    for (const call of outcome.result.tool_calls) {
+      if (s.stopController.signal.aborted) break;
+      const result = await runTool(s, null, call);
+      await appendToolResult(s, null, call, result ?? "");
+    }
+    return true;
+  }
+
+  /**
+   * Intent routing (seed 003 §2.1): the person's latest message is matched against the role
+   * capability tags, and the leader is told which registered, authorized roles fit. Once per trace.
+   */
+  async #routeIntent(messages: Message[], allowed: RoleChoice[]): Promise<IntentResult | null> {
+    const s = this.#s;
+    const trace = await s.traceOrNew();
+    if (this.#intent?.trace_id === trace.trace_id) return this.#intent.result;
+    let lastUser: Message | undefined;
+    for (let i = messages.length - 1; i >= 0 && !lastUser; i--) {
+      const m = messages[i]!;
+      if (m.role === "user" && m.metadata?.message_source === "user") lastUser = m;
+    }
+    if (!lastUser) return null;
+    const { agents } = await s.store.listAgents(s.convId);
+    const registry = restrictRegistry(
+      buildRegistry(await s.app.roles.list(), {
+        agents: agents.map((a) => ({ role_id: a.role_id, status: a.status, model_key: a.model_key, degraded: (a as AgentMeta).health === "DEGRADED" })),
+      }),
+      allowed.map((c) => c.id),
+    );
+    // A small classifier model when models.json names one (`"classifier": "<key>"`), else matching on tags.
+    const classifier = classifierModelKey(await loadRegistry(s.app.root));
+    const text = String(lastUser.content ?? "");
+    const result = classifier
+      ? await classifyIntentWithModel(text, registry, await modelFor(s.app.root, classifier), { meta: { conversation_id: s.convId, trace_id: trace.trace_id } })
+      : classifyIntent(text, registry);
+    this.#intent = { trace_id: trace.trace_id, result };
+    await s.emitNow({
+      type: "event",
+      from: SYSTEM_PARTY,
+      to: LEADER_PARTY,
+      payload: { labels: result.labels, candidates: result.candidates.map((c) => ({ role_id: c.role_id, score: c.score, matched: c.matched })) },
+      action: "intent_routing",
+      resource: `conversation:${s.convId}`,
+    });
+    return result;
+  }
+}

@@ -1,0 +1,155 @@
+import "server-only";
+/**
+ * The Team Leader's tools: create a sub-agent from a registered role, message, answer,
+ * terminate, broadcast, list. Arguments are parsed with the tool's zod schema (lib/runtime/tools);
+ * side effects run once under their idempotency key (./effects); hard caps are enforced here, in
+ * code, not by the model.
+ */
+import { AstrionError } from "@/lib/errors";
+import { checkInbox, issueAgentToken, revokeAgentTokens, roleRefusal } from "@/lib/governance";
+import { loadRegistry, lookupModel, type ToolCall } from "@/lib/models";
+import { hasOwnKey } from "@/lib/own";
+import { agentParty, LEADER_PARTY, SYSTEM_PARTY, USER_PARTY } from "@/lib/protocol";
+import { executeSharedContextTool, isSharedContextTool, SHARED_CONTEXT_READ_ONLY_TOOLS } from "@/lib/shared-context";
+import { epochSeconds, type Message, type PendingMessage } from "@/lib/store";
+import { agentSystemPrompt } from "../prompts";
+import { LEADER_TOOL_ARGS, parseToolArguments } from "../tools";
+import { once } from "./effects";
+import { answerQuestion, messageAgent } from "./mail";
+import type { TeamState } from "./state";
+import { errorResult, LEADER_DISPLAY_NAME, summarize, type AgentMeta, type Sender } from "./types";
+
+const LEADER_SENDER: Sender = { name: LEADER_DISPLAY_NAME, agentId: null, party: LEADER_PARTY, abbrev: "tl" };
+
+/** Terminates one agent: its model call is aborted, its token revoked, and it never runs again. */
+export async function terminateAgent(s: TeamState, agentId: number, reason: string, by: string): Promise<void> {
+  const meta = await s.readAgent(agentId);
+  if (meta.status === "terminated") return;
+  s.agentControllers.get(agentId)?.abort(new Error("terminated"));
+  revokeAgentTokens(s.convId, agentId);
+  await s.agentEvent(agentId, "terminate", (m) => ({ ...m, pending_tool_calls: [] }));
+  s.setActivity(agentId, `terminated${reason ? `: ${summarize(reason, 80)}` : ""}`);
+  await s.emitNow({ type: "control", from: by === LEADER_DISPLAY_NAME ? LEADER_PARTY : USER_PARTY, to: agentParty(agentId), payload: { reason: summarize(reason) }, action: "terminate_agent", resource: `agent:${agentId}` });
+}
+
+/** Runs one of the leader's tools (errors other than refusals are thrown to the dispatcher). */
+export async function dispatchLeaderTool(s: TeamState, call: ToolCall): Promise<string> {
+  const name = call.function.name;
+  if (isSharedContextTool(name)) {
+    const run = async () =>
+      executeSharedContextTool(name, call.function.arguments, {
+        conversationDir: s.dir,
+        actor: { display_name: LEADER_DISPLAY_NAME, role: "leader", party: LEADER_PARTY },
+        emit: async (e) => void (await s.emitNow(e)),
+      });
+    return SHARED_CONTEXT_READ_ONLY_TOOLS.has(name) ? run() : once(s, null, call, run);
+  }
+  if (!hasOwnKey(LEADER_TOOL_ARGS, name)) return errorResult(`unknown tool ${name}`);
+  const parsed = parseToolArguments(LEADER_TOOL_ARGS[name as keyof typeof LEADER_TOOL_ARGS], call.function.arguments);
+  if (!parsed.ok) return errorResult(parsed.error);
+  const args = parsed.args as Record<string, unknown>;
+  try {
+    switch (name) {
+      case "create_sub_agent": {
+        // Only registered roles authorized for this conversation: refused in code, not by the model.
+        const { all, allowList } = await s.authorizedChoices();
+        const refusal = roleRefusal(String(args.role_id), all, allowList);
+        if (refusal) {
+          await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: LEADER_PARTY, payload: { role_id: String(args.role_id), reason: refusal }, action: "create_sub_agent", resource: `role:${String(args.role_id)}`, status: "refused" });
+          return errorResult(refusal);
+        }
+        return await once(s, null, call, (key) => createSubAgent(s, String(args.role_id), String(args.task), args.critical !== false, key));
+      }
+      case "send_message_to_agent":
+        return await once(s, null, call, async () => JSON.stringify({ delivered: true, message_id: await messageAgent(s, Number(args.agent_id), String(args.content), LEADER_SENDER) }));
+      case "answer_question":
+        return await once(s, null, call, async () => {
+          const r = await answerQuestion(s, String(args.question_id), String(args.answer), LEADER_DISPLAY_NAME);
+          return JSON.stringify({ answered: true, agent_id: r.agent_id });
+        });
+      case "terminate_agent":
+        return await once(s, null, call, async () => {
+          await terminateAgent(s, Number(args.agent_id), String(args.reason ?? ""), LEADER_DISPLAY_NAME);
+          return JSON.stringify({ terminated: Number(args.agent_id) });
+        });
+      case "broadcast":
+        return await once(s, null, call, () => broadcast(s, String(args.content)));
+      case "list_agents": {
+        const { agents } = await s.store.listAgents(s.convId);
+        return JSON.stringify({ agents: agents.map((a) => ({ agent_id: a.agent_id, display_name: a.display_name, role_id: a.role_id, status: a.status, task_summary: a.task_summary ?? "" })) });
+      }
+    }
+  } catch (error) {
+    if (error instanceof AstrionError && error.status < 500) return errorResult(error.message);
+    throw error;
+  }
+  return errorResult(`unknown tool ${name}`);
+}
+
+async function broadcast(s: TeamState, content: string): Promise<string> {
+  const { agents } = await s.store.listAgents(s.convId);
+  const live = agents.filter((a) => a.status !== "terminated");
+  const busy = live.filter((a) => !checkInbox(a.display_name, (a.pending_messages ?? []).length).ok).map((a) => a.agent_id);
+  const targets = live.filter((a) => !busy.includes(a.agent_id));
+  for (const a of targets) await messageAgent(s, a.agent_id, content, LEADER_SENDER);
+  await s.emitNow({ type: "broadcast", from: LEADER_PARTY, to: "all", payload: { content, recipients: targets.map((a) => a.agent_id) }, action: "broadcast", resource: null });
+  return JSON.stringify({ delivered_to: targets.map((a) => a.agent_id), busy });
+}
+
+/** `create_sub_agent`: enforces the per-conversation cap, creates the files, issues the agent's token, hands over the task. */
+async function createSubAgent(s: TeamState, roleId: string, task: string, critical: boolean, effectKey: string): Promise<string> {
+  const project = await s.projectGate();
+  if (!project.ok) return s.projectRefused(project, LEADER_PARTY, "create_sub_agent");
+  const conv = await s.store.get(s.convId);
+  if (conv.agent_ids.length >= s.limits.maxAgents) {
+    s.notice("warning", "cap_agents", `The team already has ${s.limits.maxAgents} sub-agents, the most one conversation may create.`);
+    await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: LEADER_PARTY, payload: { cap: s.limits.maxAgents }, action: "create_sub_agent", resource: `role:${roleId}`, status: "capped" });
+    return errorResult(`cap reached: this conversation already has ${s.limits.maxAgents} sub-agents (the maximum). Reuse one with send_message_to_agent.`);
+  }
+  const role = await s.app.roles.get(roleId);
+  if (role.kind !== "role") return errorResult(`role "${roleId}" cannot be loaded: ${role.error.message}`);
+  const registry = await loadRegistry(s.app.root);
+  let modelKey = conv.model_key;
+  if (role.fields.model && lookupModel(registry, role.fields.model)) modelKey = role.fields.model;
+  else if (role.fields.model && role.fields.model !== "inherit") {
+    s.notice("warning", "model_fallback", `Role ${role.fields.name} names model "${role.fields.model}", which is not in models.json; it uses the conversation's model (${conv.model_key}).`);
+  }
+  const permissions = role.fields.permissions ?? ["read"];
+  const taskId = await s.nextId("task");
+  const meta = (await s.store.createAgent(s.convId, {
+    role_id: roleId,
+    role_name: role.fields.name,
+    model_key: modelKey,
+    thinking_mode: role.fields.thinking_mode ?? (conv.run_mode === "fast" ? "fast" : "thinking"),
+    task_summary: summarize(task, 160),
+  })) as AgentMeta;
+  issueAgentToken({ conversation_id: s.convId, agent_id: meta.agent_id, role_id: roleId, permissions, project_path: project.path });
+  const taskEnvelope = await s.emitNow({ type: "request", from: LEADER_PARTY, to: agentParty(meta.agent_id), payload: { task_id: taskId, role_id: roleId, task }, action: "create_sub_agent", resource: `agent:${meta.agent_id}`, producer: "model" });
+  const system: Message = {
+    role: "system",
+    metadata: { message_source: "system", visibility: "hidden", starts_work: false, trace_id: taskEnvelope.trace_id },
+    content: agentSystemPrompt(
+      { projectPath: conv.project_path, conversationTitle: conv.title, displayName: meta.display_name, agentId: meta.agent_id, roleName: role.fields.name, canWrite: permissions.includes("write") },
+      role.body,
+    ),
+  };
+  await s.store.updateAgentMessages(s.convId, meta.agent_id, (f) => ({ ...f, messages: [system] }));
+  const pending: PendingMessage = { id: taskId, source_display_name: LEADER_DISPLAY_NAME, source_agent_id: null, message_type: "task", content: task, created_at: epochSeconds() };
+  const saved = await s.updateAgent(meta.agent_id, (m) => ({
+    ...m,
+    pending_messages: [pending],
+    calls_this_task: 0,
+    reported: false,
+    trace_id: taskEnvelope.trace_id,
+    task_turn_id: taskEnvelope.turn_id,
+    critical,
+    permissions,
+    // Written with the task, in one change: a restart that finds the key knows the agent exists with its task.
+    effect_key: effectKey,
+  }));
+  s.setActivity(meta.agent_id, `created with ${taskId}`);
+  await s.publishAgent(saved);
+  await s.refreshPhase();
+  s.notifyAgent(meta.agent_id);
+  return JSON.stringify({ agent_id: meta.agent_id, display_name: meta.display_name, task_id: taskId });
+}

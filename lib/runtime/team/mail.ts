@@ -1,0 +1,153 @@
+import "server-only";
+/**
+ * Messages between the parties of a team: a message to a sub-agent's inbox, an answer to its
+ * question, a report or question to the leader's inbox. Each is saved before it is published and
+ * wakes whoever must read it. The persisted headers are the seed's Chinese strings
+ * (lib/protocol `formatAgentMessage`).
+ */
+import { ConflictError, NotFoundError } from "@/lib/errors";
+import { assertInbox } from "@/lib/governance";
+import { agentParty, formatAgentMessage, LEADER_PARTY, newTurnId, roleAbbreviation, SYSTEM_PARTY, USER_PARTY } from "@/lib/protocol";
+import { epochSeconds, type Message, type PendingMessage } from "@/lib/store";
+import type { TeamState } from "./state";
+import { LEADER_DISPLAY_NAME, leaderInbox, messageId, traceCause, type AgentMeta, type Sender } from "./types";
+
+/** A person's (or the leader's, or a teammate's) message to one sub-agent, delivered before its next step. */
+export async function messageAgent(s: TeamState, agentId: number, content: string, from: Sender): Promise<string> {
+  const meta = await s.readAgent(agentId);
+  if (meta.status === "terminated") throw new ConflictError(`${meta.display_name} was terminated and cannot receive messages.`);
+  // Bounded inbox (seed 003 §6.2): a full inbox answers the sender with a busy error.
+  assertInbox(meta.display_name, (meta.pending_messages ?? []).length);
+  const id = await s.nextId("message", from.abbrev);
+  const pending: PendingMessage = { id, source_display_name: from.name, source_agent_id: from.agentId, message_type: "message", content, created_at: epochSeconds() };
+  const updated = await s.updateAgent(agentId, (m) => ({ ...m, pending_messages: [...(m.pending_messages ?? []), pending] }));
+  await s.emitNow({ type: "request", from: from.party, to: agentParty(agentId), payload: { id, content }, action: "message", resource: `agent:${agentId}`, producer: "model" });
+  await s.publishAgent(updated);
+  if (updated.status !== "waiting") s.notifyAgent(agentId);
+  return id;
+}
+
+/** Whether a question id was ever relayed to the leader (so a second answer is a conflict, not a 404). */
+async function questionWasAsked(s: TeamState, questionId: string): Promise<boolean> {
+  const leader = await s.store.readLeaderMessages(s.convId);
+  return [...leader.messages, ...leaderInbox(leader.metadata)].some((m) => typeof m.content === "string" && m.content.includes(`\nid: ${questionId}\n`));
+}
+
+/** Answers a pending `ask_master` question (by the leader or a person) and resumes the agent. */
+export async function answerQuestion(s: TeamState, questionId: string, answer: string, answeredBy: string, expectedAgentId?: number): Promise<{ agent_id: number }> {
+  const { agents } = await s.store.listAgents(s.convId);
+  const owner = agents.find((a) => (a.pending_tool_calls ?? []).some((p) => p.question_id === questionId));
+  if (!owner) {
+    if (await questionWasAsked(s, questionId)) throw new ConflictError(`Question ${questionId} was already answered.`);
+    throw new NotFoundError(`No pending question ${questionId} in this conversation.`);
+  }
+  if (expectedAgentId !== undefined && owner.agent_id !== expectedAgentId) throw new NotFoundError(`Question ${questionId} is not ${expectedAgentId}'s.`);
+  const entry = owner.pending_tool_calls!.find((p) => p.question_id === questionId)!;
+  const toolMessage: Message = {
+    role: "tool",
+    tool_call_id: entry.tool_call_id,
+    content: JSON.stringify({ answer, answered_by: answeredBy }),
+    message_id: messageId("msg_tool"),
+    metadata: { trace_id: (owner as AgentMeta).trace_id ?? (await s.traceOrNew()).trace_id },
+  };
+  await s.store.updateAgentMessages(s.convId, owner.agent_id, (f) => ({ ...f, messages: [...f.messages, toolMessage] }));
+  const meta = await s.agentEvent(owner.agent_id, "answer", (m) => ({ ...m, pending_tool_calls: (m.pending_tool_calls ?? []).filter((p) => p.question_id !== questionId) }));
+  s.publish({ type: "message", agent_id: owner.agent_id, message: toolMessage });
+  s.publish({ type: "question_answered", question_id: questionId, answered_by: answeredBy });
+  await s.emit(await s.causeFor(meta), {
+    type: "reply",
+    from: answeredBy === LEADER_DISPLAY_NAME ? LEADER_PARTY : USER_PARTY,
+    to: agentParty(owner.agent_id),
+    payload: { question_id: questionId, answer },
+    action: "answer_question",
+    resource: `question:${questionId}`,
+    reply: true,
+  });
+  s.setActivity(owner.agent_id, `got an answer to ${questionId}`);
+  s.notifyAgent(owner.agent_id);
+  return { agent_id: owner.agent_id };
+}
+
+/**
+ * Reports and questions for the leader wait in its inbox (`metadata.pending_inbox` of its
+ * messages.json, so they survive a restart) until the leader is at a safe point: a message
+ * appended between an assistant's tool calls and their results would break the conversation.
+ */
+export async function toLeaderInbox(s: TeamState, message: Message | Message[]): Promise<void> {
+  const added = Array.isArray(message) ? message : [message];
+  await s.store.updateLeaderMessages(s.convId, (f) => ({ ...f, metadata: { ...(f.metadata ?? {}), pending_inbox: [...leaderInbox(f.metadata), ...added] } }), { touch: false });
+  s.reportWaiting = true;
+  s.wakeLeader();
+}
+
+/** Moves the inbox into the leader's messages (all at once: reports that arrived together make one turn). */
+export async function drainLeaderInbox(s: TeamState): Promise<number> {
+  let drained: Message[] = [];
+  await s.store.updateLeaderMessages(
+    s.convId,
+    (f) => {
+      drained = leaderInbox(f.metadata);
+      if (!drained.length) return f;
+      return { ...f, messages: [...f.messages, ...drained], metadata: { ...(f.metadata ?? {}), pending_inbox: [] } };
+    },
+    { touch: false },
+  );
+  for (const message of drained) s.publish({ type: "message", agent_id: null, message });
+  return drained.length;
+}
+
+/** Puts a report into the leader's conversation (seed: message_source sub_agent, compact, starts_work false) and wakes it. */
+export async function deliverReport(s: TeamState, agentId: number, meta: AgentMeta, summary: string, status: string, effectKey?: string): Promise<string> {
+  const reportId = await s.nextId("report", roleAbbreviation(meta.role_id));
+  const body = status === "completed" ? summary : `[${status}] ${summary}`;
+  const message: Message = {
+    role: "user",
+    content: formatAgentMessage("report", meta.display_name, reportId, body),
+    message_id: messageId("msg_auto"),
+    // The side effect's key travels with the report, so a restart can see that it was delivered.
+    metadata: { message_source: "sub_agent", visibility: "compact", starts_work: false, agent_id: agentId, trace_id: meta.trace_id, ...(effectKey ? { effect_key: effectKey } : {}) },
+  };
+  await s.emit(await s.causeFor(meta), { type: "reply", from: agentParty(agentId), to: LEADER_PARTY, payload: { report_id: reportId, status, summary }, action: "report", resource: `agent:${agentId}`, reply: true });
+  s.setActivity(agentId, `reported ${reportId}`);
+  const note = await partialResultsNote(s, agentId, meta);
+  await toLeaderInbox(s, note ? [message, note] : [message]);
+  return reportId;
+}
+
+/** Reports a failure on the agent's behalf, once per task (so nobody waits for it), and marks it reported. */
+export async function reportFailure(s: TeamState, agentId: number, meta: AgentMeta, summary: string): Promise<void> {
+  if (meta.reported || meta.status === "terminated") return;
+  await deliverReport(s, agentId, meta, summary, "failed");
+  await s.updateAgent(agentId, (m) => ({ ...m, reported: true }));
+}
+
+/**
+ * Partial results (seed 003 §6.1): when this report completes the critical path of its trace
+ * while agents marked non-critical still work, the leader is told — once per trace, by code —
+ * to report what it has now; their late reports wake it again when they arrive.
+ */
+async function partialResultsNote(s: TeamState, agentId: number, meta: AgentMeta): Promise<Message | null> {
+  if (!meta.trace_id) return null;
+  const { agents } = await s.store.listAgents(s.convId);
+  const team = (agents as AgentMeta[]).filter((a) => a.trace_id === meta.trace_id && a.status !== "terminated");
+  const done = (a: AgentMeta) => a.agent_id === agentId || a.reported === true;
+  const critical = team.filter((a) => a.critical !== false);
+  const late = team.filter((a) => a.critical === false && !done(a));
+  if (!critical.length || !late.length || !critical.every(done)) return null;
+  const leader = await s.store.readLeaderMessages(s.convId);
+  if ([...leader.messages, ...leaderInbox(leader.metadata)].some((m) => m.metadata?.partial_results_for === meta.trace_id)) return null;
+  await s.emit(traceCause(meta.trace_id, meta.task_turn_id ?? newTurnId()), {
+    type: "event",
+    from: SYSTEM_PARTY,
+    to: LEADER_PARTY,
+    payload: { reported: critical.map((a) => a.agent_id), still_working: late.map((a) => a.agent_id) },
+    action: "partial_results_ready",
+    resource: `conversation:${s.convId}`,
+  });
+  return {
+    role: "user",
+    content: `[Astrion] Every agent on the critical path has reported (${critical.map((a) => a.display_name).join(", ")}). Still working, not critical: ${late.map((a) => a.display_name).join(", ")}. Report the partial results to the person now; add the late results when they arrive.`,
+    message_id: messageId("msg_auto"),
+    metadata: { message_source: "system", visibility: "compact", starts_work: false, trace_id: meta.trace_id, partial_results_for: meta.trace_id },
+  };
+}

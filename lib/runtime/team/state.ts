@@ -1,0 +1,336 @@
+import "server-only";
+/**
+ * The state of one conversation's team run that every part of it shares: the conversation's
+ * files (through the store, which holds an open conversation in memory), what the person is told
+ * (events, notices, the timeline), ids, the project-folder gate and the agents' status changes.
+ *
+ * Rules kept here (issue 3, seed §8.1):
+ * - Every envelope is appended to `timeline.jsonl` before it is published; every other event is
+ *   published after the change it describes was saved. A browser never sees what a crash loses.
+ * - Statuses change only through lib/runtime/state-machine; the phase is derived from them.
+ */
+import path from "node:path";
+import { conversationTopic, getBus } from "@/lib/bus";
+import { agentToken, auditPayload, allowListFromMetadata, authorizedRoles, type AgentToken } from "@/lib/governance";
+import { normalizeTokenStatistics, usageAgentKey } from "@/lib/models";
+import { agentParty, appendTimeline, follow, newTraceId, newTurnId, nextSeedId, replyTo, SYSTEM_PARTY, timelineFile, timelineRecord, type Envelope, type EnvelopeType, type SeedCounters, type SeedIdKind } from "@/lib/protocol";
+import type { RoleDetail } from "@/lib/roles";
+import type { AstrionApp } from "@/lib/server/app";
+import type { ConversationMetadata } from "@/lib/store";
+import { confirmProjectFolder, type ProjectFolderChanged, type ProjectFolderRefused } from "@/lib/workspace";
+import type { RuntimeLimits } from "../config";
+import type { AgentView, Notice, PendingQuestion, RuntimeEvent } from "../events";
+import { ActionJournal } from "../journal";
+import { derivePhase, transitionAgent, type AgentEvent } from "../state-machine";
+import type { RoleChoice } from "../tools";
+import { errorResult, phasePath, traceCause, type AgentMeta } from "./types";
+
+/** What an envelope written by the runtime says. */
+export interface EmitInit {
+  type: EnvelopeType;
+  from: string;
+  to: string;
+  payload: Record<string, unknown>;
+  action: string;
+  resource?: string | null;
+  status?: string;
+  version?: number;
+  producer?: "code" | "model";
+  reply?: boolean;
+}
+
+/** How the loops are woken (set by the run that owns them). */
+export interface Wakers {
+  wakeLeader(): void;
+  /** Tells an agent that its inbox changed (through its bus topic). */
+  notifyAgent(agentId: number): void;
+}
+
+/** The conversation's seed counters, kept in its metadata.json. */
+interface ConversationExtras {
+  seed_counters?: SeedCounters;
+}
+
+/** One conversation's shared run state. Made by {@link TeamRun}; one per conversation. */
+export class TeamState {
+  readonly app: AstrionApp;
+  readonly convId: string;
+  readonly limits: RuntimeLimits;
+  readonly journal: ActionJournal;
+  readonly dir: string;
+  /** Aborted by stop: every model stream and loop of the conversation ends. */
+  stopController = new AbortController();
+  readonly agentControllers = new Map<number, AbortController>();
+  /** A report reached the leader's inbox since its loop last looked. */
+  reportWaiting = false;
+  notices: Notice[] = [];
+  leaderBusy = false;
+  readonly activity = new Map<number, { text: string; at: string }>();
+  #lastTrace: { trace_id: string; turn_id: string } | null = null;
+  /** Serializes read-modify-writes of the conversation's seed counters. */
+  #counterChain: Promise<unknown> = Promise.resolve();
+  /** The project folder this run started (or resumed) with: the one its agents' tokens carry. */
+  #projectPath: string | null = null;
+  /** Project-folder refusals already told to the person (one notice each, not one per tool call). */
+  readonly #projectNoticed = new Set<string>();
+  #wakers: Wakers | null = null;
+
+  constructor(app: AstrionApp, convId: string, limits: RuntimeLimits) {
+    this.app = app;
+    this.convId = convId;
+    this.limits = limits;
+    this.dir = path.join(app.root, "conversations", convId);
+    this.journal = new ActionJournal(this.dir);
+  }
+
+  get store() {
+    return this.app.store;
+  }
+
+  /** Connects the loops' wake-up calls (once, by the run). */
+  setWakers(wakers: Wakers): void {
+    this.#wakers = wakers;
+  }
+
+  wakeLeader(): void {
+    this.#wakers?.wakeLeader();
+  }
+
+  notifyAgent(agentId: number): void {
+    this.#wakers?.notifyAgent(agentId);
+  }
+
+  // ---------------------------------------------------------------- events and timeline
+
+  publish(event: RuntimeEvent): void {
+    getBus().publish(conversationTopic(this.convId), event);
+  }
+
+  /** Appends an envelope to the timeline (durably), then publishes it. */
+  async emit(cause: Envelope, init: EmitInit): Promise<Envelope> {
+    // The payload is audited by lib/governance: model-written text as a preview and a hash of the full text.
+    const payload = auditPayload(init.reply ? "reply" : init.type, init.payload);
+    const envelope = init.reply
+      ? replyTo(cause, payload, { from: init.from, to: init.to })
+      : follow(cause, { type: init.type, from: init.from, to: init.to, payload, producer: init.producer ?? "code" });
+    const record = timelineRecord(envelope, { action: init.action, resource: init.resource ?? null, status: init.status ?? "ok", version: init.version ?? 0 });
+    await appendTimeline(timelineFile(this.dir), record);
+    this.publish({ type: "timeline", record });
+    return envelope;
+  }
+
+  /** {@link emit} caused by the conversation's current trace. */
+  async emitNow(init: EmitInit): Promise<Envelope> {
+    return this.emit(await this.cause(), init);
+  }
+
+  /** The cause of an agent's envelopes: its task's trace when it has one, else the current one. */
+  async causeFor(meta: AgentMeta): Promise<Envelope> {
+    return meta.trace_id && meta.task_turn_id ? traceCause(meta.trace_id, meta.task_turn_id) : this.cause();
+  }
+
+  notice(level: Notice["level"], code: string, message: string, agentId: number | null = null): void {
+    const notice: Notice = { level, code, message, agent_id: agentId, at: new Date().toISOString() };
+    this.notices = [...this.notices.slice(-19), notice];
+    this.publish({ type: "notice", notice });
+  }
+
+  setActivity(agentId: number, text: string): void {
+    this.activity.set(agentId, { text, at: new Date().toISOString() });
+  }
+
+  /** Every data access is audited in the timeline (seed 003 §6.4): who read what, and how much. */
+  async auditAccess(agentId: number, action: string, resource: string, payload: Record<string, unknown>): Promise<void> {
+    await this.emitNow({ type: "event", from: agentParty(agentId), to: SYSTEM_PARTY, payload, action, resource });
+  }
+
+  // ---------------------------------------------------------------- traces and ids
+
+  get lastTrace(): { trace_id: string; turn_id: string } | null {
+    return this.#lastTrace;
+  }
+
+  set lastTrace(trace: { trace_id: string; turn_id: string }) {
+    this.#lastTrace = trace;
+  }
+
+  /** The conversation's current trace: the latest saved one (looked up once), or a new one. */
+  async traceOrNew(): Promise<{ trace_id: string; turn_id: string }> {
+    if (this.#lastTrace) return this.#lastTrace;
+    const file = await this.store.readLeaderMessages(this.convId);
+    for (let i = file.messages.length - 1; i >= 0; i--) {
+      const meta = file.messages[i]!.metadata as { trace_id?: string; turn_id?: string } | undefined;
+      if (meta?.trace_id && meta.turn_id) {
+        this.#lastTrace = { trace_id: meta.trace_id, turn_id: meta.turn_id };
+        return this.#lastTrace;
+      }
+    }
+    this.#lastTrace = { trace_id: newTraceId(), turn_id: newTurnId() };
+    return this.#lastTrace;
+  }
+
+  async cause(): Promise<Envelope> {
+    const t = await this.traceOrNew();
+    return traceCause(t.trace_id, t.turn_id);
+  }
+
+  /** The next seed-style id (`task_001`, `msg_tl_001`, `out_uio_001`, `ask_uio_001`), persisted per conversation. */
+  nextId(kind: SeedIdKind, abbrev?: string): Promise<string> {
+    const run = this.#counterChain.then(async () => {
+      let id = "";
+      await this.store.update(this.convId, (meta) => {
+        const m = meta as ConversationMetadata & ConversationExtras;
+        const next = nextSeedId(kind, m.seed_counters ?? {}, abbrev);
+        id = next.id;
+        return { ...m, seed_counters: next.counters };
+      });
+      return id;
+    });
+    this.#counterChain = run.catch(() => undefined);
+    return run;
+  }
+
+  // ---------------------------------------------------------------- project folder and tokens
+
+  /**
+   * The project folder, checked now (lib/workspace/project-folder.ts): the folder rules on its
+   * real path and, once this run has started, that metadata.json still names the folder it
+   * started with. Called when a run starts or resumes and before every tool call.
+   */
+  async projectGate() {
+    const conv = await this.store.get(this.convId);
+    const check = await confirmProjectFolder(conv.project_path, this.#projectPath, [{ kind: "data", path: this.app.root }]);
+    if (check.ok) this.#projectPath ??= check.path;
+    return check;
+  }
+
+  /** A refused project folder: audited as refused, told to the person once, answered as a tool error. */
+  async projectRefused(check: ProjectFolderRefused | ProjectFolderChanged, to: string, action: string, lead = "No tool runs in this conversation"): Promise<string> {
+    await this.emitNow({ type: "event", from: SYSTEM_PARTY, to, payload: { code: check.reason, reason: check.message }, action, resource: `project:${check.path}`, status: "refused" });
+    const key = `${check.reason}\n${check.path}`;
+    if (!this.#projectNoticed.has(key)) {
+      this.#projectNoticed.add(key);
+      this.notice("error", "project_refused", `${lead}: ${check.message}`);
+    }
+    return errorResult(`refused: ${check.message}`);
+  }
+
+  /**
+   * The agent's live token: issued when it was created or when its run resumed, never here. A
+   * revoked token (terminated, archived, deleted, its role's permissions narrowed) stays revoked.
+   */
+  tokenOf(agentId: number): AgentToken | undefined {
+    return agentToken(this.convId, agentId);
+  }
+
+  // ---------------------------------------------------------------- roles
+
+  async roleChoices(): Promise<{ choices: RoleChoice[]; byId: Map<string, RoleDetail> }> {
+    const list = await this.app.roles.list();
+    const byId = new Map<string, RoleDetail>();
+    const choices: RoleChoice[] = [];
+    for (const entry of list) {
+      if (entry.kind !== "role") continue;
+      choices.push({ id: entry.id, name: entry.name, description: entry.description, capabilities: entry.capabilities });
+    }
+    for (const c of choices) {
+      const detail = await this.app.roles.get(c.id).catch(() => null);
+      if (detail?.kind === "role") byId.set(c.id, detail);
+    }
+    return { choices: choices.filter((c) => byId.has(c.id)), byId };
+  }
+
+  /** The registered roles this conversation may use (its `allowed_roles`, when set, narrows them). */
+  async authorizedChoices(): Promise<{ all: RoleChoice[]; allowed: RoleChoice[]; allowList: string[] | undefined }> {
+    const { choices } = await this.roleChoices();
+    const allowList = allowListFromMetadata(await this.store.get(this.convId));
+    return { all: choices, allowed: authorizedRoles(choices, allowList), allowList };
+  }
+
+  // ---------------------------------------------------------------- views, phase and status
+
+  agentView(meta: AgentMeta, stats: ReturnType<typeof normalizeTokenStatistics>): AgentView {
+    const bucket = stats.by_agent[usageAgentKey(meta.agent_id)];
+    const act = this.activity.get(meta.agent_id);
+    return {
+      metadata: meta,
+      last_activity: act?.text ?? null,
+      last_activity_at: act?.at ?? null,
+      tokens: {
+        prompt_tokens: bucket?.prompt_tokens ?? 0,
+        completion_tokens: bucket?.completion_tokens ?? 0,
+        total_tokens: bucket?.total_tokens ?? 0,
+        calls: bucket?.calls ?? 0,
+      },
+      calls_this_task: meta.calls_this_task ?? 0,
+    };
+  }
+
+  async publishAgent(meta: AgentMeta): Promise<void> {
+    const leader = await this.store.readLeaderMessages(this.convId);
+    this.publish({ type: "agent", agent: this.agentView(meta, normalizeTokenStatistics(leader.token_statistics)) });
+  }
+
+  /** Open questions of all agents. */
+  questionsOf(agents: AgentMeta[]): PendingQuestion[] {
+    const out: PendingQuestion[] = [];
+    for (const a of agents) {
+      for (const p of a.pending_tool_calls ?? []) {
+        if (p.tool_name !== "ask_master") continue;
+        out.push({
+          question_id: p.question_id,
+          agent_id: a.agent_id,
+          display_name: a.display_name,
+          question: String((p as { question?: string }).question ?? ""),
+          tool_call_id: p.tool_call_id,
+          created_at: p.created_at,
+        });
+      }
+    }
+    return out;
+  }
+
+  async refreshPhase(): Promise<void> {
+    const { agents } = await this.store.listAgents(this.convId);
+    const target = derivePhase(
+      agents.map((a) => a.status),
+      this.leaderBusy,
+    );
+    const current = (await this.store.get(this.convId)).phase ?? "IDLE";
+    if (current === target || !phasePath(current, target)) return;
+    await this.store.update(this.convId, { phase: target });
+    this.publish({ type: "phase", phase: target });
+  }
+
+  setLeaderBusy(busy: boolean): void {
+    if (this.leaderBusy === busy) return;
+    this.leaderBusy = busy;
+    this.publish({ type: "leader_busy", busy });
+  }
+
+  /** Applies a state-machine event to an agent and saves it (a status change is always saved). */
+  async agentEvent(agentId: number, event: AgentEvent, change: (m: AgentMeta) => AgentMeta = (m) => m): Promise<AgentMeta> {
+    const meta = await this.updateAgent(agentId, (m) => change({ ...m, status: transitionAgent(m.status, event) }));
+    await this.publishAgent(meta);
+    await this.refreshPhase();
+    return meta;
+  }
+
+  async readAgent(agentId: number): Promise<AgentMeta> {
+    return (await this.store.readAgentMetadata(this.convId, agentId)) as AgentMeta;
+  }
+
+  async updateAgent(agentId: number, change: (m: AgentMeta) => AgentMeta): Promise<AgentMeta> {
+    return (await this.store.updateAgentMetadata(this.convId, agentId, (m) => change(m as AgentMeta))) as AgentMeta;
+  }
+
+  /** The controller of an agent's model calls: a fresh one once the last was aborted. */
+  agentSignal(agentId: number): AbortController {
+    let c = this.agentControllers.get(agentId);
+    if (!c || c.signal.aborted) {
+      c = new AbortController();
+      this.agentControllers.set(agentId, c);
+    }
+    return c;
+  }
+}

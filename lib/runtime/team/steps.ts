@@ -1,0 +1,153 @@
+import "server-only";
+/**
+ * One step's persistence: a model call streamed live and its answer saved, its usage counted,
+ * its context report kept, a failed call saved as interrupted, and tool results appended. Every
+ * save goes through the store (one durable write path: the conversation's step log) before the
+ * event that shows it is published.
+ */
+import path from "node:path";
+import { addUsage, ModelCallError, usageAgentKey, type ChatMessage, type ChatModel, type ChatResult, type ToolCall, type ToolSpec } from "@/lib/models";
+import { agentParty, LEADER_PARTY, SYSTEM_PARTY } from "@/lib/protocol";
+import { appendJsonLine } from "@/lib/protocol/jsonl";
+import type { SliceReport } from "@/lib/context";
+import type { ConversationMetadata, Message } from "@/lib/store";
+import { capToolOutput } from "@/lib/workspace";
+import type { TeamState } from "./state";
+import { messageId } from "./types";
+
+/** Per-call context reports of a conversation (an addition to the seed's layout). */
+export const CONTEXT_FILE_NAME = "context.jsonl";
+
+/** The thinking level of the leader's calls in a conversation's run mode. */
+export function thinkingLevel(conv: ConversationMetadata): "off" | "on" | "deep" {
+  return conv.run_mode === "deep" ? "deep" : conv.run_mode === "thinking" ? "on" : "off";
+}
+
+type DeltaKind = "content" | "reasoning" | "tool_call";
+
+/**
+ * Streamed text goes to viewers in pieces of one event-loop turn: what the model sent in one
+ * turn (often many tokens) is one event, not one per token. A change of kind sends what was
+ * gathered first, so the order is kept; `flush` sends the rest before the saved message.
+ */
+class DeltaBatch {
+  #kind: DeltaKind | null = null;
+  #text = "";
+  #scheduled = false;
+  constructor(private readonly send: (kind: DeltaKind, text: string) => void) {}
+
+  add(kind: DeltaKind, text: string): void {
+    if (this.#kind !== kind) this.flush();
+    this.#kind = kind;
+    this.#text += text;
+    if (!this.#scheduled) {
+      this.#scheduled = true;
+      setImmediate(() => {
+        this.#scheduled = false;
+        this.flush();
+      });
+    }
+  }
+
+  flush(): void {
+    if (this.#kind && this.#text) this.send(this.#kind, this.#text);
+    this.#kind = null;
+    this.#text = "";
+  }
+}
+
+/** Calls a model, streaming deltas live; a failure comes back as a {@link ModelCallError}. */
+export async function callModel(
+  s: TeamState,
+  model: ChatModel,
+  agentId: number | null,
+  messages: ChatMessage[],
+  tools: ToolSpec[],
+  thinking: "off" | "on" | "deep",
+  signal: AbortSignal,
+): Promise<{ ok: true; result: ChatResult } | { ok: false; error: ModelCallError }> {
+  const t = await s.traceOrNew();
+  const deltas = new DeltaBatch((kind, text) => s.publish({ type: "delta", agent_id: agentId, kind, text }));
+  try {
+    const result = await model.stream({ messages, tools, thinking, signal, meta: { conversation_id: s.convId, agent_id: agentId, trace_id: t.trace_id } }, (d) => {
+      if (d.type === "content" || d.type === "reasoning") deltas.add(d.type, d.text);
+      else if (d.type === "tool_call") deltas.add("tool_call", d.name ? `${d.name}(` : (d.arguments_delta ?? ""));
+    });
+    return { ok: true, result };
+  } catch (error) {
+    if (error instanceof ModelCallError) return { ok: false, error };
+    return { ok: false, error: new ModelCallError("bad_response", (error as Error).message ?? String(error), { modelKey: model.key }) };
+  } finally {
+    deltas.flush();
+  }
+}
+
+/** Adds a call's usage to the conversation's token statistics (messages.json) and publishes them. */
+export async function recordUsage(s: TeamState, agentId: number | null, modelKey: string, result: ChatResult): Promise<void> {
+  const file = await s.store.updateLeaderMessages(
+    s.convId,
+    (f) => ({ ...f, token_statistics: addUsage(f.token_statistics, { agentKey: usageAgentKey(agentId), modelKey, usage: result.usage }) as Record<string, unknown> }),
+    { touch: false },
+  );
+  s.publish({ type: "usage", token_statistics: file.token_statistics ?? {} });
+}
+
+/** The saved form of a model's answer. */
+export function assistantMessage(result: ChatResult, traceId: string, extra: Record<string, unknown> = {}): Message {
+  const message: Message = {
+    role: "assistant",
+    content: result.content || (result.tool_calls.length ? null : ""),
+    message_id: messageId("msg_assistant"),
+    metadata: { message_source: "leader", visibility: "chat", starts_work: false, trace_id: traceId, ...extra },
+  };
+  if (result.reasoning) (message as Record<string, unknown>).reasoning_content = result.reasoning;
+  if (result.tool_calls.length) message.tool_calls = result.tool_calls.map((c) => ({ id: c.id, type: "function" as const, function: { name: c.function.name, arguments: c.function.arguments } }));
+  return message;
+}
+
+/** Appends a message to the leader's (null) or an agent's messages.json. */
+export async function appendMessage(s: TeamState, agentId: number | null, message: Message, touch = false): Promise<void> {
+  if (agentId === null) await s.store.updateLeaderMessages(s.convId, (f) => ({ ...f, messages: [...f.messages, message] }), { touch });
+  else await s.store.updateAgentMessages(s.convId, agentId, (f) => ({ ...f, messages: [...f.messages, message] }));
+}
+
+/**
+ * The whole context report of a call goes to `context.jsonl` (one line per call, durable before
+ * the message that names it is saved); the message itself keeps only the totals.
+ */
+export async function saveContextReport(s: TeamState, message: Message, agentId: number | null, report: SliceReport): Promise<void> {
+  await appendJsonLine(path.join(s.dir, CONTEXT_FILE_NAME), JSON.stringify({ message_id: message.message_id, agent_id: agentId, at: new Date().toISOString(), report }));
+}
+
+/** Saves the partial answer of a failed call as an interrupted message and shows a banner. */
+export async function saveInterrupted(s: TeamState, agentId: number | null, error: ModelCallError, traceId: string, modelKey: string): Promise<void> {
+  const partial = error.partial;
+  if (partial && (partial.content || partial.reasoning)) {
+    const message = assistantMessage({ ...partial, tool_calls: [] }, traceId, { interrupted: true, interrupted_reason: error.reason });
+    if (agentId !== null) message.metadata = { ...message.metadata, message_source: "sub_agent", agent_id: agentId };
+    await appendMessage(s, agentId, message);
+    s.publish({ type: "message", agent_id: agentId, message });
+  }
+  if (error.reason === "aborted") return;
+  const who = agentId === null ? "The Team Leader" : `Agent ${agentId}`;
+  s.notice(
+    "error",
+    "model_error",
+    `${who}'s model (${modelKey}) failed: ${error.message} Check the model's entry in models.json in the data folder (or OPENAI_BASE_URL / OPENAI_API_KEY), then send a message to continue.`,
+    agentId,
+  );
+  await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentId === null ? LEADER_PARTY : agentParty(agentId), payload: { reason: error.reason }, action: "model_error", resource: `model:${modelKey}`, status: "failed" });
+}
+
+/** Appends a tool result to the leader's or an agent's messages (saved at once, with the agent's metadata: seed §8.1). */
+export async function appendToolResult(s: TeamState, agentId: number | null, call: ToolCall, content: string, extra: Record<string, unknown> = {}): Promise<void> {
+  const capped = capToolOutput(content, s.limits.toolOutputMax);
+  const trace = await s.traceOrNew();
+  const message: Message = { role: "tool", tool_call_id: call.id, content: capped, message_id: messageId("msg_tool"), metadata: { trace_id: trace.trace_id, ...extra } };
+  await appendMessage(s, agentId, message);
+  if (agentId !== null) {
+    // seed §8.1: metadata too is saved after every tool call (an unchanged file is not rewritten).
+    await s.publishAgent(await s.readAgent(agentId));
+  }
+  s.publish({ type: "message", agent_id: agentId, message });
+}

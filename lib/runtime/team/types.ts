@@ -1,0 +1,117 @@
+/**
+ * Types and small pure helpers shared by the modules of one conversation's team run
+ * (lib/runtime/team/*): the keys the runtime adds to the seed's files, and the text helpers of
+ * its messages. Pure: no I/O.
+ */
+import { LEADER_PARTY, parseEnvelope, USER_PARTY, type Envelope } from "@/lib/protocol";
+import { MessageSchema, type AgentFailure, type AgentMetadata, type ConversationPhase, type Message } from "@/lib/store";
+import { PHASE_TRANSITIONS } from "../state-machine";
+
+/** The display name the leader has in inter-agent messages (seed). */
+export const LEADER_DISPLAY_NAME = "Team Leader";
+
+/** Keys this runtime adds to a sub-agent's metadata.json (allowed: the schemas are loose). */
+export interface AgentExtras {
+  /** Model calls made for the current task (the cap counts these; survives restarts). */
+  calls_this_task?: number;
+  /** The trace and the task envelope's turn, so reports reply to their task. */
+  trace_id?: string;
+  task_turn_id?: string;
+  /** Whether the agent reported on its current task. */
+  reported?: boolean;
+  permissions?: string[];
+  /** False for work the leader's answer does not wait for (partial results are reported without it). */
+  critical?: boolean;
+  /** `DEGRADED` while the agent's model keeps failing (seed 003 §6.1). */
+  health?: "OK" | "DEGRADED";
+  /** Set when an internal error ended the agent's loop; cleared by its next task. */
+  failure?: AgentFailure;
+  /** The idempotency key of the `create_sub_agent` call that made this agent. */
+  effect_key?: string;
+}
+
+/** A sub-agent's metadata with the runtime's keys. */
+export type AgentMeta = AgentMetadata & AgentExtras;
+
+/** Who sends a message to a sub-agent. */
+export interface Sender {
+  name: string;
+  agentId: number | null;
+  party: string;
+  abbrev: string;
+}
+
+/** The leader's inbox in its messages.json metadata (parsed; anything unreadable is ignored). */
+export function leaderInbox(metadata: Record<string, unknown> | undefined): Message[] {
+  const raw = metadata?.pending_inbox;
+  if (!Array.isArray(raw)) return [];
+  return raw.flatMap((m) => {
+    const parsed = MessageSchema.safeParse(m);
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
+/** A tool result that is an error the model can read. */
+export function errorResult(message: string): string {
+  return JSON.stringify({ error: message });
+}
+
+/** True for a tool result made by {@link errorResult}. */
+export function isErrorResult(result: string): boolean {
+  return result.startsWith('{"error"');
+}
+
+/** Text on one line, cut to `max` characters. */
+export function summarize(text: string, max = 200): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}
+
+/** A message id: a prefix, the time and a random tail. */
+export function messageId(prefix: string): string {
+  return `${prefix}_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/** An envelope standing for the request that started a trace, rebuilt from its saved ids. */
+export function traceCause(traceId: string, turnId: string): Envelope {
+  return parseEnvelope({
+    message_id: `msg_${turnId.slice(5)}`,
+    trace_id: traceId,
+    turn_id: turnId,
+    parent_turn_id: null,
+    type: "request",
+    from: USER_PARTY,
+    to: LEADER_PARTY,
+    priority: "normal",
+    created_at: new Date().toISOString(),
+    payload: {},
+    meta: {},
+  });
+}
+
+/** The shortest path of phases from `from` to `to` through the transition table (BFS). */
+export function phasePath(from: ConversationPhase, to: ConversationPhase): ConversationPhase[] | null {
+  if (from === to) return [];
+  const prev = new Map<ConversationPhase, ConversationPhase>();
+  const queue: ConversationPhase[] = [from];
+  const seen = new Set<ConversationPhase>([from]);
+  while (queue.length) {
+    const at = queue.shift()!;
+    for (const next of Object.values(PHASE_TRANSITIONS[at]) as ConversationPhase[]) {
+      if (seen.has(next)) continue;
+      seen.add(next);
+      prev.set(next, at);
+      if (next === to) {
+        const pathOut: ConversationPhase[] = [to];
+        let p = at;
+        while (p !== from) {
+          pathOut.unshift(p);
+          p = prev.get(p)!;
+        }
+        return pathOut;
+      }
+      queue.push(next);
+    }
+  }
+  return null;
+}
