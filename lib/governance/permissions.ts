@@ -73,17 +73,24 @@ export interface IssueOptions {
 }
 
 const STORE_KEY = Symbol.for("astrion.governance.agent-tokens");
+
 /** Revoked or expired records are kept this long so a late call says "revoked", not "unknown". */
 const TOMBSTONE_MS = 60 * 60 * 1000;
 
+/** Every token by id, and the live ones by conversation and agent (so no lookup scans every token). */
+interface TokenStore {
+  byId: Map<string, AgentToken>;
+  live: Map<string, Map<number, AgentToken>>;
+  prunedAt: number;
+}
+
+function tokens(): TokenStore {
+  const g = globalThis as unknown as Record<symbol, TokenStore | undefined>;
+  return (g[STORE_KEY] ??= { byId: new Map(), live: new Map(), prunedAt: 0 });
+}
+
 function store(): Map<string, AgentToken> {
-  const g = globalThis as unknown as Record<symbol, Map<string, AgentToken> | undefined>;
-  let map = g[STORE_KEY];
-  if (!map) {
-    map = new Map();
-    g[STORE_KEY] = map;
-  }
-  return map;
+  return tokens().byId;
 }
 
 function randomId(): string {
@@ -106,7 +113,10 @@ function isLive(t: AgentToken, now: number): boolean {
   return t.revoked_at === null && (t.expires_at === null || t.expires_at > now);
 }
 
+/** Forgets tombstones past their time; at most once a minute, so issuing stays cheap. */
 function prune(now: number): void {
+  if (now - tokens().prunedAt < 60_000) return;
+  tokens().prunedAt = now;
   for (const [id, t] of store()) {
     const ended = t.revoked_at ?? (t.expires_at !== null && t.expires_at <= now ? t.expires_at : null);
     if (ended !== null && now - ended > TOMBSTONE_MS) store().delete(id);
@@ -132,16 +142,22 @@ export function issueAgentToken(input: IssueTokenInput, options: IssueOptions = 
     expires_at: options.ttlMs === undefined ? null : now + options.ttlMs,
     revoked_at: null,
   };
+  return remember(token);
+}
+
+/** Keeps a new live token (its agent's previous one was revoked first). */
+function remember(token: AgentToken): AgentToken {
   store().set(token.token, token);
+  let agents = tokens().live.get(token.conversation_id);
+  if (!agents) tokens().live.set(token.conversation_id, (agents = new Map()));
+  agents.set(token.agent_id, token);
   return token;
 }
 
 /** The live token of an agent, if it has one. */
 export function agentToken(conversationId: string, agentId: number, now = Date.now()): AgentToken | undefined {
-  for (const t of store().values()) {
-    if (t.conversation_id === conversationId && t.agent_id === agentId && isLive(t, now)) return t;
-  }
-  return undefined;
+  const t = tokens().live.get(conversationId)?.get(agentId);
+  return t && isLive(t, now) ? t : undefined;
 }
 
 /**
@@ -160,13 +176,37 @@ export function ensureAgentToken(input: IssueTokenInput, options: IssueOptions =
  * (when it closes or is deleted). Returns how many were revoked.
  */
 export function revokeAgentTokens(conversationId: string, agentId?: number, now = Date.now()): number {
+  const agents = tokens().live.get(conversationId);
+  if (!agents) return 0;
   let n = 0;
-  for (const t of store().values()) {
-    if (t.conversation_id !== conversationId || (agentId !== undefined && t.agent_id !== agentId) || t.revoked_at !== null) continue;
-    t.revoked_at = now;
-    n++;
+  for (const [id, t] of agents) {
+    if (agentId !== undefined && id !== agentId) continue;
+    if (t.revoked_at === null) {
+      t.revoked_at = now;
+      n++;
+    }
+    agents.delete(id);
   }
+  if (!agents.size) tokens().live.delete(conversationId);
   return n;
+}
+
+/**
+ * A role's permissions changed: every live token of an agent of that role that allows more than
+ * the role now does is revoked and replaced by one with only what both allow (never more). Takes
+ * effect at the agent's very next tool call. Returns the agents whose tokens were narrowed.
+ */
+export function narrowRoleTokens(roleId: string, permissions: readonly string[], now = Date.now()): { conversation_id: string; agent_id: number; scopes: AgentScope[] }[] {
+  const allowed = new Set(scopesFor(permissions));
+  const narrowed: { conversation_id: string; agent_id: number; scopes: AgentScope[] }[] = [];
+  const affected = [...tokens().live.values()].flatMap((agents) => [...agents.values()]).filter((t) => t.role_id === roleId && isLive(t, now) && t.scopes.some((sc) => !allowed.has(sc)));
+  for (const t of affected) {
+    revokeAgentTokens(t.conversation_id, t.agent_id, now);
+    const scopes = t.scopes.filter((sc) => allowed.has(sc));
+    remember({ ...t, token: randomId(), scopes, issued_at: now, revoked_at: null });
+    narrowed.push({ conversation_id: t.conversation_id, agent_id: t.agent_id, scopes });
+  }
+  return narrowed;
 }
 
 /** Why a call was refused; `reason` is written for the model and the timeline. */
@@ -238,4 +278,6 @@ export function describeToken(t: AgentToken): { token_hint: string; conversation
 /** Forgets every token (tests only). */
 export function resetAgentTokensForTests(): void {
   store().clear();
+  tokens().live.clear();
+  tokens().prunedAt = 0;
 }
