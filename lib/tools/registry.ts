@@ -63,10 +63,11 @@ export function roleCatalog(roles: readonly RoleChoice[]): string {
 
 /**
  * `create_sub_agent`'s arguments as one conversation's leader is shown them: `role_id` is an enum
- * of exactly `ids`. With no role there is nothing to enumerate; an empty enum (or zod's
- * `{"not":{}}` for it) is a schema some OpenAI-compatible servers refuse or cannot turn into a
- * grammar, so the argument stays a string whose description says every call is refused (the
- * runtime refuses a role outside the catalog whatever the schema says).
+ * of exactly `ids`. With no role there is nothing to enumerate: an empty `enum` is invalid under
+ * the draft-07 meta-schema (it needs at least one item) and zod renders `z.enum([])` as
+ * `{"not":{}}`, which tells a model nothing; so the argument stays a string whose description
+ * says no role is available (the runtime refuses a role outside the catalog whatever the schema
+ * says).
  */
 export function createSubAgentArgs(ids: readonly string[]) {
   const [first, ...rest] = ids;
