@@ -11,6 +11,8 @@ import { fakeError, fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, t
 import { firstEvents, startServer, tempDir, type TestServer } from "./helpers/server";
 import { until } from "./helpers/wait";
 import { isProcessAlive } from "@/lib/store/lock";
+import type { ToolSpec } from "@/lib/models/types";
+import { createSubAgentArgs, parametersOf, toolNamed, toolsOf, toolSpec } from "@/lib/tools";
 
 type Msg = {
   role: string;
@@ -292,6 +294,19 @@ describe("a team at work", () => {
     // Reports that arrived together were handled in one leader turn.
     const leaderCalls = fake.requests.slice(before).filter((r) => r.body && isLeader(r.body) && scenario(r.body) === "fanout");
     expect(leaderCalls.map((r) => reports(r.body!))).toEqual([0, 0, 3]);
+    // What each model was offered, as the endpoint received it: the registry's generated schemas.
+    const leaderSpecs = leaderCalls[0]!.body!.tools as ToolSpec[];
+    expect(leaderSpecs.map((t) => t.function.name)).toEqual([...toolsOf("leader"), ...toolsOf("both")].map((t) => t.name));
+    const [create, ...rest] = leaderSpecs;
+    const roleIds = (create!.function.parameters as { properties: { role_id: { enum: string[] } } }).properties.role_id.enum;
+    expect(roleIds).toEqual(expect.arrayContaining(["researcher", "code-reviewer", "ui-operator"]));
+    expect(create!.function.parameters).toEqual(parametersOf(createSubAgentArgs(roleIds)));
+    for (const t of rest) expect(t).toEqual(toolSpec(toolNamed(t.function.name)!));
+    const agentCall = fake.requests.slice(before).find((r) => r.body && !isLeader(r.body) && scenario(r.body) === "fanout")!;
+    const agentSpecs = agentCall.body!.tools as ToolSpec[];
+    expect(agentSpecs.map((t) => t.function.name)).toEqual(expect.arrayContaining(["report_to_leader", "read_file", "update_shared_context"]));
+    for (const t of agentSpecs) expect(t).toEqual(toolSpec(toolNamed(t.function.name)!));
+    expect(JSON.stringify([leaderSpecs, agentSpecs])).not.toContain("$schema");
     const { agents: list } = await agents(id);
     expect(list).toHaveLength(3);
     expect(list.map((a: { metadata: { status: string } }) => a.metadata.status)).toEqual(["completed", "completed", "completed"]);

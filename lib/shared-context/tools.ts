@@ -1,77 +1,18 @@
 import "server-only";
 /**
- * The shared-context tools offered to the Team Leader and to sub-agents (OpenAI function calling)
- * and their executor. Arbitration happens in code: the model only proposes a write, and the
+ * The executor of the shared-context tools offered to the Team Leader and to sub-agents (their
+ * definitions are in the tool registry, lib/tools). Arbitration happens in code: the model only proposes a write, and the
  * result it reads back says whether it was applied, refused (and why, with the value that won) or
  * is waiting for a person.
  */
-import { z } from "zod";
 import { AstrionError } from "@/lib/errors";
-import type { ToolSpec } from "@/lib/models/types";
+import { isSharedContextTool, parseToolArguments, SHARED_CONTEXT_TOOL_ARGS } from "@/lib/tools";
 import { timelineEventsOf, type SharedContextTimelineEvent } from "./events";
-import { MAX_WRITE_LENGTH, SharedKeySchema, VersionSchema, WriteModeSchema, type Decision } from "./schema";
+import type { Decision } from "./schema";
 import { readSharedContext, writeSharedContext } from "./store";
-import { parseToolArguments } from "@/lib/runtime/tools";
 
-/** Models sometimes send numbers as strings (`"3"`); accept those, nothing looser. */
-const LooseVersion = z.preprocess((v) => (typeof v === "string" && /^\s*\d+\s*$/.test(v) ? Number(v) : v), VersionSchema.optional());
-
-/** Argument schemas of the shared-context tools. */
-export const SHARED_CONTEXT_TOOL_ARGS = {
-  read_shared_context: z.object({}).loose(),
-  update_shared_context: z
-    .object({
-      key: SharedKeySchema,
-      value: z.string().max(MAX_WRITE_LENGTH),
-      mode: WriteModeSchema,
-      expected_version: LooseVersion,
-    })
-    .superRefine((a, ctx) => {
-      if (a.mode === "overwrite" && a.expected_version === undefined) {
-        ctx.addIssue({ code: "custom", path: ["expected_version"], message: "an overwrite needs the version you read (0 for a new key); call read_shared_context first" });
-      }
-    }),
-} as const;
-
-/** Names of the shared-context tools. */
-export type SharedContextToolName = keyof typeof SHARED_CONTEXT_TOOL_ARGS;
-
-/** Whether `name` is one of the shared-context tools. */
-export function isSharedContextTool(name: string): name is SharedContextToolName {
-  return Object.prototype.hasOwnProperty.call(SHARED_CONTEXT_TOOL_ARGS, name);
-}
-
-/** Shared-context tools that only read: safe to run again after a crash (add to READ_ONLY_TOOLS). */
-export const SHARED_CONTEXT_READ_ONLY_TOOLS: ReadonlySet<string> = new Set(["read_shared_context"]);
-
-function fn(name: string, description: string, parameters: Record<string, unknown>): ToolSpec {
-  return { type: "function", function: { name, description, parameters } };
-}
-
-/** The tool specs, for the leader and for every sub-agent alike. */
-export function sharedContextTools(): ToolSpec[] {
-  return [
-    fn(
-      "read_shared_context",
-      "Read the team's shared context: every key with its value, version, author and time, and writes waiting for a person. Read before you overwrite.",
-      { type: "object", properties: {} },
-    ),
-    fn(
-      "update_shared_context",
-      "Write a key of the team's shared context. mode 'append' adds your text on a new line and never conflicts. mode 'overwrite' replaces the value and needs expected_version (the version you read; 0 for a new key). If someone changed the key since you read it, the write is arbitrated: the Team Leader outranks agents, otherwise the later write wins, and writes too close together wait for a person.",
-      {
-        type: "object",
-        properties: {
-          key: { type: "string", description: "Short name, e.g. 'api.status' or 'plan'." },
-          value: { type: "string" },
-          mode: { type: "string", enum: ["append", "overwrite"] },
-          expected_version: { type: "integer", minimum: 0, description: "Required for overwrite: the version you read (0 if the key did not exist)." },
-        },
-        required: ["key", "value", "mode"],
-      },
-    ),
-  ];
-}
+/** The shared-context tools' definitions live in the one tool registry; re-exported here for callers of this module. */
+export { isSharedContextTool, SHARED_CONTEXT_READ_ONLY_TOOLS, SHARED_CONTEXT_TOOL_ARGS, sharedContextTools, type SharedContextToolName } from "@/lib/tools";
 
 /** Who is calling a shared-context tool. */
 export interface SharedContextActor {

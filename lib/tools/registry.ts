@@ -1,0 +1,98 @@
+/**
+ * The one registry of tools: every tool a model can be offered, whichever module executes it.
+ * What each party is offered, which tools only read, and the JSON Schema of each tool's
+ * arguments all derive from it. Pure.
+ */
+import { z } from "zod";
+import type { ToolSpec } from "@/lib/models/types";
+import type { Permission } from "@/lib/roles/schema";
+import { customToolSpec, toolSpec, type ToolAudience, type ToolDefinition } from "./define";
+import { SHARED_CONTEXT_TOOLS, type SharedContextToolName } from "./shared-context";
+import { AGENT_TOOLS, CREATE_SUB_AGENT, LEADER_TOOLS } from "./team";
+
+/** Every tool, leader's first, then sub-agents', then those both use. */
+export const TOOLS: readonly ToolDefinition[] = [...LEADER_TOOLS, ...AGENT_TOOLS, ...SHARED_CONTEXT_TOOLS];
+
+const BY_NAME: ReadonlyMap<string, ToolDefinition> = (() => {
+  const map = new Map<string, ToolDefinition>();
+  for (const tool of TOOLS) {
+    if (map.has(tool.name)) throw new Error(`tool ${tool.name} is defined twice`);
+    map.set(tool.name, tool);
+  }
+  return map;
+})();
+
+/** The tool called `name` (a name a model chose: only registered tools are found), or undefined. */
+export function toolNamed(name: string): ToolDefinition | undefined {
+  return BY_NAME.get(name);
+}
+
+/** Tools that only read: safe to run again after a crash. */
+export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(TOOLS.filter((t) => t.readOnly).map((t) => t.name));
+
+/** Shared-context tools that only read (a subset of {@link READ_ONLY_TOOLS}). */
+export const SHARED_CONTEXT_READ_ONLY_TOOLS: ReadonlySet<string> = new Set(SHARED_CONTEXT_TOOLS.filter((t) => t.readOnly).map((t) => t.name));
+
+/** Whether `name` is one of the shared-context tools. */
+export function isSharedContextTool(name: string): name is SharedContextToolName {
+  return SHARED_CONTEXT_TOOLS.some((t) => t.name === name);
+}
+
+/**
+ * The registered tools of one audience exactly (`both` gives the tools everyone shares), without
+ * those that need a role permission the caller lacks.
+ */
+export function toolsOf(audience: ToolAudience, permissions: readonly Permission[] = []): ToolDefinition[] {
+  return TOOLS.filter((t) => t.audience === audience && (t.permission === null || permissions.includes(t.permission)));
+}
+
+/** A role as the leader's `create_sub_agent` tool describes it. */
+export interface RoleChoice {
+  id: string;
+  name: string;
+  description: string;
+  capabilities: string[];
+}
+
+/** One catalog line per role, in the format the offline model also reads. */
+export function roleCatalog(roles: readonly RoleChoice[]): string {
+  return roles
+    .map((r) => `- ${r.id}: ${r.name} — ${r.description.replace(/\s+/g, " ").trim()} (capabilities: ${r.capabilities.join(", ")})`)
+    .join("\n");
+}
+
+/**
+ * `create_sub_agent`'s arguments as one conversation's leader is shown them: `role_id` is an enum
+ * of exactly `ids`. With no role there is nothing to enumerate: an empty `enum` is invalid under
+ * the draft-07 meta-schema (it needs at least one item) and zod renders `z.enum([])` as
+ * `{"not":{}}`, which tells a model nothing; so the argument stays a string whose description
+ * says no role is available (the runtime refuses a role outside the catalog whatever the schema
+ * says).
+ */
+export function createSubAgentArgs(ids: readonly string[]) {
+  const [first, ...rest] = ids;
+  const roleId =
+    first === undefined
+      ? CREATE_SUB_AGENT.args.shape.role_id.describe("No role is available in this conversation: a sub-agent cannot be created.")
+      : z.enum([first, ...rest]).describe("The role to create the agent from.");
+  return CREATE_SUB_AGENT.args.extend({ role_id: roleId });
+}
+
+/** The leader's tools; `create_sub_agent.role_id` is an enum of exactly the roles given. */
+export function leaderTools(roles: readonly RoleChoice[]): ToolSpec[] {
+  return toolsOf("leader").map((tool) =>
+    tool === CREATE_SUB_AGENT
+      ? customToolSpec(tool, `${tool.description}\nAvailable roles:${roles.length ? `\n${roleCatalog(roles)}` : " none."}`, createSubAgentArgs(roles.map((r) => r.id)))
+      : toolSpec(tool),
+  );
+}
+
+/** A sub-agent's tools; `write_file` only when its role has the `write` permission. */
+export function agentTools(canWrite: boolean): ToolSpec[] {
+  return toolsOf("agent", canWrite ? ["write"] : []).map(toolSpec);
+}
+
+/** The shared-context tool specs, for the leader and for every sub-agent alike. */
+export function sharedContextTools(): ToolSpec[] {
+  return toolsOf("both").map(toolSpec);
+}
