@@ -67,6 +67,17 @@ export async function closeAll(): Promise<void> {
   }
 }
 
+/**
+ * A conversation that was archived is active again: its agents get their tokens back (narrowed to
+ * what their roles allow now) and unfinished work continues, as at boot. Tokens are issued here
+ * and at boot, never on a tool call.
+ */
+export async function resumeRun(convId: string): Promise<void> {
+  const run = await runFor(convId);
+  await run.resume();
+  if (!run.working && !run.hasNotices) await unload(convId, false);
+}
+
 /** At boot: every active conversation continues from disk. */
 export async function resumeAll(): Promise<number> {
   const app = await getApp();

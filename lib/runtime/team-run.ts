@@ -122,8 +122,7 @@ export class TeamRun {
   /** A person's message to the leader: starts a trace and wakes the leader. */
   async postUserMessage(content: string, author?: string): Promise<{ message_id: string; trace_id: string }> {
     const s = this.#s;
-    const conv = await s.store.get(this.convId);
-    if (conv.status === "archived") throw new ConflictError("This conversation is archived; unarchive it to continue.");
+    await this.#assertActive();
     const project = await s.projectGate();
     if (!project.ok) {
       await s.projectRefused(project, LEADER_PARTY, "user_message", "This conversation cannot run");
@@ -149,13 +148,20 @@ export class TeamRun {
   }
 
   /** A person's (or the leader's) message to one sub-agent, delivered before its next step. */
-  messageAgent(agentId: number, content: string, from: Sender): Promise<string> {
+  async messageAgent(agentId: number, content: string, from: Sender): Promise<string> {
+    await this.#assertActive();
     return messageAgent(this.#s, agentId, content, from);
   }
 
   /** Answers a pending `ask_master` question (by the leader or a person) and resumes the agent. */
-  answerQuestion(questionId: string, answer: string, answeredBy: string, expectedAgentId?: number): Promise<{ agent_id: number }> {
+  async answerQuestion(questionId: string, answer: string, answeredBy: string, expectedAgentId?: number): Promise<{ agent_id: number }> {
+    await this.#assertActive();
     return answerQuestion(this.#s, questionId, answer, answeredBy, expectedAgentId);
+  }
+
+  /** An archived conversation does no work: nothing a person sends may wake it. */
+  async #assertActive(): Promise<void> {
+    if ((await this.#s.store.get(this.convId)).status === "archived") throw new ConflictError("This conversation is archived; unarchive it to continue.");
   }
 
   /** Terminates one agent: its model call is aborted, its token revoked, and it never runs again. */

@@ -6,7 +6,7 @@ import "server-only";
  * source of the folder the workspace tools work in. Every data access is audited.
  */
 import { AstrionError } from "@/lib/errors";
-import { checkToolCall } from "@/lib/governance";
+import { checkToolCall, narrowRoleTokens } from "@/lib/governance";
 import type { ToolCall } from "@/lib/models";
 import { hasOwnKey } from "@/lib/own";
 import { agentParty, formatAgentMessage, LEADER_PARTY, roleAbbreviation, SYSTEM_PARTY } from "@/lib/protocol";
@@ -38,6 +38,7 @@ export async function dispatchAgentTool(s: TeamState, agentId: number, call: Too
   const project = await s.projectGate();
   if (!project.ok) return s.projectRefused(project, agentParty(agentId), name);
   const conv = await s.store.get(s.convId);
+  await narrowToRole(s, meta);
   const token = meta.status === "terminated" || conv.status === "archived" ? undefined : s.tokenOf(agentId);
   const check = checkToolCall(token, { conversation_id: s.convId, agent_id: agentId, tool: name, args });
   if (!check.ok || !token) {
@@ -115,6 +116,21 @@ export async function dispatchAgentTool(s: TeamState, agentId: number, call: Too
     throw error;
   }
   return errorResult(`unknown tool ${name}`);
+}
+
+/**
+ * A role file edited to allow less (through the API or on disk) takes effect at its agents' very
+ * next tool call: their live tokens are narrowed to what the role allows now. The role folder is
+ * held in memory while it does not change, so this costs a lookup.
+ */
+async function narrowToRole(s: TeamState, meta: AgentMeta): Promise<void> {
+  const role = await s.app.roles.get(meta.role_id).catch(() => null);
+  const permissions = role?.kind === "role" ? (role.fields.permissions ?? ["read"]) : [];
+  for (const n of narrowRoleTokens(meta.role_id, permissions)) {
+    if (n.conversation_id !== s.convId) continue;
+    s.notice("warning", "token_narrowed", `Role ${meta.role_id} now allows less; agent ${n.agent_id} may only ${n.scopes.join(", ")}.`, n.agent_id);
+    await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentParty(n.agent_id), payload: { role_id: meta.role_id, scopes: n.scopes }, action: "token_narrowed", resource: `agent:${n.agent_id}` });
+  }
 }
 
 /** `ask_master`: the agent waits; the question goes to the leader's inbox and to the person's screen. */

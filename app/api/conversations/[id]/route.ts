@@ -1,6 +1,6 @@
 import { PatchConversationBodySchema } from "@/lib/api/contract";
 import { json, parseWith, readBody, route } from "@/lib/http";
-import { forgetRun } from "@/lib/runtime";
+import { forgetRun, resumeRun } from "@/lib/runtime";
 import { getApp } from "@/lib/server/app";
 import { ConversationIdSchema } from "@/lib/store/schemas";
 
@@ -23,6 +23,8 @@ export const PATCH = route<Params>(async (request, params) => {
   const conversation = await app.store.update(id, body);
   // An archived conversation does no work: its run stops and its agents' tokens are revoked.
   if (body.status === "archived") await forgetRun(id);
+  // Unarchived: its agents' tokens are issued again (it resumes as at boot).
+  else if (body.status === "active") await resumeRun(id);
   return json({ conversation });
 });
 
