@@ -16,12 +16,12 @@ import "server-only";
  * the store's one durable write path (the conversation's step log). Hard caps (agents per
  * conversation, calls per task) are enforced in code.
  */
-import { agentTopic, getBus } from "@/lib/bus";
+import { agentTopic } from "@/lib/bus";
 import { AstrionError, ConflictError } from "@/lib/errors";
 import { auditPayload, ensureAgentToken, revokeAgentTokens } from "@/lib/governance";
 import { loadRegistry, normalizeTokenStatistics, publicModels } from "@/lib/models";
 import { subscribeModelHealth, type ModelHealth } from "@/lib/models/resilience";
-import { agentParty, appendTimeline, LEADER_PARTY, needsModelCall, startTrace, SYSTEM_PARTY, timelineFile, timelineRecord, unansweredToolCalls, USER_PARTY } from "@/lib/protocol";
+import { agentParty, LEADER_PARTY, needsModelCall, startTrace, SYSTEM_PARTY, timelineRecord, unansweredToolCalls, USER_PARTY } from "@/lib/protocol";
 import type { AstrionApp } from "@/lib/server/app";
 import type { Message } from "@/lib/store";
 import type { RuntimeLimits } from "./config";
@@ -35,7 +35,7 @@ import { answerQuestion, messageAgent, reportFailure } from "./team/mail";
 import { TeamState } from "./team/state";
 import { leaderInbox, messageId, type AgentMeta, type Sender } from "./team/types";
 
-export { CONTEXT_FILE_NAME } from "./team/steps";
+export { CONTEXT_FILE_NAME } from "./ports";
 export { LEADER_DISPLAY_NAME } from "./team/types";
 
 /** Runs and observes one conversation. Create through the runtime manager, one per conversation. */
@@ -131,7 +131,7 @@ export class TeamRun {
     // The person's words are audited like a model's: a preview and a hash of the full text.
     const envelope = startTrace(USER_PARTY, LEADER_PARTY, auditPayload("request", { content, author: author ?? null }));
     const record = timelineRecord(envelope, { action: "user_message", resource: `conversation:${this.convId}` });
-    await appendTimeline(timelineFile(s.dir), record);
+    await s.storage.appendTimeline(this.convId, record);
     s.lastTrace = { trace_id: envelope.trace_id, turn_id: envelope.turn_id };
     const message: Message = {
       role: "user",
@@ -204,12 +204,12 @@ export class TeamRun {
    */
   #listen(agentId: number): void {
     if (this.#listening.has(agentId)) return;
-    this.#listening.set(agentId, getBus().subscribe(agentTopic(this.convId, agentId), () => this.wakeAgent(agentId)));
+    this.#listening.set(agentId, this.#s.bus.subscribe(agentTopic(this.convId, agentId), () => this.wakeAgent(agentId)));
   }
 
   #notifyAgent(agentId: number): void {
     this.#listen(agentId);
-    getBus().publish(agentTopic(this.convId, agentId), { type: "inbox" });
+    this.#s.bus.publish(agentTopic(this.convId, agentId), { type: "inbox" });
   }
 
   /** Stops listening on the agents' topics and revokes the agents' tokens (archived or deleted). */

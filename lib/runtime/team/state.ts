@@ -10,17 +10,17 @@ import "server-only";
  * - Statuses change only through lib/runtime/state-machine; the phase is derived from them.
  */
 import path from "node:path";
-import { conversationTopic, getBus } from "@/lib/bus";
+import { conversationTopic } from "@/lib/bus";
 import { agentToken, auditPayload, allowListFromMetadata, authorizedRoles, type AgentToken } from "@/lib/governance";
 import { normalizeTokenStatistics, usageAgentKey } from "@/lib/models";
-import { agentParty, appendTimeline, follow, newTraceId, newTurnId, nextSeedId, replyTo, SYSTEM_PARTY, timelineFile, timelineRecord, type Envelope, type EnvelopeType, type SeedCounters, type SeedIdKind } from "@/lib/protocol";
+import { agentParty, follow, newTraceId, newTurnId, nextSeedId, replyTo, SYSTEM_PARTY, timelineRecord, type Envelope, type EnvelopeType, type SeedCounters, type SeedIdKind } from "@/lib/protocol";
 import type { RoleDetail } from "@/lib/roles";
 import type { AstrionApp } from "@/lib/server/app";
 import type { ConversationMetadata } from "@/lib/store";
 import { confirmProjectFolder, type ProjectFolderChanged, type ProjectFolderRefused } from "@/lib/workspace";
 import type { RuntimeLimits } from "../config";
 import type { AgentView, Notice, PendingQuestion, RuntimeEvent } from "../events";
-import { ActionJournal } from "../journal";
+import { fileStorage, processBus, type EffectJournal, type EngineBus, type EngineStorage } from "../ports";
 import { derivePhase, transitionAgent, type AgentEvent } from "../state-machine";
 import type { RoleChoice } from "../tools";
 import { errorResult, phasePath, traceCause, type AgentMeta } from "./types";
@@ -56,7 +56,10 @@ export class TeamState {
   readonly app: AstrionApp;
   readonly convId: string;
   readonly limits: RuntimeLimits;
-  readonly journal: ActionJournal;
+  readonly storage: EngineStorage;
+  readonly bus: EngineBus;
+  readonly journal: EffectJournal;
+  /** The conversation's folder (the file-based parts outside the ports: the shared context). */
   readonly dir: string;
   /** Aborted by stop: every model stream and loop of the conversation ends. */
   stopController = new AbortController();
@@ -75,16 +78,19 @@ export class TeamState {
   readonly #projectNoticed = new Set<string>();
   #wakers: Wakers | null = null;
 
-  constructor(app: AstrionApp, convId: string, limits: RuntimeLimits) {
+  constructor(app: AstrionApp, convId: string, limits: RuntimeLimits, ports: { storage?: EngineStorage; bus?: EngineBus } = {}) {
     this.app = app;
     this.convId = convId;
     this.limits = limits;
     this.dir = path.join(app.root, "conversations", convId);
-    this.journal = new ActionJournal(this.dir);
+    this.storage = ports.storage ?? fileStorage(app.root, app.store);
+    this.bus = ports.bus ?? processBus();
+    this.journal = this.storage.journal(convId);
   }
 
+  /** The conversation's files (through the storage port). */
   get store() {
-    return this.app.store;
+    return this.storage.conversations;
   }
 
   /** Connects the loops' wake-up calls (once, by the run). */
@@ -103,7 +109,7 @@ export class TeamState {
   // ---------------------------------------------------------------- events and timeline
 
   publish(event: RuntimeEvent): void {
-    getBus().publish(conversationTopic(this.convId), event);
+    this.bus.publish(conversationTopic(this.convId), event);
   }
 
   /** Appends an envelope to the timeline (durably), then publishes it. */
@@ -114,7 +120,7 @@ export class TeamState {
       ? replyTo(cause, payload, { from: init.from, to: init.to })
       : follow(cause, { type: init.type, from: init.from, to: init.to, payload, producer: init.producer ?? "code" });
     const record = timelineRecord(envelope, { action: init.action, resource: init.resource ?? null, status: init.status ?? "ok", version: init.version ?? 0 });
-    await appendTimeline(timelineFile(this.dir), record);
+    await this.storage.appendTimeline(this.convId, record);
     this.publish({ type: "timeline", record });
     return envelope;
   }

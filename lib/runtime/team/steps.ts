@@ -5,18 +5,13 @@ import "server-only";
  * save goes through the store (one durable write path: the conversation's step log) before the
  * event that shows it is published.
  */
-import path from "node:path";
 import { addUsage, ModelCallError, usageAgentKey, type ChatMessage, type ChatModel, type ChatResult, type ToolCall, type ToolSpec } from "@/lib/models";
 import { agentParty, LEADER_PARTY, SYSTEM_PARTY } from "@/lib/protocol";
-import { appendJsonLine } from "@/lib/protocol/jsonl";
 import type { SliceReport } from "@/lib/context";
 import type { ConversationMetadata, Message } from "@/lib/store";
 import { capToolOutput } from "@/lib/workspace";
 import type { TeamState } from "./state";
 import { messageId } from "./types";
-
-/** Per-call context reports of a conversation (an addition to the seed's layout). */
-export const CONTEXT_FILE_NAME = "context.jsonl";
 
 /** The thinking level of the leader's calls in a conversation's run mode. */
 export function thinkingLevel(conv: ConversationMetadata): "off" | "on" | "deep" {
@@ -116,7 +111,7 @@ export async function appendMessage(s: TeamState, agentId: number | null, messag
  * the message that names it is saved); the message itself keeps only the totals.
  */
 export async function saveContextReport(s: TeamState, message: Message, agentId: number | null, report: SliceReport): Promise<void> {
-  await appendJsonLine(path.join(s.dir, CONTEXT_FILE_NAME), JSON.stringify({ message_id: message.message_id, agent_id: agentId, at: new Date().toISOString(), report }));
+  await s.storage.appendContextReport(s.convId, JSON.stringify({ message_id: message.message_id, agent_id: agentId, at: new Date().toISOString(), report }));
 }
 
 /** Saves the partial answer of a failed call as an interrupted message and shows a banner. */
