@@ -9,6 +9,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeError, fakeText, startFakeOpenAI, type FakeOpenAI } from "./helpers/fake-openai";
 import { REPO_ROOT, tempDir } from "./helpers/server";
+import { until } from "./helpers/wait";
 import { RoleLibrary } from "@/lib/roles";
 import { createOpenAIModel } from "@/lib/models/client";
 import {
@@ -55,7 +56,11 @@ describe("capability routing over the shipped role files", () => {
       path.join(rolesDir, "cloud-auditor.md"),
       "---\nname: Cloud Auditor\ndescription: Audits infrastructure-as-code\ncapabilities: terraform|iam|审计\npermissions: [read]\n---\nYou audit cloud configuration.\n",
     );
-    const after = buildRegistry(await library.list());
+    // The library holds the role folder in memory and drops it when the folder's watch reports a change.
+    const after = buildRegistry(await until("the new role file is seen", async () => {
+      const list = await library.list();
+      return list.some((r) => r.id === "cloud-auditor") ? list : null;
+    }));
     expect(classifyIntent(ask, after).candidates[0]).toMatchObject({ role_id: "cloud-auditor", matched: ["terraform", "iam", "审计"] });
     expect(isAuthorized("cloud-auditor", after.roles)).toBe(true);
     expect(isAuthorized("cloud-auditor", after.roles, ["researcher"])).toBe(false);
