@@ -77,14 +77,39 @@ export function applyEnvironment(file: ModelsFile, env: Record<string, string | 
 
 /** Loads the registry with the environment applied. A broken `models.json` is a clear error. */
 export async function loadRegistry(root: string): Promise<ModelsFile> {
-  let file: ModelsFile;
+  return applyEnvironment(await modelsFile(root));
+}
+
+/** The last parse of each data folder's models.json, with the identity of the file it came from. */
+const parsedModels = new Map<string, { stamp: string; file: ModelsFile }>();
+
+/**
+ * models.json as written (defaults when it is missing). Every model call asks for it, so the
+ * parse is kept and used again while the file's identity (inode, size, modification time in
+ * nanoseconds) is unchanged: an edit, or a new file renamed over it, is read at the next call.
+ */
+async function modelsFile(root: string): Promise<ModelsFile> {
+  const file = modelsFilePath(root);
+  let stamp: string;
   try {
-    file = await readJsonFile(modelsFilePath(root), ModelsFileSchema);
+    const st = await fs.stat(file, { bigint: true });
+    stamp = `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  } catch {
+    stamp = "missing";
+  }
+  const known = parsedModels.get(root);
+  if (known?.stamp === stamp) return known.file;
+  let parsed: ModelsFile;
+  try {
+    parsed = await readJsonFile(file, ModelsFileSchema);
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
-    file = defaultModelsFile();
+    parsed = defaultModelsFile();
   }
-  return applyEnvironment(file);
+  // Kept under the stamp taken before the read: a file that changed while it was read has a new
+  // stamp at the next call, so it is read again.
+  parsedModels.set(root, { stamp, file: parsed });
+  return parsed;
 }
 
 /**
