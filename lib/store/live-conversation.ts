@@ -49,6 +49,14 @@ import { localTimestamp } from "./time";
 /** File name of a conversation's step log. */
 export const STEP_LOG_FILE = "steps.jsonl";
 
+/**
+ * How long after a change the seed files it touched are rewritten (ms): the steps of a burst
+ * share one rewrite of each file. With a model that takes seconds to answer, every step's files
+ * are on disk within this delay; with one that answers at once, a file is rewritten at most once
+ * per delay instead of once per step.
+ */
+export const SEED_WRITE_DELAY_MS = 25;
+
 /** Log size past which a checkpoint writes the seed files durably and empties the log. */
 export const CHECKPOINT_BYTES = 4 * 1024 * 1024;
 
@@ -89,8 +97,9 @@ export class LiveConversation {
   readonly #hooks: LiveHooks;
   readonly #dirty = new Set<FileKey>();
   #writing: Promise<void> | null = null;
-  /** The background pass started by a commit, if one runs. */
+  /** The background pass started by a commit, if one runs, and the timer of the next one. */
   #background: Promise<void> | null = null;
+  #timer: NodeJS.Timeout | null = null;
   /** Per-file queues, so an async mutator never races another change of the same file. */
   readonly #queues = new Map<string, Promise<unknown>>();
   #checkpointing: Promise<void> | null = null;
@@ -327,24 +336,42 @@ export class LiveConversation {
     while (this.#checkpointing) await this.#checkpointing;
     for (const key of keys) this.#dirty.add(key);
     await Promise.all(records.map((r) => this.#log.append(r)));
-    // Durable now (the log). The seed files follow in the background: passes run one at a time
-    // and a pass writes every file changed since the last one, so a burst of steps costs one
-    // rewrite per file, and no step waits for a rewrite.
+    // Durable now (the log). The seed files follow in the background (see #writeSoon).
     this.#writeSoon();
     if (this.#log.size > CHECKPOINT_BYTES && !this.#checkpointing) await this.checkpoint();
   }
 
-  /** Starts a background pass over the dirty seed files unless one is running (it loops until none is dirty). */
+  /**
+   * Schedules a background pass over the dirty seed files, {@link SEED_WRITE_DELAY_MS} from now,
+   * unless one is due or running. A pass writes every file changed since the last one, so the
+   * steps of a burst share one rewrite of each file, and a conversation rewrites a file at most
+   * once per delay however fast its steps come; a pass that finds more changes when it ends
+   * schedules the next. Nothing waits for a pass: the step log already holds every change.
+   */
   #writeSoon(): void {
-    if (this.#writing || this.#background) return;
-    this.#background = this.#writeDirty()
-      .catch((error) => {
-        // The changes are in the log: the next pass, a checkpoint or a load writes the files.
-        console.error(`[astrion] conversation ${this.id}: could not rewrite its seed files from memory (the step log holds the changes)`, error);
-      })
-      .finally(() => {
-        this.#background = null;
-      });
+    if (this.#timer || this.#background || this.#closed) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      this.#background = this.#writePass()
+        .catch((error) => {
+          // The changes are in the log: the next pass, a checkpoint or a load writes the files.
+          console.error(`[astrion] conversation ${this.id}: could not rewrite its seed files from memory (the step log holds the changes)`, error);
+        })
+        .finally(() => {
+          this.#background = null;
+          if (this.#dirty.size) this.#writeSoon();
+        });
+    }, SEED_WRITE_DELAY_MS);
+    this.#timer.unref();
+  }
+
+  /** One background pass (after any pass already running). */
+  async #writePass(): Promise<void> {
+    while (this.#writing) await this.#writing.catch(() => undefined);
+    if (!this.#dirty.size) return;
+    const keys = [...this.#dirty];
+    this.#dirty.clear();
+    await this.#write(keys, false);
   }
 
   /** Resolves once the seed files on disk show every change made so far (readers of the files, tests). */
@@ -365,27 +392,35 @@ export class LiveConversation {
 
   /** Writes the dirty seed files from memory; concurrent callers share passes. */
   async #writeDirty(durable = false): Promise<void> {
+    if (this.#timer) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
     while (this.#dirty.size || this.#writing) {
       if (this.#writing) {
-        await this.#writing;
+        await this.#writing.catch(() => undefined);
         continue;
       }
       const keys = [...this.#dirty];
       this.#dirty.clear();
-      // Serialized now, in one go, so the files of one pass show one moment of the conversation.
-      const files = keys.map((k) => this.#fileOf(k));
-      // The one writer of these files while the conversation is open, so no file lock is taken:
-      // the store's conversation lock (keyed on metadata.json) may be held by the caller (a load).
-      this.#writing = Promise.all(files.map((f) => writeFileAtomicUnlocked(path.resolve(f.file), f.text, { durable }))).then(() => undefined);
-      try {
-        await this.#writing;
-      } catch (error) {
-        // Not written: still dirty, so the next pass tries again.
-        for (const key of keys) this.#dirty.add(key);
-        throw error;
-      } finally {
-        this.#writing = null;
-      }
+      await this.#write(keys, durable);
+    }
+  }
+
+  /** Writes the files of `keys` from memory, serialized now, in one go, so they show one moment of the conversation. */
+  async #write(keys: FileKey[], durable: boolean): Promise<void> {
+    const files = keys.map((k) => this.#fileOf(k));
+    // The one writer of these files while the conversation is open, so no file lock is taken:
+    // the store's conversation lock (keyed on metadata.json) may be held by the caller (a load).
+    this.#writing = Promise.all(files.map((f) => writeFileAtomicUnlocked(path.resolve(f.file), f.text, { durable }))).then(() => undefined);
+    try {
+      await this.#writing;
+    } catch (error) {
+      // Not written: still dirty, so the next pass tries again.
+      for (const key of keys) this.#dirty.add(key);
+      throw error;
+    } finally {
+      this.#writing = null;
     }
   }
 
@@ -414,6 +449,8 @@ export class LiveConversation {
   async detach(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
     await this.#background;
     await this.#log.close().catch(() => undefined);
   }
