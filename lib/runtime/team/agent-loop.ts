@@ -18,7 +18,7 @@ import { runTool } from "./dispatch";
 import { resolveDangling } from "./effects";
 import { deliverReport, reportFailure } from "./mail";
 import type { TeamState } from "./state";
-import { appendMessage, appendToolResult, assistantMessage, callModel, recordUsage, saveContextReport, saveInterrupted } from "./steps";
+import { appendToolResult, assistantMessage, callModel, saveAnswer, saveInterrupted } from "./steps";
 import { isErrorResult, LEADER_DISPLAY_NAME, messageId, type AgentMeta } from "./types";
 
 /** Delivers pending messages into the agent's conversation; returns how many. */
@@ -160,10 +160,7 @@ export class AgentLoops {
       return false;
     }
     const message = assistantMessage(outcome.result, traceId, { message_source: "sub_agent", agent_id: agentId, context: summarizeReport(input.report) });
-    await saveContextReport(s, message, agentId, input.report);
-    await appendMessage(s, agentId, message);
-    await recordUsage(s, agentId, model.key, outcome.result);
-    s.publish({ type: "message", agent_id: agentId, message });
+    await saveAnswer(s, agentId, message, model.key, outcome.result, input.report);
     failpoint("agent.step", `${outcome.result.content ?? ""}${JSON.stringify(outcome.result.tool_calls)}`);
     let ended = false;
     for (const call of outcome.result.tool_calls) {

@@ -20,7 +20,7 @@ import { runTool } from "./dispatch";
 import { resolveDangling } from "./effects";
 import { drainLeaderInbox } from "./mail";
 import type { TeamState } from "./state";
-import { appendMessage, appendToolResult, assistantMessage, callModel, recordUsage, saveContextReport, saveInterrupted, thinkingLevel } from "./steps";
+import { appendToolResult, assistantMessage, callModel, saveAnswer, saveInterrupted, thinkingLevel } from "./steps";
 import type { AgentMeta } from "./types";
 
 /** The leader's loop of one conversation. */
@@ -121,10 +121,7 @@ export class LeaderLoop {
       return false;
     }
     const message = assistantMessage(outcome.result, t.trace_id, { context: summarizeReport(input.report) });
-    await saveContextReport(s, message, null, input.report);
-    await appendMessage(s, null, message, !outcome.result.tool_calls.length);
-    await recordUsage(s, null, model.key, outcome.result);
-    s.publish({ type: "message", agent_id: null, message });
+    await saveAnswer(s, null, message, model.key, outcome.result, input.report);
     failpoint("leader.step", `${outcome.result.content ?? ""}${JSON.stringify(outcome.result.tool_calls)}`);
     if (!outcome.result.tool_calls.length) {
       await s.emitNow({ type: "reply", from: LEADER_PARTY, to: USER_PARTY, payload: { content: outcome.result.content ?? "" }, action: "leader_reply", resource: `conversation:${s.convId}`, reply: true });

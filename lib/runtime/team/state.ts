@@ -77,6 +77,8 @@ export class TeamState {
   /** Project-folder refusals already told to the person (one notice each, not one per tool call). */
   readonly #projectNoticed = new Set<string>();
   #wakers: Wakers | null = null;
+  /** Audit records of tool calls whose results are not saved yet. */
+  #audits: Promise<void>[] = [];
 
   constructor(app: AstrionApp, convId: string, limits: RuntimeLimits, ports: { storage?: EngineStorage; bus?: EngineBus } = {}) {
     this.app = app;
@@ -145,9 +147,23 @@ export class TeamState {
     this.activity.set(agentId, { text, at: new Date().toISOString() });
   }
 
-  /** Every data access is audited in the timeline (seed 003 §6.4): who read what, and how much. */
-  async auditAccess(agentId: number, action: string, resource: string, payload: Record<string, unknown>): Promise<void> {
-    await this.emitNow({ type: "event", from: agentParty(agentId), to: SYSTEM_PARTY, payload, action, resource });
+  /**
+   * Every data access is audited in the timeline (seed 003 §6.4): who read what, and how much.
+   * The record is appended while the tool's result is saved (both are awaited by
+   * {@link settleAudits}, which saving a tool result calls), so the two share the step's tick.
+   */
+  auditAccess(agentId: number, action: string, resource: string, payload: Record<string, unknown>): void {
+    const audit = this.emitNow({ type: "event", from: agentParty(agentId), to: SYSTEM_PARTY, payload, action, resource }).then(() => undefined);
+    // Handled here too, so a loop that stops before saving the result leaves no unhandled rejection.
+    audit.catch(() => undefined);
+    this.#audits.push(audit);
+  }
+
+  /** Resolves once every audit record started so far is durable (and published); rejects with the first failure. */
+  async settleAudits(): Promise<void> {
+    const pending = this.#audits;
+    this.#audits = [];
+    await Promise.all(pending);
   }
 
   // ---------------------------------------------------------------- traces and ids

@@ -8,7 +8,7 @@ import "server-only";
 import { addUsage, ModelCallError, usageAgentKey, type ChatMessage, type ChatModel, type ChatResult, type ToolCall, type ToolSpec } from "@/lib/models";
 import { agentParty, LEADER_PARTY, SYSTEM_PARTY } from "@/lib/protocol";
 import type { SliceReport } from "@/lib/context";
-import type { ConversationMetadata, Message } from "@/lib/store";
+import type { ConversationMetadata, LeaderMessagesFile, Message } from "@/lib/store";
 import { capToolOutput } from "@/lib/workspace";
 import type { TeamState } from "./state";
 import { messageId } from "./types";
@@ -77,14 +77,24 @@ export async function callModel(
   }
 }
 
-/** Adds a call's usage to the conversation's token statistics (messages.json) and publishes them. */
-export async function recordUsage(s: TeamState, agentId: number | null, modelKey: string, result: ChatResult): Promise<void> {
-  const file = await s.store.updateLeaderMessages(
-    s.convId,
-    (f) => ({ ...f, token_statistics: addUsage(f.token_statistics, { agentKey: usageAgentKey(agentId), modelKey, usage: result.usage }) as Record<string, unknown> }),
-    { touch: false },
-  );
-  s.publish({ type: "usage", token_statistics: file.token_statistics ?? {} });
+/**
+ * Saves a model's answer in one step: the message, the call's usage in the conversation's token
+ * statistics (the leader's messages.json) and its context report, all issued together, so they
+ * share one durable write of the step log (and the report's file is written beside it). Then the
+ * message and the new statistics are published.
+ */
+export async function saveAnswer(s: TeamState, agentId: number | null, message: Message, modelKey: string, result: ChatResult, report: SliceReport): Promise<void> {
+  const usage = (f: LeaderMessagesFile): LeaderMessagesFile => ({ ...f, token_statistics: addUsage(f.token_statistics, { agentKey: usageAgentKey(agentId), modelKey, usage: result.usage }) as Record<string, unknown> });
+  const context = s.storage.appendContextReport(s.convId, JSON.stringify({ message_id: message.message_id, agent_id: agentId, at: new Date().toISOString(), report }));
+  // The leader's message and its usage are one change of its file; an agent's are two files.
+  const saved =
+    agentId === null
+      ? s.store.updateLeaderMessages(s.convId, (f) => usage({ ...f, messages: [...f.messages, message] }), { touch: !result.tool_calls.length })
+      : Promise.all([s.store.updateAgentMessages(s.convId, agentId, (f) => ({ ...f, messages: [...f.messages, message] })), s.store.updateLeaderMessages(s.convId, usage, { touch: false })]);
+  await Promise.all([context, saved]);
+  const leader = await s.store.readLeaderMessages(s.convId);
+  s.publish({ type: "usage", token_statistics: leader.token_statistics ?? {} });
+  s.publish({ type: "message", agent_id: agentId, message });
 }
 
 /** The saved form of a model's answer. */
@@ -104,14 +114,6 @@ export function assistantMessage(result: ChatResult, traceId: string, extra: Rec
 export async function appendMessage(s: TeamState, agentId: number | null, message: Message, touch = false): Promise<void> {
   if (agentId === null) await s.store.updateLeaderMessages(s.convId, (f) => ({ ...f, messages: [...f.messages, message] }), { touch });
   else await s.store.updateAgentMessages(s.convId, agentId, (f) => ({ ...f, messages: [...f.messages, message] }));
-}
-
-/**
- * The whole context report of a call goes to `context.jsonl` (one line per call, durable before
- * the message that names it is saved); the message itself keeps only the totals.
- */
-export async function saveContextReport(s: TeamState, message: Message, agentId: number | null, report: SliceReport): Promise<void> {
-  await s.storage.appendContextReport(s.convId, JSON.stringify({ message_id: message.message_id, agent_id: agentId, at: new Date().toISOString(), report }));
 }
 
 /** Saves the partial answer of a failed call as an interrupted message and shows a banner. */
@@ -139,7 +141,8 @@ export async function appendToolResult(s: TeamState, agentId: number | null, cal
   const capped = capToolOutput(content, s.limits.toolOutputMax);
   const trace = await s.traceOrNew();
   const message: Message = { role: "tool", tool_call_id: call.id, content: capped, message_id: messageId("msg_tool"), metadata: { trace_id: trace.trace_id, ...extra } };
-  await appendMessage(s, agentId, message);
+  // Saved together with the call's audit records (their timeline appends), in one tick.
+  await Promise.all([appendMessage(s, agentId, message), s.settleAudits()]);
   if (agentId !== null) {
     // seed §8.1: metadata too is saved after every tool call (an unchanged file is not rewritten).
     await s.publishAgent(await s.readAgent(agentId));
