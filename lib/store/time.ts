@@ -12,11 +12,18 @@ function pad(n: number, width = 2): string {
  * (`2026-07-11T21:00:00`).
  */
 export function localTimestamp(date: Date = new Date()): string {
-  return (
+  // Every change of a file stamps `updated_at`; the local-time fields cost a zone lookup each, so
+  // the text of the current second is kept.
+  const second = Math.floor(date.getTime() / 1000);
+  if (second === lastStamp.second) return lastStamp.text;
+  const text =
     `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}` +
-    `T${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`
-  );
+    `T${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
+  lastStamp = { second, text };
+  return text;
 }
+
+let lastStamp = { second: Number.NaN, text: "" };
 
 /** Local time as `YYYYMMDDHHMMSS`, used in the names of files moved aside (`index.json.corrupt-…`). */
 export function compactTimestamp(date: Date = new Date()): string {
