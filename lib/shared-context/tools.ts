@@ -10,7 +10,7 @@ import { AstrionError } from "@/lib/errors";
 import type { ToolSpec } from "@/lib/models/types";
 import { timelineEventsOf, type SharedContextTimelineEvent } from "./events";
 import { MAX_WRITE_LENGTH, SharedKeySchema, VersionSchema, WriteModeSchema, type Decision } from "./schema";
-import { readSharedContext, writeSharedContext } from "./store";
+import { readSharedContext, requestTime, writeSharedContext } from "./store";
 import { parseToolArguments } from "@/lib/runtime/tools";
 
 /** Models sometimes send numbers as strings (`"3"`); accept those, nothing looser. */
@@ -58,7 +58,7 @@ export function sharedContextTools(): ToolSpec[] {
     ),
     fn(
       "update_shared_context",
-      "Write a key of the team's shared context. mode 'append' adds your text on a new line and never conflicts. mode 'overwrite' replaces the value and needs expected_version (the version you read; 0 for a new key). If someone changed the key since you read it, the write is arbitrated: the Team Leader outranks agents, otherwise the later write wins, and writes too close together wait for a person.",
+      "Write a key of the team's shared context. mode 'append' adds your text on a new line and never conflicts. mode 'overwrite' replaces the value and needs expected_version (the version you read; 0 for a new key). If someone changed the key since you read it, the write is arbitrated: the Team Leader (or a person) outranks agents, otherwise the later request wins, and requests too close together wait for a person.",
       {
         type: "object",
         properties: {
@@ -94,8 +94,8 @@ export interface SharedContextToolContext {
    * `(e) => this.emit(cause, e)` with `version` carried into the timeline record.
    */
   emit: (event: SharedContextTimelineEvent) => unknown;
-  /** Arrival time of the write; default now (tests). */
-  now?: Date;
+  /** When the call was requested; default {@link requestTime} as the call starts (before it queues). */
+  requestedAt?: Date;
   /** Rule 3's window; default `ASTRION_CONFLICT_WINDOW_MS`. */
   windowMs?: number;
 }
@@ -125,7 +125,7 @@ export function writeResultFor(decision: Decision): Record<string, unknown> {
         message:
           decision.rule === "unknown_version"
             ? `"${decision.key}" has never had version ${String(decision.proposed.expected_version)}; read the shared context and retry with the version you read.`
-            : `Your overwrite was NOT applied (${decision.rule === "leader_wins" ? "the current value was written by a coordinator, who outranks you" : "the current value is the later write"}). Read the current value above and build on it (append, or overwrite with expected_version ${decision.version}).`,
+            : `Your overwrite was NOT applied (${decision.rule === "leader_wins" ? "the current value was written or decided by a coordinator (the Team Leader or a person), who outranks you" : "the current value was requested after yours"}). Read the current value above and build on it (append, or overwrite with expected_version ${decision.version}).`,
       };
   }
 }
@@ -137,6 +137,7 @@ export function writeResultFor(decision: Decision): Record<string, unknown> {
  * error) throw. The timeline events of a write are passed to `ctx.emit` before this returns.
  */
 export async function executeSharedContextTool(name: string, rawArgs: string, ctx: SharedContextToolContext): Promise<string> {
+  const requestedAt = ctx.requestedAt ?? requestTime();
   if (!isSharedContextTool(name)) return errorResult(`unknown tool ${name}`);
   try {
     if (name === "read_shared_context") {
@@ -158,7 +159,7 @@ export async function executeSharedContextTool(name: string, rawArgs: string, ct
       expected_version: args.expected_version ?? null,
       author: ctx.actor.display_name,
       author_role: ctx.actor.role,
-      now: ctx.now,
+      requested_at: requestedAt,
       windowMs: ctx.windowMs,
     });
     for (const event of timelineEventsOf(decision, ctx.actor.party)) await ctx.emit(event);
