@@ -221,7 +221,8 @@ describe("no silent overwrite", () => {
       [{ ...agentB, value: "b v3", expected_version: 2 }, 20], // fresh over another author's value
       [{ ...leader, value: "leader", expected_version: 1 }, 30], // stale, leader wins
       [{ ...agentA, value: "a loses", expected_version: 2 }, 40_000], // stale, leader's value kept
-      [{ ...agentA, mode: "append", value: "note" }, 40_100], // append
+      [{ ...agentA, mode: "append", value: "note" }, 40_100], // append (the value stays the leader's)
+      [{ ...agentA, value: "a fresh", expected_version: 5 }, 40_150], // fresh: now an agent's value
       [{ ...agentB, value: "b stale", expected_version: 1 }, 40_200], // stale, same authority, within window
       [{ ...agentA, value: "a later", expected_version: 1 }, 50_000], // stale, later wins
       [{ ...agentA, value: "x", expected_version: 99 }, 50_100], // unknown version
@@ -232,8 +233,8 @@ describe("no silent overwrite", () => {
       decisions.push(out.decision);
     }
     const overwrites = decisions.filter((d) => d.mode === "overwrite");
-    expect(overwrites.map((d) => d.rule)).toEqual(["fresh", "fresh", "fresh", "leader_wins", "leader_wins", "awaiting_person", "later_wins", "unknown_version"]);
-    expect(overwrites.map((d) => d.outcome)).toEqual(["applied", "applied", "applied", "applied", "rejected", "pending", "applied", "rejected"]);
+    expect(overwrites.map((d) => d.rule)).toEqual(["fresh", "fresh", "fresh", "leader_wins", "leader_wins", "fresh", "awaiting_person", "later_wins", "unknown_version"]);
+    expect(overwrites.map((d) => d.outcome)).toEqual(["applied", "applied", "applied", "applied", "rejected", "applied", "pending", "applied", "rejected"]);
     for (const d of overwrites) {
       const events = timelineEventsOf(d, "agent:1");
       expect(events).toHaveLength(1);
@@ -412,6 +413,35 @@ describe("a person's decision carries a person's authority", () => {
     // The decision's time counts, not the proposal's: the leader's request 1.5 s after it is inside the window.
     expect(write(file, { ...leader, value: "leader", expected_version: 2 }, 2500).decision).toMatchObject({ outcome: "pending", rule: "awaiting_person" });
     expect(write(file, { ...leader, value: "leader", expected_version: 2 }, 3000).decision).toMatchObject({ outcome: "applied", rule: "later_wins" });
+  });
+});
+
+describe("an append does not lower a value's rank", () => {
+  it("an agent's note appended to the leader's value leaves it the leader's: another agent's stale overwrite still loses", () => {
+    let file = seeded(leader);
+    file = write(file, { ...agentA, mode: "append", value: "agent's note" }, 100).file;
+    expect(file.entries.api).toMatchObject({ value: "first\nagent's note", version: 2, author: "研究员-1", author_role: "agent", authority: "leader" });
+    const out = write(file, { ...agentB, value: "agent B drops it all", expected_version: 1 }, 600_000);
+    expect(out.decision).toMatchObject({ outcome: "rejected", rule: "leader_wins", version: 2 });
+    expect(out.decision.resolution).toMatchObject({
+      winner: { side: "current", author: "研究员-1", author_role: "agent", authority: "leader" },
+      loser: { side: "proposed", author: "审查员-2" },
+      current_value: "first\nagent's note",
+      proposed_value: "agent B drops it all",
+    });
+    // A fresh overwrite replaces the whole value, and with it the leader's rank.
+    const replaced = write(file, { ...agentA, value: "agent's own", expected_version: 2 }, 700_000).file;
+    expect(replaced.entries.api).toMatchObject({ version: 3, authority: "agent" });
+    expect(write(replaced, { ...agentB, value: "b", expected_version: 2 }, 800_000).decision).toMatchObject({ outcome: "applied", rule: "later_wins" });
+  });
+
+  it("a person's decision survives an agent's append", () => {
+    let file = seeded(agentA);
+    file = write(file, { ...agentA, value: "a v2", expected_version: 1 }, 100).file;
+    const pending = write(file, { ...agentB, value: "b v2", expected_version: 1 }, 200);
+    file = applyDecision(pending.file, pending.decision.conflict!.conflict_id, "keep_current", "person", at(1000)).file;
+    file = write(file, { ...agentA, mode: "append", value: "more" }, 2000).file;
+    expect(write(file, { ...agentB, value: "b v2", expected_version: 1 }, 600_000).decision).toMatchObject({ outcome: "rejected", rule: "leader_wins" });
   });
 });
 

@@ -7,8 +7,9 @@
  * version (stale: the writer read version 3, someone else has since written version 4) is
  * arbitrated against the current value — the latest write it did not see — by the seed's rules,
  * in order:
- *  1. authority: the coordinator's side wins — the leader or a person beats an agent, and a value
- *     a person decided (took or kept) ranks as a person's;
+ *  1. authority: the coordinator's side wins — the leader or a person beats an agent. A value
+ *     ranks as the highest of its writers since the last overwrite (an agent's append to the
+ *     leader's value leaves it the leader's) and as a person's once a person decided it;
  *  2. same authority: the later request wins. "Later" compares the two requests' times as the
  *     server stamped them when they reached it, not the order in which they got through the
  *     file's write queue: a request that waited behind a newer one is still the earlier one
@@ -88,12 +89,29 @@ function side(which: Side["side"], author: string | null, role: AuthorRole | nul
 
 function currentSide(entry: Entry | null): Side {
   const out = side("current", entry?.author ?? null, entry?.author_role ?? null);
-  return entry?.decided_by ? { ...out, decided_by: entry.decided_by } : out;
+  if (!entry) return out;
+  const role = authorityRoleOf(entry);
+  return { ...out, ...(entry.decided_by ? { decided_by: entry.decided_by } : {}), ...(role !== entry.author_role ? { authority: role } : {}) };
 }
 
-/** Rank of the value an entry holds in rule 1: a value a person decided ranks as a person's. */
-export function authorityOf(entry: Pick<Entry, "author_role" | "decided_by">): number {
-  return entry.decided_by ? AUTHORITY.person : AUTHORITY[entry.author_role];
+/** The higher-ranked of two roles (the first on a tie). */
+function higherRole(a: AuthorRole, b: AuthorRole): AuthorRole {
+  return AUTHORITY[b] > AUTHORITY[a] ? b : a;
+}
+
+/**
+ * The role whose rank an entry's value holds in rule 1: its `authority` (the highest of its
+ * writers since the last overwrite, or a person who decided it), never below its last writer's.
+ * Older files without `authority`: a person when a person decided it, else its author's.
+ */
+export function authorityRoleOf(entry: Pick<Entry, "author_role" | "decided_by" | "authority">): AuthorRole {
+  const recorded = entry.authority ?? (entry.decided_by ? "person" : entry.author_role);
+  return higherRole(recorded, entry.author_role);
+}
+
+/** Rank of the value an entry holds in rule 1 (see {@link authorityRoleOf}). */
+export function authorityOf(entry: Pick<Entry, "author_role" | "decided_by" | "authority">): number {
+  return AUTHORITY[authorityRoleOf(entry)];
 }
 
 /**
@@ -141,7 +159,7 @@ export function appendValue(current: string | null, addition: string): string {
 
 /** Which rule settles a stale overwrite, and for whom (see the file comment). */
 export function arbitrateStale(
-  current: Pick<Entry, "author_role" | "decided_by" | "updated_at" | "requested_at" | "decided_at">,
+  current: Pick<Entry, "author_role" | "decided_by" | "authority" | "updated_at" | "requested_at" | "decided_at">,
   proposed: Pick<Proposal, "author_role" | "at" | "requested_at">,
   windowMs: number,
 ): { rule: Exclude<ResolutionRule, "fresh" | "person_decision" | "unknown_version">; outcome: "applied" | "rejected" | "pending" } {
@@ -175,7 +193,8 @@ export function applyWrite(file: SharedContextFile, input: WriteInput, ctx: Arbi
     at,
     requested_at: requestedAt,
   };
-  const newEntry = (value: string): Entry => ({
+  // An overwrite replaces the value, so it ranks as its writer; an append keeps what it extends.
+  const newEntry = (value: string, authority: AuthorRole): Entry => ({
     key: input.key,
     value,
     version: currentVersion + 1,
@@ -183,13 +202,14 @@ export function applyWrite(file: SharedContextFile, input: WriteInput, ctx: Arbi
     author_role: input.author_role,
     updated_at: at,
     requested_at: requestedAt,
+    authority,
   });
 
   if (input.mode === "append") {
     const value = appendValue(before?.value ?? null, input.value);
     checkLength(input.key, value);
     checkRoom(file, input.key);
-    const entry = newEntry(value);
+    const entry = newEntry(value, before ? higherRole(authorityRoleOf(before), input.author_role) : input.author_role);
     return {
       file: { ...file, entries: { ...file.entries, [input.key]: entry } },
       decision: { key: input.key, mode: "append", outcome: "applied", rule: "append", version: entry.version, before, entry, proposed, conflict: null, resolution: null },
@@ -221,7 +241,7 @@ export function applyWrite(file: SharedContextFile, input: WriteInput, ctx: Arbi
       key: input.key,
     });
   }
-  const entry = outcome === "applied" ? newEntry(input.value) : before;
+  const entry = outcome === "applied" ? newEntry(input.value, input.author_role) : before;
   const conflict: Conflict | null =
     outcome === "pending" ? { conflict_id: ctx.newConflictId(), key: input.key, current: before, proposed, created_at: at } : null;
   const resolution: Resolution = {
@@ -287,8 +307,9 @@ export function applyDecision(
         requested_at: at,
         decided_by: decidedBy,
         decided_at: at,
+        authority: "person",
       }
-    : before && { ...before, decided_by: decidedBy, decided_at: at };
+    : before && { ...before, decided_by: decidedBy, decided_at: at, authority: "person" };
   const resolution: Resolution = {
     key: conflict.key,
     rule: "person_decision",

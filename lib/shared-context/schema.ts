@@ -75,6 +75,13 @@ export const EntrySchema = z.looseObject({
   decided_by: z.string().min(1).max(200).optional(),
   /** When that person's decision was requested; it is the value's time for the later-wins rule. */
   decided_at: z.iso.datetime().optional(),
+  /**
+   * The rank the value holds in rule 1: the highest of its writers since the last overwrite and of
+   * a person who decided it. An append adds to a value without lowering it, so an agent appending a
+   * note to the leader's value does not hand the value to agents. Absent in older files:
+   * `author_role` (a person when `decided_by` is set).
+   */
+  authority: AuthorRoleSchema.optional(),
 });
 /** One key's current value. */
 export type Entry = z.infer<typeof EntrySchema>;
@@ -135,6 +142,8 @@ export const SideSchema = z.looseObject({
   author_role: AuthorRoleSchema.nullable(),
   /** The current side's value was decided by this person (it then ranks as a person's). */
   decided_by: z.string().nullable().optional(),
+  /** The rank the current side was judged with, when it is not its author's (see the entry's `authority`). */
+  authority: AuthorRoleSchema.optional(),
 });
 /** One side of a resolution. */
 export type Side = z.infer<typeof SideSchema>;
