@@ -6,9 +6,17 @@
  * and by project folder (a match, and a miss that scans everything), and creating a conversation
  * (which rewrites index.json). The server's start (index load from every metadata.json, and the
  * resume of every active conversation) is timed too: that is where the cost of size now sits.
+ *
+ * The seed's index.json is one whole file, so a conversation change that touches one of its
+ * fields rewrites all of it. That cost is measured as the server measures it (`index` of
+ * /api/health: serializing and writing index.json durably) after each of 10 renames, and over a
+ * whole conversation run with the offline model: how many of the run's metadata changes rewrote
+ * index.json (each leader message moves the conversation's `updated_at`, whole seconds) and how
+ * long those rewrites took — time the run waited, since a change returns once index.json holds it.
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { finished, newConversation, post } from "./conversation.mjs";
 import { request, startServer, stats, tempDir, timed } from "./lib.mjs";
 
 const SIZES = [100, 10_000];
@@ -112,6 +120,7 @@ async function measure(n) {
       create.push(ms);
     }
     out.create_conversation_ms = stats(create);
+    Object.assign(out, await measureRewrites(port, projects));
     return out;
   } catch (error) {
     if (server) error.message += `\n--- server output (tail) ---\n${server.output().slice(-4000)}`;
@@ -121,6 +130,57 @@ async function measure(n) {
     rmSync(home, { recursive: true, force: true });
     rmSync(projects, { recursive: true, force: true });
   }
+}
+
+/** The server's index report (`index` of /api/health). */
+async function indexReport(port) {
+  const health = await request(port, "GET", "/api/health");
+  if (!health.json?.index) throw new Error(`/api/health has no index report: ${JSON.stringify(health.json).slice(0, 300)}`);
+  return health.json.index;
+}
+
+/** The cost of index.json rewrites: per rename (one rewrite each), and over one offline conversation run. */
+async function measureRewrites(port, projects) {
+  const page = await request(port, "GET", "/api/conversations?limit=1");
+  const target = page.json.items[0].id;
+  const rename = [];
+  const rewrite = [];
+  let bytes = 0;
+  for (let k = 0; k < 10; k++) {
+    const before = (await indexReport(port)).writes;
+    const { ms, result } = await timed(() => request(port, "PATCH", `/api/conversations/${target}`, { title: `Renamed ${k}` }));
+    if (result.status !== 200) throw new Error(`rename failed: ${JSON.stringify(result.json)}`);
+    const after = await indexReport(port);
+    if (after.writes !== before + 1) throw new Error(`a rename made ${after.writes - before} index.json rewrites, not 1`);
+    rename.push(ms);
+    rewrite.push(after.last_write.ms);
+    bytes = after.last_write.bytes;
+  }
+
+  const repo = path.join(projects, "repo-run");
+  mkdirSync(path.join(repo, "src"), { recursive: true });
+  writeFileSync(path.join(repo, "README.md"), "# Demo\n\nA small project for the offline model.\n");
+  writeFileSync(path.join(repo, "src", "app.ts"), "export const answer = 42;\n");
+  const id = await newConversation(port, "Index rewrite run", repo);
+  const before = await indexReport(port);
+  const started = performance.now();
+  await post(port, id, "Review the TypeScript module src/app.ts for correctness bugs in the exported answer constant");
+  const run = await finished(port, id);
+  const runMs = performance.now() - started;
+  const after = await indexReport(port);
+  const rewrites = after.writes - before.writes;
+  return {
+    index_json_rewrite: { bytes, server_ms: stats(rewrite) },
+    rename_conversation_ms: stats(rename),
+    offline_run: {
+      wall_ms: Math.round(runMs),
+      leader_messages: run.messages,
+      agents: run.agents.length,
+      metadata_changes: rewrites + (after.unchanged - before.unchanged),
+      index_json_rewrites: rewrites,
+      index_json_rewrite_ms_total: +(after.write_ms_total - before.write_ms_total).toFixed(2),
+    },
+  };
 }
 
 /** Runs the index measurements at 100 and 10,000 conversations and returns their figures. */
@@ -139,9 +199,13 @@ export async function benchIndex() {
         `each figure: ${SAMPLES} GET requests after 5 warm-up ones, over HTTP on loopback. page: default list (active, 20 items). ` +
         `search_title: a title word (~1 in ${TOPICS.length}); search_folder: a project folder (1 in ${FOLDERS}); search_miss: no match (scans every row). ` +
         "server_start_ms: spawn → /api/health answers (loads the index from every metadata.json, resumes every active conversation); " +
-        "index_load_at_start_ms: the index load alone, as the server logs it.",
+        "index_load_at_start_ms: the index load alone, as the server logs it. " +
+        "index_json_rewrite: one whole-file rewrite of index.json (serialize + atomic durable write) as the server timed it after each of 10 renames; " +
+        "rename_conversation_ms: the PATCH that caused it, over HTTP. offline_run: one conversation run with the offline model — its metadata changes, " +
+        "how many rewrote index.json (one of its fields changed: a new second in updated_at, the agent count) and the time those rewrites took, which the run waited for.",
       page_10000_vs_100: +(large.page_ms.median / small.page_ms.median).toFixed(2),
       search_at_10000_median_ms: { title: large.search_title_ms.median, folder: large.search_folder_ms.median, miss: large.search_miss_ms.median },
+      index_json_rewrite_at_10000: { bytes: large.index_json_rewrite.bytes, median_ms: large.index_json_rewrite.server_ms.median, rewrites_in_one_offline_run: large.offline_run.index_json_rewrites },
       ...at,
     },
   };

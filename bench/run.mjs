@@ -7,8 +7,9 @@
  *   1,000-message leader messages.json;
  * - store (bench/store.mjs): creating conversations, listing the index as it grows to 500, listing
  *   202 corpus roles, saving one role field;
- * - index (bench/index-scale.mjs): one page of the index and searches at 100 and 10,000
- *   conversations (written on disk in the seed's format before the server starts);
+ * - index (bench/index-scale.mjs): one page of the index and searches (title, project folder, a
+ *   miss) at 100 and 10,000 conversations (written on disk in the seed's format before the server
+ *   starts), and the cost of the whole-file index.json rewrite: per rename, and over one offline run;
  * - engine (bench/engine.mjs): the app against its floor, a bare `openai` tool loop, on the same
  *   workload and fake model: wall and CPU per model call at 1 and 10 conversations at once, and
  *   the server's memory over 100 conversations;

@@ -2,7 +2,7 @@
  * The HTTP API against the real running server: documented errors for bad bodies and ids,
  * conversations and roles end to end, and the files they leave on disk.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, tempDir, type TestServer } from "./helpers/server";
@@ -271,6 +271,15 @@ describe("the conversation index across a restart", () => {
       expect(health.problems).toEqual([
         { file: `conversations/${aside[0]}`, message: expect.stringContaining("rebuilt at start-up from 3 metadata.json file(s)") },
       ]);
+      // The rebuild is also in the index report, beside the load and the rewrite that repaired it.
+      expect(health.index).toMatchObject({
+        conversations: 3,
+        unreadable: 0,
+        loaded_at: expect.any(String),
+        rebuilds: [{ reason: "corrupt", moved_to: `conversations/${aside[0]}`, message: health.problems[0].message }],
+        last_write: { bytes: statSync(path.join(conversations, "index.json")).size },
+      });
+      expect(health.index.writes).toBeGreaterThanOrEqual(1);
       const list = (await second.api("GET", "/api/conversations")).json;
       expect(list.items.map((i: { title: string }) => i.title).sort()).toEqual(["One", "Three", "Two, edited by hand"]);
       expect((await second.api("GET", "/api/conversations?q=EDITED")).json.items.map((i: { id: string }) => i.id)).toEqual([made[1]!.id]);

@@ -9,6 +9,7 @@ import {
   ConversationStatusSchema,
   RunModeSchema,
 } from "@/lib/store/schemas";
+import { IndexReportSchema } from "@/lib/store/conversation-index";
 import { TraceIdSchema } from "@/lib/protocol/envelope";
 import { PROJECT_FOLDER_REFUSALS } from "@/lib/workspace/project-folder-reasons";
 
@@ -149,6 +150,8 @@ export const HealthSchema = z.object({
   started_at: z.string(),
   problems: z.array(StoreProblemSchema),
   event_loop: EventLoopReportSchema.optional(),
+  /** The in-memory conversation index: its load at boot, every rebuild of index.json, and its rewrites. */
+  index: IndexReportSchema.optional(),
 });
 export type Health = z.infer<typeof HealthSchema>;
 

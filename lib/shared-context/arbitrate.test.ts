@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ConflictError, NotFoundError, ValidationError } from "@/lib/errors";
 import { appendValue, applyDecision, applyWrite, conflictWindowMs, DEFAULT_CONFLICT_WINDOW_MS, type WriteInput } from "./arbitrate";
 import { timelineEventsOf } from "./events";
-import { emptySharedContext, MAX_VALUE_LENGTH, SharedContextFileSchema, type AuthorRole, type SharedContextFile } from "./schema";
+import { emptySharedContext, MAX_PENDING, MAX_VALUE_LENGTH, SharedContextFileSchema, type AuthorRole, type SharedContextFile } from "./schema";
 
 const T0 = Date.parse("2026-07-11T10:00:00.000Z");
 const at = (ms: number) => new Date(T0 + ms);
@@ -142,7 +142,7 @@ describe("overwrite", () => {
       expect(out.decision.resolution).toMatchObject({ outcome: "pending", winner: null, loser: null, current_value: "a v2", proposed_value: "b v2", conflict_id: conflict.conflict_id });
     });
 
-    it("the window is configurable: 0 disables rule 3, a wide one catches slower pairs", () => {
+    it("the window is configurable: 0 leaves rule 3 only exact ties, a wide one catches slower pairs", () => {
       let file = seeded(agentA);
       file = write(file, { ...agentA, value: "a v2", expected_version: 1 }, 100).file;
       expect(write(file, { ...agentB, value: "b", expected_version: 1 }, 101, 0).decision.rule).toBe("later_wins");
@@ -221,7 +221,8 @@ describe("no silent overwrite", () => {
       [{ ...agentB, value: "b v3", expected_version: 2 }, 20], // fresh over another author's value
       [{ ...leader, value: "leader", expected_version: 1 }, 30], // stale, leader wins
       [{ ...agentA, value: "a loses", expected_version: 2 }, 40_000], // stale, leader's value kept
-      [{ ...agentA, mode: "append", value: "note" }, 40_100], // append
+      [{ ...agentA, mode: "append", value: "note" }, 40_100], // append (the value stays the leader's)
+      [{ ...agentA, value: "a fresh", expected_version: 5 }, 40_150], // fresh: now an agent's value
       [{ ...agentB, value: "b stale", expected_version: 1 }, 40_200], // stale, same authority, within window
       [{ ...agentA, value: "a later", expected_version: 1 }, 50_000], // stale, later wins
       [{ ...agentA, value: "x", expected_version: 99 }, 50_100], // unknown version
@@ -232,8 +233,8 @@ describe("no silent overwrite", () => {
       decisions.push(out.decision);
     }
     const overwrites = decisions.filter((d) => d.mode === "overwrite");
-    expect(overwrites.map((d) => d.rule)).toEqual(["fresh", "fresh", "fresh", "leader_wins", "leader_wins", "awaiting_person", "later_wins", "unknown_version"]);
-    expect(overwrites.map((d) => d.outcome)).toEqual(["applied", "applied", "applied", "applied", "rejected", "pending", "applied", "rejected"]);
+    expect(overwrites.map((d) => d.rule)).toEqual(["fresh", "fresh", "fresh", "leader_wins", "leader_wins", "fresh", "awaiting_person", "later_wins", "unknown_version"]);
+    expect(overwrites.map((d) => d.outcome)).toEqual(["applied", "applied", "applied", "applied", "rejected", "applied", "pending", "applied", "rejected"]);
     for (const d of overwrites) {
       const events = timelineEventsOf(d, "agent:1");
       expect(events).toHaveLength(1);
@@ -252,5 +253,208 @@ describe("no silent overwrite", () => {
     expect(file.history?.map((r) => r.rule)).toEqual(overwrites.map((d) => d.rule));
     // The version counts exactly the applied writes: a value only changes through a recorded decision or an append.
     expect(file.entries.api?.version).toBe(decisions.filter((d) => d.outcome === "applied").length);
+  });
+});
+
+describe("a stale overwrite by an equal-authority writer: it read version 3, someone else has since written version 4", () => {
+  const agentC = { author: "测试员-3", author_role: "agent" as const };
+  const T4 = 10_000; // when version 4 was requested (and written)
+
+  /** "api" at version 4 by agent C; versions 1–3 by agent A, the last one read by agent B. */
+  function atV4(): SharedContextFile {
+    let file = seeded(agentA);
+    file = write(file, { ...agentA, value: "A v2", expected_version: 1 }, 100).file;
+    file = write(file, { ...agentA, value: "A v3", expected_version: 2 }, 200).file;
+    file = write(file, { ...agentC, value: "C v4", expected_version: 3 }, T4).file;
+    expect(file.entries.api).toMatchObject({ value: "C v4", version: 4, requested_at: at(T4).toISOString() });
+    return file;
+  }
+
+  /** Agent B's overwrite based on version 3, requested at `requestedMs`, arbitrated at `arbitratedMs`. */
+  function staleB(file: SharedContextFile, requestedMs: number, arbitratedMs = requestedMs, windowMs = 2000) {
+    const out = applyWrite(
+      file,
+      { key: "api", value: "B based on v3", mode: "overwrite", expected_version: 3, ...agentB, requested_at: at(requestedMs) },
+      ctx(arbitratedMs, windowMs),
+    );
+    expect(SharedContextFileSchema.safeParse(out.file).success).toBe(true);
+    return out;
+  }
+
+  it("inside the conflict window: nothing is applied; the value stays version 4 and the pending record holds both values", () => {
+    const out = staleB(atV4(), T4 + 1999);
+    expect(out.decision).toMatchObject({ outcome: "pending", rule: "awaiting_person", version: 4 });
+    expect(out.file.entries.api).toMatchObject({ value: "C v4", version: 4, author: "测试员-3" });
+    expect(out.decision.resolution).toEqual({
+      key: "api",
+      rule: "awaiting_person",
+      outcome: "pending",
+      winner: null,
+      loser: null,
+      current_value: "C v4",
+      current_version: 4,
+      proposed_value: "B based on v3",
+      expected_version: 3,
+      version: 4,
+      conflict_id: out.decision.conflict!.conflict_id,
+      decided_by: null,
+      at: at(T4 + 1999).toISOString(),
+      current_requested_at: at(T4).toISOString(),
+      proposed_requested_at: at(T4 + 1999).toISOString(),
+      window_ms: 2000,
+    });
+    expect(out.file.pending).toEqual([out.decision.conflict]);
+    expect(out.file.history?.at(-1)).toEqual(out.decision.resolution);
+  });
+
+  it("inside the window, then a person takes the proposal: version 5, and the record names winner (B) and loser (C) with both values", () => {
+    const pending = staleB(atV4(), T4 + 500);
+    const id = pending.decision.conflict!.conflict_id;
+    const out = applyDecision(pending.file, id, "take_proposed", "person", at(T4 + 60_000));
+    expect(out.file.entries.api).toMatchObject({ value: "B based on v3", version: 5, author: "审查员-2", decided_by: "person" });
+    expect(out.decision.resolution).toMatchObject({
+      rule: "person_decision",
+      outcome: "applied",
+      winner: { side: "proposed", author: "审查员-2", author_role: "agent" },
+      loser: { side: "current", author: "测试员-3", author_role: "agent" },
+      current_value: "C v4",
+      current_version: 4,
+      proposed_value: "B based on v3",
+      expected_version: 3,
+      version: 5,
+      conflict_id: id,
+      decided_by: "person",
+    });
+  });
+
+  it("outside the conflict window: the later request wins; version 5, and the record names winner (B) and loser (C) with both values", () => {
+    const out = staleB(atV4(), T4 + 2000);
+    expect(out.decision).toMatchObject({ outcome: "applied", rule: "later_wins", version: 5 });
+    expect(out.file.entries.api).toMatchObject({ value: "B based on v3", version: 5, author: "审查员-2", author_role: "agent" });
+    expect(out.file.pending).toEqual([]);
+    expect(out.decision.resolution).toEqual({
+      key: "api",
+      rule: "later_wins",
+      outcome: "applied",
+      winner: { side: "proposed", author: "审查员-2", author_role: "agent" },
+      loser: { side: "current", author: "测试员-3", author_role: "agent" },
+      current_value: "C v4",
+      current_version: 4,
+      proposed_value: "B based on v3",
+      expected_version: 3,
+      version: 5,
+      conflict_id: null,
+      decided_by: null,
+      at: at(T4 + 2000).toISOString(),
+      current_requested_at: at(T4).toISOString(),
+      proposed_requested_at: at(T4 + 2000).toISOString(),
+      window_ms: 2000,
+    });
+  });
+
+  it("'later' is the request's time, not its arrival: requested before version 4 but arbitrated after it, the stale write loses", () => {
+    // B asked 3 s before C, but waited in the write queue and is arbitrated after C's write.
+    const out = staleB(atV4(), T4 - 3000, T4 + 50);
+    expect(out.decision).toMatchObject({ outcome: "rejected", rule: "later_wins", version: 4 });
+    expect(out.file.entries.api).toMatchObject({ value: "C v4", version: 4 });
+    expect(out.decision.resolution).toMatchObject({
+      winner: { side: "current", author: "测试员-3" },
+      loser: { side: "proposed", author: "审查员-2" },
+      current_value: "C v4",
+      proposed_value: "B based on v3",
+      current_requested_at: at(T4).toISOString(),
+      proposed_requested_at: at(T4 - 3000).toISOString(),
+      at: at(T4 + 50).toISOString(),
+    });
+    // Requested shortly before C (inside the window) it is too close to call, however late it arrives.
+    expect(staleB(atV4(), T4 - 500, T4 + 60_000).decision).toMatchObject({ outcome: "pending", rule: "awaiting_person" });
+  });
+
+  it("two requests at the same instant are never 'clearly later': a person decides even with the window at 0", () => {
+    expect(staleB(atV4(), T4, T4 + 5, 0).decision).toMatchObject({ outcome: "pending", rule: "awaiting_person" });
+    expect(staleB(atV4(), T4 + 1, T4 + 5, 0).decision).toMatchObject({ outcome: "applied", rule: "later_wins" });
+  });
+
+  it("a value from before request times existed: its updated_at stands in", () => {
+    const file = atV4();
+    const legacy = { ...file, entries: { api: { ...file.entries.api!, requested_at: undefined } } };
+    expect(staleB(legacy, T4 + 1000).decision.rule).toBe("awaiting_person");
+    expect(staleB(legacy, T4 + 3000).decision.rule).toBe("later_wins");
+  });
+});
+
+describe("a person's decision carries a person's authority", () => {
+  function decided(choice: "keep_current" | "take_proposed") {
+    let file = seeded(agentA);
+    file = write(file, { ...agentA, value: "a v2", expected_version: 1 }, 100).file;
+    const pending = write(file, { ...agentB, value: "b v2", expected_version: 1 }, 200);
+    return applyDecision(pending.file, pending.decision.conflict!.conflict_id, choice, "person", at(1000)).file;
+  }
+
+  it("kept: the losing agent sending the same stale proposal again, however much later, is refused", () => {
+    const file = decided("keep_current");
+    expect(file.entries.api).toMatchObject({ value: "a v2", version: 2, decided_by: "person", decided_at: at(1000).toISOString() });
+    const retry = write(file, { ...agentB, value: "b v2", expected_version: 1 }, 600_000);
+    expect(retry.decision).toMatchObject({ outcome: "rejected", rule: "leader_wins", version: 2 });
+    expect(retry.file.entries.api?.value).toBe("a v2");
+    expect(retry.decision.resolution).toMatchObject({
+      winner: { side: "current", author: "研究员-1", decided_by: "person" },
+      loser: { side: "proposed", author: "审查员-2" },
+      current_value: "a v2",
+      proposed_value: "b v2",
+    });
+  });
+
+  it("taken: another agent's stale write is refused; a fresh one (it read the decision) is applied; the leader is arbitrated by time", () => {
+    const file = decided("take_proposed");
+    expect(file.entries.api).toMatchObject({ value: "b v2", version: 3, decided_by: "person" });
+    expect(write(file, { ...agentA, value: "a again", expected_version: 2 }, 600_000).decision).toMatchObject({ outcome: "rejected", rule: "leader_wins" });
+    expect(write(file, { ...agentA, value: "a builds on it", expected_version: 3 }, 1100).decision).toMatchObject({ outcome: "applied", rule: "fresh", version: 4 });
+    // The decision's time counts, not the proposal's: the leader's request 1.5 s after it is inside the window.
+    expect(write(file, { ...leader, value: "leader", expected_version: 2 }, 2500).decision).toMatchObject({ outcome: "pending", rule: "awaiting_person" });
+    expect(write(file, { ...leader, value: "leader", expected_version: 2 }, 3000).decision).toMatchObject({ outcome: "applied", rule: "later_wins" });
+  });
+});
+
+describe("an append does not lower a value's rank", () => {
+  it("an agent's note appended to the leader's value leaves it the leader's: another agent's stale overwrite still loses", () => {
+    let file = seeded(leader);
+    file = write(file, { ...agentA, mode: "append", value: "agent's note" }, 100).file;
+    expect(file.entries.api).toMatchObject({ value: "first\nagent's note", version: 2, author: "研究员-1", author_role: "agent", authority: "leader" });
+    const out = write(file, { ...agentB, value: "agent B drops it all", expected_version: 1 }, 600_000);
+    expect(out.decision).toMatchObject({ outcome: "rejected", rule: "leader_wins", version: 2 });
+    expect(out.decision.resolution).toMatchObject({
+      winner: { side: "current", author: "研究员-1", author_role: "agent", authority: "leader" },
+      loser: { side: "proposed", author: "审查员-2" },
+      current_value: "first\nagent's note",
+      proposed_value: "agent B drops it all",
+    });
+    // A fresh overwrite replaces the whole value, and with it the leader's rank.
+    const replaced = write(file, { ...agentA, value: "agent's own", expected_version: 2 }, 700_000).file;
+    expect(replaced.entries.api).toMatchObject({ version: 3, authority: "agent" });
+    expect(write(replaced, { ...agentB, value: "b", expected_version: 2 }, 800_000).decision).toMatchObject({ outcome: "applied", rule: "later_wins" });
+  });
+
+  it("a person's decision survives an agent's append", () => {
+    let file = seeded(agentA);
+    file = write(file, { ...agentA, value: "a v2", expected_version: 1 }, 100).file;
+    const pending = write(file, { ...agentB, value: "b v2", expected_version: 1 }, 200);
+    file = applyDecision(pending.file, pending.decision.conflict!.conflict_id, "keep_current", "person", at(1000)).file;
+    file = write(file, { ...agentA, mode: "append", value: "more" }, 2000).file;
+    expect(write(file, { ...agentB, value: "b v2", expected_version: 1 }, 600_000).decision).toMatchObject({ outcome: "rejected", rule: "leader_wins" });
+  });
+});
+
+describe("bounded", () => {
+  it(`at most ${MAX_PENDING} writes wait for a person; the next one is refused (nothing changes) until one is decided`, () => {
+    let file = seeded(agentA);
+    file = write(file, { ...agentA, value: "a v2", expected_version: 1 }, 100).file;
+    for (let i = 0; i < MAX_PENDING; i++) file = write(file, { ...agentB, value: `b ${i}`, expected_version: 1 }, 200).file;
+    expect(file.pending).toHaveLength(MAX_PENDING);
+    expect(() => write(file, { ...agentB, value: "one too many", expected_version: 1 }, 200)).toThrow(ConflictError);
+    // Appends and fresh writes go on.
+    expect(write(file, { ...agentB, value: "fresh", expected_version: 2 }, 300).decision.outcome).toBe("applied");
+    const fewer = applyDecision(file, file.pending[0]!.conflict_id, "keep_current", "person", at(400)).file;
+    expect(write(fewer, { ...leader, value: "l", expected_version: 1 }, 200).decision.outcome).toBe("pending");
   });
 });

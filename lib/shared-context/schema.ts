@@ -29,6 +29,8 @@ export const MAX_VALUE_LENGTH = 100_000;
 export const MAX_ENTRIES = 500;
 /** Resolutions kept in the file's `history` (the timeline keeps all of them). */
 export const MAX_HISTORY = 200;
+/** Writes that may wait for a person at once, so a looping writer cannot grow the file without bound. */
+export const MAX_PENDING = 100;
 
 /** A key: 1–200 characters after trimming, no control characters, not `__proto__`. */
 export const SharedKeySchema = z
@@ -57,10 +59,29 @@ export const EntrySchema = z.looseObject({
   /** Display name of the writer (`Team Leader`, `研究员-1`, `person`). */
   author: z.string().min(1).max(200),
   author_role: AuthorRoleSchema,
-  /** When the value was written, UTC ISO with milliseconds (compared by the later-wins rule). */
+  /** When the value was written (applied), UTC ISO with milliseconds. */
   updated_at: z.iso.datetime(),
-  /** Set when the value was applied by a person's decision of a conflict. */
+  /**
+   * When the write that produced the value was requested: stamped by the server as the request
+   * reached it, before it queued behind other writes. The later-wins rule compares request times,
+   * not the order writes were applied in. Absent in files written before it existed: `updated_at`
+   * stands in.
+   */
+  requested_at: z.iso.datetime().optional(),
+  /**
+   * Set when a person decided a conflict over this key: they took this value (`take_proposed`)
+   * or kept it (`keep_current`). The value then carries a person's authority in rule 1.
+   */
   decided_by: z.string().min(1).max(200).optional(),
+  /** When that person's decision was requested; it is the value's time for the later-wins rule. */
+  decided_at: z.iso.datetime().optional(),
+  /**
+   * The rank the value holds in rule 1: the highest of its writers since the last overwrite and of
+   * a person who decided it. An append adds to a value without lowering it, so an agent appending a
+   * note to the leader's value does not hand the value to agents. Absent in older files:
+   * `author_role` (a person when `decided_by` is set).
+   */
+  authority: AuthorRoleSchema.optional(),
 });
 /** One key's current value. */
 export type Entry = z.infer<typeof EntrySchema>;
@@ -73,8 +94,10 @@ export const ProposalSchema = z.looseObject({
   author_role: AuthorRoleSchema,
   /** The version the writer read before writing (absent for appends, which never conflict). */
   expected_version: VersionSchema.nullable(),
-  /** When the write arrived, UTC ISO. */
+  /** When the write was arbitrated (applied, refused or queued for a person), UTC ISO. */
   at: z.iso.datetime(),
+  /** When the write was requested (see {@link EntrySchema}'s `requested_at`); absent in older files: `at` stands in. */
+  requested_at: z.iso.datetime().optional(),
 });
 /** What a write proposed. */
 export type Proposal = z.infer<typeof ProposalSchema>;
@@ -98,11 +121,11 @@ export type Conflict = z.infer<typeof ConflictSchema>;
 export const ResolutionRuleSchema = z.enum([
   /** `expected_version` was the current version: a plain overwrite (still recorded, never silent). */
   "fresh",
-  /** Rule 1: the leader (or a person) outranks an agent. */
+  /** Rule 1: the coordinator outranks an agent — the leader, a person, or a value a person decided. */
   "leader_wins",
-  /** Rule 2: same authority, the later write wins. */
+  /** Rule 2: same authority, the later request wins (request times, not the order of arrival). */
   "later_wins",
-  /** Rule 3: same authority and within the window — a person must decide. */
+  /** Rule 3: same authority and the two requests within the conflict window — a person must decide. */
   "awaiting_person",
   /** A person decided a pending conflict. */
   "person_decision",
@@ -117,6 +140,10 @@ export const SideSchema = z.looseObject({
   side: z.enum(["current", "proposed"]),
   author: z.string().min(1).max(200).nullable(),
   author_role: AuthorRoleSchema.nullable(),
+  /** The current side's value was decided by this person (it then ranks as a person's). */
+  decided_by: z.string().nullable().optional(),
+  /** The rank the current side was judged with, when it is not its author's (see the entry's `authority`). */
+  authority: AuthorRoleSchema.optional(),
 });
 /** One side of a resolution. */
 export type Side = z.infer<typeof SideSchema>;
@@ -142,6 +169,12 @@ export const ResolutionSchema = z.looseObject({
   conflict_id: ConflictIdSchema.nullable(),
   decided_by: z.string().nullable(),
   at: z.iso.datetime(),
+  /** Request time of the current value (the time the later-wins rule used; null: no value). */
+  current_requested_at: z.iso.datetime().nullable().optional(),
+  /** Request time of the proposed write. */
+  proposed_requested_at: z.iso.datetime().optional(),
+  /** The conflict window in force (`ASTRION_CONFLICT_WINDOW_MS`). */
+  window_ms: z.number().int().nonnegative().optional(),
 });
 /** The record of one overwrite decision. */
 export type Resolution = z.infer<typeof ResolutionSchema>;

@@ -1,10 +1,11 @@
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { ConflictError, CorruptFileError, NotFoundError } from "@/lib/errors";
-import { SharedContextFileSchema } from "./schema";
-import { decideConflict, readSharedContext, sharedContextFile, writeSharedContext } from "./store";
+import { toPythonJson } from "@/lib/store";
+import { SharedContextFileSchema, type AuthorRole } from "./schema";
+import { decideConflict, readSharedContext, requestTime, sharedContextFile, writeSharedContext } from "./store";
 
 let root: string;
 let n = 0;
@@ -108,5 +109,167 @@ describe("shared context store", () => {
     await expect(readSharedContext(dir)).rejects.toBeInstanceOf(CorruptFileError);
     await expect(writeSharedContext(dir, { key: "k", value: "v", mode: "append", author: "a", author_role: "agent" })).rejects.toBeInstanceOf(CorruptFileError);
     expect(await fs.readFile(sharedContextFile(dir), "utf8")).toBe("{ not json");
+  });
+});
+
+describe("the seed's rules at the store: a writer read version 3, someone else has since written version 4", () => {
+  const T = Date.parse("2026-07-11T10:00:00.000Z");
+  const at = (ms: number) => new Date(T + ms);
+  type Who = { author: string; author_role: AuthorRole };
+  const A: Who = { author: "研究员-1", author_role: "agent" };
+  const B: Who = { author: "审查员-2", author_role: "agent" };
+  const C: Who = { author: "测试员-3", author_role: "agent" };
+  const LEADER: Who = { author: "Team Leader", author_role: "leader" };
+  const PERSON: Who = { author: "person", author_role: "person" };
+
+  /** A folder whose "plan" is at version 4, written by `v4Author` at T+10 s (versions 1–3 by A). */
+  async function atV4(v4Author: Who = C): Promise<string> {
+    const dir = await freshDir();
+    for (let v = 0; v < 3; v++) {
+      await writeSharedContext(dir, { key: "plan", value: `A v${v + 1}`, mode: "overwrite", expected_version: v, ...A, requested_at: at(v * 100), windowMs: 2000 });
+    }
+    const v4 = await writeSharedContext(dir, { key: "plan", value: "v4", mode: "overwrite", expected_version: 3, ...v4Author, requested_at: at(10_000), windowMs: 2000 });
+    expect(v4).toMatchObject({ outcome: "applied", rule: "fresh", version: 4 });
+    return dir;
+  }
+
+  /** The file on disk, parsed with its schema; its text must be the Python-style writer's (2-space indent, no ASCII escaping). */
+  async function onDisk(dir: string) {
+    const text = await fs.readFile(sharedContextFile(dir), "utf8");
+    const file = SharedContextFileSchema.parse(JSON.parse(text));
+    expect(text).toBe(toPythonJson(JSON.parse(text)));
+    expect((await fs.readdir(dir)).filter((n) => n.endsWith(".tmp"))).toEqual([]);
+    return file;
+  }
+
+  const staleFrom = (who: Who, requestedMs: number, value = `${who.author} based on v3`) =>
+    ({ key: "plan", value, mode: "overwrite" as const, expected_version: 3, ...who, requested_at: at(requestedMs), windowMs: 2000 });
+
+  it("equal authority, inside the conflict window: version 4 stays, and a pending conflict_resolution holds both values", async () => {
+    const dir = await atV4();
+    const d = await writeSharedContext(dir, staleFrom(B, 11_000));
+    expect(d).toMatchObject({ outcome: "pending", rule: "awaiting_person", version: 4 });
+    const file = await onDisk(dir);
+    expect(file.entries.plan).toMatchObject({ value: "v4", version: 4, author: "测试员-3" });
+    expect(file.pending).toEqual([expect.objectContaining({ key: "plan", current: expect.objectContaining({ value: "v4", version: 4 }), proposed: expect.objectContaining({ value: "审查员-2 based on v3", expected_version: 3 }) })]);
+    expect(file.history!.at(-1)).toMatchObject({
+      rule: "awaiting_person",
+      outcome: "pending",
+      winner: null,
+      loser: null,
+      current_value: "v4",
+      current_version: 4,
+      proposed_value: "审查员-2 based on v3",
+      expected_version: 3,
+      version: 4,
+      current_requested_at: at(10_000).toISOString(),
+      proposed_requested_at: at(11_000).toISOString(),
+      window_ms: 2000,
+    });
+    // The person then decides: the record names the winner and the loser, with both values.
+    const decided = await decideConflict(dir, d.conflict!.conflict_id, "take_proposed", "person", at(20_000));
+    expect(decided.resolution).toMatchObject({ rule: "person_decision", winner: { side: "proposed", author: "审查员-2" }, loser: { side: "current", author: "测试员-3" }, current_value: "v4", proposed_value: "审查员-2 based on v3", version: 5 });
+    expect((await onDisk(dir)).entries.plan).toMatchObject({ value: "审查员-2 based on v3", version: 5, decided_by: "person" });
+  });
+
+  it("equal authority, outside the conflict window: the later request wins, version 5, and conflict_resolution names winner and loser with both values", async () => {
+    const dir = await atV4();
+    const d = await writeSharedContext(dir, staleFrom(B, 12_000));
+    expect(d).toMatchObject({ outcome: "applied", rule: "later_wins", version: 5 });
+    const file = await onDisk(dir);
+    expect(file.entries.plan).toMatchObject({ value: "审查员-2 based on v3", version: 5, author: "审查员-2", requested_at: at(12_000).toISOString() });
+    expect(file.pending).toEqual([]);
+    expect(file.history!.at(-1)).toMatchObject({
+      rule: "later_wins",
+      outcome: "applied",
+      winner: { side: "proposed", author: "审查员-2", author_role: "agent" },
+      loser: { side: "current", author: "测试员-3", author_role: "agent" },
+      current_value: "v4",
+      current_version: 4,
+      proposed_value: "审查员-2 based on v3",
+      expected_version: 3,
+      version: 5,
+      conflict_id: null,
+    });
+  });
+
+  it("racing in one process (Promise.all): the queue order is not the request order — the earlier request loses even though it is applied second", async () => {
+    const dir = await atV4();
+    // C's fresh write was requested 3 s after B's stale one but reaches the write queue first.
+    const [fresh, stale] = await Promise.all([
+      writeSharedContext(dir, { key: "plan", value: "C v5", mode: "overwrite", expected_version: 4, ...C, requested_at: at(15_000), windowMs: 2000 }),
+      writeSharedContext(dir, staleFrom(B, 12_000)),
+    ]);
+    expect(fresh).toMatchObject({ outcome: "applied", rule: "fresh", version: 5 });
+    expect(stale).toMatchObject({ outcome: "rejected", rule: "later_wins", version: 5 });
+    expect(stale.resolution).toMatchObject({ winner: { side: "current", author: "测试员-3" }, loser: { side: "proposed", author: "审查员-2" }, current_value: "C v5", proposed_value: "审查员-2 based on v3" });
+    const file = await onDisk(dir);
+    expect(file.entries.plan).toMatchObject({ value: "C v5", version: 5 });
+    expect(file.history!.slice(-2).map((r) => [r.rule, r.outcome])).toEqual([["fresh", "applied"], ["later_wins", "rejected"]]);
+  });
+
+  it("racing in one process (Promise.all): two equal-authority overwrites of version 4 requested at the same instant — one applies, the other waits for a person; neither is lost", async () => {
+    const dir = await atV4();
+    const same = at(15_000);
+    const decisions = await Promise.all(
+      [A, B].map((who) => writeSharedContext(dir, { key: "plan", value: `${who.author} v5`, mode: "overwrite", expected_version: 4, ...who, requested_at: same, windowMs: 0 })),
+    );
+    expect(decisions.map((d) => [d.rule, d.outcome])).toEqual([["fresh", "applied"], ["awaiting_person", "pending"]]);
+    const file = await onDisk(dir);
+    expect(file.entries.plan).toMatchObject({ value: "研究员-1 v5", version: 5 });
+    expect(file.pending.map((c) => c.proposed.value)).toEqual(["审查员-2 v5"]);
+  });
+
+  it("coordinator vs agent: the leader's stale write beats an agent's value; an agent's stale write loses to the leader's, however late", async () => {
+    const dir = await atV4();
+    const led = await writeSharedContext(dir, staleFrom(LEADER, 10_001));
+    expect(led).toMatchObject({ outcome: "applied", rule: "leader_wins", version: 5 });
+    expect(led.resolution).toMatchObject({ winner: { side: "proposed", author_role: "leader" }, loser: { side: "current", author: "测试员-3" }, current_value: "v4", proposed_value: "Team Leader based on v3" });
+    const lost = await writeSharedContext(dir, { ...staleFrom(B, 999_000), expected_version: 4 });
+    expect(lost).toMatchObject({ outcome: "rejected", rule: "leader_wins", version: 5 });
+    expect(lost.resolution).toMatchObject({ winner: { side: "current", author_role: "leader" }, loser: { side: "proposed", author: "审查员-2" }, current_value: "Team Leader based on v3", proposed_value: "审查员-2 based on v3" });
+    expect((await onDisk(dir)).entries.plan).toMatchObject({ value: "Team Leader based on v3", version: 5 });
+  });
+
+  it("person vs agent: a person's stale write beats an agent's value; an agent cannot undo it, nor a value the person kept", async () => {
+    const dir = await atV4();
+    const mine = await writeSharedContext(dir, staleFrom(PERSON, 10_001, "the person's plan"));
+    expect(mine).toMatchObject({ outcome: "applied", rule: "leader_wins", version: 5 });
+    expect(mine.resolution).toMatchObject({ winner: { side: "proposed", author_role: "person" }, loser: { side: "current", author: "测试员-3", author_role: "agent" }, current_value: "v4", proposed_value: "the person's plan" });
+    expect(await writeSharedContext(dir, { ...staleFrom(A, 999_000), expected_version: 4 })).toMatchObject({ outcome: "rejected", rule: "leader_wins", version: 5 });
+
+    // A value the person kept when deciding a conflict between two agents ranks as theirs too.
+    const other = await atV4(A);
+    const waiting = await writeSharedContext(other, staleFrom(B, 10_500));
+    await decideConflict(other, waiting.conflict!.conflict_id, "keep_current", "person", at(20_000));
+    const again = await writeSharedContext(other, staleFrom(B, 999_000));
+    expect(again).toMatchObject({ outcome: "rejected", rule: "leader_wins", version: 4 });
+    expect((await onDisk(other)).entries.plan).toMatchObject({ value: "v4", version: 4, decided_by: "person" });
+  });
+
+  it("a write into a conversation folder deleted meanwhile is NotFound, not a disk error", async () => {
+    const dir = await freshDir();
+    await fs.rm(dir, { recursive: true });
+    await expect(writeSharedContext(dir, { key: "k", value: "v", mode: "append", ...A })).rejects.toBeInstanceOf(NotFoundError);
+  });
+});
+
+describe("requestTime", () => {
+  const LAST = Symbol.for("astrion.sharedContext.lastRequestMs");
+  afterEach(() => {
+    vi.restoreAllMocks();
+    // The stamps below are in 2099; later requests in this process must not inherit them.
+    delete (globalThis as unknown as Record<symbol, unknown>)[LAST];
+  });
+
+  it("stamps with the wall clock, but never earlier than the previous stamp (a clock set back cannot reorder requests)", () => {
+    const spy = vi.spyOn(Date, "now");
+    spy.mockReturnValue(Date.parse("2099-01-01T00:00:10.000Z"));
+    const first = requestTime();
+    expect(first.toISOString()).toBe("2099-01-01T00:00:10.000Z");
+    spy.mockReturnValue(Date.parse("2099-01-01T00:00:05.000Z"));
+    expect(requestTime().getTime()).toBe(first.getTime());
+    spy.mockReturnValue(Date.parse("2099-01-01T00:00:11.000Z"));
+    expect(requestTime().toISOString()).toBe("2099-01-01T00:00:11.000Z");
   });
 });

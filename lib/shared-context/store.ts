@@ -2,12 +2,13 @@ import "server-only";
 /**
  * The shared context file of one conversation, `conversations/<id>/shared_context.json`. Every
  * write is a read-modify-write under the file's lock (`updateJsonFile`), so concurrent writers —
- * agents, the leader, a person in the UI — are serialized and no update is lost; arbitration
- * itself is the pure {@link applyWrite} / {@link applyDecision}.
+ * agents, the leader, a person in the UI — are serialized and no update is lost, and each is
+ * written atomically and durably (temp file, fsync, rename, folder fsync) before it is answered;
+ * arbitration itself is the pure {@link applyWrite} / {@link applyDecision}.
  */
 import { randomBytes } from "node:crypto";
 import path from "node:path";
-import { NotFoundError } from "@/lib/errors";
+import { AstrionError, NotFoundError } from "@/lib/errors";
 import { readJsonFile, updateJsonFile } from "@/lib/store";
 import { applyDecision, applyWrite, conflictWindowMs, type WriteInput } from "./arbitrate";
 import { emptySharedContext, SharedContextFileSchema, type Decision, type DecisionChoice, type SharedContextFile } from "./schema";
@@ -24,6 +25,29 @@ function newConflictId(): string {
   return `conflict_${randomBytes(8).toString("hex")}`;
 }
 
+const LAST_REQUEST_KEY = Symbol.for("astrion.sharedContext.lastRequestMs");
+
+/**
+ * The time to stamp a shared-context request with, taken as it reaches the server (an HTTP
+ * handler's first line, a tool call's start) — before it waits for the file's lock, so the
+ * later-wins rule orders requests by when they were made, not by when they got their turn.
+ * Never earlier than the previous stamp in this process, so a wall clock set back (NTP) cannot
+ * make a newer request look older. Kept on globalThis so every bundle of this module shares it.
+ */
+export function requestTime(): Date {
+  const g = globalThis as unknown as Record<symbol, number | undefined>;
+  const ms = Math.max(Date.now(), g[LAST_REQUEST_KEY] ?? 0);
+  g[LAST_REQUEST_KEY] = ms;
+  return new Date(ms);
+}
+
+/** A write into a conversation folder deleted meanwhile is "not found", not a disk error. */
+function missingFolder(error: unknown, conversationDir: string): unknown {
+  if (error instanceof AstrionError) return error;
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  return code === "ENOENT" || code === "ENOTDIR" ? new NotFoundError("The conversation no longer exists.", { folder: path.basename(conversationDir) }) : error;
+}
+
 /**
  * The shared context of a conversation; an empty one when the file does not exist yet.
  * @throws CorruptFileError when the file exists but is unusable (it is never replaced silently).
@@ -37,38 +61,46 @@ export async function readSharedContext(conversationDir: string): Promise<Shared
   }
 }
 
-/** A write as the store takes it: a {@link WriteInput}, optionally at a given time (tests). */
+/** A write as the store takes it: a {@link WriteInput}, optionally at given times (tests). */
 export interface SharedContextWrite extends WriteInput {
-  /** Arrival time of the write; default now. */
+  /** When the write is arbitrated; default: when its turn in the file's write queue comes. */
   now?: Date;
   /** Rule 3's window; default `ASTRION_CONFLICT_WINDOW_MS` (2000 ms). */
   windowMs?: number;
 }
 
 /**
- * Arbitrates and persists one write. The time is taken inside the file's lock, so writes queued
- * behind each other get increasing times, matching the order in which they were applied.
+ * Arbitrates and persists one write; resolves once it is on disk. The request time is
+ * `write.requested_at`, else `write.now`, else {@link requestTime} when this is called — before
+ * the write waits behind earlier ones for the file's lock.
  * @throws ValidationError for an overwrite without `expected_version`, or a value or key count over its limit.
+ * @throws ConflictError when the write would wait for a person while too many already do.
+ * @throws NotFoundError when the conversation folder is gone.
  * @throws CorruptFileError when the file exists but is unusable.
  */
 export async function writeSharedContext(conversationDir: string, write: SharedContextWrite): Promise<Decision> {
+  const { now, windowMs, ...input } = write;
+  const requested_at = input.requested_at ?? now ?? requestTime();
   let decision: Decision | undefined;
-  await updateJsonFile(
-    sharedContextFile(conversationDir),
-    SharedContextFileSchema,
-    (current) => {
-      const { now, windowMs, ...input } = write;
-      const out = applyWrite(current, input, { now: now ?? new Date(), windowMs: windowMs ?? conflictWindowMs(), newConflictId });
-      decision = out.decision;
-      return out.file;
-    },
-    { create: emptySharedContext },
-  );
+  try {
+    await updateJsonFile(
+      sharedContextFile(conversationDir),
+      SharedContextFileSchema,
+      (current) => {
+        const out = applyWrite(current, { ...input, requested_at }, { now: now ?? new Date(), windowMs: windowMs ?? conflictWindowMs(), newConflictId });
+        decision = out.decision;
+        return out.file;
+      },
+      { create: emptySharedContext },
+    );
+  } catch (error) {
+    throw missingFolder(error, conversationDir);
+  }
   return decision!;
 }
 
 /**
- * Applies a person's decision of a pending conflict and persists it.
+ * Applies a person's decision of a pending conflict, requested at `now`, and persists it.
  * @throws NotFoundError when no such conflict exists; ConflictError when it was already decided.
  */
 export async function decideConflict(
@@ -76,18 +108,22 @@ export async function decideConflict(
   conflictId: string,
   choice: DecisionChoice,
   decidedBy: string,
-  now: Date = new Date(),
+  now: Date = requestTime(),
 ): Promise<Decision> {
   let decision: Decision | undefined;
-  await updateJsonFile(
-    sharedContextFile(conversationDir),
-    SharedContextFileSchema,
-    (current) => {
-      const out = applyDecision(current, conflictId, choice, decidedBy, now);
-      decision = out.decision;
-      return out.file;
-    },
-    { create: emptySharedContext },
-  );
+  try {
+    await updateJsonFile(
+      sharedContextFile(conversationDir),
+      SharedContextFileSchema,
+      (current) => {
+        const out = applyDecision(current, conflictId, choice, decidedBy, now);
+        decision = out.decision;
+        return out.file;
+      },
+      { create: emptySharedContext },
+    );
+  } catch (error) {
+    throw missingFolder(error, conversationDir);
+  }
   return decision!;
 }

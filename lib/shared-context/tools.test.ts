@@ -15,7 +15,7 @@ const leader: SharedContextActor = { display_name: "Team Leader", role: "leader"
 
 async function call(actor: SharedContextActor, name: string, args: unknown, ms = 0) {
   const raw = typeof args === "string" ? args : JSON.stringify(args);
-  return JSON.parse(await executeSharedContextTool(name, raw, { conversationDir: dir, actor, emit: (e) => events.push(e), now: new Date(T0 + ms), windowMs: 2000 }));
+  return JSON.parse(await executeSharedContextTool(name, raw, { conversationDir: dir, actor, emit: (e) => events.push(e), requestedAt: new Date(T0 + ms), windowMs: 2000 }));
 }
 
 beforeAll(async () => {

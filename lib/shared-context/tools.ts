@@ -9,7 +9,7 @@ import { AstrionError } from "@/lib/errors";
 import { isSharedContextTool, parseToolArguments, SHARED_CONTEXT_TOOL_ARGS } from "@/lib/tools";
 import { timelineEventsOf, type SharedContextTimelineEvent } from "./events";
 import type { Decision } from "./schema";
-import { readSharedContext, writeSharedContext } from "./store";
+import { readSharedContext, requestTime, writeSharedContext } from "./store";
 
 /** The shared-context tools' definitions live in the one tool registry; re-exported here for callers of this module. */
 export { isSharedContextTool, SHARED_CONTEXT_READ_ONLY_TOOLS, SHARED_CONTEXT_TOOL_ARGS, sharedContextTools, type SharedContextToolName } from "@/lib/tools";
@@ -35,8 +35,8 @@ export interface SharedContextToolContext {
    * `(e) => this.emit(cause, e)` with `version` carried into the timeline record.
    */
   emit: (event: SharedContextTimelineEvent) => unknown;
-  /** Arrival time of the write; default now (tests). */
-  now?: Date;
+  /** When the call was requested; default {@link requestTime} as the call starts (before it queues). */
+  requestedAt?: Date;
   /** Rule 3's window; default `ASTRION_CONFLICT_WINDOW_MS`. */
   windowMs?: number;
 }
@@ -66,7 +66,7 @@ export function writeResultFor(decision: Decision): Record<string, unknown> {
         message:
           decision.rule === "unknown_version"
             ? `"${decision.key}" has never had version ${String(decision.proposed.expected_version)}; read the shared context and retry with the version you read.`
-            : `Your overwrite was NOT applied (${decision.rule === "leader_wins" ? "the current value was written by a coordinator, who outranks you" : "the current value is the later write"}). Read the current value above and build on it (append, or overwrite with expected_version ${decision.version}).`,
+            : `Your overwrite was NOT applied (${decision.rule === "leader_wins" ? "the current value was written or decided by a coordinator (the Team Leader or a person), who outranks you" : "the current value was requested after yours"}). Read the current value above and build on it (append, or overwrite with expected_version ${decision.version}).`,
       };
   }
 }
@@ -78,6 +78,7 @@ export function writeResultFor(decision: Decision): Record<string, unknown> {
  * error) throw. The timeline events of a write are passed to `ctx.emit` before this returns.
  */
 export async function executeSharedContextTool(name: string, rawArgs: string, ctx: SharedContextToolContext): Promise<string> {
+  const requestedAt = ctx.requestedAt ?? requestTime();
   if (!isSharedContextTool(name)) return errorResult(`unknown tool ${name}`);
   try {
     if (name === "read_shared_context") {
@@ -99,7 +100,7 @@ export async function executeSharedContextTool(name: string, rawArgs: string, ct
       expected_version: args.expected_version ?? null,
       author: ctx.actor.display_name,
       author_role: ctx.actor.role,
-      now: ctx.now,
+      requested_at: requestedAt,
       windowMs: ctx.windowMs,
     });
     for (const event of timelineEventsOf(decision, ctx.actor.party)) await ctx.emit(event);

@@ -113,6 +113,25 @@ describe("ConversationIndex", () => {
   });
 });
 
+describe("ConversationIndex.put says whether index.json must be rewritten", () => {
+  it("true for a new conversation and for another title, time or agent count; false when the entry stays the same", () => {
+    const index = new ConversationIndex();
+    const a = meta(id(1));
+    index.load([a], new Map([[a.id, indexEntryOf(a)]]));
+    expect(index.put(meta(id(2)))).toBe(true);
+    // Fields index.json does not hold: the list row changes, the file does not.
+    expect(index.put({ ...a, status: "archived", phase: "CLOSED", model_key: "other" })).toBe(false);
+    expect(index.query({ status: "archived", offset: 0, limit: 5 }).items.map((i) => i.id)).toEqual([a.id]);
+    // A touch within the same second (times have whole seconds).
+    expect(index.put({ ...a, status: "archived", updated_at: a.updated_at })).toBe(false);
+    expect(index.put({ ...a, updated_at: "2026-07-11T21:00:01" })).toBe(true);
+    expect(index.put({ ...a, updated_at: "2026-07-11T21:00:01", title: "renamed" })).toBe(true);
+    expect(index.put({ ...a, updated_at: "2026-07-11T21:00:01", title: "renamed", agent_count: 1 })).toBe(true);
+    expect(index.put({ ...a, updated_at: "2026-07-11T21:00:01", title: "renamed", agent_count: 1, created_at: "2026-07-11T20:00:00" })).toBe(true);
+    expect(index.put({ ...a, updated_at: "2026-07-11T21:00:01", title: "renamed", agent_count: 1, created_at: "2026-07-11T20:00:00" })).toBe(false);
+  });
+});
+
 describe("reconcileIndex", () => {
   const a = meta(id(3), { title: "A" });
   const b = meta(id(1), { title: "B" });

@@ -40,6 +40,14 @@ export const IndexReportSchema = z.object({
   /** How long that load took, in milliseconds. */
   load_ms: z.number().nullable(),
   rebuilds: z.array(IndexRebuildSchema),
+  /** Whole-file rewrites of index.json since boot (the seed's format has no partial update). */
+  writes: z.number().int().nonnegative(),
+  /** Milliseconds spent on those rewrites (serializing and writing durably), in total. */
+  write_ms_total: z.number().nonnegative(),
+  /** Metadata changes that left every index.json field as it was (same title, times, agent count): no rewrite. */
+  unchanged: z.number().int().nonnegative(),
+  /** The latest rewrite: when, its size, and how long serializing and writing it durably took. */
+  last_write: z.object({ at: z.string(), bytes: z.number().int().nonnegative(), ms: z.number() }).nullable(),
 });
 export type IndexReport = z.infer<typeof IndexReportSchema>;
 
@@ -172,14 +180,22 @@ export class ConversationIndex {
     return this.#rows.has(id);
   }
 
-  /** Adds or replaces a conversation after its metadata.json was written. */
-  put(meta: ConversationMetadata): void {
+  /**
+   * Adds or replaces a conversation after its metadata.json was written. Returns whether its
+   * index.json entry changed (new, or another title, time or agent count): only then does
+   * index.json need rewriting — a status or phase change, or a second touch within the same
+   * second (times have whole seconds), leaves the file as it is.
+   */
+  put(meta: ConversationMetadata): boolean {
     this.#detach(meta.id);
     const row = this.#rowOf(meta);
     this.#rows.set(meta.id, row);
     this.#counts[row.item.status]++;
     this.#ordered.splice(this.#insertionPoint(row.item), 0, row);
-    this.#entries.set(meta.id, indexEntryOf(meta, this.#entries.get(meta.id)));
+    const previous = this.#entries.get(meta.id);
+    const entry = indexEntryOf(meta, previous);
+    this.#entries.set(meta.id, entry);
+    return !previous || !sameSeedFields(entry, previous);
   }
 
   /** Forgets a deleted conversation (its list row and its index.json entry). */

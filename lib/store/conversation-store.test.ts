@@ -821,6 +821,35 @@ describe("the in-memory index", () => {
     expect(await store.list({ q: "index-ELSEWHERE" })).toEqual(before.search);
   });
 
+  it("rewrites index.json only when one of its fields changed, and counts every rewrite in the report", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(new Date(2026, 6, 11, 21, 0, 0, 100));
+      const store = await freshStore();
+      const a = await store.create({ title: "A", project_path: project, model_key: "m" });
+      const before = store.indexReport();
+      expect(before.writes).toBeGreaterThanOrEqual(1);
+      expect(before.last_write).toMatchObject({ bytes: (await fs.stat(indexPath(store))).size, ms: expect.any(Number) });
+      const stat = await fs.stat(indexPath(store));
+
+      // Same second: archiving (status is not in index.json) and a message (a touch) leave the file alone.
+      await store.update(a.id, { status: "archived" });
+      await store.updateLeaderMessages(a.id, (m) => ({ ...m, messages: [...m.messages, { role: "user", content: "hi" }] }));
+      expect(store.indexReport()).toMatchObject({ writes: before.writes, unchanged: before.unchanged + 2 });
+      expect(await fs.stat(indexPath(store))).toMatchObject({ ino: stat.ino, mtimeMs: stat.mtimeMs });
+      expect((await store.list({ status: "archived" })).items.map((i) => i.id)).toEqual([a.id]);
+
+      // The next second, the same touch moves updated_at: one rewrite, and index.json says so.
+      vi.setSystemTime(new Date(2026, 6, 11, 21, 0, 1, 100));
+      await store.updateLeaderMessages(a.id, (m) => ({ ...m, messages: [...m.messages, { role: "user", content: "again" }] }));
+      expect(store.indexReport().writes).toBe(before.writes + 1);
+      expect(await readJson(indexPath(store))).toEqual(await seedIndexFromDisk(store));
+      expect((await readJson(indexPath(store)))[a.id]).toMatchObject({ updated_at: "2026-07-11T21:00:01" });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("a missing index.json is rebuilt at boot and reported; a first start is not a rebuild", async () => {
     const first = await freshStore();
     expect(first.indexReport()).toMatchObject({ conversations: 0, unreadable: 0, rebuilds: [] });

@@ -467,10 +467,9 @@ export class ConversationStore {
 
   /** After a conversation's metadata.json was written: its list row, then index.json, follow. */
   async #indexed(meta: ConversationMetadata): Promise<void> {
-    this.#keeper.index.put(meta);
     const file = this.#rel(conversationMetadataFile(this.root, meta.id));
     this.#scanProblems = this.#scanProblems.filter((p) => p.file !== file);
-    await this.#keeper.persist();
+    await this.#keeper.put(meta);
   }
 
   /** Reads every conversation folder's metadata.json; broken ones become problems. */
@@ -721,8 +720,7 @@ export class ConversationStore {
       for (const key of this.#fileProblems.keys()) {
         if (key.startsWith(`conversations/${id}/`)) this.#fileProblems.delete(key);
       }
-      this.#keeper.index.remove(id);
-      await this.#keeper.persist();
+      await this.#keeper.remove(id);
       await this.#updateState(async (state) => {
         // Read under the root lock, so a conversation created meanwhile is seen.
         const names = await fs.readdir(conversationsDir(this.root)).catch(() => [] as string[]);

@@ -2,9 +2,11 @@
  * Keeps `conversations/index.json` and the in-memory {@link ConversationIndex} of one data folder:
  * loads them at boot (rebuilding index.json when it is missing, broken or out of step with the
  * metadata.json files, and reporting it), then writes index.json from memory after every change
- * the store makes. Writes are grouped: a change made while a write is under way goes out in the
- * next one, which carries every change made until it starts, so a burst of updates costs a few
- * writes, not one each, and every caller still returns only once its change is on disk.
+ * the store makes that changes a field of index.json (a change that leaves every entry as it was
+ * writes nothing). The seed's index.json is one whole file, so each write rewrites all of it.
+ * Writes are grouped: a change made while a write is under way goes out in the next one, which
+ * carries every change made until it starts, so a burst of updates costs a few writes, not one
+ * each, and every caller still returns only once its change is on disk.
  */
 import "server-only";
 import { promises as fs, type Stats } from "node:fs";
@@ -63,6 +65,10 @@ export class IndexKeeper {
   #version = 0;
   #writtenVersion = 0;
   #flush: Promise<void> | null = null;
+  #writes = 0;
+  #writeMs = 0;
+  #unchanged = 0;
+  #lastWrite: IndexReport["last_write"] = null;
 
   constructor(hooks: IndexKeeperHooks) {
     this.#hooks = hooks;
@@ -78,6 +84,21 @@ export class IndexKeeper {
       });
     }
     return this.#loading;
+  }
+
+  /**
+   * Puts a conversation whose metadata.json was just written into the index; resolves once
+   * index.json holds it — at once when its index.json entry did not change.
+   */
+  async put(meta: ConversationMetadata): Promise<void> {
+    if (this.index.put(meta)) await this.persist();
+    else this.#unchanged++;
+  }
+
+  /** Forgets a deleted conversation; resolves once index.json no longer names it. */
+  async remove(id: string): Promise<void> {
+    this.index.remove(id);
+    await this.persist();
   }
 
   /** Writes index.json from memory, with every change made so far; resolves once it is on disk. */
@@ -99,6 +120,10 @@ export class IndexKeeper {
       loaded_at: this.#loadedAt,
       load_ms: this.#loadMs,
       rebuilds: this.#rebuilds.map((r) => ({ ...r })),
+      writes: this.#writes,
+      write_ms_total: Math.round(this.#writeMs * 100) / 100,
+      unchanged: this.#unchanged,
+      last_write: this.#lastWrite && { ...this.#lastWrite },
     };
   }
 
@@ -175,9 +200,15 @@ export class IndexKeeper {
 
   async #writeUnchecked(): Promise<void> {
     const version = this.#version;
+    const started = performance.now();
     // The entries come from metadata.json files already parsed with their schema, and from a
     // parsed index.json: valid by construction, so the whole file is not parsed again per write.
-    await writeFileAtomic(this.#hooks.file, toPythonJsonBytes(this.index.toIndexFile()));
+    const bytes = toPythonJsonBytes(this.index.toIndexFile());
+    await writeFileAtomic(this.#hooks.file, bytes);
+    const ms = performance.now() - started;
+    this.#writes++;
+    this.#writeMs += ms;
+    this.#lastWrite = { at: new Date().toISOString(), bytes: bytes.length, ms: Math.round(ms * 100) / 100 };
     this.#known = await this.#stat();
     this.#writtenVersion = Math.max(this.#writtenVersion, version);
   }

@@ -9,7 +9,8 @@ export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
 /**
- * Liveness and where the data lives; lists files the store could not use. In token mode a
+ * Liveness and where the data lives; lists files the store could not use and reports the
+ * conversation index (its load, rebuilds of index.json, its rewrites). In token mode a
  * caller without the token learns only that the server is up (no paths, no pid).
  */
 export const GET = route(async (request) => {
@@ -27,6 +28,7 @@ export const GET = route(async (request) => {
     started_at: app.startedAt,
     problems: await collectProblems(app),
     event_loop: eventLoopReport(),
+    index: app.store.indexReport(),
   });
 });
 

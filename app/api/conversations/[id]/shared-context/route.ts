@@ -1,7 +1,7 @@
 import path from "node:path";
 import { json, parseWith, readBody, route } from "@/lib/http";
 import { getApp } from "@/lib/server/app";
-import { readSharedContext, recordPersonAction, timelineEventsOf, writeSharedContext, WriteBodySchema } from "@/lib/shared-context";
+import { readSharedContext, recordPersonAction, requestTime, timelineEventsOf, writeSharedContext, WriteBodySchema } from "@/lib/shared-context";
 import { ConversationIdSchema } from "@/lib/store/schemas";
 
 export const dynamic = "force-dynamic";
@@ -20,8 +20,12 @@ export const GET = route<Params>(async (_request, params) => {
   return json({ shared_context: await readSharedContext(path.join(app.root, "conversations", id)) });
 });
 
-/** A person writes a key; arbitrated like any write, with a person ranking like the leader. */
+/**
+ * A person writes a key; arbitrated like any write, with a person ranking like the leader. The
+ * request time is taken first, before the body is read and the write waits for its turn.
+ */
 export const PUT = route<Params>(async (request, params) => {
+  const requestedAt = requestTime();
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const body = await readBody(request, WriteBodySchema);
   const app = await getApp();
@@ -34,6 +38,7 @@ export const PUT = route<Params>(async (request, params) => {
     expected_version: body.expected_version ?? null,
     author: PERSON,
     author_role: "person",
+    requested_at: requestedAt,
   });
   await recordPersonAction(
     id,
