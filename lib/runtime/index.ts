@@ -65,6 +65,8 @@ export async function closeAll(): Promise<void> {
   for (const convId of [...runs().keys()]) {
     await unload(convId, false).catch((error: unknown) => console.error(`[astrion] could not close ${convId}:`, (error as Error).message));
   }
+  const app = await getApp();
+  await app.store.flushIndex().catch((error: unknown) => console.error("[astrion] could not write conversations/index.json:", (error as Error).message));
 }
 
 /**

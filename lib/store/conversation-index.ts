@@ -111,8 +111,13 @@ export interface Reconciled {
   added: string[];
   /** Entries of conversations that no longer exist. */
   removed: string[];
-  /** Entries whose title, times or agent count differed from metadata.json. */
+  /** Entries whose title, creation time or agent count differed from metadata.json. */
   changed: string[];
+  /**
+   * Entries that differed only in `updated_at`: the engine writes that change of index.json in
+   * the background, so a crash can leave it behind; catching up is not a rebuild.
+   */
+  touched: string[];
 }
 
 /**
@@ -129,6 +134,7 @@ export function reconcileIndex(
   const entries = new Map<string, IndexEntry>();
   const removed: string[] = [];
   const changed: string[] = [];
+  const touched: string[] = [];
   for (const [id, previous] of Object.entries(file ?? {})) {
     const meta = byId.get(id);
     if (!meta) {
@@ -137,7 +143,7 @@ export function reconcileIndex(
       continue;
     }
     const entry = indexEntryOf(meta, previous);
-    if (!sameSeedFields(entry, previous)) changed.push(id);
+    if (!sameSeedFields(entry, previous)) (sameSeedFields(entry, { ...previous, updated_at: entry.updated_at }) ? touched : changed).push(id);
     entries.set(id, entry);
   }
   const added = metas
@@ -145,7 +151,7 @@ export function reconcileIndex(
     .map((m) => m.id)
     .sort(compareConversationIds);
   for (const id of added) entries.set(id, indexEntryOf(byId.get(id) as ConversationMetadata));
-  return { entries, added, removed, changed };
+  return { entries, added, removed, changed, touched };
 }
 
 /** The in-memory conversation index (see the file comment). */
@@ -195,8 +201,12 @@ export class ConversationIndex {
     const previous = this.#entries.get(meta.id);
     const entry = indexEntryOf(meta, previous);
     this.#entries.set(meta.id, entry);
+    this.lastPutMovedOnlyTime = previous !== undefined && !sameSeedFields(entry, previous) && sameSeedFields(entry, { ...previous, updated_at: entry.updated_at });
     return !previous || !sameSeedFields(entry, previous);
   }
+
+  /** Whether the last {@link put} changed index.json's entry in `updated_at` only. */
+  lastPutMovedOnlyTime = false;
 
   /** Forgets a deleted conversation (its list row and its index.json entry). */
   remove(id: string): void {

@@ -237,7 +237,7 @@ export class ConversationStore {
     if (!opening) {
       opening = this.#withConversationLock(id, async () => {
         const { live, report } = await this.#tracked(leaderMessagesFile(this.root, id), () =>
-          LiveConversation.load(this.root, id, { onMetadata: (meta) => this.#indexed(meta) }),
+          LiveConversation.load(this.root, id, { onMetadata: (meta) => this.#indexed(meta, true) }),
         );
         this.#live.set(id, live);
         for (const { file, error } of report.broken) this.#fileProblems.set(this.#rel(file), this.#problemOf(file, error));
@@ -465,11 +465,20 @@ export class ConversationStore {
     });
   }
 
-  /** After a conversation's metadata.json was written: its list row, then index.json, follow. */
-  async #indexed(meta: ConversationMetadata): Promise<void> {
+  /**
+   * After a conversation's metadata.json was written: its list row, then index.json, follow. A
+   * step of the engine (`soon`) that only moves `updated_at` does not wait for index.json
+   * (IndexKeeper.putSoon).
+   */
+  async #indexed(meta: ConversationMetadata, soon = false): Promise<void> {
     const file = this.#rel(conversationMetadataFile(this.root, meta.id));
     this.#scanProblems = this.#scanProblems.filter((p) => p.file !== file);
-    await this.#keeper.put(meta);
+    await (soon ? this.#keeper.putSoon(meta) : this.#keeper.put(meta));
+  }
+
+  /** Writes what is due of index.json now (a clean stop). */
+  flushIndex(): Promise<void> {
+    return this.#keeper.flush();
   }
 
   /** Reads every conversation folder's metadata.json; broken ones become problems. */

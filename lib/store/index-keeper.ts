@@ -27,6 +27,9 @@ import { IndexFileSchema, type ConversationMetadata, type IndexFile } from "./sc
 /** Rebuild reports kept for {@link IndexKeeper.report} (the newest). */
 const MAX_REBUILDS = 20;
 
+/** How long after a step's change of the index its background rewrite of index.json waits (ms). */
+export const INDEX_WRITE_DELAY_MS = 200;
+
 /** What the keeper needs from the store. */
 export interface IndexKeeperHooks {
   /** index.json's absolute path. */
@@ -69,6 +72,9 @@ export class IndexKeeper {
   #writeMs = 0;
   #unchanged = 0;
   #lastWrite: IndexReport["last_write"] = null;
+  /** Changes made with {@link putSoon} that index.json does not hold yet, and the timer of their write. */
+  #pending = 0;
+  #timer: NodeJS.Timeout | null = null;
 
   constructor(hooks: IndexKeeperHooks) {
     this.#hooks = hooks;
@@ -93,6 +99,44 @@ export class IndexKeeper {
   async put(meta: ConversationMetadata): Promise<void> {
     if (this.index.put(meta)) await this.persist();
     else this.#unchanged++;
+  }
+
+  /**
+   * {@link put} for the conversation engine's steps. A change of title or agent count is written
+   * before it resolves, as {@link put}; a step that only moves `updated_at` (most of them) does
+   * not wait: the list shows it at once and index.json is rewritten in the background
+   * ({@link INDEX_WRITE_DELAY_MS} later, every such change of that time in one write), so a step
+   * never waits for a whole-file rewrite whose size grows with the number of conversations. A
+   * crash before that write leaves only `updated_at` times behind, which the next start catches
+   * up ({@link reconcileIndex}'s `touched`).
+   */
+  async putSoon(meta: ConversationMetadata): Promise<void> {
+    if (!this.index.put(meta)) {
+      this.#unchanged++;
+      return;
+    }
+    if (!this.index.lastPutMovedOnlyTime) return this.persist();
+    this.#pending++;
+    if (this.#timer) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      const pending = this.#pending;
+      this.#pending = 0;
+      if (pending) void this.persist().catch((error: unknown) => console.error("[astrion] could not rewrite conversations/index.json (the next change or start writes it)", error));
+    }, INDEX_WRITE_DELAY_MS);
+    this.#timer.unref();
+  }
+
+  /** Writes index.json now if a background write is due (a clean stop). */
+  async flush(): Promise<void> {
+    if (this.#timer) {
+      clearTimeout(this.#timer);
+      this.#timer = null;
+    }
+    if (this.#pending) {
+      this.#pending = 0;
+      await this.persist();
+    }
   }
 
   /** Forgets a deleted conversation; resolves once index.json no longer names it. */
@@ -155,12 +199,18 @@ export class IndexKeeper {
           throw error;
         }
       }
-      const { entries, added, removed, changed } = reconcileIndex(onDisk, scan.conversations, unreadable);
+      const { entries, added, removed, changed, touched } = reconcileIndex(onDisk, scan.conversations, unreadable);
       this.index.load(scan.conversations, entries);
       this.#unreadable = unreadable.size;
       const inStep = added.length === 0 && removed.length === 0 && changed.length === 0;
-      if (onDisk && inStep) {
+      if (onDisk && inStep && touched.length === 0) {
         this.#known = await this.#stat();
+        return;
+      }
+      if (onDisk && inStep) {
+        // Only `updated_at` times behind (written in the background before a stop or crash): caught up, not a rebuild.
+        await this.#writeUnchecked();
+        console.log(`[astrion] conversation index: caught up the last-change time of ${touched.length} conversation(s)`);
         return;
       }
       await this.#writeUnchecked();
