@@ -5,6 +5,8 @@
  * milliseconds unless named otherwise). Parts, all by default:
  * - serializer (bench/serializer.mjs): the Python-style JSON writer against JSON.stringify on a
  *   1,000-message leader messages.json;
+ * - context (bench/context.mjs): the context of one leader model call at 10, 1,000 and 10,000
+ *   messages of history, built from scratch and incrementally (no server);
  * - store (bench/store.mjs): creating conversations, listing the index as it grows to 500, listing
  *   202 corpus roles, saving one role field;
  * - index (bench/index-scale.mjs): one page of the index and searches (title, project folder, a
@@ -18,6 +20,7 @@
  * Request loops are bounded; nothing leaves this machine. Progress goes to stderr.
  */
 import os from "node:os";
+import { benchContext } from "./context.mjs";
 import { benchEngine } from "./engine.mjs";
 import { benchIndex } from "./index-scale.mjs";
 import { closeAgent } from "./lib.mjs";
@@ -25,7 +28,7 @@ import { benchRuntime, RUNTIME_PARTS } from "./runtime.mjs";
 import { benchSerializer } from "./serializer.mjs";
 import { benchStore } from "./store.mjs";
 
-const PARTS = ["serializer", "store", "index", "engine", ...RUNTIME_PARTS];
+const PARTS = ["serializer", "context", "store", "index", "engine", ...RUNTIME_PARTS];
 const ALIASES = { runtime: RUNTIME_PARTS };
 const asked = process.argv.slice(2).flatMap((a) => a.split(",")).filter(Boolean);
 const unknown = asked.filter((p) => !PARTS.includes(p) && !Object.hasOwn(ALIASES, p));
@@ -50,6 +53,7 @@ const before = machine();
 try {
   const result = {};
   if (has("serializer")) Object.assign(result, await benchSerializer());
+  if (has("context")) Object.assign(result, await benchContext());
   if (has("store")) Object.assign(result, await benchStore());
   if (has("index")) Object.assign(result, await benchIndex());
   if (has("engine")) Object.assign(result, await benchEngine());

@@ -1,10 +1,12 @@
 /**
  * Public face of the context slices (seed 003 §4.2, §5.1): what each model call sees, assembled
  * from a global, a private and a scene slice with token budgets, and a report of what went in.
- * Pure (no I/O); the report schema is also importable alone from `@/lib/context/report` by
- * client code.
+ * Built incrementally per history (`ContextWindow`): token counts, tool-call pairing and the
+ * promoted conclusions are computed once per message. Pure (no I/O); the report schema is also
+ * importable alone from `@/lib/context/report` by client code.
  */
 export { buildModelInput, conversationGoal, DEFAULT_BUDGETS, placeholderText, type BuildModelInputOptions, type ContextBudgets, type ContextFacts, type ModelInput } from "./slices";
 export { collectPromotions, deriveWorkNotes, extractPromotions, isInterAgentText, PROMOTION_HINT } from "./promotions";
 export { countTokens, messageTokens, TOKENIZER_NAME, truncateToTokens } from "./tokens";
+export { ContextWindow, contextWindowFor, type ContextWindowStats } from "./window";
 export * from "./report";

@@ -44,8 +44,9 @@ const SAMPLE_ORDER = Array.from({ length: SAMPLE_COUNT }, (_, i) => parseInt(i.t
 // on special tokens by default, but for us it is plain text sent as plain text.
 const PLAIN = { disallowedSpecial: new Set<string>() };
 
-// Histories are re-counted on every model call; most texts are the same as last time. Bounded by
-// entries and by characters held, so a history of huge texts cannot pin gigabytes.
+// The same text is often counted again (a system prompt, a conclusion, a line of a slice); the
+// history's own messages are counted once each and kept by ContextWindow. Bounded by entries and
+// by characters held, so a history of huge texts cannot pin gigabytes.
 const CACHE_LIMIT = 5000;
 const CACHE_CHARS_LIMIT = 16_000_000;
 const cache = new Map<string, number>();
@@ -188,8 +189,19 @@ export function countTokens(text: string | null | undefined): number {
 export function messageTokens(m: ChatMessage): number {
   let n = MESSAGE_OVERHEAD + countTokens(m.content);
   if (m.tool_call_id) n += countTokens(m.tool_call_id);
-  for (const call of m.tool_calls ?? []) n += TOOL_CALL_OVERHEAD + countTokens(call.id) + countTokens(call.function.name) + countTokens(call.function.arguments);
+  for (const call of m.tool_calls ?? []) n += callTokens(call);
   return n;
+}
+
+/** Estimated tokens one tool call adds to its assistant message (see {@link messageTokens}). */
+export function callTokens(call: { id: string; function: { name: string; arguments: string } }): number {
+  return TOOL_CALL_OVERHEAD + countTokens(call.id) + countTokens(call.function.name) + countTokens(call.function.arguments);
+}
+
+/** Empties the per-text count cache, as if every text had been evicted from it. For tests. */
+export function resetTokenCacheForTests(): void {
+  cache.clear();
+  cachedChars = 0;
 }
 
 /** The first `max` tokens of `text` (fewer when it is shorter), encoding only as much of its start as needed. */

@@ -1,0 +1,27 @@
+/**
+ * Saved messages in the chat-completions shape the scene sends, and copies of them. Pure.
+ */
+import type { ChatMessage, ToolCall as ChatToolCall } from "@/lib/models/types";
+import type { Message } from "@/lib/store/schemas";
+
+/** A copy in the chat-completions shape (what the runtime's `toChatMessages` produced). */
+export function toChat(m: Message): ChatMessage {
+  const out: ChatMessage = { role: m.role, content: m.content };
+  if (m.tool_calls?.length) {
+    out.tool_calls = m.tool_calls.map((c): ChatToolCall => ({ id: c.id, type: "function", function: { name: c.function.name, arguments: c.function.arguments } }));
+  }
+  if (m.tool_call_id) out.tool_call_id = m.tool_call_id;
+  return out;
+}
+
+/** A copy that shares nothing mutable with `m` (keys in the same order). */
+export function cloneChat(m: ChatMessage): ChatMessage {
+  const out: ChatMessage = { ...m };
+  if (m.tool_calls) out.tool_calls = m.tool_calls.map((c) => ({ ...c, function: { ...c.function } }));
+  return out;
+}
+
+/** What a report shows for an assistant message without text: its calls. */
+export function describeCalls(calls: readonly ChatToolCall[] | undefined): string {
+  return (calls ?? []).map((c) => `→ ${c.function.name}(${c.function.arguments})`).join(" ");
+}

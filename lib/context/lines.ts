@@ -1,0 +1,95 @@
+/**
+ * The global and private slices (seed 003 §4.2): a heading plus one line per fact, conclusion or
+ * note, filled while the rendered section stays within its token budget, rendered into the
+ * system message. Pure.
+ */
+import { preview, type LineSliceReport, type SliceLine } from "./report";
+import { countTokens, truncateToTokens } from "./tokens";
+import type { ContextFacts } from "./types";
+
+/** The goal may take at most this share of the global budget, so conclusions keep room. */
+const GOAL_SHARE = 0.5;
+
+const GLOBAL_HEADING = "## Shared context (global slice: facts and conclusions that stay in view)";
+const PRIVATE_HEADING = "## Your private notes (newest first)";
+
+interface Candidate {
+  label: string;
+  line: string;
+  /** The text before rendering, for the preview. */
+  text: string;
+  /** Cut the text to at most this many tokens instead of dropping it (facts only). */
+  cutTo?: number;
+  /** Stop at the first candidate that does not fit (newest-first lists) instead of trying later ones. */
+  stopOnMiss?: boolean;
+}
+
+/** A rendered slice ("" when nothing went in) and its report. */
+export interface LineSlice {
+  text: string;
+  report: LineSliceReport;
+}
+
+/** Fills a heading plus lines while the rendered section stays within `budget`. */
+function fillLines(heading: string, candidates: readonly Candidate[], budget: number): LineSlice {
+  const lines: string[] = [];
+  const report: SliceLine[] = [];
+  const render = (extra?: string) => [heading, ...lines, ...(extra === undefined ? [] : [extra])].join("\n");
+  let stopped = false;
+  for (const c of candidates) {
+    let line = c.line;
+    let truncated = false;
+    if (!stopped && c.cutTo !== undefined && countTokens(c.text) > c.cutTo) {
+      const cut = truncateToTokens(c.text, c.cutTo, () => " …[cut]");
+      if (cut !== null) {
+        line = c.line.replace(c.text, () => cut);
+        truncated = true;
+      }
+    }
+    const fits = !stopped && countTokens(render(line)) <= budget;
+    if (fits) lines.push(line);
+    else if (c.stopOnMiss) stopped = true;
+    report.push({ label: c.label, preview: preview(c.text), tokens: countTokens(line), included: fits, ...(fits && truncated ? { truncated: true } : {}) });
+  }
+  const text = lines.length ? render() : "";
+  return { text, report: { budget, used: countTokens(text), over_budget: false, lines: report } };
+}
+
+/** The global slice: project folder, target paths, goal, then promoted conclusions newest first. */
+export function buildGlobal(facts: ContextFacts, promoted: readonly string[], budget: number): LineSlice {
+  const candidates: Candidate[] = [{ label: "project", text: facts.project_path, line: `Project folder: ${facts.project_path}` }];
+  const targets = (facts.target_paths ?? []).filter((p) => p.trim());
+  if (targets.length) {
+    const list = targets.join(", ");
+    candidates.push({ label: "targets", text: list, line: `Target paths: ${list}`, cutTo: Math.floor(budget * 0.25) });
+  }
+  if (facts.goal.trim()) {
+    const goal = facts.goal.trim();
+    candidates.push({ label: "goal", text: goal, line: `Goal: ${goal}`, cutTo: Math.floor(budget * GOAL_SHARE) });
+  }
+  const conclusions = newestFirst(promoted);
+  if (conclusions.length) {
+    // the sub-heading only costs tokens when a conclusion follows it; it is added with the first
+    candidates.push(...conclusions.map((c, i): Candidate => ({ label: "conclusion", text: c, line: i === 0 ? `Conclusions (newest first):\n- ${c}` : `- ${c}`, stopOnMiss: true })));
+  }
+  return fillLines(GLOBAL_HEADING, candidates, budget);
+}
+
+/** The private slice: the agent's own notes, newest first. */
+export function buildPrivate(notes: readonly string[], budget: number): LineSlice {
+  return fillLines(PRIVATE_HEADING, newestFirst(notes).map((t) => ({ label: "note", text: t, line: `- ${t}`, stopOnMiss: true })), budget);
+}
+
+/** Newest first, without blanks or repeats (a repeat counts at its newest position). */
+function newestFirst(items: readonly string[]): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (let i = items.length - 1; i >= 0; i--) {
+    const t = items[i]!.trim();
+    if (t && !seen.has(t)) {
+      seen.add(t);
+      out.push(t);
+    }
+  }
+  return out;
+}
