@@ -55,7 +55,7 @@ export const STEP_LOG_FILE = "steps.jsonl";
  * are on disk within this delay; with one that answers at once, a file is rewritten at most once
  * per delay instead of once per step.
  */
-export const SEED_WRITE_DELAY_MS = 25;
+export const SEED_WRITE_DELAY_MS = 100;
 
 /** Log size past which a checkpoint writes the seed files durably and empties the log. */
 export const CHECKPOINT_BYTES = 4 * 1024 * 1024;

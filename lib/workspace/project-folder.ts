@@ -67,7 +67,25 @@ function realHome(): Promise<string | null> {
  * folder, protected folder) that it, or one of its ancestors, is the same folder as; and an
  * ancestor of a protected folder that it is the same folder as.
  */
-async function namesOf(real: string, roots: readonly ProtectedRoot[]): Promise<string[]> {
+async function namesOf(real: string, self: { dev: bigint; ino: bigint }, roots: readonly ProtectedRoot[]): Promise<string[]> {
+  // Every tool call checks the folder again; the walk below stats every ancestor of the folder and
+  // of each protected folder. Its answer depends only on those folders' real paths and identities,
+  // so it is kept per (real path, device and inode of the folder and of each protected folder):
+  // a folder replaced, moved, mounted over or linked elsewhere has another key and is walked again.
+  const key = `${real}\0${self.dev}:${self.ino}\0${roots.map((r) => `${r.kind}:${r.real}:${r.id ? `${r.id.dev}:${r.id.ino}` : "-"}`).join("\0")}`;
+  const known = walkedNames.get(key);
+  if (known) return known;
+  const names = await walkNames(real, roots);
+  if (walkedNames.size >= MAX_WALKED) walkedNames.clear();
+  walkedNames.set(key, names);
+  return names;
+}
+
+/** Walked names by key (see {@link namesOf}); bounded, cleared when full. */
+const walkedNames = new Map<string, string[]>();
+const MAX_WALKED = 256;
+
+async function walkNames(real: string, roots: readonly ProtectedRoot[]): Promise<string[]> {
   const names = new Set([real]);
   const known = [...(await knownSystemFolders()), ...roots.flatMap((r) => (r.id ? [{ p: r.real, ...r.id }] : []))];
   for (let at = real; ; at = path.dirname(at)) {
@@ -120,7 +138,7 @@ export async function checkProjectFolder(value: unknown, extra: readonly Protect
   if (!st) return refused("unreadable", resolved);
   if (!st.isDirectory()) return refused("not_a_folder", resolved);
   const roots = await protectedFoldersWith(extra);
-  const verdict = projectFolderRefusal({ names: await namesOf(real, roots), home: await realHome(), protectedFolders: roots });
+  const verdict = projectFolderRefusal({ names: await namesOf(real, st, roots), home: await realHome(), protectedFolders: roots });
   if (verdict) return refused(verdict.reason, resolved, verdict.folder);
   return { ok: true, path: resolved, real };
 }
