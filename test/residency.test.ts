@@ -92,6 +92,7 @@ const NOTHING_HELD: ResidentReport = {
   runs_in_use: 0,
   runs_working: 0,
   runs_kept_for_notices: 0,
+  runs_releasing: 0,
   bus_topics: 0,
   bus_buffered_events: 0,
   bus_agent_topics: 0,

@@ -153,6 +153,8 @@ export const ResidentReportSchema = z.object({
   runs_working: z.number(),
   /** Idle, unviewed runs kept because they hold notices for the person (at most 16). */
   runs_kept_for_notices: z.number(),
+  /** Conversations being let go right now (their files checkpointed and closed). */
+  runs_releasing: z.number(),
   /** Conversation topics of the bus with state (numbering, replay buffer, viewers). */
   bus_topics: z.number(),
   /** Events kept for `Last-Event-ID` replay, over all topics. */

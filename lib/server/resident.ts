@@ -22,6 +22,7 @@ export function residentReport(app: AstrionApp): ResidentReport {
     runs_in_use: runtime.in_use,
     runs_working: runtime.working,
     runs_kept_for_notices: runtime.kept_for_notices,
+    runs_releasing: runtime.releasing,
     bus_topics: topics.conversation_topics,
     bus_buffered_events: topics.buffered_events,
     bus_agent_topics: topics.agent_topics,
