@@ -8,8 +8,11 @@
  * process's user + system time from /proc/<pid>/stat over the run, until the leader went idle;
  * the floor's from `process.cpuUsage()`), at 1 conversation at a time (per-run figures, median
  * over the runs) and at 10 conversations at once (per round, median over rounds). Overhead is
- * app minus floor. The server's resident memory (VmRSS, and its peak VmHWM) is sampled after
- * 10, 50 and 100 conversations run one after another.
+ * app minus floor. The server's resident memory (VmRSS, and its peak VmHWM) is sampled every 10
+ * of the 100 conversations run one after another (each with its viewer, closed once it is over),
+ * with what the server still holds for conversations (`GET /api/health` → `resident`): the peak
+ * RSS for the 100 conversations and the RSS after 10 against after 100 show whether memory grows
+ * with the number of conversations run.
  */
 import { rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -23,7 +26,8 @@ import { GOAL, PLANNED_CALLS, SUMMARY_MARK, WORKER_ROLES, workloadHandler, write
 const RUNS = Number(process.env.BENCH_ENGINE_RUNS) || 100;
 const CONCURRENT = 10;
 const ROUNDS = 3;
-const MEMORY_AT = [10, 50, 100];
+/** Memory is sampled every this many conversations (and after the last). */
+const MEMORY_EVERY = 10;
 const round2 = (x) => +x.toFixed(2);
 const progress = (line) => process.stderr.write(`[bench engine] ${line}\n`);
 
@@ -65,6 +69,15 @@ async function appRuns({ port, project, pid, calls }, titles) {
   // Let each run settle (agents done, files written) before the next one is measured.
   for (const r of runs) await finished(port, r.id, { agents: WORKER_ROLES.length, marker: SUMMARY_MARK });
   return { wall_ms: wall, cpu_ms: cpu, calls: runs.reduce((n, r) => n + callsOf(calls, r.title), 0) };
+}
+
+/** `resident` of `GET /api/health` once no release is under way (the last run is let go as its viewer leaves). */
+async function settledResident(port) {
+  for (let i = 0; ; i++) {
+    const resident = (await request(port, "GET", "/api/health")).json.resident;
+    if ((resident.runs_in_use === 0 && resident.runs_releasing === 0 && resident.runs === resident.runs_kept_for_notices) || i >= 100) return resident;
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 /** Figures of sequential runs: per-run wall per call (median…), CPU per call over all runs, calls per run. */
@@ -132,7 +145,9 @@ export async function benchEngine() {
     // Warm-up, not counted: module loading and route compilation in the server, JIT in both.
     await floor.sequential(3, "floor-warm");
     for (let i = 0; i < 2; i++) await appRuns(ctx, [`warm-${i}`]);
-    const memory = { after_warm_up: processMemoryMb(pid) };
+    const afterWarmUp = processMemoryMb(pid);
+    const samples = [];
+    const held = {};
 
     progress(`floor: ${RUNS} runs one after another`);
     const floorSequential = await floor.sequential(RUNS, "floor-seq");
@@ -140,7 +155,12 @@ export async function benchEngine() {
     const appSequential = [];
     for (let i = 1; i <= RUNS; i++) {
       appSequential.push(await appRuns(ctx, [`seq-${i}`]));
-      if (MEMORY_AT.includes(i)) memory[`after_${i}_conversations`] = processMemoryMb(pid);
+      if (i % MEMORY_EVERY === 0 || i === RUNS) {
+        // What the server still holds once the last run is over and its viewer gone.
+        const resident = await settledResident(port);
+        if (i === MEMORY_EVERY || i === RUNS) held[`after_${i}_conversations`] = resident;
+        samples.push({ conversations: i, ...processMemoryMb(pid) });
+      }
       if (i % 25 === 0) progress(`  ${i} done`);
     }
     progress(`${ROUNDS} rounds of ${CONCURRENT} conversations at once, floor and app alternating`);
@@ -151,6 +171,21 @@ export async function benchEngine() {
       appRounds.push(await appRuns(ctx, Array.from({ length: CONCURRENT }, (_, i) => `par-${r}-${i}`)));
     }
 
+    const first = samples[0];
+    const last = samples.at(-1);
+    const memory = {
+      [`peak_rss_mb_for_${RUNS}_conversations_run_one_after_another`]: last.peak_rss_mb,
+      [`rss_mb_after_${first.conversations}_conversations`]: first.rss_mb,
+      [`rss_mb_after_${RUNS}_conversations`]: last.rss_mb,
+      [`rss_growth_mb_from_${first.conversations}_to_${RUNS}_conversations`]: round2(last.rss_mb - first.rss_mb),
+      after_warm_up: afterWarmUp,
+      [`every_${MEMORY_EVERY}_conversations`]: samples,
+      held_for_conversations: held,
+    };
+    progress(
+      `peak RSS for ${RUNS} conversations run one after another: ${last.peak_rss_mb} MB; ` +
+        `RSS after ${first.conversations}: ${first.rss_mb} MB, after ${RUNS}: ${last.rss_mb} MB`,
+    );
     const seq = { floor: sequentialFigures(floorSequential), app: sequentialFigures(appSequential) };
     const par = { floor: concurrentFigures(floorRounds), app: concurrentFigures(appRounds) };
     return {

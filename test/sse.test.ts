@@ -3,10 +3,9 @@
  * opening comment, the snapshot as the first event, resume by Last-Event-ID, and the documented
  * errors. (Live events from agent runs are covered with the runtime.)
  */
-import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RuntimeEventSchema, type RuntimeEvent } from "@/lib/runtime/events";
 import { rawRequest, startServer, tempDir, type TestServer } from "./helpers/server";
+import { openSse as openSseOn, type SseConnection } from "./helpers/sse";
 import { until } from "./helpers/wait";
 
 let server: TestServer;
@@ -23,88 +22,9 @@ afterAll(async () => {
   await server?.stop();
 });
 
-interface SseEvent {
-  id: string | undefined;
-  event: RuntimeEvent;
-}
-
-/** An open SSE response read incrementally, as EventSource would. */
-interface SseConnection {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  raw(): string;
-  comments: string[];
-  events: SseEvent[];
-  /** Resolves once `done()` holds; rejects after `timeoutMs`. */
-  waitFor(done: () => boolean, timeoutMs?: number): Promise<void>;
-  close(): void;
-}
-
 /** Opens a stream on `to` (default: this file's server) from `localAddress` (default 127.0.0.1). */
 function openSse(path: string, headers: Record<string, string> = {}, opts: { to?: TestServer; localAddress?: string } = {}): Promise<SseConnection> {
-  const port = (opts.to ?? server).port;
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      { host: "127.0.0.1", port, path, headers: { host: `127.0.0.1:${port}`, accept: "text/event-stream", ...headers }, setHost: false, localAddress: opts.localAddress },
-      (res) => {
-        let raw = "";
-        let buffer = "";
-        const waiters = new Set<() => void>();
-        const conn: SseConnection = {
-          status: res.statusCode ?? 0,
-          headers: res.headers,
-          raw: () => raw,
-          comments: [],
-          events: [],
-          waitFor: (done, timeoutMs = 10_000) =>
-            new Promise<void>((ok, fail) => {
-              if (done()) return ok();
-              const timer = setTimeout(() => {
-                waiters.delete(check);
-                fail(new Error(`timed out; received so far:\n${raw}`));
-              }, timeoutMs);
-              const check = () => {
-                if (!done()) return;
-                clearTimeout(timer);
-                waiters.delete(check);
-                ok();
-              };
-              waiters.add(check);
-            }),
-          close: () => req.destroy(),
-        };
-        res.setEncoding("utf8");
-        res.on("data", (chunk: string) => {
-          raw += chunk;
-          buffer += chunk;
-          let cut: number;
-          while ((cut = buffer.indexOf("\n\n")) >= 0) {
-            const block = buffer.slice(0, cut);
-            buffer = buffer.slice(cut + 2);
-            let id: string | undefined;
-            let data: string | undefined;
-            for (const line of block.split("\n")) {
-              if (line.startsWith(":")) conn.comments.push(line.slice(1).trim());
-              else if (line.startsWith("id: ")) id = line.slice(4);
-              else if (line.startsWith("data: ")) data = line.slice(6);
-            }
-            if (data !== undefined) {
-              const parsed = RuntimeEventSchema.safeParse(JSON.parse(data));
-              if (!parsed.success) throw new Error(`the server sent an event outside the contract: ${data}`);
-              conn.events.push({ id, event: parsed.data });
-            }
-          }
-          for (const check of [...waiters]) check();
-        });
-        res.on("error", () => undefined); // destroyed by close()
-        resolve(conn);
-      },
-    );
-    req.on("error", (error) => {
-      if ((error as NodeJS.ErrnoException).code !== "ECONNRESET") reject(error);
-    });
-    req.end();
-  });
+  return openSseOn(opts.to ?? server, path, headers, { localAddress: opts.localAddress });
 }
 
 describe("GET /api/conversations/[id]/events", () => {
@@ -120,7 +40,7 @@ describe("GET /api/conversations/[id]/events", () => {
       await conn.waitFor(() => conn.events.length >= 1);
       expect(conn.raw().startsWith(": connected\n\nretry: 2000\n\n")).toBe(true);
       const first = conn.events[0]!;
-      expect(first.id).toMatch(/^[0-9a-f]{16}-\d+$/);
+      expect(first.id).toMatch(/^[0-9a-f]{16}-[1-9]\d*-\d+$/);
       expect(first.event.type).toBe("snapshot");
       if (first.event.type !== "snapshot") return;
       expect(first.event.snapshot.conversation).toMatchObject({ id: convId, title: "实时 SSE", model_key: "offline" });
@@ -132,7 +52,10 @@ describe("GET /api/conversations/[id]/events", () => {
     }
   });
 
-  it("resumes from a Last-Event-ID of this server without a new snapshot, and resyncs a foreign one", async () => {
+  it("resumes from a Last-Event-ID while the conversation is held, and resyncs a foreign one or one from before a release", async () => {
+    // Another viewer holds the conversation (its numbering and replay buffer) meanwhile.
+    const holder = await openSse(`/api/conversations/${convId}/events`);
+    await holder.waitFor(() => holder.events.length >= 1);
     const first = await openSse(`/api/conversations/${convId}/events`);
     await first.waitFor(() => first.events.length >= 1);
     first.close();
@@ -154,12 +77,25 @@ describe("GET /api/conversations/[id]/events", () => {
       }
     }
 
-    const stale = await openSse(`/api/conversations/${convId}/events`, { "last-event-id": "0123456789abcdef-5" });
+    const stale = await openSse(`/api/conversations/${convId}/events`, { "last-event-id": "0123456789abcdef-1-5" });
     try {
       await stale.waitFor(() => stale.events.length >= 1);
       expect(stale.events[0]!.event.type).toBe("snapshot");
     } finally {
       stale.close();
+    }
+
+    // The last viewer leaves and nothing runs: the conversation is let go, numbering and all.
+    holder.close();
+    await until("the conversation let go", async () => ((await server.api("GET", "/api/health")).json.resident.bus_topics === 0 ? true : null));
+    const late = await openSse(`/api/conversations/${convId}/events`, { "last-event-id": lastId });
+    try {
+      await late.waitFor(() => late.events.length >= 1);
+      expect(late.events[0]!.event.type).toBe("snapshot");
+      expect(late.events[0]!.id).not.toBe(lastId);
+      expect(late.events[0]!.id!.split("-").slice(0, 2)).not.toEqual(lastId.split("-").slice(0, 2));
+    } finally {
+      late.close();
     }
   });
 

@@ -138,6 +138,39 @@ export const EventLoopReportSchema = z.object({
 });
 export type EventLoopReport = z.infer<typeof EventLoopReportSchema>;
 
+/**
+ * What the server holds in memory for conversations (`GET /api/health` → `resident`). A
+ * conversation is held while a request uses it, its run works or a viewer follows it; then every
+ * figure here goes back down.
+ */
+export const ResidentReportSchema = z.object({
+  /** Conversations whose files the store holds in memory (with their step log open). */
+  conversations_open: z.number(),
+  /** Run objects (one per conversation held). */
+  runs: z.number(),
+  /** Conversations a request is using now. */
+  runs_in_use: z.number(),
+  /** Conversations whose leader or an agent is working. */
+  runs_working: z.number(),
+  /** Idle, unviewed runs kept because they hold notices for the person (at most 16). */
+  runs_kept_for_notices: z.number(),
+  /** Conversations being let go right now (their files checkpointed and closed). */
+  runs_releasing: z.number(),
+  /** Conversation topics of the bus with state (numbering, replay buffer, viewers). */
+  bus_topics: z.number(),
+  /** Events kept for `Last-Event-ID` replay, over all topics. */
+  bus_buffered_events: z.number(),
+  /** Agent wake-up topics with a listener. */
+  bus_agent_topics: z.number(),
+  /** Open SSE streams. */
+  sse_streams: z.number(),
+  /** Snapshot frames shared by open streams. */
+  snapshot_frames: z.number(),
+  /** Append-only files kept open (timelines, journals). */
+  log_files_open: z.number(),
+});
+export type ResidentReport = z.infer<typeof ResidentReportSchema>;
+
 /** `GET /api/health` answer without the access token (token mode): only that the server is up. */
 export const PublicHealthSchema = z.object({ status: z.literal("ok") });
 
@@ -152,6 +185,7 @@ export const HealthSchema = z.object({
   event_loop: EventLoopReportSchema.optional(),
   /** The in-memory conversation index: its load at boot, every rebuild of index.json, and its rewrites. */
   index: IndexReportSchema.optional(),
+  resident: ResidentReportSchema.optional(),
 });
 export type Health = z.infer<typeof HealthSchema>;
 

@@ -1,18 +1,42 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import type { RuntimeEvent } from "@/lib/runtime/events";
-import { agentTopic, conversationTopic, EventBus, getBus, isConversationTopic, parseEventId, type BusMessage, type NumberedEvent } from "./index";
+import {
+  agentTopic,
+  conversationTopic,
+  EventBus,
+  getBus,
+  isConversationTopic,
+  parseEventId,
+  type BusMessage,
+  type ConversationMessage,
+  type NumberedEvent,
+} from "./index";
 
 const CONV = conversationTopic("conv_20260711_210000_001");
 const OTHER = conversationTopic("conv_20260711_210000_002");
 
+/** A numbered (kept) event. */
 function busy(n: number): RuntimeEvent {
-  return { type: "delta", agent_id: null, kind: "content", text: String(n) };
+  return { type: "leader_busy", busy: n % 2 === 1 };
+}
+
+/** A live-only event: streamed text. */
+function delta(text: string): RuntimeEvent {
+  return { type: "delta", agent_id: null, kind: "content", text };
 }
 
 function publishMany(bus: EventBus, count: number, topic = CONV): NumberedEvent[] {
   const out: NumberedEvent[] = [];
-  for (let i = 1; i <= count; i++) out.push(bus.publish(topic, busy(i)));
+  for (let i = 1; i <= count; i++) out.push(bus.publish(topic, busy(i)) as NumberedEvent);
   return out;
+}
+
+/** A bus whose conversation topics `CONV` and `OTHER` are held, as the runtime holds a working conversation's. */
+function heldBus(options: ConstructorParameters<typeof EventBus>[0] = {}): EventBus {
+  const bus = new EventBus(options);
+  bus.retain(CONV);
+  bus.retain(OTHER);
+  return bus;
 }
 
 function seqs(result: ReturnType<EventBus["eventsSince"]>): number[] | "gap" {
@@ -41,17 +65,19 @@ describe("topics", () => {
 });
 
 describe("numbering", () => {
-  it("numbers conversation events 1, 2, 3… per topic with ids <bootId>-<seq>", () => {
+  it("numbers conversation events 1, 2, 3… per held topic with ids <bootId>-<epoch>-<seq>", () => {
     const bus = new EventBus({ bootId: "boot1" });
+    bus.retain(CONV);
     expect(bus.lastSeq(CONV)).toBe(0);
-    expect(bus.lastId(CONV)).toBe("boot1-0");
-    const a = bus.publish(CONV, busy(1));
-    const b = bus.publish(CONV, busy(2));
-    const c = bus.publish(OTHER, busy(3));
-    expect([a.seq, a.id, b.seq, b.id]).toEqual([1, "boot1-1", 2, "boot1-2"]);
-    expect([c.seq, c.id]).toEqual([1, "boot1-1"]);
+    expect(bus.lastId(CONV)).toBe("boot1-1-0");
+    const a = bus.publish(CONV, busy(1))!;
+    const b = bus.publish(CONV, busy(2))!;
+    bus.retain(OTHER);
+    const c = bus.publish(OTHER, busy(3))!;
+    expect([a.seq, a.id, b.seq, b.id]).toEqual([1, "boot1-1-1", 2, "boot1-1-2"]);
+    expect([c.seq, c.id]).toEqual([1, "boot1-2-1"]);
     expect(bus.lastSeq(CONV)).toBe(2);
-    expect(bus.lastId(CONV)).toBe("boot1-2");
+    expect(bus.lastId(CONV)).toBe("boot1-1-2");
     expect(a.event).toEqual(busy(1));
   });
 
@@ -62,7 +88,7 @@ describe("numbering", () => {
   });
 
   it("does not number or keep agent-topic events", () => {
-    const bus = new EventBus();
+    const bus = heldBus();
     const topic = agentTopic("conv_20260711_210000_001", 2);
     const got: BusMessage[] = [];
     bus.subscribe(topic, (m) => got.push(m));
@@ -73,9 +99,9 @@ describe("numbering", () => {
   });
 
   it("parses ids and refuses anything else", () => {
-    expect(parseEventId("abc123-42")).toEqual({ bootId: "abc123", seq: 42 });
-    expect(parseEventId("abc123-0")).toEqual({ bootId: "abc123", seq: 0 });
-    for (const bad of ["", "42", "abc-", "-4", "abc-04", "abc-1.5", "abc--1", "ABC-1", "abc-99999999999999999", "a b-1"]) {
+    expect(parseEventId("abc123-7-42")).toEqual({ bootId: "abc123", epoch: 7, seq: 42 });
+    expect(parseEventId("abc123-1-0")).toEqual({ bootId: "abc123", epoch: 1, seq: 0 });
+    for (const bad of ["", "42", "abc-1", "abc-0-1", "abc-1-", "-1-4", "abc-1-04", "abc-1-1.5", "abc--1", "ABC-1-1", "abc-1-99999999999999999", "a b-1-1"]) {
       expect(parseEventId(bad), bad).toBeNull();
     }
   });
@@ -83,44 +109,136 @@ describe("numbering", () => {
 
 describe("replay", () => {
   it("returns the events after an id, none at the head", () => {
-    const bus = new EventBus({ bootId: "b" });
+    const bus = heldBus({ bootId: "b" });
     publishMany(bus, 10);
-    expect(seqs(bus.eventsSince(CONV, "b-4"))).toEqual([5, 6, 7, 8, 9, 10]);
-    expect(seqs(bus.eventsSince(CONV, "b-0"))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-    expect(seqs(bus.eventsSince(CONV, "b-10"))).toEqual([]);
-    expect(seqs(bus.eventsSince(CONV, "b-4", 2))).toEqual([5, 6]);
-    expect(seqs(bus.eventsSince(CONV, "b-4", 0))).toEqual([]);
+    expect(seqs(bus.eventsSince(CONV, "b-1-4"))).toEqual([5, 6, 7, 8, 9, 10]);
+    expect(seqs(bus.eventsSince(CONV, "b-1-0"))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(seqs(bus.eventsSince(CONV, "b-1-10"))).toEqual([]);
+    expect(seqs(bus.eventsSince(CONV, "b-1-4", 2))).toEqual([5, 6]);
+    expect(seqs(bus.eventsSince(CONV, "b-1-4", 0))).toEqual([]);
+    expect(bus.eventsSince(CONV, "b-1-4", 0)).toEqual({ events: [], after: 4 });
   });
 
   it("reports a gap once the ring buffer evicted what the client missed", () => {
-    const bus = new EventBus({ bootId: "b", bufferSize: 5 });
+    const bus = heldBus({ bootId: "b", bufferSize: 5 });
     publishMany(bus, 12); // keeps 8..12
-    expect(seqs(bus.eventsSince(CONV, "b-7"))).toEqual([8, 9, 10, 11, 12]);
-    expect(seqs(bus.eventsSince(CONV, "b-6"))).toBe("gap");
-    expect(seqs(bus.eventsSince(CONV, "b-0"))).toBe("gap");
+    expect(seqs(bus.eventsSince(CONV, "b-1-7"))).toEqual([8, 9, 10, 11, 12]);
+    expect(seqs(bus.eventsSince(CONV, "b-1-6"))).toBe("gap");
+    expect(seqs(bus.eventsSince(CONV, "b-1-0"))).toBe("gap");
     // The ring keeps wrapping correctly.
     publishMany(bus, 3);
-    expect(seqs(bus.eventsSince(CONV, "b-10"))).toEqual([11, 12, 13, 14, 15]);
-    expect(seqs(bus.eventsSince(CONV, "b-9"))).toBe("gap");
+    expect(seqs(bus.eventsSince(CONV, "b-1-10"))).toEqual([11, 12, 13, 14, 15]);
+    expect(seqs(bus.eventsSince(CONV, "b-1-9"))).toBe("gap");
   });
 
-  it("reports a gap for an id from another boot, a malformed id, a future number or no id", () => {
-    const bus = new EventBus({ bootId: "now" });
+  it("reports a gap for an id from another boot or numbering, a malformed id, a future number or no id", () => {
+    const bus = heldBus({ bootId: "now" });
     publishMany(bus, 3);
-    expect(seqs(bus.eventsSince(CONV, "before-1"))).toBe("gap");
+    expect(seqs(bus.eventsSince(CONV, "before-1-1"))).toBe("gap");
+    expect(seqs(bus.eventsSince(CONV, "now-2-1"))).toBe("gap"); // OTHER's numbering, not CONV's
+    expect(seqs(bus.eventsSince(CONV, "now-1"))).toBe("gap"); // the id shape before numberings had epochs
     expect(seqs(bus.eventsSince(CONV, "garbage"))).toBe("gap");
-    expect(seqs(bus.eventsSince(CONV, "now-4"))).toBe("gap");
+    expect(seqs(bus.eventsSince(CONV, "now-1-4"))).toBe("gap");
     expect(seqs(bus.eventsSince(CONV, null))).toBe("gap");
     expect(seqs(bus.eventsSince(CONV, ""))).toBe("gap");
-    expect(seqs(bus.eventsSince(OTHER, "now-1"))).toBe("gap"); // that topic never got there
+    expect(seqs(bus.eventsSince(OTHER, "now-2-1"))).toBe("gap"); // that topic never got there
+  });
+});
+
+describe("release", () => {
+  it("keeps nothing for a topic nobody holds: nothing numbered, nothing to replay", () => {
+    const bus = new EventBus({ bootId: "b" });
+    expect(bus.publish(CONV, busy(1))).toBeNull();
+    expect(bus.lastSeq(CONV)).toBe(0);
+    expect(bus.lastId(CONV)).toBe("b-0-0");
+    expect(bus.eventsSince(CONV, "b-0-0")).toEqual({ gap: true });
+    expect(bus.stats()).toEqual({ conversation_topics: 0, buffered_events: 0, subscribers: 0, retained_topics: 0, agent_topics: 0 });
+  });
+
+  it("drops a topic's numbering and buffer when its last subscriber and hold let go", () => {
+    const bus = new EventBus({ bootId: "b" });
+    const offViewer = bus.subscribe(CONV, () => undefined);
+    const letGo = bus.retain(CONV);
+    publishMany(bus, 4);
+    expect(bus.stats()).toEqual({ conversation_topics: 1, buffered_events: 4, subscribers: 1, retained_topics: 1, agent_topics: 0 });
+    offViewer();
+    // Still held by the run: a viewer that dropped is replayed what it missed.
+    expect(seqs(bus.eventsSince(CONV, "b-1-2"))).toEqual([3, 4]);
+    letGo();
+    letGo(); // a second call does nothing
+    expect(bus.stats()).toEqual({ conversation_topics: 0, buffered_events: 0, subscribers: 0, retained_topics: 0, agent_topics: 0 });
+    expect(bus.lastSeq(CONV)).toBe(0);
+    expect(seqs(bus.eventsSince(CONV, "b-1-2"))).toBe("gap");
+  });
+
+  it("restarts the numbering under a new epoch, so an id from before the release is foreign, never matched", () => {
+    const bus = new EventBus({ bootId: "b" });
+    const first = bus.retain(CONV);
+    publishMany(bus, 5);
+    const oldId = bus.lastId(CONV);
+    expect(oldId).toBe("b-1-5");
+    first();
+    const viewer: number[] = [];
+    bus.subscribe(CONV, (m) => viewer.push(m.seq ?? -1));
+    publishMany(bus, 8); // numbers 1..8 again, past the old id's 5
+    expect(bus.lastId(CONV)).toBe("b-2-8");
+    expect(seqs(bus.eventsSince(CONV, oldId))).toBe("gap");
+    expect(seqs(bus.eventsSince(CONV, "b-1-3"))).toBe("gap");
+    expect(seqs(bus.eventsSince(CONV, "b-2-6"))).toEqual([7, 8]);
+    expect(viewer).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+
+  it("drops an agent topic with its last subscriber", () => {
+    const bus = new EventBus();
+    const topic = agentTopic("conv_20260711_210000_001", 1);
+    const off = bus.subscribe(topic, () => undefined);
+    expect(bus.stats().agent_topics).toBe(1);
+    off();
+    expect(bus.stats().agent_topics).toBe(0);
+    expect(bus.publish(topic, { type: "inbox" })).toBeNull();
+    expect(() => bus.retain(topic as unknown as typeof CONV)).toThrow(TypeError);
+  });
+});
+
+describe("live-only events", () => {
+  it("delivers streamed text to current subscribers without numbering or keeping it", () => {
+    const bus = new EventBus({ bootId: "b" });
+    const got: ConversationMessage[] = [];
+    bus.subscribe(CONV, (m) => got.push(m));
+    bus.publish(CONV, busy(1));
+    const d1 = bus.publish(CONV, delta("Hel"));
+    const d2 = bus.publish(CONV, delta("lo"));
+    bus.publish(CONV, { type: "message", agent_id: null, message: { role: "assistant", content: "Hello", message_id: "m1" } });
+    expect(d1).toMatchObject({ seq: null, live: true, after: 1, id: "b-1-1", event: delta("Hel") });
+    expect(d2).toMatchObject({ seq: null, after: 1, id: "b-1-1" });
+    expect(got.map((m) => [m.seq, m.event.type])).toEqual([
+      [1, "leader_busy"],
+      [null, "delta"],
+      [null, "delta"],
+      [2, "message"],
+    ]);
+    // Nothing of the streamed text is kept: a reconnect is replayed the saved message only.
+    expect(bus.lastSeq(CONV)).toBe(2);
+    expect(bus.stats().buffered_events).toBe(2);
+    const replay = bus.eventsSince(CONV, "b-1-0");
+    expect("gap" in replay ? "gap" : replay.events.map((e) => e.event.type)).toEqual(["leader_busy", "message"]);
+  });
+
+  it("keeps nothing of a long stream of text: the buffer holds only numbered events", () => {
+    const bus = new EventBus({ bootId: "b", bufferSize: 3 });
+    bus.retain(CONV);
+    bus.publish(CONV, busy(1));
+    for (let i = 0; i < 100; i++) bus.publish(CONV, delta(`t${i}`));
+    // The one numbered event is still there to replay: 100 deltas did not push it out.
+    expect(seqs(bus.eventsSince(CONV, "b-1-0"))).toEqual([1]);
   });
 });
 
 describe("subscribers", () => {
   it("delivers synchronously to every subscriber and stops after unsubscribe", () => {
     const bus = new EventBus();
-    const a: number[] = [];
-    const b: number[] = [];
+    const a: Array<number | null> = [];
+    const b: Array<number | null> = [];
     const offA = bus.subscribe(CONV, (m) => a.push(m.seq));
     bus.subscribe(CONV, (m) => b.push(m.seq));
     expect(bus.subscriberCount(CONV)).toBe(2);
@@ -135,8 +253,8 @@ describe("subscribers", () => {
 
   it("keeps the same function subscribed twice as two subscriptions", () => {
     const bus = new EventBus();
-    const got: number[] = [];
-    const fn = (m: NumberedEvent) => got.push(m.seq);
+    const got: Array<number | null> = [];
+    const fn = (m: ConversationMessage) => got.push(m.seq);
     const off1 = bus.subscribe(CONV, fn);
     bus.subscribe(CONV, fn);
     bus.publish(CONV, busy(1));
@@ -148,7 +266,7 @@ describe("subscribers", () => {
   it("a throwing listener breaks neither the publisher nor the other listeners", () => {
     const error = vi.spyOn(console, "error").mockImplementation(() => undefined);
     const bus = new EventBus();
-    const got: number[] = [];
+    const got: Array<number | null> = [];
     bus.subscribe(CONV, () => {
       throw new Error("boom");
     });
@@ -176,7 +294,7 @@ describe("subscribers", () => {
     const bus = new EventBus({ bootId: "b" });
     let seen: number[] | "gap" = [];
     bus.subscribe(CONV, () => {
-      seen = seqs(bus.eventsSince(CONV, "b-0"));
+      seen = seqs(bus.eventsSince(CONV, "b-1-0"));
     });
     publishMany(bus, 2);
     expect(seen).toEqual([1, 2]);

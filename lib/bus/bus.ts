@@ -1,64 +1,46 @@
 import "server-only";
 /**
- * The in-process event bus. The runtime publishes every change of a conversation on its
- * conversation topic; each SSE connection subscribes to it. Publishing is synchronous and never
- * waits for anyone, so a slow browser can never slow an agent down.
+ * The in-process event bus, the default implementation of the bus port (./port.ts). The runtime
+ * publishes every change of a conversation on its conversation topic; each SSE connection
+ * subscribes to it. Publishing is synchronous and never waits for anyone, so a slow browser can
+ * never slow an agent down.
  *
- * Conversation-topic events are numbered per topic and kept in a ring buffer, so a client that
- * reconnects with `Last-Event-ID` is replayed exactly what it missed. Ids are
- * `<bootId>-<seq>`: the boot id is random per process, so an id handed out before a restart is
- * recognized as foreign (the numbering restarted) instead of silently replaying the wrong events.
+ * A conversation topic has state (subscribers, numbering, a ring buffer of its latest numbered
+ * events for `Last-Event-ID` replay) only while it is held: by a subscriber or a {@link
+ * EventBus.retain} hold. When the last one lets go, the state is dropped, so a conversation
+ * nobody watches and nothing runs costs nothing here. Ids are `<bootId>-<epoch>-<seq>`: the boot
+ * id is random per process and the epoch is new each time a topic's state is created, so an id
+ * from before a restart or a release is recognized as foreign (the client gets a snapshot)
+ * instead of silently replaying unrelated events. Live-only events (streamed text) are delivered
+ * to the current subscribers and never numbered or kept.
  */
 import { randomBytes } from "node:crypto";
-import type { RuntimeEvent } from "@/lib/runtime/events";
+import { isLiveOnlyEvent, type RuntimeEvent } from "@/lib/runtime/events";
+import type { Bus, BusMessage, BusStats, ConversationMessage, LiveEvent, NumberedEvent, PlainEvent, ReplayResult, Unsubscribe } from "./port";
 import { isConversationTopic, type AgentTopic, type ConversationTopic } from "./topics";
 
-/** How many events of each conversation topic are kept for replay by default. */
+export type { Bus, BusMessage, BusStats, ConversationMessage, LiveEvent, NumberedEvent, PlainEvent, ReplayResult, Unsubscribe } from "./port";
+
+/** How many numbered events of each held conversation topic are kept for replay by default. */
 export const DEFAULT_BUFFER_SIZE = 5000;
-
-/** An event published on a conversation topic, with its number and SSE id. */
-export interface NumberedEvent<E = RuntimeEvent> {
-  readonly topic: string;
-  /** 1, 2, 3… per topic since this process started. */
-  readonly seq: number;
-  /** `<bootId>-<seq>`, sent as the SSE `id:`. */
-  readonly id: string;
-  readonly event: E;
-}
-
-/** An event published on any other topic (agent wake-ups): not numbered, not kept. */
-export interface PlainEvent<E = unknown> {
-  readonly topic: string;
-  readonly seq: null;
-  readonly id: null;
-  readonly event: E;
-}
-
-/** Anything the bus delivers. */
-export type BusMessage = NumberedEvent<unknown> | PlainEvent;
-
-/** Stops a subscription; calling it again does nothing. */
-export type Unsubscribe = () => void;
-
-/** What {@link EventBus.eventsSince} answers: the events after the id, or that they are lost. */
-export type ReplayResult = { events: NumberedEvent[] } | { gap: true };
 
 /** Options of a new bus (tests make small ones; the server uses {@link getBus}). */
 export interface EventBusOptions {
-  /** Events kept per conversation topic (default {@link DEFAULT_BUFFER_SIZE}). */
+  /** Numbered events kept per held conversation topic (default {@link DEFAULT_BUFFER_SIZE}). */
   bufferSize?: number;
   /** Fixed boot id, for tests; random otherwise. */
   bootId?: string;
 }
 
-const EVENT_ID = /^([0-9a-z]+)-(0|[1-9]\d{0,15})$/;
+const EVENT_ID = /^([0-9a-z]+)-([1-9]\d{0,15})-(0|[1-9]\d{0,15})$/;
 
-/** Splits an SSE id `<bootId>-<seq>`; null when it is not one. */
-export function parseEventId(id: string): { bootId: string; seq: number } | null {
+/** Splits an SSE id `<bootId>-<epoch>-<seq>`; null when it is not one. */
+export function parseEventId(id: string): { bootId: string; epoch: number; seq: number } | null {
   const match = EVENT_ID.exec(id.trim());
   if (!match) return null;
-  const seq = Number(match[2]);
-  return Number.isSafeInteger(seq) ? { bootId: match[1]!, seq } : null;
+  const epoch = Number(match[2]);
+  const seq = Number(match[3]);
+  return Number.isSafeInteger(epoch) && Number.isSafeInteger(seq) ? { bootId: match[1]!, epoch, seq } : null;
 }
 
 /** Fixed-capacity buffer of a topic's latest events; the oldest is overwritten when full. */
@@ -89,17 +71,23 @@ class Ring {
 
 interface TopicState {
   listeners: Set<(message: BusMessage) => void>;
-  /** Only conversation topics keep numbering and a buffer. */
+  /** {@link EventBus.retain} holds (conversation topics only). */
+  holds: number;
+  /** `<bootId>-<epoch>`: names this numbering of a conversation topic ('' for agent topics). */
+  stream: string;
   seq: number;
+  /** Only conversation topics keep a buffer. */
   ring: Ring | null;
 }
 
 /** An in-process publish/subscribe bus. One per process: use {@link getBus}. */
-export class EventBus {
+export class EventBus implements Bus {
   /** Random per process start; the prefix of every event id. */
   readonly bootId: string;
   readonly bufferSize: number;
   readonly #topics = new Map<string, TopicState>();
+  /** Numbers the states a conversation topic goes through (never reused in this process). */
+  #epochs = 0;
 
   constructor(options: EventBusOptions = {}) {
     this.bootId = options.bootId ?? randomBytes(8).toString("hex");
@@ -108,39 +96,53 @@ export class EventBus {
     if (!Number.isSafeInteger(this.bufferSize) || this.bufferSize < 1) throw new TypeError("bufferSize must be a positive integer");
   }
 
-  #state(topic: string): TopicState {
+  /** The topic's state, created (with a new numbering for a conversation topic) when absent. */
+  #hold(topic: string): TopicState {
     let state = this.#topics.get(topic);
     if (!state) {
-      state = { listeners: new Set(), seq: 0, ring: isConversationTopic(topic) ? new Ring(this.bufferSize) : null };
+      const conversation = isConversationTopic(topic);
+      state = {
+        listeners: new Set(),
+        holds: 0,
+        stream: conversation ? `${this.bootId}-${++this.#epochs}` : "",
+        seq: 0,
+        ring: conversation ? new Ring(this.bufferSize) : null,
+      };
       this.#topics.set(topic, state);
     }
     return state;
   }
 
+  /** Drops a topic's state once nothing holds it. */
+  #letGo(topic: string, state: TopicState): void {
+    if (state.listeners.size === 0 && state.holds === 0 && this.#topics.get(topic) === state) this.#topics.delete(topic);
+  }
+
   /**
    * Delivers `event` to every current subscriber of `topic`, synchronously, and returns it as
-   * delivered. On a conversation topic it is numbered and kept for replay first, so a listener
-   * (or a client connecting from inside one) already finds it in the buffer. A listener that
-   * throws is logged and skipped; the others and the publisher carry on.
+   * delivered (null when nobody holds the topic: there is no one to deliver to or keep it for).
+   * A numbered event is kept for replay first, so a listener (or a client connecting from inside
+   * one) already finds it in the buffer. A listener that throws is logged and skipped; the others
+   * and the publisher carry on.
    */
-  publish(topic: ConversationTopic, event: RuntimeEvent): NumberedEvent;
-  publish(topic: AgentTopic, event?: unknown): PlainEvent;
-  publish(topic: string, event?: unknown): BusMessage;
-  publish(topic: string, event?: unknown): BusMessage {
-    const state = this.#state(topic);
+  publish(topic: ConversationTopic, event: RuntimeEvent): ConversationMessage | null;
+  publish(topic: AgentTopic, event?: unknown): PlainEvent | null;
+  publish(topic: string, event?: unknown): BusMessage | null;
+  publish(topic: string, event?: unknown): BusMessage | null {
+    const state = this.#topics.get(topic);
+    if (!state) return null;
     let message: BusMessage;
-    if (state.ring) {
+    if (!state.ring) {
+      message = { topic, seq: null, id: null, event };
+    } else if (isLiveOnlyEvent(event as { type?: unknown })) {
+      message = { topic, seq: null, after: state.seq, id: `${state.stream}-${state.seq}`, live: true, event } satisfies LiveEvent<unknown>;
+    } else {
       state.seq += 1;
-      const numbered: NumberedEvent<unknown> = { topic, seq: state.seq, id: `${this.bootId}-${state.seq}`, event };
+      const numbered: NumberedEvent<unknown> = { topic, seq: state.seq, id: `${state.stream}-${state.seq}`, event };
       state.ring.push(numbered);
       message = numbered;
-    } else {
-      message = { topic, seq: null, id: null, event };
     }
-    if (state.listeners.size === 0) {
-      if (!state.ring) this.#topics.delete(topic); // plain topics hold nothing worth keeping
-      return message;
-    }
+    if (state.listeners.size === 0) return message;
     // A copy, so a listener that (un)subscribes while being called does not disturb this round.
     for (const listener of [...state.listeners]) {
       try {
@@ -153,74 +155,109 @@ export class EventBus {
   }
 
   /** Calls `listener` with every event published on `topic` from now on, until unsubscribed. */
-  subscribe(topic: ConversationTopic, listener: (message: NumberedEvent) => void): Unsubscribe;
+  subscribe(topic: ConversationTopic, listener: (message: ConversationMessage) => void): Unsubscribe;
   subscribe(topic: AgentTopic, listener: (message: PlainEvent) => void): Unsubscribe;
   subscribe(topic: string, listener: (message: BusMessage) => void): Unsubscribe;
   subscribe(topic: string, listener: (message: never) => void): Unsubscribe {
-    const state = this.#state(topic);
+    const state = this.#hold(topic);
     // Wrapped so the same function subscribed twice counts (and unsubscribes) twice.
     const entry = (message: BusMessage) => (listener as (m: BusMessage) => void)(message);
     state.listeners.add(entry);
     return () => {
-      state.listeners.delete(entry);
-      if (state.listeners.size === 0 && !state.ring && this.#topics.get(topic) === state) this.#topics.delete(topic);
+      if (!state.listeners.delete(entry)) return;
+      this.#letGo(topic, state);
     };
   }
 
-  /** How many listeners `topic` has (for tests and health figures). */
+  /** Keeps a conversation topic's numbering and replay buffer while nobody subscribes; returns the release. */
+  retain(topic: ConversationTopic): Unsubscribe {
+    if (!isConversationTopic(topic)) throw new TypeError(`Only conversation topics are retained, not "${topic}"`);
+    const state = this.#hold(topic);
+    state.holds += 1;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      state.holds -= 1;
+      this.#letGo(topic, state);
+    };
+  }
+
+  /** How many listeners `topic` has (SSE viewers of a conversation topic). */
   subscriberCount(topic: string): number {
     return this.#topics.get(topic)?.listeners.size ?? 0;
   }
 
-  /** The number of the last event published on a conversation topic (0 before any). */
+  /** The number of the last event of a conversation topic's current numbering (0 before any, or when not held). */
   lastSeq(topic: ConversationTopic): number {
     return this.#topics.get(topic)?.seq ?? 0;
   }
 
-  /** The id of the last event published on a conversation topic (`<bootId>-0` before any). */
+  /** The id of the last event of a conversation topic (`<bootId>-<epoch>-0` before any; epoch 0 when not held). */
   lastId(topic: ConversationTopic): string {
-    return `${this.bootId}-${this.lastSeq(topic)}`;
+    const state = this.#topics.get(topic);
+    return state ? `${state.stream}-${state.seq}` : `${this.bootId}-0-0`;
   }
 
   /**
-   * The events of a conversation topic after the one numbered `seq`, oldest first, at most
-   * `limit` of them. `{ gap: true }` when some of them are no longer kept, or when `seq` is
-   * beyond the last event (a number from a numbering that no longer exists).
+   * The events of a conversation topic after the one numbered `seq` (in its current numbering),
+   * oldest first, at most `limit` of them. `{ gap: true }` when some of them are no longer kept,
+   * the topic is not held, or `seq` is beyond the last event.
    */
   eventsAfter(topic: ConversationTopic, seq: number, limit = Infinity): ReplayResult {
     const state = this.#topics.get(topic);
-    const last = state?.seq ?? 0;
-    if (!Number.isSafeInteger(seq) || seq < 0 || seq > last) return { gap: true };
-    if (seq === last) return { events: [] };
     const ring = state?.ring;
-    if (!ring) return { gap: true };
+    if (!state || !ring) return { gap: true };
+    const last = state.seq;
+    if (!Number.isSafeInteger(seq) || seq < 0 || seq > last) return { gap: true };
+    if (seq === last) return { events: [], after: seq };
     const first = last - ring.length + 1;
     if (seq + 1 < first) return { gap: true };
     const events: NumberedEvent[] = [];
     const end = Math.min(last, seq + Math.max(0, limit));
     for (let s = seq + 1; s <= end; s++) events.push(ring.at(s - first) as NumberedEvent); // conversation topics carry RuntimeEvents
-    return { events };
+    return { events, after: seq };
   }
 
   /**
    * What a client that last saw `lastEventId` missed on a conversation topic. `{ gap: true }`
-   * when there is no id, it is malformed, it comes from another process start, or the events
-   * after it are no longer kept: the client must then start again from a snapshot.
+   * when there is no id, it is malformed, it names another numbering (another process start, or
+   * a state of the topic released since), or the events after it are no longer kept: the client
+   * must then start again from a snapshot.
    */
   eventsSince(topic: ConversationTopic, lastEventId: string | null | undefined, limit?: number): ReplayResult {
     const parsed = lastEventId ? parseEventId(lastEventId) : null;
-    if (!parsed || parsed.bootId !== this.bootId) return { gap: true };
+    const state = this.#topics.get(topic);
+    if (!parsed || !state || `${parsed.bootId}-${parsed.epoch}` !== state.stream) return { gap: true };
     return this.eventsAfter(topic, parsed.seq, limit);
+  }
+
+  /** What the bus holds now. */
+  stats(): BusStats {
+    const stats: BusStats = { conversation_topics: 0, buffered_events: 0, subscribers: 0, retained_topics: 0, agent_topics: 0 };
+    for (const state of this.#topics.values()) {
+      if (!state.ring) {
+        stats.agent_topics += 1;
+        continue;
+      }
+      stats.conversation_topics += 1;
+      stats.buffered_events += state.ring.length;
+      stats.subscribers += state.listeners.size;
+      if (state.holds > 0) stats.retained_topics += 1;
+    }
+    return stats;
   }
 }
 
 const BUS_KEY = Symbol.for("astrion.bus");
 
 /**
- * The process's bus. Kept on globalThis because Next bundles each route (and instrumentation)
- * separately: the runtime and every SSE route must share one instance, not one per bundle.
+ * The process's bus: the in-process implementation of the {@link Bus} port. Kept on globalThis
+ * because Next bundles each route (and instrumentation) separately: the runtime and every SSE
+ * route must share one instance, not one per bundle. Another implementation (a Redis bus) would
+ * be chosen here, the one place that names it.
  */
-export function getBus(): EventBus {
+export function getBus(): Bus {
   const g = globalThis as unknown as Record<symbol, EventBus | undefined>;
   return (g[BUS_KEY] ??= new EventBus());
 }

@@ -1,18 +1,19 @@
 /**
- * Public face of the bus: topics, the process-wide {@link getBus} and its types. Server only.
+ * Public face of the bus: topics, the {@link Bus} port the engine and the SSE streams depend on,
+ * the process-wide {@link getBus} and its in-process implementation. Server only.
  */
 import "server-only";
 
 export * from "./topics";
-export {
-  DEFAULT_BUFFER_SIZE,
-  EventBus,
-  getBus,
-  parseEventId,
-  type BusMessage,
-  type EventBusOptions,
-  type NumberedEvent,
-  type PlainEvent,
-  type ReplayResult,
-  type Unsubscribe,
-} from "./bus";
+export type {
+  Bus,
+  BusMessage,
+  BusStats,
+  ConversationMessage,
+  LiveEvent,
+  NumberedEvent,
+  PlainEvent,
+  ReplayResult,
+  Unsubscribe,
+} from "./port";
+export { DEFAULT_BUFFER_SIZE, EventBus, getBus, parseEventId, type EventBusOptions } from "./bus";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { AgentView, RuntimeEvent } from "@/lib/runtime/events";
 import type { Message } from "@/lib/store/schemas";
-import { applyRuntimeEvent, initialLiveState, isWorking, mergeMessages, type LiveState } from "./live-state";
+import { applyReconnect, applyRuntimeEvent, initialLiveState, isWorking, mergeMessages, type LiveState } from "./live-state";
 import { emptySnapshot } from "./test-snapshot";
 
 function agent(id: number, status: AgentView["metadata"]["status"] = "running"): AgentView {
@@ -63,6 +63,28 @@ describe("applyRuntimeEvent", () => {
     expect(saved.live.leader).toBeUndefined();
     expect(saved.live.agent_2?.content).toBe("agent text");
     expect(saved.snapshot?.leader.messages.map((m) => m.content)).toEqual(["Hello world"]);
+  });
+
+  it("after a reconnect (live text is never replayed) shows no text with a hole, and ends with the whole saved message", () => {
+    const before = run([
+      { type: "snapshot", snapshot: snapshot() },
+      { type: "delta", agent_id: null, kind: "content", text: "The plan: " },
+      { type: "delta", agent_id: 3, kind: "content", text: "Reading" },
+    ]);
+    // Disconnected here; the server streamed "first, read the files; " meanwhile, which is lost.
+    const back = applyReconnect(before);
+    expect(back.live).toEqual({});
+    expect(back.snapshot).toBe(before.snapshot);
+    const streamed = run([{ type: "delta", agent_id: null, kind: "content", text: "then report." }], back);
+    // Only what was streamed since: never "The plan: then report." as if nothing were missing.
+    expect(streamed.live.leader?.content).toBe("then report.");
+    const saved = run(
+      [{ type: "message", agent_id: null, message: { role: "assistant", content: "The plan: first, read the files; then report.", message_id: "msg_tl_9" } }],
+      streamed,
+    );
+    expect(saved.live.leader).toBeUndefined();
+    expect(saved.snapshot?.leader.messages.at(-1)?.content).toBe("The plan: first, read the files; then report.");
+    expect(applyReconnect(initialLiveState)).toBe(initialLiveState);
   });
 
   it("keeps sub-agent messages apart from the leader's and never duplicates a message", () => {

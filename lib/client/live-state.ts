@@ -129,6 +129,16 @@ export function applyRuntimeEvent(state: LiveState, event: RuntimeEvent): LiveSt
   }
 }
 
+/**
+ * The stream reconnected. The server replays what was missed from the id it last sent, except
+ * live text (it is never kept): pieces streamed meanwhile are gone, so the text held now would
+ * read as whole when it has a hole. It is dropped; the text streamed from now on shows, and the
+ * saved message, which the replay or a later event brings, holds the whole of it.
+ */
+export function applyReconnect(state: LiveState): LiveState {
+  return Object.keys(state.live).length === 0 ? state : { ...state, live: {} };
+}
+
 const IDLE_PHASES: ReadonlySet<ConversationPhase> = new Set(["IDLE", "CLOSED"]);
 
 /** True while anything works: a phase other than IDLE/CLOSED, a busy leader or a running agent. */

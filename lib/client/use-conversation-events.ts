@@ -2,7 +2,7 @@
 
 import { useEffect, useReducer, useState } from "react";
 import { RuntimeEventSchema, type RuntimeEvent } from "@/lib/runtime/events";
-import { applyRuntimeEvent, initialLiveState, type LiveState } from "./live-state";
+import { applyReconnect, applyRuntimeEvent, initialLiveState, type LiveState } from "./live-state";
 import { conversationEventsUrl } from "./live";
 
 /** Where the SSE connection stands. */
@@ -25,10 +25,10 @@ const EVENT_TYPES: ReadonlyArray<RuntimeEvent["type"]> = [
 /** A closed stream (the server refused it) is reopened after this long. */
 const REOPEN_DELAY_MS = 3000;
 
-type Action = { kind: "event"; event: RuntimeEvent };
+type Action = { kind: "event"; event: RuntimeEvent } | { kind: "reconnected" };
 
 function reducer(state: LiveState, action: Action): LiveState {
-  return applyRuntimeEvent(state, action.event);
+  return action.kind === "reconnected" ? applyReconnect(state) : applyRuntimeEvent(state, action.event);
 }
 
 /** Reads one SSE message as a runtime event; the event name stands in for a missing `type`. */
@@ -46,7 +46,9 @@ function parseEvent(name: string, data: string): RuntimeEvent | null {
 
 /**
  * Follows `GET /api/conversations/[id]/events`. EventSource reconnects by itself with
- * Last-Event-ID; the server starts every connection with a snapshot, which replaces the state.
+ * Last-Event-ID; the server answers with the events missed (never the live text streamed
+ * meanwhile, so the live text held is dropped at every reconnect) or, when it no longer has them,
+ * a snapshot, which replaces the state.
  * If the server closes the stream for good (an error answer), it is reopened after a pause.
  * Key the calling component by conversation id: the state is not reset when the id changes.
  */
@@ -60,6 +62,7 @@ export function useConversationEvents(conversationId: string): { state: LiveStat
     let disposed = false;
     // One SSE message may be delivered to both the named listener and `message`; parse it once.
     let lastSeen: MessageEvent | null = null;
+    let opened = false;
 
     const onEvent = (e: Event) => {
       const message = e as MessageEvent<string>;
@@ -72,7 +75,11 @@ export function useConversationEvents(conversationId: string): { state: LiveStat
     const open = () => {
       if (disposed) return;
       source = new EventSource(conversationEventsUrl(conversationId));
-      source.onopen = () => setConnection("open");
+      source.onopen = () => {
+        if (opened) dispatch({ kind: "reconnected" });
+        opened = true;
+        setConnection("open");
+      };
       source.onerror = () => {
         if (!source || disposed) return;
         if (source.readyState === EventSource.CLOSED) {

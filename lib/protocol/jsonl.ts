@@ -126,7 +126,14 @@ async function flush(a: Appender): Promise<void> {
     }
   } finally {
     a.flushing = null;
+    // A file that failed (e.g. its conversation was deleted) is not kept: the next append starts afresh.
+    if (!a.handle && a.queue.length === 0 && appenders().get(a.file) === a) appenders().delete(a.file);
   }
+}
+
+/** Files this process keeps open for appending (at most {@link MAX_OPEN_FILES} between appends). */
+export function openJsonLineFiles(): number {
+  return appenders().size;
 }
 
 async function closeLeastRecentlyUsed(): Promise<void> {

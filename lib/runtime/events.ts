@@ -86,7 +86,10 @@ export const RuntimeEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("snapshot"), snapshot: ConversationSnapshotSchema }),
   z.object({ type: z.literal("phase"), phase: ConversationPhaseSchema }),
   z.object({ type: z.literal("leader_busy"), busy: z.boolean() }),
-  /** A piece of live text from a model call in progress (not persisted; the saved message follows). */
+  /**
+   * A piece of live text from a model call in progress: sent to current viewers only, never
+   * persisted nor kept for replay (the saved `message` follows; see {@link isLiveOnlyEvent}).
+   */
   z.object({
     type: z.literal("delta"),
     agent_id: agentRef,
@@ -104,3 +107,14 @@ export const RuntimeEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("notice"), notice: NoticeSchema }),
 ]);
 export type RuntimeEvent = z.infer<typeof RuntimeEventSchema>;
+
+/** Event types that only matter live: delivered to current viewers, never kept for replay. */
+export const LIVE_ONLY_EVENT_TYPES: ReadonlySet<RuntimeEvent["type"]> = new Set(["delta"]);
+
+/**
+ * True for an event a reconnecting viewer does not need: streamed text of a model call, which the
+ * saved `message` event (kept for replay) or the next snapshot carries in full.
+ */
+export function isLiveOnlyEvent(event: { type?: unknown } | null | undefined): boolean {
+  return typeof event?.type === "string" && LIVE_ONLY_EVENT_TYPES.has(event.type as RuntimeEvent["type"]);
+}

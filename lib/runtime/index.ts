@@ -1,12 +1,15 @@
 import "server-only";
 /**
  * The team runtime's public face: one {@link TeamRun} per conversation, kept on globalThis (Next
- * loads server code in several bundles of one process), started on demand and resumed at boot.
+ * loads server code in several bundles of one process), started on demand, resumed at boot, and
+ * let go when nothing holds it (./residency.ts: no request using it, no loop working, no viewer).
  */
 import path from "node:path";
+import { conversationTopic, getBus } from "@/lib/bus";
 import { closeJsonLines } from "@/lib/protocol/jsonl";
 import { getApp } from "@/lib/server/app";
 import { limitsFromEnv } from "./config";
+import { Residency, type ResidencyCounts } from "./residency";
 import { TeamRun } from "./team-run";
 
 export { TeamRun, LEADER_DISPLAY_NAME, CONTEXT_FILE_NAME } from "./team-run";
@@ -20,7 +23,43 @@ function runs(): Map<string, TeamRun> {
   return (g[RUNS_KEY] ??= new Map());
 }
 
-/** The run of a conversation (which must exist: the store is asked first). */
+const RESIDENCY_KEY = Symbol.for("astrion.runtime.residency");
+
+function residency(): Residency {
+  const g = globalThis as unknown as Record<symbol, Residency | undefined>;
+  return (g[RESIDENCY_KEY] ??= new Residency({
+    working: (id) => runs().get(id)?.working ?? false,
+    idle: async (id) => runs().get(id)?.idle(),
+    viewers: (id) => getBus().subscriberCount(conversationTopic(id)),
+    hasNotices: (id) => runs().get(id)?.hasNotices ?? false,
+    retain: (id) => getBus().retain(conversationTopic(id)),
+    release: (id) => unload(id, false),
+  }));
+}
+
+/**
+ * Runs `fn` with the conversation's run, held in memory meanwhile; afterwards the conversation is
+ * let go unless a loop works or a viewer follows it (an SSE stream opened inside `fn` is one).
+ * Every request that uses a run goes through here.
+ */
+export function withRun<T>(convId: string, fn: (run: TeamRun) => Promise<T>): Promise<T> {
+  return residency().use(convId, async () => fn(await runFor(convId)));
+}
+
+/** Lets a conversation go if nothing holds it any more (an SSE viewer left). */
+export function releaseIfIdle(convId: string): void {
+  residency().settle(convId);
+}
+
+/** What the runtime holds in memory now (`GET /api/health`). */
+export function runtimeResidency(): ResidencyCounts & { runs: number } {
+  return { runs: runs().size, ...residency().counts() };
+}
+
+/**
+ * The run of a conversation (which must exist: the store is asked first). Outside {@link withRun}
+ * nothing holds it: it may be let go as soon as it is idle and unviewed.
+ */
 export async function runFor(convId: string): Promise<TeamRun> {
   const app = await getApp();
   await app.store.get(convId);
@@ -56,8 +95,10 @@ async function unload(convId: string, revoke: boolean): Promise<void> {
 
 /** Stops a conversation's work (if any) and forgets its run, e.g. before the conversation is deleted. */
 export async function forgetRun(convId: string): Promise<void> {
-  await runs().get(convId)?.stop().catch(() => undefined);
-  await unload(convId, true);
+  await residency().forget(convId, async () => {
+    await runs().get(convId)?.stop().catch(() => undefined);
+    await unload(convId, true);
+  });
 }
 
 /** Checkpoints every open conversation and lets it go (nothing is stopped or revoked): for a clean shutdown. */
@@ -75,9 +116,8 @@ export async function closeAll(): Promise<void> {
  * and at boot, never on a tool call.
  */
 export async function resumeRun(convId: string): Promise<void> {
-  const run = await runFor(convId);
-  await run.resume();
-  if (!run.working && !run.hasNotices) await unload(convId, false);
+  await withRun(convId, (run) => run.resume());
+  await residency().released(convId);
 }
 
 /** At boot: every active conversation continues from disk. */
@@ -88,12 +128,11 @@ export async function resumeAll(): Promise<number> {
     const page = await app.store.list({ status: "active", offset, limit: 100 });
     for (const item of page.items) {
       try {
-        const run = await runFor(item.id);
-        await run.resume();
+        await withRun(item.id, (run) => run.resume());
         resumed++;
         // Only conversations with work in progress (or something to tell the person) stay in
-        // memory; the others open when used.
-        if (!run.working && !run.hasNotices) await unload(item.id, false);
+        // memory; the others are let go now and open when used.
+        await residency().released(item.id);
       } catch (error) {
         console.error(`[astrion] could not resume ${item.id}:`, (error as Error).message);
       }

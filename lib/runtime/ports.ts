@@ -12,7 +12,7 @@ import "server-only";
  * change. What an implementation must guarantee is written on each member.
  */
 import path from "node:path";
-import { getBus } from "@/lib/bus";
+import { getBus, type Bus } from "@/lib/bus";
 import { appendTimeline, timelineFile, type TimelineRecord } from "@/lib/protocol";
 import { appendJsonLine } from "@/lib/protocol/jsonl";
 import type { ConversationStore } from "@/lib/store";
@@ -51,15 +51,13 @@ export interface EngineStorage {
 }
 
 /**
- * Messages of the engine: events for a conversation's viewers (`conv:<id>` topics, which
- * a viewer may replay from an event id) and wake-ups of an agent's loop (`conv:<id>:agent:<n>` topics).
- * Delivery to the subscribers of one topic keeps the order of publication.
+ * Messages of the engine: the publish and subscribe of the bus port (lib/bus/port.ts, which says
+ * what an implementation must do): events for a conversation's viewers (`conv:<id>` topics,
+ * which a viewer may replay from an event id) and wake-ups of an agent's loop
+ * (`conv:<id>:agent:<n>` topics). Delivery to the subscribers of one topic keeps the order of
+ * publication.
  */
-export interface EngineBus {
-  publish(topic: string, event: unknown): void;
-  /** Returns the function that unsubscribes. */
-  subscribe(topic: string, listener: (event: unknown) => void): () => void;
-}
+export type EngineBus = Pick<Bus, "publish" | "subscribe">;
 
 /** The default storage: the file store of a data folder, with the timeline, context reports and journal beside each conversation's files. */
 export function fileStorage(root: string, store: ConversationStore): EngineStorage {
@@ -72,8 +70,7 @@ export function fileStorage(root: string, store: ConversationStore): EngineStora
   };
 }
 
-/** The default bus: the process's in-memory bus. */
+/** The default bus: the process's bus (lib/bus `getBus()`, the in-process implementation). */
 export function processBus(): EngineBus {
-  const bus = getBus();
-  return { publish: (topic, event) => bus.publish(topic, event as never), subscribe: (topic, listener) => bus.subscribe(topic, listener as never) };
+  return getBus();
 }

@@ -29,8 +29,26 @@ const SNAP: ConversationSnapshot = {
   model_label: "Offline (built-in) — offline",
 };
 
+/** A numbered event (kept for replay), told apart by `n`. */
+function ev(n: number): RuntimeEvent {
+  return { type: "usage", token_statistics: { n } };
+}
+
+/** A live-only event: streamed text, delivered but never kept. */
 function delta(n: number): RuntimeEvent {
   return { type: "delta", agent_id: null, kind: "content", text: `t${n}` };
+}
+
+/** `n` of an {@link ev} event. */
+function nOf(event: RuntimeEvent): unknown {
+  return event.type === "usage" ? event.token_statistics.n : undefined;
+}
+
+/** A bus holding `CONV` as the runtime does while it works, so events are numbered and kept without a viewer. */
+function heldBus(options: ConstructorParameters<typeof EventBus>[0] = {}): EventBus {
+  const bus = new EventBus(options);
+  bus.retain(CONV);
+  return bus;
 }
 
 const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -103,11 +121,16 @@ class SseClient {
     return this.items.filter((i): i is Extract<Item, { kind: "event" }> => i.kind === "event");
   }
 
-  /** Numbers of the live (non-snapshot) events received. */
+  /** Numbers of the numbered events received (not the snapshot, not streamed text). */
   liveSeqs(): number[] {
     return this.events()
-      .filter((e) => e.event.type !== "snapshot")
+      .filter((e) => e.event.type !== "snapshot" && e.event.type !== "delta")
       .map((e) => e.seq);
+  }
+
+  /** Texts of the live-only events received. */
+  deltas(): string[] {
+    return this.events().flatMap((e) => (e.event.type === "delta" ? [e.event.text] : []));
   }
 
   lastId(): string | undefined {
@@ -137,15 +160,18 @@ describe("framing", () => {
     const bus = new EventBus({ bootId: "b" });
     const client = open(bus);
     await client.until(() => client.events().length === 1);
-    bus.publish(CONV, delta(1));
     bus.publish(CONV, { type: "leader_busy", busy: true });
-    await client.until(() => client.events().length === 3);
+    bus.publish(CONV, delta(1));
+    bus.publish(CONV, ev(2));
+    await client.until(() => client.events().length === 4);
 
     expect(client.raw).toBe(
       ": connected\n\nretry: 2000\n\n" +
-        `id: b-0\ndata: ${JSON.stringify({ type: "snapshot", snapshot: SNAP })}\n\n` +
-        `id: b-1\ndata: {"type":"delta","agent_id":null,"kind":"content","text":"t1"}\n\n` +
-        `id: b-2\ndata: {"type":"leader_busy","busy":true}\n\n`,
+        `id: b-1-0\ndata: ${JSON.stringify({ type: "snapshot", snapshot: SNAP })}\n\n` +
+        `id: b-1-1\ndata: {"type":"leader_busy","busy":true}\n\n` +
+        // Streamed text carries the id of the event it follows: a reconnect resumes after that one.
+        `id: b-1-1\ndata: {"type":"delta","agent_id":null,"kind":"content","text":"t1"}\n\n` +
+        `id: b-1-2\ndata: {"type":"usage","token_statistics":{"n":2}}\n\n`,
     );
     expect(client.raw).not.toMatch(/^event:/m);
     expect(client.items.slice(0, 2)).toEqual([
@@ -168,34 +194,44 @@ describe("framing", () => {
 
 describe("snapshot first", () => {
   it("gives the snapshot the last id taken before it was built and sends later events after it, once", async () => {
-    const bus = new EventBus({ bootId: "b" });
-    for (let i = 1; i <= 5; i++) bus.publish(CONV, delta(i));
+    const bus = heldBus({ bootId: "b" });
+    for (let i = 1; i <= 5; i++) bus.publish(CONV, ev(i));
     const client = open(bus, {
       snapshot: async () => {
-        // Events published while the snapshot is being read must follow it, not be lost.
+        // Events published while the snapshot is being read must follow it, not be lost; streamed
+        // text too, in its place.
         for (let i = 6; i <= 8; i++) {
+          bus.publish(CONV, ev(i));
           bus.publish(CONV, delta(i));
           await tick();
         }
         return SNAP;
       },
     });
-    await client.until(() => client.liveSeqs().at(-1) === 8);
-    bus.publish(CONV, delta(9));
+    await client.until(() => client.deltas().at(-1) === "t8");
+    bus.publish(CONV, ev(9));
     await client.until(() => client.liveSeqs().at(-1) === 9);
     const [first, ...rest] = client.events();
-    expect(first).toMatchObject({ id: "b-5", event: { type: "snapshot" } });
-    expect(rest.map((e) => e.seq)).toEqual([6, 7, 8, 9]);
+    expect(first).toMatchObject({ id: "b-1-5", event: { type: "snapshot" } });
+    expect(rest.map((e) => [e.id, e.event.type])).toEqual([
+      ["b-1-6", "usage"],
+      ["b-1-6", "delta"],
+      ["b-1-7", "usage"],
+      ["b-1-7", "delta"],
+      ["b-1-8", "usage"],
+      ["b-1-8", "delta"],
+      ["b-1-9", "usage"],
+    ]);
     await client.cancel();
   });
 
   it("sends a snapshot when the Last-Event-ID is from another boot, evicted or malformed", async () => {
-    const bus = new EventBus({ bootId: "b", bufferSize: 4 });
-    for (let i = 1; i <= 10; i++) bus.publish(CONV, delta(i));
-    for (const lastEventId of ["old-3", "b-2", "nonsense", "b-11", ""]) {
+    const bus = heldBus({ bootId: "b", bufferSize: 4 });
+    for (let i = 1; i <= 10; i++) bus.publish(CONV, ev(i));
+    for (const lastEventId of ["old-1-3", "b-1-2", "b-2-9", "b-9", "nonsense", "b-1-11", ""]) {
       const client = open(bus, { lastEventId });
       await client.until(() => client.events().length === 1);
-      expect(client.events()[0], lastEventId).toMatchObject({ id: "b-10", event: { type: "snapshot" } });
+      expect(client.events()[0], lastEventId).toMatchObject({ id: "b-1-10", event: { type: "snapshot" } });
       await client.cancel();
     }
   });
@@ -215,30 +251,30 @@ describe("snapshot first", () => {
 
 describe("resume with Last-Event-ID", () => {
   it("replays what was missed, beyond one read's worth, then continues live, without a snapshot", async () => {
-    const bus = new EventBus({ bootId: "b" });
-    for (let i = 1; i <= 300; i++) bus.publish(CONV, delta(i));
-    const client = open(bus, { lastEventId: "b-120" });
+    const bus = heldBus({ bootId: "b" });
+    for (let i = 1; i <= 300; i++) bus.publish(CONV, ev(i));
+    const client = open(bus, { lastEventId: "b-1-120" });
     await client.until(() => client.liveSeqs().at(-1) === 300);
-    bus.publish(CONV, delta(301));
+    bus.publish(CONV, ev(301));
     await client.until(() => client.liveSeqs().at(-1) === 301);
     expect(client.events().some((e) => e.event.type === "snapshot")).toBe(false);
     expect(client.liveSeqs()).toEqual(Array.from({ length: 181 }, (_, i) => 121 + i));
-    expect((client.events()[0]!.event as { text: string }).text).toBe("t121");
+    expect(nOf(client.events()[0]!.event)).toBe(121);
     await client.cancel();
   });
 
   it("an id at the head replays nothing and waits for live events", async () => {
-    const bus = new EventBus({ bootId: "b" });
-    for (let i = 1; i <= 3; i++) bus.publish(CONV, delta(i));
-    const client = open(bus, { lastEventId: "b-3" });
-    bus.publish(CONV, delta(4));
+    const bus = heldBus({ bootId: "b" });
+    for (let i = 1; i <= 3; i++) bus.publish(CONV, ev(i));
+    const client = open(bus, { lastEventId: "b-1-3" });
+    bus.publish(CONV, ev(4));
     await client.until(() => client.events().length === 1);
     expect(client.liveSeqs()).toEqual([4]);
     await client.cancel();
   });
 
   it("receives exactly 1..1000 across reconnects while 1000 events are being published", async () => {
-    const bus = new EventBus({ bootId: "b" });
+    const bus = heldBus({ bootId: "b" });
     const received: number[] = [];
     // The first connection arrives before anything is published; its snapshot is slow, so events
     // are published while it is being built.
@@ -255,7 +291,7 @@ describe("resume with Last-Event-ID", () => {
     let publishing = true;
     const publisher = (async () => {
       for (let i = 1; i <= 1000; i++) {
-        bus.publish(CONV, delta(i));
+        bus.publish(CONV, ev(i));
         if (i % 7 === 0) await tick();
       }
       publishing = false;
@@ -277,7 +313,7 @@ describe("resume with Last-Event-ID", () => {
     await client.cancel();
 
     expect(publishing).toBe(false);
-    expect(first.events()[0]).toMatchObject({ id: "b-0", event: { type: "snapshot" } });
+    expect(first.events()[0]).toMatchObject({ id: "b-1-0", event: { type: "snapshot" } });
     expect(publishedDuringSnapshot).toBeGreaterThan(0);
     expect(connections).toBeGreaterThanOrEqual(5);
     expect(received).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1));
@@ -285,12 +321,12 @@ describe("resume with Last-Event-ID", () => {
   });
 
   it("a client that fell behind the buffer is told to resync, and its reconnect gets a snapshot", async () => {
-    const bus = new EventBus({ bootId: "b", bufferSize: 10 });
+    const bus = heldBus({ bootId: "b", bufferSize: 10 });
     const ends: EventStreamEnd[] = [];
     const client = open(bus, { onEnd: (r) => ends.push(r) });
     await client.until(() => client.events().length === 1);
     for (let i = 1; i <= 100; i++) {
-      bus.publish(CONV, delta(i));
+      bus.publish(CONV, ev(i));
       await tick();
       // Reads stall after a few events.
       if (i <= 3) await client.read();
@@ -304,8 +340,103 @@ describe("resume with Last-Event-ID", () => {
 
     const again = open(bus, { lastEventId: client.lastId() });
     await again.until(() => again.events().length === 1);
-    expect(again.events()[0]).toMatchObject({ id: "b-100", event: { type: "snapshot" } });
+    expect(again.events()[0]).toMatchObject({ id: "b-1-100", event: { type: "snapshot" } });
     await again.cancel();
+  });
+});
+
+describe("live-only events (streamed text)", () => {
+  it("are sent in their place among numbered events published in the same tick", async () => {
+    const bus = new EventBus({ bootId: "b" });
+    const client = open(bus);
+    await client.until(() => client.events().length === 1);
+    // One synchronous burst: the stream pumps on a later microtask and must keep this order.
+    bus.publish(CONV, ev(1));
+    bus.publish(CONV, delta(1));
+    bus.publish(CONV, delta(2));
+    bus.publish(CONV, ev(2));
+    bus.publish(CONV, ev(3));
+    bus.publish(CONV, delta(3));
+    await client.until(() => client.deltas().length === 3);
+    expect(client.events().slice(1).map((e) => (e.event.type === "delta" ? e.event.text : nOf(e.event)))).toEqual([1, "t1", "t2", 2, 3, "t3"]);
+    await client.cancel();
+  });
+
+  it("are not replayed to a reconnecting client: it gets the saved message, which holds the whole text", async () => {
+    const bus = heldBus({ bootId: "b" });
+    const watcher = open(bus);
+    await watcher.until(() => watcher.events().length === 1);
+    const leaving = open(bus);
+    await leaving.until(() => leaving.events().length === 1);
+    const lastSeen = leaving.lastId()!;
+    await leaving.cancel();
+
+    bus.publish(CONV, { type: "leader_busy", busy: true });
+    for (const piece of ["Hel", "lo, ", "world"]) bus.publish(CONV, { type: "delta", agent_id: null, kind: "content", text: piece });
+    bus.publish(CONV, { type: "message", agent_id: null, message: { role: "assistant", content: "Hello, world", message_id: "m2" } });
+    bus.publish(CONV, { type: "leader_busy", busy: false });
+    // A viewer connected meanwhile saw the text stream live.
+    await watcher.until(() => watcher.liveSeqs().length === 3);
+    expect(watcher.deltas()).toEqual(["Hel", "lo, ", "world"]);
+
+    const back = open(bus, { lastEventId: lastSeen });
+    await back.until(() => back.liveSeqs().length === 3);
+    expect(back.events().map((e) => e.event.type)).toEqual(["leader_busy", "message", "leader_busy"]);
+    expect(back.events()[1]!.event).toMatchObject({ type: "message", message: { content: "Hello, world" } });
+    await Promise.all([watcher.cancel(), back.cancel()]);
+  });
+
+  it("a client that reads none of a long stream of text is closed at maxQueue; publishing never waits", async () => {
+    const bus = new EventBus({ bootId: "b" });
+    const maxQueue = 40;
+    let end: EventStreamEnd | undefined;
+    let endedAt = 0;
+    let published = 0;
+    const stalled = createEventStream({ bus, topic: CONV, snapshot: async () => SNAP, maxQueue, heartbeatMs: 0, onEnd: (r) => ((end = r), (endedAt = published)) });
+    await tick();
+    for (let i = 1; i <= 500; i++) {
+      bus.publish(CONV, delta(i));
+      published = i;
+      if (i % 5 === 0) await tick();
+    }
+    expect(end).toBe("overflow");
+    expect(endedAt).toBeLessThanOrEqual(maxQueue + 20);
+    expect(bus.subscriberCount(CONV)).toBe(0);
+    const slow = new SseClient(stalled);
+    await slow.readToEnd();
+    expect(slow.deltas().length).toBeLessThanOrEqual(maxQueue + 20);
+    expect(slow.deltas()).toEqual(Array.from({ length: slow.deltas().length }, (_, i) => `t${i + 1}`));
+    expect(slow.comments().at(-1)).toBe("overflow");
+  });
+});
+
+describe("a released topic", () => {
+  it("gives a client with an id from before the release a fresh snapshot, never the new numbering's events", async () => {
+    const bus = new EventBus({ bootId: "b" });
+    const letGo = bus.retain(CONV);
+    const client = open(bus);
+    await client.until(() => client.events().length === 1);
+    for (let i = 1; i <= 3; i++) bus.publish(CONV, ev(i));
+    await client.until(() => client.liveSeqs().at(-1) === 3);
+    const oldId = client.lastId()!;
+    expect(oldId).toBe("b-1-3");
+    await client.cancel();
+    letGo(); // no viewer, no run: the topic's numbering and buffer are dropped
+    expect(bus.stats().conversation_topics).toBe(0);
+
+    const other = open(bus); // a new viewer holds the topic again: numbering restarts
+    await other.until(() => other.events().length === 1);
+    for (let i = 1; i <= 6; i++) bus.publish(CONV, ev(100 + i));
+    await other.until(() => other.liveSeqs().at(-1) === 6);
+
+    const back = open(bus, { lastEventId: oldId });
+    await back.until(() => back.events().length === 1);
+    expect(back.events()[0]).toMatchObject({ id: "b-2-6", event: { type: "snapshot" } });
+    bus.publish(CONV, ev(107));
+    await back.until(() => back.liveSeqs().length === 1);
+    expect(back.events().slice(1).map((e) => [e.id, nOf(e.event)])).toEqual([["b-2-7", 107]]);
+    await Promise.all([other.cancel(), back.cancel()]);
+    expect(bus.stats()).toMatchObject({ conversation_topics: 0, buffered_events: 0 });
   });
 });
 
@@ -345,7 +476,7 @@ describe("backpressure", () => {
     let slowestPublishMs = 0;
     for (let i = 1; i <= 2000; i++) {
       const t = performance.now();
-      bus.publish(CONV, delta(i));
+      bus.publish(CONV, ev(i));
       slowestPublishMs = Math.max(slowestPublishMs, performance.now() - t);
       published = i;
       if (i % 5 === 0) await tick();
@@ -390,7 +521,7 @@ describe("cleanup", () => {
     expect(ends).toEqual(["abort"]);
     await client.readToEnd();
     expect(client.done).toBe(true);
-    expect(() => bus.publish(CONV, delta(1))).not.toThrow();
+    expect(() => bus.publish(CONV, ev(1))).not.toThrow();
   });
 
   it("a consumer cancelling (a closed tab) unsubscribes without touching the publisher", async () => {
@@ -401,8 +532,9 @@ describe("cleanup", () => {
     await client.cancel();
     expect(bus.subscriberCount(CONV)).toBe(0);
     expect(ends).toEqual(["cancel"]);
-    for (let i = 1; i <= 10; i++) bus.publish(CONV, delta(i));
-    expect(bus.lastSeq(CONV)).toBe(10);
+    expect(() => {
+      for (let i = 1; i <= 10; i++) bus.publish(CONV, ev(i));
+    }).not.toThrow();
   });
 
   it("an already aborted signal gives an empty stream and never subscribes", async () => {

@@ -2,12 +2,17 @@ import "server-only";
 /**
  * One SSE connection to a conversation: a snapshot or a replay, then live events, as bytes.
  *
- * The stream keeps no copy of the events it has yet to send. It keeps a cursor (the number of
- * the last event it handed to the socket) and reads onward from the bus's replay buffer whenever
- * the socket wants more (`pull`, `desiredSize`). So replay and live delivery are one path, there
- * can be no gap or duplicate at the seam between them, and a slow client costs one number. The
- * subscription only says "there is more"; the pumping is deferred to a microtask so the
+ * The stream keeps no copy of the numbered events it has yet to send. It keeps a cursor (the
+ * number of the last event it handed to the socket) and reads onward from the bus's replay buffer
+ * whenever the socket wants more (`pull`, `desiredSize`). So replay and live delivery are one path,
+ * there can be no gap or duplicate at the seam between them, and a slow client costs one number.
+ * The subscription only says "there is more"; the pumping is deferred to a microtask so the
  * publisher pays O(1) per connection.
+ *
+ * Live-only events (streamed text) are not in the bus's buffer: the subscription hands them over,
+ * and the stream queues them (each knows the numbered event it follows) until the socket takes
+ * them, in order with the numbered ones. Their frames carry the id of the numbered event they
+ * follow, so a reconnect resumes after it; what was streamed is then in the saved message.
  *
  * The snapshot frame is shared through {@link snapshotCacheFor}: streams that open on an
  * unchanged conversation send the same bytes, built once.
@@ -17,7 +22,7 @@ import "server-only";
  * buffer moved on, sent a fresh snapshot). The stream only observes: closing it never touches
  * the runtime.
  */
-import { getBus, isConversationTopic, parseEventId, type ConversationTopic, type EventBus, type Unsubscribe } from "@/lib/bus";
+import { getBus, isConversationTopic, type Bus, type ConversationMessage, type ConversationTopic, type LiveEvent, type Unsubscribe } from "@/lib/bus";
 import type { ConversationSnapshot, RuntimeEvent } from "@/lib/runtime/events";
 import { DEFAULT_RETRY_MS, encodeFrame, formatComment, formatEvent, formatOpening, frameOf, PING_FRAME } from "./frame";
 import { snapshotCacheFor } from "./snapshot-cache";
@@ -25,7 +30,7 @@ import { snapshotCacheFor } from "./snapshot-cache";
 /** Default interval of heartbeat comments. */
 export const DEFAULT_HEARTBEAT_MS = 15_000;
 
-/** Default number of events a client may fall behind before it is dropped. */
+/** Default number of events (numbered or live-only) a client may fall behind before it is dropped. */
 export const DEFAULT_MAX_QUEUE = 1000;
 
 /**
@@ -65,7 +70,7 @@ export interface EventStreamOptions {
   /** Reconnect delay sent as `retry:` (default 2000 ms). */
   retryMs?: number;
   /** The bus (default {@link getBus}); tests pass their own. */
-  bus?: EventBus;
+  bus?: Bus;
   /** Called once when the stream ends, with the reason (logging, tests). */
   onEnd?: (reason: EventStreamEnd) => void;
 }
@@ -98,12 +103,15 @@ export function createEventStream(options: EventStreamOptions): ReadableStream<U
   let liveFrom = 0;
   let pumping = false;
   let scheduled = false;
+  /** Live-only events not yet handed to the consumer, oldest first (at most `maxQueue`). */
+  const live: LiveEvent[] = [];
 
   const end = (reason: EventStreamEnd, closeStream: boolean) => {
     if (ended) return;
     ended = true;
     unsubscribe?.();
     unsubscribe = null;
+    live.length = 0;
     releaseSnapshot?.();
     releaseSnapshot = null;
     clearInterval(heartbeat);
@@ -137,23 +145,33 @@ export function createEventStream(options: EventStreamOptions): ReadableStream<U
       for (;;) {
         const room = controller.desiredSize ?? 0;
         if (room <= 0) break;
-        const next = bus.eventsAfter(topic, cursor, room);
-        if ("gap" in next) {
-          // What this client still needs was evicted: it must resync from a snapshot.
-          enqueue(encodeFrame(formatComment("resync")));
-          end("gap", true);
-          return;
+        // The numbered events published before the next live-only one go first.
+        const following = live[0];
+        const upTo = following ? following.after : Infinity;
+        if (cursor < upTo) {
+          const next = bus.eventsAfter(topic, cursor, Math.min(room, upTo - cursor));
+          if ("gap" in next) {
+            // What this client still needs was evicted: it must resync from a snapshot.
+            enqueue(encodeFrame(formatComment("resync")));
+            end("gap", true);
+            return;
+          }
+          if (next.events.length > 0) {
+            for (const message of next.events) {
+              if (!enqueue(frameOf(message))) return;
+              cursor = message.seq;
+            }
+            continue;
+          }
         }
-        if (next.events.length === 0) break;
-        for (const message of next.events) {
-          if (!enqueue(frameOf(message))) return;
-          cursor = message.seq;
-        }
+        if (!following) break;
+        live.shift();
+        if (!enqueue(frameOf(following))) return;
       }
     } finally {
       pumping = false;
     }
-    const behind = bus.lastSeq(topic) - Math.max(cursor, liveFrom);
+    const behind = bus.lastSeq(topic) - Math.max(cursor, liveFrom) + live.length;
     const queued = feed - (controller.desiredSize ?? 0);
     if (behind > 0 && behind + queued > maxQueue) {
       enqueue(encodeFrame(formatComment("overflow")));
@@ -169,21 +187,38 @@ export function createEventStream(options: EventStreamOptions): ReadableStream<U
     queueMicrotask(pump);
   };
 
+  /** What the subscription hands over: numbered events are read from the buffer, live-only ones queued. */
+  const onMessage = (message: ConversationMessage) => {
+    if (ended) return;
+    if (message.seq === null) {
+      if (live.length >= maxQueue) {
+        // Not reading (or not yet ready) for this long: same as falling behind on numbered events.
+        enqueue(encodeFrame(formatComment("overflow")));
+        end("overflow", true);
+        return;
+      }
+      live.push(message);
+    }
+    schedule();
+  };
+
   const begin = () => {
-    const replayFrom = options.lastEventId ? parseEventId(options.lastEventId) : null;
-    if (replayFrom && !("gap" in bus.eventsSince(topic, options.lastEventId, 0))) {
-      cursor = replayFrom.seq;
+    const replay = options.lastEventId ? bus.eventsSince(topic, options.lastEventId, 0) : null;
+    if (replay && !("gap" in replay)) {
+      cursor = replay.after;
       liveFrom = bus.lastSeq(topic);
       ready = true;
       pump();
       return;
     }
+    // Read together: the stream's subscription holds the topic, so its numbering cannot change.
     const at = bus.lastSeq(topic);
-    const version = `${at}:${options.snapshotVersion?.() ?? ""}`;
+    const id = bus.lastId(topic);
+    const version = `${id}:${options.snapshotVersion?.() ?? ""}`;
     snapshots
       .frame(topic, version, async () => {
         const event: RuntimeEvent = { type: "snapshot", snapshot: await options.snapshot() };
-        return encodeFrame(formatEvent(`${bus.bootId}-${at}`, event));
+        return encodeFrame(formatEvent(id, event));
       })
       .then(
         (frame) => {
@@ -212,8 +247,8 @@ export function createEventStream(options: EventStreamOptions): ReadableStream<U
           options.onEnd?.("abort");
           return;
         }
-        // Subscribe first: from here on every event lands in the bus buffer and wakes us.
-        unsubscribe = bus.subscribe(topic, schedule);
+        // Subscribe first: from here on every event lands in the bus buffer (or our live queue) and wakes us.
+        unsubscribe = bus.subscribe(topic, onMessage);
         releaseSnapshot = snapshots.hold(topic);
         signal?.addEventListener("abort", onAbort, { once: true });
         c.enqueue(encodeFrame(formatOpening(options.retryMs ?? DEFAULT_RETRY_MS)));

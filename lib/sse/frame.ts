@@ -1,7 +1,9 @@
 /**
- * Server-sent events framing (WHATWG HTML §9.2). Every event is the default `message` type with a
- * numbered `id:` and one `data:` line holding the RuntimeEvent's JSON (whose `type` tells events
- * apart). JSON.stringify escapes CR and LF, so one `data:` line always suffices. Pure.
+ * Server-sent events framing (WHATWG HTML §9.2). Every event is the default `message` type with an
+ * `id:` and one `data:` line holding the RuntimeEvent's JSON (whose `type` tells events apart). The
+ * id is the event's number; a live-only event (streamed text, never kept) carries the id of the
+ * numbered event it follows. JSON.stringify escapes CR and LF, so one `data:` line always
+ * suffices. Pure.
  */
 import type { RuntimeEvent } from "@/lib/runtime/events";
 
@@ -37,7 +39,7 @@ export const PING_FRAME: Uint8Array = encodeFrame(formatComment("ping"));
 /**
  * Encoded frames of published events, shared by every connection that sends them, so a
  * conversation watched from three tabs serializes each event once. Weak: it lives as long as
- * the bus keeps the event.
+ * the bus keeps the event (a live-only event: as long as a stream still queues it).
  */
 const frames = new WeakMap<object, Uint8Array>();
 

@@ -67,6 +67,7 @@ function openStream(bus: EventBus, options: Partial<EventStreamOptions> & Pick<E
 describe("shared snapshot frames", () => {
   it("N streams opened at once on an unchanged conversation build the snapshot once and send the same bytes", async () => {
     const bus = new EventBus({ bootId: "b" });
+    bus.retain(CONV);
     bus.publish(CONV, { type: "leader_busy", busy: false });
     const { state, snapshot } = source();
     const streams = Array.from({ length: 25 }, () => openStream(bus, { snapshot }));
@@ -74,7 +75,7 @@ describe("shared snapshot frames", () => {
     expect(state.builds).toBe(1);
     // The very same buffer, not 25 copies of it.
     for (const f of frames) expect(f).toBe(frames[0]);
-    expect(new TextDecoder().decode(frames[0]).startsWith("id: b-1\n")).toBe(true);
+    expect(new TextDecoder().decode(frames[0]).startsWith("id: b-1-1\n")).toBe(true);
     // One opened later, still unchanged, reuses it too.
     const late = openStream(bus, { snapshot });
     expect(await late.frame).toBe(frames[0]);
@@ -93,8 +94,23 @@ describe("shared snapshot frames", () => {
     const text = new TextDecoder().decode(await second.frame);
     expect(state.builds).toBe(2);
     expect(text).toContain('"title":"after"');
-    expect(text.startsWith("id: b-1\n")).toBe(true);
+    expect(text.startsWith("id: b-1-1\n")).toBe(true);
     await Promise.all([first.close(), second.close()]);
+  });
+
+  it("a topic released and held again never reuses a frame of its old numbering", async () => {
+    const bus = new EventBus({ bootId: "b" });
+    const { state, snapshot } = source("before");
+    const first = openStream(bus, { snapshot, snapshotVersion: () => 1 });
+    expect(new TextDecoder().decode(await first.frame).startsWith("id: b-1-0\n")).toBe(true);
+    await first.close(); // the topic and its cached frame are released
+    state.title = "after";
+    const second = openStream(bus, { snapshot, snapshotVersion: () => 1 });
+    const text = new TextDecoder().decode(await second.frame);
+    expect(text.startsWith("id: b-2-0\n")).toBe(true);
+    expect(text).toContain('"title":"after"');
+    expect(state.builds).toBe(2);
+    await second.close();
   });
 
   it("a change without an event (snapshotVersion) also builds afresh", async () => {

@@ -5,9 +5,11 @@
  * reconnect storm. Here N streams opened on an unchanged conversation build it once, even when
  * they open at the same moment (the build in flight is shared).
  *
- * The version is the bus's sequence number plus whatever else the snapshot reads that may change
- * without an event (the store's write counter): a different version builds afresh. An entry lives
- * only while some stream of that conversation is open, so idle conversations keep no copy.
+ * The version is the bus's last event id (which names the topic's numbering, so a numbering that
+ * restarted after a release never matches an old one) plus whatever else the snapshot reads that
+ * may change without an event (the store's write counter): a different version builds afresh. An
+ * entry lives only while some stream of that conversation is open, so idle conversations keep no
+ * copy.
  */
 
 interface Entry {

@@ -265,6 +265,11 @@ export class ConversationStore {
     return this.#live.has(id);
   }
 
+  /** How many conversations are held in memory (or loading). */
+  get openCount(): number {
+    return this.#opening.size;
+  }
+
   // ---------------------------------------------------------------- problems
 
   /**

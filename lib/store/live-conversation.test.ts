@@ -193,6 +193,20 @@ describe("a live conversation", () => {
     expect((await fs.stat(path.join(convDir, STEP_LOG_FILE))).size).toBe(0);
     await expect(live.updateLeader((f) => f)).rejects.toThrow(/closed/);
   });
+
+  it("closes a conversation that did not change without rewriting any seed file", async () => {
+    const { store, id, agentId, convDir } = await conversation();
+    const files = ["metadata.json", "messages.json", `agents/${agentId}/metadata.json`, `agents/${agentId}/messages.json`].map((f) => path.join(convDir, f));
+    const inodes = async () => Promise.all(files.map(async (f) => (await fs.stat(f)).ino));
+    const before = await inodes();
+    const { live } = await LiveConversation.load(store.root, id);
+    expect(live.leader.messages).toEqual([]);
+    await live.close();
+    // An atomic rewrite renames a new file over the old one: a new inode. None happened.
+    expect(await inodes()).toEqual(before);
+    expect((await fs.stat(path.join(convDir, STEP_LOG_FILE))).size).toBe(0);
+    await expect(live.updateLeader((f) => f)).rejects.toThrow(/closed/);
+  });
 });
 
 describe("the store with an open conversation", () => {

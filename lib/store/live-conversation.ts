@@ -455,10 +455,15 @@ export class LiveConversation {
     await this.#log.close().catch(() => undefined);
   }
 
-  /** Checkpoints and closes the log; the object can no longer change. */
+  /**
+   * Checkpoints and closes the log; the object can no longer change. A conversation that did not
+   * change since its load or last checkpoint (an empty log) has its seed files complete and
+   * durable already: nothing is rewritten, so letting go of one that was only viewed costs no write.
+   */
   async close(): Promise<void> {
     if (this.#closed) return;
-    await this.checkpoint();
+    await this.#log.drain();
+    if (this.#log.size > 0 || this.#dirty.size > 0 || this.#writing || this.#checkpointing) await this.checkpoint();
     this.#closed = true;
     await this.#log.close();
   }

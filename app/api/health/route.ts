@@ -4,14 +4,16 @@ import { getApp } from "@/lib/server/app";
 import { collectProblems } from "@/lib/server/problems";
 import { guardConfigFromEnv, hasValidToken, TOKEN_COOKIE } from "@/lib/security";
 import { eventLoopReport } from "@/lib/server/event-loop";
+import { residentReport } from "@/lib/server/resident";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
 /**
- * Liveness and where the data lives; lists files the store could not use and reports the
- * conversation index (its load, rebuilds of index.json, its rewrites). In token mode a
- * caller without the token learns only that the server is up (no paths, no pid).
+ * Liveness and where the data lives; lists files the store could not use, reports the
+ * conversation index (its load, rebuilds of index.json, its rewrites) and what is held in memory
+ * for conversations. In token mode a caller without the token learns only that the server is up
+ * (no paths, no pid, no counts).
  */
 export const GET = route(async (request) => {
   const authorized = hasValidToken(
@@ -29,6 +31,7 @@ export const GET = route(async (request) => {
     problems: await collectProblems(app),
     event_loop: eventLoopReport(),
     index: app.store.indexReport(),
+    resident: residentReport(app),
   });
 });
 

@@ -20,11 +20,12 @@ export const PATCH = route<Params>(async (request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const body = await readBody(request, PatchConversationBodySchema);
   const app = await getApp();
+  const before = await app.store.get(id);
   const conversation = await app.store.update(id, body);
   // An archived conversation does no work: its run stops and its agents' tokens are revoked.
   if (body.status === "archived") await forgetRun(id);
   // Unarchived: its agents' tokens are issued again (it resumes as at boot).
-  else if (body.status === "active") await resumeRun(id);
+  else if (body.status === "active" && before.status === "archived") await resumeRun(id);
   return json({ conversation });
 });
 

@@ -1,5 +1,5 @@
 import { json, parseWith, route } from "@/lib/http";
-import { runFor } from "@/lib/runtime";
+import { withRun } from "@/lib/runtime";
 import { ConversationIdSchema } from "@/lib/store/schemas";
 
 export const dynamic = "force-dynamic";
@@ -8,6 +8,6 @@ export const runtime = "nodejs";
 /** The conversation's sub-agents with status, task, last activity and tokens. */
 export const GET = route<{ id: string }>(async (_request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
-  const snapshot = await (await runFor(id)).snapshot();
+  const snapshot = await withRun(id, (run) => run.snapshot());
   return json({ agents: snapshot.agents, questions: snapshot.questions });
 });

@@ -1,7 +1,7 @@
 import { conversationTopic } from "@/lib/bus";
 import { AstrionError } from "@/lib/errors";
 import { parseWith, route } from "@/lib/http";
-import { runFor } from "@/lib/runtime";
+import { releaseIfIdle, withRun } from "@/lib/runtime";
 import { clientAddressOf } from "@/lib/security";
 import { getApp } from "@/lib/server/app";
 import { createEventStream, getStreamSlots, SSE_HEADERS, STREAM_RETRY_AFTER_SECONDS } from "@/lib/sse";
@@ -17,28 +17,35 @@ type Params = { id: string };
  * the events missed), then every change. `?lastEventId=` stands in for the header for clients
  * that cannot set it. The stream only observes: a closed tab never stops the agents.
  * Open streams are capped per client address and in total (429 with Retry-After beyond).
+ * The stream's subscription holds the conversation in memory; when the last viewer leaves and
+ * nothing runs, it is let go.
  */
 export const GET = route<Params>(async (request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
-  const run = await runFor(id); // 404 before any stream is opened
-  const { store } = await getApp();
-  const slot = getStreamSlots().acquire(clientAddressOf(request.headers));
-  if (!slot.ok) {
-    throw new AstrionError("rate_limited", slot.message, { scope: slot.scope, limit: slot.limit, retry_after_seconds: STREAM_RETRY_AFTER_SECONDS });
-  }
-  const lastEventId = request.headers.get("last-event-id") || new URL(request.url).searchParams.get("lastEventId");
-  try {
-    const stream = createEventStream({
-      topic: conversationTopic(id),
-      lastEventId,
-      snapshot: () => run.snapshot(),
-      snapshotVersion: () => store.version(id),
-      signal: request.signal,
-      onEnd: slot.release,
-    });
-    return new Response(stream, { headers: SSE_HEADERS });
-  } catch (error) {
-    slot.release();
-    throw error;
-  }
+  // The run is found (404 before any stream is opened) and held until the stream has subscribed.
+  return withRun(id, async (run) => {
+    const { store } = await getApp();
+    const slot = getStreamSlots().acquire(clientAddressOf(request.headers));
+    if (!slot.ok) {
+      throw new AstrionError("rate_limited", slot.message, { scope: slot.scope, limit: slot.limit, retry_after_seconds: STREAM_RETRY_AFTER_SECONDS });
+    }
+    const lastEventId = request.headers.get("last-event-id") || new URL(request.url).searchParams.get("lastEventId");
+    try {
+      const stream = createEventStream({
+        topic: conversationTopic(id),
+        lastEventId,
+        snapshot: () => run.snapshot(),
+        snapshotVersion: () => store.version(id),
+        signal: request.signal,
+        onEnd: () => {
+          slot.release();
+          releaseIfIdle(id);
+        },
+      });
+      return new Response(stream, { headers: SSE_HEADERS });
+    } catch (error) {
+      slot.release();
+      throw error;
+    }
+  });
 });

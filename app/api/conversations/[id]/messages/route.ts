@@ -1,7 +1,7 @@
 import { PostMessageBodySchema } from "@/lib/api/contract";
 import { enforceRateLimit } from "@/lib/governance/rate-limit";
 import { json, parseWith, readBody, route } from "@/lib/http";
-import { runFor } from "@/lib/runtime";
+import { withRun } from "@/lib/runtime";
 import { getApp } from "@/lib/server/app";
 import { ConversationIdSchema } from "@/lib/store/schemas";
 
@@ -22,6 +22,5 @@ export const POST = route<Params>(async (request, params) => {
   enforceRateLimit("entry");
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const body = await readBody(request, PostMessageBodySchema);
-  const run = await runFor(id);
-  return json(await run.postUserMessage(body.content, body.author), { status: 202 });
+  return json(await withRun(id, (run) => run.postUserMessage(body.content, body.author)), { status: 202 });
 });

@@ -1,5 +1,5 @@
 import { json, parseWith, route } from "@/lib/http";
-import { runFor } from "@/lib/runtime";
+import { withRun } from "@/lib/runtime";
 import { ConversationIdSchema } from "@/lib/store/schemas";
 
 export const dynamic = "force-dynamic";
@@ -8,6 +8,6 @@ export const runtime = "nodejs";
 /** Stops the whole conversation: model streams are aborted and no agent is left running. */
 export const POST = route<{ id: string }>(async (_request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
-  await (await runFor(id)).stop();
+  await withRun(id, (run) => run.stop());
   return json({ stopped: true });
 });

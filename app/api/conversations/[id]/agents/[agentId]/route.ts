@@ -1,5 +1,5 @@
 import { json, parseWith, route } from "@/lib/http";
-import { runFor } from "@/lib/runtime";
+import { withRun } from "@/lib/runtime";
 import { AgentIdSchema, ConversationIdSchema } from "@/lib/store/schemas";
 
 export const dynamic = "force-dynamic";
@@ -11,15 +11,16 @@ type Params = { id: string; agentId: string };
 export const GET = route<Params>(async (_request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const agentId = parseWith(AgentIdSchema, params.agentId, "Bad agent id");
-  return json(await (await runFor(id)).agentDetail(agentId));
+  return json(await withRun(id, (run) => run.agentDetail(agentId)));
 });
 
 /** Terminates one sub-agent (a person's decision). */
 export const DELETE = route<Params>(async (_request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const agentId = parseWith(AgentIdSchema, params.agentId, "Bad agent id");
-  const run = await runFor(id);
-  await run.agentDetail(agentId);
-  await run.terminateAgent(agentId, "terminated by a person", "person");
+  await withRun(id, async (run) => {
+    await run.agentDetail(agentId);
+    await run.terminateAgent(agentId, "terminated by a person", "person");
+  });
   return json({ terminated: agentId });
 });

@@ -1,6 +1,6 @@
 import { AnswerBodySchema } from "@/lib/api/contract";
 import { json, parseWith, readBody, route } from "@/lib/http";
-import { runFor } from "@/lib/runtime";
+import { withRun } from "@/lib/runtime";
 import { AgentIdSchema, ConversationIdSchema } from "@/lib/store/schemas";
 
 export const dynamic = "force-dynamic";
@@ -11,8 +11,9 @@ export const POST = route<{ id: string; agentId: string }>(async (request, param
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const agentId = parseWith(AgentIdSchema, params.agentId, "Bad agent id");
   const body = await readBody(request, AnswerBodySchema);
-  const run = await runFor(id);
-  await run.agentDetail(agentId);
-  await run.answerQuestion(body.question_id, body.answer, body.author ?? "User", agentId);
+  await withRun(id, async (run) => {
+    await run.agentDetail(agentId);
+    await run.answerQuestion(body.question_id, body.answer, body.author ?? "User", agentId);
+  });
   return json({ answered: true, question_id: body.question_id });
 });

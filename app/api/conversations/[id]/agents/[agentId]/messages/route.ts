@@ -1,6 +1,6 @@
 import { AgentMessageBodySchema } from "@/lib/api/contract";
 import { json, parseWith, readBody, route } from "@/lib/http";
-import { runFor } from "@/lib/runtime";
+import { withRun } from "@/lib/runtime";
 import { USER_PARTY } from "@/lib/protocol/envelope";
 import { AgentIdSchema, ConversationIdSchema } from "@/lib/store/schemas";
 
@@ -12,7 +12,6 @@ export const POST = route<{ id: string; agentId: string }>(async (request, param
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const agentId = parseWith(AgentIdSchema, params.agentId, "Bad agent id");
   const body = await readBody(request, AgentMessageBodySchema);
-  const run = await runFor(id);
-  const messageId = await run.messageAgent(agentId, body.content, { name: body.author ?? "User", agentId: null, party: USER_PARTY, abbrev: "usr" });
+  const messageId = await withRun(id, (run) => run.messageAgent(agentId, body.content, { name: body.author ?? "User", agentId: null, party: USER_PARTY, abbrev: "usr" }));
   return json({ message_id: messageId }, { status: 202 });
 });
