@@ -1,8 +1,9 @@
 /**
  * A whole run on the built-in offline model, watched over SSE as a browser would: the default
  * model with no endpoint configured, real workspace tools on a real project folder, a question a
- * person answers, live deltas with numbered ids, resume with Last-Event-ID without gaps or
- * duplicates, and agents that keep working when every viewer goes away.
+ * person answers, live deltas, resume with Last-Event-ID without gaps or duplicates while the
+ * conversation is held (streamed text is not replayed), agents that keep working when every viewer
+ * goes away, and a fresh snapshot for an id from before the conversation was let go.
  */
 import http from "node:http";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -54,7 +55,19 @@ function connect(id: string, lastEventId?: string) {
 }
 
 
-const seq = (id: string) => Number(id.split("-")[1]);
+const seq = (id: string) => Number(id.split("-").at(-1));
+
+/** Numbered events are contiguous; a live-only `delta` carries the id of the numbered event before it. */
+function expectContiguous(events: SseEvent[], after: string) {
+  let last = after;
+  for (const e of events) {
+    if (e.data.type === "delta") expect(e.id).toBe(last);
+    else {
+      expect(seq(e.id)).toBe(seq(last) + 1);
+      last = e.id;
+    }
+  }
+}
 
 beforeAll(async () => {
   project = tempDir("astrion-project-");
@@ -87,13 +100,22 @@ describe("a run on the offline model", () => {
     expect(posted.status).toBe(202);
     expect(posted.json.trace_id).toMatch(/^trace_/);
 
-    // A second viewer joins mid-run, then leaves; the first one leaves too: the agents keep working.
+    // A second viewer joins mid-run and holds the conversation while the first drops and comes
+    // back with its Last-Event-ID: replayed every numbered event since, in order, no gap, no
+    // duplicate, and none of the streamed text it missed.
     const second = connect(id);
     await until("live deltas", () => viewer.events.find((e) => e.data.type === "delta"));
-    const question = await until("a pending question", () => viewer.events.find((e) => e.data.type === "question")?.data.question);
-    second.close();
     const lastSeen = viewer.events[viewer.events.length - 1]!.id;
     viewer.close();
+    const resumed = connect(id, lastSeen);
+    const question = await until("a pending question", () => resumed.events.find((e) => e.data.type === "question")?.data.question);
+    expect(resumed.events[0]!.data.type).not.toBe("snapshot");
+    expectContiguous(resumed.events, lastSeen);
+    expect(resumed.events.filter((e) => e.data.type !== "delta").length).toBeGreaterThan(0);
+    // Every viewer leaves: the agents keep working (one waits for the person).
+    const lastResumed = resumed.events[resumed.events.length - 1]!.id;
+    second.close();
+    resumed.close();
 
     // A person answers in the agent's panel (through the API), with no viewer connected.
     const answered = await server.api("POST", `/api/conversations/${id}/agents/${question.agent_id}/answers`, {
@@ -123,15 +145,18 @@ describe("a run on the offline model", () => {
     expect(summary.token_statistics.total.total_tokens).toBeGreaterThan(0);
     await until("phase IDLE", async () => (await server.api("GET", `/api/conversations/${id}`)).json.conversation.phase === "IDLE", 10_000);
 
-    // Resume from the last id seen: every event since, in order, no gaps, no duplicates.
-    const resumed = connect(id, lastSeen);
-    await until("replayed events", () => resumed.events.some((e) => e.data.type === "message" && /Team summary/.test(String(e.data.message?.content))), 10_000);
-    resumed.close();
-    expect(resumed.events[0]!.data.type).not.toBe("snapshot");
-    const seqs = resumed.events.map((e) => seq(e.id));
-    expect(seqs[0]).toBe(seq(lastSeen) + 1);
-    seqs.forEach((n, i) => i > 0 && expect(n).toBe(seqs[i - 1]! + 1));
-    const live = viewer.events.map((e) => seq(e.id)).slice(1);
-    live.forEach((n, i) => i > 0 && expect(n).toBe(live[i - 1]! + 1));
+    // Nothing held it once the run was over and nobody watched: it was let go, its numbering with
+    // it. The id from before gets a fresh snapshot, which holds the summary.
+    await until("the conversation let go", async () => {
+      const held = (await server.api("GET", "/api/health")).json.resident;
+      return held.runs === 0 && held.runs_releasing === 0 && held.bus_topics === 0;
+    });
+    const late = connect(id, lastResumed);
+    await until("a snapshot", () => late.events[0]);
+    late.close();
+    expect(late.events[0]!.data.type).toBe("snapshot");
+    expect(late.events[0]!.id.split("-").slice(0, 2)).not.toEqual(lastResumed.split("-").slice(0, 2));
+    expect(JSON.stringify(late.events[0]!.data.snapshot.leader.messages)).toContain("Team summary");
+    expectContiguous(viewer.events.slice(1), viewer.events[0]!.id);
   });
 });

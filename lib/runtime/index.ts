@@ -46,6 +46,15 @@ export function withRun<T>(convId: string, fn: (run: TeamRun) => Promise<T>): Pr
   return residency().use(convId, async () => fn(await runFor(convId)));
 }
 
+/**
+ * Runs `fn` with the conversation held but no run started: for requests that change its files
+ * without its run (a rename, a person's shared-context write), so it is not let go under them;
+ * afterwards it is let go if nothing else holds it.
+ */
+export function withConversation<T>(convId: string, fn: () => Promise<T>): Promise<T> {
+  return residency().use(convId, fn);
+}
+
 /** Lets a conversation go if nothing holds it any more (an SSE viewer left). */
 export function releaseIfIdle(convId: string): void {
   residency().settle(convId);

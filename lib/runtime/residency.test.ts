@@ -118,6 +118,21 @@ describe("Residency", () => {
     expect(world.log.slice(0, 3)).toEqual(["release c1 start", "release c1 end", "next request"]);
   });
 
+  it("a request takes its hold at once: a viewer leaving in the same tick cannot start a release under it", async () => {
+    const world = new World();
+    const residency = new Residency(world);
+    world.viewerCount.set("c1", 1);
+    await residency.use("c1", async () => undefined);
+    world.viewerCount.set("c1", 0);
+    const using = residency.use("c1", async () => {
+      world.log.push("using");
+    });
+    residency.settle("c1"); // the viewer's stream ended
+    await using;
+    await settled();
+    expect(world.log).toEqual(["using", "release c1 start", "release c1 end"]);
+  });
+
   it("keeps idle runs that hold notices, at most maxKept, releasing the oldest first", async () => {
     const world = new World();
     const residency = new Residency(world, { maxKept: 2 });

@@ -68,7 +68,8 @@ export class Residency {
    * reads what it wrote.
    */
   async use<T>(convId: string, fn: () => Promise<T>): Promise<T> {
-    await this.released(convId);
+    // Checked and taken in one synchronous step after the last wait: no release can start between.
+    for (let pending = this.#releasing.get(convId); pending; pending = this.#releasing.get(convId)) await pending;
     this.#leases.set(convId, (this.#leases.get(convId) ?? 0) + 1);
     this.#kept.delete(convId);
     this.#hold(convId);
@@ -108,7 +109,7 @@ export class Residency {
    * release: requests wait for it, and nothing of the conversation stays tracked here.
    */
   async forget(convId: string, fn: () => Promise<void>): Promise<void> {
-    await this.released(convId);
+    for (let pending = this.#releasing.get(convId); pending; pending = this.#releasing.get(convId)) await pending;
     this.#unhold(convId);
     this.#kept.delete(convId);
     const work = fn();

@@ -11,8 +11,10 @@ import "server-only";
  *
  * Live-only events (streamed text) are not in the bus's buffer: the subscription hands them over,
  * and the stream queues them (each knows the numbered event it follows) until the socket takes
- * them, in order with the numbered ones. Their frames carry the id of the numbered event they
- * follow, so a reconnect resumes after it; what was streamed is then in the saved message.
+ * them, in order with the numbered ones; those published before the stream is ready (while its
+ * snapshot is built) are not sent, as for a viewer that connects in the middle of a model call.
+ * Their frames carry the id of the numbered event they follow, so a reconnect resumes after it;
+ * what was streamed is then in the saved message.
  *
  * The snapshot frame is shared through {@link snapshotCacheFor}: streams that open on an
  * unchanged conversation send the same bytes, built once.
@@ -191,8 +193,12 @@ export function createEventStream(options: EventStreamOptions): ReadableStream<U
   const onMessage = (message: ConversationMessage) => {
     if (ended) return;
     if (message.seq === null) {
+      // Text streamed before the snapshot is sent is not part of it, as for a viewer connecting
+      // in the middle of a model call: the saved message will hold it. Keeping it would only let a
+      // slow snapshot fill this stream's queue.
+      if (!ready) return;
       if (live.length >= maxQueue) {
-        // Not reading (or not yet ready) for this long: same as falling behind on numbered events.
+        // Not reading for this long: same as falling behind on numbered events.
         enqueue(encodeFrame(formatComment("overflow")));
         end("overflow", true);
         return;

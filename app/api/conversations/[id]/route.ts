@@ -1,6 +1,6 @@
 import { PatchConversationBodySchema } from "@/lib/api/contract";
 import { json, parseWith, readBody, route } from "@/lib/http";
-import { forgetRun, resumeRun } from "@/lib/runtime";
+import { forgetRun, resumeRun, withConversation } from "@/lib/runtime";
 import { getApp } from "@/lib/server/app";
 import { ConversationIdSchema } from "@/lib/store/schemas";
 
@@ -21,7 +21,8 @@ export const PATCH = route<Params>(async (request, params) => {
   const body = await readBody(request, PatchConversationBodySchema);
   const app = await getApp();
   const before = await app.store.get(id);
-  const conversation = await app.store.update(id, body);
+  // Held meanwhile: a conversation being let go is not written under its checkpoint.
+  const conversation = await withConversation(id, () => app.store.update(id, body));
   // An archived conversation does no work: its run stops and its agents' tokens are revoked.
   if (body.status === "archived") await forgetRun(id);
   // Unarchived: its agents' tokens are issued again (it resumes as at boot).

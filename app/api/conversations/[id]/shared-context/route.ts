@@ -1,5 +1,6 @@
 import path from "node:path";
 import { json, parseWith, readBody, route } from "@/lib/http";
+import { withConversation } from "@/lib/runtime";
 import { getApp } from "@/lib/server/app";
 import { readSharedContext, recordPersonAction, requestTime, timelineEventsOf, writeSharedContext, WriteBodySchema } from "@/lib/shared-context";
 import { ConversationIdSchema } from "@/lib/store/schemas";
@@ -31,20 +32,24 @@ export const PUT = route<Params>(async (request, params) => {
   const app = await getApp();
   await app.store.get(id);
   const dir = path.join(app.root, "conversations", id);
-  const decision = await writeSharedContext(dir, {
-    key: body.key,
-    value: body.value,
-    mode: body.mode,
-    expected_version: body.expected_version ?? null,
-    author: PERSON,
-    author_role: "person",
-    requested_at: requestedAt,
+  // Held meanwhile, so the conversation is not let go (its timeline file closed) under the write.
+  const decision = await withConversation(id, async () => {
+    const decided = await writeSharedContext(dir, {
+      key: body.key,
+      value: body.value,
+      mode: body.mode,
+      expected_version: body.expected_version ?? null,
+      author: PERSON,
+      author_role: "person",
+      requested_at: requestedAt,
+    });
+    await recordPersonAction(
+      id,
+      dir,
+      { action: "update_shared_context", key: body.key, payload: { key: body.key, mode: body.mode, expected_version: body.expected_version ?? null } },
+      timelineEventsOf(decided, "user"),
+    );
+    return decided;
   });
-  await recordPersonAction(
-    id,
-    dir,
-    { action: "update_shared_context", key: body.key, payload: { key: body.key, mode: body.mode, expected_version: body.expected_version ?? null } },
-    timelineEventsOf(decision, "user"),
-  );
   return json({ decision });
 });

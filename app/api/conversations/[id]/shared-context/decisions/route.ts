@@ -1,5 +1,6 @@
 import path from "node:path";
 import { json, parseWith, readBody, route } from "@/lib/http";
+import { withConversation } from "@/lib/runtime";
 import { getApp } from "@/lib/server/app";
 import { decideConflict, DecisionBodySchema, recordPersonAction, requestTime, timelineEventsOf } from "@/lib/shared-context";
 import { ConversationIdSchema } from "@/lib/store/schemas";
@@ -18,12 +19,16 @@ export const POST = route<{ id: string }>(async (request, params) => {
   const app = await getApp();
   await app.store.get(id);
   const dir = path.join(app.root, "conversations", id);
-  const decision = await decideConflict(dir, body.conflict_id, body.choice, "person", requestedAt);
-  await recordPersonAction(
-    id,
-    dir,
-    { action: "decide_conflict", key: decision.key, payload: { conflict_id: body.conflict_id, choice: body.choice } },
-    timelineEventsOf(decision, "user"),
-  );
+  // Held meanwhile, so the conversation is not let go (its timeline file closed) under the write.
+  const decision = await withConversation(id, async () => {
+    const decided = await decideConflict(dir, body.conflict_id, body.choice, "person", requestedAt);
+    await recordPersonAction(
+      id,
+      dir,
+      { action: "decide_conflict", key: decided.key, payload: { conflict_id: body.conflict_id, choice: body.choice } },
+      timelineEventsOf(decided, "user"),
+    );
+    return decided;
+  });
   return json({ decision });
 });
