@@ -50,7 +50,11 @@ test("sign in with the token, work, and sign out", async ({ page }) => {
 
   // Signed in: the app works. A new conversation opens, and settings show the full health report.
   const title = `Token mode ${Date.now().toString(36)}`;
-  await page.getByTestId("new-conversation-open").click();
+  // A click that lands before the page is hydrated does nothing: click until the form opens.
+  await expect(async () => {
+    await page.getByTestId("new-conversation-open").click();
+    await expect(page.getByTestId("new-conversation-title")).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 30_000 });
   await page.getByTestId("new-conversation-title").fill(title);
   await page.getByTestId("new-conversation-project-path").fill(tempDir("astrion-e2e-project-"));
   await expect(page.getByTestId("new-conversation-model")).toBeEnabled();
