@@ -25,7 +25,6 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { NotFoundError } from "@/lib/errors";
-import { writeFileAtomicUnlocked } from "./atomic";
 import { readJsonFile } from "./files";
 import { toPythonJson } from "./json";
 import { agentMessagesFile, agentMetadataFile, agentsDir, conversationDir, conversationMetadataFile, leaderMessagesFile } from "./paths";
@@ -40,6 +39,7 @@ import {
   type ConversationMetadata,
   type LeaderMessagesFile,
 } from "./schemas";
+import { SeedWriter } from "./seed-writer";
 import { openStepLog, type StepLog } from "./step-log";
 import { applyDelta, checked, headOf, messagesDelta, parsed, StepRecordSchema, type StepRecord } from "./step-records";
 
@@ -48,14 +48,6 @@ import { localTimestamp } from "./time";
 
 /** File name of a conversation's step log. */
 export const STEP_LOG_FILE = "steps.jsonl";
-
-/**
- * How long after a change the seed files it touched are rewritten (ms): the steps of a burst
- * share one rewrite of each file. With a model that takes seconds to answer, every step's files
- * are on disk within this delay; with one that answers at once, a file is rewritten at most once
- * per delay instead of once per step.
- */
-export const SEED_WRITE_DELAY_MS = 100;
 
 /** Log size past which a checkpoint writes the seed files durably and empties the log. */
 export const CHECKPOINT_BYTES = 4 * 1024 * 1024;
@@ -95,11 +87,8 @@ export class LiveConversation {
   readonly #agents = new Map<number, AgentFiles>();
   readonly #log: StepLog;
   readonly #hooks: LiveHooks;
-  readonly #dirty = new Set<FileKey>();
-  #writing: Promise<void> | null = null;
-  /** The background pass started by a commit, if one runs, and the timer of the next one. */
-  #background: Promise<void> | null = null;
-  #timer: NodeJS.Timeout | null = null;
+  /** Rewrites the seed files from memory once the log holds their changes. */
+  readonly #seed: SeedWriter<FileKey>;
   /** Per-file queues, so an async mutator never races another change of the same file. */
   readonly #queues = new Map<string, Promise<unknown>>();
   #checkpointing: Promise<void> | null = null;
@@ -108,6 +97,7 @@ export class LiveConversation {
   private constructor(root: string, id: string, meta: ConversationMetadata, leader: LeaderMessagesFile, log: StepLog, hooks: LiveHooks) {
     this.root = root;
     this.id = id;
+    this.#seed = new SeedWriter((key) => this.#fileOf(key), `conversation ${id}`);
     this.#meta = meta;
     this.#leader = leader;
     this.#log = log;
@@ -334,49 +324,16 @@ export class LiveConversation {
   async #commit(records: StepRecord[], keys: FileKey[]): Promise<void> {
     if (this.#closed) throw new Error(`conversation ${this.id} was closed`);
     while (this.#checkpointing) await this.#checkpointing;
-    for (const key of keys) this.#dirty.add(key);
+    this.#seed.mark(keys);
     await Promise.all(records.map((r) => this.#log.append(r)));
-    // Durable now (the log). The seed files follow in the background (see #writeSoon).
-    this.#writeSoon();
+    // Durable now (the log). The seed files follow in the background (lib/store/seed-writer.ts).
+    this.#seed.soon();
     if (this.#log.size > CHECKPOINT_BYTES && !this.#checkpointing) await this.checkpoint();
-  }
-
-  /**
-   * Schedules a background pass over the dirty seed files, {@link SEED_WRITE_DELAY_MS} from now,
-   * unless one is due or running. A pass writes every file changed since the last one, so the
-   * steps of a burst share one rewrite of each file, and a conversation rewrites a file at most
-   * once per delay however fast its steps come; a pass that finds more changes when it ends
-   * schedules the next. Nothing waits for a pass: the step log already holds every change.
-   */
-  #writeSoon(): void {
-    if (this.#timer || this.#background || this.#closed) return;
-    this.#timer = setTimeout(() => {
-      this.#timer = null;
-      this.#background = this.#writePass()
-        .catch((error) => {
-          // The changes are in the log: the next pass, a checkpoint or a load writes the files.
-          console.error(`[astrion] conversation ${this.id}: could not rewrite its seed files from memory (the step log holds the changes)`, error);
-        })
-        .finally(() => {
-          this.#background = null;
-          if (this.#dirty.size) this.#writeSoon();
-        });
-    }, SEED_WRITE_DELAY_MS);
-    this.#timer.unref();
-  }
-
-  /** One background pass (after any pass already running). */
-  async #writePass(): Promise<void> {
-    while (this.#writing) await this.#writing.catch(() => undefined);
-    if (!this.#dirty.size) return;
-    const keys = [...this.#dirty];
-    this.#dirty.clear();
-    await this.#write(keys, false);
   }
 
   /** Resolves once the seed files on disk show every change made so far (readers of the files, tests). */
   async flushed(): Promise<void> {
-    await this.#writeDirty();
+    await this.#seed.all();
   }
 
   #fileOf(key: FileKey): { file: string; text: string } {
@@ -390,49 +347,14 @@ export class LiveConversation {
       : { file: agentMessagesFile(this.root, this.id, agentId), text: toPythonJson(files.messages) };
   }
 
-  /** Writes the dirty seed files from memory; concurrent callers share passes. */
-  async #writeDirty(durable = false): Promise<void> {
-    if (this.#timer) {
-      clearTimeout(this.#timer);
-      this.#timer = null;
-    }
-    while (this.#dirty.size || this.#writing) {
-      if (this.#writing) {
-        await this.#writing.catch(() => undefined);
-        continue;
-      }
-      const keys = [...this.#dirty];
-      this.#dirty.clear();
-      await this.#write(keys, durable);
-    }
-  }
-
-  /** Writes the files of `keys` from memory, serialized now, in one go, so they show one moment of the conversation. */
-  async #write(keys: FileKey[], durable: boolean): Promise<void> {
-    const files = keys.map((k) => this.#fileOf(k));
-    // The one writer of these files while the conversation is open, so no file lock is taken:
-    // the store's conversation lock (keyed on metadata.json) may be held by the caller (a load).
-    this.#writing = Promise.all(files.map((f) => writeFileAtomicUnlocked(path.resolve(f.file), f.text, { durable }))).then(() => undefined);
-    try {
-      await this.#writing;
-    } catch (error) {
-      // Not written: still dirty, so the next pass tries again.
-      for (const key of keys) this.#dirty.add(key);
-      throw error;
-    } finally {
-      this.#writing = null;
-    }
-  }
-
   /** Writes every seed file durably and empties the log. New changes wait until it is done. */
   async checkpoint(): Promise<void> {
     if (this.#checkpointing) return this.#checkpointing;
     this.#checkpointing = (async () => {
       await this.#log.drain();
-      await this.#writeDirty();
-      const keys: FileKey[] = ["meta", "leader", ...this.agentIds().flatMap((id): FileKey[] => [`agent:${id}`, `agent_messages:${id}`])];
-      for (const key of keys) this.#dirty.add(key);
-      await this.#writeDirty(true);
+      await this.#seed.all();
+      this.#seed.mark(["meta", "leader", ...this.agentIds().flatMap((id): FileKey[] => [`agent:${id}`, `agent_messages:${id}`])]);
+      await this.#seed.all(true);
       await this.#log.truncate();
     })();
     try {
@@ -449,9 +371,7 @@ export class LiveConversation {
   async detach(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = null;
-    await this.#background;
+    await this.#seed.stop();
     await this.#log.close().catch(() => undefined);
   }
 
@@ -463,8 +383,9 @@ export class LiveConversation {
   async close(): Promise<void> {
     if (this.#closed) return;
     await this.#log.drain();
-    if (this.#log.size > 0 || this.#dirty.size > 0 || this.#writing || this.#checkpointing) await this.checkpoint();
+    if (this.#log.size > 0 || this.#seed.pending || this.#checkpointing) await this.checkpoint();
     this.#closed = true;
+    await this.#seed.stop();
     await this.#log.close();
   }
 }
