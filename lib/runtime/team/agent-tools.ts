@@ -6,7 +6,7 @@ import "server-only";
  * source of the folder the workspace tools work in. Every data access is audited.
  */
 import { AstrionError } from "@/lib/errors";
-import { checkToolCall, narrowRoleTokens } from "@/lib/governance";
+import { checkToolCall, narrowRoleTokens, scopesFor } from "@/lib/governance";
 import type { ToolCall } from "@/lib/models";
 import { hasOwnKey } from "@/lib/own";
 import { agentParty, formatAgentMessage, LEADER_PARTY, roleAbbreviation, SYSTEM_PARTY } from "@/lib/protocol";
@@ -126,6 +126,9 @@ export async function dispatchAgentTool(s: TeamState, agentId: number, call: Too
 async function narrowToRole(s: TeamState, meta: AgentMeta): Promise<void> {
   const role = await s.app.roles.get(meta.role_id).catch(() => null);
   const permissions = role?.kind === "role" ? (role.fields.permissions ?? ["read"]) : [];
+  // The usual case costs one lookup: this agent's token allows nothing the role does not.
+  const allowed = new Set(scopesFor(permissions));
+  if (s.tokenOf(meta.agent_id)?.scopes.every((scope) => allowed.has(scope)) !== false) return;
   for (const n of narrowRoleTokens(meta.role_id, permissions)) {
     if (n.conversation_id !== s.convId) continue;
     s.notice("warning", "token_narrowed", `Role ${meta.role_id} now allows less; agent ${n.agent_id} may only ${n.scopes.join(", ")}.`, n.agent_id);
