@@ -4,7 +4,7 @@
  * system message. Pure.
  */
 import { preview, type LineSliceReport, type SliceLine } from "./report";
-import { countTokens, truncateToTokens } from "./tokens";
+import { countTokens, MESSAGE_OVERHEAD, truncateToTokens } from "./tokens";
 import type { ContextFacts } from "./types";
 
 /** The goal may take at most this share of the global budget, so conclusions keep room. */
@@ -30,11 +30,24 @@ export interface LineSlice {
   report: LineSliceReport;
 }
 
-/** Fills a heading plus lines while the rendered section stays within `budget`. */
+/**
+ * Fills a heading plus lines while the rendered section stays within `budget`. Each line is
+ * counted once (counts are cached per string): the section's count is taken as the sum of its
+ * lines' counts plus one per line break, with a margin of one token per line break for the few
+ * tokens a join can merge or split, and the rendered section is counted exactly only when that
+ * estimate comes within the margin of the budget. So a call counts the new lines and the final
+ * section, not the section again after every line.
+ */
 function fillLines(heading: string, candidates: readonly Candidate[], budget: number): LineSlice {
   const lines: string[] = [];
   const report: SliceLine[] = [];
   const render = (extra?: string) => [heading, ...lines, ...(extra === undefined ? [] : [extra])].join("\n");
+  let estimate = countTokens(heading);
+  const fitsBudget = (line: string): boolean => {
+    const breaks = lines.length + 1;
+    const guess = estimate + breaks + countTokens(line);
+    return guess + breaks <= budget || countTokens(render(line)) <= budget;
+  };
   let stopped = false;
   for (const c of candidates) {
     let line = c.line;
@@ -46,13 +59,48 @@ function fillLines(heading: string, candidates: readonly Candidate[], budget: nu
         truncated = true;
       }
     }
-    const fits = !stopped && countTokens(render(line)) <= budget;
-    if (fits) lines.push(line);
+    const fits = !stopped && fitsBudget(line);
+    if (fits) {
+      lines.push(line);
+      estimate += countTokens(line) + 1;
+    }
     else if (c.stopOnMiss) stopped = true;
     report.push({ label: c.label, preview: preview(c.text), tokens: countTokens(line), included: fits, ...(fits && truncated ? { truncated: true } : {}) });
   }
   const text = lines.length ? render() : "";
   return { text, report: { budget, used: countTokens(text), over_budget: false, lines: report } };
+}
+
+/** Tokens of the blank line between two parts of the system message. */
+const SEAM_TOKENS = countTokens("\n\n");
+
+/**
+ * Estimated tokens of texts joined by blank lines (empty ones left out): their counts added up,
+ * each cached, so a joined text whose parts recur is not counted again whole. A seam can merge
+ * or split a token (a final "." and the blank line after it are one token), so this is within a
+ * token or two per seam of the exact count.
+ */
+export function joinedTokens(parts: readonly string[]): number {
+  let tokens = 0;
+  let seams = -1;
+  for (const part of parts) {
+    if (!part) continue;
+    tokens += countTokens(part);
+    seams++;
+  }
+  return tokens + Math.max(0, seams) * SEAM_TOKENS;
+}
+
+/**
+ * Estimated tokens of the system message: the base prompt's parts and the two slices joined by
+ * blank lines (see {@link joinedTokens}; a slice's own count is its report's), with the
+ * per-message overhead.
+ */
+export function systemMessageTokens(base: readonly string[], global: LineSlice, priv: LineSlice): number {
+  const slices = (global.text ? 1 : 0) + (priv.text ? 1 : 0);
+  // each slice joins what comes before it with one seam (the first has none when the base is empty)
+  const seams = base.some(Boolean) ? slices : Math.max(0, slices - 1);
+  return MESSAGE_OVERHEAD + joinedTokens(base) + global.report.used + priv.report.used + seams * SEAM_TOKENS;
 }
 
 /** The global slice: project folder, target paths, goal, then promoted conclusions newest first. */

@@ -100,7 +100,9 @@ function assertReportMatches(report: SliceReport, sent: ChatMessage[], history: 
   for (let i = Math.max(0, leading); i < history.length; i++) expect(droppedSet.has(i) !== sentSet.has(i)).toBe(true);
   // the system message holds the global and private slices
   expect(countTokens(sent[0]!.content)).toBeGreaterThanOrEqual(report.global.used + report.private.used);
-  expect(report.total_tokens).toBe(messageTokens(sent[0]!) + report.scene.used);
+  // the total adds the system message's parts up: within a couple of tokens per seam of counting it whole
+  const exact = messageTokens(sent[0]!) + report.scene.used;
+  expect(Math.abs(report.total_tokens - exact)).toBeLessThanOrEqual(4);
   for (const line of [...report.global.lines, ...report.private.lines]) expect(line.preview.length).toBeLessThanOrEqual(PREVIEW_CHARS);
 }
 

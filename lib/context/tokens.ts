@@ -124,6 +124,7 @@ function countChunked(text: string, budget = Number.POSITIVE_INFINITY): { tokens
   for (const chunk of tokenizerChunks(text)) {
     tokens += countRaw(chunk, PLAIN);
     chars += chunk.length;
+    tokenizerStats.chars += chunk.length;
     if (tokens >= budget) break;
   }
   return { tokens, chars };
@@ -197,6 +198,9 @@ export function messageTokens(m: ChatMessage): number {
 export function callTokens(call: { id: string; function: { name: string; arguments: string } }): number {
   return TOOL_CALL_OVERHEAD + countTokens(call.id) + countTokens(call.function.name) + countTokens(call.function.arguments);
 }
+
+/** Characters handed to the tokenizer by this process (cache hits cost none), for tests and benchmarks. */
+export const tokenizerStats = { chars: 0 };
 
 /** Empties the per-text count cache, as if every text had been evicted from it. For tests. */
 export function resetTokenCacheForTests(): void {

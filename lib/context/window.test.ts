@@ -4,6 +4,7 @@ import { collectPromotions, deriveWorkNotes } from "./promotions";
 import { buildModelInput, conversationGoal, type BuildModelInputOptions } from "./slices";
 import { randomSteps, rng, words } from "./testing/histories";
 import { buildModelInputFromScratch, collectPromotionsFromScratch, conversationGoalFromScratch, deriveWorkNotesFromScratch } from "./testing/from-scratch";
+import { tokenizerStats } from "./tokens";
 import { ContextWindow, contextWindowFor } from "./window";
 
 const facts = { project_path: "/work/project", goal: "Find and fix the login bug" };
@@ -107,6 +108,25 @@ describe("ContextWindow — a history that does not continue the one seen starts
 });
 
 describe("ContextWindow — work per call does not grow with the history", () => {
+  it("a call whose private notes changed tokenizes the new notes and section, not the whole system message again", () => {
+    const rolePrompt = words(3_000, "prompt");
+    const history: Message[] = [
+      { role: "system", content: rolePrompt, message_id: "msg_sys", metadata: { message_source: "system", visibility: "hidden", starts_work: false } },
+      { role: "user", content: "Read the project and report.", message_id: "msg_task", metadata: { message_source: "leader", visibility: "chat", starts_work: true } },
+    ];
+    const window = new ContextWindow();
+    const notes = Array.from({ length: 12 }, (_, i) => `read src/module-${i}.ts (${i * 10} lines)`);
+    const call = (n: number) => window.build({ ...options("agent", history, 3_000), system: "You are: Researcher_1", privateNotes: notes.slice(0, n) });
+    call(1);
+    const before = tokenizerStats.chars;
+    const report = call(12).report;
+    const spent = tokenizerStats.chars - before;
+    expect(report.private.lines.filter((l) => l.included)).toHaveLength(12);
+    // the role prompt (thousands of characters) is not counted again; the notes and their section are
+    expect(spent).toBeLessThan(rolePrompt.length / 4);
+    expect(spent).toBeLessThan(2 * notes.join("\n").length + 200);
+  });
+
   it("1,000 messages appended one at a time: each looked at once per list, the fill visits a bounded number of items", () => {
     const history: Message[] = [{ role: "user", content: "Coordinate the audit", metadata: { message_source: "user" } }];
     const window = contextWindowFor(history);

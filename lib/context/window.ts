@@ -14,12 +14,12 @@
  */
 import type { ChatMessage } from "@/lib/models/types";
 import type { Message } from "@/lib/store/schemas";
-import { buildGlobal, buildPrivate } from "./lines";
+import { buildGlobal, buildPrivate, joinedTokens, systemMessageTokens } from "./lines";
 import { isGoalMessage, messagePromotions, messageWorkNotes } from "./markers";
 import type { SliceReport } from "./report";
 import { fillScene } from "./scene-fill";
 import { SceneUnits } from "./scene-units";
-import { countTokens, messageTokens, TOKENIZER_NAME } from "./tokens";
+import { TOKENIZER_NAME } from "./tokens";
 import { resolveBudgets, type BuildModelInputOptions, type ModelInput } from "./types";
 
 /** Largest share of the scene budget one non-instruction item may take before its texts are cut. */
@@ -89,15 +89,16 @@ export class ContextWindow {
     this.#fillVisits += scene.visited;
 
     // an agent's saved system message (base + role prompt) comes first; `system` adds to it
-    const systemText = [this.#scene.leadText, options.system.trim()].filter(Boolean).join("\n\n");
+    const base = [this.#scene.leadText, options.system.trim()];
+    const systemText = base.filter(Boolean).join("\n\n");
     const global = buildGlobal(options.facts, options.promoted ?? [], budgets.global);
     const priv = buildPrivate(options.privateNotes ?? [], budgets.private);
     const systemMessage: ChatMessage = { role: "system", content: [systemText, global.text, priv.text].filter(Boolean).join("\n\n") };
     const report: SliceReport = {
       kind: options.kind,
       tokenizer: TOKENIZER_NAME,
-      system_tokens: countTokens(systemText),
-      total_tokens: messageTokens(systemMessage) + scene.report.used,
+      system_tokens: joinedTokens(base),
+      total_tokens: systemMessageTokens(base, global, priv) + scene.report.used,
       global: global.report,
       private: priv.report,
       scene: scene.report,

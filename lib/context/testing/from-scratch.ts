@@ -10,7 +10,7 @@ import { parseAgentMessage } from "@/lib/protocol/messages";
 import type { Message } from "@/lib/store/schemas";
 import { describeCalls, toChat } from "../chat";
 import { cutItem } from "../cut";
-import { buildGlobal, buildPrivate } from "../lines";
+import { buildGlobal, buildPrivate, joinedTokens, systemMessageTokens } from "../lines";
 import { isGoalMessage, isInterAgentText, messagePromotions, messageWorkNotes } from "../markers";
 import { preview, type SceneItem, type SceneWeight, type SliceReport } from "../report";
 import { countTokens, messageTokens, TOKENIZER_NAME } from "../tokens";
@@ -23,10 +23,9 @@ export function buildModelInputFromScratch(options: BuildModelInputOptions): Mod
 
   let lead = 0;
   while (lead < history.length && history[lead]!.role === "system") lead++;
-  const systemText = [...history.slice(0, lead).map((m) => m.content ?? ""), options.system]
-    .map((t) => t.trim())
-    .filter(Boolean)
-    .join("\n\n");
+  const leadText = history.slice(0, lead).map((m) => (m.content ?? "").trim()).filter(Boolean).join("\n\n");
+  const base = [leadText, options.system.trim()];
+  const systemText = base.filter(Boolean).join("\n\n");
 
   const global = buildGlobal(options.facts, options.promoted ?? [], budgets.global);
   const priv = buildPrivate(options.privateNotes ?? [], budgets.private);
@@ -36,8 +35,8 @@ export function buildModelInputFromScratch(options: BuildModelInputOptions): Mod
   const report: SliceReport = {
     kind: options.kind,
     tokenizer: TOKENIZER_NAME,
-    system_tokens: countTokens(systemText),
-    total_tokens: messageTokens(systemMessage) + scene.report.used,
+    system_tokens: joinedTokens(base),
+    total_tokens: systemMessageTokens(base, global, priv) + scene.report.used,
     global: global.report,
     private: priv.report,
     scene: scene.report,
