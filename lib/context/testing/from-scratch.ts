@@ -13,7 +13,7 @@ import { cutItem } from "../cut";
 import { buildGlobal, buildPrivate, joinedTokens, systemMessageTokens } from "../lines";
 import { isGoalMessage, isInterAgentText, messagePromotions, messageWorkNotes } from "../markers";
 import { preview, type SceneItem, type SceneWeight, type SliceReport } from "../report";
-import { countTokens, messageTokens, TOKENIZER_NAME } from "../tokens";
+import { messageTokens, TOKENIZER_NAME } from "../tokens";
 import { placeholderText, resolveBudgets, type BuildModelInputOptions, type ModelInput } from "../types";
 
 /** `buildModelInput` computed from the whole history, with no state kept between calls. */
