@@ -9,6 +9,6 @@ import "server-only";
 export * from "./envelope";
 export * from "./messages";
 export * from "./timeline-record";
-export { appendTimeline, readTimeline, timelineFile, TIMELINE_FILE_NAME, type TimelineFilter, type TimelineReadResult } from "./timeline";
-export { appendJsonLine, parseJsonLines, type AppendResult, type BadLine, type JsonLinesResult, type LineParse } from "./jsonl";
+export { appendTimeline, readTimeline, timelineFile, timelineLine, TIMELINE_FILE_NAME, type TimelineFilter, type TimelineReadResult } from "./timeline";
+export { appendJsonLine, parseJsonLines, type AppendResult, type BadLine, type JsonLinesResult, type LineParse } from "@/lib/store/jsonl";
 export { callAnsweredAt, endsWithResultOf, needsModelCall, unansweredToolCalls } from "./tool-calls";

@@ -6,7 +6,7 @@ import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ValidationError } from "@/lib/errors";
 import { follow, replyTo, startTrace } from "./envelope";
-import { appendJsonLine, appendStats, closeJsonLines, parseJsonLines } from "./jsonl";
+import { appendJsonLine, appendStats, closeJsonLines, parseJsonLines, syncJsonLines } from "@/lib/store/jsonl";
 import { appendTimeline, readTimeline, timelineFile } from "./timeline";
 import { timelineRecord, TimelineRecordSchema, type TimelineRecord } from "./timeline-record";
 
@@ -199,6 +199,30 @@ describe("appendTimeline / readTimeline", () => {
     expect(await fs.readFile(file, "utf8")).toBe('1\n{"torn\n2\n');
   });
 
+  it("writes a non-durable append without an fsync; syncJsonLines, a durable append or closing the file syncs it", async () => {
+    const conv = await freshConversation();
+    const file = path.join(conv, "lazy.jsonl");
+    await appendJsonLine(file, "0");
+    let syncs = appendStats.syncs;
+    await Promise.all([appendJsonLine(file, "1", { durable: false }), appendJsonLine(file, "2", { durable: false })]);
+    expect(appendStats.syncs).toBe(syncs);
+    expect(await fs.readFile(file, "utf8")).toBe("0\n1\n2\n");
+    await syncJsonLines(file);
+    expect(appendStats.syncs).toBe(syncs + 1);
+    await syncJsonLines(file); // nothing left unsynced
+    expect(appendStats.syncs).toBe(syncs + 1);
+    // a durable append in the same tick as a non-durable one syncs both with one fsync
+    syncs = appendStats.syncs;
+    await Promise.all([appendJsonLine(file, "3", { durable: false }), appendJsonLine(file, "4")]);
+    expect(appendStats.syncs).toBe(syncs + 1);
+    await syncJsonLines(file);
+    expect(appendStats.syncs).toBe(syncs + 1);
+    // closing a file that holds unsynced lines syncs them first
+    await appendJsonLine(file, "5", { durable: false });
+    await closeJsonLines(conv);
+    expect(appendStats.syncs).toBe(syncs + 2);
+  });
+
   it("appendJsonLine refuses a line with a line break", async () => {
     await expect(appendJsonLine(path.join(dir, "x.jsonl"), '{"a":\n1}')).rejects.toBeInstanceOf(RangeError);
   });
@@ -226,7 +250,7 @@ describe("parseJsonLines", () => {
 /** The real jsonl.ts and atomic.ts, transpiled to ES modules that a plain `node` child can import. */
 async function transpileForChild(into: string): Promise<void> {
   const sources: Array<[string, string]> = [
-    [path.join(import.meta.dirname, "jsonl.ts"), "jsonl.mjs"],
+    [path.join(import.meta.dirname, "..", "store", "jsonl.ts"), "jsonl.mjs"],
     [path.join(import.meta.dirname, "..", "store", "atomic.ts"), "atomic.mjs"],
   ];
   for (const [from, to] of sources) {
@@ -237,7 +261,7 @@ async function transpileForChild(into: string): Promise<void> {
     });
     const rewired = outputText
       .replace(/^import "server-only";\s*$/m, "")
-      .replace('from "@/lib/store/atomic"', 'from "./atomic.mjs"');
+      .replace('from "./atomic"', 'from "./atomic.mjs"');
     expect(rewired).not.toContain("@/");
     await fs.writeFile(path.join(into, to), rewired);
   }

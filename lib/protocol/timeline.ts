@@ -7,7 +7,7 @@ import "server-only";
 import path from "node:path";
 import { promises as fs } from "node:fs";
 import { ValidationError, zodIssues } from "@/lib/errors";
-import { appendJsonLine, parseJsonLines, type BadLine } from "./jsonl";
+import { appendJsonLine, parseJsonLines, type BadLine } from "@/lib/store/jsonl";
 import { TimelineRecordSchema, type TimelineRecord } from "./timeline-record";
 
 /** File name of the timeline inside a conversation folder. */
@@ -24,11 +24,19 @@ export function timelineFile(conversationDir: string): string {
  * recreates a deleted conversation.
  * @throws ValidationError when `record` does not fit {@link TimelineRecordSchema} (nothing is written).
  */
-export async function appendTimeline(file: string, record: TimelineRecord): Promise<TimelineRecord> {
+export async function appendTimeline(file: string, record: TimelineRecord): Promise<void> {
+  await appendJsonLine(file, timelineLine(record));
+}
+
+/**
+ * `record` validated and serialized as its timeline line (for a writer that appends it itself,
+ * such as an open conversation's step log).
+ * @throws ValidationError when `record` does not fit {@link TimelineRecordSchema}.
+ */
+export function timelineLine(record: TimelineRecord): string {
   const parsed = TimelineRecordSchema.safeParse(record);
   if (!parsed.success) throw new ValidationError("Invalid timeline record", zodIssues(parsed.error));
-  await appendJsonLine(file, JSON.stringify(parsed.data));
-  return parsed.data;
+  return JSON.stringify(parsed.data);
 }
 
 /** Filters for {@link readTimeline}. */

@@ -6,7 +6,7 @@ import "server-only";
  */
 import path from "node:path";
 import { conversationTopic, getBus } from "@/lib/bus";
-import { closeJsonLines } from "@/lib/protocol/jsonl";
+import { closeJsonLines } from "@/lib/store/jsonl";
 import { getApp } from "@/lib/server/app";
 import { limitsFromEnv } from "./config";
 import { Residency, type ResidencyCounts } from "./residency";

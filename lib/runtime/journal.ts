@@ -9,7 +9,7 @@ import "server-only";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { appendJsonLine, parseJsonLines } from "@/lib/protocol/jsonl";
+import { appendJsonLine, parseJsonLines } from "@/lib/store/jsonl";
 
 /** File name of the journal inside a conversation folder. */
 export const JOURNAL_FILE_NAME = "actions.jsonl";
@@ -27,10 +27,16 @@ export type JournalState = { status: "none" } | { status: "started" } | { status
 /** The journal of one conversation, read from its file once and then kept in memory. */
 export class ActionJournal {
   readonly file: string;
+  readonly #append: (line: string) => Promise<unknown>;
   #states: Promise<Map<string, JournalState>> | null = null;
 
-  constructor(conversationDir: string) {
+  /**
+   * `append` writes one line to the journal's file and resolves once it is durable (by default an
+   * fsynced append; the engine's storage sends it through the conversation's step log).
+   */
+  constructor(conversationDir: string, append?: (line: string) => Promise<unknown>) {
     this.file = path.join(conversationDir, JOURNAL_FILE_NAME);
+    this.#append = append ?? ((line) => appendJsonLine(this.file, line));
   }
 
   /** Every key's state, loaded on first use (this process is the journal's only writer). */
@@ -60,14 +66,14 @@ export class ActionJournal {
   /** Records that the action under `key` is about to run (durable before it runs). */
   async started(key: string): Promise<void> {
     const states = await this.#load();
-    await appendJsonLine(this.file, JSON.stringify({ key, status: "started", at: new Date().toISOString() }));
+    await this.#append(JSON.stringify({ key, status: "started", at: new Date().toISOString() }));
     if (states.get(key)?.status !== "done") states.set(key, { status: "started" });
   }
 
   /** Records the action's result. */
   async done(key: string, result: string): Promise<void> {
     const states = await this.#load();
-    await appendJsonLine(this.file, JSON.stringify({ key, status: "done", result, at: new Date().toISOString() }));
+    await this.#append(JSON.stringify({ key, status: "done", result, at: new Date().toISOString() }));
     states.set(key, { status: "done", result });
   }
 

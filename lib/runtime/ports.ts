@@ -13,10 +13,9 @@ import "server-only";
  */
 import path from "node:path";
 import { getBus, type Bus } from "@/lib/bus";
-import { appendTimeline, timelineFile, type TimelineRecord } from "@/lib/protocol";
-import { appendJsonLine } from "@/lib/protocol/jsonl";
+import { TIMELINE_FILE_NAME, timelineLine, type TimelineRecord } from "@/lib/protocol";
 import type { ConversationStore } from "@/lib/store";
-import { ActionJournal, type JournalState } from "./journal";
+import { ActionJournal, JOURNAL_FILE_NAME, type JournalState } from "./journal";
 
 /** Per-call context reports of a conversation (an addition to the seed's layout). */
 export const CONTEXT_FILE_NAME = "context.jsonl";
@@ -28,7 +27,17 @@ export const CONTEXT_FILE_NAME = "context.jsonl";
  */
 export type ConversationFiles = Pick<
   ConversationStore,
-  "get" | "update" | "readLeaderMessages" | "updateLeaderMessages" | "createAgent" | "readAgentMetadata" | "updateAgentMetadata" | "readAgentMessages" | "updateAgentMessages" | "listAgents"
+  | "get"
+  | "update"
+  | "readLeaderMessages"
+  | "updateLeaderMessages"
+  | "createAgent"
+  | "readAgentMetadata"
+  | "updateAgentMetadata"
+  | "readAgentMessages"
+  | "updateAgentMessages"
+  | "listAgents"
+  | "appendLine"
 >;
 
 /** The action journal of one conversation: a key is durably `started` before its effect runs, `done` with its result after. */
@@ -59,14 +68,18 @@ export interface EngineStorage {
  */
 export type EngineBus = Pick<Bus, "publish" | "subscribe">;
 
-/** The default storage: the file store of a data folder, with the timeline, context reports and journal beside each conversation's files. */
+/**
+ * The default storage: the file store of a data folder, with the timeline, context reports and
+ * journal beside each conversation's files, appended through the store (so an open
+ * conversation's step log makes them durable with its other changes of the tick).
+ */
 export function fileStorage(root: string, store: ConversationStore): EngineStorage {
   const dirOf = (convId: string) => path.join(root, "conversations", convId);
   return {
     conversations: store,
-    appendTimeline: async (convId, record) => void (await appendTimeline(timelineFile(dirOf(convId)), record)),
-    appendContextReport: (convId, line) => appendJsonLine(path.join(dirOf(convId), CONTEXT_FILE_NAME), line).then(() => undefined),
-    journal: (convId) => new ActionJournal(dirOf(convId)),
+    appendTimeline: (convId, record) => store.appendLine(convId, TIMELINE_FILE_NAME, timelineLine(record)),
+    appendContextReport: (convId, line) => store.appendLine(convId, CONTEXT_FILE_NAME, line),
+    journal: (convId) => new ActionJournal(dirOf(convId), (line) => store.appendLine(convId, JOURNAL_FILE_NAME, line)),
   };
 }
 

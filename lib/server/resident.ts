@@ -6,7 +6,7 @@ import "server-only";
  */
 import type { ResidentReport } from "@/lib/api/contract";
 import { getBus } from "@/lib/bus";
-import { openJsonLineFiles } from "@/lib/protocol/jsonl";
+import { openJsonLineFiles } from "@/lib/store/jsonl";
 import { runtimeResidency } from "@/lib/runtime";
 import { getStreamSlots, snapshotCacheFor } from "@/lib/sse";
 import type { AstrionApp } from "./app";

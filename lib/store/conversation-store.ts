@@ -28,7 +28,9 @@ import { ListConversationsQuerySchema, type ConversationList, type StoreProblem 
 import { AstrionError, ConflictError, CorruptFileError, NotFoundError, ValidationError, zodIssues } from "@/lib/errors";
 import { assertProjectFolder } from "@/lib/workspace/project-folder";
 import { fsyncDir, withFileLock } from "./atomic";
+import { appendJsonLine } from "./jsonl";
 import { LiveConversation, type LoadReport } from "./live-conversation";
+import type { LoggedLineFile } from "./step-records";
 import type { IndexReport } from "./conversation-index";
 import { IndexKeeper } from "./index-keeper";
 import { readJsonFile, updateJsonFile, writeJsonAtomic, writeJsonAtomicUnlocked } from "./files";
@@ -760,6 +762,21 @@ export class ConversationStore {
     const { offset, limit } = parsed.data;
     const page = this.#keeper.index.query(parsed.data);
     return { ...page, offset, limit, problems: this.#distinct(this.#unusableFiles()) };
+  }
+
+  // ---------------------------------------------------------------- timeline, context reports, journal
+
+  /**
+   * Appends `line` to one of a conversation's JSON Lines files (timeline.jsonl, context.jsonl,
+   * actions.jsonl) and resolves once it is durable: through the step log when the conversation is
+   * open (lib/store/logged-lines.ts), with an fsync of its own otherwise. The conversation's folder
+   * must exist (a deleted conversation is not recreated).
+   */
+  async appendLine(id: string, name: LoggedLineFile, line: string): Promise<void> {
+    parseConversationId(id);
+    const live = this.#live.get(id);
+    if (live) return live.appendLine(name, line);
+    await appendJsonLine(path.join(conversationDir(this.root, id), name), line);
   }
 
   // ---------------------------------------------------------------- leader messages

@@ -13,3 +13,4 @@ export * from "./files";
 export * from "./lock";
 export * from "./conversation-store";
 export * from "./conversation-index";
+export { LOGGED_LINE_FILES, type LoggedLineFile } from "./step-records";

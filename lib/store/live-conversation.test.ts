@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ValidationError } from "@/lib/errors";
 import { ConversationStore } from "./conversation-store";
 import { toPythonJson } from "./json";
+import { appendStats, closeJsonLines } from "./jsonl";
 import { LiveConversation, messagesDelta, STEP_LOG_FILE } from "./live-conversation";
 import type { Message } from "./schemas";
 
@@ -121,6 +122,53 @@ describe("a live conversation", () => {
     expect(live.logStats).toMatchObject({ records: 3, syncs: 1 });
     expect((await fs.stat(path.join(convDir, STEP_LOG_FILE))).size).toBeGreaterThan(before);
     await live.close();
+  });
+
+  it("makes a tick's timeline, context and journal lines durable with the same one log sync as its seed changes", async () => {
+    const { store, id, agentId, convDir } = await conversation();
+    const { live } = await LiveConversation.load(store.root, id);
+    const syncs = appendStats.syncs;
+    await Promise.all([
+      live.updateAgentMessages(agentId, (f) => ({ ...f, messages: [...f.messages, msg(1, "assistant")] })),
+      live.appendLine("timeline.jsonl", JSON.stringify({ n: 1 })),
+      live.appendLine("context.jsonl", JSON.stringify({ n: 2 })),
+      live.appendLine("actions.jsonl", JSON.stringify({ key: "k", status: "started" })),
+    ]);
+    expect(live.logStats).toMatchObject({ records: 4, syncs: 1 });
+    // written to their files already (readers see them), with no fsync of their own
+    expect(await fileText(path.join(convDir, "timeline.jsonl"))).toBe('{"n":1}\n');
+    expect(await fileText(path.join(convDir, "context.jsonl"))).toBe('{"n":2}\n');
+    expect(appendStats.syncs).toBe(syncs);
+    // the checkpoint at close syncs them before it empties the log
+    await live.close();
+    expect(appendStats.syncs).toBe(syncs + 3);
+    expect((await fs.stat(path.join(convDir, STEP_LOG_FILE))).size).toBe(0);
+  });
+
+  it("puts back, after a crash, the logged lines a file lost or never got, in order and once", async () => {
+    const { store, id, convDir } = await conversation();
+    const { live } = await LiveConversation.load(store.root, id);
+    const timeline = path.join(convDir, "timeline.jsonl");
+    for (let i = 1; i <= 6; i++) await live.appendLine("timeline.jsonl", JSON.stringify({ seq: i }));
+    await live.appendLine("actions.jsonl", JSON.stringify({ key: "a", status: "started" }));
+    await live.detach();
+    await closeJsonLines(convDir); // a new process holds no file open
+    // As a power loss could leave them: the timeline lost its last 3 lines and kept a torn
+    // fragment of the next; the journal lost its file.
+    const kept = (await fileText(timeline)).split("\n").slice(0, 3).join("\n");
+    await fs.writeFile(timeline, `${kept}\n{"seq":`);
+    await fs.rm(path.join(convDir, "actions.jsonl"));
+
+    const { live: again } = await LiveConversation.load(store.root, id);
+    const lines = (await fileText(timeline)).split("\n").filter(Boolean);
+    // the torn fragment stays (an audit log is never rewritten), sealed by the first restored line
+    expect(lines).toEqual(['{"seq":1}', '{"seq":2}', '{"seq":3}', '{"seq":', '{"seq":4}', '{"seq":5}', '{"seq":6}']);
+    expect(await fileText(path.join(convDir, "actions.jsonl"))).toBe('{"key":"a","status":"started"}\n');
+    await again.close();
+    // a second load has nothing to put back
+    const { live: third } = await LiveConversation.load(store.root, id);
+    expect((await fileText(timeline)).split("\n").filter(Boolean)).toHaveLength(7);
+    await third.close();
   });
 
   it("replays the log over seed files a crash left behind, and the replay is idempotent", async () => {

@@ -1,7 +1,8 @@
 import "server-only";
 /**
  * One conversation's files held in memory by their single writer (the conversation engine),
- * loaded once and made durable through one write path:
+ * loaded once and made durable through one write path (the JSON Lines files beside them, the
+ * timeline, context reports and action journal, go through it too: lib/store/logged-lines.ts):
  *
  * 1. A change is applied in memory, then recorded in the conversation's step log
  *    (`steps.jsonl`, an addition to the seed's layout) — one fsync per tick for every change made
@@ -41,7 +42,8 @@ import {
 } from "./schemas";
 import { SeedWriter } from "./seed-writer";
 import { openStepLog, type StepLog } from "./step-log";
-import { applyDelta, checked, headOf, messagesDelta, parsed, StepRecordSchema, type StepRecord } from "./step-records";
+import { LineFiles, restoreLines } from "./logged-lines";
+import { applyDelta, checked, headOf, messagesDelta, parsed, StepRecordSchema, type LoggedLineFile, type StepRecord } from "./step-records";
 
 export { messagesDelta, StepRecordSchema, type StepRecord } from "./step-records";
 import { localTimestamp } from "./time";
@@ -89,6 +91,8 @@ export class LiveConversation {
   readonly #hooks: LiveHooks;
   /** Rewrites the seed files from memory once the log holds their changes. */
   readonly #seed: SeedWriter<FileKey>;
+  /** The timeline, context reports and journal beside the seed files, made durable by the log. */
+  readonly #lines: LineFiles;
   /** Per-file queues, so an async mutator never races another change of the same file. */
   readonly #queues = new Map<string, Promise<unknown>>();
   #checkpointing: Promise<void> | null = null;
@@ -98,6 +102,7 @@ export class LiveConversation {
     this.root = root;
     this.id = id;
     this.#seed = new SeedWriter((key) => this.#fileOf(key), `conversation ${id}`);
+    this.#lines = new LineFiles(conversationDir(root, id));
     this.#meta = meta;
     this.#leader = leader;
     this.#log = log;
@@ -142,7 +147,13 @@ export class LiveConversation {
         // An empty folder is an id claimed by a creation that a crash cut short: nothing to report.
         else if (!(failures.length === 2 && failures.every((f) => f.error instanceof NotFoundError))) broken.push(...failures);
       }
-      for (const raw of records) live.#replay(parsed(StepRecordSchema, raw, `A record of ${STEP_LOG_FILE}`));
+      const lines: Array<{ f: LoggedLineFile; line: string }> = [];
+      for (const raw of records) {
+        const record = parsed(StepRecordSchema, raw, `A record of ${STEP_LOG_FILE}`);
+        if (record.k === "line") lines.push(record);
+        else live.#replay(record);
+      }
+      if (lines.length) await restoreLines(conversationDir(root, id), lines);
       if (records.length) await live.checkpoint();
     } catch (error) {
       await log.close();
@@ -151,7 +162,7 @@ export class LiveConversation {
     return { live, report: { replayed: records.length, repairedBytes, broken } };
   }
 
-  #replay(record: StepRecord): void {
+  #replay(record: Exclude<StepRecord, { k: "line" }>): void {
     switch (record.k) {
       case "conv":
         this.#meta = record.v;
@@ -319,6 +330,18 @@ export class LiveConversation {
     return next;
   }
 
+  /**
+   * Appends `line` to one of the JSON Lines files beside the seed files (timeline, context
+   * reports, action journal): recorded in the step log with the tick's other changes and written
+   * to its file in the same tick; resolves once both are done (durable through the log).
+   */
+  async appendLine(name: LoggedLineFile, line: string): Promise<void> {
+    if (this.#closed) throw new Error(`conversation ${this.id} was closed`);
+    while (this.#checkpointing) await this.#checkpointing;
+    await Promise.all([this.#log.append({ k: "line", f: name, line }), this.#lines.write(name, line)]);
+    if (this.#log.size > CHECKPOINT_BYTES && !this.#checkpointing) await this.checkpoint();
+  }
+
   // ---------------------------------------------------------------- durability
 
   async #commit(records: StepRecord[], keys: FileKey[]): Promise<void> {
@@ -355,6 +378,7 @@ export class LiveConversation {
       await this.#seed.all();
       this.#seed.mark(["meta", "leader", ...this.agentIds().flatMap((id): FileKey[] => [`agent:${id}`, `agent_messages:${id}`])]);
       await this.#seed.all(true);
+      await this.#lines.sync();
       await this.#log.truncate();
     })();
     try {

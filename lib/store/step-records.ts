@@ -10,12 +10,22 @@ import { AgentMetadataSchema, ConversationMetadataSchema, MessageSchema, type Me
 const HeadSchema = z.record(z.string(), z.unknown());
 const MessagesDelta = { at: z.number().int().nonnegative(), add: z.array(MessageSchema), head: HeadSchema };
 
+/**
+ * The JSON Lines files beside a conversation's seed files whose appends an open conversation
+ * records in its step log (lib/store/logged-lines.ts): the timeline, the context reports, the
+ * action journal.
+ */
+export const LOGGED_LINE_FILES = ["timeline.jsonl", "context.jsonl", "actions.jsonl"] as const;
+/** One of {@link LOGGED_LINE_FILES}. */
+export type LoggedLineFile = (typeof LOGGED_LINE_FILES)[number];
+
 /** One record of the step log. */
 export const StepRecordSchema = z.discriminatedUnion("k", [
   z.object({ k: z.literal("conv"), v: ConversationMetadataSchema }),
   z.object({ k: z.literal("leader"), ...MessagesDelta }),
   z.object({ k: z.literal("agent"), id: z.number().int().positive(), v: AgentMetadataSchema }),
   z.object({ k: z.literal("agent_messages"), id: z.number().int().positive(), ...MessagesDelta }),
+  z.object({ k: z.literal("line"), f: z.enum(LOGGED_LINE_FILES), line: z.string() }),
 ]);
 /** One record of the step log. */
 export type StepRecord = z.infer<typeof StepRecordSchema>;

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { SliceReportSchema } from "@/lib/context/report";
 import { NotFoundError } from "@/lib/errors";
 import { json, parseWith, route } from "@/lib/http";
-import { parseJsonLines } from "@/lib/protocol/jsonl";
+import { parseJsonLines } from "@/lib/store/jsonl";
 import { CONTEXT_FILE_NAME } from "@/lib/runtime";
 import { getApp } from "@/lib/server/app";
 import { ConversationIdSchema } from "@/lib/store/schemas";

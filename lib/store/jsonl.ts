@@ -1,22 +1,25 @@
 /**
- * Durable append-only JSON Lines files (the audit timeline). Besides "server-only" it imports only
- * Node built-ins and the store's lock, so a test can transpile it and run it in a child process
- * that is killed mid-append.
+ * Append-only JSON Lines files (the audit timeline, the context reports, the action journal).
+ * Besides "server-only" it imports only Node built-ins and the store's atomic helpers, so a test
+ * can transpile it and run it in a child process that is killed mid-append.
  *
  * Appends are group-committed: every line appended to one file during one turn of the event loop
- * is written with one `write` and made durable with one `fsync`, through a file handle kept open
- * between appends (at most {@link MAX_OPEN_FILES} at once, the least recently used closed first).
- * An append resolves only once its line is on disk, so the bus, which publishes an envelope only
- * after its line is written, never shows a client an event that a crash could lose. A crash can
- * still cut the last line short (power loss mid-write); readers drop such a tail, and the next
- * append first ends it with a newline, so a torn fragment never glues itself to the front of a
- * good record. The fragment is kept (an audit log is never rewritten) and readers report it as a
- * bad line.
+ * is written with one `write` and, when any of them asks for it, made durable with one `fsync`,
+ * through a file handle kept open between appends (at most {@link MAX_OPEN_FILES} at once, the
+ * least recently used closed first). A durable append resolves only once its line is on disk, so
+ * the bus, which publishes an envelope only after its line is written, never shows a client an
+ * event that a crash could lose. A non-durable append (`{ durable: false }`) is for a line that is
+ * durable elsewhere already (an open conversation's step log holds it and puts it back after a
+ * crash; lib/store/live-conversation.ts): it resolves once written, and {@link syncJsonLines}
+ * makes it durable later. A crash can still cut the last line short (power loss mid-write);
+ * readers drop such a tail, and the next append first ends it with a newline, so a torn fragment
+ * never glues itself to the front of a good record. The fragment is kept (an audit log is never
+ * rewritten) and readers report it as a bad line.
  */
 import "server-only";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { fsyncDir } from "@/lib/store/atomic";
+import { fsyncDir } from "./atomic";
 
 const NEWLINE = 0x0a;
 
@@ -31,6 +34,7 @@ export interface AppendResult {
 
 interface Waiter {
   line: string;
+  durable: boolean;
   resolve: (result: AppendResult) => void;
   reject: (error: Error) => void;
 }
@@ -41,6 +45,8 @@ interface Appender {
   queue: Waiter[];
   flushing: Promise<void> | null;
   lastUse: number;
+  /** Lines written since the last fsync of the file. */
+  unsynced: boolean;
 }
 
 const APPENDERS_KEY = Symbol.for("astrion.protocol.jsonlAppenders");
@@ -55,26 +61,60 @@ function appenders(): Map<string, Appender> {
 }
 
 /**
- * Appends `line` and a `\n` to `file` (creating it, not its folder) and resolves only once the
- * line is fsynced. Appends to one file land in call order; appends made in the same tick share
- * one write and one fsync.
+ * Appends `line` and a `\n` to `file` (creating it, not its folder) and resolves once the line
+ * is fsynced, or only written with `{ durable: false }`. Appends to one file land in call order;
+ * appends made in the same tick share one write and one fsync.
  * @throws RangeError when `line` contains a newline (it would become two records).
  */
-export function appendJsonLine(file: string, line: string): Promise<AppendResult> {
+export function appendJsonLine(file: string, line: string, opts: { durable?: boolean } = {}): Promise<AppendResult> {
   if (line.includes("\n") || line.includes("\r")) return Promise.reject(new RangeError("a JSON line must not contain a line break"));
+  const a = appenderOf(file);
+  a.lastUse = Date.now();
+  return new Promise<AppendResult>((resolve, reject) => {
+    a.queue.push({ line, durable: opts.durable !== false, resolve, reject });
+    a.flushing ??= flush(a);
+  });
+}
+
+function appenderOf(file: string): Appender {
   const abs = path.resolve(file);
   const map = appenders();
   let appender = map.get(abs);
   if (!appender) {
-    appender = { file: abs, handle: null, queue: [], flushing: null, lastUse: 0 };
+    appender = { file: abs, handle: null, queue: [], flushing: null, lastUse: 0, unsynced: false };
     map.set(abs, appender);
   }
-  const a = appender;
-  a.lastUse = Date.now();
-  return new Promise<AppendResult>((resolve, reject) => {
-    a.queue.push({ line, resolve, reject });
-    a.flushing ??= flush(a);
-  });
+  return appender;
+}
+
+/**
+ * Makes every line appended to `file` so far durable: waits for queued appends, then fsyncs the
+ * file when a non-durable append left it unsynced (a checkpoint of the step log that held them).
+ * A file closed meanwhile was synced as it was closed.
+ */
+export async function syncJsonLines(file: string): Promise<void> {
+  const a = appenders().get(path.resolve(file));
+  if (!a) return;
+  while (a.flushing) await a.flushing;
+  if (a.unsynced && a.handle) await syncHandle(a, a.handle);
+}
+
+async function syncHandle(a: Appender, handle: fs.FileHandle): Promise<void> {
+  await handle.sync();
+  a.unsynced = false;
+  appendStats.syncs += 1;
+}
+
+/** Closes an appender's file, syncing what non-durable appends left in it first. */
+async function closeAppender(a: Appender): Promise<void> {
+  const handle = a.handle;
+  a.handle = null;
+  if (!handle) return;
+  try {
+    if (a.unsynced) await syncHandle(a, handle);
+  } finally {
+    await handle.close().catch(() => undefined);
+  }
 }
 
 async function flush(a: Appender): Promise<void> {
@@ -111,9 +151,12 @@ async function flush(a: Appender): Promise<void> {
           const { bytesWritten } = await a.handle.write(data, offset, data.length - offset, null);
           offset += bytesWritten;
         }
-        await a.handle.sync();
-        appendStats.syncs += 1;
         appendStats.lines += batch.length;
+        if (batch.some((w) => w.durable)) {
+          await a.handle.sync();
+          appendStats.syncs += 1;
+          a.unsynced = false;
+        } else a.unsynced = true;
         if (created) await fsyncDir(path.dirname(a.file));
         batch.forEach((w, i) => w.resolve({ sealedTornLine: sealed && i === 0 }));
       } catch (error) {
@@ -142,10 +185,8 @@ async function closeLeastRecentlyUsed(): Promise<void> {
   if (open.length <= MAX_OPEN_FILES) return;
   const idle = open.filter((a) => !a.queue.length && !a.flushing).sort((x, y) => x.lastUse - y.lastUse);
   for (const a of idle.slice(0, open.length - MAX_OPEN_FILES)) {
-    const handle = a.handle;
-    a.handle = null;
     map.delete(a.file);
-    await handle?.close().catch(() => undefined);
+    await closeAppender(a).catch(() => undefined);
   }
 }
 
@@ -159,10 +200,8 @@ export async function closeJsonLines(dir: string): Promise<void> {
   for (const a of [...map.values()]) {
     if (!a.file.startsWith(prefix)) continue;
     while (a.flushing) await a.flushing;
-    const handle = a.handle;
-    a.handle = null;
     map.delete(a.file);
-    await handle?.close().catch(() => undefined);
+    await closeAppender(a).catch(() => undefined);
   }
 }
 
