@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ValidationError } from "@/lib/errors";
 import { ConversationStore } from "./conversation-store";
+import { SYNC_WRITE_LIMIT } from "./atomic";
 import { toPythonJson } from "./json";
 import { appendStats, closeJsonLines } from "./jsonl";
 import { LiveConversation, messagesDelta, STEP_LOG_FILE } from "./live-conversation";
@@ -92,7 +93,9 @@ describe("a live conversation", () => {
       return real(file as string, data as string, options as never);
     });
     try {
-      await live.updateLeader((f) => ({ ...f, messages: [...f.messages, msg(1)] }), { touch: false });
+      // A large file (small ones are written synchronously: nothing to hang there).
+      const big = { ...msg(1), content: "x".repeat(SYNC_WRITE_LIMIT) };
+      await live.updateLeader((f) => ({ ...f, messages: [...f.messages, big] }), { touch: false });
       // The rewrite comes a moment later (the delay lets a burst share it); here it starts and hangs.
       expect(writes).toHaveLength(0);
       while (writes.length === 0) await new Promise((r) => setTimeout(r, 5));
@@ -121,6 +124,19 @@ describe("a live conversation", () => {
     ]);
     expect(live.logStats).toMatchObject({ records: 3, syncs: 1 });
     expect((await fs.stat(path.join(convDir, STEP_LOG_FILE))).size).toBeGreaterThan(before);
+    await live.close();
+  });
+
+  it("writes nothing for a change that hands back the object it was given", async () => {
+    const { store, id, agentId } = await conversation();
+    const { live } = await LiveConversation.load(store.root, id);
+    const before = { leader: live.leader, meta: live.metadata, agent: live.agentMetadata(agentId), messages: live.agentMessages(agentId) };
+    await live.updateLeader((f) => f);
+    await live.updateMetadata((m) => m);
+    await live.updateAgentMetadata(agentId, (m) => m);
+    await live.updateAgentMessages(agentId, (f) => f);
+    expect(live.logStats.records).toBe(0);
+    expect({ leader: live.leader, meta: live.metadata, agent: live.agentMetadata(agentId), messages: live.agentMessages(agentId) }).toEqual(before);
     await live.close();
   });
 

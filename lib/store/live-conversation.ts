@@ -19,6 +19,9 @@ import "server-only";
  * it changes nothing. The seed files on disk are always complete, valid JSON in the seed's
  * format; after a crash they are at most a few records behind the log, and a load catches up.
  *
+ * A change whose mutator hands back the very object it was given changes nothing and writes
+ * nothing (not even `updated_at`).
+ *
  * Reads never touch the disk. Writes validate only what changed (the new messages, the small
  * metadata), so a step costs O(what it adds) plus the seed's whole-file rewrite of messages.json.
  */
@@ -246,8 +249,9 @@ export class LiveConversation {
   /** Changes metadata.json (`id` fixed, `updated_at` now); resolves once durable. */
   updateMetadata(fn: Mutator<ConversationMetadata>): Promise<ConversationMetadata> {
     return this.#serial("meta", async () => {
+      this.#assertOpen();
       const changed = await fn(this.#meta);
-      return this.#applyMetadata(changed);
+      return changed === this.#meta ? changed : this.#applyMetadata(changed);
     });
   }
 
@@ -275,7 +279,11 @@ export class LiveConversation {
    * is false, metadata.json gets the same `updated_at`. Resolves once durable.
    */
   updateLeader(fn: Mutator<LeaderMessagesFile>, opts: { touch?: boolean } = {}): Promise<LeaderMessagesFile> {
-    return this.#serial("leader", async () => this.#applyLeader(this.#leader, await fn(this.#leader), opts));
+    return this.#serial("leader", async () => {
+      this.#assertOpen();
+      const changed = await fn(this.#leader);
+      return changed === this.#leader ? changed : this.#applyLeader(this.#leader, changed, opts);
+    });
   }
 
   async #applyLeader(prev: LeaderMessagesFile, changed: LeaderMessagesFile, opts: { touch?: boolean }): Promise<LeaderMessagesFile> {
@@ -306,7 +314,10 @@ export class LiveConversation {
   updateAgentMetadata(agentId: number, fn: Mutator<AgentMetadata>): Promise<AgentMetadata> {
     const files = this.#agent(agentId);
     return this.#serial(`agent:${agentId}`, async () => {
-      const next = checked(AgentMetadataSchema, { ...(await fn(files.meta)), agent_id: agentId, updated_at: localTimestamp() }, `agent ${agentId}'s metadata.json`);
+      this.#assertOpen();
+      const changed = await fn(files.meta);
+      if (changed === files.meta) return changed;
+      const next = checked(AgentMetadataSchema, { ...changed, agent_id: agentId, updated_at: localTimestamp() }, `agent ${agentId}'s metadata.json`);
       files.meta = next;
       await this.#commit([{ k: "agent", id: agentId, v: next }], [`agent:${agentId}`]);
       return next;
@@ -316,7 +327,11 @@ export class LiveConversation {
   /** Changes a sub-agent's messages.json (`agent_id` fixed, `updated_at` now); resolves once durable. */
   updateAgentMessages(agentId: number, fn: Mutator<AgentMessagesFile>): Promise<AgentMessagesFile> {
     const files = this.#agent(agentId);
-    return this.#serial(`agent_messages:${agentId}`, async () => this.#applyAgentMessages(agentId, files, await fn(files.messages)));
+    return this.#serial(`agent_messages:${agentId}`, async () => {
+      this.#assertOpen();
+      const changed = await fn(files.messages);
+      return changed === files.messages ? changed : this.#applyAgentMessages(agentId, files, changed);
+    });
   }
 
   async #applyAgentMessages(agentId: number, files: AgentFiles, changed: AgentMessagesFile): Promise<AgentMessagesFile> {
@@ -336,7 +351,7 @@ export class LiveConversation {
    * to its file in the same tick; resolves once both are done (durable through the log).
    */
   async appendLine(name: LoggedLineFile, line: string): Promise<void> {
-    if (this.#closed) throw new Error(`conversation ${this.id} was closed`);
+    this.#assertOpen();
     while (this.#checkpointing) await this.#checkpointing;
     await Promise.all([this.#log.append({ k: "line", f: name, line }), this.#lines.write(name, line)]);
     if (this.#log.size > CHECKPOINT_BYTES && !this.#checkpointing) await this.checkpoint();
@@ -344,8 +359,12 @@ export class LiveConversation {
 
   // ---------------------------------------------------------------- durability
 
-  async #commit(records: StepRecord[], keys: FileKey[]): Promise<void> {
+  #assertOpen(): void {
     if (this.#closed) throw new Error(`conversation ${this.id} was closed`);
+  }
+
+  async #commit(records: StepRecord[], keys: FileKey[]): Promise<void> {
+    this.#assertOpen();
     while (this.#checkpointing) await this.#checkpointing;
     this.#seed.mark(keys);
     await Promise.all(records.map((r) => this.#log.append(r)));
