@@ -270,6 +270,23 @@ describe("snapshot first", () => {
   });
 });
 
+describe("one write per turn", () => {
+  it("sends the events published in one turn of the event loop as one chunk, in order", async () => {
+    const bus = new EventBus({ bootId: "b" });
+    const stream = createEventStream({ bus, topic: CONV, snapshot: async () => SNAP, heartbeatMs: 0 });
+    const client = new SseClient(stream);
+    await client.until(() => client.events().length === 1); // the snapshot
+    // published from separate callbacks of one turn (as steps finishing together do), text between
+    for (let i = 1; i <= 5; i++) setImmediate(() => bus.publish(CONV, ev(i)));
+    setImmediate(() => bus.publish(CONV, delta(6)));
+    await tick();
+    await tick();
+    const before = client.events().length;
+    await client.read();
+    expect(client.events().slice(before).map((e) => (e.event.type === "usage" ? nOf(e.event) : e.event.type))).toEqual([1, 2, 3, 4, 5, "delta"]);
+  });
+});
+
 describe("resume with Last-Event-ID", () => {
   it("replays what was missed, beyond one read's worth, then continues live, without a snapshot", async () => {
     const bus = heldBus({ bootId: "b" });

@@ -6,8 +6,8 @@ import "server-only";
  * number of the last event it handed to the socket) and reads onward from the bus's replay buffer
  * whenever the socket wants more (`pull`, `desiredSize`). So replay and live delivery are one path,
  * there can be no gap or duplicate at the seam between them, and a slow client costs one number.
- * The subscription only says "there is more"; the pumping is deferred to a microtask so the
- * publisher pays O(1) per connection.
+ * The subscription only says "there is more"; the pumping is deferred to the end of the event
+ * loop's turn, so the publisher pays O(1) per connection and a turn's events leave in one write.
  *
  * Live-only events (streamed text) are not in the bus's buffer: the subscription hands them over,
  * and the stream queues them (each knows the numbered event it follows) until the socket takes
@@ -28,6 +28,11 @@ import { getBus, isConversationTopic, type Bus, type ConversationMessage, type C
 import type { ConversationSnapshot, RuntimeEvent } from "@/lib/runtime/events";
 import { DEFAULT_RETRY_MS, encodeFrame, formatComment, formatEvent, formatOpening, frameOf, PING_FRAME } from "./frame";
 import { snapshotCacheFor } from "./snapshot-cache";
+
+/** `chunks` as one (the chunk itself when there is one). */
+function joined(chunks: Uint8Array[]): Uint8Array {
+  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+}
 
 /** Default interval of heartbeat comments. */
 export const DEFAULT_HEARTBEAT_MS = 15_000;
@@ -129,8 +134,11 @@ export function createEventStream(options: EventStreamOptions): ReadableStream<U
   };
   const onAbort = () => end("abort", true);
 
-  const enqueue = (bytes: Uint8Array) => {
+  /** Events in each chunk handed over (one unless a pass joined several), for the queue's size. */
+  const eventsIn = new WeakMap<Uint8Array, number>();
+  const enqueue = (bytes: Uint8Array, events = 1) => {
     try {
+      if (events !== 1) eventsIn.set(bytes, events);
       controller.enqueue(bytes);
       return true;
     } catch {
@@ -139,14 +147,18 @@ export function createEventStream(options: EventStreamOptions): ReadableStream<U
     }
   };
 
+  /**
+   * Hands the consumer what is ready, as one chunk per pass: the frames of up to `room` events
+   * (what the queue, sized in events, still takes) concatenated, so a burst costs one write.
+   */
   const pump = () => {
     scheduled = false;
     if (!ready || ended || pumping) return;
     pumping = true;
+    const out: Uint8Array[] = [];
     try {
-      for (;;) {
-        const room = controller.desiredSize ?? 0;
-        if (room <= 0) break;
+      let room = controller.desiredSize ?? 0;
+      while (room > 0) {
         // The numbered events published before the next live-only one go first.
         const following = live[0];
         const upTo = following ? following.after : Infinity;
@@ -154,22 +166,25 @@ export function createEventStream(options: EventStreamOptions): ReadableStream<U
           const next = bus.eventsAfter(topic, cursor, Math.min(room, upTo - cursor));
           if ("gap" in next) {
             // What this client still needs was evicted: it must resync from a snapshot.
-            enqueue(encodeFrame(formatComment("resync")));
-            end("gap", true);
+            out.push(encodeFrame(formatComment("resync")));
+            if (enqueue(joined(out), out.length)) end("gap", true);
             return;
           }
           if (next.events.length > 0) {
             for (const message of next.events) {
-              if (!enqueue(frameOf(message))) return;
+              out.push(frameOf(message));
               cursor = message.seq;
             }
+            room -= next.events.length;
             continue;
           }
         }
         if (!following) break;
         live.shift();
-        if (!enqueue(frameOf(following))) return;
+        out.push(frameOf(following));
+        room--;
       }
+      if (out.length && !enqueue(joined(out), out.length)) return;
     } finally {
       pumping = false;
     }
@@ -182,11 +197,12 @@ export function createEventStream(options: EventStreamOptions): ReadableStream<U
   };
 
   // Deferred so a burst of publishes costs the publisher a flag check per connection, and the
-  // serialization and checks run once per burst, after the publisher's synchronous work.
+  // serialization, checks and write run once per turn of the event loop, however many steps
+  // published in it.
   const schedule = () => {
     if (scheduled || ended) return;
     scheduled = true;
-    queueMicrotask(pump);
+    setImmediate(pump);
   };
 
   /** What the subscription hands over: numbered events are read from the buffer, live-only ones queued. */
@@ -275,6 +291,7 @@ export function createEventStream(options: EventStreamOptions): ReadableStream<U
         end("cancel", false);
       },
     },
-    new CountQueuingStrategy({ highWaterMark: feed }),
+    // Sized in events, not chunks: a chunk that joins several counts as that many.
+    { highWaterMark: feed, size: (chunk) => (chunk ? (eventsIn.get(chunk) ?? 1) : 1) },
   );
 }
