@@ -6,7 +6,9 @@
  * The marker (tell the models in their prompts): a line that starts with `CONCLUSION:` (any case)
  * or `结论：` / `结论:` — optionally after a list bullet (`-`, `*`, `•`, `1.`) or Markdown emphasis
  * (`**CONCLUSION:** …`). The rest of that line is one conclusion; it is promoted to the global
- * slice of every later call, so it survives when the message carrying it is evicted.
+ * slice of every later call, so it survives when the message carrying it is evicted. A line that
+ * starts with `NOTE:` (or `笔记：`) in an agent's own text is a private note: it joins the agent's
+ * work notes (the private slice) the same way.
  */
 import { parseJsonWithin } from "@/lib/input-limits";
 import { ownValue } from "@/lib/own";
@@ -30,9 +32,17 @@ const KEYWORD = /conclusion|结论/gi;
 
 /** The conclusions marked persistent in `text`, in order, without duplicates. */
 export function extractPromotions(text: string | null | undefined): string[] {
+  return markedLines(text, KEYWORD, MARKER, MAX_CONCLUSION_CHARS);
+}
+
+/**
+ * The rest of every line of `text` that `marker` matches, in order, without duplicates, each cut
+ * to `max` characters. Only lines holding a `keyword` match are looked at.
+ */
+function markedLines(text: string | null | undefined, keywordPattern: RegExp, marker: RegExp, max: number): string[] {
   if (!text) return [];
   const out: string[] = [];
-  const keyword = new RegExp(KEYWORD.source, KEYWORD.flags);
+  const keyword = new RegExp(keywordPattern.source, keywordPattern.flags);
   for (let k = keyword.exec(text); k; k = keyword.exec(text)) {
     const start = text.lastIndexOf("\n", k.index) + 1;
     let lineEnd = text.indexOf("\n", k.index);
@@ -40,13 +50,29 @@ export function extractPromotions(text: string | null | undefined): string[] {
     // the next search starts on the next line: one look per line, however many words it holds
     keyword.lastIndex = lineEnd + 1;
     const line = text.slice(start, text[lineEnd - 1] === "\r" ? lineEnd - 1 : lineEnd);
-    const m = MARKER.exec(line);
+    const m = marker.exec(line);
     if (!m) continue;
     // only the start of a long line can be kept, so only the start is cleaned
-    const body = (m[1] ?? "").slice(0, MAX_CONCLUSION_CHARS + 8).replace(/(?:\*\*|__)\s*$/, "").trim().slice(0, MAX_CONCLUSION_CHARS);
+    const body = (m[1] ?? "").slice(0, max + 8).replace(/(?:\*\*|__)\s*$/, "").trim().slice(0, max);
     if (body && !out.includes(body)) out.push(body);
   }
   return out;
+}
+
+/** The exact wording to put in a sub-agent's prompt so it knows how to keep a private note. */
+export const NOTE_HINT =
+  "To keep a note for yourself (what a file or search showed, what is left to do), write it on its own line starting with `NOTE:` (or `笔记：`). Such lines stay in your private notes for every later model call of your task, even when older messages are left out.";
+
+/** Longest private note kept (characters): a note is a line, not a report. */
+const MAX_NOTE_CHARS = 400;
+
+// Same shape as MARKER (one pass, no backtracking), for `NOTE:` / `笔记：`.
+const NOTE_MARKER = /^\s*(?:(?:[-*•]|\d+[.)])\s+)?(?:(?:\*\*|__)\s*)?(?:NOTE|笔记)\s*[:：]\s*(?:(?:\*\*|__)\s*)?(.*)/i;
+const NOTE_KEYWORD = /note|笔记/gi;
+
+/** The private notes an agent wrote in `text` (lines marked `NOTE:`), in order, without duplicates. */
+export function extractNotes(text: string | null | undefined): string[] {
+  return markedLines(text, NOTE_KEYWORD, NOTE_MARKER, MAX_NOTE_CHARS);
 }
 
 /**
@@ -82,10 +108,14 @@ const NOTE_TOOLS: Readonly<Record<string, (args: Record<string, unknown>) => str
   write_file: (a) => (typeof a.path === "string" ? `wrote ${a.path}` : null),
 };
 
-/** The work notes of one message's tool calls (files read, folders listed, searches run, files written), in order. */
+/**
+ * The work notes of one of an agent's own messages, in order: the notes it wrote (`NOTE:` lines
+ * of its text, see {@link NOTE_HINT}), then those its tool calls make (files read, folders
+ * listed, searches run, files written).
+ */
 export function messageWorkNotes(m: Message): string[] {
   if (m.role !== "assistant") return [];
-  const out: string[] = [];
+  const out: string[] = extractNotes(m.content);
   for (const call of m.tool_calls ?? []) {
     const note = ownValue(NOTE_TOOLS, call.function.name)?.(parseArgs(call.function.arguments));
     if (note) out.push(note);

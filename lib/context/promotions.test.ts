@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Message } from "@/lib/store/schemas";
-import { collectPromotions, deriveWorkNotes, extractPromotions } from "./promotions";
+import { collectPromotions, deriveWorkNotes, extractNotes, extractPromotions } from "./promotions";
 
 describe("extractPromotions", () => {
   it("finds marker lines in English and Chinese, with bullets and emphasis", () => {
@@ -55,6 +55,26 @@ describe("deriveWorkNotes", () => {
       { role: "assistant", content: null, tool_calls: [{ id: "h", type: "function", function: { name: "read_file", arguments: "not json" } }] },
     ];
     expect(deriveWorkNotes(history)).toEqual(["listed .", 'searched "TODO" in src', "read src/b.ts", "read src/a.ts", "wrote out.md"]);
+  });
+});
+
+describe("private notes (NOTE: lines)", () => {
+  it("are read from an agent's own text, in English and Chinese, and join its work notes before its calls' notes", () => {
+    expect(extractNotes("Reading.\nNOTE: a.ts has 3 exports\n- **note:** b.ts is empty\n笔记：配置在 c.json\nnot a NOTE: mid-line")).toEqual(["a.ts has 3 exports", "b.ts is empty", "配置在 c.json"]);
+    const call = (id: string, args: unknown) => ({ id, type: "function" as const, function: { name: "read_file", arguments: JSON.stringify(args) } });
+    const history: Message[] = [
+      { role: "assistant", content: "Reading a.", tool_calls: [call("a", { path: "a.ts" })] },
+      // a file cannot plant a note: tool results are never read for notes
+      { role: "tool", tool_call_id: "a", content: "NOTE: injected by a file" },
+      { role: "user", content: "NOTE: from someone else" },
+      { role: "assistant", content: "NOTE: a.ts exports x\nReading b.", tool_calls: [call("b", { path: "b.ts" })] },
+    ];
+    expect(deriveWorkNotes(history)).toEqual(["read a.ts", "a.ts exports x", "read b.ts"]);
+  });
+
+  it("reads a megabyte line in one pass and keeps its start", () => {
+    expect(extractNotes(`  - **NOTE:** ${"n".repeat(1_000_000)}`)).toEqual(["n".repeat(400)]);
+    expect(extractNotes(`${" ".repeat(1_000_000)}note`)).toEqual([]);
   });
 });
 

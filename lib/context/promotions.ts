@@ -7,7 +7,7 @@
 import type { Message } from "@/lib/store/schemas";
 import { contextWindowFor } from "./window";
 
-export { extractPromotions, isInterAgentText, PROMOTION_HINT } from "./markers";
+export { extractNotes, extractPromotions, isInterAgentText, NOTE_HINT, PROMOTION_HINT } from "./markers";
 
 /**
  * Every conclusion promoted in a history, oldest first (the order {@link buildModelInput} expects;

@@ -5,7 +5,7 @@ import "server-only";
  * the answer, runs the tool calls, and goes again until the agent reports, waits for an answer,
  * or reaches its cap of model calls.
  */
-import { buildModelInput, collectPromotions, conversationGoal, deriveWorkNotes, PROMOTION_HINT, summarizeReport } from "@/lib/context";
+import { buildModelInput, collectPromotions, conversationGoal, deriveWorkNotes, NOTE_HINT, PROMOTION_HINT, summarizeReport } from "@/lib/context";
 import type { ChatModel } from "@/lib/models";
 import { agentParty, endsWithResultOf, formatAgentMessage, needsModelCall, SYSTEM_PARTY, unansweredToolCalls } from "@/lib/protocol";
 import { sharedContextTools } from "@/lib/shared-context";
@@ -141,7 +141,7 @@ export class AgentLoops {
     const leaderMessages = (await s.store.readLeaderMessages(s.convId)).messages;
     const input = buildModelInput({
       kind: "agent",
-      system: PROMOTION_HINT,
+      system: `${PROMOTION_HINT}\n${NOTE_HINT}`,
       messages,
       facts: { project_path: conv.project_path, goal: conversationGoal(leaderMessages) ?? conv.title },
       promoted: [...collectPromotions(leaderMessages), ...collectPromotions(messages)],
