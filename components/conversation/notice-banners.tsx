@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useState } from "react";
 import type { Notice } from "@/lib/runtime/events";
+import { noticeText } from "@/lib/client/notices";
 import { useT } from "@/lib/i18n";
 
 const TONES: Record<Notice["level"], string> = {
@@ -43,7 +44,9 @@ export function NoticeBanners({ notices }: { notices: readonly Notice[] }) {
           >
             <div className="min-w-0 flex-1">
               <p className="font-medium">{t(`notice.title.${n.level}`)}</p>
-              <p className="mt-0.5 break-words">{n.message}</p>
+              <p className="mt-0.5 break-words" data-testid="notice-text">
+                {noticeText(n, t)}
+              </p>
               {modelProblem ? (
                 <p className="mt-1 text-xs">
                   {t("notice.modelHelp")}{" "}

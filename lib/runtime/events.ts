@@ -52,7 +52,12 @@ export const NoticeSchema = z.object({
   level: z.enum(["info", "warning", "error"]),
   /** `model_error`, `cap_agents`, `cap_calls`, `cap_spawn`, `stopped`, `interrupted`, … */
   code: z.string(),
+  /** The text in English (for logs and API clients); the UI renders `key` with `params` in its language. */
   message: z.string(),
+  /** The i18n message of the text (`notice.msg.…`). */
+  key: z.string().optional(),
+  /** Values of the message's `{name}` placeholders. */
+  params: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
   agent_id: z.number().nullable(),
   at: z.string(),
 });

@@ -32,7 +32,7 @@ describe("the engine's ports", () => {
     const state = new TeamState(app, "conv_ports", limitsFromEnv({}), ports);
     state.lastTrace = { trace_id: "trace_0123456789abcdef", turn_id: "turn_0123456789abcdef" };
     await state.emitNow({ type: "event", from: "system", to: "leader", payload: { x: 1 }, action: "probe", resource: "conversation:conv_ports" });
-    state.notice("info", "probe", "hello");
+    state.notice("info", "stopped", "notice.msg.stopped");
     expect(ports.timeline).toHaveLength(1);
     expect(ports.timeline[0]!.convId).toBe("conv_ports");
     expect(ports.timeline[0]!.record.action).toBe("probe");

@@ -77,10 +77,11 @@ export class TeamRun {
       await s.publishAgent(meta);
     }
     if (health === "DEGRADED" && was !== "DEGRADED") {
-      s.notice("warning", "model_degraded", h.fallback_key ? `${h.model_key} is failing (${h.reason}); ${h.fallback_key} answers instead.` : `${h.model_key} is failing (${h.reason}): ${h.message ?? ""}`, agentId);
+      if (h.fallback_key) s.notice("warning", "model_degraded", "notice.msg.modelDegradedFallback", { model: h.model_key, reason: String(h.reason), fallback: h.fallback_key }, agentId);
+      else s.notice("warning", "model_degraded", "notice.msg.modelDegraded", { model: h.model_key, reason: String(h.reason), detail: h.message ?? "" }, agentId);
       await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentId === null ? LEADER_PARTY : agentParty(agentId), payload: { model: h.model_key, reason: h.reason ?? null, fallback: h.fallback_key ?? null }, action: "degraded", resource: `model:${h.model_key}`, status: "failed" });
     } else if (health === "OK" && was === "DEGRADED") {
-      s.notice("info", "model_recovered", `${h.model_key} answers again.`, agentId);
+      s.notice("info", "model_recovered", "notice.msg.modelRecovered", { model: h.model_key }, agentId);
     }
   }
 
@@ -125,7 +126,7 @@ export class TeamRun {
     await this.#assertActive();
     const project = await s.projectGate();
     if (!project.ok) {
-      await s.projectRefused(project, LEADER_PARTY, "user_message", "This conversation cannot run");
+      await s.projectRefused(project, LEADER_PARTY, "user_message", "notice.msg.projectCannotRun");
       throw new ConflictError(`This conversation cannot run: ${project.message}`, { reason: project.reason, project_path: project.path });
     }
     // The person's words are audited like a model's: a preview and a hash of the full text.
@@ -182,7 +183,7 @@ export class TeamRun {
     s.setLeaderBusy(false);
     await s.refreshPhase();
     await s.emitNow({ type: "control", from: USER_PARTY, to: SYSTEM_PARTY, payload: {}, action: "stop", resource: `conversation:${this.convId}` });
-    s.notice("info", "stopped", "Stopped. Send a message to continue.");
+    s.notice("info", "stopped", "notice.msg.stopped");
     s.stopController = new AbortController();
   }
 
@@ -255,7 +256,8 @@ export class TeamRun {
     const who = agentId === null ? "Team Leader" : `agent ${agentId}`;
     console.error(`[astrion] ${this.convId} trace=${s.lastTrace?.trace_id ?? "-"} ${who} loop failed`, error);
     const fault = faultSummary(error);
-    s.notice("error", agentId === null ? "leader_failed" : "agent_failed", `The ${who} stopped on an internal error (${fault}); details are in the server's log.`, agentId);
+    if (agentId === null) s.notice("error", "leader_failed", "notice.msg.leaderFailed", { fault });
+    else s.notice("error", "agent_failed", "notice.msg.agentFailed", { agent: agentId, fault }, agentId);
     try {
       await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentId === null ? LEADER_PARTY : agentParty(agentId), payload: { fault }, action: agentId === null ? "leader_failed" : "agent_failed", resource: agentId === null ? "leader" : `agent:${agentId}`, status: "failed" });
       if (agentId === null) return;
@@ -285,7 +287,7 @@ export class TeamRun {
     // resumes nothing: no loop runs, no token is issued, and the person is told why.
     const project = await s.projectGate();
     if (!project.ok) {
-      await s.projectRefused(project, SYSTEM_PARTY, "resume", "This conversation was not resumed");
+      await s.projectRefused(project, SYSTEM_PARTY, "resume", "notice.msg.projectNotResumed");
       return;
     }
     const { agents } = await s.store.listAgents(this.convId);
@@ -295,7 +297,7 @@ export class TeamRun {
       if (permissions) ensureAgentToken({ conversation_id: this.convId, agent_id: a.agent_id, role_id: a.role_id, permissions, project_path: project.path });
       else {
         revokeAgentTokens(this.convId, a.agent_id);
-        s.notice("warning", "role_missing", `${a.display_name}'s role (${a.role_id}) is no longer in the library: it resumes without access to tools.`, a.agent_id);
+        s.notice("warning", "role_missing", "notice.msg.roleMissing", { agent: a.display_name, role: a.role_id }, a.agent_id);
       }
       this.#listen(a.agent_id);
       if (a.status === "running" || (a.status !== "waiting" && (a.pending_messages ?? []).length)) this.wakeAgent(a.agent_id);

@@ -52,7 +52,7 @@ async function drainInbox(s: TeamState, agentId: number): Promise<number> {
 
 async function capReached(s: TeamState, agentId: number, meta: AgentMeta): Promise<void> {
   const cap = s.limits.maxCallsPerTask;
-  s.notice("warning", "cap_calls", `${meta.display_name} reached ${cap} model calls for its task and was stopped.`, agentId);
+  s.notice("warning", "cap_calls", "notice.msg.agentCallCap", { agent: meta.display_name, cap }, agentId);
   await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { cap }, action: "cap_calls", resource: `agent:${agentId}`, status: "capped" });
   await deliverReport(s, agentId, meta, `I reached the limit of ${cap} model calls for this task and had to stop before finishing.`, "failed");
   await s.agentEvent(agentId, "pause");
@@ -127,7 +127,7 @@ export class AgentLoops {
     try {
       model = await modelFor(s.app.root, meta.model_key ?? conv.model_key);
     } catch (error) {
-      s.notice("error", "model_error", `${(error as Error).message} Configure models in models.json in the data folder.`, agentId);
+      s.notice("error", "model_error", "notice.msg.agentNoModel", { error: (error as Error).message }, agentId);
       await s.agentEvent(agentId, "pause");
       return false;
     }

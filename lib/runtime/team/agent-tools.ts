@@ -24,7 +24,7 @@ export async function dispatchAgentTool(s: TeamState, agentId: number, call: Too
   const name = call.function.name;
   if (name === "create_sub_agent") {
     await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { tool: name }, action: "create_sub_agent", resource: `agent:${agentId}`, status: "refused" });
-    s.notice("warning", "cap_spawn", `Agent ${agentId} tried to create a sub-agent; only the Team Leader can.`, agentId);
+    s.notice("warning", "cap_spawn", "notice.msg.spawnRefused", { agent: agentId }, agentId);
     return errorResult("sub-agents cannot create sub-agents; ask the Team Leader with ask_master if you need help");
   }
   const shared = isSharedContextTool(name);
@@ -131,7 +131,7 @@ async function narrowToRole(s: TeamState, meta: AgentMeta): Promise<void> {
   if (s.tokenOf(meta.agent_id)?.scopes.every((scope) => allowed.has(scope)) !== false) return;
   for (const n of narrowRoleTokens(meta.role_id, permissions)) {
     if (n.conversation_id !== s.convId) continue;
-    s.notice("warning", "token_narrowed", `Role ${meta.role_id} now allows less; agent ${n.agent_id} may only ${n.scopes.join(", ")}.`, n.agent_id);
+    s.notice("warning", "token_narrowed", "notice.msg.tokenNarrowed", { role: meta.role_id, agent: n.agent_id, scopes: n.scopes.join(", ") }, n.agent_id);
     await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentParty(n.agent_id), payload: { role_id: meta.role_id, scopes: n.scopes }, action: "token_narrowed", resource: `agent:${n.agent_id}` });
   }
 }

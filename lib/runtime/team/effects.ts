@@ -102,7 +102,8 @@ export async function resolveDangling(s: TeamState, agentId: number | null, call
       await appendToolResult(s, agentId, call, found);
     } else if (state?.status === "started" && !INTERNAL_EFFECTS.has(call.function.name)) {
       await appendToolResult(s, agentId, call, errorResult(`interrupted: the server stopped while ${call.function.name} was running; it was not run again. Check whether it took effect before trying again.`), { interrupted: true });
-      s.notice("warning", "interrupted", `${agentId === null ? "The Team Leader's" : `Agent ${agentId}'s`} ${call.function.name} was interrupted by a restart and was not run again.`, agentId);
+      if (agentId === null) s.notice("warning", "interrupted", "notice.msg.leaderInterrupted", { tool: call.function.name });
+      else s.notice("warning", "interrupted", "notice.msg.agentInterrupted", { agent: agentId, tool: call.function.name }, agentId);
       await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentId === null ? LEADER_PARTY : agentParty(agentId), payload: { tool: call.function.name }, action: call.function.name, resource: `tool_call:${call.id}`, status: "interrupted" });
     } else {
       // Read-only, never started, or an internal effect that did not happen: run it (now).

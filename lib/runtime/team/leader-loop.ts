@@ -89,7 +89,7 @@ export class LeaderLoop {
     if (!needsModelCall(file.messages)) return this.#again;
     // Counted from the saved messages, so the cap holds across a restart.
     if (leaderCallsSinceRequest(file.messages) >= s.limits.maxCallsPerTask) {
-      s.notice("warning", "cap_calls", `The Team Leader reached ${s.limits.maxCallsPerTask} model calls for this request and stopped. Send a message to continue.`);
+      s.notice("warning", "cap_calls", "notice.msg.leaderCallCap", { cap: s.limits.maxCallsPerTask });
       await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: LEADER_PARTY, payload: { cap: s.limits.maxCallsPerTask }, action: "cap_calls", resource: "leader", status: "capped" });
       return false;
     }
@@ -98,7 +98,7 @@ export class LeaderLoop {
     try {
       model = await modelFor(s.app.root, conv.model_key);
     } catch (error) {
-      s.notice("error", "model_error", `${(error as Error).message} Configure models in models.json in the data folder, or set OPENAI_BASE_URL and OPENAI_API_KEY.`);
+      s.notice("error", "model_error", "notice.msg.leaderNoModel", { error: (error as Error).message });
       return false;
     }
     const { allowed } = await s.authorizedChoices();

@@ -102,7 +102,7 @@ async function createSubAgent(s: TeamState, roleId: string, task: string, critic
   if (!project.ok) return s.projectRefused(project, LEADER_PARTY, "create_sub_agent");
   const conv = await s.store.get(s.convId);
   if (conv.agent_ids.length >= s.limits.maxAgents) {
-    s.notice("warning", "cap_agents", `The team already has ${s.limits.maxAgents} sub-agents, the most one conversation may create.`);
+    s.notice("warning", "cap_agents", "notice.msg.agentCap", { max: s.limits.maxAgents });
     await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: LEADER_PARTY, payload: { cap: s.limits.maxAgents }, action: "create_sub_agent", resource: `role:${roleId}`, status: "capped" });
     return errorResult(`cap reached: this conversation already has ${s.limits.maxAgents} sub-agents (the maximum). Reuse one with send_message_to_agent.`);
   }
@@ -112,7 +112,7 @@ async function createSubAgent(s: TeamState, roleId: string, task: string, critic
   let modelKey = conv.model_key;
   if (role.fields.model && lookupModel(registry, role.fields.model)) modelKey = role.fields.model;
   else if (role.fields.model && role.fields.model !== "inherit") {
-    s.notice("warning", "model_fallback", `Role ${role.fields.name} names model "${role.fields.model}", which is not in models.json; it uses the conversation's model (${conv.model_key}).`);
+    s.notice("warning", "model_fallback", "notice.msg.modelFallback", { role: role.fields.name, model: String(role.fields.model), fallback: conv.model_key });
   }
   const permissions = role.fields.permissions ?? ["read"];
   const taskId = await s.nextId("task");

@@ -11,6 +11,8 @@ import "server-only";
  */
 import path from "node:path";
 import { conversationTopic } from "@/lib/bus";
+import type { MessageKey } from "@/lib/i18n/dictionaries/en";
+import { translate, type MessageVars } from "@/lib/i18n/translate";
 import { agentToken, auditPayload, allowListFromMetadata, authorizedRoles, type AgentToken } from "@/lib/governance";
 import { normalizeTokenStatistics, usageAgentKey } from "@/lib/models";
 import { agentParty, follow, newTraceId, newTurnId, nextSeedId, replyTo, SYSTEM_PARTY, timelineRecord, type Envelope, type EnvelopeType, type SeedCounters, type SeedIdKind } from "@/lib/protocol";
@@ -52,6 +54,9 @@ interface ConversationExtras {
 }
 
 /** One conversation's shared run state. Made by {@link TeamRun}; one per conversation. */
+/** The i18n key of a notice's text. */
+export type NoticeKey = Extract<MessageKey, `notice.msg.${string}`>;
+
 export class TeamState {
   readonly app: AstrionApp;
   readonly convId: string;
@@ -137,8 +142,12 @@ export class TeamState {
     return meta.trace_id && meta.task_turn_id ? traceCause(meta.trace_id, meta.task_turn_id) : this.cause();
   }
 
-  notice(level: Notice["level"], code: string, message: string, agentId: number | null = null): void {
-    const notice: Notice = { level, code, message, agent_id: agentId, at: new Date().toISOString() };
+  /**
+   * Shows a notice: `key` is its text in the i18n dictionaries (`notice.msg.…`), rendered in the
+   * viewer's language; the English text goes along for logs and API clients.
+   */
+  notice(level: Notice["level"], code: string, key: NoticeKey, params: MessageVars = {}, agentId: number | null = null): void {
+    const notice: Notice = { level, code, message: translate("en", key, params), key, params, agent_id: agentId, at: new Date().toISOString() };
     this.notices = [...this.notices.slice(-19), notice];
     this.publish({ type: "notice", notice });
   }
@@ -227,12 +236,12 @@ export class TeamState {
   }
 
   /** A refused project folder: audited as refused, told to the person once, answered as a tool error. */
-  async projectRefused(check: ProjectFolderRefused | ProjectFolderChanged, to: string, action: string, lead = "No tool runs in this conversation"): Promise<string> {
+  async projectRefused(check: ProjectFolderRefused | ProjectFolderChanged, to: string, action: string, lead: NoticeKey = "notice.msg.projectNoTools"): Promise<string> {
     await this.emitNow({ type: "event", from: SYSTEM_PARTY, to, payload: { code: check.reason, reason: check.message }, action, resource: `project:${check.path}`, status: "refused" });
     const key = `${check.reason}\n${check.path}`;
     if (!this.#projectNoticed.has(key)) {
       this.#projectNoticed.add(key);
-      this.notice("error", "project_refused", `${lead}: ${check.message}`);
+      this.notice("error", "project_refused", lead, { reason: check.message });
     }
     return errorResult(`refused: ${check.message}`);
   }

@@ -126,13 +126,8 @@ export async function saveInterrupted(s: TeamState, agentId: number | null, erro
     s.publish({ type: "message", agent_id: agentId, message });
   }
   if (error.reason === "aborted") return;
-  const who = agentId === null ? "The Team Leader" : `Agent ${agentId}`;
-  s.notice(
-    "error",
-    "model_error",
-    `${who}'s model (${modelKey}) failed: ${error.message} Check the model's entry in models.json in the data folder (or OPENAI_BASE_URL / OPENAI_API_KEY), then send a message to continue.`,
-    agentId,
-  );
+  if (agentId === null) s.notice("error", "model_error", "notice.msg.leaderModelFailed", { model: modelKey, error: error.message });
+  else s.notice("error", "model_error", "notice.msg.agentModelFailed", { agent: agentId, model: modelKey, error: error.message }, agentId);
   await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentId === null ? LEADER_PARTY : agentParty(agentId), payload: { reason: error.reason }, action: "model_error", resource: `model:${modelKey}`, status: "failed" });
 }
 
