@@ -1,10 +1,12 @@
 /**
  * Cutting one scene item (an assistant message with its tool results, or a single message) that
  * is larger than its share of the scene budget: its long texts are cut in proportion to their
- * size, with a note saying so, rather than the item vanishing. Pure: works on copies.
+ * size, with a note saying so, rather than the item vanishing. JSON — tool-call arguments, and a
+ * tool result that is JSON — is shrunk by its structure (lib/tools/shape) so it stays valid: a
+ * model reading JSON cut in the middle takes it for broken or empty. Pure: works on copies.
  */
-import { parseJsonWithin } from "@/lib/input-limits";
 import type { ChatMessage } from "@/lib/models/types";
+import { MIN_SHAPE_CHARS, parseJsonValue, shapeJson, type JsonValue } from "@/lib/tools/shape";
 import { cloneChat } from "./chat";
 import { countTokens, messageTokens, truncateToTokens } from "./tokens";
 
@@ -26,9 +28,10 @@ export interface CutItem {
 }
 
 /**
- * Cuts the long texts of an item (contents, and string values inside tool-call arguments) in
- * proportion to their size so the item fits in `cap` tokens, roughly. Tool-call arguments stay
- * valid JSON. `sentTokens` are the messages' counts now; `sent` is not changed.
+ * Cuts the long texts of an item (contents and tool-call arguments) in proportion to their size
+ * so the item fits in `cap` tokens, roughly. Tool-call arguments and a tool result that is JSON
+ * stay valid JSON (shrunk by structure); other text is cut with a note. `sentTokens` are the
+ * messages' counts now; `sent` is not changed.
  */
 export function cutItem(sent: readonly ChatMessage[], sentTokens: readonly number[], cap: number): CutItem {
   const tokens = sentTokens.reduce((n, t) => n + t, 0);
@@ -43,11 +46,13 @@ export function cutItem(sent: readonly ChatMessage[], sentTokens: readonly numbe
   copies.forEach((m, k) => {
     if (m.content) {
       const text = m.content;
+      const tokens = countTokens(text);
       parts.push({
         msg: k,
-        tokens: countTokens(text),
+        tokens,
         apply: (allowed) => {
-          const cut = truncateToTokens(text, allowed, cutNote);
+          const json = m.role === "tool" ? parseJsonValue(text) : undefined;
+          const cut = json && "value" in json ? shrinkJson(json.value, text, tokens, allowed) : truncateToTokens(text, allowed, cutNote);
           if (cut === null || cut === text) return false;
           m.content = cut;
           return true;
@@ -56,12 +61,15 @@ export function cutItem(sent: readonly ChatMessage[], sentTokens: readonly numbe
     }
     m.tool_calls?.forEach((call, c) => {
       const args = call.function.arguments;
+      const tokens = countTokens(args);
       parts.push({
         msg: k,
-        tokens: countTokens(args),
+        tokens,
         apply: (allowed) => {
-          const cut = shrinkArguments(args, allowed);
-          if (cut === null) return false;
+          // model-written JSON: nesting is checked before parsing (see lib/input-limits)
+          const json = parseJsonValue(args);
+          const cut = json && "value" in json ? shrinkJson(json.value, args, tokens, allowed) : null;
+          if (cut === null || cut === args) return false;
           m.tool_calls![c] = { ...call, function: { ...call.function, arguments: cut } };
           return true;
         },
@@ -79,29 +87,24 @@ export function cutItem(sent: readonly ChatMessage[], sentTokens: readonly numbe
   return { sent: copies, sentTokens: counts, truncated, tokens: counts.reduce((n, t) => n + t, 0) };
 }
 
-/** Tool-call arguments with their long string values cut so the JSON is about `allowed` tokens; null when it cannot be cut. */
-function shrinkArguments(args: string, allowed: number): string | null {
-  // model-written JSON: nesting is checked before parsing (see lib/input-limits)
-  const result = parseJsonWithin(args, Number.POSITIVE_INFINITY);
-  if (!result.ok) return null;
-  const parsed = result.value;
-  if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) return null;
-  const entries = Object.entries(parsed as Record<string, unknown>);
-  const strings = entries.filter((e): e is [string, string] => typeof e[1] === "string");
-  const stringTokens = strings.reduce((n, [, v]) => n + countTokens(v), 0);
-  const room = allowed - (countTokens(args) - stringTokens);
-  if (room <= 0 || stringTokens === 0) return null;
-  let changed = false;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of entries) {
-    if (typeof v !== "string") {
-      out[k] = v;
-      continue;
-    }
-    const share = Math.max(MIN_CUT_TOKENS, Math.floor((countTokens(v) * room) / stringTokens));
-    const cut = countTokens(v) > share ? truncateToTokens(v, share, cutNote) : v;
-    if (cut !== null && cut !== v) changed = true;
-    out[k] = cut ?? v;
+/** Attempts at fitting JSON to a token count: characters per token differ inside one text, so a first guess can miss. */
+const SHRINK_ATTEMPTS = 4;
+
+/**
+ * `value` (parsed from `text` of `tokens` tokens) as JSON of about `allowed` tokens, shrunk by
+ * structure: the character budget is guessed from the text's characters per token, then lowered
+ * by what the count overshot. Null when it already fits.
+ */
+function shrinkJson(value: JsonValue, text: string, tokens: number, allowed: number): string | null {
+  if (tokens <= allowed) return null;
+  let chars = Math.floor((text.length * allowed) / tokens);
+  let out = "";
+  for (let attempt = 0; attempt < SHRINK_ATTEMPTS; attempt++) {
+    const budget = Math.max(MIN_SHAPE_CHARS, Math.min(chars, text.length - 1));
+    out = shapeJson(value, budget);
+    const used = countTokens(out);
+    if (used <= allowed || budget === MIN_SHAPE_CHARS) break;
+    chars = Math.floor((budget * allowed) / used) - 1;
   }
-  return changed ? JSON.stringify(out) : null;
+  return out;
 }

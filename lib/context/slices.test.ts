@@ -314,7 +314,7 @@ describe("buildModelInput — eviction order", () => {
     const sent = messages.find((m) => m.tool_calls?.length)!;
     const args = JSON.parse(sent.tool_calls![0]!.function.arguments) as { path: string; content: string };
     expect(args.path).toBe("big.txt");
-    expect(args.content).toMatch(/cut to fit the context budget/);
+    expect(args.content).toMatch(/^w0 w1 w2 .*…\[cut \d+ chars\]$/s);
     expect(r.scene.used).toBeLessThanOrEqual(2000);
     assertValidChat(messages);
   });

@@ -18,6 +18,8 @@ function options(kind: "leader" | "agent", messages: readonly Message[], scene: 
 
 describe("ContextWindow — the same output as a build from scratch", () => {
   it("random histories appended step by step: every call equals the from-scratch build, byte for byte", () => {
+    let jsonSent = 0;
+    let jsonCut = 0;
     for (let seed = 1; seed <= 16; seed++) {
       const rand = rng(seed * 7919);
       const kind = rand() < 0.5 ? "leader" : "agent";
@@ -31,7 +33,15 @@ describe("ContextWindow — the same output as a build from scratch", () => {
         if (k === Math.floor(steps.length / 2)) scene = 300 + Math.floor(rand() * 3500);
         const other = kind === "leader" ? "agent" : "leader";
         const at = `seed ${seed}, step ${k}, ${history.length} messages`;
-        expect(bytes(window.build(options(kind, history, scene))), at).toBe(bytes(buildModelInputFromScratch(options(kind, history, scene))));
+        const built = window.build(options(kind, history, scene));
+        expect(bytes(built), at).toBe(bytes(buildModelInputFromScratch(options(kind, history, scene))));
+        // a JSON tool result is sent as JSON, cut or not
+        for (const item of built.report.scene.items) {
+          const original = history[item.index]!;
+          if (original.role === "tool" && original.content?.startsWith("{")) jsonSent++;
+          if (original.role === "tool" && original.content?.startsWith("{") && item.truncated) jsonCut++;
+        }
+        for (const m of built.messages) if (m.role === "tool" && m.content?.startsWith("{")) expect(() => JSON.parse(m.content!), at).not.toThrow();
         // the same window serves the other kind of call too (the instruction is per kind)
         if (k % 5 === 0) expect(bytes(window.build(options(other, history, scene))), at).toBe(bytes(buildModelInputFromScratch(options(other, history, scene))));
         expect(window.promotions(history), at).toEqual(collectPromotionsFromScratch(history));
@@ -41,6 +51,9 @@ describe("ContextWindow — the same output as a build from scratch", () => {
       expect(window.stats.restarts).toBe(0);
       expect(window.stats.scene).toBe(history.length);
     }
+    // the histories do send JSON results, some of them cut
+    expect(jsonSent).toBeGreaterThan(50);
+    expect(jsonCut).toBeGreaterThan(5);
   });
 
   it("the public functions find a history's window by its first message, as the store hands out new arrays of the same messages", () => {

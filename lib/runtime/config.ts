@@ -11,7 +11,7 @@ export interface RuntimeLimits {
   maxAgents: number;
   /** Model calls one agent (or the leader) may make for one task (`ASTRION_MAX_CALLS_PER_TASK`, default 30). */
   maxCallsPerTask: number;
-  /** Characters of one tool result sent to a model before it is cut with a marker (`ASTRION_TOOL_OUTPUT_MAX`, default 12000). */
+  /** Characters of one tool result sent to a model; a longer one is shaped to fit, JSON kept valid (`ASTRION_TOOL_OUTPUT_MAX`, default 12000, at least 200). */
   toolOutputMax: number;
   /** Pause before a woken leader calls its model, so reports arriving together are handled in one turn (ms). */
   leaderBatchMs: number;

@@ -6,7 +6,7 @@
  */
 import "server-only";
 
-export { capToolOutput, truncationMarker } from "./cap";
+export { capToolOutput, cutText, MIN_SHAPE_CHARS, truncationMarker } from "./cap";
 export { GLOB_LIMITS, globMatcher } from "./glob";
 export {
   checkRequestedPath,
@@ -61,14 +61,25 @@ export {
   WORKSPACE_LIMITS,
   WorkspaceToolError,
   writeFile,
-  type FileEntry,
   type ListOptions,
-  type ListResult,
   type ReadOptions,
-  type ReadResult,
-  type SearchMatch,
   type SearchOptions,
-  type SearchResult,
   type WriteOptions,
   type WriteResult,
 } from "./tools";
+export {
+  countLines,
+  FileEntrySchema,
+  ListResultSchema,
+  ReadResultSchema,
+  SearchMatchSchema,
+  SearchResultSchema,
+  shapeListResult,
+  shapeReadResult,
+  shapeSearchResult,
+  type FileEntry,
+  type ListResult,
+  type ReadResult,
+  type SearchMatch,
+  type SearchResult,
+} from "./results";

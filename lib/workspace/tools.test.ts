@@ -112,6 +112,8 @@ describe("readFile", () => {
       content: "export const a = 1;\n// NEEDLE in a\n",
       size: 35,
       truncated: false,
+      linesShown: 2,
+      totalLines: 2,
     });
   });
 
@@ -121,7 +123,9 @@ describe("readFile", () => {
 
   it("caps what it reads at maxBytes", async () => {
     const result = await readFile(proj, "big.txt", { maxBytes: 25 });
-    expect(result).toEqual({ path: "big.txt", content: "0123456789012345678901234", size: 10_000, truncated: true });
+    // one line with no newline: it can only be cut inside, and the note says so
+    expect(result).toMatchObject({ path: "big.txt", content: "0123456789012345678901234", size: 10_000, truncated: true, linesShown: 1, totalLines: 1 });
+    expect(result.note).toMatch(/^line 1 alone is too long to show: only its first 25 characters are shown/);
   });
 
   it("never ends in half a character", async () => {

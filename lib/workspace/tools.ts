@@ -3,7 +3,9 @@
  * `read_file`, `search_files` and (with the `write` permission) `write_file`. Every path goes
  * through {@link resolveProjectPath}; results use project-relative `/` paths, which is what the
  * model should pass back in its next call. Sizes are bounded so one call can neither flood the
- * model's context nor stall the server.
+ * model's context nor stall the server, and each result is shaped to the tool output cap where
+ * it is built (results.ts): whole entries and matches with a count of the rest, a file cut at a
+ * line boundary — never JSON sliced in the middle.
  */
 import "server-only";
 import { constants as fsConstants, promises as fs, type Dirent } from "node:fs";
@@ -11,8 +13,10 @@ import path from "node:path";
 import { AstrionError, NotFoundError, ValidationError } from "@/lib/errors";
 import { writeFileAtomic } from "@/lib/store/atomic";
 import { globMatcher } from "./glob";
+import { totalLinesOf } from "./line-count";
 import { protectedFolders, protectedMatch, type ProtectedRoot } from "./protected";
 import { resolveProjectPath, toRelative, WorkspaceError } from "./resolve";
+import { shapeListResult, shapeReadResult, shapeSearchResult, type FileEntry, type ListResult, type ReadResult, type SearchMatch, type SearchResult } from "./results";
 
 /** Folders never descended into by listings and searches: large, generated, or version-control internals. */
 export const SKIPPED_DIRS: ReadonlySet<string> = new Set(["node_modules", ".git", ".hg", ".svn", ".next"]);
@@ -22,9 +26,15 @@ const BINARY_SNIFF_BYTES = 8000;
 
 /** Default caps. */
 export const WORKSPACE_LIMITS = {
+  /** Characters of JSON one result may take (the runtime passes its own cap, `ASTRION_TOOL_OUTPUT_MAX`). */
+  outputMaxChars: 12_000,
   listMaxEntries: 200,
   listMaxDepth: 5,
+  /** Entries a listing looks at in all, shown or only counted. */
+  listMaxSeen: 10_000,
   readMaxBytes: 100_000,
+  /** Bytes of a file whose lines are counted; a larger file's total is not given. */
+  readCountMaxBytes: 16_000_000,
   searchMaxMatches: 100,
   searchMaxFileBytes: 1_000_000,
   searchMaxFiles: 5_000,
@@ -49,31 +59,14 @@ function notFound(requested: string, what = "File or folder"): NotFoundError {
   return new NotFoundError(`${what} not found: ${JSON.stringify(requested)}`, { path: requested });
 }
 
-/** One entry of a listing. */
-export interface FileEntry {
-  /** Project-relative path with `/` separators. */
-  path: string;
-  /** Symlinks are reported, never followed: following one could reveal what lies outside. */
-  type: "file" | "dir" | "symlink" | "other";
-  /** Size in bytes, for files. */
-  size?: number;
-}
-
 /** Options of {@link listFiles}. */
 export interface ListOptions {
-  /** Default {@link WORKSPACE_LIMITS.listMaxEntries}. */
+  /** Entries kept at most (the rest are counted). Default {@link WORKSPACE_LIMITS.listMaxEntries}. */
   maxEntries?: number;
   /** 1 lists the folder itself; 2 also its subfolders, …; at most {@link WORKSPACE_LIMITS.listMaxDepth}. Default 1. */
   depth?: number;
-}
-
-/** What {@link listFiles} returns. */
-export interface ListResult {
-  /** The listed folder, project-relative. */
-  path: string;
-  entries: FileEntry[];
-  /** True when `maxEntries` cut the listing short. */
-  truncated: boolean;
+  /** Characters of JSON the result may take. Default {@link WORKSPACE_LIMITS.outputMaxChars}. */
+  maxOutputChars?: number;
 }
 
 /**
@@ -108,7 +101,9 @@ function entryType(d: Dirent): FileEntry["type"] {
 
 /**
  * Lists a folder of the project, folders first then by name, breadth first down to `depth`
- * levels. `node_modules`, `.git` and the like are listed but not descended into.
+ * levels. `node_modules`, `.git` and the like are listed but not descended into. Keeps the first
+ * `maxEntries` entries and as many of them as fit in `maxOutputChars`; the rest are counted (up
+ * to {@link WORKSPACE_LIMITS.listMaxSeen} entries in all) and reported as `omitted` with a note.
  * @throws WorkspaceError for a path outside the project; NotFoundError when it does not exist;
  *   WorkspaceToolError when it is not a folder.
  */
@@ -122,8 +117,10 @@ export async function listFiles(projectRoot: string, requestedPath = ".", option
 
   const roots = protectedFolders();
   const entries: FileEntry[] = [];
+  let seen = 0;
+  let complete = true;
   let queue: Array<{ dir: string; level: number }> = [{ dir: target.absolute, level: 1 }];
-  while (queue.length > 0) {
+  walk: while (queue.length > 0) {
     const nextQueue: typeof queue = [];
     for (const { dir, level } of queue) {
       let dirents: Dirent[];
@@ -138,43 +135,47 @@ export async function listFiles(projectRoot: string, requestedPath = ".", option
       for (const d of dirents) {
         const full = path.join(dir, d.name);
         if (await isProtectedEntry(full, d, roots)) continue;
-        if (entries.length >= maxEntries) return { path: target.relative, entries, truncated: true };
-        const entry: FileEntry = { path: toRelative(target.root, full), type: entryType(d) };
-        if (entry.type === "file") {
-          entry.size = await fs.lstat(full).then(
-            (s) => s.size,
-            () => undefined,
-          );
-          if (entry.size === undefined) delete entry.size;
+        if (seen >= WORKSPACE_LIMITS.listMaxSeen) {
+          complete = false;
+          break walk;
         }
-        entries.push(entry);
-        if (entry.type === "dir" && level < depth && !SKIPPED_DIRS.has(d.name)) nextQueue.push({ dir: full, level: level + 1 });
+        seen++;
+        const type = entryType(d);
+        if (entries.length < maxEntries) {
+          const entry: FileEntry = { path: toRelative(target.root, full), type };
+          if (type === "file") {
+            const size = await fs.lstat(full).then(
+              (st) => st.size,
+              () => undefined,
+            );
+            if (size !== undefined) entry.size = size;
+          }
+          entries.push(entry);
+        }
+        if (type === "dir" && level < depth && !SKIPPED_DIRS.has(d.name)) nextQueue.push({ dir: full, level: level + 1 });
       }
     }
     queue = nextQueue;
   }
-  return { path: target.relative, entries, truncated: false };
+  return shapeListResult({ path: target.relative, entries, seen, complete }, outputCap(options.maxOutputChars));
+}
+
+/** The output cap asked for, or the default. */
+function outputCap(maxOutputChars: number | undefined): number {
+  return Math.max(1, Math.floor(maxOutputChars ?? WORKSPACE_LIMITS.outputMaxChars));
 }
 
 /** Options of {@link readFile}. */
 export interface ReadOptions {
   /** Bytes read at most. Default {@link WORKSPACE_LIMITS.readMaxBytes}. */
   maxBytes?: number;
-}
-
-/** What {@link readFile} returns. */
-export interface ReadResult {
-  path: string;
-  /** UTF-8 text of the first `maxBytes` bytes (never ending in half a character). */
-  content: string;
-  /** Size of the whole file in bytes. */
-  size: number;
-  /** True when the file is longer than what was read. */
-  truncated: boolean;
+  /** Characters of JSON the result may take. Default {@link WORKSPACE_LIMITS.outputMaxChars}. */
+  maxOutputChars?: number;
 }
 
 /**
- * Reads a text file of the project.
+ * Reads a text file of the project: its first `maxBytes` bytes, as many of its first whole lines
+ * as fit in `maxOutputChars` (results.ts), with the lines shown and the file's total.
  * @throws WorkspaceError for a path outside the project; NotFoundError when it does not exist;
  *   WorkspaceToolError for a folder, a non-regular file (FIFO, device: reading could block) or a binary file.
  */
@@ -213,8 +214,10 @@ export async function readFile(projectRoot: string, requestedPath: string, optio
     const bytes = buf.subarray(0, read);
     if (isBinary(bytes)) throw new WorkspaceToolError(`Binary file, not shown: ${JSON.stringify(requestedPath)} (${stat.size} bytes).`);
     // stream: true holds back a multi-byte character cut by maxBytes instead of emitting U+FFFD.
-    const content = new TextDecoder("utf-8").decode(bytes, { stream: true });
-    return { path: target.relative, content, size: stat.size, truncated: stat.size > read };
+    const text = new TextDecoder("utf-8").decode(bytes, { stream: true });
+    const complete = stat.size <= read;
+    const totalLines = complete ? null : await totalLinesOf(handle, bytes, stat.size, WORKSPACE_LIMITS.readCountMaxBytes);
+    return shapeReadResult({ path: target.relative, text, size: stat.size, complete, totalLines }, outputCap(options.maxOutputChars));
   } finally {
     await handle.close();
   }
@@ -226,7 +229,7 @@ export interface SearchOptions {
   glob?: string;
   /** Folder to search in, project-relative. Default the whole project. */
   path?: string;
-  /** Default {@link WORKSPACE_LIMITS.searchMaxMatches}. */
+  /** Matches kept at most (the rest are counted). Default {@link WORKSPACE_LIMITS.searchMaxMatches}. */
   maxMatches?: number;
   /** Default false. */
   caseSensitive?: boolean;
@@ -234,23 +237,8 @@ export interface SearchOptions {
   maxFileBytes?: number;
   /** Files read at most. Default {@link WORKSPACE_LIMITS.searchMaxFiles}. */
   maxFiles?: number;
-}
-
-/** One matching line. */
-export interface SearchMatch {
-  path: string;
-  /** 1-based line number. */
-  line: number;
-  /** The line, shortened around the match when long. */
-  text: string;
-}
-
-/** What {@link searchFiles} returns. */
-export interface SearchResult {
-  matches: SearchMatch[];
-  /** True when `maxMatches`, `maxFiles` or {@link WORKSPACE_LIMITS.searchMaxEntries} stopped the search early. */
-  truncated: boolean;
-  filesScanned: number;
+  /** Characters of JSON the result may take. Default {@link WORKSPACE_LIMITS.outputMaxChars}. */
+  maxOutputChars?: number;
 }
 
 function excerpt(line: string, at: number, width: number): string {
@@ -262,7 +250,10 @@ function excerpt(line: string, at: number, width: number): string {
 /**
  * Plain-text search (no regular expressions: a model's pattern could be catastrophic) through the
  * project's text files, one match per line, in path order. Skips {@link SKIPPED_DIRS}, symlinks
- * (never followed), binary files and files over `maxFileBytes`.
+ * (never followed), binary files and files over `maxFileBytes`. Keeps the first `maxMatches`
+ * matches and as many of them as fit in `maxOutputChars`; every other match found is counted and
+ * reported as `omitted` with a note (a lower bound when `maxFiles` or
+ * {@link WORKSPACE_LIMITS.searchMaxEntries} stopped the search).
  * @throws ValidationError for an empty or multi-line query or a bad glob; WorkspaceError for a
  *   `path` outside the project; NotFoundError when `path` does not exist.
  */
@@ -279,8 +270,10 @@ export async function searchFiles(projectRoot: string, query: string, options: S
   const start = await resolveProjectPath(projectRoot, options.path ?? ".");
   if (!start.exists) throw notFound(options.path ?? ".", "Folder");
   const matches: SearchMatch[] = [];
+  let found = 0;
   let filesScanned = 0;
   let entriesSeen = 0;
+  let complete = true;
 
   const startStat = await fs.stat(start.absolute);
   const roots = protectedFolders();
@@ -314,7 +307,10 @@ export async function searchFiles(projectRoot: string, query: string, options: S
   for await (const file of source) {
     const rel = toRelative(start.root, file);
     if (!matchesGlob(rel)) continue;
-    if (filesScanned >= maxFiles) return { matches, truncated: true, filesScanned };
+    if (filesScanned >= maxFiles) {
+      complete = false;
+      break;
+    }
     let buf: Buffer;
     try {
       const stat = await fs.lstat(file);
@@ -330,11 +326,12 @@ export async function searchFiles(projectRoot: string, query: string, options: S
       const line = (lines[i] ?? "").replace(/\r$/, "");
       const at = (caseSensitive ? line : line.toLowerCase()).indexOf(needle);
       if (at < 0) continue;
-      if (matches.length >= maxMatches) return { matches, truncated: true, filesScanned };
-      matches.push({ path: rel, line: i + 1, text: excerpt(line, at, WORKSPACE_LIMITS.searchLineChars) });
+      found++;
+      if (matches.length < maxMatches) matches.push({ path: rel, line: i + 1, text: excerpt(line, at, WORKSPACE_LIMITS.searchLineChars) });
     }
   }
-  return { matches, truncated: entriesSeen > WORKSPACE_LIMITS.searchMaxEntries, filesScanned };
+  if (entriesSeen > WORKSPACE_LIMITS.searchMaxEntries) complete = false;
+  return shapeSearchResult({ matches, found, filesScanned, complete }, outputCap(options.maxOutputChars));
 }
 
 /** Options of {@link writeFile}. */

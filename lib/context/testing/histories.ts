@@ -1,8 +1,8 @@
 /**
  * Histories for tests and the bench, appended step by step as the runtime appends them:
  * deterministic pseudo-random mixes of person messages, runtime notes, inter-agent texts, tool
- * calls whose results come at once or later (in any order, some never, some twice), stray tool
- * results, system messages, conclusions and huge texts. Not used by the app.
+ * calls whose results (text or JSON) come at once or later (in any order, some never, some
+ * twice), stray tool results, system messages, conclusions and huge texts. Not used by the app.
  */
 import { formatAgentMessage } from "@/lib/protocol/messages";
 import type { Message } from "@/lib/store/schemas";
@@ -16,6 +16,12 @@ export function rng(seed: number): () => number {
     s ^= s << 5;
     return (s >>> 0) / 2 ** 32;
   };
+}
+
+/** A `search_files` result of about `n` words as JSON: many small matches, and a long line in one of them. */
+export function searchResult(n: number): string {
+  const matches = Array.from({ length: 1 + Math.floor(n / 8) }, (_, i) => ({ path: `src/m${i % 7}.ts`, line: i + 1, text: i === 3 ? words(n, "long") : words(6, `m${i}_`) }));
+  return JSON.stringify({ matches, truncated: false, filesScanned: n });
 }
 
 /** `n` distinct words (`w0 w1 …`). */
@@ -64,7 +70,10 @@ export function randomSteps(seed: number, kind: "leader" | "agent", length: numb
     return { role: "assistant", content, tool_calls, message_id: id("msg_assistant") };
   }
   function result(callId: string): Message {
-    return { role: "tool", tool_call_id: callId, content: words(size(300, 4000), "f"), message_id: id("msg_tool") };
+    const n = size(300, 4000);
+    // One result in three is JSON, as the workspace tools answer (no extra draw: the rest of the history is as before).
+    const content = n % 3 === 0 ? searchResult(n) : words(n, "f");
+    return { role: "tool", tool_call_id: callId, content, message_id: id("msg_tool") };
   }
   function other(): Message {
     const x = rand();

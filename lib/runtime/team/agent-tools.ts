@@ -62,19 +62,19 @@ export async function dispatchAgentTool(s: TeamState, agentId: number, call: Too
     switch (name) {
       case "list_files": {
         s.setActivity(agentId, `list_files ${String(args.path)}`);
-        const r = await listFiles(root, String(args.path ?? "."));
+        const r = await listFiles(root, String(args.path ?? "."), { maxOutputChars: s.limits.toolOutputMax });
         s.auditAccess(agentId, name, `dir:${r.path}`, { entries: r.entries.length, truncated: r.truncated });
         return JSON.stringify(r);
       }
       case "read_file": {
         s.setActivity(agentId, `read_file ${String(args.path)}`);
-        const r = await readFile(root, String(args.path));
+        const r = await readFile(root, String(args.path), { maxOutputChars: s.limits.toolOutputMax });
         s.auditAccess(agentId, name, `file:${r.path}`, { size: r.size, truncated: r.truncated });
         return JSON.stringify(r);
       }
       case "search_files": {
         s.setActivity(agentId, `search_files "${summarize(String(args.query), 40)}"`);
-        const r = await searchFiles(root, String(args.query), { path: args.path as string | undefined, glob: args.glob as string | undefined });
+        const r = await searchFiles(root, String(args.query), { path: args.path as string | undefined, glob: args.glob as string | undefined, maxOutputChars: s.limits.toolOutputMax });
         s.auditAccess(agentId, name, `dir:${String(args.path ?? ".")}`, { query: summarize(String(args.query), 80), matches: r.matches.length, files_scanned: r.filesScanned });
         return JSON.stringify(r);
       }

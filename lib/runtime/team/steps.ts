@@ -9,7 +9,7 @@ import { addUsage, ModelCallError, usageAgentKey, type ChatMessage, type ChatMod
 import { agentParty, LEADER_PARTY, SYSTEM_PARTY } from "@/lib/protocol";
 import type { SliceReport } from "@/lib/context";
 import type { ConversationMetadata, LeaderMessagesFile, Message } from "@/lib/store";
-import { capToolOutput } from "@/lib/workspace";
+import { capToolOutput } from "@/lib/tools";
 import type { TeamState } from "./state";
 import { messageId } from "./types";
 
@@ -131,7 +131,11 @@ export async function saveInterrupted(s: TeamState, agentId: number | null, erro
   await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentId === null ? LEADER_PARTY : agentParty(agentId), payload: { reason: error.reason }, action: "model_error", resource: `model:${modelKey}`, status: "failed" });
 }
 
-/** Appends a tool result to the leader's or an agent's messages (saved at once, with the agent's metadata: seed §8.1). */
+/**
+ * Appends a tool result to the leader's or an agent's messages (saved at once, with the agent's
+ * metadata: seed §8.1), capped at `ASTRION_TOOL_OUTPUT_MAX` characters: JSON is shrunk by its
+ * structure and stays valid, other text is cut with a marker (lib/tools/shape).
+ */
 export async function appendToolResult(s: TeamState, agentId: number | null, call: ToolCall, content: string, extra: Record<string, unknown> = {}): Promise<void> {
   const capped = capToolOutput(content, s.limits.toolOutputMax);
   const trace = await s.traceOrNew();

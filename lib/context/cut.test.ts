@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import type { ChatMessage } from "@/lib/models/types";
+import { cutItem } from "./cut";
+import { searchResult, words } from "./testing/histories";
+import { messageTokens } from "./tokens";
+
+const call = (name: string, args: unknown): ChatMessage => ({ role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name, arguments: JSON.stringify(args) } }] });
+const result = (content: string): ChatMessage => ({ role: "tool", tool_call_id: "c1", content });
+
+function cut(item: ChatMessage[], cap: number) {
+  return cutItem(item, item.map(messageTokens), cap);
+}
+
+describe("cutItem", () => {
+  const matches = Array.from({ length: 2000 }, (_, i) => ({ path: `src/file${i % 40}.ts`, line: i + 1, text: `export const atomic${i} = writeAtomic(${i});` }));
+  const search = JSON.stringify({ matches, truncated: false, filesScanned: 40 });
+
+  it("cuts a JSON tool result by its structure: valid JSON, whole matches and a count of the rest", () => {
+    const item = [call("search_files", { query: "atomic" }), result(search)];
+    const out = cut(item, 800);
+    expect(out.truncated).toEqual([false, true]);
+    const sent = JSON.parse(out.sent[1]!.content!) as { matches: unknown[]; truncated: boolean; filesScanned: number };
+    expect(sent.truncated).toBe(false);
+    expect(sent.filesScanned).toBe(40);
+    const shown = sent.matches.length - 1;
+    expect(shown).toBeGreaterThan(5);
+    expect(sent.matches.slice(0, shown)).toEqual(matches.slice(0, shown));
+    expect(sent.matches.at(-1)).toBe(`…[${2000 - shown} more items not shown]`);
+    // about the cap, as the text cut is
+    expect(out.tokens).toBeLessThanOrEqual(800 * 1.05);
+    expect(out.tokens).toBeGreaterThan(800 * 0.6);
+    // the original is untouched
+    expect(item[1]!.content).toBe(search);
+  });
+
+  it("cuts a long string inside a JSON result with a count, keeping it JSON", () => {
+    const read = JSON.stringify({ path: "notes.md", content: words(6000), size: 40_000, truncated: false, linesShown: 1, totalLines: 1 });
+    const out = cut([call("read_file", { path: "notes.md" }), result(read)], 600);
+    const sent = JSON.parse(out.sent[1]!.content!) as { path: string; content: string; size: number };
+    expect(sent).toMatchObject({ path: "notes.md", size: 40_000 });
+    expect(sent.content).toMatch(/^w0 w1 w2 .*…\[cut \d+ chars\]$/s);
+    expect(out.tokens).toBeLessThanOrEqual(600 * 1.05);
+  });
+
+  it("the histories' JSON results, under many caps, always stay JSON", () => {
+    for (const n of [300, 900, 2400, 4000]) {
+      for (const cap of [60, 150, 400, 1200]) {
+        const out = cut([call("search_files", { query: "m" }), result(searchResult(n))], cap);
+        expect(() => JSON.parse(out.sent[1]!.content!), `n ${n}, cap ${cap}`).not.toThrow();
+      }
+    }
+  });
+
+  it("cuts a plain-text tool result as text, with the note it always had", () => {
+    const text = words(5000, "r");
+    const out = cut([call("read_file", { path: "a.txt" }), result(text)], 500);
+    expect(out.sent[1]!.content).toMatch(/^r0 r1 r2 .*\n…\[cut to fit the context budget: first \d+ of \d+ tokens shown\]$/s);
+    expect(out.truncated).toEqual([false, true]);
+  });
+
+  it("JSON that is not a tool result (an assistant's text) is cut as text", () => {
+    const text = JSON.stringify({ plan: words(4000) });
+    const out = cut([{ role: "assistant", content: text }], 300);
+    expect(out.sent[0]!.content).toMatch(/cut to fit the context budget/);
+  });
+
+  it("cuts tool-call arguments by structure too, nested arrays included", () => {
+    const args = { path: "big.json", content: words(3000), rows: Array.from({ length: 800 }, (_, i) => ({ i, v: `row ${i}` })) };
+    const out = cut([call("write_file", args), result("wrote big.json")], 500);
+    const sent = JSON.parse(out.sent[0]!.tool_calls![0]!.function.arguments) as { path: string; content: string; rows: unknown[] };
+    expect(sent.path).toBe("big.json");
+    expect(sent.content).toMatch(/…\[cut \d+ chars\]$/);
+    expect(sent.rows.at(-1)).toMatch(/^…\[\d+ more items not shown\]$/);
+    expect(out.truncated[0]).toBe(true);
+  });
+});
