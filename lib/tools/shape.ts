@@ -7,9 +7,10 @@
  * runtime's cap on tool output, the workspace tools' results and the context window's cuts all
  * use it. Pure: no I/O.
  *
- * Bounded work: sizes are computed once per node, every node is written once, and a string is
- * scanned at most once more to find where to cut it — linear in the input (plus sorting the keys
- * of each object that has to be shrunk), never a loop of re-serialising.
+ * Bounded work: the size of a large node is computed once (a small one, under 256 characters, a
+ * bounded number of times), every node is written once, and a string is scanned at most once
+ * more to find where to cut it — linear in the input (plus sorting the keys of each object that
+ * has to be shrunk), never a loop of re-serialising.
  */
 import { MAX_JSON_DEPTH, parseJsonWithin } from "@/lib/input-limits";
 
@@ -19,7 +20,7 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 /** The smallest cap {@link shapeJson} and {@link capToolOutput} accept: room for any marker they write. */
 export const MIN_SHAPE_CHARS = 64;
 
-/** Counts the work of a call, in characters measured, scanned or written (for tests and the bench). */
+/** Counts the work of a call, in characters measured, scanned or written (tests check it stays linear). */
 export interface ShapeMeter {
   work: number;
 }
@@ -96,7 +97,7 @@ const LONG_NODE = 256;
 /** A character JSON.stringify escapes: a quote, a backslash, a control character, a surrogate (it may be lone). */
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
-/** Sizes of the nodes of one value, each computed once. */
+/** Shapes one value: measures its nodes (keeping the sizes of large ones) and writes the result. */
 class Shaper {
   readonly #sizes = new Map<object, number>();
   readonly #keyCounts = new Map<object, number>();
