@@ -136,11 +136,16 @@ describe("capToolOutput: text that is not JSON", () => {
     expect(cutText("abc", 64)).toBe("abc");
   });
 
-  it("refuses a cap that cannot hold a marker", () => {
+  it("refuses a nonsensical cap", () => {
     expect(() => capToolOutput("x", -1)).toThrow(RangeError);
     expect(() => capToolOutput("x", 1.5)).toThrow(RangeError);
-    expect(() => capToolOutput("x", MIN_SHAPE_CHARS - 1)).toThrow(RangeError);
-    expect(() => shapeJson("x", 10)).toThrow(RangeError);
+    expect(() => shapeJson("x", Number.NaN)).toThrow(RangeError);
+  });
+
+  it("a cap too small for the marker still holds: the text's beginning and …", () => {
+    expect(capToolOutput("hello world", 5)).toBe("hell…");
+    expect(capToolOutput("ab🎨cd".repeat(3), 4)).toBe("ab…");
+    expect(capToolOutput("abc", 0)).toBe("");
   });
 });
 
@@ -240,6 +245,20 @@ describe("capToolOutput: JSON is shrunk by its structure", () => {
         expect(() => (parsed = JSON.parse(out)), at).not.toThrow();
         assertShrunkFrom(parsed, value, at);
         if (text.length <= cap) expect(out, at).toBe(text);
+      }
+    }
+  });
+
+  it("caps below the markers' room: never over the cap, JSON from 2 characters up", () => {
+    const inputs: JsonValue[] = [{ a: "x".repeat(500), b: [1, 2, 3] }, Array.from({ length: 300 }, (_, i) => i), `中🎨${"y".repeat(400)}`, { ["k".repeat(300)]: 1 }];
+    for (const value of inputs) {
+      const text = JSON.stringify(value);
+      for (let cap = 0; cap <= MIN_SHAPE_CHARS + 8; cap++) {
+        const out = capToolOutput(text, cap);
+        expect(out.length, `cap ${cap}`).toBeLessThanOrEqual(cap);
+        if (cap >= 2) expect(() => JSON.parse(out), `${out} at cap ${cap}`).not.toThrow();
+        if (cap >= 2) expect(Array.isArray(JSON.parse(out)), `cap ${cap}`).toBe(Array.isArray(value));
+        if (cap >= MIN_SHAPE_CHARS) assertShrunkFrom(JSON.parse(out), value, `cap ${cap}`);
       }
     }
   });

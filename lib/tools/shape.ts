@@ -7,19 +7,23 @@
  * runtime's cap on tool output, the workspace tools' results and the context window's cuts all
  * use it. Pure: no I/O.
  *
- * Bounded work: sizes are computed once per node, every node is written once, and a string is
- * scanned at most once more to find where to cut it — linear in the input (plus sorting the keys
- * of each object that has to be shrunk), never a loop of re-serialising.
+ * Bounded work: the size of a large node is computed once (a small one, under 256 characters, a
+ * bounded number of times), every node is written once, and a string is scanned at most once
+ * more to find where to cut it — linear in the input (plus sorting the keys of each object that
+ * has to be shrunk), never a loop of re-serialising.
  */
 import { MAX_JSON_DEPTH, parseJsonWithin } from "@/lib/input-limits";
 
 /** A JSON value as `JSON.parse` returns it. */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
-/** The smallest cap {@link shapeJson} and {@link capToolOutput} accept: room for any marker they write. */
+/**
+ * From this cap up, every cut carries its marker (`…[cut N chars]`, the counts of items and
+ * keys): the smallest form of any value fits. Below it the result still fits the cap, with less.
+ */
 export const MIN_SHAPE_CHARS = 64;
 
-/** Counts the work of a call, in characters measured, scanned or written (for tests and the bench). */
+/** Counts the work of a call, in characters measured, scanned or written (tests check it stays linear). */
 export interface ShapeMeter {
   work: number;
 }
@@ -47,9 +51,7 @@ export function omittedKeysMarker(n: number): string {
 }
 
 function checkCap(maxChars: number): void {
-  if (!Number.isInteger(maxChars) || maxChars < MIN_SHAPE_CHARS) {
-    throw new RangeError(`maxChars must be an integer of at least ${MIN_SHAPE_CHARS}: ${maxChars}`);
-  }
+  if (!Number.isInteger(maxChars) || maxChars < 0) throw new RangeError(`maxChars must be a non-negative integer: ${maxChars}`);
 }
 
 /**
@@ -96,7 +98,7 @@ const LONG_NODE = 256;
 /** A character JSON.stringify escapes: a quote, a backslash, a control character, a surrogate (it may be lone). */
 const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
 
-/** Sizes of the nodes of one value, each computed once. */
+/** Shapes one value: measures its nodes (keeping the sizes of large ones) and writes the result. */
 class Shaper {
   readonly #sizes = new Map<object, number>();
   readonly #keyCounts = new Map<object, number>();
@@ -275,24 +277,36 @@ export interface ShapeOptions {
 }
 
 /**
- * `value` as compact JSON in at most `maxChars` characters (UTF-16 code units), always valid JSON:
- * the whole value when it fits; otherwise, from the top down, strings are cut to a prefix ending
+ * `value` as compact JSON in at most `maxChars` characters (UTF-16 code units), valid JSON
+ * whenever `maxChars` ≥ 2 (below that, ""): the whole value when it fits; otherwise, from the top down, strings are cut to a prefix ending
  * in `…[cut N chars]` (never inside a surrogate pair), arrays keep whole items from the start
  * (only the first item is shrunk when not even it fits) followed by `"…[N more items not
  * shown]"`, and objects keep their keys in order — the room shared so small values stay whole —
- * dropping those that cannot fit under a `"…": "N more keys not shown"` member. The result's
- * length is ≤ `maxChars`. Work is linear in the size of `value` (plus sorting the keys of each
+ * dropping those that cannot fit under a `"…": "N more keys not shown"` member. Below
+ * {@link MIN_SHAPE_CHARS} a value whose smallest marked form does not fit becomes the same kind of
+ * JSON nearly empty (`["…"]`, `{"…":"…"}`, a string's beginning and `…`). The result's length is
+ * ≤ `maxChars`, always. Work is linear in the size of `value` (plus sorting the keys of each
  * shrunk object). `value` must be a {@link JsonValue} at most {@link MAX_JSON_DEPTH} levels deep.
- * @throws RangeError when `maxChars` is not an integer ≥ {@link MIN_SHAPE_CHARS}.
+ * @throws RangeError when `maxChars` is not a non-negative integer.
  */
 export function shapeJson(value: JsonValue, maxChars: number, options: ShapeOptions = {}): string {
   checkCap(maxChars);
   const shaper = new Shaper(options.meter);
   // Every root's minimum is a short marker (≤ about 45 characters), within MIN_SHAPE_CHARS.
+  if (shaper.minSize(value) > maxChars) return tinyJson(value, maxChars);
   shaper.emit(value, maxChars);
   const out = shaper.result();
   // A defence that should never run: the sizes above are exact.
   return out.length <= maxChars ? out : JSON.stringify(cutStringMarker(out.length));
+}
+
+/** `value` in a cap too small for its markers: the same kind of JSON, nearly empty; "" below 2 characters. */
+function tinyJson(value: JsonValue, maxChars: number): string {
+  if (maxChars < 2) return "";
+  if (Array.isArray(value)) return maxChars >= 5 ? '["…"]' : "[]";
+  if (value !== null && typeof value === "object") return maxChars >= 11 ? '{"…":"…"}' : "{}";
+  if (typeof value !== "string" || maxChars < 3) return maxChars >= 3 ? '"…"' : '""';
+  return JSON.stringify(`${value.slice(0, jsonPrefixLength(value, maxChars - 3))}…`);
 }
 
 /**
@@ -310,11 +324,16 @@ export function parseJsonValue(text: string): { value: JsonValue } | { tooDeep: 
 
 /**
  * `text` cut to at most `maxChars` characters with {@link truncationMarker} at its end (counted
- * in the cap); never splits a surrogate pair.
+ * in the cap), or only `…` when the cap is smaller than the marker; never splits a surrogate pair.
  */
 export function cutText(text: string, maxChars: number): string {
   checkCap(maxChars);
   if (text.length <= maxChars) return text;
+  if (maxChars < truncationMarker(text.length).length) {
+    if (maxChars === 0) return "";
+    const head = text.slice(0, maxChars - 1);
+    return `${/[\ud800-\udbff]$/.test(head) ? head.slice(0, -1) : head}…`;
+  }
   let keep = maxChars - truncationMarker(text.length).length;
   // The count has fewer digits than the length it was budgeted with: use the characters saved.
   keep += truncationMarker(text.length).length - truncationMarker(text.length - keep).length;
@@ -328,9 +347,9 @@ export function cutText(text: string, maxChars: number): string {
  * (UTF-16 code units). Otherwise, when `text` is JSON (an object, array or string, nested at
  * most {@link MAX_JSON_DEPTH} levels), {@link shapeJson} of it — valid JSON, shrunk by structure;
  * text nested deeper (not parsed) becomes a JSON string holding its cut text; anything else is cut as text by
- * {@link cutText}. The result always has at most `maxChars` characters, and a JSON input always
- * gives valid JSON.
- * @throws RangeError when `maxChars` is not an integer ≥ {@link MIN_SHAPE_CHARS}.
+ * {@link cutText}. The result always has at most `maxChars` characters, and a JSON input gives
+ * valid JSON whenever `maxChars` ≥ 2 (with every cut's marker from {@link MIN_SHAPE_CHARS} up).
+ * @throws RangeError when `maxChars` is not a non-negative integer.
  */
 export function capToolOutput(text: string, maxChars: number, options: ShapeOptions = {}): string {
   checkCap(maxChars);
