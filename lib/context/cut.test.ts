@@ -33,6 +33,19 @@ describe("cutItem", () => {
     expect(item[1]!.content).toBe(search);
   });
 
+  it("keeps a short result whole beside a huge one: the long texts share what the short ones leave", () => {
+    const readme = JSON.stringify({ path: "README.md", content: "# Ledger\n\nBills customers and issues invoices.\n", size: 48, truncated: false });
+    const item: ChatMessage[] = [
+      { role: "assistant", content: null, tool_calls: [{ id: "a", type: "function", function: { name: "search_files", arguments: '{"query":"atomic"}' } }, { id: "b", type: "function", function: { name: "read_file", arguments: '{"path":"README.md"}' } }] },
+      { role: "tool", tool_call_id: "a", content: search },
+      { role: "tool", tool_call_id: "b", content: readme },
+    ];
+    const out = cut(item, 800);
+    expect(out.truncated).toEqual([false, true, false]);
+    expect(out.sent[2]!.content).toBe(readme);
+    expect(JSON.parse(out.sent[1]!.content!).matches.length).toBeGreaterThan(5);
+  });
+
   it("cuts a long string inside a JSON result with a count, keeping it JSON", () => {
     const read = JSON.stringify({ path: "notes.md", content: words(6000), size: 40_000, truncated: false, linesShown: 1, totalLines: 1 });
     const out = cut([call("read_file", { path: "notes.md" }), result(read)], 600);

@@ -1,7 +1,7 @@
 /**
  * Cutting one scene item (an assistant message with its tool results, or a single message) that
- * is larger than its share of the scene budget: its long texts are cut in proportion to their
- * size, with a note saying so, rather than the item vanishing. JSON — tool-call arguments, and a
+ * is larger than its share of the scene budget: its long texts are cut — short ones kept whole,
+ * long ones sharing the rest — with a note saying so, rather than the item vanishing. JSON — tool-call arguments, and a
  * tool result that is JSON — is shrunk by its structure (lib/tools/shape) so it stays valid: a
  * model reading JSON cut in the middle takes it for broken or empty. Pure: works on copies.
  */
@@ -28,8 +28,8 @@ export interface CutItem {
 }
 
 /**
- * Cuts the long texts of an item (contents and tool-call arguments) in proportion to their size
- * so the item fits in `cap` tokens, roughly. Tool-call arguments and a tool result that is JSON
+ * Cuts the long texts of an item (contents and tool-call arguments) so the item fits in `cap`
+ * tokens, roughly: short texts stay whole and the long ones share what is left equally. Tool-call arguments and a tool result that is JSON
  * stay valid JSON (shrunk by structure); other text is cut with a note. `sentTokens` are the
  * messages' counts now; `sent` is not changed.
  */
@@ -79,8 +79,21 @@ export function cutItem(sent: readonly ChatMessage[], sentTokens: readonly numbe
   const partTokens = parts.reduce((n, p) => n + p.tokens, 0);
   const room = cap - (tokens - partTokens);
   if (room <= 0 || partTokens === 0) return { sent: copies, sentTokens: [...sentTokens], truncated, tokens };
+  // Max-min fair shares: the smallest texts stay whole while they fit their equal share, the
+  // room they leave goes to the larger ones, which get equal shares of it. A short result beside
+  // a huge one (a README read with a long listing) reaches the model whole.
+  const allowance = new Map<Part, number>();
+  let left = room;
+  [...parts]
+    .sort((a, b) => a.tokens - b.tokens)
+    .forEach((p, i, sorted) => {
+      const share = Math.floor(left / (sorted.length - i));
+      const give = Math.min(p.tokens, Math.max(MIN_CUT_TOKENS, share));
+      allowance.set(p, give);
+      left = Math.max(0, left - give);
+    });
   for (const p of parts) {
-    const allowed = Math.max(MIN_CUT_TOKENS, Math.floor((p.tokens * room) / partTokens));
+    const allowed = allowance.get(p)!;
     if (p.tokens > allowed && p.apply(allowed)) truncated[p.msg] = true;
   }
   const counts = copies.map(messageTokens);
