@@ -158,6 +158,13 @@ test("a goal runs live on the offline team: question answered in the drawer, rep
       { timeout: 30_000, message: "a summary from the Team Leader should follow the last report" },
     )
     .toBe(true);
+  // The summary names files that exist in the project (what the agents read), and no failure.
+  const kinds = await conversation.messageKinds();
+  const summary = kinds.slice(kinds.map((k) => k.kind).lastIndexOf("report") + 1).find((k) => k.kind === "assistant")!.text;
+  const named = ["README.md", "package.json", "src/index.html", "src/styles.css"].filter((f) => summary.includes(f));
+  expect(named.length, summary).toBeGreaterThan(0);
+  for (const f of named) expect(fs.existsSync(path.join(landingProject, f))).toBe(true);
+  expect(summary).not.toMatch(/\[failed\]|reached the limit|omitted here to fit/i);
   await expect(page.getByTestId("stop-button")).toBeHidden();
   for (const a of await conversation.agentStates()) expect(["completed", "idle"]).toContain(a.status);
   await expect(page.getByTestId("token-stats")).toBeVisible();

@@ -21,6 +21,8 @@ export interface FileFacts {
   lines: number;
   headings: string[];
   exports: string[];
+  /** Line of each of the first exports' definition (0 when not found), in `exports` order. */
+  exportLines: number[];
   colors: string[];
   scripts: Record<string, string>;
   packageName?: string;
@@ -163,6 +165,31 @@ function exportsOf(path: string, content: string): string[] {
   return names.filter((n) => /^[A-Za-z_$][\w$]*$/.test(n));
 }
 
+/**
+ * What can be read of a package.json cut short: its name, version, description and the scripts
+ * listed before the cut (each a `"name": "command"` pair, read with bounded patterns).
+ */
+function partialPackage(text: string): Record<string, unknown> | undefined {
+  const head = text.slice(0, FILE_CHARS);
+  const field = (name: string) => new RegExp(`"${name}"\\s*:\\s*"([^"\\n]{0,200})"`).exec(head)?.[1];
+  const block = /"scripts"\s*:\s*\{([^}]{0,8000})/.exec(head)?.[1];
+  if (!field("name") && block === undefined) return undefined;
+  const scripts: Record<string, string> = {};
+  for (const m of (block ?? "").matchAll(/"([\w:.-]{1,60})"\s*:\s*"((?:[^"\\\n]|\\.){0,300})"/g)) scripts[m[1]!] = m[2]!.replace(/\\"/g, '"');
+  return { name: field("name"), version: field("version"), description: field("description"), ...(block !== undefined ? { scripts } : {}) };
+}
+
+/** The line (1-based; 0 when not found) where each of `names` is defined or exported. */
+function definitionLines(content: string, names: readonly string[]): number[] {
+  const lines = content.split("\n");
+  const defining = /\b(export|function|def|class|const|let|var|fn|struct|interface|type|enum|exports)\b/;
+  return names.map((name) => {
+    // `name` is an identifier (exportsOf keeps only those): escaped for `$`, the regex is linear.
+    const word = new RegExp(`(^|[^\\w$])${name.replace(/\$/g, "\\$")}($|[^\\w$])`);
+    return lines.findIndex((l) => defining.test(l) && word.test(l.slice(0, LINE_CHARS))) + 1;
+  });
+}
+
 /** The opening tags `<name …>` of an HTML text (at most 500 characters each: longer ones are not tags a page would have). */
 function tagsOf(content: string, name: string): string[] {
   return [...content.matchAll(new RegExp(`<${name}\\b[^>]{0,500}>`, "gi"))].map((m) => m[0]);
@@ -187,6 +214,7 @@ export function describeFile(path: string, whole: string, truncated = false): Fi
     lines,
     headings: [],
     exports: [],
+    exportLines: [],
     colors: [],
     scripts: {},
     risks: [],
@@ -206,8 +234,9 @@ export function describeFile(path: string, whole: string, truncated = false): Fi
   }
 
   if (baseName(path).toLowerCase() === "package.json") {
-    // the whole file: JSON cut at FILE_CHARS would not parse; parseJson checks nesting first
-    const pkg = parseJson(whole);
+    // the whole file: JSON cut at FILE_CHARS would not parse; parseJson checks nesting first. A
+    // file the context window cut short is read as far as it goes.
+    const pkg = parseJson(whole) ?? (truncated || !whole.trimEnd().endsWith("}") ? partialPackage(whole) : undefined);
     if (isRecord(pkg)) {
       if (typeof pkg.name === "string") facts.packageName = pkg.name;
       const version = typeof pkg.version === "string" ? ` ${pkg.version}` : "";
@@ -274,6 +303,7 @@ export function describeFile(path: string, whole: string, truncated = false): Fi
     parts.push(facts.media ? "has @media rules" : "no @media rules");
   } else if (kind === "source") {
     facts.exports = exportsOf(path, content);
+    facts.exportLines = definitionLines(content, facts.exports.slice(0, 6));
     const comment = firstComment(content);
     if (comment) parts.push(`"${comment}"`);
     if (facts.exports.length) parts.push(`defines ${codeList(facts.exports, 6)}`);

@@ -1,37 +1,41 @@
 /**
- * The offline sub-agent. It works like a careful person new to the project: list the folder, read
- * the few files that matter for the task, search for the task's most specific word, ask the
- * leader when its task says the goal is unclear, then report what it actually found. Each call
- * re-reads its own history to know which step it is at; it never touches files itself.
+ * The offline sub-agent. It works like a careful person new to the project: list the folder (and
+ * any folder or file the goal names), search for the goal's most specific word, read the files
+ * that matter for the goal — the README, the manifest, entry points, tests, and paths whose names
+ * match the goal's words or the search hits — within a read budget, ask the leader when its task
+ * says the goal is unclear, then report what it actually found.
+ *
+ * It keeps its progress in state it controls: after each call it writes what the results showed
+ * as `NOTE:` lines, which the runtime keeps in its private notes (lib/models/offline/known.ts), and
+ * a step count. The context window may leave old results out; the notes stay, so it never loses
+ * track, never makes the same call twice, and reports within {@link MAX_STEPS} model calls.
  */
 import { parseAgentMessage } from "@/lib/protocol/messages";
 import type { ChatMessage, ChatRequest } from "../types";
-import { describeFile, extOf, fileKind, isTestPath, type FileFacts, type Flag } from "./files";
-import { pastCalls, textOf, toolNames, type OfflineDecision, type PastCall } from "./history";
-import {
-  ASK_ME_SENTENCE,
-  ASPECTS,
-  STOP_WORDS,
-  VAGUE_WORDS,
-  clip,
-  englishWords,
-  isRecord,
-  joinList,
-  str,
-  tokenize,
-  type Aspect,
-} from "./text";
+import { extOf, fileKind, isTestPath } from "./files";
+import { textOf, toolNames, type OfflineDecision } from "./history";
+import { callKey, knownState, normalPath, type Entry, type Known } from "./known";
+import { stepNote } from "./notes";
+import { report, type RoleKind } from "./sub-agent-report";
+import { ASK_ME_SENTENCE, ASPECTS, STOP_WORDS, VAGUE_WORDS, clip, englishWords, joinList, tokenize } from "./text";
 
-/** After this many tool calls the sub-agent reports whatever it has: it must never loop. */
-export const MAX_TOOL_CALLS = 8;
-
-type RoleKind = Aspect["key"] | "generic";
-
-interface Entry {
-  path: string;
-  type: string;
-  size?: number;
-}
+/** Model calls for one task, the report included: the agent reports by then whatever it has. */
+export const MAX_STEPS = 10;
+/** Files read for one task. */
+export const MAX_READS = 8;
+/** Files read in one call. */
+const READS_PER_STEP = 3;
+/**
+ * Characters of the files read in one call, when their sizes are known: about what the context
+ * window's default scene budget keeps of one item (half of 3,000 tokens) without cutting it.
+ */
+const READ_STEP_CHARS = 5_000;
+/** The size assumed for a file whose size no listing in view gave. */
+const UNKNOWN_SIZE = 2_000;
+/** Folders listed for one task. */
+const MAX_LISTS = 4;
+/** Searches for one task. */
+const MAX_SEARCHES = 3;
 
 /** Words too general to search for: they would match everywhere or nowhere useful. */
 const GENERIC_WORDS = new Set([
@@ -83,7 +87,7 @@ interface Situation {
   kind: RoleKind;
   task: string;
   goal: string;
-  calls: PastCall[];
+  taskIdx: number;
   messages: Array<{ sender: string; body: string }>;
   askFirst: boolean;
 }
@@ -140,7 +144,8 @@ function situation(messages: readonly ChatMessage[]): Situation {
     if (m?.role !== "user") continue;
     const parsed = parseAgentMessage(textOf(m));
     if (parsed && parsed.kind !== "task") inbound.push({ sender: parsed.sender, body: parsed.body });
-    else if (!parsed && textOf(m).trim()) inbound.push({ sender: "the person", body: textOf(m) });
+    // the context window's stand-in for messages it left out is nobody's message
+    else if (!parsed && textOf(m).trim() && !PLACEHOLDER.test(textOf(m))) inbound.push({ sender: "the person", body: textOf(m) });
   }
   return {
     self,
@@ -148,25 +153,10 @@ function situation(messages: readonly ChatMessage[]): Situation {
     kind: roleKind(roleName, task),
     task,
     goal,
-    calls: pastCalls(messages, taskIdx),
+    taskIdx,
     messages: inbound,
     askFirst: task.includes(ASK_ME_SENTENCE),
   };
-}
-
-function entriesOf(calls: readonly PastCall[]): Entry[] {
-  const seen = new Map<string, Entry>();
-  for (const c of calls) {
-    if (c.name !== "list_files" || c.error || !isRecord(c.result) || !Array.isArray(c.result.entries)) continue;
-    for (const e of c.result.entries) {
-      const path = str(e, "path");
-      const type = str(e, "type");
-      if (!path || !type || seen.has(path)) continue;
-      const size = isRecord(e) && typeof e.size === "number" ? e.size : undefined;
-      seen.set(path, { path, type, size });
-    }
-  }
-  return [...seen.values()];
 }
 
 /** Candidate search words of a goal, most specific first. */
@@ -216,7 +206,7 @@ function overlap(path: string, taskTokens: ReadonlySet<string>): number {
 }
 
 /** How worth reading a file is for this agent; null for files never read (lock files, binaries, dotfiles, huge files). */
-function fileScore(e: Entry, kind: RoleKind, taskTokens: ReadonlySet<string>): number | null {
+export function fileScore(e: Entry, kind: RoleKind, taskTokens: ReadonlySet<string>): number | null {
   const segments = e.path.split("/");
   if (segments.some((s) => s.startsWith(".") || SKIP_DIRS.has(s))) return null;
   if (SKIP_FILES.test(e.path) || (e.size ?? 0) > 200_000) return null;
@@ -246,350 +236,203 @@ function dirScore(e: Entry, kind: RoleKind, taskTokens: ReadonlySet<string>): nu
   return score;
 }
 
-function pickFiles(entries: readonly Entry[], kind: RoleKind, taskTokens: ReadonlySet<string>): string[] {
-  return entries
-    .map((e, i) => ({ e, i, s: e.type === "file" ? fileScore(e, kind, taskTokens) : null }))
-    .filter((x): x is { e: Entry; i: number; s: number } => x.s !== null)
-    .sort((a, b) => b.s - a.s || a.i - b.i)
-    .slice(0, 3)
-    .map((x) => x.e.path);
+/** The context window's placeholder for left-out messages (lib/context/types.ts `placeholderText`). */
+const PLACEHOLDER = /^\[\d+ earlier messages? omitted here to fit the context budget/;
+
+/** Files that start a program: worth reading to see how the parts fit. */
+const ENTRY_POINT = /(^|\/)(index|main|app|server|cli|mod|lib|__init__|__main__)\.[a-z0-9]+$/i;
+
+/** Folders and files the goal names (`lib/store`, `src/auth.ts`), in goal order. */
+export function goalPaths(goal: string): string[] {
+  const out: string[] = [];
+  for (const m of goal.matchAll(/(?:^|[\s"'`(])((?:\.{0,2}\/)?[\w@.-]+(?:\/[\w@.-]+)+\/?|[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|py|go|rs|java|rb|php|md|json|ya?ml|toml|css|html|sh))(?=$|[\s"'`),.;:!?])/g)) {
+    const p = normalPath(m[1]!.replace(/[.,;:]+$/, ""));
+    if (p !== "." && !p.startsWith("..") && !out.includes(p)) out.push(p);
+  }
+  return out.slice(0, 3);
 }
 
-function pickDir(entries: readonly Entry[], kind: RoleKind, taskTokens: ReadonlySet<string>): string | undefined {
-  return entries
-    .map((e, i) => ({ e, i, s: e.type === "dir" ? dirScore(e, kind, taskTokens) : null }))
-    .filter((x): x is { e: Entry; i: number; s: number } => x.s !== null)
-    .sort((a, b) => b.s - a.s || a.i - b.i)[0]?.e.path;
+/** Whether `path` lies inside (or is) one of `dirs`. */
+function within(path: string, dirs: readonly string[]): boolean {
+  return dirs.some((d) => path === d || path.startsWith(`${d}/`));
 }
 
-function searchMatches(c: PastCall): Array<{ path: string; line: number; text: string }> {
-  if (c.error || !isRecord(c.result) || !Array.isArray(c.result.matches)) return [];
-  return c.result.matches.flatMap((m) => {
-    const path = str(m, "path");
-    const line = isRecord(m) && typeof m.line === "number" ? m.line : undefined;
-    return path && line !== undefined ? [{ path, line, text: str(m, "text") ?? "" }] : [];
-  });
+/** Scores of the files and folders of a listing for this agent and goal. */
+function scorer(kind: RoleKind, goal: string, hits: ReadonlyMap<string, number>) {
+  const taskTokens = tokenize(goal);
+  const named = goalPaths(goal);
+  // The goal's specific words in a file's own name are the strongest sign it is the one meant.
+  const words = keywordCandidates(goal, kind).slice(0, 4);
+  return {
+    file(e: Entry): number | null {
+      const base = fileScore(e, kind, taskTokens);
+      if (base === null) return null;
+      let s = base;
+      const name = (e.path.split("/").pop() ?? "").toLowerCase();
+      if (words.some((w) => w.length >= 4 && name.includes(w.toLowerCase()))) s += 5;
+      if (within(e.path, named)) s += 6;
+      if (ENTRY_POINT.test(e.path) && fileKind(e.path) === "source") s += 2;
+      if (isTestPath(e.path)) s += kind === "testing" ? 1 : 0.5;
+      return s + Math.min(6, 2 * (hits.get(e.path) ?? 0));
+    },
+    dir(e: Entry): number | null {
+      const base = dirScore(e, kind, taskTokens);
+      if (base === null) return null;
+      return base + (named.some((n) => n === e.path || n.startsWith(`${e.path}/`)) ? 8 : 0);
+    },
+  };
+}
+
+/** The entries a listing's note keeps: the most relevant files and folders, and the tests seen. */
+function pickerFor(kind: RoleKind, goal: string) {
+  const score = scorer(kind, goal, new Map());
+  return (entries: readonly Entry[]) => {
+    const ranked = (type: string, f: (e: Entry) => number | null, n: number) =>
+      entries
+        .map((e, i) => ({ e, i, s: e.type === type ? f(e) : null }))
+        .filter((x): x is { e: Entry; i: number; s: number } => x.s !== null)
+        .sort((a, b) => b.s - a.s || a.i - b.i)
+        .slice(0, n)
+        .map((x) => x.e.path);
+    // at most half of the files kept are tests, so the code under test is kept too
+    const files: string[] = [];
+    let tests = 0;
+    for (const f of ranked("file", (e) => score.file(e), entries.length)) {
+      if (files.length >= 6) break;
+      if (isTestPath(f) && tests >= 3) continue;
+      if (isTestPath(f)) tests++;
+      files.push(f);
+    }
+    return { dirs: ranked("dir", (e) => score.dir(e), 4), files, tests: entries.filter((e) => e.type === "file" && isTestPath(e.path)).slice(0, 3).map((e) => e.path) };
+  };
 }
 
 function call(name: string, args: Record<string, unknown>) {
   return { name, args };
 }
 
+/** The next calls: what is left to look at, most relevant first; [] when it is time to report. */
+function plan(s: Situation, k: Known, offered: ReadonlySet<string>, keywords: readonly string[]): Array<{ name: string; args: Record<string, unknown> }> {
+  const out: Array<{ name: string; args: Record<string, unknown> }> = [];
+  const add = (name: string, args: Record<string, unknown>) => {
+    if (!offered.has(name)) return false;
+    const key = callKey(name, args);
+    if (k.done.has(key) || out.some((c) => callKey(c.name, c.args) === key)) return false;
+    out.push(call(name, args));
+    return true;
+  };
+  const count = (prefix: string) => [...k.done].filter((d) => d.startsWith(prefix)).length;
+  const named = goalPaths(s.goal || s.task);
+
+  // The top level alone first: it is small, so the context window never cuts it, and it says
+  // where the README and the manifest are.
+  if (!k.done.has("listed .")) {
+    add("list_files", { path: "." });
+    for (const p of named) if (/\.[a-z0-9]+$/i.test(p)) add("read_file", { path: p });
+    return out;
+  }
+  // Then what the goal names (a folder is listed), and a search for its most specific word —
+  // where the goal points, when it names a folder.
+  for (const p of named) add(/\.[a-z0-9]+$/i.test(p) ? "read_file" : "list_files", { path: p });
+  const goalDir = named.find((p) => !/\.[a-z0-9]+$/i.test(p));
+  if (keywords[0] && k.searches.length === 0 && !k.failed.some((f) => f.key.startsWith("searched"))) add("search_files", goalDir ? { query: keywords[0], path: goalDir } : { query: keywords[0] });
+
+  const hits = new Map<string, number>();
+  for (const q of k.searches) for (const h of q.hits) hits.set(h.path, (hits.get(h.path) ?? 0) + 1);
+  const score = scorer(s.kind, s.goal || s.task, hits);
+  // Candidates: every entry in view, the files the notes kept from earlier listings, search hits.
+  const seen = new Map<string, Entry>();
+  for (const e of k.entries) seen.set(e.path, e);
+  for (const l of k.listings) {
+    for (const f of l.files) if (!seen.has(f)) seen.set(f, { path: f, type: "file" });
+    for (const d of l.dirs) if (!seen.has(d)) seen.set(d, { path: d, type: "dir" });
+  }
+  for (const p of hits.keys()) if (!seen.has(p)) seen.set(p, { path: p, type: "file" });
+  const ranked = (type: string) =>
+    [...seen.values()]
+      .map((e, i) => ({ e, i, s: e.type === type ? (type === "file" ? score.file(e) : score.dir(e)) : null }))
+      .filter((x): x is { e: Entry; i: number; s: number } => x.s !== null)
+      .sort((a, b) => b.s - a.s || a.i - b.i)
+      .map((x) => x.e.path);
+
+  const readsLeft = MAX_READS - count("read ");
+  // A top level too long to list whole may hide its README: look for it by name.
+  const rootListing = k.listings.find((l) => l.path === ".");
+  if (rootListing?.omitted && ![...seen.keys()].some((p) => !p.includes("/") && fileKind(p) === "readme")) seen.set("README.md", { path: "README.md", type: "file" });
+  // The README and the manifest say what the project claims and how it is tested: read first.
+  const basics = [...seen.values()].filter((e) => e.type === "file" && !e.path.includes("/") && ["readme", "manifest"].includes(fileKind(e.path))).map((e) => e.path);
+  // A step's reads share one scene item: files that together fit its share are read together, so
+  // the context window need not cut them (the first is read whatever its size).
+  let planned = 0;
+  for (const path of [...basics, ...ranked("file")]) {
+    if (out.length >= Math.min(READS_PER_STEP, readsLeft)) break;
+    const size = seen.get(path)?.size ?? UNKNOWN_SIZE;
+    if (out.length > 0 && planned + size > READ_STEP_CHARS) continue;
+    if (add("read_file", { path })) planned += size;
+  }
+  if (count("listed ") < MAX_LISTS) {
+    const listed = [...k.done, ...out.map((c) => callKey(c.name, c.args))].filter((d) => d.startsWith("listed ")).map((d) => d.slice(7));
+    // a folder already listed, or one above a folder already listed, shows nothing new
+    const dir = ranked("dir").find((d) => !listed.some((l) => l === d || l.startsWith(`${d}/`)));
+    const dirScoreNow = dir ? (score.dir({ path: dir, type: "dir" }) ?? 0) : 0;
+    // Descend when the folder is clearly where the goal points, or nothing here is worth reading.
+    if (dir && (dirScoreNow >= 2 || out.length === 0)) add("list_files", { path: dir });
+  }
+  const searches = k.searches.length + k.failed.filter((f) => f.key.startsWith("searched")).length;
+  if (searches < MAX_SEARCHES && !out.some((c) => c.name === "search_files") && k.searches.every((q) => q.matches === 0)) {
+    const next = keywords.find((w) => !k.done.has(callKey("search_files", { query: w })));
+    // a retry looks in the whole project: the word may live outside the folder the goal names
+    if (next) add("search_files", { query: next });
+  }
+  return out;
+}
+
 /** Decides the offline sub-agent's answer to one request. */
 export function decideSubAgent(req: ChatRequest): OfflineDecision {
   const s = situation(req.messages);
   const offered = toolNames(req.tools);
-  const { calls } = s;
+  const goal = s.goal || s.task;
+  const k = knownState(req.messages, s.taskIdx, pickerFor(s.kind, goal));
 
   // Already reported: answer briefly, never report twice unless the report itself failed.
-  const reports = calls.filter((c) => c.name === "report_to_leader");
-  const lastReport = reports[reports.length - 1];
-  if (lastReport && !(lastReport.error && reports.length < 2)) {
-    const after = req.messages.slice(lastReport.at + 1).some((m) => m.role === "user");
+  if (k.reported && !(k.reported.error && k.reported.count < 2)) {
+    const after = req.messages.slice(k.reported.at + 1).some((m) => m.role === "user");
     return {
       reasoning: "My report is already with the Team Leader.",
-      content: after
-        ? "Noted. My report is already with the Team Leader; send me a new task if you need more from me."
-        : "My report is with the Team Leader.",
+      content: after ? "Noted. My report is already with the Team Leader; send me a new task if you need more from me." : "My report is with the Team Leader.",
       toolCalls: [],
     };
   }
-  if (lastReport || calls.length >= MAX_TOOL_CALLS) return report(s, offered);
+  const step = k.step + 1;
+  const notes = [...k.fresh, stepNote(step, MAX_STEPS)].map((n) => `NOTE: ${n}`);
+  const withNotes = (d: OfflineDecision): OfflineDecision => ({ ...d, content: [d.content, "", ...notes].join("\n") });
+  const wrapUp = k.reported || step >= MAX_STEPS;
+  const keywords = keywordCandidates(goal, s.kind);
+  const next = wrapUp ? [] : plan(s, k, offered, keywords);
 
-  const lists = calls.filter((c) => c.name === "list_files");
-  if (lists.length === 0 && offered.has("list_files")) {
-    return {
-      reasoning: "I'll start with the project layout, so I read the files that matter instead of guessing.",
-      content: "Looking at the project layout.",
-      toolCalls: [call("list_files", { path: "." })],
-    };
+  if (next.length > 0) {
+    const reads = next.filter((c) => c.name === "read_file").map((c) => `\`${String(c.args.path)}\``);
+    const lists = next.filter((c) => c.name === "list_files").map((c) => `\`${String(c.args.path)}\``);
+    const searches = next.filter((c) => c.name === "search_files").map((c) => `"${String(c.args.query)}"`);
+    const parts = [lists.length ? `listing ${joinList(lists)}` : "", reads.length ? `reading ${joinList(reads)}` : "", searches.length ? `searching for ${joinList(searches)}` : ""].filter(Boolean);
+    const sentence = parts.join(", ");
+    return withNotes({
+      reasoning: `Step ${step}: ${k.files.length} file${k.files.length === 1 ? "" : "s"} read so far; next, ${sentence} — the most relevant to "${clip(goal, 80)}" that I have not looked at.`,
+      content: `${sentence.charAt(0).toUpperCase()}${sentence.slice(1)}.`,
+      toolCalls: next,
+    });
   }
 
-  const taskTokens = tokenize(s.goal || s.task);
-  const entries = entriesOf(calls);
-  const reads = calls.filter((c) => c.name === "read_file");
-  const searches = calls.filter((c) => c.name === "search_files");
-  const keywords = keywordCandidates(s.goal || s.task, s.kind);
-
-  if (reads.length === 0 && searches.length === 0) {
-    const topFiles = entries.filter((e) => e.type === "file" && !e.path.includes("/"));
-    const nested = entries.some((e) => e.path.includes("/"));
-    const dir = !nested && lists.length === 1 ? pickDir(entries, s.kind, taskTokens) : undefined;
-    const dirWorth = dir ? (dirScore({ path: dir, type: "dir" }, s.kind, taskTokens) ?? 0) : 0;
-    // Descend one level when the top level has nothing but folders, or a folder clearly holds the
-    // code this role cares about (src/, public/ for UI…): top-level files alone rarely answer a task.
-    if (dir && offered.has("list_files") && (topFiles.length === 0 || dirWorth >= 2)) {
-      return {
-        reasoning: `The top level has ${topFiles.length === 0 ? "only folders" : `${topFiles.length} files, but the code lives in folders`}; \`${dir}\` looks most relevant to my task, so I'll look inside it.`,
-        content: `Looking inside \`${dir}\`.`,
-        toolCalls: [call("list_files", { path: dir })],
-      };
-    }
-    const files = offered.has("read_file") ? pickFiles(entries, s.kind, taskTokens) : [];
-    const keyword = keywords[0];
-    const toolCalls = files.map((path) => call("read_file", { path }));
-    if (keyword && offered.has("search_files")) toolCalls.push(call("search_files", { query: keyword }));
-    if (toolCalls.length > 0) {
-      const fileList = joinList(files.map((f) => `\`${f}\``));
-      return {
-        reasoning: `The listing has ${entries.length} entries; ${files.length ? `${fileList} look most relevant to my task` : "nothing there is worth reading directly"}${keyword ? `, and I'll search for "${keyword}", the most specific word of the goal` : ""}.`,
-        content: [files.length ? `Reading ${fileList}` : "", keyword ? `${files.length ? ", and searching" : "Searching"} for "${keyword}"` : ""].join("") + ".",
-        toolCalls,
-      };
-    }
-  }
-
-  // One retry of the search with the next candidate when the first word found nothing.
-  const firstSearch = searches[0];
-  const nextKeyword = keywords[1];
-  if (searches.length === 1 && firstSearch && !firstSearch.error && searchMatches(firstSearch).length === 0 && nextKeyword && offered.has("search_files")) {
-    return {
-      reasoning: `"${String(firstSearch.args.query ?? "")}" matched nothing; "${nextKeyword}" is the next most specific word.`,
-      content: `No matches for "${String(firstSearch.args.query ?? "")}"; searching for "${nextKeyword}".`,
-      toolCalls: [call("search_files", { query: nextKeyword })],
-    };
-  }
-
-  // Follow the search hits once: read the files that matched but were not read yet, keeping room
-  // in the call budget for the question and the report.
-  const firstSearchAt = firstSearch?.at ?? Infinity;
-  const followed = reads.some((c) => c.at > firstSearchAt);
-  if (firstSearch && !followed && offered.has("read_file")) {
-    const read = new Set(reads.map((c) => String(c.args.path ?? "")));
-    const hits = new Map<string, number>();
-    for (const m of searches.flatMap(searchMatches)) if (!read.has(m.path) && !SKIP_FILES.test(m.path)) hits.set(m.path, (hits.get(m.path) ?? 0) + 1);
-    const room = MAX_TOOL_CALLS - 1 - calls.length - (s.askFirst && !calls.some((c) => c.name === "ask_master") ? 1 : 0);
-    const next = [...hits.entries()]
-      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
-      .slice(0, Math.min(2, room))
-      .map(([path]) => path);
-    if (next.length > 0) {
-      const list = joinList(next.map((f) => `\`${f}\``));
-      return {
-        reasoning: `The search points at ${list}, which I have not read yet; reading ${next.length === 1 ? "it" : "them"} in context.`,
-        content: `Following the search hits: reading ${list}.`,
-        toolCalls: next.map((path) => call("read_file", { path })),
-      };
-    }
-  }
-
-  if (s.askFirst && offered.has("ask_master") && !calls.some((c) => c.name === "ask_master")) {
-    const seen = reads.filter((c) => !c.error).map((c) => String(c.args.path ?? ""));
-    const shown = seen.length ? seen : entries.filter((e) => e.type === "file").slice(0, 3).map((e) => e.path);
-    const found = shown.length ? `I found ${joinList(shown.map((p) => p.split("/").pop() ?? p))}` : "The project folder looks empty";
+  if (s.askFirst && offered.has("ask_master") && !k.done.has("asked") && !wrapUp) {
+    const shown = k.files.map((f) => f.path);
+    const found = shown.length ? `I found ${joinList(shown.slice(0, 4).map((p) => p.split("/").pop() ?? p))}` : "The project folder looks empty";
     const question = `The goal says "${clip(s.goal, 160)}". ${found}. Should I focus on ${FOCUS_OPTIONS[s.kind]}?`;
-    return {
+    return withNotes({
       reasoning: "My task says the goal may be unclear and to ask first; the answer decides where my report should focus.",
       content: "Asking the Team Leader to narrow the goal down before I report.",
       toolCalls: [call("ask_master", { question })],
-    };
+    });
   }
 
-  return report(s, offered);
-}
-
-function fileFacts(calls: readonly PastCall[]): { facts: FileFacts[]; failed: Array<{ path: string; error: string }> } {
-  const facts: FileFacts[] = [];
-  const failed: Array<{ path: string; error: string }> = [];
-  for (const c of calls) {
-    if (c.name !== "read_file" || c.resultText === undefined) continue;
-    const path = str(c.result, "path") ?? String(c.args.path ?? "?");
-    const content = str(c.result, "content");
-    if (c.error || content === undefined) failed.push({ path: String(c.args.path ?? path), error: c.error ?? "unreadable result" });
-    else facts.push(describeFile(path, content, isRecord(c.result) && c.result.truncated === true));
-  }
-  return { facts, failed };
-}
-
-function flagList(flags: readonly Flag[], max: number): string {
-  return flags
-    .slice(0, max)
-    .map((f) => `\`${f.path}:${f.line}\` ${f.why}`)
-    .join("; ");
-}
-
-/** The final report: findings from what was read, then recommendations for the agent's role. */
-function report(s: Situation, offered: ReadonlySet<string>): OfflineDecision {
-  const { calls } = s;
-  const listCalls = calls.filter((c) => c.name === "list_files");
-  const entries = entriesOf(calls);
-  const top = entries.filter((e) => !e.path.includes("/"));
-  const { facts, failed } = fileFacts(calls);
-  const searches = calls.filter((c) => c.name === "search_files" && c.resultText !== undefined);
-  const ask = calls.find((c) => c.name === "ask_master" && c.resultText !== undefined);
-  const answer = ask ? str(ask.result, "answer") : undefined;
-  const answeredBy = ask ? str(ask.result, "answered_by") : undefined;
-
-  // Key findings come first (the leader quotes the first bullets), then what each file holds.
-  const findings: string[] = [];
-  const layout: string[] = [];
-  if (top.length > 0) {
-    const dirs = top.filter((e) => e.type === "dir");
-    const files = top.filter((e) => e.type !== "dir");
-    const names = [...dirs.map((d) => `${d.path}/`), ...files.map((f) => f.path)];
-    const truncated = listCalls.some((c) => isRecord(c.result) && c.result.truncated === true);
-    layout.push(
-      `Project layout: ${top.length} entries at the top level (${dirs.length} folder${dirs.length === 1 ? "" : "s"}, ${files.length} file${files.length === 1 ? "" : "s"}): ${names.slice(0, 8).map((n) => `\`${n}\``).join(", ")}${names.length > 8 ? ` (+${names.length - 8} more)` : ""}${truncated ? " — listing truncated" : ""}.`,
-    );
-    const inner = entries.filter((e) => e.path.includes("/"));
-    if (inner.length > 0) {
-      const folders = [...new Set(inner.map((e) => e.path.split("/")[0]))];
-      layout.push(`Inside ${folders.map((f) => `\`${f}/\``).join(", ")}: ${inner.slice(0, 8).map((e) => `\`${e.path}\``).join(", ")}${inner.length > 8 ? ` (+${inner.length - 8} more)` : ""}.`);
-    }
-  } else if (listCalls.some((c) => c.error)) {
-    layout.push(`Could not list the project folder: ${listCalls.find((c) => c.error)?.error}.`);
-  } else if (listCalls.length > 0) {
-    layout.push("The project folder is empty.");
-  }
-  for (const f of facts) layout.push(f.finding);
-  for (const f of failed) layout.push(`Could not read \`${f.path}\`: ${clip(f.error, 120)} — skipped.`);
-  const searchLines: string[] = [];
-  for (const c of searches) {
-    const q = String(c.args.query ?? "");
-    if (c.error) {
-      searchLines.push(`Search for "${q}" failed: ${clip(c.error, 120)}.`);
-      continue;
-    }
-    const ms = searchMatches(c);
-    const more = isRecord(c.result) && c.result.truncated === true ? "+" : "";
-    searchLines.push(
-      ms.length
-        ? `Search for "${q}": ${ms.length}${more} match${ms.length === 1 ? "" : "es"} — ${ms.slice(0, 6).map((m) => `\`${m.path}:${m.line}\``).join(", ")}${ms.length > 6 ? ", …" : ""}${ms[0]?.text ? ` (first: "${clip(ms[0].text.trim(), 70)}")` : ""}.`
-        : `Search for "${q}": no matches.`,
-    );
-  }
-
-  const allMatches = searches.flatMap(searchMatches);
-  const risks = facts.flatMap((f) => f.risks);
-  const todos = facts.flatMap((f) => f.todos);
-  const colors = [...new Set(facts.flatMap((f) => f.colors))];
-  const styles = facts.filter((f) => fileKind(f.path) === "style");
-  const markup = facts.filter((f) => fileKind(f.path) === "markup");
-  const pkg = facts.find((f) => f.path.split("/").pop() === "package.json");
-  const readme = facts.find((f) => fileKind(f.path) === "readme");
-  // Functions first: they are what people call, document and trace.
-  const exportsAll = facts
-    .flatMap((f) => f.exports.map((e) => ({ name: e, path: f.path })))
-    .sort((a, b) => Number(/^[A-Z_]+$/.test(a.name)) - Number(/^[A-Z_]+$/.test(b.name)));
-  const byFile = new Map<string, number>();
-  for (const m of allMatches) byFile.set(m.path, (byFile.get(m.path) ?? 0) + 1);
-  const hotFile = [...byFile.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0];
-  const testFiles = entries.filter((e) => e.type === "file" && isTestPath(e.path));
-
-  // Role-specific observations.
-  if (s.kind === "review" || s.kind === "implementation") {
-    findings.push(risks.length ? `Risky patterns: ${flagList(risks, 4)}.` : `No risky patterns (eval, raw HTML, hard-coded secrets, string-built SQL or shell commands) in the ${facts.length} file${facts.length === 1 ? "" : "s"} read.`);
-  }
-  if (s.kind === "ui") {
-    if (colors.length) findings.push(`Colors in use: ${colors.slice(0, 8).join(", ")}${colors.length > 8 ? ` (+${colors.length - 8} more)` : ""}.`);
-    if (styles.length) findings.push(`Responsive rules: ${styles.some((f) => f.media) ? "present" : "none (no @media queries)"}; focus styles: ${styles.some((f) => f.focus) ? "present" : "none"}.`);
-    const noAlt = markup.reduce((n, f) => n + f.imagesWithoutAlt, 0);
-    if (noAlt) findings.push(`Accessibility: ${noAlt} image${noAlt === 1 ? "" : "s"} without alt text.`);
-  }
-  if (s.kind === "testing") {
-    findings.push(testFiles.length ? `Test files: ${testFiles.slice(0, 5).map((e) => `\`${e.path}\``).join(", ")}${testFiles.length > 5 ? ` (+${testFiles.length - 5} more)` : ""}.` : "No test files (`*.test.*`, `*.spec.*`, `tests/`) in the folders listed.");
-    if (pkg) findings.push(pkg.scripts.test ? `Test command: \`${pkg.scripts.test}\`.` : "package.json has no `test` script.");
-  }
-  if (s.kind === "docs" && readme && pkg) {
-    const readmeText = calls.find((c) => c.name === "read_file" && str(c.result, "path") === readme.path);
-    const text = str(readmeText?.result, "content") ?? "";
-    const undocumented = Object.keys(pkg.scripts).filter((k) => !text.includes(k));
-    if (undocumented.length) findings.push(`Scripts in package.json the README never mentions: ${undocumented.map((k) => `\`${k}\``).join(", ")}.`);
-  }
-  findings.push(...searchLines);
-  if (todos.length && s.kind !== "review") findings.push(`Open notes: ${todos.slice(0, 3).map((t) => `\`${t.path}:${t.line}\` "${clip(t.text, 60)}"`).join("; ")}.`);
-  if (ask) {
-    // The person's answer decides the report's focus, so it leads.
-    findings.unshift(
-      answer
-        ? `I asked for clarification; ${!answeredBy || answeredBy === "person" ? "the person" : answeredBy} answered: "${clip(answer, 200)}" — this report focuses on that.`
-        : `I asked for clarification but got no answer${ask.error ? ` (${clip(ask.error, 80)})` : ""}; I took the broadest reading of the goal.`,
-    );
-  }
-  for (const m of s.messages) findings.push(`Message from ${m.sender}: "${clip(m.body, 160)}" — noted and taken into account.`);
-  if (offered.has("write_file")) findings.push("I changed no files: this report is the analysis to act on.");
-
-  // Recommendations for the role, from what was found (2–4).
-  const recs: string[] = [];
-  if (answer) recs.push(`Start with what you asked for — "${clip(answer, 100)}" — using the files above as the starting point.`);
-  const firstCode = facts.find((f) => fileKind(f.path) === "source" && !f.isTest) ?? facts.find((f) => f.exports.length > 0);
-  switch (s.kind) {
-    case "review":
-      if (risks[0]) recs.push(`Fix \`${risks[0].path}:${risks[0].line}\` first (${risks[0].why}): \`${risks[0].text}\`.`);
-      if (risks[1]) recs.push(`Then \`${risks[1].path}:${risks[1].line}\` (${risks[1].why}).`);
-      recs.push(firstCode ? `Add tests for the failure paths of \`${firstCode.path}\` (bad input, missing values, errors).` : "Add tests for the failure paths (bad input, missing values, errors) of the code in scope.");
-      if (risks.length === 0) recs.push(`Review the remaining files${hotFile ? `, starting with \`${hotFile[0]}\` (${hotFile[1]} search hit${hotFile[1] === 1 ? "" : "s"})` : ""} the same way; validate input at every boundary and keep secrets in environment variables.`);
-      break;
-    case "ui": {
-      const css = styles[0]?.path ?? markup[0]?.path;
-      if (colors.length) recs.push(`Turn the ${colors.length} color${colors.length === 1 ? "" : "s"} in use (${colors.slice(0, 4).join(", ")}) into named CSS variables (background, surface, text, accent, danger) and check body text contrast is at least 4.5:1.`);
-      else recs.push("Define a color scheme as CSS variables with a role for each color (background, surface, text, accent, danger) and contrast of at least 4.5:1.");
-      if (styles.length && !styles.some((f) => f.media)) recs.push(`Add a narrow-screen breakpoint (e.g. \`@media (max-width: 640px)\`) to \`${css}\`.`);
-      if (styles.length && !styles.some((f) => f.focus)) recs.push("Give links and buttons a visible `:focus-visible` style.");
-      if (markup.some((f) => f.imagesWithoutAlt > 0)) recs.push(`Add \`alt\` text to the images in ${markup.filter((f) => f.imagesWithoutAlt > 0).map((f) => `\`${f.path}\``).join(", ")}.`);
-      if (!styles.length && !markup.length) recs.push("Locate the page's markup and stylesheet (none were among the files read) before changing the design.");
-      break;
-    }
-    case "research":
-      if (hotFile) recs.push(`Start from \`${hotFile[0]}\`${allMatches.length > 1 ? `: it holds ${hotFile[1]} of the ${allMatches.length} search hits` : ", where the search hit points"}.`);
-      if (exportsAll[0]) recs.push(`Trace how \`${exportsAll[0].name}\` (${exportsAll[0].path}) is used before changing it.`);
-      recs.push(readme ? `Record the findings in \`${readme.path}\` so the next person does not have to trace them again.` : "Write the findings down in a README; the project has none among the files read.");
-      break;
-    case "testing":
-      if (!pkg?.scripts.test) recs.push("Add a `test` script to package.json so the suite runs with one command.");
-      recs.push(firstCode ? `Cover \`${firstCode.path}\`${firstCode.exports.length ? ` (${firstCode.exports.slice(0, 3).map((e) => `\`${e}\``).join(", ")})` : ""} with unit tests, including the failure cases.` : "Write unit tests for the main module, including the failure cases.");
-      if (testFiles.length === 0) recs.push("Create a test folder next to the code; no tests exist yet.");
-      break;
-    case "docs":
-      if (readme) {
-        const have = readme.headings.join(" ").toLowerCase();
-        const missing = [
-          ["Install", /install|setup|getting started/],
-          ["Usage", /usage|run|start/],
-          ["Configuration", /config|environment|options/],
-          ["Testing", /test/],
-        ].filter(([, re]) => !(re as RegExp).test(have)).map(([name]) => name as string);
-        recs.push(
-          missing.length
-            ? `Add the missing sections to \`${readme.path}\`: ${missing.join(", ")}${readme.headings.length > 1 ? ` (it has: ${readme.headings.slice(1, 5).join(", ")})` : ""}.`
-            : `Keep \`${readme.path}\` in step with the code: check each command and option it names still exists.`,
-        );
-      } else recs.push("Create a README with what the project is, how to install and run it, and its configuration.");
-      if (pkg && Object.keys(pkg.scripts).length) recs.push(`Document each script (${Object.keys(pkg.scripts).slice(0, 5).map((k) => `\`${k}\``).join(", ")}) with the exact command and what it does.`);
-      if (exportsAll[0]) recs.push(`Add a usage example for \`${exportsAll[0].name}\` from \`${exportsAll[0].path}\`.`);
-      break;
-    case "implementation":
-      recs.push(hotFile ? `Make the change in \`${hotFile[0]}\` (${hotFile[1]} relevant line${hotFile[1] === 1 ? "" : "s"}) and keep it small.` : firstCode ? `Make the change in \`${firstCode.path}\` and keep it small.` : "Locate the entry point first; none of the files read holds the code the goal names.");
-      recs.push("Add a test that fails before the change and passes after it.");
-      if (todos[0]) recs.push(`Resolve the open note at \`${todos[0].path}:${todos[0].line}\` while there.`);
-      break;
-    default:
-      recs.push(hotFile ? `Look at \`${hotFile[0]}\` first (${hotFile[1]} search hit${hotFile[1] === 1 ? "" : "s"}).` : "Read the remaining files in the project to complete the picture.");
-      recs.push("Turn the findings above into a concrete follow-up goal for the team.");
-  }
-  if (failed.length) recs.push(`Check why ${joinList(failed.map((f) => `\`${f.path}\``))} could not be read.`);
-  const recommendations = recs.slice(0, 4);
-  if (recommendations.length < 2) recommendations.push("Send a follow-up goal if any of this should be acted on.");
-
-  const summary = [
-    `**${s.roleName} report** — goal: "${clip(s.goal, 140)}"`,
-    "",
-    "**Findings**",
-    ...findings.map((f) => `- ${f}`),
-    "",
-    "**What I looked at**",
-    ...layout.map((f) => `- ${f}`),
-    "",
-    "**Recommendations**",
-    ...recommendations.map((r) => `- ${r}`),
-  ].join("\n");
-  const status = facts.length === 0 && entries.length === 0 && calls.some((c) => c.error) ? "partial" : "completed";
-  return {
-    reasoning: `I have listed ${entries.length} entries, read ${facts.length} file${facts.length === 1 ? "" : "s"} and searched ${searches.length} time${searches.length === 1 ? "" : "s"}; that is enough for a useful report.`,
-    // Without the report tool (a misconfigured runtime) the report is the answer itself.
-    content: offered.has("report_to_leader")
-      ? `Reporting my findings to the Team Leader: ${facts.length} file${facts.length === 1 ? "" : "s"} read, ${allMatches.length} search match${allMatches.length === 1 ? "" : "es"}.`
-      : summary,
-    toolCalls: offered.has("report_to_leader") ? [call("report_to_leader", { summary, status })] : [],
-  };
+  return report({ roleName: s.roleName, kind: s.kind, goal: s.goal, messages: s.messages }, k, offered);
 }

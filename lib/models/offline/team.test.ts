@@ -5,6 +5,8 @@ import type { ChatMessage } from "../types";
 import { ASK_ME_SENTENCE, createOfflineModel, decideOffline } from "./index";
 import { matchRoles, parseCatalog } from "./leader";
 import { isAmbiguousGoal } from "./text";
+import { generateProject, repoProject } from "@/test/helpers/projects";
+import { MAX_STEPS } from "./sub-agent";
 import { DEMO_PROJECT, ROLES, agentSystem, runSubAgent, runTeam } from "./test-kit";
 
 const model = createOfflineModel("offline", { delayMs: 0 });
@@ -113,7 +115,10 @@ describe("offline sub-agent", () => {
     expect(summary).toContain("`login`");
     expect(summary).toMatch(/src\/auth\.ts:\d+/);
     expect(summary).toContain("**Recommendations**");
-    expect(run.calls.length).toBeLessThanOrEqual(9);
+    // within the step budget, and never the same call twice
+    expect(run.results.length).toBeLessThanOrEqual(MAX_STEPS);
+    const keys = run.calls.map((c) => `${c.function.name} ${c.function.arguments}`);
+    expect(new Set(keys).size).toBe(keys.length);
   });
 
   it("asks through ask_master when its task says so, and uses the answer", async () => {
@@ -171,14 +176,15 @@ describe("offline sub-agent", () => {
     expect(run.report!.summary).toContain("localStorage under the key");
   });
 
-  it("reports after 8 tool calls whatever its state", () => {
-    const messages: ChatMessage[] = [agentSystem("Researcher_1", "Researcher", 1), { role: "user", content: formatAgentMessage("task", "Team Leader", "task_001", "Goal: \"Research the cache\"") }];
-    for (let i = 0; i < 8; i++) {
-      messages.push({ role: "assistant", content: "", tool_calls: [{ id: `c${i}`, type: "function", function: { name: "search_files", arguments: JSON.stringify({ query: `q${i}` }) } }] });
-      messages.push({ role: "tool", tool_call_id: `c${i}`, content: JSON.stringify({ query: `q${i}`, matches: [], truncated: false }) });
-    }
+  it("reports at its last step whatever its state, counting steps from its private notes", () => {
+    const system = agentSystem("Researcher_1", "Researcher", 1);
+    const notes = `${system.content}\n\n## Your private notes (newest first)\n- step ${MAX_STEPS - 1} of at most ${MAX_STEPS}\n- listed .`;
+    const messages: ChatMessage[] = [{ role: "system", content: notes }, { role: "user", content: formatAgentMessage("task", "Team Leader", "task_001", 'Goal: "Research the cache"') }];
     const d = decideOffline({ messages, tools: agentTools(false), thinking: "off" });
     expect(d.toolCalls.map((c) => c.name)).toEqual(["report_to_leader"]);
+    // one step earlier it still works
+    const earlier = messages.map((m, i) => (i === 0 ? { ...m, content: notes.replace(`step ${MAX_STEPS - 1}`, "step 2") } : m));
+    expect(decideOffline({ messages: earlier, tools: agentTools(false), thinking: "off" }).toolCalls.map((c) => c.name)).not.toContain("report_to_leader");
   });
 
   it("does not report twice", async () => {
@@ -193,6 +199,39 @@ describe("offline sub-agent", () => {
     expect(run.report!.summary).toMatch(/empty/);
     expect(run.report!.summary).toMatch(/no matches/);
   });
+});
+
+describe("offline sub-agent on real-sized projects, through the real context window", () => {
+  const cases: Array<[string, () => Record<string, string>, string, string]> = [
+    ["5 files of this repository", () => repoProject(5, ["lib/store/atomic.ts", "lib/store/atomic.test.ts", "lib/store/lock.ts"]), "Review lib/store for crash safety and write up test ideas for the atomic write path", "lib/store/atomic.ts"],
+    ["300 files of this repository", () => repoProject(300), "Review lib/store for crash safety and write up test ideas for the atomic write path", "lib/store/atomic.ts"],
+    ["3,000 generated files", () => generateProject(3_000, 3), "Review src/billing for error handling and list test ideas for the invoice path", "src/billing/"],
+    ["20,000 generated files", () => generateProject(20_000, 20), "Review src/payments for error handling and list test ideas for refunds", "src/payments/"],
+  ];
+  for (const [name, project, goal, expectedPath] of cases) {
+    it(`${name}: every role reports done within ${MAX_STEPS} calls, never repeating a call, with findings from what it read`, async () => {
+      const files = project();
+      for (const [display, role] of [["Code Reviewer_1", "Code Reviewer"], ["Test Engineer_2", "Test Engineer"], ["Researcher_3", "Researcher"]] as const) {
+        const run = await runSubAgent({ model, files, displayName: display, roleName: role, task: `Goal: "${goal}"\nAs the ${role}, look into the project folder.` });
+        expect(run.invalid).toEqual([]);
+        expect(run.results.length).toBeLessThanOrEqual(MAX_STEPS);
+        const keys = run.calls.map((c) => `${c.function.name} ${c.function.arguments}`);
+        expect(new Set(keys).size, `${role} repeated a call: ${keys.join(" | ")}`).toBe(keys.length);
+        expect(run.report?.status).toBe("completed");
+        const summary = run.report!.summary;
+        // concrete findings: the goal's folder, paths with line numbers that exist, the README, the test setup
+        expect(summary).toContain(expectedPath);
+        const refs = [...summary.matchAll(/`([\w./@-]+\.[a-z]+):(\d+)`/g)].map((m) => [m[1]!, Number(m[2])] as const);
+        expect(refs.length, summary).toBeGreaterThan(0);
+        for (const [file, line] of refs) expect(files[file]?.split("\n").length ?? 0, `${file}:${line} in ${role}'s report`).toBeGreaterThanOrEqual(line);
+        expect(summary).toMatch(/The README \(`README\.md`\)/);
+        expect(summary).toMatch(/Test setup: test command `[^`]+`/);
+        expect(summary).not.toMatch(/\[failed\]|no matches for/i);
+        // the context window left results out on the way (the notes carried them)
+        if (Object.keys(files).length >= 300) expect(run.sent.some((sent) => sent.some((m) => m.role === "user" && /left out|omitted|not shown/i.test(String(m.content))))).toBe(true);
+      }
+    });
+  }
 });
 
 describe("offline team runs", () => {

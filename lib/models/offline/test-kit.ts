@@ -5,7 +5,13 @@
  */
 import { agentTools, AGENT_TOOL_ARGS, leaderTools, LEADER_TOOL_ARGS, parseToolArguments, type RoleChoice } from "@/lib/runtime/tools";
 import { formatAgentMessage, nextSeedId, roleAbbreviation, type SeedCounters } from "@/lib/protocol/messages";
+import { buildModelInput, collectPromotions, deriveWorkNotes, NOTE_HINT, PROMOTION_HINT } from "@/lib/context";
+import type { Message } from "@/lib/store/schemas";
+import { capToolOutput } from "@/lib/workspace/cap";
 import type { ChatMessage, ChatModel, ChatResult, ToolCall } from "../types";
+
+/** The runtime's default cap on one tool result (characters; ASTRION_TOOL_OUTPUT_MAX). */
+const TOOL_OUTPUT_MAX = 12_000;
 
 /** The role library of the repository's `agents/` folder, as the runtime lists it in the catalog. */
 export const ROLES: RoleChoice[] = [
@@ -86,8 +92,10 @@ export function runWorkspaceTool(files: Readonly<Record<string, string>>, name: 
       if (slash >= 0) dirs.add(prefix + rest.slice(0, slash));
       else fileEntries.push({ path: p, type: "file", size: files[p]!.length });
     }
-    const entries = [...[...dirs].sort().map((d) => ({ path: d, type: "dir" })), ...fileEntries];
-    return JSON.stringify({ path: dir || ".", entries, truncated: false });
+    const all = [...[...dirs].sort().map((d) => ({ path: d, type: "dir" })), ...fileEntries];
+    // the runtime's limits (lib/workspace/tools.ts WORKSPACE_LIMITS)
+    const entries = all.slice(0, 200);
+    return JSON.stringify({ path: dir || ".", entries, truncated: all.length > entries.length });
   }
   if (name === "read_file") {
     const path = String(args.path ?? "");
@@ -98,15 +106,18 @@ export function runWorkspaceTool(files: Readonly<Record<string, string>>, name: 
   }
   if (name === "search_files") {
     const query = String(args.query ?? "").toLowerCase();
+    const under = typeof args.path === "string" && args.path && args.path !== "." ? `${args.path.replace(/\/$/, "")}/` : "";
     const matches: Array<{ path: string; line: number; text: string }> = [];
     for (const p of paths) {
+      if (!p.startsWith(under)) continue;
       const content = files[p]!;
       if (content.includes("\u0000")) continue;
       content.split("\n").forEach((text, i) => {
-        if (text.toLowerCase().includes(query)) matches.push({ path: p, line: i + 1, text });
+        if (text.toLowerCase().includes(query)) matches.push({ path: p, line: i + 1, text: text.slice(0, 300) });
       });
+      if (matches.length > 100) break;
     }
-    return JSON.stringify({ query: args.query, matches, truncated: false });
+    return JSON.stringify({ query: args.query, matches: matches.slice(0, 100), truncated: matches.length > 100 });
   }
   if (name === "write_file") return JSON.stringify({ error: "write_file is not allowed in this test" });
   return JSON.stringify({ error: `unknown tool ${name}` });
@@ -151,6 +162,8 @@ export interface SubAgentRun {
   report?: { summary: string; status: string };
   /** Tool-call arguments that failed the runtime's schemas. */
   invalid: string[];
+  /** What each model call was sent (after the context window). */
+  sent: ChatMessage[][];
 }
 
 /** Runs one sub-agent to its report against the in-memory project. */
@@ -159,10 +172,23 @@ export async function runSubAgent(o: SubAgentRunOptions): Promise<SubAgentRun> {
     agentSystem(o.displayName, o.roleName, o.agentId ?? 1),
     { role: "user", content: formatAgentMessage("task", "Team Leader", "task_001", o.task) },
   ];
-  const run: SubAgentRun = { messages, calls: [], results: [], questions: [], invalid: [] };
+  const run: SubAgentRun = { messages, calls: [], results: [], questions: [], invalid: [], sent: [] };
+  // What the runtime sends (lib/runtime/team/agent-loop.ts): the real context window over the
+  // saved history, with the default budgets, the agent's work notes and the promoted conclusions.
+  const history = messages as unknown as Message[];
+  const goal = /^Goal:\s*"(.*)"\s*$/m.exec(o.task)?.[1] ?? o.task;
   for (let i = 0; i < 20; i++) {
     if (o.inject && o.inject.afterCalls === i) messages.push({ role: "user", content: o.inject.message });
-    const r = await o.model.stream({ messages: [...messages], tools: agentTools(o.canWrite ?? false), thinking: "on" });
+    const input = buildModelInput({
+      kind: "agent",
+      system: `${PROMOTION_HINT}\n${NOTE_HINT}`,
+      messages: history,
+      facts: { project_path: "/tmp/project", goal },
+      promoted: collectPromotions(history),
+      privateNotes: deriveWorkNotes(history),
+    });
+    run.sent.push(input.messages);
+    const r = await o.model.stream({ messages: input.messages, tools: agentTools(o.canWrite ?? false), thinking: "on" });
     run.results.push(r);
     messages.push(assistantMessage(r));
     if (r.tool_calls.length === 0) break;
@@ -184,7 +210,7 @@ export async function runSubAgent(o: SubAgentRunOptions): Promise<SubAgentRun> {
           content = JSON.stringify({ ok: true });
         } else content = runWorkspaceTool(o.files, call.function.name, args);
       }
-      messages.push({ role: "tool", tool_call_id: call.id, content });
+      messages.push({ role: "tool", tool_call_id: call.id, content: capToolOutput(content, TOOL_OUTPUT_MAX) });
     }
     if (reported) break;
   }

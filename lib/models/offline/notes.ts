@@ -1,0 +1,216 @@
+/**
+ * The offline sub-agent's memory: private notes (`NOTE:` lines it writes, which the runtime keeps
+ * in the private slice of every later call of its task, lib/context/markers.ts) plus the work
+ * notes the runtime derives from its tool calls (`read <path>`, `listed <path>`, `searched "<q>"`).
+ * The context window may leave old tool results out; these notes stay. Pure.
+ *
+ * A note of ours is one line `<head>; key: value; key: value`, readable by a person in the agent
+ * drawer and parsed back here. Values never hold "; " or a line break (they are cleaned).
+ */
+import type { ChatMessage } from "../types";
+import type { FileFacts, Flag } from "./files";
+import { clip } from "./text";
+
+/** The heading the runtime puts above an agent's private notes (lib/context/lines.ts). */
+const PRIVATE_HEADING = "## Your private notes (newest first)";
+
+/** The private notes in a request's system message, oldest first ([] when there are none). */
+export function privateNotes(messages: readonly ChatMessage[]): string[] {
+  const system = messages.find((m) => m.role === "system");
+  const text = typeof system?.content === "string" ? system.content : "";
+  const at = text.indexOf(PRIVATE_HEADING);
+  if (at < 0) return [];
+  const out: string[] = [];
+  for (const line of text.slice(at + PRIVATE_HEADING.length).split("\n").slice(1)) {
+    if (!line.startsWith("- ")) break;
+    out.push(line.slice(2));
+  }
+  return out.reverse();
+}
+
+/** A value safe inside a note (no field separator, no line break). */
+function clean(value: string, max: number): string {
+  return clip(value.replace(/[\r\n]+/g, " ").replace(/;\s/g, ", ").replace(/;$/, ""), max);
+}
+
+/** One note line (without the `NOTE: ` marker): the head, then the fields that have a value. */
+export function noteLine(head: string, fields: ReadonlyArray<readonly [string, string | number | undefined]>): string {
+  const parts = [clean(head, 160)];
+  for (const [key, value] of fields) if (value !== undefined && value !== "") parts.push(`${key}: ${typeof value === "number" ? value : clean(value, 200)}`);
+  return parts.join("; ");
+}
+
+/** A note split into its head and fields (a key may repeat). */
+export interface ParsedNote {
+  head: string;
+  fields: Map<string, string[]>;
+}
+
+/** Parses a note line written by {@link noteLine}. */
+export function parseNote(text: string): ParsedNote {
+  const [head = "", ...rest] = text.split("; ");
+  const fields = new Map<string, string[]>();
+  for (const part of rest) {
+    const at = part.indexOf(": ");
+    if (at <= 0) continue;
+    const key = part.slice(0, at);
+    fields.set(key, [...(fields.get(key) ?? []), part.slice(at + 2)]);
+  }
+  return { head, fields };
+}
+
+const first = (n: ParsedNote, key: string) => n.fields.get(key)?.[0];
+const list = (n: ParsedNote, key: string) => (first(n, key) ?? "").split(", ").filter(Boolean);
+
+// ------------------------------------------------------------------ what a read file showed
+
+/** The note of a file read: enough of its facts for the report. */
+export function fileNote(f: FileFacts): string {
+  // Short: every note of the task shares the private slice's budget (1,000 tokens by default).
+  // What the fields say again (the names defined, the scripts) is left out of `about`.
+  const about = f.finding
+    .replace(/^`[^`]*`\s*\([^)]*\):\s*/, "")
+    .replace(/\.$/, "")
+    .replace(/(^|;\s*)(defines|scripts) [^;]*/g, "")
+    .replace(/^;\s*|;\s*$/g, "");
+  const flag = (x: Flag) => `${x.line} ${clip(x.why, 40)} | ${clip(x.text, 30)}`;
+  return noteLine(`read ${f.path}`, [
+    ["lines", f.lines],
+    ["about", clip(about, 80)],
+    ["exports", f.exports.slice(0, 3).map((e, i) => (f.exportLines[i] ? `${e}@${f.exportLines[i]}` : e)).join(", ")],
+    ...f.todos.slice(0, 1).map((t) => ["todo", flag(t)] as const),
+    ...f.risks.slice(0, 2).map((r) => ["risk", flag(r)] as const),
+    // the test command first: it is the test setup every report states
+    ["scripts", Object.entries(f.scripts).sort(([a], [b]) => Number(b === "test") - Number(a === "test")).slice(0, 4).map(([k, v]) => `${k}=${clip(v, k === "test" ? 60 : 25).replace(/,/g, " ")}`).join(", ")],
+    ["headings", f.headings.slice(0, 4).map((h) => clip(h.replace(/,/g, " "), 30)).join(", ")],
+    ["colors", f.colors.slice(0, 6).join(", ")],
+    ["css", f.path.match(/\.(css|scss|sass|less)$/i) ? `${f.media ? "media" : "no-media"} ${f.focus ? "focus" : "no-focus"}` : undefined],
+    ["noalt", f.imagesWithoutAlt || undefined],
+    ["test", f.isTest ? "yes" : undefined],
+    ["cut", f.finding.includes(", truncated)") ? "yes" : undefined],
+  ]);
+}
+
+function flagOf(path: string, raw: string): Flag | null {
+  const m = /^(\d+) (.*?)(?: \| (.*))?$/.exec(raw);
+  return m ? { path, line: Number(m[1]), why: m[2] ?? "", text: m[3] ?? "" } : null;
+}
+
+/** The facts a file note holds (null when `n` is not one). */
+export function fileFactsOf(n: ParsedNote): FileFacts | null {
+  const path = /^read (.+)$/.exec(n.head)?.[1];
+  // the runtime's own note of the call (`read a.ts`) has no fields: it says the call was made
+  if (!path || !n.fields.has("lines")) return null;
+  const lines = Number(first(n, "lines") ?? 0);
+  const cut = first(n, "cut") === "yes";
+  const about = first(n, "about");
+  const css = first(n, "css") ?? "";
+  const exports = list(n, "exports").map((e) => e.split("@"));
+  const scripts: Record<string, string> = {};
+  for (const s of list(n, "scripts")) {
+    const at = s.indexOf("=");
+    if (at > 0) scripts[s.slice(0, at)] = s.slice(at + 1);
+  }
+  return {
+    path,
+    finding: `\`${path}\` (${lines} ${lines === 1 ? "line" : "lines"}${cut ? ", truncated" : ""})${about ? `: ${about}` : ""}.`,
+    lines,
+    headings: list(n, "headings"),
+    exports: exports.map(([name]) => name!),
+    exportLines: exports.map(([, line]) => Number(line ?? 0)),
+    colors: list(n, "colors"),
+    scripts,
+    risks: (n.fields.get("risk") ?? []).flatMap((r) => flagOf(path, r) ?? []),
+    todos: (n.fields.get("todo") ?? []).flatMap((t) => flagOf(path, t) ?? []),
+    media: css.startsWith("media"),
+    focus: css.endsWith(" focus"),
+    imagesWithoutAlt: Number(first(n, "noalt") ?? 0),
+    isTest: first(n, "test") === "yes",
+  };
+}
+
+// ------------------------------------------------------------------ listings and searches
+
+/** What a listing showed, as kept in a note: counts and the entries worth coming back to. */
+export interface ListingDigest {
+  path: string;
+  entries: number;
+  omitted: number;
+  dirs: string[];
+  files: string[];
+  tests: string[];
+}
+
+/** The note of a listing. */
+export function listingNote(d: ListingDigest): string {
+  return noteLine(`listed ${d.path}`, [
+    ["entries", d.entries],
+    ["omitted", d.omitted || undefined],
+    ["dirs", d.dirs.join(", ")],
+    ["files", d.files.join(", ")],
+    ["tests", d.tests.join(", ")],
+  ]);
+}
+
+/** The listing a note holds (null when `n` is not one). */
+export function listingOf(n: ParsedNote): ListingDigest | null {
+  const path = /^listed (.+)$/.exec(n.head)?.[1];
+  if (!path || !n.fields.has("entries")) return null;
+  return { path, entries: Number(first(n, "entries")), omitted: Number(first(n, "omitted") ?? 0), dirs: list(n, "dirs"), files: list(n, "files"), tests: list(n, "tests") };
+}
+
+/** What a search found, as kept in a note. */
+export interface SearchDigest {
+  query: string;
+  path?: string;
+  matches: number;
+  omitted: number;
+  hits: Array<{ path: string; line: number }>;
+  first?: string;
+}
+
+/** The note of a search. */
+export function searchNote(d: SearchDigest): string {
+  // the runtime's wording of the call (lib/context/markers.ts), so both name it alike
+  return noteLine(`searched "${d.query}"${d.path ? ` in ${d.path}` : ""}`, [
+    ["matches", d.matches],
+    ["omitted", d.omitted || undefined],
+    ["hits", d.hits.map((h) => `${h.path}:${h.line}`).join(", ")],
+    ["first", d.first ? clip(d.first, 60) : undefined],
+  ]);
+}
+
+/** The search a note holds (null when `n` is not one). */
+export function searchOf(n: ParsedNote): SearchDigest | null {
+  const m = /^searched "(.*)"(?: in (.+))?$/.exec(n.head);
+  if (!m || !n.fields.has("matches")) return null;
+  const query = m[1]!;
+  const hits = list(n, "hits").flatMap((h) => {
+    const at = h.lastIndexOf(":");
+    const line = Number(h.slice(at + 1));
+    return at > 0 && Number.isInteger(line) ? [{ path: h.slice(0, at), line }] : [];
+  });
+  return { query, ...(m[2] ? { path: m[2] } : {}), matches: Number(first(n, "matches")), omitted: Number(first(n, "omitted") ?? 0), hits, ...(first(n, "first") ? { first: first(n, "first") } : {}) };
+}
+
+/** The note of a call that failed. */
+export function failureNote(key: string, error: string): string {
+  return noteLine(`failed ${key}`, [["error", clip(error, 100)]]);
+}
+
+/** The failure a note holds: the call's key ("read src/a.ts") and the error. */
+export function failureOf(n: ParsedNote): { key: string; error: string } | null {
+  const key = /^failed (.+)$/.exec(n.head)?.[1];
+  return key ? { key, error: first(n, "error") ?? "" } : null;
+}
+
+/** The note that counts the agent's model calls for its task. */
+export function stepNote(step: number, max: number): string {
+  return `step ${step} of at most ${max}`;
+}
+
+/** The step a note counts (null when `text` is not a step note). */
+export function stepOf(text: string): number | null {
+  const m = /^step (\d+) of at most \d+$/.exec(text);
+  return m ? Number(m[1]) : null;
+}
