@@ -56,7 +56,7 @@ describe("the offline team on real projects", () => {
         },
         180_000,
       );
-      const agents = (await server.api("GET", `/api/conversations/${id}/agents`)).json.agents as Array<{ agent_id: number; display_name: string; status: string }>;
+      const agents = ((await server.api("GET", `/api/conversations/${id}/agents`)).json.agents as Array<{ metadata: { agent_id: number; display_name: string } }>).map((a) => a.metadata);
       expect(agents.length).toBeGreaterThan(0);
       for (const agent of agents) {
         const detail = (await server.api("GET", `/api/conversations/${id}/agents/${agent.agent_id}`)).json;
@@ -65,7 +65,7 @@ describe("the offline team on real projects", () => {
         expect(calls.length, `${agent.display_name}'s model calls`).toBeLessThanOrEqual(12);
         const toolCalls = calls.flatMap((m) => m.tool_calls ?? []).map((t) => `${t.function.name} ${t.function.arguments}`);
         expect(new Set(toolCalls).size, `${agent.display_name} repeated a call`).toBe(toolCalls.length);
-        expect(detail.agent.status).toBe("completed");
+        expect(detail.agent.metadata.status).toBe("completed");
         const reportCall = calls.flatMap((m) => m.tool_calls ?? []).find((t) => t.function.name === "report_to_leader");
         const report = JSON.parse(reportCall!.function.arguments) as { summary: string; status: string };
         expect(report.status).toBe("completed");

@@ -10,8 +10,10 @@ import type { ContextFacts } from "./types";
 /** The goal may take at most this share of the global budget, so conclusions keep room. */
 const GOAL_SHARE = 0.5;
 
-const GLOBAL_HEADING = "## Shared context (global slice: facts and conclusions that stay in view)";
-const PRIVATE_HEADING = "## Your private notes (newest first)";
+/** The heading of the global slice in the system message (the offline model reads its conclusions under it). */
+export const GLOBAL_HEADING = "## Shared context (global slice: facts and conclusions that stay in view)";
+/** The heading of the private slice in the system message (the offline model reads its notes under it). */
+export const PRIVATE_NOTES_HEADING = "## Your private notes (newest first)";
 
 interface Candidate {
   label: string;
@@ -125,7 +127,7 @@ export function buildGlobal(facts: ContextFacts, promoted: readonly string[], bu
 
 /** The private slice: the agent's own notes, newest first. */
 export function buildPrivate(notes: readonly string[], budget: number): LineSlice {
-  return fillLines(PRIVATE_HEADING, newestFirst(notes).map((t) => ({ label: "note", text: t, line: `- ${t}`, stopOnMiss: true })), budget);
+  return fillLines(PRIVATE_NOTES_HEADING, newestFirst(notes).map((t) => ({ label: "note", text: t, line: `- ${t}`, stopOnMiss: true })), budget);
 }
 
 /** Newest first, without blanks or repeats (a repeat counts at its newest position). */

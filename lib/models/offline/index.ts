@@ -11,6 +11,7 @@ import { formatAgentMessage, parseAgentMessage } from "@/lib/protocol/messages";
 import { ModelCallError, type ChatDelta, type ChatMessage, type ChatModel, type ChatRequest, type ChatResult, type ToolCall } from "../types";
 import { textOf, toolNames, type OfflineDecision } from "./history";
 import { decideLeader } from "./leader";
+import { GLOBAL_HEADING, PRIVATE_NOTES_HEADING } from "@/lib/context/lines";
 import { decideSubAgent } from "./sub-agent";
 import { chunkArguments, chunkText, clip, hashText } from "./text";
 
@@ -69,9 +70,23 @@ function readable(text: string): string {
   return text.slice(0, OFFLINE_READ_CHARS);
 }
 
-/** The request as the offline model reads it: texts of person, system and assistant messages bounded (tool results are JSON the model parses; the runtime caps them). */
+/** Characters of the slices (the global slice and the private notes, at the end of the system message) the offline model reads. */
+const OFFLINE_NOTES_CHARS = 16_000;
+
+/**
+ * The request as the offline model reads it: texts of person, system and assistant messages
+ * bounded (tool results are JSON the model parses; the runtime caps them). The system message
+ * keeps its start and its slices, which come last (after a role's long prompt): the sub-agent's
+ * progress lives in its private notes, the leader's team in a promoted conclusion.
+ */
 function boundedRequest(req: ChatRequest): ChatRequest {
-  const messages = req.messages.map((m): ChatMessage => (m.role !== "tool" && typeof m.content === "string" && m.content.length > OFFLINE_READ_CHARS ? { ...m, content: readable(m.content) } : m));
+  const messages = req.messages.map((m): ChatMessage => {
+    if (m.role === "tool" || typeof m.content !== "string" || m.content.length <= OFFLINE_READ_CHARS) return m;
+    // the slices come last, after the prompt: from the first slice heading on
+    const slicesAt = m.role === "system" ? [m.content.lastIndexOf(GLOBAL_HEADING), m.content.lastIndexOf(PRIVATE_NOTES_HEADING)].filter((i) => i >= 0).sort((a, b) => a - b)[0] ?? -1 : -1;
+    const slices = slicesAt >= OFFLINE_READ_CHARS ? `\n\n${m.content.slice(slicesAt, slicesAt + OFFLINE_NOTES_CHARS)}` : "";
+    return { ...m, content: readable(m.content) + slices };
+  });
   return { ...req, messages };
 }
 

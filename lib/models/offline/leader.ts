@@ -322,7 +322,8 @@ export function decideLeader(req: ChatRequest): OfflineDecision {
   let goalIdx = -1;
   for (let i = msgs.length - 1; i >= 0; i--) {
     const m = msgs[i];
-    if (m?.role === "user" && parseAgentMessage(textOf(m)) === null) {
+    // the context window's stand-in for messages it left out is not a person's goal
+    if (m?.role === "user" && parseAgentMessage(textOf(m)) === null && !isPlaceholder(textOf(m))) {
       goalIdx = i;
       break;
     }
@@ -344,6 +345,9 @@ export function decideLeader(req: ChatRequest): OfflineDecision {
     } else if (c.resultText === undefined) awaitingCreate = true;
     else refused.push(`${String(c.args.role_id ?? "?")}: ${c.error ?? clip(c.resultText, 120)}`);
   }
+  // The calls that created the team may have been left out of view since; the team line the
+  // leader promoted when the team was assembled says who is in it.
+  if (created.length === 0 && !awaitingCreate && goal) created.push(...rememberedTeam(msgs, goal));
   const answered = new Set(calls.filter((c) => c.name === "answer_question").map((c) => String(c.args.question_id ?? "")));
   const terminated = new Set<string>();
   for (const c of calls.filter((x) => x.name === "terminate_agent")) {
@@ -507,7 +511,26 @@ export function decideLeader(req: ChatRequest): OfflineDecision {
         );
   return {
     reasoning: tr(lang, "Not every sub-agent has reported yet, so I wait.", "还有成员没有汇报，继续等待。"),
-    content,
+    content: `${content}\n\n${teamLine(goal, expected)}`,
     toolCalls: [],
   };
+}
+
+/** Recognizes the context window's placeholder for left-out messages (lib/context/types.ts). */
+function isPlaceholder(text: string): boolean {
+  return /^\[\d+ earlier messages? omitted here to fit the context budget/.test(text.trim());
+}
+
+/** The promoted line that remembers a goal's team (`CONCLUSION: Team for "<goal>": Name (agent 3), …`). */
+function teamLine(goal: string, team: readonly CreatedAgent[]): string {
+  return `CONCLUSION: Team for "${clip(goal.replace(/\s+/g, " "), 80)}": ${team.map((a) => `${a.displayName} (${a.roleId}${a.agentId === null ? "" : `, agent ${a.agentId}`})`).join(", ")}`;
+}
+
+/** The team of `goal` as the leader's promoted team line (in the system message's global slice) remembers it. */
+function rememberedTeam(msgs: readonly ChatMessage[], goal: string): CreatedAgent[] {
+  const system = textOf(msgs.find((m) => m.role === "system"));
+  const prefix = `- Team for "${clip(goal.replace(/\s+/g, " "), 80)}": `;
+  const line = system.split("\n").find((l) => l.startsWith(prefix));
+  if (!line) return [];
+  return [...line.slice(prefix.length).matchAll(/([^,()]+?) \(([\w-]+)(?:, agent (\d+))?\)/g)].map((m) => ({ displayName: m[1]!.trim(), roleId: m[2]!, agentId: m[3] ? Number(m[3]) : null }));
 }

@@ -7,21 +7,21 @@
  * A note of ours is one line `<head>; key: value; key: value`, readable by a person in the agent
  * drawer and parsed back here. Values never hold "; " or a line break (they are cleaned).
  */
+import { PRIVATE_NOTES_HEADING } from "@/lib/context/lines";
 import type { ChatMessage } from "../types";
 import type { FileFacts, Flag } from "./files";
 import { clip } from "./text";
 
-/** The heading the runtime puts above an agent's private notes (lib/context/lines.ts). */
-const PRIVATE_HEADING = "## Your private notes (newest first)";
+export { PRIVATE_NOTES_HEADING };
 
 /** The private notes in a request's system message, oldest first ([] when there are none). */
 export function privateNotes(messages: readonly ChatMessage[]): string[] {
   const system = messages.find((m) => m.role === "system");
   const text = typeof system?.content === "string" ? system.content : "";
-  const at = text.indexOf(PRIVATE_HEADING);
+  const at = text.lastIndexOf(PRIVATE_NOTES_HEADING);
   if (at < 0) return [];
   const out: string[] = [];
-  for (const line of text.slice(at + PRIVATE_HEADING.length).split("\n").slice(1)) {
+  for (const line of text.slice(at + PRIVATE_NOTES_HEADING.length).split("\n").slice(1)) {
     if (!line.startsWith("- ")) break;
     out.push(line.slice(2));
   }

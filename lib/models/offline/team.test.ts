@@ -251,7 +251,9 @@ describe("offline team runs", () => {
     const run = await runTeam(model, "Research how the app stores data and write docs for it", DEMO_PROJECT);
     expect(run.agents.map((a) => a.displayName)).toEqual(["Researcher_1", "Technical Writer_2"]);
     expect(run.leaderResults[1]!.content).toMatch(/Researcher_1 and Technical Writer_2 are working/);
-    expect(run.afterReports[0]).toBe("The team is working: 1 of 2 reports in (waiting for Technical Writer_2).");
+    expect(run.afterReports[0]!.split("\n")[0]).toBe("The team is working: 1 of 2 reports in (waiting for Technical Writer_2).");
+    // the team is remembered in a promoted line, which stays in view when the creating calls do not
+    expect(run.afterReports[0]).toContain('CONCLUSION: Team for "Research how the app stores data and write docs for it": Researcher_1 (researcher, agent 1), Technical Writer_2 (technical-writer, agent 2)');
     const summary = run.afterReports[1]!;
     for (const agent of run.agents) {
       expect(summary).toContain(`### ${agent.displayName}`);
@@ -259,6 +261,28 @@ describe("offline team runs", () => {
       expect(summary).toContain(firstFinding);
     }
     expect(summary).toContain("src/store.ts");
+  });
+
+  it("remembers its team from its promoted line when the window left the creating calls out, and never takes the placeholder for a goal", () => {
+    const goal = "Research how the app stores data and write docs for it";
+    const report = (name: string, id: string) => ({ role: "user" as const, content: formatAgentMessage("report", name, id, `**report** of ${name}\n\n**Findings**\n- \`src/store.ts:2\` holds the key.`) });
+    const system = `You are the Team Leader.\n\n## Shared context (global slice: facts and conclusions that stay in view)\nGoal: ${goal}\nConclusions (newest first):\n- Team for "${goal}": Researcher_1 (researcher, agent 1), Technical Writer_2 (technical-writer, agent 2)`;
+    const messages: ChatMessage[] = [
+      { role: "system", content: system },
+      { role: "user", content: goal },
+      { role: "user", content: "[4 earlier messages omitted here to fit the context budget; the full history is saved]" },
+      report("Researcher_1", "out_r_001"),
+      report("Technical Writer_2", "out_tw_001"),
+    ];
+    const d = decideOffline({ messages, tools: leaderTools(ROLES), thinking: "off" });
+    expect(d.toolCalls).toEqual([]);
+    expect(d.content).toContain("### Researcher_1");
+    expect(d.content).toContain("### Technical Writer_2");
+    expect(d.content).not.toMatch(/omitted here to fit/);
+    // one report in: it waits, it does not assemble a new team
+    const waiting = decideOffline({ messages: messages.slice(0, 4), tools: leaderTools(ROLES), thinking: "off" });
+    expect(waiting.toolCalls).toEqual([]);
+    expect(waiting.content).toMatch(/1 of 2 reports in/);
   });
 
   it("relays a question to the person once and puts the answer into the summary", async () => {

@@ -128,11 +128,14 @@ export function assistantMessage(r: ChatResult): ChatMessage {
   return { role: "assistant", content: r.content, ...(r.tool_calls.length ? { tool_calls: r.tool_calls } : {}) };
 }
 
-/** The system message of a sub-agent, in the runtime's wording. */
+/** A role prompt as long as the library's (the runtime puts it in the agent's system message). */
+const ROLE_PROMPT = Array.from({ length: 40 }, (_, i) => `${i + 1}. Work carefully: read what the task needs, cite files with line numbers, and say what you did not check.`).join("\n");
+
+/** The system message of a sub-agent, in the runtime's wording, with a role prompt of realistic length. */
 export function agentSystem(displayName: string, roleName: string, agentId: number): ChatMessage {
   return {
     role: "system",
-    content: `你是智能体集群团队的一员。You are a member of a team of AI agents led by a Team Leader.\nYou are: ${displayName} (agent id ${agentId}, role ${roleName}).\nProject folder: /tmp/project. Use list_files, read_file and search_files on it.`,
+    content: `你是智能体集群团队的一员。You are a member of a team of AI agents led by a Team Leader.\nYou are: ${displayName} (agent id ${agentId}, role ${roleName}).\nProject folder: /tmp/project. Use list_files, read_file and search_files on it.\n\n${ROLE_PROMPT}`,
   };
 }
 
