@@ -5,19 +5,10 @@ import type { Message } from "@/lib/store/schemas";
 import { PREVIEW_CHARS, SliceReportSchema, type SliceReport } from "./report";
 import { buildModelInput, conversationGoal, placeholderText, type BuildModelInputOptions } from "./slices";
 import { countTokens, messageTokens } from "./tokens";
+import { rng } from "@/test/helpers/rng";
 
 // ------------------------------------------------------------------ helpers
 
-/** Deterministic pseudo-random numbers, so a failing case can be rerun. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 2 ** 32;
-  };
-}
 
 function words(n: number, tag = "w"): string {
   return Array.from({ length: n }, (_, i) => `${tag}${i}`).join(" ");

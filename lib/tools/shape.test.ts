@@ -1,17 +1,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { hasOwnKey } from "@/lib/own";
 import { capToolOutput, cutText, jsonPrefixLength, keepWholeItems, MIN_SHAPE_CHARS, OMITTED_KEYS_KEY, shapeJson, type JsonValue, type ShapeMeter } from "./shape";
+import { rng } from "@/test/helpers/rng";
 
-/** Deterministic pseudo-random numbers in [0, 1). */
-function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 2 ** 32;
-  };
-}
 
 // ASCII, JSON escapes, CJK, emoji (surrogate pairs), lone surrogates, line separators.
 const ALPHABET = ["a", "b", "z", " ", "0", '"', "\\", "\n", "\t", "\u0001", "\u007f", "中", "文", "字", "🎨", "😀", "\ud800", "\udc00", "\u2028", "é", "…"];

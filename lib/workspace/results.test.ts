@@ -1,16 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { countLines, ListResultSchema, ReadResultSchema, SearchResultSchema, shapeListResult, shapeReadResult, shapeSearchResult, type SearchMatch } from "./results";
+import { rng } from "@/test/helpers/rng";
 
-/** Deterministic pseudo-random numbers in [0, 1). */
-function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 2 ** 32;
-  };
-}
 
 const PIECES = ["atomic", " ", "中文", "🎨", '"', "\\", "\t", "\u0001", "x", "é"];
 const randomText = (rand: () => number, max: number) => Array.from({ length: Math.floor(rand() * max) }, () => PIECES[Math.floor(rand() * PIECES.length)]).join("");

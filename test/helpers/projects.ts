@@ -6,22 +6,13 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { rng } from "./rng";
 
 const DOMAINS = ["billing", "invoices", "payments", "accounts", "auth", "sessions", "orders", "catalog", "search", "shipping", "notifications", "reports", "inventory", "users", "audit", "webhooks"];
 const PARTS = ["service", "repository", "controller", "validator", "mapper", "client", "cache", "queue", "handler", "policy", "schema", "events"];
 const VERBS = ["create", "update", "find", "list", "remove", "validate", "apply", "compute", "sync", "retry", "export", "import"];
 const NOUNS = ["Invoice", "Payment", "Account", "Session", "Order", "Item", "Refund", "Customer", "Token", "Report", "Shipment", "Webhook"];
 
-/** A small deterministic random source. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 2 ** 32;
-  };
-}
 
 function moduleText(domain: string, part: string, rand: () => number): string {
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;

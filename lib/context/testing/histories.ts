@@ -6,17 +6,10 @@
  */
 import { formatAgentMessage } from "@/lib/protocol/messages";
 import type { Message } from "@/lib/store/schemas";
+import { rng } from "@/test/helpers/rng";
 
-/** Deterministic pseudo-random numbers in [0, 1), so a failing case can be rerun. */
-export function rng(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 2 ** 32;
-  };
-}
+export { rng };
+
 
 /** A `search_files` result of about `n` words as JSON: many small matches, and a long line in one of them. */
 export function searchResult(n: number): string {
