@@ -21,6 +21,24 @@ async function problems(s: TestServer): Promise<Array<{ file: string; message: s
 }
 
 describe("broken files reach /api/health", () => {
+  it("lists every role file that does not load, with its line and a plain-words hint, and drops it once fixed", async () => {
+    const home = tempDir("astrion-home-");
+    const roles = path.join(home, "agents");
+    mkdirSync(roles, { recursive: true });
+    for (let i = 0; i < 10; i++) writeFileSync(path.join(roles, `broken-${i}.md`), `---\nname: Broken ${i}\ndescription: Use this agent when: it breaks ${i}\n---\nPrompt.\n`);
+    writeFileSync(path.join(roles, "no-frontmatter.md"), "Just a prompt, no frontmatter.\n");
+    const s = await startServer({ home });
+    try {
+      const listed = (await problems(s)).filter((p) => p.file.startsWith("agents/"));
+      expect(listed.map((p) => p.file)).toEqual([...Array.from({ length: 10 }, (_, i) => `agents/broken-${i}.md`), "agents/no-frontmatter.md"]);
+      for (const p of listed.slice(0, 10)) expect(p.message).toMatch(/^line 3: YAML error: .* — description contains ": " — put the value in quotes$/);
+      writeFileSync(path.join(roles, "broken-0.md"), '---\nname: Broken 0\ndescription: "Use this agent when: it breaks 0"\n---\nPrompt.\n');
+      await expect.poll(async () => (await problems(s)).some((p) => p.file === "agents/broken-0.md"), { timeout: 10_000 }).toBe(false);
+    } finally {
+      await s.stop();
+    }
+  });
+
   it("lists a broken messages.json once it is opened, a broken models.json at once, both again after a restart, and neither once fixed", async () => {
     const home = tempDir("astrion-home-");
     server = await startServer({ home });

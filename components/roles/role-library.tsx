@@ -159,6 +159,11 @@ function BrokenRoleCard({ role }: { role: BrokenRole }) {
           {role.file}
         </code>
         <p className="line-clamp-4 font-mono text-xs whitespace-pre-wrap" data-testid="role-error-message">
+          {role.line !== undefined ? (
+            <span className="mr-2 font-semibold" data-testid="role-error-line">
+              {t("editor.raw.errorLine", { line: role.line })}
+            </span>
+          ) : null}
           {role.message}
         </p>
         <span className="mt-auto text-sm font-medium underline">{t("roles.errorFix")}</span>

@@ -39,3 +39,22 @@ describe("frontmatter limits, checked before the YAML parser runs", () => {
     expect(parseRoleFile("x.md", `---\nid: x\nname: X\n${yaml}\n---\nbody\n`).kind).toBe("role");
   });
 });
+
+describe("YAML errors in plain words", () => {
+  it("says which key holds an unquoted \": \" and on which file line, and how to fix it", () => {
+    const text = "---\nname: Reviewer\ndescription: Use this agent when: you need a second pair of eyes\ntools: Read, Grep\n---\nPrompt.\n";
+    const parsed = parseFrontmatter(text);
+    expect(parsed.ok).toBe(false);
+    if (parsed.ok) return;
+    expect(parsed.error.line).toBe(3);
+    expect(parsed.error.message).toMatch(/^YAML error: .+ — description contains ": " — put the value in quotes$/);
+    // quoting it, as the hint says, loads the file
+    expect(parseRoleFile("reviewer.md", text.replace("description: Use this agent when: you need a second pair of eyes", 'description: "Use this agent when: you need a second pair of eyes"')).kind).toBe("role");
+  });
+
+  it("adds no hint to errors it has no plain words for", () => {
+    const parsed = parseFrontmatter("---\nname: [unclosed\n---\nPrompt.\n");
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.error.message).not.toMatch(/put the value in quotes/);
+  });
+});

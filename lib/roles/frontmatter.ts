@@ -178,6 +178,17 @@ export function frontmatterShapeProblem(yaml: string): string | null {
 }
 
 /**
+ * What a person can do about a YAML error, in plain words, when the error has a usual cause: a
+ * plain value holding ": " (a Claude Code description such as `Use this agent when: …`) reads as
+ * a mapping nested in the line, which YAML refuses.
+ */
+export function plainWordsHint(code: string, lineText: string): string | null {
+  if (code !== "BLOCK_AS_IMPLICIT_KEY" && code !== "MULTILINE_IMPLICIT_KEY") return null;
+  const key = /^\s*([\w-]{1,64})\s*:\s/.exec(lineText)?.[1];
+  return key ? `${key} contains ": " — put the value in quotes` : null;
+}
+
+/**
  * Splits and parses a file's frontmatter. YAML errors come back with their first message and
  * the file line they point at; nothing throws.
  */
@@ -196,8 +207,10 @@ export function parseFrontmatter(text: string): ParseFrontmatterResult {
   }
   const first = doc.errors[0];
   if (first) {
-    const line = lineCounter.linePos(first.pos[0]).line + parts.firstLine - 1;
-    return { ok: false, error: { message: `YAML error: ${first.message.split("\n")[0]}`, line } };
+    const yamlLine = lineCounter.linePos(first.pos[0]).line;
+    const line = yamlLine + parts.firstLine - 1;
+    const hint = plainWordsHint(first.code, parts.yaml.split("\n")[yamlLine - 1] ?? "");
+    return { ok: false, error: { message: `YAML error: ${first.message.split("\n")[0]}${hint ? ` — ${hint}` : ""}`, line } };
   }
   return { ok: true, value: { parts, doc, lineCounter } };
 }

@@ -54,7 +54,7 @@ function errorDetails(path: string, error: RoleErrorDetail["error"]) {
 }
 
 function toListEntry(detail: RoleAnyDetail): RoleListEntry {
-  if (detail.kind === "error") return { kind: "error", id: detail.id, file: detail.file, message: detail.error.message };
+  if (detail.kind === "error") return { kind: "error", id: detail.id, file: detail.file, message: detail.error.message, ...(detail.error.line !== undefined ? { line: detail.error.line } : {}) };
   const { fields, extra } = detail;
   return {
     kind: "role",

@@ -98,6 +98,8 @@ export const RoleListEntrySchema = z.discriminatedUnion("kind", [
     id: z.string(),
     file: z.string(),
     message: z.string(),
+    /** The file line the problem is on, when one is. */
+    line: z.number().int().optional(),
   }),
 ]);
 export type RoleListEntry = z.infer<typeof RoleListEntrySchema>;
