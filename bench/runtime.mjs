@@ -27,7 +27,7 @@
  *    Viewers run in this process, beside the fake model, so this process's own event-loop delay is
  *    part of the figure.
  */
-import { statSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { statSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { finished, newConversation, post, signals, viewer, withTimeout } from "./conversation.mjs";
 import { instrument, loadFakeOpenAI } from "./fake-model.mjs";
@@ -39,17 +39,12 @@ const OVERHEAD_AGENT_STEPS = 4;
 const GROW_CHECKPOINTS = [10, 100, 500, 1000];
 const GROW_WINDOW = 8;
 /**
- * messages.json of the "grow" conversation. The model only sees the context budget's share of a
- * long history, so the fake leader counts the conversation's messages on disk instead.
+ * Messages of the "grow" conversation's leader, counted by the bench as they are made (a person's
+ * message: 1; a leader answer with a tool call: 2, the call and its result; a text answer: 1). The
+ * model only sees the context budget's share of a long history, and messages.json on disk follows
+ * the step log in the background, so neither says how long the history is at a given call.
  */
-const growing = { file: "" };
-function messagesOnDisk(file) {
-  try {
-    return JSON.parse(readFileSync(file, "utf8")).messages.length;
-  } catch {
-    return 0;
-  }
-}
+const growing = { count: 0 };
 const PINGS = 5;
 const TEAM_CONVERSATIONS = 10;
 const TEAM_VIEWERS = 3;
@@ -80,7 +75,7 @@ function makeHandler({ fakeText, fakeToolCalls }, info, signal) {
     const leader = JSON.stringify(body.tools ?? []).includes("create_sub_agent");
     const who = leader ? "leader" : (/You are: (\S+)/.exec(system)?.[1] ?? "agent");
     const msgs = messagesOf(body);
-    const count = conv === "grow" && growing.file ? messagesOnDisk(growing.file) : msgs.length - 1; // without the system message
+    const count = conv === "grow" ? growing.count : msgs.length - 1; // without the system message
     let script;
     if (leader && conv === "grow") {
       // The newest person message (the context budget may put an "omitted" placeholder after it).
@@ -105,6 +100,7 @@ function makeHandler({ fakeText, fakeToolCalls }, info, signal) {
       else script = tools([{ name: "report_to_leader", arguments: { summary: `${who} listed the project ${steps} times; it holds README.md and src/.` } }]);
     }
     info.set(callIndex, { conv, who, key: `${conv}/${who}`, count, tools: Boolean(script.toolCalls?.length), name: script.toolCalls?.[0]?.name ?? null });
+    if (leader && conv === "grow") growing.count += script.toolCalls?.length ? 2 : 1;
     if (conv === "grow" && !script.toolCalls?.length) signal.fire("grow:answered");
     return script;
   };
@@ -183,12 +179,12 @@ async function measureGrowth({ port, project, home, fake, info, signal, viewers 
   viewers.push(watch);
   await watch.until((s) => s.snapshot, 30_000, "grow snapshot");
   const messagesFile = path.join(home, "conversations", id, "messages.json");
-  growing.file = messagesFile;
   /** Sends a person message, waits until the leader has answered and gone idle; returns the POST's ms. */
   const turn = async (content) => {
     const before = watch.state.busyFalse;
     signal.reset("grow:answered");
     const answered = signal.wait("grow:answered");
+    growing.count += 1; // the person's message, saved before the 202
     const ms = await post(port, id, content);
     await withTimeout(answered, 300_000, `answer to ${content}`);
     await watch.until((s) => s.busyFalse > before, 30_000, `leader idle after ${content}`);
