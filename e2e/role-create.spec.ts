@@ -25,7 +25,13 @@ test("creating a role through the form shows inline errors, then writes agents/<
   await expect(roleEditor.error("id")).toHaveCount(0);
   await roleEditor.field("description").fill("Reviews changes for bugs and risky patterns.");
   await expect(roleEditor.error("description")).toHaveCount(0);
+  // the editor says what a model name resolves to: Claude Code's names are aliases of models.json
+  await roleEditor.field("model").fill("sonnet");
+  await expect(page.getByTestId("role-model-resolves")).toHaveText(/^"sonnet" is an alias in models\.json: runs on /);
+  await roleEditor.field("model").fill("gpt-9000");
+  await expect(page.getByTestId("role-model-resolves")).toHaveAttribute("data-warning", "true");
   await roleEditor.field("model").fill("offline");
+  await expect(page.getByTestId("role-model-resolves")).toHaveText(/^Runs on Offline/);
   await page.getByTestId("role-field-thinking-mode").selectOption("thinking");
   await roleEditor.field("capabilities").fill("code-review, python security");
   await roleEditor.field("tools").fill("read_file, search_files");

@@ -4,7 +4,9 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useId, useMemo, useState, type FormEvent, type ReactNode } from "react";
 import type { RoleDetail } from "@/lib/roles/schema";
+import type { ModelList } from "@/lib/api/contract";
 import { ApiError, createRole, modelListQuery, roleKeys, updateRole } from "@/lib/client";
+import { modelResolutionText } from "@/lib/client/model-resolution";
 import { useT } from "@/lib/i18n";
 import { Banner } from "@/components/ui/banner";
 import { FieldError } from "@/components/ui/field-error";
@@ -226,7 +228,11 @@ export function RoleForm({
                 {m.offline ? `${m.label} (${t("common.offline")})` : m.label}
               </option>
             ))}
+            {Object.keys(models.data?.aliases ?? {}).map((alias) => (
+              <option key={`alias:${alias}`} value={alias} />
+            ))}
           </datalist>
+          {models.data ? <ModelResolution name={form.model} list={models.data} /> : null}
         </Field>
         <Field label={t("editor.field.thinking")} htmlFor={fid("thinking")} error={errorFor("thinking_mode")} name="thinking_mode">
           <select
@@ -391,5 +397,16 @@ function Field({
       ) : null}
       <FieldError id={`${htmlFor}-error`} message={error} testId={`role-error-${name.replace(/_/g, "-")}`} />
     </div>
+  );
+}
+
+/** What the model field resolves to (a registered model, an alias and what it stands for, or a fallback). */
+function ModelResolution({ name, list }: { name: string; list: ModelList }) {
+  const t = useT();
+  const { text, warning } = modelResolutionText(name, list, t);
+  return (
+    <p className={`mt-1 text-xs ${warning ? "text-amber-700 dark:text-amber-300" : "text-zinc-500 dark:text-zinc-400"}`} data-testid="role-model-resolves" data-warning={warning ? "true" : "false"}>
+      {text}
+    </p>
   );
 }

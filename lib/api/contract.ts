@@ -121,7 +121,12 @@ export const PublicModelSchema = z.object({
 export type PublicModel = z.infer<typeof PublicModelSchema>;
 
 /** `GET /api/models` answer. */
-export const ModelListSchema = z.object({ models: z.array(PublicModelSchema), default_key: z.string() });
+export const ModelListSchema = z.object({
+  models: z.array(PublicModelSchema),
+  default_key: z.string(),
+  /** The model names roles may use besides the keys (`sonnet`, `inherit`…) → a key, `$default` or `$conversation`. */
+  aliases: z.record(z.string(), z.string()),
+});
 export type ModelList = z.infer<typeof ModelListSchema>;
 
 /**

@@ -1,5 +1,6 @@
 export * from "./schema";
 export * from "./registry";
+export * from "./aliases";
 export * from "./types";
 export * from "./usage";
 export * from "./client";

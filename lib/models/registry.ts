@@ -11,6 +11,7 @@ import { readJsonFile, writeJsonAtomic } from "@/lib/store";
 import { CorruptFileError, NotFoundError } from "@/lib/errors";
 import { hasOwnKey, ownValue } from "@/lib/own";
 import type { PublicModel, StoreProblem } from "@/lib/api/contract";
+import { DEFAULT_ALIASES, type AliasRegistry } from "./aliases";
 import { ModelsFileSchema, OFFLINE_MODEL_KEY, type ModelEntry, type ModelsFile } from "./schema";
 
 /** What `models.json` holds on first start. */
@@ -26,7 +27,13 @@ export function defaultModelsFile(): ModelsFile {
         max_concurrency: 8,
       },
     },
+    aliases: { ...DEFAULT_ALIASES },
   };
+}
+
+/** The registry as {@link resolveModelName} reads it. */
+export function aliasRegistry(registry: ModelsFile): AliasRegistry {
+  return { keys: Object.keys(registry.models), default: registry.default, ...(registry.aliases ? { aliases: registry.aliases } : {}) };
 }
 
 /** `<root>/models.json`. */

@@ -38,5 +38,10 @@ export type ModelEntry = z.infer<typeof ModelEntrySchema>;
 export const ModelsFileSchema = z.looseObject({
   default: z.string(),
   models: z.record(z.string(), ModelEntrySchema),
+  /**
+   * Names a role file may use for a model (`sonnet`, `inherit`…) → a model key, `$default` or
+   * `$conversation` (lib/models/aliases.ts).
+   */
+  aliases: z.record(z.string().min(1).max(100), z.string().min(1).max(200)).optional(),
 });
 export type ModelsFile = z.infer<typeof ModelsFileSchema>;

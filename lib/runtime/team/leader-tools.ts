@@ -7,7 +7,7 @@ import "server-only";
  */
 import { AstrionError } from "@/lib/errors";
 import { checkInbox, issueAgentToken, revokeAgentTokens, roleRefusal } from "@/lib/governance";
-import { loadRegistry, lookupModel, type ToolCall } from "@/lib/models";
+import { aliasRegistry, loadRegistry, resolveModelName, type ToolCall } from "@/lib/models";
 import { hasOwnKey } from "@/lib/own";
 import { agentParty, LEADER_PARTY, SYSTEM_PARTY, USER_PARTY } from "@/lib/protocol";
 import { executeSharedContextTool, isSharedContextTool, SHARED_CONTEXT_READ_ONLY_TOOLS } from "@/lib/shared-context";
@@ -108,12 +108,10 @@ async function createSubAgent(s: TeamState, roleId: string, task: string, critic
   }
   const role = await s.app.roles.get(roleId);
   if (role.kind !== "role") return errorResult(`role "${roleId}" cannot be loaded: ${role.error.message}`);
-  const registry = await loadRegistry(s.app.root);
-  let modelKey = conv.model_key;
-  if (role.fields.model && lookupModel(registry, role.fields.model)) modelKey = role.fields.model;
-  else if (role.fields.model && role.fields.model !== "inherit") {
-    s.notice("warning", "model_fallback", "notice.msg.modelFallback", { role: role.fields.name, model: String(role.fields.model), fallback: conv.model_key });
-  }
+  // A registered key, or an alias of models.json (`sonnet`, `inherit`…); else the conversation's model, and the person is told.
+  const resolved = resolveModelName(role.fields.model, aliasRegistry(await loadRegistry(s.app.root)));
+  const modelKey = resolved.key ?? conv.model_key;
+  if (resolved.via === "unknown") s.notice("warning", "model_fallback", "notice.msg.modelFallback", { role: role.fields.name, model: resolved.name, fallback: conv.model_key });
   const permissions = role.fields.permissions ?? ["read"];
   const taskId = await s.nextId("task");
   const meta = (await s.store.createAgent(s.convId, {
