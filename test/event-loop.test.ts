@@ -14,6 +14,7 @@ import { measured, type LoopMeasure } from "./helpers/event-loop";
 import { fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type FakeToolCall, type Script } from "./helpers/fake-openai";
 import { snapshotOf, startServer, tempDir, type TestServer } from "./helpers/server";
 import { until } from "./helpers/wait";
+import { writeFakeModels } from "./helpers/models-file";
 
 /** The guarantee, as the README states it. */
 const BUDGET_MS = 200;
@@ -205,16 +206,7 @@ function handler(body: FakeRequestBody): Script {
 // ---------------------------------------------------------------- helpers
 
 function writeModels(url: string) {
-  writeFileSync(
-    path.join(home, "models.json"),
-    JSON.stringify({
-      default: "fake",
-      models: {
-        offline: { provider: "offline", label: "Offline (built-in)", model: "astrion-offline" },
-        fake: { base_url: url, api_key_env: "FAKE_OPENAI_KEY", model: "fake-model", timeouts: { idle_ms: 20_000, first_response_ms: 20_000 } },
-      },
-    }),
-  );
+  writeFakeModels(home, url, { timeouts: { idle_ms: 20_000, first_response_ms: 20_000 } });
 }
 
 const serverEnv = { FAKE_OPENAI_KEY: "sk-fake", ASTRION_LEADER_BATCH_MS: "30", ASTRION_OFFLINE_DELAY_MS: "0", ASTRION_INBOX_LIMIT: "50" };

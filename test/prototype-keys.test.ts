@@ -4,12 +4,13 @@
  * real running server and a scripted fake model: model keys on create, a role's `model:` field,
  * tool calls the leader and a sub-agent make by those names, and shared-context keys.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type Script } from "./helpers/fake-openai";
 import { startServer, tempDir, type TestServer } from "./helpers/server";
 import { until } from "./helpers/wait";
+import { writeFakeModels } from "./helpers/models-file";
 
 const INHERITED = ["constructor", "toString", "hasOwnProperty", "valueOf", "__proto__", "isPrototypeOf", "__defineGetter__"];
 /** Tool names the models call; each must be answered "unknown tool" and the run go on. */
@@ -55,16 +56,7 @@ beforeAll(async () => {
   fake = await startFakeOpenAI({ script: script });
   home = tempDir("astrion-home-");
   project = tempDir("astrion-project-");
-  writeFileSync(
-    path.join(home, "models.json"),
-    JSON.stringify({
-      default: "fake",
-      models: {
-        offline: { provider: "offline", label: "Offline (built-in)", model: "astrion-offline" },
-        fake: { base_url: fake.url, api_key_env: "FAKE_OPENAI_KEY", model: "fake-model", timeouts: { idle_ms: 5000, first_response_ms: 10_000 } },
-      },
-    }),
-  );
+  writeFakeModels(home, fake.url, { timeouts: { idle_ms: 5000, first_response_ms: 10_000 } });
   server = await startServer({ home, env: { FAKE_OPENAI_KEY: "sk-fake-test-key" } });
 });
 

@@ -15,6 +15,7 @@ import { fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeReq
 import { startServer, tempDir, type TestServer } from "./helpers/server";
 import { openSse, type SseConnection } from "./helpers/sse";
 import { until } from "./helpers/wait";
+import { writeFakeModels } from "./helpers/models-file";
 
 type Msg = { role: string; content?: string | null; tool_calls?: Array<{ function: { name: string } }> };
 
@@ -59,16 +60,7 @@ function handler(body: FakeRequestBody): Script | Promise<Script> {
 beforeAll(async () => {
   fake = await startFakeOpenAI({ script: handler });
   const home = tempDir("astrion-home-");
-  writeFileSync(
-    path.join(home, "models.json"),
-    JSON.stringify({
-      default: "fake",
-      models: {
-        offline: { provider: "offline", label: "Offline (built-in)", model: "astrion-offline" },
-        fake: { base_url: fake.url, api_key_env: "FAKE_OPENAI_KEY", model: "fake-model" },
-      },
-    }),
-  );
+  writeFakeModels(home, fake.url);
   project = tempDir("astrion-project-");
   mkdirSync(path.join(project, "src"));
   writeFileSync(path.join(project, "README.md"), "# Demo\n\nA small demo project.\n");

@@ -13,6 +13,7 @@ import { until } from "./helpers/wait";
 import { isProcessAlive } from "@/lib/store/lock";
 import type { ToolSpec } from "@/lib/models/types";
 import { createSubAgentArgs, parametersOf, toolNamed, toolsOf, toolSpec } from "@/lib/tools";
+import { writeFakeModels } from "./helpers/models-file";
 
 type Msg = {
   role: string;
@@ -248,16 +249,7 @@ async function agents(id: string) {
 }
 
 function writeModels(home: string, url: string) {
-  writeFileSync(
-    path.join(home, "models.json"),
-    JSON.stringify({
-      default: "fake",
-      models: {
-        offline: { provider: "offline", label: "Offline (built-in)", model: "astrion-offline" },
-        fake: { base_url: url, api_key_env: "FAKE_OPENAI_KEY", model: "fake-model", timeouts: { idle_ms: 1500, first_response_ms: 10_000 } },
-      },
-    }),
-  );
+  writeFakeModels(home, url, { timeouts: { idle_ms: 1500, first_response_ms: 10_000 } });
 }
 
 const serverEnv = { FAKE_OPENAI_KEY: "sk-fake-test-key", ASTRION_MAX_AGENTS: "3", ASTRION_MAX_CALLS_PER_TASK: "6", ASTRION_LEADER_BATCH_MS: "30" };

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type Script } from "./helpers/fake-openai";
 import { startServer, tempDir, type TestServer } from "./helpers/server";
 import { until } from "./helpers/wait";
+import { writeFakeModels } from "./helpers/models-file";
 
 let server: TestServer;
 let fake: FakeOpenAI;
@@ -35,16 +36,7 @@ function script(body: FakeRequestBody): Script {
 beforeAll(async () => {
   fake = await startFakeOpenAI({ script: script });
   const home = tempDir("astrion-home-");
-  writeFileSync(
-    path.join(home, "models.json"),
-    JSON.stringify({
-      default: "offline",
-      models: {
-        offline: { provider: "offline", label: "Offline (built-in)", model: "astrion-offline" },
-        fake: { base_url: fake.url, api_key_env: "FAKE_OPENAI_KEY", model: "fake-model" },
-      },
-    }),
-  );
+  writeFakeModels(home, fake.url, { default: "offline" });
   // A wide window so two person writes a few ms apart are "neither clearly prior" on any machine.
   server = await startServer({ home, env: { ASTRION_CONFLICT_WINDOW_MS: "60000", FAKE_OPENAI_KEY: "sk-fake-test-key" } });
   project = tempDir("astrion-project-");
