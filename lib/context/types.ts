@@ -63,3 +63,10 @@ export function resolveBudgets(budgets: Partial<ContextBudgets> | undefined): Co
 export function placeholderText(n: number): string {
   return `[${n} earlier message${n === 1 ? "" : "s"} omitted here to fit the context budget; the full history is saved]`;
 }
+
+const PLACEHOLDER = /^\[\d+ earlier messages? omitted here to fit the context budget; the full history is saved\]$/;
+
+/** True for a {@link placeholderText} line (a model reading its scene must not take it for someone's message). */
+export function isPlaceholderText(text: string): boolean {
+  return PLACEHOLDER.test(text.trim());
+}

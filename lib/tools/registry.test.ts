@@ -3,7 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { TOOL_SCOPES } from "@/lib/governance/permissions";
-import { parseCatalog } from "@/lib/models/offline/leader";
+import { parseCatalog } from "@/lib/models/offline/leader-plan";
 import {
   AGENT_TOOL_ARGS,
   agentTools,

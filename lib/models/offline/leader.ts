@@ -1,225 +1,15 @@
 /**
  * The offline Team Leader. Each call re-reads the conversation since the person's latest goal and
  * takes the first step that applies: relay new questions to the person, assemble a team, summarize
- * the reports once all are in, or say how far the team has got. Deterministic and pure.
+ * the reports once all are in, or say how far the team has got. Deterministic and pure. The
+ * team is planned in lib/models/offline/leader-plan.ts.
  */
+import { isPlaceholderText } from "@/lib/context/types";
 import { parseAgentMessage, type AgentMessage } from "@/lib/protocol/messages";
-import type { ChatMessage, ChatRequest, ToolSpec } from "../types";
+import type { ChatMessage, ChatRequest } from "../types";
 import { pastCalls, textOf, type OfflineDecision } from "./history";
-import {
-  ASK_ME_SENTENCE,
-  ASPECTS,
-  aspectPositions,
-  clip,
-  englishWords,
-  isAmbiguousGoal,
-  joinList,
-  langOf,
-  str,
-  tokenize,
-  tr,
-  type Aspect,
-  type Lang,
-} from "./text";
-
-/** A role as the leader's `create_sub_agent` tool describes it. */
-export interface CatalogRole {
-  id: string;
-  name: string;
-  description: string;
-  capabilities: string[];
-}
-
-// `- {id}: {name} — {description} (capabilities: {tag1, tag2, …})`; the description may itself
-// contain dashes and parentheses, so the name stops at the first " — " and the tags are the last group.
-const CATALOG_LINE = /^\s*[-*]\s+([^\s:]+):\s+(.+?)\s+—\s+(.*?)\s*\(capabilities:\s*([^()]*)\)\s*$/;
-
-function titleCase(id: string): string {
-  return id
-    .split(/[-_.\s]+/)
-    .filter(Boolean)
-    .map((w) => (w.length <= 2 ? w.toUpperCase() : w[0]!.toUpperCase() + w.slice(1)))
-    .join(" ");
-}
-
-/**
- * The roles offered by `create_sub_agent`: the `role_id` enum decides which roles exist (only
- * authorized ones are listed there), the description's catalog lines add names and capabilities.
- */
-export function parseCatalog(tool: ToolSpec | undefined): CatalogRole[] {
-  if (!tool) return [];
-  const described = new Map<string, CatalogRole>();
-  for (const line of tool.function.description.split("\n")) {
-    const m = CATALOG_LINE.exec(line);
-    if (!m) continue;
-    const [, id = "", name = "", description = "", caps = ""] = m;
-    described.set(id, {
-      id,
-      name: name.trim(),
-      description: description.trim(),
-      capabilities: caps
-        .split(",")
-        .map((c) => c.trim().toLowerCase())
-        .filter(Boolean),
-    });
-  }
-  const props = (tool.function.parameters as { properties?: { role_id?: { enum?: unknown } } }).properties;
-  const ids = Array.isArray(props?.role_id?.enum)
-    ? props.role_id.enum.filter((v): v is string => typeof v === "string")
-    : [...described.keys()];
-  return ids.map((id) => described.get(id) ?? { id, name: titleCase(id), description: "", capabilities: [] });
-}
-
-/** How strongly a role does the work of an aspect: its matching capability tags, plus its name. */
-function aspectStrength(role: CatalogRole, aspect: Aspect): number {
-  const tags = aspect.tags.filter((t) => role.capabilities.includes(t)).length;
-  const nameWords = englishWords(`${role.name} ${role.id}`);
-  const byName = aspect.roleWords.some((w) => nameWords.includes(w)) ? 1 : 0;
-  return tags + byName;
-}
-
-/** The kind of work a role mainly does; null when its tags and name say nothing we know. */
-export function primaryAspect(role: CatalogRole): Aspect | null {
-  let best: Aspect | null = null;
-  let bestScore = 0;
-  for (const aspect of ASPECTS) {
-    const s = aspectStrength(role, aspect);
-    if (s > bestScore) {
-      best = aspect;
-      bestScore = s;
-    }
-  }
-  return best;
-}
-
-/** A role chosen for a goal, with the score that chose it (shown in the leader's thinking). */
-export interface RoleMatch {
-  role: CatalogRole;
-  score: number;
-}
-
-/** The aspects a goal names, in the order the goal names them. */
-export function goalAspects(goal: string): Aspect[] {
-  const positions = aspectPositions(ASPECTS, goal);
-  return ASPECTS.map((a, i) => ({ a, at: positions[i]! }))
-    .filter((x) => x.at >= 0)
-    .sort((x, y) => x.at - y.at)
-    .map((x) => x.a);
-}
-
-/**
- * Scores every role against a goal: aspects the goal names weigh most (through the role's
- * capability tags), then word overlap with tags, name and description.
- */
-export function scoreRoles(goal: string, roles: readonly CatalogRole[]): RoleMatch[] {
-  const words = tokenize(goal);
-  const aspects = goalAspects(goal);
-  return roles.map((role) => {
-    let score = 0;
-    for (const a of aspects) score += 4 * aspectStrength(role, a);
-    const tagTokens = tokenize(role.capabilities.join(" "));
-    const nameTokens = tokenize(`${role.name} ${role.id}`);
-    const descTokens = tokenize(role.description);
-    for (const w of words) {
-      if (tagTokens.has(w)) score += 3;
-      if (nameTokens.has(w)) score += 2;
-      if (descTokens.has(w)) score += 1;
-    }
-    return { role, score };
-  });
-}
-
-/**
- * Picks 1–3 roles for a goal: the strongest role for each aspect the goal names (in the goal's
- * order, no role twice); with no aspect named, the best-scoring role and a close runner-up; with no
- * match at all, a researcher-like role, else the first role.
- */
-export function matchRoles(goal: string, roles: readonly CatalogRole[]): RoleMatch[] {
-  if (roles.length === 0) return [];
-  const scored = scoreRoles(goal, roles);
-  const picked: RoleMatch[] = [];
-  const has = (id: string) => picked.some((p) => p.role.id === id);
-  for (const aspect of goalAspects(goal)) {
-    let best: { m: RoleMatch; strength: number } | null = null;
-    for (const m of scored) {
-      const strength = aspectStrength(m.role, aspect);
-      if (strength === 0) continue;
-      if (!best || strength > best.strength || (strength === best.strength && m.score > best.m.score)) best = { m, strength };
-    }
-    if (best && !has(best.m.role.id)) picked.push(best.m);
-    if (picked.length === 3) return picked;
-  }
-  if (picked.length === 0) {
-    const ranked = [...scored].sort((a, b) => b.score - a.score);
-    const [top, second] = ranked;
-    if (top && top.score > 0) {
-      picked.push(top);
-      // "Several roles score well": a runner-up close to the winner joins the team.
-      if (second && second.score >= 3 && second.score >= 0.8 * top.score) picked.push(second);
-    }
-  }
-  if (picked.length === 0) {
-    const researcher =
-      scored.find((m) => m.role.capabilities.includes("research")) ?? scored.find((m) => m.role.id.includes("research"));
-    picked.push(researcher ?? scored[0]!);
-  }
-  return picked;
-}
-
-/** What each kind of agent is asked to do; `{goal}` is quoted by the caller. */
-const TASK_BODY: Record<Aspect["key"] | "generic", (name: string) => string> = {
-  review: (name) =>
-    `As the ${name}, review the project folder for this goal: list the files, read the entry points and the code the goal is about, and search for risky patterns (input handling, secrets, error paths). Report concrete findings with file:line references, ranked by severity, and the fixes you recommend.`,
-  ui: (name) =>
-    `As the ${name}, study the pages, styles and components (HTML, CSS, React/JSX files) the goal touches: the current layout, colors and accessibility. Report what exists today (file names, colors with hex values) and a concrete proposal for the goal.`,
-  research: (name) =>
-    `As the ${name}, investigate this in the project folder: survey the layout, read the README and the package manifest, search for the identifiers the goal is about, and report how it works today with file references, plus your recommendation.`,
-  testing: (name) =>
-    `As the ${name}, find the test setup (framework, test scripts, existing tests) and the code the goal is about. Report which behaviours are covered, the gaps, and the tests to add first.`,
-  docs: (name) =>
-    `As the ${name}, gather the facts the documentation needs: read the README, the package manifest and its scripts, and the code the goal is about. Report what the docs must cover (setup, commands, options), what is missing or out of date, and an outline.`,
-  implementation: (name) =>
-    `As the ${name}, locate the code to change: list the files, read the modules involved and search for the functions and messages the goal names. Report the files involved with line references and a step-by-step change plan, including the tests to add.`,
-  generic: (name) =>
-    `As the ${name}, work on this goal from your role's point of view: look at the project folder (list it, read the key files, search for the terms the goal uses) and report your findings with file references and 2–4 recommendations.`,
-};
-
-/** One-phrase purpose of each kind of agent, for the leader's plan. */
-const PURPOSE: Record<Aspect["key"] | "generic", [string, string]> = {
-  review: ["review the code for issues", "审查代码问题"],
-  ui: ["study the UI and propose changes", "研究界面并提出方案"],
-  research: ["investigate how it works", "调研现有实现"],
-  testing: ["check the tests and coverage", "检查测试与覆盖"],
-  docs: ["gather what the docs need", "整理文档所需内容"],
-  implementation: ["plan the code changes", "规划代码改动"],
-  generic: ["look at it from its angle", "从其角度分析"],
-};
-
-/**
- * The task text handed to a sub-agent: the goal quoted on its first line (the offline sub-agent
- * reads it back from there), what to look at, what to report, and who else is on the team.
- */
-export function buildTask(goal: string, role: CatalogRole, teammates: readonly CatalogRole[], askFirst: boolean): string {
-  const kind = primaryAspect(role)?.key ?? "generic";
-  const parts = [`Goal: "${goal.replace(/\s+/g, " ").trim()}"`, TASK_BODY[kind](role.name)];
-  if (teammates.length > 0) {
-    parts.push(`Teammates on this goal: ${joinList(teammates.map((t) => t.name))}; keep to your part.`);
-  }
-  if (askFirst) parts.push(ASK_ME_SENTENCE);
-  return parts.join("\n");
-}
-
-const GREETING_WORDS = new Set(["hi", "hello", "hey", "thanks", "thank", "you", "ok", "okay", "cool", "great", "nice", "good", "bye"]);
-const GREETING_CJK = ["你好", "谢谢", "好的", "嗨", "您好", "再见", "收到"];
-
-/** True for a goal that is only a greeting or a thank-you: no team is assembled for it. */
-function isGreeting(goal: string): boolean {
-  let rest = goal.toLowerCase();
-  for (const g of GREETING_CJK) rest = rest.split(g).join(" ");
-  // Anything else in Chinese is content, not a greeting.
-  if (/[\u3400-\u9fff]/.test(rest)) return false;
-  return englishWords(rest).every((w) => GREETING_WORDS.has(w));
-}
+import { buildTask, goalAspects, isGreeting, matchRoles, parseCatalog, primaryAspect, PURPOSE, type CatalogRole } from "./leader-plan";
+import { clip, isAmbiguousGoal, joinList, langOf, str, tr, type Lang } from "./text";
 
 /** Title prefixes of the final summary; a summary already written is not written again. */
 export const SUMMARY_TITLES = ["## Team summary", "## 团队总结"] as const;
@@ -323,7 +113,7 @@ export function decideLeader(req: ChatRequest): OfflineDecision {
   for (let i = msgs.length - 1; i >= 0; i--) {
     const m = msgs[i];
     // the context window's stand-in for messages it left out is not a person's goal
-    if (m?.role === "user" && parseAgentMessage(textOf(m)) === null && !isPlaceholder(textOf(m))) {
+    if (m?.role === "user" && parseAgentMessage(textOf(m)) === null && !isPlaceholderText(textOf(m))) {
       goalIdx = i;
       break;
     }
@@ -514,11 +304,6 @@ export function decideLeader(req: ChatRequest): OfflineDecision {
     content: `${content}\n\n${teamLine(goal, expected)}`,
     toolCalls: [],
   };
-}
-
-/** Recognizes the context window's placeholder for left-out messages (lib/context/types.ts). */
-function isPlaceholder(text: string): boolean {
-  return /^\[\d+ earlier messages? omitted here to fit the context budget/.test(text.trim());
 }
 
 /** The promoted line that remembers a goal's team (`CONCLUSION: Team for "<goal>": Name (agent 3), …`). */

@@ -10,6 +10,7 @@
  * a step count. The context window may leave old results out; the notes stay, so it never loses
  * track, never makes the same call twice, and reports within {@link MAX_STEPS} model calls.
  */
+import { isPlaceholderText } from "@/lib/context/types";
 import { parseAgentMessage } from "@/lib/protocol/messages";
 import type { ChatMessage, ChatRequest } from "../types";
 import { extOf, fileKind, isTestPath } from "./files";
@@ -145,7 +146,7 @@ function situation(messages: readonly ChatMessage[]): Situation {
     const parsed = parseAgentMessage(textOf(m));
     if (parsed && parsed.kind !== "task") inbound.push({ sender: parsed.sender, body: parsed.body });
     // the context window's stand-in for messages it left out is nobody's message
-    else if (!parsed && textOf(m).trim() && !PLACEHOLDER.test(textOf(m))) inbound.push({ sender: "the person", body: textOf(m) });
+    else if (!parsed && textOf(m).trim() && !isPlaceholderText(textOf(m))) inbound.push({ sender: "the person", body: textOf(m) });
   }
   return {
     self,
@@ -235,9 +236,6 @@ function dirScore(e: Entry, kind: RoleKind, taskTokens: ReadonlySet<string>): nu
   if (kind === "testing" && ["test", "tests", "__tests__", "spec", "e2e"].includes(base)) score += 3;
   return score;
 }
-
-/** The context window's placeholder for left-out messages (lib/context/types.ts `placeholderText`). */
-const PLACEHOLDER = /^\[\d+ earlier messages? omitted here to fit the context budget/;
 
 /** Files that start a program: worth reading to see how the parts fit. */
 const ENTRY_POINT = /(^|\/)(index|main|app|server|cli|mod|lib|__init__|__main__)\.[a-z0-9]+$/i;

@@ -3,7 +3,7 @@ import { agentTools, leaderTools } from "@/lib/runtime/tools";
 import { formatAgentMessage } from "@/lib/protocol/messages";
 import type { ChatMessage } from "../types";
 import { ASK_ME_SENTENCE, createOfflineModel, decideOffline } from "./index";
-import { matchRoles, parseCatalog } from "./leader";
+import { matchRoles, parseCatalog } from "./leader-plan";
 import { isAmbiguousGoal } from "./text";
 import { generateProject, repoProject } from "@/test/helpers/projects";
 import { MAX_STEPS } from "./sub-agent";
