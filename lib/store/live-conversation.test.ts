@@ -258,6 +258,42 @@ describe("a live conversation", () => {
     await expect(live.updateLeader((f) => f)).rejects.toThrow(/closed/);
   });
 
+  it("checkpoints by rewriting only what changed since it was last written, and syncing in place what a background pass wrote", async () => {
+    const { store, id, agentId, convDir } = await conversation();
+    const file = (f: string) => path.join(convDir, f);
+    const names = { meta: "metadata.json", leader: "messages.json", agentMeta: `agents/${agentId}/metadata.json`, agentMessages: `agents/${agentId}/messages.json` };
+    const inode = async (f: string) => (await fs.stat(file(f))).ino;
+    const { live } = await LiveConversation.load(store.root, id);
+    await live.updateLeader((f) => ({ ...f, messages: [...f.messages, msg(1)] }), { touch: false });
+    await live.updateAgentMessages(agentId, (f) => ({ ...f, messages: [...f.messages, msg(2)] }));
+    await live.flushed(); // a pass without a sync, as the background one
+    const written = { leader: await inode(names.leader), agentMessages: await inode(names.agentMessages), meta: await inode(names.meta), agentMeta: await inode(names.agentMeta) };
+    await live.updateLeader((f) => ({ ...f, messages: [...f.messages, msg(3)] }), { touch: false });
+
+    const real = fs.open.bind(fs);
+    const opened: string[] = [];
+    const spy = vi.spyOn(fs, "open").mockImplementation(async (f, flags, mode) => {
+      opened.push(`${path.relative(convDir, String(f))} ${String(flags)}`);
+      return real(f as string, flags as string, mode as number);
+    });
+    try {
+      await live.close();
+    } finally {
+      spy.mockRestore();
+    }
+    // The leader's messages changed again: rewritten (a new inode), durably, with the change.
+    expect(await inode(names.leader)).not.toBe(written.leader);
+    expect(JSON.parse(await fileText(file(names.leader))).messages.map((m: Message) => m.message_id)).toEqual(["msg_1", "msg_3"]);
+    expect(opened.filter((o) => o.startsWith(`${names.leader}.`) && o.endsWith(" wx"))).toHaveLength(1);
+    // The agent's messages were written by the pass and did not change since: synced where they are.
+    expect(await inode(names.agentMessages)).toBe(written.agentMessages);
+    expect(opened).toContain(`${names.agentMessages} r`);
+    // Files this writer never wrote are neither rewritten nor synced.
+    expect([await inode(names.meta), await inode(names.agentMeta)]).toEqual([written.meta, written.agentMeta]);
+    expect(opened.filter((o) => o.startsWith(names.meta) || o.startsWith(names.agentMeta))).toEqual([]);
+    expect((await fs.stat(file(STEP_LOG_FILE))).size).toBe(0);
+  });
+
   it("closes a conversation that did not change without rewriting any seed file", async () => {
     const { store, id, agentId, convDir } = await conversation();
     const files = ["metadata.json", "messages.json", `agents/${agentId}/metadata.json`, `agents/${agentId}/messages.json`].map((f) => path.join(convDir, f));

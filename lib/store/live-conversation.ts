@@ -104,7 +104,7 @@ export class LiveConversation {
   private constructor(root: string, id: string, meta: ConversationMetadata, leader: LeaderMessagesFile, log: StepLog, hooks: LiveHooks) {
     this.root = root;
     this.id = id;
-    this.#seed = new SeedWriter((key) => this.#fileOf(key), `conversation ${id}`);
+    this.#seed = new SeedWriter({ path: (key) => this.#pathOf(key), text: (key) => this.#textOf(key) }, `conversation ${id}`);
     this.#lines = new LineFiles(conversationDir(root, id));
     this.#meta = meta;
     this.#leader = leader;
@@ -157,7 +157,11 @@ export class LiveConversation {
         else live.#replay(record);
       }
       if (lines.length) await restoreLines(conversationDir(root, id), lines);
-      if (records.length) await live.checkpoint();
+      if (records.length) {
+        // The replay changed memory, not the files: every file is written from it, durably.
+        live.#seed.mark(live.#allKeys());
+        await live.checkpoint();
+      }
     } catch (error) {
       await log.close();
       throw error;
@@ -378,24 +382,36 @@ export class LiveConversation {
     await this.#seed.all();
   }
 
-  #fileOf(key: FileKey): { file: string; text: string } {
-    if (key === "meta") return { file: conversationMetadataFile(this.root, this.id), text: toPythonJson(this.#meta) };
-    if (key === "leader") return { file: leaderMessagesFile(this.root, this.id), text: toPythonJson(this.#leader) };
+  #pathOf(key: FileKey): string {
+    if (key === "meta") return conversationMetadataFile(this.root, this.id);
+    if (key === "leader") return leaderMessagesFile(this.root, this.id);
     const [kind, raw] = key.split(":") as [string, string];
     const agentId = Number(raw);
-    const files = this.#agent(agentId);
-    return kind === "agent"
-      ? { file: agentMetadataFile(this.root, this.id, agentId), text: toPythonJson(files.meta) }
-      : { file: agentMessagesFile(this.root, this.id, agentId), text: toPythonJson(files.messages) };
+    return kind === "agent" ? agentMetadataFile(this.root, this.id, agentId) : agentMessagesFile(this.root, this.id, agentId);
   }
 
-  /** Writes every seed file durably and empties the log. New changes wait until it is done. */
+  #textOf(key: FileKey): string {
+    if (key === "meta") return toPythonJson(this.#meta);
+    if (key === "leader") return toPythonJson(this.#leader);
+    const [kind, raw] = key.split(":") as [string, string];
+    const files = this.#agent(Number(raw));
+    return toPythonJson(kind === "agent" ? files.meta : files.messages);
+  }
+
+  /** Every seed file of the conversation. */
+  #allKeys(): FileKey[] {
+    return ["meta", "leader", ...this.agentIds().flatMap((id): FileKey[] => [`agent:${id}`, `agent_messages:${id}`])];
+  }
+
+  /**
+   * Makes every seed file durable and empties the log. New changes wait until it is done. A file
+   * is rewritten only when it changed since it was last written (one a background pass wrote is
+   * synced in place), so a checkpoint costs what changed, not the whole conversation.
+   */
   async checkpoint(): Promise<void> {
     if (this.#checkpointing) return this.#checkpointing;
     this.#checkpointing = (async () => {
       await this.#log.drain();
-      await this.#seed.all();
-      this.#seed.mark(["meta", "leader", ...this.agentIds().flatMap((id): FileKey[] => [`agent:${id}`, `agent_messages:${id}`])]);
       await this.#seed.all(true);
       await this.#lines.sync();
       await this.#log.truncate();

@@ -9,9 +9,13 @@ import "server-only";
  * - or now ({@link SeedWriter.all}): readers of the files, a checkpoint (durably), a close.
  * Writes are atomic (temp file + rename). A failed write leaves its files marked, so the next
  * pass tries again; nothing is lost, the log holds every change.
+ * A durable pass rewrites only the files that changed since they were last written; one that a
+ * background pass already wrote, and that has not changed since, is synced where it is (an fsync
+ * of the file and of its folder), not rewritten.
  */
+import { promises as fs } from "node:fs";
 import path from "node:path";
-import { writeFileAtomicUnlocked } from "./atomic";
+import { fsyncDir, writeFileAtomicUnlocked } from "./atomic";
 
 /**
  * How long after a change the seed files it touched are rewritten (ms). With a model that takes
@@ -20,18 +24,26 @@ import { writeFileAtomicUnlocked } from "./atomic";
  */
 export const SEED_WRITE_DELAY_MS = 100;
 
-/** Rewrites marked files from memory; `render` gives a key's path and text as they are now. */
+/** Where a key's file is, and its text as it is now in memory. */
+export interface SeedFiles<K extends string> {
+  path(key: K): string;
+  text(key: K): string;
+}
+
+/** Rewrites marked files from memory. */
 export class SeedWriter<K extends string> {
-  readonly #render: (key: K) => { file: string; text: string };
+  readonly #files: SeedFiles<K>;
   readonly #label: string;
   readonly #dirty = new Set<K>();
+  /** Files written by a background pass (no fsync) and not synced since. */
+  readonly #unsynced = new Set<K>();
   #writing: Promise<void> | null = null;
   #background: Promise<void> | null = null;
   #timer: NodeJS.Timeout | null = null;
   #stopped = false;
 
-  constructor(render: (key: K) => { file: string; text: string }, label: string) {
-    this.#render = render;
+  constructor(files: SeedFiles<K>, label: string) {
+    this.#files = files;
     this.#label = label;
   }
 
@@ -63,7 +75,11 @@ export class SeedWriter<K extends string> {
     this.#timer.unref();
   }
 
-  /** Writes every marked file now (after any write under way); `durable` fsyncs each. */
+  /**
+   * Writes every marked file now (after any write under way). `durable`: each file written is
+   * fsynced, and so is every file an earlier pass wrote without a sync, so that on return every
+   * file this writer ever wrote is on disk.
+   */
   async all(durable = false): Promise<void> {
     this.#cancelTimer();
     while (this.#dirty.size || this.#writing) {
@@ -73,6 +89,7 @@ export class SeedWriter<K extends string> {
       }
       await this.#write(this.#take(), durable);
     }
+    if (durable && this.#unsynced.size) await this.#syncInPlace();
   }
 
   /** No more background passes; resolves once a pass under way has ended. */
@@ -100,17 +117,60 @@ export class SeedWriter<K extends string> {
 
   /** Writes the files of `keys`, serialized now, in one go, so they show one moment of the conversation. */
   async #write(keys: K[], durable: boolean): Promise<void> {
-    const files = keys.map((k) => this.#render(k));
+    const files = keys.map((k) => ({ file: this.#files.path(k), text: this.#files.text(k) }));
     // The one writer of these files while the conversation is open, so no file lock is taken:
     // the store's conversation lock (keyed on metadata.json) may be held by the caller (a load).
     this.#writing = Promise.all(files.map((f) => writeFileAtomicUnlocked(path.resolve(f.file), f.text, { durable }))).then(() => undefined);
     try {
       await this.#writing;
+      for (const key of keys) {
+        if (durable) this.#unsynced.delete(key);
+        else this.#unsynced.add(key);
+      }
     } catch (error) {
       this.mark(keys);
       throw error;
     } finally {
       this.#writing = null;
     }
+  }
+
+  /**
+   * fsyncs the files written without a sync (their content is current: they are not marked) and
+   * their folders. One that is no longer there (removed by hand) is written again, durably.
+   */
+  async #syncInPlace(): Promise<void> {
+    const keys = [...this.#unsynced];
+    const files = keys.map((k) => path.resolve(this.#files.path(k)));
+    const gone: K[] = [];
+    this.#writing = (async () => {
+      const synced = await Promise.all(files.map((f) => syncFile(f)));
+      for (const [i, key] of keys.entries()) if (!synced[i]) gone.push(key);
+      await Promise.all([...new Set(files.filter((_, i) => synced[i]).map((f) => path.dirname(f)))].map((d) => fsyncDir(d)));
+    })();
+    try {
+      await this.#writing;
+      for (const key of keys) this.#unsynced.delete(key);
+    } finally {
+      this.#writing = null;
+    }
+    if (gone.length) await this.#write(gone, true);
+  }
+}
+
+/** fsyncs the file at `file` (opened for reading: an fsync needs no write access); false when it is not there. */
+async function syncFile(file: string): Promise<boolean> {
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(file, "r");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw error;
+  }
+  try {
+    await handle.sync();
+    return true;
+  } finally {
+    await handle.close();
   }
 }
