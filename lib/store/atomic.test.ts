@@ -3,8 +3,8 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import ts from "typescript";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeOrphanTempFiles, TEMP_FILE_PATTERN, withFileLock, writeFileAtomic } from "./atomic";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { removeOrphanTempFiles, TEMP_FILE_PATTERN, withFileLock, writeFileAtomic, writeFileAtomicUnlocked } from "./atomic";
 
 let dir: string;
 
@@ -138,6 +138,24 @@ describe("writeFileAtomic", () => {
     await writeFileAtomic(file, "second, longer");
     expect(await fs.readFile(file, "utf8")).toBe("second, longer");
     expect((await fs.readdir(dir)).filter((n) => TEMP_FILE_PATTERN.test(n))).toEqual([]);
+  });
+
+  it("renames off the event loop, even for a small non-durable write (a rename over a file can wait for the disk)", async () => {
+    const file = path.join(dir, "small.json");
+    await fs.writeFile(file, "old");
+    const renames: string[] = [];
+    const real = fs.rename.bind(fs);
+    const spy = vi.spyOn(fs, "rename").mockImplementation(async (from, to) => {
+      renames.push(String(to));
+      return real(from, to);
+    });
+    try {
+      await writeFileAtomicUnlocked(file, "new", { durable: false });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(renames).toEqual([file]);
+    expect(await fs.readFile(file, "utf8")).toBe("new");
   });
 
   it("removeOrphanTempFiles finds temp files in sub-folders and leaves other files alone", async () => {
