@@ -90,7 +90,7 @@ export function buildRegistry(entries: readonly RoleListEntry[], facts: Registry
       id: entry.id,
       name: entry.name,
       description: entry.description,
-      capabilities: [...new Set(declared.length ? declared : (entry.derived_capabilities ?? deriveCapabilities(entry.name, entry.description)))],
+      capabilities: [...new Set(declared.length ? declared : (entry.derived_capabilities ?? deriveCapabilities(entry.name, entry.description)).map(normalizeTag).filter(Boolean))],
       capabilities_source: declared.length ? "declared" : "derived",
       permissions: [...entry.permissions],
       ...(model ? { model } : {}),

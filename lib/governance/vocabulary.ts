@@ -196,8 +196,8 @@ for (const tag of CAPABILITY_VOCABULARY) {
 }
 
 /**
- * The vocabulary tags a role's name and description name, in the order the text first names
- * them. Used when a role declares no `capabilities`: such a role is still routed to (issue 9),
+ * The vocabulary tags a role's name and description name: English keywords in the order the
+ * text names them, then Chinese terms in the order the text names them. Used when a role declares no `capabilities`: such a role is still routed to (issue 9),
  * and every place that shows these tags marks them as derived.
  */
 export function deriveCapabilities(name: string, description: string): string[] {
@@ -215,6 +215,12 @@ export function deriveCapabilities(name: string, description: string): string[] 
     }
   }
   const lower = normalizeText(text);
-  for (const [term, tags] of CJK_TERMS) if (lower.includes(term)) for (const tag of tags) found.add(tag);
+  const cjk: Array<[number, readonly string[]]> = [];
+  for (const [term, tags] of CJK_TERMS) {
+    const at = lower.indexOf(term);
+    if (at >= 0) cjk.push([at, tags]);
+  }
+  cjk.sort((a, b) => a[0] - b[0]);
+  for (const [, tags] of cjk) for (const tag of tags) found.add(tag);
   return [...found];
 }
