@@ -13,7 +13,7 @@ import {
   roleRefusal,
   tokenize,
 } from "./intent";
-import { buildRegistry } from "./registry";
+import { buildRegistry, restrictRegistry } from "./registry";
 import { roleEntry, SHIPPED_ROLES } from "./test-roles";
 
 const registry = buildRegistry(SHIPPED_ROLES);
@@ -128,6 +128,11 @@ describe("classifyIntent with derived tags and BM25 (issue 9)", () => {
     expect(byId.get("declared-tester")).toMatchObject({ matched: ["testing"], derived: false });
     expect(byId.get("derived-tester")).toMatchObject({ matched: ["testing"], derived: true });
     for (const c of r.candidates) expect(c.score).toBeCloseTo((c.derived ? DERIVED_TAG_WEIGHT : 1) * c.matched.length + BM25_WEIGHT * c.bm25, 2);
+  });
+
+  it("ranks nothing, without failing, when the conversation may use no role", () => {
+    expect(classifyIntent("audit the Kubernetes manifests", buildRegistry([])).candidates).toEqual([]);
+    expect(classifyIntent("audit the Kubernetes manifests", restrictRegistry(buildRegistry(SHIPPED_ROLES), [])).candidates).toEqual([]);
   });
 
   it("uses BM25 with the classifier model's labels too", async () => {
