@@ -10,6 +10,7 @@ import { ModelName } from "@/components/models/model-name";
 import { Banner } from "@/components/ui/banner";
 import { badgeClass, buttonPrimary, cardClass, inputClass } from "@/components/ui/styles";
 import { RoleImportButton } from "./role-import-button";
+import { DerivedCapabilities } from "./derived-capabilities";
 
 type LoadedRole = Extract<RoleListEntry, { kind: "role" }>;
 type BrokenRole = Extract<RoleListEntry, { kind: "error" }>;
@@ -18,7 +19,7 @@ function matches(entry: RoleListEntry, needle: string): boolean {
   if (!needle) return true;
   const hay =
     entry.kind === "role"
-      ? [entry.id, entry.name, entry.description, ...entry.capabilities].join(" ")
+      ? [entry.id, entry.name, entry.description, ...entry.capabilities, ...(entry.derived_capabilities ?? [])].join(" ")
       : [entry.id, entry.file, entry.message].join(" ");
   return hay.toLowerCase().includes(needle);
 }
@@ -126,6 +127,7 @@ function RoleCard({ role }: { role: LoadedRole }) {
             ))}
           </ul>
         ) : null}
+        <DerivedCapabilities role={role} />
         <div className="mt-auto flex flex-wrap items-center gap-x-3 gap-y-1 pt-1 text-xs text-zinc-500 dark:text-zinc-400">
           <span data-testid="role-card-model">
             {role.model ? <ModelName modelKey={role.model} /> : <em>{t("roles.model.conversation")}</em>}

@@ -4,6 +4,8 @@
  * per-agent scoped tokens, audit summaries, the entry rate limit and bounded inboxes.
  */
 export * from "./registry";
+export * from "./vocabulary";
+export * from "./role-index";
 export * from "./intent";
 export * from "./permissions";
 export * from "./audit";

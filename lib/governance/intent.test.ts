@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import { ModelCallError, type ChatModel, type ChatRequest, type ChatResult } from "@/lib/models/types";
 import {
   allowListFromMetadata,
+  BM25_WEIGHT,
+  DERIVED_TAG_WEIGHT,
   authorizedRoles,
   candidateNote,
   classifyIntent,
@@ -11,7 +13,7 @@ import {
   roleRefusal,
   tokenize,
 } from "./intent";
-import { buildRegistry } from "./registry";
+import { buildRegistry, restrictRegistry } from "./registry";
 import { roleEntry, SHIPPED_ROLES } from "./test-roles";
 
 const registry = buildRegistry(SHIPPED_ROLES);
@@ -85,6 +87,59 @@ describe("classifyIntent (deterministic)", () => {
 
   it("limits the number of candidates", () => {
     expect(classifyIntent("typescript python frontend testing documentation research", registry, { limit: 2 }).candidates).toHaveLength(2);
+  });
+});
+
+describe("classifyIntent with derived tags and BM25 (issue 9)", () => {
+  const untagged = (id: string, name: string, description: string) => ({ ...roleEntry(id, []), name, description });
+
+  it("routes to a role that declares no capabilities through the tags derived from its description", () => {
+    const reg = buildRegistry([...SHIPPED_ROLES, untagged("k8s-warden", "K8s Warden", "Runs Kubernetes clusters with Helm")]);
+    expect(reg.byId.get("k8s-warden")).toMatchObject({ capabilities: ["kubernetes"], capabilities_source: "derived" });
+    const r = classifyIntent("our helm charts break the cluster", reg);
+    expect(r.labels).toContain("kubernetes");
+    expect(r.candidates[0]).toMatchObject({ role_id: "k8s-warden", matched: ["kubernetes"], derived: true });
+    expect(candidateNote(r)).toContain("k8s-warden (kubernetes; derived tags)");
+  });
+
+  it("finds by BM25 a role none of whose tags fits the request", () => {
+    const reg = buildRegistry([...SHIPPED_ROLES, untagged("graphql-modeler", "GraphQL Modeler", "Designs GraphQL schemas and federation gateways")]);
+    expect(reg.byId.get("graphql-modeler")?.capabilities).toEqual([]);
+    const r = classifyIntent("design a graphql schema for orders", reg);
+    expect(r.labels).toEqual([]);
+    expect(r.candidates[0]).toMatchObject({ role_id: "graphql-modeler", matched: [], bm25: 1, score: 1 });
+    expect(candidateNote(r)).toContain("graphql-modeler (text match)");
+  });
+
+  it("orders roles whose tags tie by BM25, so the role the request names comes first", () => {
+    const reg = buildRegistry([
+      roleEntry("a-generalist", ["security-review"]),
+      { ...roleEntry("z-cluster-auditor", ["security-review"]), name: "Cluster Auditor", description: "Audits Kubernetes manifests" },
+    ]);
+    const r = classifyIntent("audit the Kubernetes manifests", reg);
+    expect(r.candidates.map((c) => c.role_id)).toEqual(["z-cluster-auditor", "a-generalist"]);
+    expect(r.candidates[0]!.score).toBeGreaterThan(r.candidates[1]!.score);
+  });
+
+  it("weighs a declared tag above a derived one, and the best text match like one declared tag", () => {
+    const reg = buildRegistry([roleEntry("declared-tester", ["testing"]), untagged("derived-tester", "Tester", "test things")]);
+    const r = classifyIntent("testing", reg);
+    const byId = new Map(r.candidates.map((c) => [c.role_id, c]));
+    expect(byId.get("declared-tester")).toMatchObject({ matched: ["testing"], derived: false });
+    expect(byId.get("derived-tester")).toMatchObject({ matched: ["testing"], derived: true });
+    for (const c of r.candidates) expect(c.score).toBeCloseTo((c.derived ? DERIVED_TAG_WEIGHT : 1) * c.matched.length + BM25_WEIGHT * c.bm25, 2);
+  });
+
+  it("ranks nothing, without failing, when the conversation may use no role", () => {
+    expect(classifyIntent("audit the Kubernetes manifests", buildRegistry([])).candidates).toEqual([]);
+    expect(classifyIntent("audit the Kubernetes manifests", restrictRegistry(buildRegistry(SHIPPED_ROLES), [])).candidates).toEqual([]);
+  });
+
+  it("uses BM25 with the classifier model's labels too", async () => {
+    const reg = buildRegistry([...SHIPPED_ROLES, untagged("graphql-architect", "GraphQL Architect", "Designs GraphQL schemas")]);
+    const r = await classifyIntentWithModel("design a graphql schema and document it", reg, scripted('{"labels": ["documentation"]}'));
+    expect(r.source).toBe("model");
+    expect(r.candidates.map((c) => c.role_id)).toContain("graphql-architect");
   });
 });
 

@@ -2,7 +2,9 @@
  * Intent routing (seed 003 §2.1, §7.2): the user's message is turned into intent labels and the
  * registered roles whose capability tags fit them, before the leader's turn. Deterministic
  * matching is the default and the fallback; a small classifier model is used when the registry
- * names one, and any failure of it falls back to the deterministic result. The whitelist
+ * names one, and any failure of it falls back to the deterministic result. Either way the roles
+ * are also ranked by BM25 over their id, name, description and tags (issue 9, `role-index.ts`),
+ * so a role is found even when no tag of it fits. The whitelist
  * (`authorizedRoles`, `isAuthorized`) decides which roles a conversation may create at all —
  * the model only ever chooses among those.
  */
@@ -10,6 +12,9 @@ import { z } from "zod";
 import type { ChatModel } from "@/lib/models/types";
 import { RoleIdSchema } from "@/lib/roles/schema";
 import { normalizeTag, type CapabilityRegistry, type RoleLifecycle } from "./registry";
+import { roleIndex } from "./role-index";
+import { CJK, STOP_WORDS, normalizeText, stems, tokenize } from "./terms";
+import { CAPABILITY_SYNONYMS } from "./vocabulary";
 
 /** One role that fits the request. */
 export interface IntentCandidate {
@@ -17,6 +22,10 @@ export interface IntentCandidate {
   score: number;
   /** The role's tags that matched, best first. */
   matched: string[];
+  /** True when the role's tags were derived from its name and description (it declares none). */
+  derived: boolean;
+  /** The role's BM25 score relative to the best BM25 hit of the request (1 = best; 0 = no text match). */
+  bm25: number;
   state: RoleLifecycle;
 }
 
@@ -24,131 +33,19 @@ export interface IntentCandidate {
 export interface IntentResult {
   /** Intent labels (capability tags) the message asks for, sorted. */
   labels: string[];
-  /** Roles whose tags fit, best first; DEGRADED roles after the healthy ones. */
+  /** Roles whose tags or text fit, best first; DEGRADED roles after the healthy ones. */
   candidates: IntentCandidate[];
   /** Who produced the labels. */
   source: "deterministic" | "model";
 }
 
-const CJK = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]/;
-const CJK_RUN = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]+/g;
-
 /** Characters of a message classified: what a request asks for is said at its start, and the work stays small for a 100,000-character message. */
 export const INTENT_READ_CHARS = 8000;
 
-/** Words too common to count as a partial match of a multi-word tag ("code" alone is not "code-review"). */
-const STOP_WORDS: ReadonlySet<string> = new Set(
-  "a an and or the of to for in on at by with from is are be it this that these those my our your me we you i please can could would should will do does did make get code file files data".split(" "),
-);
+/** The vocabulary's words and terms per tag (kept under this name for the callers that knew it). */
+export const INTENT_SYNONYMS = CAPABILITY_SYNONYMS;
 
-/**
- * Words (English, lowercase) and Chinese terms that stand for capability tags. Keys with CJK
- * characters match as substrings of the message; English keys match whole words (after a light
- * stemming, so "tests" and "testing" both reach "test").
- */
-export const INTENT_SYNONYMS: Readonly<Record<string, readonly string[]>> = {
-  review: ["code-review"],
-  reviewer: ["code-review"],
-  审查: ["code-review"],
-  评审: ["code-review"],
-  审阅: ["code-review"],
-  审核: ["code-review"],
-  audit: ["security-review"],
-  security: ["security-review"],
-  vulnerability: ["security-review"],
-  安全: ["security-review"],
-  漏洞: ["security-review"],
-  审计: ["security-review"],
-  diff: ["diff-analysis"],
-  变更: ["diff-analysis"],
-  改动: ["diff-analysis"],
-  test: ["testing"],
-  tester: ["testing"],
-  测试: ["testing"],
-  单测: ["testing", "unit-tests"],
-  单元测试: ["testing", "unit-tests"],
-  集成测试: ["testing", "integration-tests"],
-  ui: ["ui-design", "frontend"],
-  ux: ["ui-design"],
-  前端: ["ui-design", "frontend"],
-  页面: ["ui-design", "frontend"],
-  界面: ["ui-design", "frontend"],
-  样式: ["css", "ui-design"],
-  style: ["css"],
-  css: ["css"],
-  配色: ["color-scheme"],
-  颜色: ["color-scheme"],
-  colour: ["color-scheme"],
-  color: ["color-scheme"],
-  a11y: ["accessibility"],
-  无障碍: ["accessibility"],
-  docs: ["documentation"],
-  doc: ["documentation"],
-  document: ["documentation"],
-  documentation: ["documentation"],
-  文档: ["documentation"],
-  说明: ["documentation"],
-  readme: ["readme", "documentation"],
-  tutorial: ["tutorials", "documentation"],
-  教程: ["tutorials", "documentation"],
-  research: ["research"],
-  investigate: ["research"],
-  调研: ["research"],
-  研究: ["research"],
-  调查: ["research"],
-  compare: ["comparison"],
-  对比: ["comparison"],
-  比较: ["comparison"],
-  summarize: ["summarization"],
-  summary: ["summarization"],
-  总结: ["summarization"],
-  摘要: ["summarization"],
-  implement: ["implementation"],
-  实现: ["implementation"],
-  开发: ["implementation"],
-  bug: ["bug-fix"],
-  fix: ["bug-fix"],
-  修复: ["bug-fix"],
-  refactor: ["refactoring"],
-  重构: ["refactoring"],
-  后端: ["backend"],
-  server: ["backend"],
-  接口: ["api"],
-  db: ["database"],
-  数据库: ["database"],
-  py: ["python"],
-  ts: ["typescript"],
-  js: ["javascript"],
-};
-
-/** A word and its light stems ("tests" → "test", "reviewing" → "review", "libraries" → "library"). */
-function stems(word: string): string[] {
-  const out = [word];
-  if (word.length > 4 && word.endsWith("ies")) out.push(`${word.slice(0, -3)}y`);
-  if (word.length > 3 && word.endsWith("s") && !word.endsWith("ss")) out.push(word.slice(0, -1));
-  if (word.length > 5 && word.endsWith("ing")) out.push(word.slice(0, -3), `${word.slice(0, -3)}e`);
-  if (word.length > 4 && word.endsWith("ed")) out.push(word.slice(0, -2), word.slice(0, -1));
-  return out;
-}
-
-/**
- * Tokens of a message: lowercase English words (and their stems), plus every CJK character and
- * every pair of adjacent CJK characters, since Chinese has no spaces between words.
- */
-export function tokenize(text: string): string[] {
-  const lower = text.normalize("NFKC").toLowerCase();
-  const tokens: string[] = [];
-  for (const m of lower.matchAll(/[a-z0-9][a-z0-9+#]*/g)) tokens.push(...stems(m[0]));
-  for (const m of lower.matchAll(CJK_RUN)) {
-    const chars = Array.from(m[0]);
-    chars.forEach((c, i) => {
-      tokens.push(c);
-      const next = chars[i + 1];
-      if (next) tokens.push(c + next);
-    });
-  }
-  return tokens;
-}
+export { tokenize };
 
 /** Does `term` occur in the message (substring for CJK terms, whole token otherwise)? */
 function hasTerm(term: string, tokens: ReadonlySet<string>, lower: string): boolean {
@@ -162,7 +59,7 @@ function tagWords(tag: string): string[] {
 
 /** The capability tags a message names, directly (all words of the tag) or through a synonym. */
 function labelsOf(text: string, knownTags: Iterable<string>): { full: Set<string>; partial: Map<string, number> } {
-  const lower = text.normalize("NFKC").toLowerCase();
+  const lower = normalizeText(text);
   const tokens = new Set(tokenize(text));
   const full = new Set<string>();
   const partial = new Map<string, number>();
@@ -188,23 +85,58 @@ function labelsOf(text: string, knownTags: Iterable<string>): { full: Set<string
 /** Weight of a partial match relative to a full tag match (1). */
 const PARTIAL_WEIGHT = 0.3;
 
-/** Scores the registry's roles against a set of labels; shared by both classifiers. */
-function rank(registry: CapabilityRegistry, full: ReadonlySet<string>, partial: ReadonlyMap<string, number>, limit: number): IntentCandidate[] {
+/**
+ * Weight of a tag derived from a role's description relative to a declared one (1): a person
+ * chose the declared tags, while a description names many things in passing.
+ */
+export const DERIVED_TAG_WEIGHT = 0.5;
+
+/** Weight of the best BM25 hit relative to one declared tag match (1). */
+export const BM25_WEIGHT = 1;
+
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+/**
+ * Ranks the registry's roles for a request; shared by both classifiers. One list from two
+ * signals, summed per role:
+ *  - tags: 1 per tag of the role among the labels (a fraction for a partly named multi-word tag),
+ *    times DERIVED_TAG_WEIGHT when the role's tags were derived rather than declared;
+ *  - BM25: the role's BM25+ score over its id, name, description and tags for the request text,
+ *    divided by the best score of the request (so 0–1, whatever the corpus), times BM25_WEIGHT.
+ * The best text match is thus worth one declared tag: tags lead when they fit, and the text
+ * still orders roles whose tags tie, and finds a role no tag of which fits.
+ * Order: healthy before DEGRADED, then score, then role id (deterministic for ties).
+ */
+function rank(
+  registry: CapabilityRegistry,
+  text: string,
+  full: ReadonlySet<string>,
+  partial: ReadonlyMap<string, number>,
+  limit: number,
+): IntentCandidate[] {
+  const hits = roleIndex(registry.roles).search(text);
+  const top = hits[0]?.score ?? 0;
+  const bm25 = new Map(hits.map((h) => [h.role_id, top > 0 ? h.score / top : 0]));
   const candidates: IntentCandidate[] = [];
   for (const role of registry.roles) {
-    let score = 0;
+    let tagScore = 0;
     const fullHits: string[] = [];
     const partialHits: string[] = [];
     for (const tag of role.capabilities) {
       if (full.has(tag)) {
-        score += 1;
+        tagScore += 1;
         fullHits.push(tag);
       } else if (partial.has(tag)) {
-        score += PARTIAL_WEIGHT * partial.get(tag)!;
+        tagScore += PARTIAL_WEIGHT * partial.get(tag)!;
         partialHits.push(tag);
       }
     }
-    if (score > 0) candidates.push({ role_id: role.id, score: Math.round(score * 100) / 100, matched: [...fullHits, ...partialHits], state: role.state });
+    const derived = role.capabilities_source === "derived";
+    const text = bm25.get(role.id) ?? 0;
+    const score = (derived ? DERIVED_TAG_WEIGHT : 1) * tagScore + BM25_WEIGHT * text;
+    if (score > 0) {
+      candidates.push({ role_id: role.id, score: round2(score), matched: [...fullHits, ...partialHits], derived, bm25: round2(text), state: role.state });
+    }
   }
   candidates.sort(
     (a, b) => Number(a.state === "DEGRADED") - Number(b.state === "DEGRADED") || b.score - a.score || a.role_id.localeCompare(b.role_id),
@@ -220,12 +152,13 @@ export interface ClassifyOptions {
 
 /**
  * Deterministic intent classification: labels are the capability tags the message names (all
- * words of a tag, or a synonym such as 审查 → code-review); each role scores 1 per matching tag
- * and a fraction for a tag only some of whose words appear.
+ * words of a tag, or a synonym such as 审查 → code-review); roles are ranked by those tags and by
+ * BM25 over their text (see `rank`).
  */
 export function classifyIntent(text: string, registry: CapabilityRegistry, options: ClassifyOptions = {}): IntentResult {
-  const { full, partial } = labelsOf(text.slice(0, INTENT_READ_CHARS), registry.byTag.keys());
-  return { labels: [...full].sort(), candidates: rank(registry, full, partial, options.limit ?? 5), source: "deterministic" };
+  const read = text.slice(0, INTENT_READ_CHARS);
+  const { full, partial } = labelsOf(read, registry.byTag.keys());
+  return { labels: [...full].sort(), candidates: rank(registry, read, full, partial, options.limit ?? 5), source: "deterministic" };
 }
 
 /** What the classifier model must answer. */
@@ -290,7 +223,7 @@ export async function classifyIntentWithModel(
     const known = new Set(tags);
     const labels = new Set(parsed.data.labels.map(normalizeTag).filter((l) => known.has(l)));
     if (!labels.size) return fallback();
-    return { labels: [...labels].sort(), candidates: rank(registry, labels, new Map(), options.limit ?? 5), source: "model" };
+    return { labels: [...labels].sort(), candidates: rank(registry, text.slice(0, INTENT_READ_CHARS), labels, new Map(), options.limit ?? 5), source: "model" };
   } catch {
     return fallback();
   } finally {
@@ -341,15 +274,21 @@ export function isAuthorized<T extends { id: string }>(roleId: string, all: read
   return roleRefusal(roleId, all, conversationAllowList) === null;
 }
 
+/** Why a role is a candidate: its tags that matched (marked when derived), else a match of its text. */
+function whyCandidate(c: IntentCandidate): string {
+  if (!c.matched.length) return "text match";
+  return c.derived ? `${c.matched.join(", ")}; derived tags` : c.matched.join(", ");
+}
+
 /**
  * The short note added to the leader's context before its turn, e.g.
- * "Candidate roles for this request: code-reviewer (code-review, python); test-engineer (testing)."
+ * "Candidate roles for this request: code-reviewer (code-review, python); k8s-architect (kubernetes; derived tags); sql-pro (text match)."
  * Empty when nothing matched, so the leader is not nudged toward a role that does not fit.
  */
 export function candidateNote(result: IntentResult): string {
   if (!result.candidates.length) return "";
   const list = result.candidates
-    .map((c) => `${c.role_id} (${c.matched.join(", ")})${c.state === "IDLE" ? "" : ` [${c.state}]`}`)
+    .map((c) => `${c.role_id} (${whyCandidate(c)})${c.state === "IDLE" ? "" : ` [${c.state}]`}`)
     .join("; ");
   return `Candidate roles for this request: ${list}. Intent labels: ${result.labels.join(", ") || "(none)"}. Prefer these roles when you create sub-agents; only registered, authorized roles can be created.`;
 }

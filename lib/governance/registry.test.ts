@@ -16,6 +16,16 @@ describe("buildRegistry", () => {
     expect(rolesForTag(reg, "nothing")).toEqual([]);
   });
 
+  it("registers a role without capabilities under tags derived from its name and description", () => {
+    const plain = { ...roleEntry("sql-pro", []), name: "SQL Pro", description: "Tunes slow PostgreSQL queries" };
+    const reg = buildRegistry([...SHIPPED_ROLES, plain, { ...roleEntry("listed", []), derived_capabilities: ["Payment"] }]);
+    expect(reg.byId.get("sql-pro")).toMatchObject({ capabilities: ["sql", "database", "performance"], capabilities_source: "derived" });
+    expect(reg.byId.get("code-reviewer")?.capabilities_source).toBe("declared");
+    expect(rolesForTag(reg, "database").map((r) => r.id)).toEqual(["full-stack-engineer", "sql-pro"]);
+    // The list entry's derived tags are used as the library computed them.
+    expect(reg.byId.get("listed")).toMatchObject({ capabilities: ["payment"], capabilities_source: "derived" });
+  });
+
   it("computes IDLE, BUSY and DEGRADED from the facts the runtime passes", () => {
     const roles = [...SHIPPED_ROLES, roleEntry("local-checker", ["lint"], ["read"], "local-mini"), roleEntry("inheriting", ["x"], ["read"], "inherit")];
     const reg = buildRegistry(roles, {

@@ -4,6 +4,7 @@
  * passes — so a new role file becomes a routing candidate without any code change. Pure.
  */
 import type { RoleListEntry } from "@/lib/roles/schema";
+import { deriveCapabilities } from "./vocabulary";
 
 /** Lifecycle of a role in the registry (seed 003 §2.2). */
 export type RoleLifecycle = "IDLE" | "BUSY" | "DEGRADED";
@@ -16,7 +17,10 @@ export interface RegisteredRole {
   id: string;
   name: string;
   description: string;
+  /** The tags routing uses: the declared ones, or the derived ones when the file declares none. */
   capabilities: string[];
+  /** Where `capabilities` came from: the file (`declared`) or its name and description (`derived`). */
+  capabilities_source: "declared" | "derived";
   permissions: string[];
   /** The role's own model key, when its file names one (not `inherit`). */
   model?: string;
@@ -53,7 +57,9 @@ export function normalizeTag(tag: string): string {
 
 /**
  * Builds the registry from the role library's list. Entries that failed to load (`kind: "error"`)
- * are not registered: a role that cannot be read cannot be created either.
+ * are not registered: a role that cannot be read cannot be created either. A role that declares
+ * no `capabilities` is registered under the tags derived from its name and description (the list
+ * entry's `derived_capabilities`, computed here when the entry lacks them).
  *
  * State: DEGRADED when the role (or the model it runs on, or any of its live agents) is
  * degraded; else BUSY when an agent of the role is running or waiting; else IDLE. Degraded wins
@@ -79,11 +85,13 @@ export function buildRegistry(entries: readonly RoleListEntry[], facts: Registry
     const count = active.get(entry.id) ?? 0;
     const state: RoleLifecycle =
       degradedRoles.has(entry.id) || (runsOn !== undefined && degradedModels.has(runsOn)) ? "DEGRADED" : count > 0 ? "BUSY" : "IDLE";
+    const declared = entry.capabilities.map(normalizeTag).filter(Boolean);
     roles.push({
       id: entry.id,
       name: entry.name,
       description: entry.description,
-      capabilities: [...new Set(entry.capabilities.map(normalizeTag).filter(Boolean))],
+      capabilities: [...new Set(declared.length ? declared : (entry.derived_capabilities ?? deriveCapabilities(entry.name, entry.description)).map(normalizeTag).filter(Boolean))],
+      capabilities_source: declared.length ? "declared" : "derived",
       permissions: [...entry.permissions],
       ...(model ? { model } : {}),
       state,

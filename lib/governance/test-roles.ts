@@ -5,7 +5,7 @@
 import type { RoleListEntry } from "@/lib/roles/schema";
 
 /** One registered role as the library lists it. */
-export function roleEntry(id: string, capabilities: string[], permissions: string[] = ["read"], model?: string): RoleListEntry {
+export function roleEntry(id: string, capabilities: string[], permissions: string[] = ["read"], model?: string): Extract<RoleListEntry, { kind: "role" }> {
   return {
     kind: "role",
     id,

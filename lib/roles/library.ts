@@ -9,6 +9,7 @@ import path from "node:path";
 import { ConflictError, NotFoundError, ValidationError, zodIssues } from "@/lib/errors";
 import { withFileLock, writeFileAtomicUnlocked } from "@/lib/store/atomic";
 import { applyRoleEdit, serializeNewRole } from "./edit";
+import { derivedCapabilitiesOf } from "./derived";
 import { isMap } from "yaml";
 import { parseFrontmatter } from "./frontmatter";
 import { FolderCache } from "./folder-cache";
@@ -65,6 +66,7 @@ function toListEntry(detail: RoleAnyDetail): RoleListEntry {
     ...(fields.model !== undefined ? { model: fields.model } : {}),
     ...(fields.thinking_mode !== undefined ? { thinking_mode: fields.thinking_mode } : {}),
     capabilities: fields.capabilities ?? [],
+    ...derivedCapabilitiesOf(fields),
     tools: fields.tools ?? [],
     permissions: fields.permissions ?? [],
     ...(typeof extra.color === "string" ? { color: extra.color } : {}),

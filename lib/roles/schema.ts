@@ -88,6 +88,8 @@ export const RoleListEntrySchema = z.discriminatedUnion("kind", [
     model: z.string().optional(),
     thinking_mode: ThinkingModeSchema.optional(),
     capabilities: z.array(z.string()),
+    /** Only when `capabilities` is empty: tags derived from name and description (issue 9), shown as derived. */
+    derived_capabilities: z.array(z.string()).optional(),
     tools: z.array(z.string()),
     permissions: z.array(z.string()),
     color: z.string().optional(),

@@ -52,12 +52,20 @@ export interface RoleChoice {
   name: string;
   description: string;
   capabilities: string[];
+  /** `derived` when the role declares no capabilities and these were derived from its name and description. */
+  capabilities_source?: "declared" | "derived";
 }
 
-/** One catalog line per role, in the format the offline model also reads. */
+/**
+ * One catalog line per role, in the format the offline model also reads; derived tags are
+ * labelled `derived capabilities:`, so the leader knows nobody declared them.
+ */
 export function roleCatalog(roles: readonly RoleChoice[]): string {
   return roles
-    .map((r) => `- ${r.id}: ${r.name} — ${r.description.replace(/\s+/g, " ").trim()} (capabilities: ${r.capabilities.join(", ")})`)
+    .map(
+      (r) =>
+        `- ${r.id}: ${r.name} — ${r.description.replace(/\s+/g, " ").trim()} (${r.capabilities_source === "derived" ? "derived capabilities" : "capabilities"}: ${r.capabilities.join(", ")})`,
+    )
     .join("\n");
 }
 

@@ -305,6 +305,9 @@ export const en = {
   "roles.import.done": "Imported “{id}”.",
   "roles.import.failed": "Import failed: {message}",
   "roles.warnings": "Warnings",
+  "roles.derived.badge": "derived",
+  "roles.derived.label": "Derived capabilities",
+  "roles.derived.hint": "This role declares no capabilities; routing uses these tags, derived from its name and description.",
 
   "editor.newTitle": "New role",
   "editor.editTitle": "Edit role",

@@ -307,6 +307,9 @@ export const zhCN: Record<MessageKey, string> = {
   "roles.import.done": "已导入“{id}”。",
   "roles.import.failed": "导入失败：{message}",
   "roles.warnings": "警告",
+  "roles.derived.badge": "推导",
+  "roles.derived.label": "推导出的能力",
+  "roles.derived.hint": "此角色未声明能力；路由使用这些根据其名称和描述推导出的标签。",
 
   "editor.newTitle": "新建角色",
   "editor.editTitle": "编辑角色",

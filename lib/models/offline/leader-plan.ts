@@ -2,6 +2,7 @@
  * How the offline Team Leader plans a team: reading the role catalog from its `create_sub_agent`
  * tool, matching the goal's kinds of work to roles, and writing each agent's task. Pure.
  */
+import { buildRegistry, classifyIntent } from "@/lib/governance";
 import type { ToolSpec } from "../types";
 import { ASK_ME_SENTENCE, ASPECTS, aspectPositions, englishWords, joinList, tokenize, type Aspect } from "./text";
 
@@ -11,11 +12,14 @@ export interface CatalogRole {
   name: string;
   description: string;
   capabilities: string[];
+  /** True when the catalog marks the tags as derived from the description (the role declares none). */
+  derived?: boolean;
 }
 
-// `- {id}: {name} — {description} (capabilities: {tag1, tag2, …})`; the description may itself
-// contain dashes and parentheses, so the name stops at the first " — " and the tags are the last group.
-const CATALOG_LINE = /^\s*[-*]\s+([^\s:]+):\s+(.+?)\s+—\s+(.*?)\s*\(capabilities:\s*([^()]*)\)\s*$/;
+// `- {id}: {name} — {description} (capabilities: {tag1, tag2, …})`, or `(derived capabilities: …)`
+// for a role whose tags were derived from its description; the description may itself contain
+// dashes and parentheses, so the name stops at the first " — " and the tags are the last group.
+const CATALOG_LINE = /^\s*[-*]\s+([^\s:]+):\s+(.+?)\s+—\s+(.*?)\s*\((derived )?capabilities:\s*([^()]*)\)\s*$/;
 
 function titleCase(id: string): string {
   return id
@@ -35,7 +39,7 @@ export function parseCatalog(tool: ToolSpec | undefined): CatalogRole[] {
   for (const line of tool.function.description.split("\n")) {
     const m = CATALOG_LINE.exec(line);
     if (!m) continue;
-    const [, id = "", name = "", description = "", caps = ""] = m;
+    const [, id = "", name = "", description = "", derived, caps = ""] = m;
     described.set(id, {
       id,
       name: name.trim(),
@@ -44,6 +48,7 @@ export function parseCatalog(tool: ToolSpec | undefined): CatalogRole[] {
         .split(",")
         .map((c) => c.trim().toLowerCase())
         .filter(Boolean),
+      ...(derived ? { derived: true } : {}),
     });
   }
   const props = (tool.function.parameters as { properties?: { role_id?: { enum?: unknown } } }).properties;
@@ -113,27 +118,61 @@ export function scoreRoles(goal: string, roles: readonly CatalogRole[]): RoleMat
 }
 
 /**
+ * The runtime's intent routing of a goal over the catalog (lib/governance: capability tags plus
+ * BM25 over id, name, description and tags), as role id → position (0 = best). Roles it does not
+ * find are absent. The offline leader orders roles the way the candidate note would, so with a
+ * large imported library it picks the roles routing names rather than the first loose match.
+ */
+export function routingOrder(goal: string, roles: readonly CatalogRole[]): Map<string, number> {
+  const registry = buildRegistry(
+    roles.map((r) => ({
+      kind: "role" as const,
+      id: r.id,
+      file: `${r.id}.md`,
+      name: r.name,
+      description: r.description,
+      capabilities: r.derived ? [] : r.capabilities,
+      ...(r.derived ? { derived_capabilities: r.capabilities } : {}),
+      tools: [],
+      permissions: [],
+      warnings: [],
+    })),
+  );
+  const { candidates } = classifyIntent(goal, registry, { limit: roles.length });
+  return new Map(candidates.map((c, i) => [c.role_id, i]));
+}
+
+/**
  * Picks 1–3 roles for a goal: the strongest role for each aspect the goal names (in the goal's
- * order, no role twice); with no aspect named, the best-scoring role and a close runner-up; with no
- * match at all, a researcher-like role, else the first role.
+ * order, no role twice; among equally strong roles, the one routing ranks first, then the best
+ * word score; a role with derived tags counts 1 when it fits at all); with no aspect named, the roles routing ranks first (a close runner-up joins);
+ * with no match at all, a researcher-like role, else the first role.
  */
 export function matchRoles(goal: string, roles: readonly CatalogRole[]): RoleMatch[] {
   if (roles.length === 0) return [];
   const scored = scoreRoles(goal, roles);
+  const order = routingOrder(goal, roles);
+  const routed = (m: RoleMatch) => order.get(m.role.id) ?? Number.POSITIVE_INFINITY;
   const picked: RoleMatch[] = [];
   const has = (id: string) => picked.some((p) => p.role.id === id);
   for (const aspect of goalAspects(goal)) {
     let best: { m: RoleMatch; strength: number } | null = null;
     for (const m of scored) {
-      const strength = aspectStrength(m.role, aspect);
+      // Derived tags are what a description mentions, not what the role is for: a long description
+      // names many tags of an aspect. Such a role counts as fitting the aspect or not, and routing orders it.
+      const strength = m.role.derived ? Math.min(1, aspectStrength(m.role, aspect)) : aspectStrength(m.role, aspect);
       if (strength === 0) continue;
-      if (!best || strength > best.strength || (strength === best.strength && m.score > best.m.score)) best = { m, strength };
+      const better =
+        !best ||
+        strength > best.strength ||
+        (strength === best.strength && (routed(m) < routed(best.m) || (routed(m) === routed(best.m) && m.score > best.m.score)));
+      if (better) best = { m, strength };
     }
     if (best && !has(best.m.role.id)) picked.push(best.m);
     if (picked.length === 3) return picked;
   }
   if (picked.length === 0) {
-    const ranked = [...scored].sort((a, b) => b.score - a.score);
+    const ranked = [...scored].sort((a, b) => routed(a) - routed(b) || b.score - a.score);
     const [top, second] = ranked;
     if (top && top.score > 0) {
       picked.push(top);

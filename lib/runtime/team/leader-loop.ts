@@ -136,8 +136,10 @@ export class LeaderLoop {
   }
 
   /**
-   * Intent routing (seed 003 §2.1): the person's latest message is matched against the role
-   * capability tags, and the leader is told which registered, authorized roles fit. Once per trace.
+   * Intent routing (seed 003 §2.1, issue 9): the person's latest message is matched against the
+   * role capability tags (declared or derived) and ranked by BM25 over the authorized roles' text,
+   * and the leader is told which registered, authorized roles fit. Once per trace; the BM25 index
+   * is reused while the authorized roles' texts stay the same.
    */
   async #routeIntent(messages: Message[], allowed: RoleChoice[]): Promise<IntentResult | null> {
     const s = this.#s;
@@ -167,7 +169,10 @@ export class LeaderLoop {
       type: "event",
       from: SYSTEM_PARTY,
       to: LEADER_PARTY,
-      payload: { labels: result.labels, candidates: result.candidates.map((c) => ({ role_id: c.role_id, score: c.score, matched: c.matched })) },
+      payload: {
+        labels: result.labels,
+        candidates: result.candidates.map((c) => ({ role_id: c.role_id, score: c.score, matched: c.matched, derived: c.derived, bm25: c.bm25 })),
+      },
       action: "intent_routing",
       resource: `conversation:${s.convId}`,
     });

@@ -262,7 +262,14 @@ export class TeamState {
     const choices: RoleChoice[] = [];
     for (const entry of list) {
       if (entry.kind !== "role") continue;
-      choices.push({ id: entry.id, name: entry.name, description: entry.description, capabilities: entry.capabilities });
+      const derived = entry.capabilities.length === 0 && entry.derived_capabilities !== undefined;
+      choices.push({
+        id: entry.id,
+        name: entry.name,
+        description: entry.description,
+        capabilities: derived ? entry.derived_capabilities! : entry.capabilities,
+        ...(derived ? { capabilities_source: "derived" as const } : {}),
+      });
     }
     for (const c of choices) {
       const detail = await this.app.roles.get(c.id).catch(() => null);
