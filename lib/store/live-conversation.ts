@@ -389,22 +389,47 @@ export class LiveConversation {
       : { file: agentMessagesFile(this.root, this.id, agentId), text: toPythonJson(files.messages) };
   }
 
+  async #writeCheckpoint(): Promise<void> {
+    await this.#log.drain();
+    await this.#seed.all();
+    this.#seed.mark(["meta", "leader", ...this.agentIds().flatMap((id): FileKey[] => [`agent:${id}`, `agent_messages:${id}`])]);
+    await this.#seed.all(true);
+    await this.#lines.sync();
+    await this.#log.truncate();
+  }
+
   /** Writes every seed file durably and empties the log. New changes wait until it is done. */
   async checkpoint(): Promise<void> {
     if (this.#checkpointing) return this.#checkpointing;
-    this.#checkpointing = (async () => {
-      await this.#log.drain();
-      await this.#seed.all();
-      this.#seed.mark(["meta", "leader", ...this.agentIds().flatMap((id): FileKey[] => [`agent:${id}`, `agent_messages:${id}`])]);
-      await this.#seed.all(true);
-      await this.#lines.sync();
-      await this.#log.truncate();
-    })();
+    this.#checkpointing = this.#writeCheckpoint();
     try {
       await this.#checkpointing;
     } finally {
       this.#checkpointing = null;
     }
+  }
+
+  /**
+   * Checkpoints, then runs `fn` before any new change reaches the disk: while `fn` runs, every
+   * file of the folder shows the same moment (all that was acknowledged, nothing torn, the log
+   * empty), so a reader (an export) sees what a person was shown. Changes wait meanwhile, as they
+   * wait for a checkpoint; keep `fn` short (read files, no network).
+   */
+  async frozen<T>(fn: () => Promise<T>): Promise<T> {
+    while (this.#checkpointing) await this.#checkpointing.catch(() => undefined);
+    this.#assertOpen();
+    let result: { value: T } | null = null;
+    const run = (async () => {
+      await this.#writeCheckpoint();
+      result = { value: await fn() };
+    })();
+    this.#checkpointing = run;
+    try {
+      await run;
+    } finally {
+      this.#checkpointing = null;
+    }
+    return (result as { value: T } | null)!.value;
   }
 
   /**
