@@ -89,7 +89,7 @@ function renderToolCalls(message: Message): string {
   return message.tool_calls
     .map((call) => {
       const args = call.function.arguments.trim();
-      return `- Tool call \`${call.function.name.replace(/[^A-Za-z0-9_.-]/g, "?")}\`${args && args !== "{}" ? `\n\n${indent(fenced(clipped(args, MAX_TOOL_CHARS), "json"))}` : ""}\n`;
+      return `- Tool call \`${call.function.name.replace(/[^A-Za-z0-9_.-]/g, "?")}\`\n${args && args !== "{}" ? `\n${indent(fenced(clipped(args, MAX_TOOL_CHARS), "json"))}` : ""}`;
     })
     .join("");
 }
@@ -123,10 +123,11 @@ function renderMessage(message: Message, owner: string, toolNames: Map<string, s
     return `${quoted(`${head}${fenced(clipped(card.body.trim(), MAX_MESSAGE_CHARS))}`)}\n`;
   }
   const author = authorOf(message, owner, toolNames);
-  let out = `**${inline(author)}**${message.role === "tool" ? " (compact)" : ""}\n\n`;
-  if (body.trim()) out += fenced(clipped(body, message.role === "tool" ? MAX_TOOL_CHARS : MAX_MESSAGE_CHARS));
-  out += renderToolCalls(message);
-  return `${out}\n`;
+  const parts = [`**${inline(author)}**${message.role === "tool" ? " (compact)" : ""}\n`];
+  if (body.trim()) parts.push(fenced(clipped(body, message.role === "tool" ? MAX_TOOL_CHARS : MAX_MESSAGE_CHARS)));
+  const calls = renderToolCalls(message);
+  if (calls) parts.push(calls);
+  return `${parts.join("\n")}\n`;
 }
 
 function renderThread(messages: Message[], owner: string): string {
