@@ -68,6 +68,7 @@ test("export a conversation as Markdown and zip, then import the zip back throug
 
   // Both rows selected: one zip.
   await page.goto("/");
+  await expect(conversationIndex.row(title)).toHaveCount(2);
   for (const row of await conversationIndex.row(title).all()) await row.getByTestId("conversation-select").check();
   await expect(page.getByTestId("conversation-export-selected")).toHaveText("Export selected (2)");
   const [bulk] = await Promise.all([page.waitForEvent("download"), page.getByTestId("conversation-export-selected").click()]);
