@@ -8,7 +8,8 @@ import http from "node:http";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readImportArchive } from "@/lib/export/archive";
+import { exportEntries, exportManifest, readImportArchive, zipStream } from "@/lib/export/archive";
+import { fixtureFolder } from "@/lib/export/testing/folder";
 import { craftZip } from "@/lib/export/testing/craft-zip";
 import { fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type Script } from "./helpers/fake-openai";
 import { writeFakeModels } from "./helpers/models-file";
@@ -267,6 +268,26 @@ describe("refused requests", () => {
     expect(existsSync(escapeTarget())).toBe(false);
     expect(existsSync("/tmp/escaped-by-zip.txt")).toBe(false);
     expect(conversations()).toEqual(before);
+  });
+
+  it("refuses a zip whose conversation names a project folder a new conversation could not have, writing none of it", async () => {
+    const good = "conv_20250101_000000_001";
+    const bad = "conv_20250101_000000_002";
+    for (const [badPath, reason] of [["/", "filesystem_root"], [server.home, "inside_data_folder"], ["/etc", "system_folder"]] as const) {
+      const folders = [
+        { id: good, files: fixtureFolder({ id: good, projectPath: project }) },
+        { id: bad, files: fixtureFolder({ id: bad, projectPath: badPath }) },
+      ];
+      const zip = Buffer.from(await new Response(zipStream(exportEntries(exportManifest([good, bad], "0"), folders))).arrayBuffer());
+      const res = await upload(zip);
+      expect(res.status, badPath).toBe(400);
+      expect(res.json.error.message).toContain(`${bad}: its project folder cannot be used here`);
+      expect(res.json.error.details[0].reason).toBe(reason);
+      const ids = await listed();
+      expect(ids).not.toContain(good);
+      expect(ids).not.toContain(bad);
+      expect(existsSync(path.join(server.home, "conversations", good))).toBe(false);
+    }
   });
 
   it("guards the import like every mutating route: content-type, Origin, size", async () => {

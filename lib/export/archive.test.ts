@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AstrionError } from "@/lib/errors";
 import { bodyLimitFor } from "@/lib/input-limits";
-import { exportEntries, exportManifest, readImportArchive, zipStream } from "./archive";
+import { downloadName, exportEntries, exportManifest, readImportArchive, zipStream } from "./archive";
 import { parseConversationFolder, rekeyFiles } from "./bundle";
 import { IMPORT_LIMITS, MANIFEST_NAME } from "./schema";
 import { craftZip, type CraftEntry } from "./testing/craft-zip";
@@ -133,5 +133,14 @@ describe("rekeyFiles", () => {
     expect(parseConversationFolder(FIXTURE_ID, files, { strict: true }).files.size).toBe(files.size);
     expect(() => parseConversationFolder(FIXTURE_ID, new Map([...files, ["x", text("y")]]), { strict: true })).toThrow(/unknown files are refused/);
     expect(parseConversationFolder(FIXTURE_ID, new Map([...files, ["x", text("y")]]), { strict: false }).files.has("x")).toBe(false);
+  });
+});
+
+describe("downloadName", () => {
+  it("keeps only ASCII letters and digits of the title, so the header cannot be broken", () => {
+    expect(downloadName(FIXTURE_ID, 'a"; filename=evil.exe\r\nX-Injected: y', "md")).toBe(`${FIXTURE_ID}-a-filename-evil-exe-x-injected-y.md`);
+    expect(downloadName(FIXTURE_ID, "落地页评审", "zip")).toBe(`${FIXTURE_ID}.zip`);
+    expect(downloadName(FIXTURE_ID, "Café ../../etc", "md")).toBe(`${FIXTURE_ID}-cafe-etc.md`);
+    expect(downloadName(FIXTURE_ID, "x".repeat(100), "md")).toBe(`${FIXTURE_ID}-${"x".repeat(60)}.md`);
   });
 });

@@ -13,6 +13,21 @@ import { readZip, type ZipFile } from "./zip-read";
 /** Input bytes handed to the compressor per pull of the output stream (bounds the work per step). */
 const WRITE_SLICE = 64 * 1024;
 
+/**
+ * The download name of a conversation: `<id>-<words-of-the-title>.<ext>`, of ASCII letters, digits
+ * and `-` only (at most 60 from the title), so it is safe in `Content-Disposition` and on any disk.
+ */
+export function downloadName(id: string, title: string, ext: string): string {
+  const slug = title
+    .normalize("NFKD")
+    .replace(/[^A-Za-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 60)
+    .replace(/-+$/, "")
+    .toLowerCase();
+  return `${id}${slug ? `-${slug}` : ""}.${ext}`;
+}
+
 /** The manifest of an export of `ids`. */
 export function exportManifest(ids: string[], appVersion: string, now = new Date()): ExportManifest {
   return { format: EXPORT_FORMAT, format_version: EXPORT_FORMAT_VERSION, app_version: appVersion, created_at: now.toISOString(), conversation_ids: ids };

@@ -8,6 +8,6 @@ import "server-only";
 export * from "./schema";
 export { readZip, unsafeEntryName, crc32, type ZipContents, type ZipFile, type ZipLimits } from "./zip-read";
 export { classifyPath, parseConversationFolder, rekeyFiles, type ConversationFolder } from "./bundle";
-export { exportEntries, exportManifest, readImportArchive, zipStream, type ImportArchive } from "./archive";
+export { downloadName, exportEntries, exportManifest, readImportArchive, zipStream, type ImportArchive } from "./archive";
 export { renderConversationMarkdown, type RenderOptions } from "./markdown";
-export { attachment, downloadName, exportMarkdown, exportZip, importZip, type Download } from "./service";
+export { attachment, exportMarkdown, exportZip, importZip, type Download } from "./service";

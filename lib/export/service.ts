@@ -14,7 +14,7 @@ import { ConflictError, NotFoundError, ValidationError } from "@/lib/errors";
 import { forgetRun, isRunWorking, resumeRun, withConversation } from "@/lib/runtime";
 import type { AstrionApp } from "@/lib/server/app";
 import { compactTimestamp } from "@/lib/store/time";
-import { exportEntries, exportManifest, readImportArchive, zipStream } from "./archive";
+import { downloadName, exportEntries, exportManifest, readImportArchive, zipStream } from "./archive";
 import { classifyPath, parseConversationFolder, rekeyFiles, type ConversationFolder } from "./bundle";
 import { renderConversationMarkdown } from "./markdown";
 import { EXPORT_LIMITS, type ImportedConversation, type ImportMode } from "./schema";
@@ -25,18 +25,6 @@ export interface Download<B> {
   filename: string;
   contentType: string;
   body: B;
-}
-
-/** `conv_…-words-of-the-title`: ASCII letters and digits of the title only, so the name is safe anywhere. */
-export function downloadName(id: string, title: string, ext: string): string {
-  const slug = title
-    .normalize("NFKD")
-    .replace(/[^A-Za-z0-9]+/g, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, 60)
-    .replace(/-+$/, "")
-    .toLowerCase();
-  return `${id}${slug ? `-${slug}` : ""}.${ext}`;
 }
 
 async function snapshot(app: AstrionApp, id: string, budget: { bytes: number }): Promise<ConversationFolder> {
@@ -102,6 +90,15 @@ export async function importZip(app: AstrionApp, data: Uint8Array, mode: ImportM
   if (mode === "overwrite" && running.length) {
     throw new ConflictError(`Conversation ${running.join(", ")} is running; stop it before replacing it.`, { taken, running, modes: ["new_id"] });
   }
+  // Every conversation's project folder is checked before anything is written (all or nothing).
+  for (const c of archive.conversations) {
+    try {
+      await app.store.checkProjectFolder(c.metadata.project_path);
+    } catch (error) {
+      if (error instanceof ValidationError) throw new ValidationError(`${c.id}: its project folder cannot be used here: ${error.message}`, error.details);
+      throw error;
+    }
+  }
   const imported: ImportedConversation[] = [];
   for (const c of archive.conversations) {
     const isTaken = taken.includes(c.id);
@@ -113,16 +110,10 @@ export async function importZip(app: AstrionApp, data: Uint8Array, mode: ImportM
       parseConversationFolder(to, files, { strict: true });
       return files;
     };
-    let meta;
-    try {
-      meta = await app.store.installConversation(c.id, how, build);
-    } catch (error) {
-      if (error instanceof ValidationError && /project/i.test(error.message)) {
-        throw new ValidationError(`${c.id}: its project folder cannot be used here: ${error.message}`, error.details);
-      }
-      throw error;
-    }
-    if (meta.status === "active") await resumeRun(meta.id);
+    const meta = await app.store.installConversation(c.id, how, build);
+    // As at boot: a conversation that cannot resume (its model is not registered here, say) is
+    // imported all the same, and says why when it is used.
+    if (meta.status === "active") await resumeRun(meta.id).catch((error: unknown) => console.error(`[astrion] imported ${meta.id} could not resume:`, (error as Error).message));
     imported.push({ source_id: c.id, id: meta.id, title: meta.title, outcome: how === "create" ? "created" : how === "new_id" ? "copied" : "replaced" });
   }
   return imported;

@@ -61,6 +61,8 @@ describe("readZip", () => {
 
   it("refuses symbolic links and other non-regular entries", () => {
     expect(refusal(craftZip([{ name: "link", data: "/etc/passwd", method: 0, external: (0o120777 << 16) >>> 0 }])).message).toMatch(/symbolic link/);
+    // Labelled as made on MS-DOS, with a link's Unix mode all the same.
+    expect(refusal(craftZip([{ name: "link", data: "/etc/passwd", method: 0, madeBy: 0x0014, external: (0o120777 << 16) >>> 0 }])).message).toMatch(/symbolic link/);
     expect(refusal(craftZip([{ name: "fifo", data: "", method: 0, external: (0o010644 << 16) >>> 0 }])).message).toMatch(/not a regular file/);
   });
 

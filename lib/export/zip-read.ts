@@ -54,6 +54,7 @@ const INFLATE_SLICE = 4096;
 const S_IFMT = 0o170000;
 const S_IFREG = 0o100000;
 const S_IFDIR = 0o040000;
+const S_IFLNK = 0o120000;
 const HOST_UNIX = 3;
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -166,10 +167,11 @@ function readCentral(data: Uint8Array, view: DataView, limits: ZipLimits): { ent
     if (method !== 0 && method !== 8) bad(`compression method ${method} is not supported (only stored and deflate)`, name);
     if (method === 0 && compressedSize !== size) bad("a stored entry whose sizes differ", name);
     const directory = name.endsWith("/");
-    if (madeBy >>> 8 === HOST_UNIX) {
-      const type = (external >>> 16) & S_IFMT;
-      if (type !== 0 && type !== (directory ? S_IFDIR : S_IFREG)) bad(type === 0o120000 ? "a symbolic link" : "an entry that is not a regular file", name);
-    }
+    const type = (external >>> 16) & S_IFMT;
+    // A Unix mode in the high word is believed whatever host the archive claims: tools that
+    // extract links look at it, so a link is refused however it is labelled.
+    if (type === S_IFLNK) bad("a symbolic link", name);
+    if (madeBy >>> 8 === HOST_UNIX && type !== 0 && type !== (directory ? S_IFDIR : S_IFREG)) bad("an entry that is not a regular file", name);
     // MS-DOS attribute 0x10 marks a directory: a file entry claiming it is ambiguous.
     if (!directory && external & 0x10 && madeBy >>> 8 !== HOST_UNIX) bad("a file entry marked as a directory", name);
     if (directory && size !== 0) bad("a directory entry with contents", name);

@@ -609,6 +609,15 @@ export class ConversationStore {
   }
 
   /**
+   * Checks a project folder as {@link create} does (an import checks every conversation's before
+   * writing any); returns the path to keep.
+   * @throws ValidationError with `details[0].reason` for a refused folder.
+   */
+  checkProjectFolder(value: unknown): Promise<string> {
+    return this.#checkProjectPath(value);
+  }
+
+  /**
    * The project folder rules (lib/workspace/project-folder.ts): an existing absolute folder,
    * judged by its real path, that is not the file-system root, a system folder, or this data
    * folder / the app folder, inside them or containing them.
