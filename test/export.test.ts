@@ -141,7 +141,7 @@ describe("export and import through the server", () => {
     expect(res.headers["content-type"]).toBe("application/zip");
     expect(res.headers["content-disposition"]).toBe(`attachment; filename="${id}-exp-a.zip"`);
     zip = res.body;
-    const archive = readImportArchive(new Uint8Array(zip));
+    const archive = await readImportArchive(new Uint8Array(zip));
     expect(archive.manifest).toMatchObject({ format: "astrion-conversations", format_version: 1, conversation_ids: [id] });
     expect(archive.manifest.app_version).toMatch(/^\d+\.\d+\.\d+/);
     original = folderFiles(id);
@@ -209,7 +209,7 @@ describe("export and import through the server", () => {
     expect(res.headers.get("content-type")).toBe("application/zip");
     expect(res.headers.get("content-disposition")).toMatch(/^attachment; filename="astrion-conversations-\d{14}\.zip"$/);
     const bytes = Buffer.from(await res.arrayBuffer());
-    const archive = readImportArchive(new Uint8Array(bytes));
+    const archive = await readImportArchive(new Uint8Array(bytes));
     expect(archive.conversations.map((c) => c.id)).toEqual([id, second]);
     const files = [folderFiles(id), folderFiles(second)];
     for (const c of [id, second]) expect((await server.api("DELETE", `/api/conversations/${c}`)).status).toBe(200);
@@ -229,7 +229,7 @@ describe("export and import through the server", () => {
     await until("its model call is streaming", async () => fake.requests.some((r) => r.body && !isLeader(r.body) && scenario(r.body) === "exp-live" && !r.completed));
     const res = await download(`/api/conversations/${live}/export?format=zip`);
     expect(res.status).toBe(200);
-    const archive = readImportArchive(new Uint8Array(res.body)); // every file whole and valid
+    const archive = await readImportArchive(new Uint8Array(res.body)); // every file whole and valid
     const exported = archive.conversations[0]!;
     expect(exported.agents.map((a) => a.meta.status)).toEqual(["running"]);
     expect(exported.metadata.agent_ids).toEqual([exported.agents[0]!.meta.agent_id]);

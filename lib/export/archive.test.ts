@@ -26,9 +26,9 @@ function crafted(change: (entries: CraftEntry[]) => CraftEntry[] = (e) => e, ids
   return craftZip(change(entries));
 }
 
-function refusal(data: Uint8Array): AstrionError {
+async function refusal(data: Uint8Array): Promise<AstrionError> {
   try {
-    readImportArchive(data);
+    await readImportArchive(data);
   } catch (error) {
     if (error instanceof AstrionError) return error;
     throw error;
@@ -43,7 +43,7 @@ describe("export zip", () => {
     const files = fixtureFolder();
     const second = rekeyFiles(files, FIXTURE_ID, OTHER_ID);
     const zip = await collect(zipStream(exportEntries(exportManifest([FIXTURE_ID, OTHER_ID], "1.2.3"), [{ id: FIXTURE_ID, files }, { id: OTHER_ID, files: second }])));
-    const archive = readImportArchive(zip);
+    const archive = (await readImportArchive(zip));
     expect(archive.manifest).toMatchObject({ format: "astrion-conversations", format_version: 1, app_version: "1.2.3", conversation_ids: [FIXTURE_ID, OTHER_ID] });
     expect(archive.conversations.map((c) => c.id)).toEqual([FIXTURE_ID, OTHER_ID]);
     for (const [rel, data] of files) expect(Buffer.from(archive.conversations[0]!.files.get(rel)!).equals(Buffer.from(data))).toBe(true);
@@ -51,9 +51,9 @@ describe("export zip", () => {
     expect(archive.conversations[0]!.agents.map((a) => a.meta.display_name)).toEqual(["Researcher_3"]);
   });
 
-  it("accepts directory entries along the layout", () => {
+  it("accepts directory entries along the layout", async () => {
     const zip = crafted((e) => [{ name: `${FIXTURE_ID}/` }, { name: `${FIXTURE_ID}/agents/` }, { name: `${FIXTURE_ID}/agents/3/` }, ...e]);
-    expect(readImportArchive(zip).conversations).toHaveLength(1);
+    expect((await readImportArchive(zip)).conversations).toHaveLength(1);
   });
 
   it("bounds an import body by the same limit as the body guard", () => {
@@ -62,38 +62,38 @@ describe("export zip", () => {
 });
 
 describe("import validation", () => {
-  it("needs the manifest, and its ids must be exactly the folders", () => {
-    expect(refusal(crafted((e) => e.slice(1))).message).toMatch(/astrion-export\.json: is missing/);
-    expect(refusal(crafted((e) => e, [FIXTURE_ID, OTHER_ID])).message).toMatch(/listed in the manifest but missing/);
-    expect(refusal(crafted((e) => [manifestEntry([OTHER_ID]), ...e.slice(1)], [OTHER_ID])).message).toMatch(/not listed in the manifest/);
-    expect(refusal(crafted((e) => [{ name: MANIFEST_NAME, data: '{"format":"zip"}' }, ...e.slice(1)])).message).toMatch(/not an Astrion export manifest/);
+  it("needs the manifest, and its ids must be exactly the folders", async () => {
+    expect((await refusal(crafted((e) => e.slice(1)))).message).toMatch(/astrion-export\.json: is missing/);
+    expect((await refusal(crafted((e) => e, [FIXTURE_ID, OTHER_ID]))).message).toMatch(/listed in the manifest but missing/);
+    expect((await refusal(crafted((e) => [manifestEntry([OTHER_ID]), ...e.slice(1)], [OTHER_ID]))).message).toMatch(/not listed in the manifest/);
+    expect((await refusal(crafted((e) => [{ name: MANIFEST_NAME, data: '{"format":"zip"}' }, ...e.slice(1)]))).message).toMatch(/not an Astrion export manifest/);
   });
 
-  it("refuses unknown files, files outside a conversation folder, and folders off the layout", () => {
-    expect(refusal(crafted((e) => [...e, { name: `${FIXTURE_ID}/steps.jsonl`, data: "{}\n" }])).message).toMatch(/steps\.jsonl: is not a file of a conversation folder/);
-    expect(refusal(crafted((e) => [...e, { name: `${FIXTURE_ID}/agents/3/notes.md`, data: "x" }])).message).toMatch(/not a file of a conversation folder/);
-    expect(refusal(crafted((e) => [...e, { name: `${FIXTURE_ID}/agents/03/metadata.json`, data: "{}" }])).message).toMatch(/not a file of a conversation folder/);
-    expect(refusal(crafted((e) => [...e, { name: "readme.txt", data: "x" }])).message).toMatch(/outside any conversation folder/);
-    expect(refusal(crafted((e) => [...e, { name: "../../etc/cron.d/x", data: "x" }])).status).toBe(400);
-    expect(refusal(crafted((e) => [...e, { name: `${FIXTURE_ID}/other/` }])).message).toMatch(/not a folder of the layout/);
+  it("refuses unknown files, files outside a conversation folder, and folders off the layout", async () => {
+    expect((await refusal(crafted((e) => [...e, { name: `${FIXTURE_ID}/steps.jsonl`, data: "{}\n" }]))).message).toMatch(/steps\.jsonl: is not a file of a conversation folder/);
+    expect((await refusal(crafted((e) => [...e, { name: `${FIXTURE_ID}/agents/3/notes.md`, data: "x" }]))).message).toMatch(/not a file of a conversation folder/);
+    expect((await refusal(crafted((e) => [...e, { name: `${FIXTURE_ID}/agents/03/metadata.json`, data: "{}" }]))).message).toMatch(/not a file of a conversation folder/);
+    expect((await refusal(crafted((e) => [...e, { name: "readme.txt", data: "x" }]))).message).toMatch(/outside any conversation folder/);
+    expect((await refusal(crafted((e) => [...e, { name: "../../etc/cron.d/x", data: "x" }]))).status).toBe(400);
+    expect((await refusal(crafted((e) => [...e, { name: `${FIXTURE_ID}/other/` }]))).message).toMatch(/not a folder of the layout/);
   });
 
-  it("refuses a folder whose name is not a conversation id", () => {
+  it("refuses a folder whose name is not a conversation id", async () => {
     const zip = craftZip([manifestEntry([FIXTURE_ID]), { name: "conv_1/metadata.json", data: "{}" }]);
-    expect(refusal(zip).message).toMatch(/outside any conversation folder/);
+    expect((await refusal(zip)).message).toMatch(/outside any conversation folder/);
   });
 
-  it("refuses bad JSON, JSON off its schema, deep nesting and text that is not UTF-8", () => {
+  it("refuses bad JSON, JSON off its schema, deep nesting and text that is not UTF-8", async () => {
     const swap = (rel: string, data: Uint8Array | string) => (e: CraftEntry[]) => e.map((x) => (x.name === `${FIXTURE_ID}/${rel}` ? { ...x, data } : x));
-    expect(refusal(crafted(swap("messages.json", "{not json"))).message).toMatch(/messages\.json: is not valid JSON/);
-    expect(refusal(crafted(swap("agents/3/metadata.json", JSON.stringify({ agent_id: 3 })))).message).toMatch(/agents\/3\/metadata\.json: does not fit its format/);
-    expect(refusal(crafted(swap("shared_context.json", '{"version":2}'))).message).toMatch(/shared_context\.json: does not fit/);
-    expect(refusal(crafted(swap("timeline.jsonl", '{"turn_id":"x"}\n'))).message).toMatch(/timeline\.jsonl line 1: does not fit/);
-    expect(refusal(crafted(swap("messages.json", `${"[".repeat(100)}${"]".repeat(100)}`))).message).toMatch(/nests deeper/);
-    expect(refusal(crafted(swap("messages.json", new Uint8Array([0x7b, 0xff, 0x7d])))).message).toMatch(/not UTF-8/);
+    expect((await refusal(crafted(swap("messages.json", "{not json")))).message).toMatch(/messages\.json: is not valid JSON/);
+    expect((await refusal(crafted(swap("agents/3/metadata.json", JSON.stringify({ agent_id: 3 }))))).message).toMatch(/agents\/3\/metadata\.json: does not fit its format/);
+    expect((await refusal(crafted(swap("shared_context.json", '{"version":2}')))).message).toMatch(/shared_context\.json: does not fit/);
+    expect((await refusal(crafted(swap("timeline.jsonl", '{"turn_id":"x"}\n')))).message).toMatch(/timeline\.jsonl line 1: does not fit/);
+    expect((await refusal(crafted(swap("messages.json", `${"[".repeat(100)}${"]".repeat(100)}`)))).message).toMatch(/nests deeper/);
+    expect((await refusal(crafted(swap("messages.json", new Uint8Array([0x7b, 0xff, 0x7d]))))).message).toMatch(/not UTF-8/);
   });
 
-  it("refuses mismatched ids: metadata vs folder, messages vs folder, agent files vs their folder, agents not listed", () => {
+  it("refuses mismatched ids: metadata vs folder, messages vs folder, agent files vs their folder, agents not listed", async () => {
     const files = fixtureFolder();
     const edit = (rel: string, fn: (v: Record<string, unknown>) => void) => (e: CraftEntry[]) =>
       e.map((x) => {
@@ -102,18 +102,18 @@ describe("import validation", () => {
         fn(value);
         return { ...x, data: JSON.stringify(value) };
       });
-    expect(refusal(crafted(edit("metadata.json", (v) => (v.id = OTHER_ID)))).message).toMatch(/metadata\.json: its id .* does not match its folder/);
-    expect(refusal(crafted(edit("messages.json", (v) => (v.id = OTHER_ID)))).message).toMatch(/messages\.json: its id/);
-    expect(refusal(crafted(edit("agents/3/metadata.json", (v) => (v.agent_id = 4)))).message).toMatch(/agent_id 4 does not match its folder/);
-    expect(refusal(crafted(edit("agents/3/messages.json", (v) => (v.agent_id = 9)))).message).toMatch(/agent_id 9 does not match/);
-    expect(refusal(crafted(edit("metadata.json", (v) => (v.agent_ids = [])))).message).toMatch(/agent_ids does not list agent 3/);
-    expect(refusal(crafted((e) => e.filter((x) => x.name !== `${FIXTURE_ID}/agents/3/messages.json`))).message).toMatch(/needs both/);
-    expect(refusal(crafted((e) => e.filter((x) => x.name !== `${FIXTURE_ID}/messages.json`))).message).toMatch(/messages\.json: is missing/);
+    expect((await refusal(crafted(edit("metadata.json", (v) => (v.id = OTHER_ID))))).message).toMatch(/metadata\.json: its id .* does not match its folder/);
+    expect((await refusal(crafted(edit("messages.json", (v) => (v.id = OTHER_ID))))).message).toMatch(/messages\.json: its id/);
+    expect((await refusal(crafted(edit("agents/3/metadata.json", (v) => (v.agent_id = 4))))).message).toMatch(/agent_id 4 does not match its folder/);
+    expect((await refusal(crafted(edit("agents/3/messages.json", (v) => (v.agent_id = 9))))).message).toMatch(/agent_id 9 does not match/);
+    expect((await refusal(crafted(edit("metadata.json", (v) => (v.agent_ids = []))))).message).toMatch(/agent_ids does not list agent 3/);
+    expect((await refusal(crafted((e) => e.filter((x) => x.name !== `${FIXTURE_ID}/agents/3/messages.json`)))).message).toMatch(/needs both/);
+    expect((await refusal(crafted((e) => e.filter((x) => x.name !== `${FIXTURE_ID}/messages.json`)))).message).toMatch(/messages\.json: is missing/);
   });
 
-  it("refuses a symlink entry inside a conversation folder", () => {
+  it("refuses a symlink entry inside a conversation folder", async () => {
     const zip = crafted((e) => [...e, { name: `${FIXTURE_ID}/context.jsonl`, data: "/etc/passwd", method: 0, external: (0o120777 << 16) >>> 0 }]);
-    expect(refusal(zip).message).toMatch(/symbolic link/);
+    expect((await refusal(zip)).message).toMatch(/symbolic link/);
   });
 });
 

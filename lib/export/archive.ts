@@ -98,8 +98,8 @@ export interface ImportArchive {
  * folder checked strictly by {@link parseConversationFolder}. Any fault refuses the whole zip.
  * @throws ValidationError (400) naming the entry at fault; AstrionError `payload_too_large` past a limit.
  */
-export function readImportArchive(data: Uint8Array): ImportArchive {
-  const { files, directories } = readZip(data, IMPORT_LIMITS);
+export async function readImportArchive(data: Uint8Array): Promise<ImportArchive> {
+  const { files, directories } = await readZip(data, IMPORT_LIMITS);
   const refuse = (entry: string, message: string): never => {
     throw new ValidationError(`The archive is not accepted: ${entry}: ${message}`, [{ path: entry, message }]);
   };
@@ -107,7 +107,13 @@ export function readImportArchive(data: Uint8Array): ImportArchive {
   const folders = new Map<string, Map<string, Uint8Array>>();
   for (const { name, data: bytes } of files) {
     if (name === MANIFEST_NAME) {
-      const parsed = parseJsonWithin(new TextDecoder("utf-8", { fatal: false }).decode(bytes), Number.POSITIVE_INFINITY);
+      let text = "";
+      try {
+        text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+      } catch {
+        refuse(name, "is not UTF-8 text");
+      }
+      const parsed = parseJsonWithin(text, Number.POSITIVE_INFINITY);
       if (!parsed.ok) refuse(name, parsed.reason === "too_deep" ? `nests deeper than ${MAX_JSON_DEPTH} levels` : "is not valid JSON");
       const result = ExportManifestSchema.safeParse(parsed.ok ? parsed.value : null);
       if (!result.success) refuse(name, `is not an Astrion export manifest (${result.error.issues[0]?.message ?? "wrong shape"})`);
@@ -129,10 +135,12 @@ export function readImportArchive(data: Uint8Array): ImportArchive {
   const listed = new Set(manifest.conversation_ids);
   if (listed.size !== manifest.conversation_ids.length) refuse(MANIFEST_NAME, "lists a conversation twice");
   for (const id of folders.keys()) if (!listed.has(id)) refuse(`${id}/`, "is not listed in the manifest");
-  const conversations = manifest.conversation_ids.map((id) => {
-    const folder = folders.get(id);
-    if (!folder) return refuse(`${id}/`, "is listed in the manifest but missing");
-    return parseConversationFolder(id, folder, { strict: true });
-  });
+  for (const id of manifest.conversation_ids) if (!folders.has(id)) refuse(`${id}/`, "is listed in the manifest but missing");
+  const conversations: ConversationFolder[] = [];
+  for (const id of manifest.conversation_ids) {
+    conversations.push(parseConversationFolder(id, folders.get(id)!, { strict: true }));
+    // One conversation's files are parsed at a time; others' requests run in between.
+    await new Promise((resolve) => setImmediate(resolve));
+  }
   return { manifest, conversations };
 }

@@ -77,7 +77,7 @@ async function exists(app: AstrionApp, id: string): Promise<boolean> {
  * restart (its waiting agents keep waiting, its running ones continue).
  */
 export async function importZip(app: AstrionApp, data: Uint8Array, mode: ImportMode): Promise<ImportedConversation[]> {
-  const archive = readImportArchive(data);
+  const archive = await readImportArchive(data);
   const taken: string[] = [];
   for (const c of archive.conversations) if (await exists(app, c.id)) taken.push(c.id);
   const running = taken.filter((id) => isRunWorking(id));

@@ -4,7 +4,8 @@
  * The central directory is walked here rather than with fflate's `unzipSync`, because that trusts
  * what the archive declares: it decodes names that are not UTF-8 as Latin-1 without saying so,
  * and inflates into a buffer of the declared size. Inflating itself is fflate's (`Inflate`), fed
- * in small slices so the bytes actually produced are counted as they come out.
+ * in small slices so the bytes actually produced are counted as they come out; the event loop is
+ * given back every MiB or so.
  *
  * Refused (nothing is extracted): no end record or bytes after it, multi-disk or zip64 archives,
  * encryption, methods other than stored/deflate, names that are not strict UTF-8 or that could
@@ -77,11 +78,19 @@ const CRC_TABLE = (() => {
   return table;
 })();
 
-/** CRC-32 (ISO 3309, as zip uses). */
-export function crc32(data: Uint8Array): number {
-  let c = 0xffffffff;
+/** CRC-32 (ISO 3309, as zip uses) of `data`, continuing from the CRC of what came before it. */
+export function crc32(data: Uint8Array, previous = 0): number {
+  let c = (previous ^ 0xffffffff) >>> 0;
   for (let i = 0; i < data.length; i++) c = CRC_TABLE[(c ^ data[i]!) & 0xff]! ^ (c >>> 8);
   return (c ^ 0xffffffff) >>> 0;
+}
+
+/** Output bytes between two yields to the event loop while inflating or checking. */
+const YIELD_BYTES = 1024 * 1024;
+
+/** Lets other work run (requests, timers) in the middle of a long unpacking. */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /**
@@ -210,20 +219,29 @@ function dataStart(data: Uint8Array, view: DataView, e: CentralEntry, cdOffset: 
   return start;
 }
 
-function inflateEntry(compressed: Uint8Array, e: CentralEntry): Uint8Array {
+async function inflateEntry(compressed: Uint8Array, e: CentralEntry): Promise<{ bytes: Uint8Array; crc: number }> {
   const out = new Uint8Array(e.size);
   let produced = 0;
+  let crc = 0;
   let ended = false;
   const inflater = new Inflate((chunk, final) => {
     // Checked before copying: output past the declared size is a bomb, never buffered.
     if (produced + chunk.length > e.size) bad("more data than its declared size", e.name);
     out.set(chunk, produced);
     produced += chunk.length;
+    crc = crc32(chunk, crc);
     if (final) ended = true;
   });
+  let sinceYield = 0;
   try {
     for (let at = 0; at < compressed.length; at += INFLATE_SLICE) {
+      const before = produced;
       inflater.push(compressed.subarray(at, Math.min(compressed.length, at + INFLATE_SLICE)), at + INFLATE_SLICE >= compressed.length);
+      sinceYield += produced - before + INFLATE_SLICE;
+      if (sinceYield >= YIELD_BYTES) {
+        sinceYield = 0;
+        await yieldToEventLoop();
+      }
     }
     if (compressed.length === 0) inflater.push(new Uint8Array(0), true);
   } catch (error) {
@@ -231,7 +249,16 @@ function inflateEntry(compressed: Uint8Array, e: CentralEntry): Uint8Array {
     bad("corrupt compressed data", e.name);
   }
   if (!ended || produced !== e.size) bad("less data than its declared size", e.name);
-  return out;
+  return { bytes: out, crc };
+}
+
+async function storedEntry(raw: Uint8Array): Promise<{ bytes: Uint8Array; crc: number }> {
+  let crc = 0;
+  for (let at = 0; at < raw.length; at += YIELD_BYTES) {
+    crc = crc32(raw.subarray(at, at + YIELD_BYTES), crc);
+    if (at + YIELD_BYTES < raw.length) await yieldToEventLoop();
+  }
+  return { bytes: raw.slice(), crc };
 }
 
 /**
@@ -239,7 +266,7 @@ function inflateEntry(compressed: Uint8Array, e: CentralEntry): Uint8Array {
  * @throws ValidationError (400) for an archive that is malformed or unsafe; AstrionError
  *   `payload_too_large` (413) past a limit.
  */
-export function readZip(data: Uint8Array, limits: ZipLimits): ZipContents {
+export async function readZip(data: Uint8Array, limits: ZipLimits): Promise<ZipContents> {
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
   const { entries, cdOffset } = readCentral(data, view, limits);
   const ranges = entries.map((e) => ({ e, start: e.localOffset, end: dataStart(data, view, e, cdOffset) + e.compressedSize }));
@@ -256,8 +283,8 @@ export function readZip(data: Uint8Array, limits: ZipLimits): ZipContents {
     }
     const start = dataStart(data, view, e, cdOffset);
     const raw = data.subarray(start, start + e.compressedSize);
-    const bytes = e.method === 0 ? raw.slice() : inflateEntry(raw, e);
-    if (crc32(bytes) !== e.crc) bad("a CRC mismatch (the data is damaged)", e.name);
+    const { bytes, crc } = e.method === 0 ? await storedEntry(raw) : await inflateEntry(raw, e);
+    if (crc !== e.crc) bad("a CRC mismatch (the data is damaged)", e.name);
     files.push({ name: e.name, data: bytes });
   }
   return { files, directories };
