@@ -418,18 +418,20 @@ export class LiveConversation {
   async frozen<T>(fn: () => Promise<T>): Promise<T> {
     while (this.#checkpointing) await this.#checkpointing.catch(() => undefined);
     this.#assertOpen();
-    let result: { value: T } | null = null;
     const run = (async () => {
       await this.#writeCheckpoint();
-      result = { value: await fn() };
+      return fn();
     })();
-    this.#checkpointing = run;
+    // Changes wait on this promise as they wait on a checkpoint (it never rejects for them).
+    this.#checkpointing = run.then(
+      () => undefined,
+      () => undefined,
+    );
     try {
-      await run;
+      return await run;
     } finally {
       this.#checkpointing = null;
     }
-    return (result as { value: T } | null)!.value;
   }
 
   /**
