@@ -13,6 +13,7 @@ import { Banner } from "@/components/ui/banner";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { FieldError } from "@/components/ui/field-error";
 import { buttonGhost, buttonPrimary, buttonSecondary, inputClass } from "@/components/ui/styles";
+import { ExportMenu } from "./export-menu";
 import { buttonDangerGhost } from "./styles";
 
 /**
@@ -143,6 +144,7 @@ export function ConversationHeader({
             >
               {conversation.status === "active" ? t("conv.archive") : t("conv.unarchive")}
             </button>
+            <ExportMenu conversationId={conversation.id} />
             <button
               type="button"
               className={`${buttonDangerGhost} ${small}`}

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { useId, useState } from "react";
 import type { ConversationListItem } from "@/lib/api/contract";
 import {
+  bulkExport,
   conversationKeys,
   conversationPagesQuery,
   patchConversation,
@@ -16,13 +17,18 @@ import { ModelName } from "@/components/models/model-name";
 import { Banner } from "@/components/ui/banner";
 import { formatLocalTime } from "@/components/ui/format";
 import { buttonPrimary, buttonSecondary, cardClass, inputClass } from "@/components/ui/styles";
+import { EXPORT_LIMITS } from "@/lib/export/schema";
+import { ConversationImport } from "./conversation-import";
 import { NewConversationForm } from "./new-conversation-form";
 import { StatusBadge } from "./status-badge";
 
 const PAGE_SIZE = 20;
 const FILTERS: readonly ConversationFilter[] = ["active", "archived", "all"];
 
-/** The conversation index: search, status filter, "Load more" paging and the new-conversation form. */
+/**
+ * The conversation index: search, status filter, "Load more" paging, the new-conversation form,
+ * multi-select with "Export selected" (one zip), and "Import .zip".
+ */
 export function ConversationIndex() {
   const t = useT();
   const searchId = useId();
@@ -36,6 +42,17 @@ export function ConversationIndex() {
   const items = pages.flatMap((p) => p.items);
   const total = pages.at(-1)?.total ?? 0;
   const problems = pages[0]?.problems ?? [];
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const shownSelected = items.filter((i) => selected.has(i.id)).map((i) => i.id);
+  const exporting = useMutation({ mutationFn: (ids: string[]) => bulkExport(ids) });
+  const toggleSelected = (id: string, on: boolean) =>
+    setSelected((prev) => {
+      const next = new Set(prev);
+      if (on) next.add(id);
+      else next.delete(id);
+      return next;
+    });
+  const allShownSelected = items.length > 0 && shownSelected.length === items.length;
 
   return (
     <div className="space-y-4">
@@ -82,7 +99,36 @@ export function ConversationIndex() {
             + {t("conv.new.open")}
           </button>
         ) : null}
+        <ConversationImport />
       </div>
+
+      {items.length > 0 ? (
+        <div className="flex flex-wrap items-center gap-3 text-sm">
+          <label className="inline-flex items-center gap-2 text-zinc-600 dark:text-zinc-300">
+            <input
+              type="checkbox"
+              checked={allShownSelected}
+              onChange={(e) => setSelected(e.target.checked ? new Set(items.slice(0, EXPORT_LIMITS.maxConversations).map((i) => i.id)) : new Set())}
+              data-testid="conversation-select-all"
+            />
+            {t("export.selectAll")}
+          </label>
+          <button
+            type="button"
+            className={`${buttonSecondary} px-2 py-1 text-xs`}
+            disabled={shownSelected.length === 0 || shownSelected.length > EXPORT_LIMITS.maxConversations || exporting.isPending}
+            onClick={() => exporting.mutate(shownSelected)}
+            data-testid="conversation-export-selected"
+          >
+            {exporting.isPending ? t("export.exporting") : t("export.selected", { n: shownSelected.length })}
+          </button>
+          {exporting.error ? (
+            <span role="alert" className="text-xs text-red-600 dark:text-red-400" data-testid="conversation-export-error">
+              {t("export.failed", { message: exporting.error.message })}
+            </span>
+          ) : null}
+        </div>
+      ) : null}
 
       {creating ? <NewConversationForm onCancel={() => setCreating(false)} /> : null}
 
@@ -126,7 +172,7 @@ export function ConversationIndex() {
         <>
           <ul className={`${cardClass} divide-y divide-zinc-200 dark:divide-zinc-800`} data-testid="conversation-list">
             {items.map((item) => (
-              <ConversationRow key={item.id} item={item} />
+              <ConversationRow key={item.id} item={item} selected={selected.has(item.id)} onSelect={(on) => toggleSelected(item.id, on)} />
             ))}
           </ul>
           <div className="flex items-center justify-between text-sm text-zinc-500 dark:text-zinc-400">
@@ -149,7 +195,7 @@ export function ConversationIndex() {
   );
 }
 
-function ConversationRow({ item }: { item: ConversationListItem }) {
+function ConversationRow({ item, selected, onSelect }: { item: ConversationListItem; selected: boolean; onSelect: (on: boolean) => void }) {
   const t = useT();
   const locale = useLocale();
   const queryClient = useQueryClient();
@@ -166,6 +212,13 @@ function ConversationRow({ item }: { item: ConversationListItem }) {
       data-testid="conversation-row"
       data-conversation-id={item.id}
     >
+      <input
+        type="checkbox"
+        checked={selected}
+        onChange={(e) => onSelect(e.target.checked)}
+        aria-label={t("export.select", { title: item.title || item.id })}
+        data-testid="conversation-select"
+      />
       <div className="min-w-0 flex-1 basis-64">
         <Link
           href={`/conversations/${encodeURIComponent(item.id)}`}

@@ -84,24 +84,43 @@ export async function apiFetch<S extends z.ZodType>(
     throw new ApiError(0, "network_error", "The server could not be reached. Is Astrion still running?");
   }
   const text = await res.text();
-  let json: unknown = undefined;
-  if (text) {
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-  }
-  if (!res.ok) {
-    const parsed = ApiErrorBodySchema.safeParse(json);
-    if (parsed.success) {
-      throw new ApiError(res.status, parsed.data.error.code, parsed.data.error.message, parsed.data.error.details);
-    }
-    throw new ApiError(res.status, "http_error", `The server answered ${res.status} ${res.statusText}`.trim());
-  }
+  const json = jsonOrUndefined(text);
+  if (!res.ok) throw apiErrorOf(res, json);
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
     throw new ApiError(res.status, "bad_response", `Unexpected answer from ${path}: ${parsed.error.issues[0]?.message ?? "invalid"}`);
   }
   return parsed.data;
+}
+
+function jsonOrUndefined(text: string): unknown {
+  if (!text) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The {@link ApiError} of a failed answer whose body (parsed JSON, or undefined) is `json`. */
+export function apiErrorOf(res: Response, json: unknown): ApiError {
+  const parsed = ApiErrorBodySchema.safeParse(json);
+  if (parsed.success) return new ApiError(res.status, parsed.data.error.code, parsed.data.error.message, parsed.data.error.details);
+  return new ApiError(res.status, "http_error", `The server answered ${res.status} ${res.statusText}`.trim());
+}
+
+/**
+ * Sends a request whose answer is a file (or whose body is one) and returns the answer when it
+ * is a success; a failure becomes an {@link ApiError} like {@link apiFetch}'s.
+ */
+export async function apiRaw(path: string, init: RequestInit): Promise<Response> {
+  let res: Response;
+  try {
+    res = await fetch(path, { credentials: "same-origin", ...init });
+  } catch (cause) {
+    if (cause instanceof DOMException && cause.name === "AbortError") throw cause;
+    throw new ApiError(0, "network_error", "The server could not be reached. Is Astrion still running?");
+  }
+  if (!res.ok) throw apiErrorOf(res, jsonOrUndefined(await res.text()));
+  return res;
 }

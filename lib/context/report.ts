@@ -96,6 +96,13 @@ export const SliceReportSchema = z.object({
 });
 export type SliceReport = z.infer<typeof SliceReportSchema>;
 
+/**
+ * One line of `conversations/<id>/context.jsonl`: the whole report of the model call that wrote
+ * the message `message_id` (of the leader when `agent_id` is null).
+ */
+export const ContextLineSchema = z.object({ message_id: z.string(), agent_id: z.number().nullable(), report: SliceReportSchema });
+export type ContextLine = z.infer<typeof ContextLineSchema>;
+
 /** A one-line preview of at most {@link PREVIEW_CHARS} characters. */
 export function preview(text: string | null | undefined): string {
   const whole = text ?? "";

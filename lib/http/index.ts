@@ -44,6 +44,18 @@ function routeBodyLimit(request: Request): number {
  * schema's shape.
  */
 export async function readBody<S extends z.ZodType>(request: Request, schema: S, limit = routeBodyLimit(request)): Promise<z.infer<S>> {
+  const text = (await readBytes(request, limit)).toString("utf8");
+  if (text.trim() === "") return parseWith(schema, {}, "The request body is not valid");
+  const parsed = parseJsonWithin(text, Number.POSITIVE_INFINITY);
+  if (!parsed.ok) throw new AstrionError("bad_request", `The request body is not accepted: ${parsed.message}.`);
+  return parseWith(schema, parsed.value, "The request body is not valid");
+}
+
+/**
+ * Reads a request body of at most `limit` bytes (default: the route's row of `BODY_LIMITS`) as
+ * bytes: 413 when larger, checked against content-length first and then while streaming.
+ */
+export async function readBytes(request: Request, limit = routeBodyLimit(request)): Promise<Buffer> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > limit) throw new AstrionError("payload_too_large", `The request body is larger than ${limit} bytes.`);
   const chunks: Uint8Array[] = [];
@@ -61,11 +73,7 @@ export async function readBody<S extends z.ZodType>(request: Request, schema: S,
       chunks.push(value);
     }
   }
-  const text = Buffer.concat(chunks).toString("utf8");
-  if (text.trim() === "") return parseWith(schema, {}, "The request body is not valid");
-  const parsed = parseJsonWithin(text, Number.POSITIVE_INFINITY);
-  if (!parsed.ok) throw new AstrionError("bad_request", `The request body is not accepted: ${parsed.message}.`);
-  return parseWith(schema, parsed.value, "The request body is not valid");
+  return Buffer.concat(chunks);
 }
 
 /** Parses `data` with `schema`, throwing a ValidationError whose details list every issue by path. */

@@ -34,6 +34,8 @@ export const BODY_LIMITS: readonly BodyLimitRule[] = [
   { methods: ["POST"], path: "/api/roles", limit: 1 * MiB, why: "a new role: body ≤ 200,000 characters, description ≤ 4,000" },
   { methods: ["PUT"], path: "/api/roles/*", limit: 1 * MiB, why: "a role's fields and body, or its raw text ≤ 262,144 characters" },
   { methods: ["POST"], path: "/api/roles/import", limit: 1 * MiB, why: "an imported .md file: content ≤ 262,144 characters" },
+  { methods: ["POST"], path: "/api/conversations/import", limit: 64 * MiB, why: "a conversation zip (raw application/zip body); its contents are bounded again when unpacked" },
+  { methods: ["POST"], path: "/api/conversations/export", limit: 16 * KiB, why: "the ids of a bulk export (≤ 50)" },
   { methods: ["POST"], path: "/api/auth/signin", limit: 4 * KiB, why: "the access token ≤ 1,024 characters" },
 ];
 

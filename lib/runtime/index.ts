@@ -60,6 +60,11 @@ export function releaseIfIdle(convId: string): void {
   residency().settle(convId);
 }
 
+/** Whether a conversation's agents or leader are working now (a model call, a tool, a queued step). */
+export function isRunWorking(convId: string): boolean {
+  return runs().get(convId)?.working ?? false;
+}
+
 /** What the runtime holds in memory now (`GET /api/health`). */
 export function runtimeResidency(): ResidencyCounts & { runs: number } {
   return { runs: runs().size, ...residency().counts() };

@@ -8,18 +8,12 @@ import "server-only";
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { z } from "zod";
 import { appendJsonLine, parseJsonLines } from "@/lib/store/jsonl";
+import { JournalLineSchema } from "./journal-schema";
 
 /** File name of the journal inside a conversation folder. */
 export const JOURNAL_FILE_NAME = "actions.jsonl";
 
-const JournalLineSchema = z.object({
-  key: z.string(),
-  status: z.enum(["started", "done"]),
-  result: z.string().optional(),
-  at: z.string(),
-});
 
 /** What the journal knows of one key. */
 export type JournalState = { status: "none" } | { status: "started" } | { status: "done"; result: string };

@@ -67,6 +67,20 @@ describe("state-changing requests", () => {
     }
   });
 
+  it("takes application/zip on the import route only, by POST, and still checks its Origin", () => {
+    const upload = { ...post, pathname: "/api/conversations/import", contentType: "application/zip" };
+    expect(checkRequest(upload, open)).toEqual({ ok: true });
+    expect(checkRequest({ ...upload, origin: "http://127.0.0.1:3000" }, open)).toEqual({ ok: true });
+    expect(checkRequest({ ...upload, origin: "https://evil.example" }, open)).toMatchObject({ ok: false, status: 403 });
+    expect(checkRequest({ ...upload, method: "PUT" }, open)).toMatchObject({ ok: false, status: 415 });
+    for (const contentType of ["multipart/form-data; boundary=x", "text/plain", "application/x-www-form-urlencoded", "application/octet-stream"]) {
+      expect(checkRequest({ ...upload, contentType }, open)).toMatchObject({ ok: false, status: 415 });
+    }
+    for (const pathname of ["/api/conversations", "/api/conversations/export", "/api/roles/import", "/api/conversations/import/x"]) {
+      expect(checkRequest({ ...upload, pathname }, open)).toMatchObject({ ok: false, status: 415 });
+    }
+  });
+
   it.each(["https://evil.example", "http://localhost.evil.example:3000", "null", "file://", "not a url"])("refuses Origin %s with 403", (origin) => {
     expect(checkRequest({ ...post, origin }, open)).toMatchObject({ ok: false, status: 403 });
   });

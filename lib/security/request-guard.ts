@@ -5,14 +5,24 @@
  * - Host allowlist: only localhost / 127.0.0.1 / [::1] (any port) and ASTRION_ALLOWED_HOSTS.
  *   A DNS-rebinding page reaches us with its own host name in `Host`, so it gets 403.
  * - State-changing requests must be `application/json` (a cross-site HTML form can only send
- *   `text/plain`, urlencoded or multipart without a CORS preflight) and, when they carry an
- *   `Origin`, it must be an allowed host.
+ *   `text/plain`, urlencoded or multipart without a CORS preflight), or for an upload route one of
+ *   its {@link RAW_BODY_TYPES}, and, when they carry an `Origin`, it must be an allowed host.
  * - A path with malformed percent-encoding is refused here (400 on the API, 404 for pages), before
  *   Next's router tries to decode it into route params and answers 500.
  * - ASTRION_TOKEN, when set, is required on every API request and page (bearer or cookie), except
  *   the sign-in page and what it needs to load: its scripts, styles and fonts (`/_next/static/`)
  *   and icons, which are build output and hold no data.
  */
+
+/**
+ * Routes that take a raw body of another type than JSON (an uploaded file), with the types they
+ * take. None of them is a type an HTML form or a "simple" cross-site request can send (those are
+ * text/plain, urlencoded and multipart), so a cross-site page still needs a CORS preflight, which
+ * is never granted: the CSRF protection of the JSON-only rule holds.
+ */
+export const RAW_BODY_TYPES: Readonly<Record<string, readonly string[]>> = {
+  "/api/conversations/import": ["application/zip"],
+};
 
 /** Methods that never change state. */
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -163,12 +173,15 @@ export function checkRequest(req: GuardRequest, config: GuardConfig): GuardVerdi
       return { ok: false, status: 403, code: "forbidden", message: `Origin "${req.origin}" may not change anything here.` };
     }
     const type = (req.contentType ?? "").split(";")[0]!.trim().toLowerCase();
-    if (type !== "application/json") {
+    const raw = Object.hasOwn(RAW_BODY_TYPES, req.pathname) ? RAW_BODY_TYPES[req.pathname]! : [];
+    if (type !== "application/json" && !(method === "POST" && raw.includes(type))) {
       return {
         ok: false,
         status: 415,
         code: "unsupported_media_type",
-        message: "State-changing requests must have content-type application/json.",
+        message: raw.length
+          ? `This request must have content-type ${raw.join(" or ")}.`
+          : "State-changing requests must have content-type application/json.",
       };
     }
   }

@@ -34,6 +34,7 @@ import type { LoggedLineFile } from "./step-records";
 import type { IndexReport } from "./conversation-index";
 import { IndexKeeper } from "./index-keeper";
 import { readJsonFile, updateJsonFile, writeJsonAtomic, writeJsonAtomicUnlocked } from "./files";
+import { readFolderFiles, writeFolderFiles, type ReadBudget } from "./folder-files";
 import {
   agentDir,
   agentMessagesFile,
@@ -379,7 +380,15 @@ export class ConversationStore {
       return;
     }
     for (const name of names) {
-      if (name.startsWith(".deleting-")) await fs.rm(path.join(dir, name), { recursive: true, force: true });
+      if (name.startsWith(".deleting-") || name.startsWith(".importing-")) await fs.rm(path.join(dir, name), { recursive: true, force: true });
+      // An overwrite cut short between its two renames: the old folder goes back if the new one is not there.
+      const replaced = /^\.replaced-(conv_\d{8}_\d{6}_\d{3,6})-[0-9a-f]+$/.exec(name);
+      if (replaced) {
+        const target = path.join(dir, replaced[1]!);
+        const there = await fs.stat(target).then(() => true, () => false);
+        if (there) await fs.rm(path.join(dir, name), { recursive: true, force: true });
+        else await fs.rename(path.join(dir, name), target);
+      }
     }
   }
 
@@ -600,6 +609,15 @@ export class ConversationStore {
   }
 
   /**
+   * Checks a project folder as {@link create} does (an import checks every conversation's before
+   * writing any); returns the path to keep.
+   * @throws ValidationError with `details[0].reason` for a refused folder.
+   */
+  checkProjectFolder(value: unknown): Promise<string> {
+    return this.#checkProjectPath(value);
+  }
+
+  /**
    * The project folder rules (lib/workspace/project-folder.ts): an existing absolute folder,
    * judged by its real path, that is not the file-system root, a system folder, or this data
    * folder / the app folder, inside them or containing them.
@@ -762,6 +780,100 @@ export class ConversationStore {
     const { offset, limit } = parsed.data;
     const page = this.#keeper.index.query(parsed.data);
     return { ...page, offset, limit, problems: this.#distinct(this.#unusableFiles()) };
+  }
+
+  // ---------------------------------------------------------------- export and import
+
+  /**
+   * The files of a conversation's folder that `accept` takes (paths relative to the folder), read
+   * once each, at one moment: the conversation is opened (what a crash left in its step log is
+   * replayed), checkpointed, and its writes wait while the files are read
+   * (LiveConversation.frozen). The caller holds the conversation meanwhile (lib/runtime
+   * `withConversation`), which lets it go again afterwards.
+   */
+  async snapshotFolder(id: string, accept: (rel: string) => boolean, budget: ReadBudget): Promise<Map<string, Uint8Array>> {
+    const live = await this.open(id);
+    return live.frozen(() => readFolderFiles(conversationDir(this.root, id), accept, budget));
+  }
+
+  /**
+   * Places a conversation folder built elsewhere (an import; its files already checked) in the
+   * data folder, then lists it (index.json) and moves `state.json` on: its `agent_id_counter`
+   * past the folder's agent ids, so agents created later never take one of them.
+   * - `create`: under `id`, which must be free (ConflictError otherwise);
+   * - `new_id`: under a freshly claimed id; `files(id)` builds the files for it;
+   * - `replace`: over the existing conversation `id`, which must not be held in memory: the old
+   *   folder is renamed aside, the new one renamed in, the old one deleted (a crash between the
+   *   renames is undone at boot).
+   * The project folder named in metadata.json must pass the same rules as a new conversation's.
+   */
+  async installConversation(
+    id: string,
+    mode: "create" | "new_id" | "replace",
+    files: (id: string) => Map<string, Uint8Array>,
+  ): Promise<ConversationMetadata> {
+    parseConversationId(id);
+    await this.#keeper.ready();
+    const dirOf = (target: string) => conversationDir(this.root, target);
+    const metaOf = (built: Map<string, Uint8Array>) => {
+      const bytes = built.get("metadata.json");
+      if (!bytes) throw new ValidationError("metadata.json is missing", [{ path: "metadata.json", message: "missing" }]);
+      return ConversationMetadataSchema.parse(JSON.parse(Buffer.from(bytes).toString("utf8")));
+    };
+    await this.#checkProjectPath(metaOf(files(id)).project_path);
+    const staging = path.join(conversationsDir(this.root), `.importing-${randomBytes(6).toString("hex")}`);
+    let claimed: string | null = null;
+    try {
+      const target = mode === "new_id" ? (claimed = await this.#claimConversationId(new Date())) : id;
+      const built = files(target);
+      const meta = metaOf(built);
+      if (meta.id !== target) throw new ValidationError("metadata.json names another conversation", [{ path: "metadata.json:id", message: "must be the folder's id" }]);
+      await writeFolderFiles(staging, built);
+      await this.#withConversationLock(target, () => this.#changing(target, async () => {
+        if (mode === "create") {
+          try {
+            await fs.mkdir(dirOf(target));
+          } catch (error) {
+            if (errnoCode(error) === "EEXIST") throw new ConflictError(`Conversation ${target} exists already`, { id: target });
+            throw error;
+          }
+          claimed = target;
+        }
+        if (mode === "replace") {
+          if (this.#live.has(target) || this.#opening.has(target)) throw new ConflictError(`Conversation ${target} is in use; stop it and try again`, { id: target });
+          const aside = path.join(conversationsDir(this.root), `.replaced-${target}-${randomBytes(4).toString("hex")}`);
+          const moved = await fs.rename(dirOf(target), aside).then(() => true, (error: unknown) => {
+            if (errnoCode(error) === "ENOENT") return false;
+            throw error;
+          });
+          await fs.rename(staging, dirOf(target));
+          await fsyncDir(conversationsDir(this.root));
+          if (moved) await fs.rm(aside, { recursive: true, force: true, maxRetries: 3 });
+        } else {
+          // Renamed over the empty folder that claimed the id: the folder appears with every file.
+          await fs.rename(staging, dirOf(target));
+          claimed = null;
+          await fsyncDir(conversationsDir(this.root));
+        }
+      }));
+      claimed = null;
+      this.#scanProblems = this.#scanProblems.filter((p) => !p.file.startsWith(`conversations/${target}/`));
+      for (const key of this.#fileProblems.keys()) if (key.startsWith(`conversations/${target}/`)) this.#fileProblems.delete(key);
+      await this.#indexed(meta);
+      const maxAgentId = Math.max(0, ...meta.agent_ids);
+      await this.#updateState((state) => ({
+        ...state,
+        agent_id_counter: Math.max(state.agent_id_counter ?? 0, maxAgentId),
+        last_conversation_id:
+          state.last_conversation_id && compareConversationIds(state.last_conversation_id, target) > 0 ? state.last_conversation_id : target,
+        updated_at: localTimestamp(),
+      }));
+      return meta;
+    } finally {
+      await fs.rm(staging, { recursive: true, force: true }).catch(() => undefined);
+      // An id claimed for this import whose folder never got its files: given up again.
+      if (claimed) await fs.rmdir(dirOf(claimed)).catch(() => undefined);
+    }
   }
 
   // ---------------------------------------------------------------- timeline, context reports, journal

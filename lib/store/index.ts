@@ -14,3 +14,4 @@ export * from "./lock";
 export * from "./conversation-store";
 export * from "./conversation-index";
 export { LOGGED_LINE_FILES, type LoggedLineFile } from "./step-records";
+export { readFolderFiles, writeFolderFiles, type ReadBudget } from "./folder-files";

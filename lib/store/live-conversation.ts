@@ -403,6 +403,13 @@ export class LiveConversation {
     return ["meta", "leader", ...this.agentIds().flatMap((id): FileKey[] => [`agent:${id}`, `agent_messages:${id}`])];
   }
 
+  async #writeCheckpoint(): Promise<void> {
+    await this.#log.drain();
+    await this.#seed.all(true);
+    await this.#lines.sync();
+    await this.#log.truncate();
+  }
+
   /**
    * Makes every seed file durable and empties the log. New changes wait until it is done. A file
    * is rewritten only when it changed since it was last written (one a background pass wrote is
@@ -410,14 +417,34 @@ export class LiveConversation {
    */
   async checkpoint(): Promise<void> {
     if (this.#checkpointing) return this.#checkpointing;
-    this.#checkpointing = (async () => {
-      await this.#log.drain();
-      await this.#seed.all(true);
-      await this.#lines.sync();
-      await this.#log.truncate();
-    })();
+    this.#checkpointing = this.#writeCheckpoint();
     try {
       await this.#checkpointing;
+    } finally {
+      this.#checkpointing = null;
+    }
+  }
+
+  /**
+   * Checkpoints, then runs `fn` before any new change reaches the disk: while `fn` runs, every
+   * file of the folder shows the same moment (all that was acknowledged, nothing torn, the log
+   * empty), so a reader (an export) sees what a person was shown. Changes wait meanwhile, as they
+   * wait for a checkpoint; keep `fn` short (read files, no network).
+   */
+  async frozen<T>(fn: () => Promise<T>): Promise<T> {
+    while (this.#checkpointing) await this.#checkpointing.catch(() => undefined);
+    this.#assertOpen();
+    const run = (async () => {
+      await this.#writeCheckpoint();
+      return fn();
+    })();
+    // Changes wait on this promise as they wait on a checkpoint (it never rejects for them).
+    this.#checkpointing = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    try {
+      return await run;
     } finally {
       this.#checkpointing = null;
     }

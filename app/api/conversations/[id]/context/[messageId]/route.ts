@@ -1,7 +1,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { SliceReportSchema } from "@/lib/context/report";
+import { ContextLineSchema } from "@/lib/context/report";
 import { NotFoundError } from "@/lib/errors";
 import { json, parseWith, route } from "@/lib/http";
 import { parseJsonLines } from "@/lib/store/jsonl";
@@ -13,7 +13,6 @@ export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
 const MessageIdParamSchema = z.string().regex(/^msg_[A-Za-z0-9_]{1,80}$/, "a message id like msg_assistant_…");
-const LineSchema = z.object({ message_id: z.string(), agent_id: z.number().nullable(), report: SliceReportSchema });
 
 /** What one model call saw: its three context slices, in full (the message keeps only totals). */
 export const GET = route<{ id: string; messageId: string }>(async (_request, params) => {
@@ -28,7 +27,7 @@ export const GET = route<{ id: string; messageId: string }>(async (_request, par
     /* no call recorded yet */
   }
   const { records } = parseJsonLines(text, (v) => {
-    const r = LineSchema.safeParse(v);
+    const r = ContextLineSchema.safeParse(v);
     return r.success ? { ok: true, value: r.data } : { ok: false, reason: r.error.message };
   });
   const found = records.find((r) => r.message_id === messageId);

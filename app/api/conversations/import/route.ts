@@ -1,0 +1,19 @@
+import { IMPORT_LIMITS, importZip, ImportQuerySchema } from "@/lib/export";
+import { json, parseWith, queryOf, readBytes, route } from "@/lib/http";
+import { getApp } from "@/lib/server/app";
+
+export const dynamic = "force-dynamic";
+export const runtime = "nodejs";
+
+/**
+ * Imports an export zip, sent as the raw body (`content-type: application/zip`). `mode` says what
+ * to do with an id that is taken (`new_id`, or `overwrite` with `confirm=true`); without one a
+ * taken id answers 409 and nothing is written.
+ */
+export const POST = route(async (request) => {
+  const query = parseWith(ImportQuerySchema, queryOf(request), "Bad query");
+  const body = await readBytes(request, IMPORT_LIMITS.maxZipBytes);
+  const app = await getApp();
+  const imported = await importZip(app, new Uint8Array(body.buffer, body.byteOffset, body.byteLength), query.mode);
+  return json({ imported }, { status: 201 });
+});

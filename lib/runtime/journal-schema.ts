@@ -1,0 +1,15 @@
+/**
+ * One line of the action journal `conversations/<id>/actions.jsonl` (./journal.ts). Pure, so the
+ * import of a conversation checks journal lines without loading the runtime.
+ */
+import { z } from "zod";
+
+/** A side-effecting tool call `started` before it runs, `done` (with its result) after. */
+export const JournalLineSchema = z.object({
+  key: z.string(),
+  status: z.enum(["started", "done"]),
+  result: z.string().optional(),
+  at: z.string(),
+});
+/** One journal line. */
+export type JournalLine = z.infer<typeof JournalLineSchema>;
