@@ -53,7 +53,8 @@ export const RoleDetailSchema = z.object({
   file: z.string(),
   /** Content hash of the file as read; a save names it so a concurrent edit is a 409, not a loss. */
   etag: z.string(),
-  fields: RoleFieldsSchema,
+  /** The id is the file name's stem, which is not always a valid id (see `suggested_id`). */
+  fields: RoleFieldsSchema.extend({ id: z.string() }),
   /** Frontmatter keys this product does not edit (e.g. Claude Code's `color`), as parsed. */
   extra: z.record(z.string(), z.unknown()),
   body: z.string(),
