@@ -34,6 +34,7 @@ export const BODY_LIMITS: readonly BodyLimitRule[] = [
   { methods: ["POST"], path: "/api/roles", limit: 1 * MiB, why: "a new role: body ≤ 200,000 characters, description ≤ 4,000" },
   { methods: ["PUT"], path: "/api/roles/*", limit: 1 * MiB, why: "a role's fields and body, or its raw text ≤ 262,144 characters" },
   { methods: ["POST"], path: "/api/roles/import", limit: 1 * MiB, why: "an imported .md file: content ≤ 262,144 characters" },
+  { methods: ["PUT"], path: "/api/role-files", limit: 1 * MiB, why: "a misnamed role file's raw text ≤ 262,144 characters" },
   { methods: ["POST"], path: "/api/auth/signin", limit: 4 * KiB, why: "the access token ≤ 1,024 characters" },
 ];
 
