@@ -58,7 +58,8 @@ describe("roleToolAccess", () => {
     const writer = roleToolAccess({ tools: ["Read", "Write"], permissions: ["read"] });
     expect(writer).toMatchObject({ permissions: ["read", "write"], file_tools: ["list_files", "read_file", "search_files", "write_file"] });
     expect(roleToolAccess({ tools: ["Edit"] })).toMatchObject({ permissions: ["write"], file_tools: ["write_file"] });
-    expect(roleToolAccess({ tools: [] })).toMatchObject({ source: "explicit", permissions: [], file_tools: [] });
+    // An empty list is no list: the editor writes no key for it, and its hint says "empty means the defaults".
+    expect(roleToolAccess({ tools: [], permissions: ["read", "write"] })).toMatchObject({ source: "permissions", permissions: ["read", "write"] });
     expect(roleToolAccess({ tools: ["Bash", "mcp__x__y"] })).toMatchObject({ permissions: [], file_tools: [] });
   });
 
@@ -112,5 +113,7 @@ describe.skipIf(files.length === 0)("the corpus's tools: values", () => {
     const without = roles.filter((r) => r.fields.tools === undefined);
     expect(without.length).toBeGreaterThan(100);
     for (const role of without) expect(roleToolAccess(role.fields).source).toBe("permissions");
+    // arm-cortex-expert writes `tools: []`.
+    expect(roleToolAccess(roles.find((r) => r.id === "arm-cortex-expert")!.fields).source).toBe("permissions");
   });
 });

@@ -4,8 +4,8 @@
  * place a later issue extends (command execution for `Bash`, MCP servers for `mcp__…`). Pure.
  *
  * The rule: a role **with** `tools:` is offered exactly the file tools those names map to (its
- * `permissions:` no longer decide them); a role **without** `tools:` keeps the defaults, where
- * `permissions:` decide (the read tools always, `write_file` with `write`). The team tools
+ * `permissions:` no longer decide them); a role **without** `tools:` (or with an empty list, which
+ * the editor writes as no key, as its hint says) keeps the defaults, where `permissions:` decide (the read tools always, `write_file` with `write`). The team tools
  * (`report_to_leader`, `ask_master`, `send_message`) and the shared-context tools are how a
  * sub-agent works inside the team, not Claude Code tools: they are always offered, whatever
  * `tools:` says, so a sub-agent can always report back.
@@ -119,11 +119,11 @@ export interface RoleToolAccess {
 }
 
 /**
- * The access a role's fields give. With `tools:` (even an empty list) exactly the mapped file
- * tools, and `write` only when `write_file` is among them; without, the defaults.
+ * The access a role's fields give. With `tools:` exactly the mapped file tools, and `write` only
+ * when `write_file` is among them; without (or with `tools: []`), the defaults.
  */
 export function roleToolAccess(fields: { tools?: readonly string[] | undefined; permissions?: readonly Permission[] | undefined }): RoleToolAccess {
-  if (fields.tools === undefined) {
+  if (fields.tools === undefined || fields.tools.length === 0) {
     const permissions: Permission[] = [...(fields.permissions ?? ["read"])];
     const file_tools: FileToolName[] = [...READ_FILE_TOOLS, ...(permissions.includes("write") ? WRITE_FILE_TOOLS : [])];
     return { source: "permissions", permissions, file_tools, mappings: [] };
