@@ -55,6 +55,12 @@ describe("role files with any name", () => {
     expect(existsSync(path.join(agents, "Power Shell 5.1.md"))).toBe(false);
     expect((await server.api("GET", "/api/roles/power-shell-5-1")).json.role).toMatchObject({ kind: "role", fields: { name: "PowerShell" } });
 
+    // A long prompt fits: the route has the roles' 1 MiB body limit, not the 16 KiB default.
+    const long = `${role("Doomed")}${"é".repeat(100_000)}\n`;
+    const bigSave = await server.api("PUT", fileUrl("Delete Me.md"), { raw: long });
+    expect(bigSave.status).toBe(200);
+    expect(readFileSync(path.join(agents, "Delete Me.md"), "utf8")).toBe(long);
+
     const deleted = await server.api("DELETE", fileUrl("Delete Me.md"));
     expect(deleted.status).toBe(200);
     expect(existsSync(path.join(agents, "Delete Me.md"))).toBe(false);
