@@ -106,3 +106,14 @@ describe("misnamed role files", () => {
     await rejects(lib.get("Reviewer"), NotFoundError);
   });
 });
+
+describe("two renames that cross", () => {
+  it("both finish (one of them refused), never waiting on each other", async () => {
+    await fs.writeFile(path.join(dir, "x.md"), role("X"));
+    await fs.writeFile(path.join(dir, "y.md"), role("Y"));
+    const results = await Promise.allSettled([lib.renameFile({ file: "x.md", id: "y" }), lib.renameFile({ file: "y.md", id: "x" })]);
+    expect(results.map((r) => r.status)).toEqual(["rejected", "rejected"]);
+    for (const r of results) expect((r as PromiseRejectedResult).reason).toBeInstanceOf(ConflictError);
+    expect(await fs.readFile(path.join(dir, "x.md"), "utf8")).toBe(role("X"));
+  });
+});

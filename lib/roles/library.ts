@@ -340,9 +340,11 @@ export class RoleLibrary {
     const id = body.data.id ?? suggestRoleId(path.basename(source), takenIds(await roleFileNames(this.rolesDir)));
     const target = this.fileOf(id);
     if (target === source) return this.get(id);
+    // Both files locked, always in the same order, so two renames that cross cannot wait on each other.
+    const [first, second] = [source, target].sort();
     await this.#writing(() =>
-      withFileLock(target, () =>
-        withFileLock(source, async () => {
+      withFileLock(first!, () =>
+        withFileLock(second!, async () => {
           const conflict = () => new ConflictError(`A role "${id}" exists already; choose another id or delete that role first`, { id });
           if (await exists(target)) throw conflict();
           // link fails when the target exists, so a file made meanwhile by another process is not replaced.
