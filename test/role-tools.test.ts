@@ -85,6 +85,15 @@ describe("a role's tools:", () => {
     expect(offered["plain-role"]).toEqual(expect.arrayContaining(reads));
     expect(offered["plain-role"]).not.toContain("write_file");
 
+    // Each agent's system prompt names the file tools it has.
+    const systemOf = (role: string) => {
+      const body = fake.requests.find((r) => r.body && roleOf(r.body) === role)!.body!;
+      return String(((body.messages ?? []) as Msg[]).find((m) => m.role === "system")?.content ?? "");
+    };
+    expect(systemOf("reader-role")).toMatch(/Use list_files, read_file, search_files on it \(paths are relative to it\); you may not write files\./);
+    expect(systemOf("writer-role")).toMatch(/, and write_file to change it\./);
+    expect(systemOf("bash-role")).toMatch(/Use write_file to change it \(paths are relative to it\); you have no tool that reads it\./);
+
     // The calls: only the roles offered write_file wrote.
     expect(readFileSync(path.join(project, "writer-role.txt"), "utf8")).toBe("writer-role");
     expect(readFileSync(path.join(project, "bash-role.txt"), "utf8")).toBe("bash-role");

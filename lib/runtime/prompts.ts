@@ -26,8 +26,10 @@ export function leaderSystemPrompt(facts: PromptFacts): string {
 
 /** The prompt line naming the file tools the agent has (a role's `tools:` may offer fewer than all). */
 function projectToolsLine(projectPath: string, readTools: readonly string[], canWrite: boolean): string {
-  const reads = readTools.length ? `Use ${readTools.join(", ")} on it (paths are relative to it)` : "You have no tool that reads it";
-  return `Project folder: ${projectPath}. ${reads}${canWrite ? ", and write_file to change it" : "; you may not write files"}.`;
+  if (readTools.length === 0) {
+    return `Project folder: ${projectPath}. ${canWrite ? "Use write_file to change it (paths are relative to it); you have no tool that reads it" : "You have no tool that reads or writes it"}.`;
+  }
+  return `Project folder: ${projectPath}. Use ${readTools.join(", ")} on it (paths are relative to it)${canWrite ? ", and write_file to change it" : "; you may not write files"}.`;
 }
 
 /** A sub-agent's system prompt: base prompt, then the role's own prompt. */
