@@ -3,7 +3,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useId, useState, type FormEvent } from "react";
 import type { RoleAnyDetail } from "@/lib/roles/schema";
-import { ApiError, roleKeys, updateRole } from "@/lib/client";
+import { ApiError, roleKeys, saveRoleFile, updateRole } from "@/lib/client";
 import { useT } from "@/lib/i18n";
 import { Banner } from "@/components/ui/banner";
 import { buttonPrimary, hintClass, inputClass, labelClass } from "@/components/ui/styles";
@@ -14,10 +14,13 @@ import { buttonPrimary, hintClass, inputClass, labelClass } from "@/components/u
  */
 export function RawRoleEditor({
   role,
+  fileName,
   onSaved,
   onReload,
 }: {
   role: RoleAnyDetail;
+  /** Saves by exact file name (`PUT /api/role-files`) for a file whose name is no valid id. */
+  fileName?: string;
   onSaved?: (role: RoleAnyDetail) => void;
   onReload?: () => void;
 }) {
@@ -31,10 +34,10 @@ export function RawRoleEditor({
   const [conflict, setConflict] = useState(false);
 
   const mutation = useMutation({
-    mutationFn: () => updateRole(role.id, { etag: role.etag, raw }),
+    mutationFn: () => (fileName !== undefined ? saveRoleFile(fileName, { etag: role.etag, raw }) : updateRole(role.id, { etag: role.etag, raw })),
     onSuccess: async (saved) => {
       setProblem(saved.kind === "error" ? saved.error : null);
-      queryClient.setQueryData(roleKeys.detail(saved.id), saved);
+      queryClient.setQueryData(fileName !== undefined ? roleKeys.file(fileName) : roleKeys.detail(saved.id), saved);
       await queryClient.invalidateQueries({ queryKey: roleKeys.list() });
       onSaved?.(saved);
     },

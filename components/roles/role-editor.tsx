@@ -4,13 +4,14 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import type { RoleAnyDetail } from "@/lib/roles/schema";
+import { ROLE_ID_PATTERN, type RoleAnyDetail } from "@/lib/roles/schema";
 import { ApiError, deleteRole, roleKeys, roleQuery } from "@/lib/client";
 import { useT } from "@/lib/i18n";
 import { Banner } from "@/components/ui/banner";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { buttonDanger } from "@/components/ui/styles";
 import { RawRoleEditor } from "./raw-role-editor";
+import { RoleFileEditor } from "./role-file-editor";
 import { RoleForm } from "./role-form";
 
 function BackLink() {
@@ -38,9 +39,14 @@ export function NewRoleEditor() {
 
 /**
  * `/roles/[id]`: the form (or the raw text) of an existing role. A file that does not load can
- * only be edited as raw text, with the parser's message above it.
+ * only be edited as raw text, with the parser's message above it. A segment that is no valid id
+ * (it holds the `.md` of an exact file name) opens that file by name.
  */
 export function RoleEditor({ id }: { id: string }) {
+  return ROLE_ID_PATTERN.test(id) ? <RoleIdEditor id={id} /> : <RoleFileEditor name={id} backLink={<BackLink />} />;
+}
+
+function RoleIdEditor({ id }: { id: string }) {
   const t = useT();
   const router = useRouter();
   const queryClient = useQueryClient();

@@ -13,11 +13,13 @@ import { FieldError } from "@/components/ui/field-error";
 import { badgeClass, buttonPrimary, hintClass, inputClass, labelClass } from "@/components/ui/styles";
 import { ExtraFieldsTable } from "./extra-fields-table";
 import { PromptBodyField } from "./prompt-body-field";
+import { RoleToolMapping } from "./role-tool-mapping";
 import {
   EMPTY_FORM,
   fieldsFromForm,
   formFromFields,
   splitTags,
+  splitTools,
   validateFields,
   type RoleFieldName,
   type RoleFormState,
@@ -293,6 +295,7 @@ export function RoleForm({
             aria-describedby={`${fid("tools")}-hint ${fid("tools")}-error`}
             data-testid="role-field-tools"
           />
+          <RoleToolMapping tools={splitTools(form.tools)} permissions={[form.read ? "read" : "", form.write ? "write" : ""]} testId="role-editor-tool-mapping" />
         </Field>
         <fieldset>
           <legend className={labelClass}>{t("editor.field.permissions")}</legend>

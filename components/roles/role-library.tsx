@@ -11,6 +11,8 @@ import { Banner } from "@/components/ui/banner";
 import { badgeClass, buttonPrimary, cardClass, inputClass } from "@/components/ui/styles";
 import { RoleImportButton } from "./role-import-button";
 import { DerivedCapabilities } from "./derived-capabilities";
+import { RoleRenameFix } from "./role-rename-fix";
+import { RoleToolMapping } from "./role-tool-mapping";
 
 type LoadedRole = Extract<RoleListEntry, { kind: "role" }>;
 type BrokenRole = Extract<RoleListEntry, { kind: "error" }>;
@@ -84,6 +86,11 @@ export function RoleLibrary() {
   );
 }
 
+/** Where a card opens: by id, or by exact file name for a file whose name is no valid id. */
+function editorHref(entry: RoleListEntry): string {
+  return `/roles/${encodeURIComponent(entry.suggested_id !== undefined ? entry.file : entry.id)}`;
+}
+
 /** A Claude Code `color` (a CSS colour name such as `blue`) as a dot; anything else is ignored. */
 function ColorDot({ color }: { color: string | undefined }) {
   if (!color || !/^(#[0-9a-f]{3,8}|[a-z]{3,20})$/i.test(color)) return null;
@@ -101,10 +108,10 @@ function ColorDot({ color }: { color: string | undefined }) {
 function RoleCard({ role }: { role: LoadedRole }) {
   const t = useT();
   return (
-    <li data-testid="role-card" data-role-id={role.id}>
+    <li data-testid="role-card" data-role-id={role.id} data-file={role.file} className="flex flex-col gap-2">
       <Link
-        href={`/roles/${encodeURIComponent(role.id)}`}
-        className={`${cardClass} flex h-full flex-col gap-2 p-4 transition-colors hover:border-indigo-400 dark:hover:border-indigo-500`}
+        href={editorHref(role)}
+        className={`${cardClass} flex flex-1 flex-col gap-2 p-4 transition-colors hover:border-indigo-400 dark:hover:border-indigo-500`}
       >
         <div className="flex items-center gap-2">
           <ColorDot color={role.color} />
@@ -128,6 +135,7 @@ function RoleCard({ role }: { role: LoadedRole }) {
           </ul>
         ) : null}
         <DerivedCapabilities role={role} />
+        <RoleToolMapping tools={role.tools} permissions={role.permissions} compact testId="role-card-tool-mapping" />
         <div className="mt-auto flex flex-wrap items-center gap-x-3 gap-y-1 pt-1 text-xs text-zinc-500 dark:text-zinc-400">
           <span data-testid="role-card-model">
             {role.model ? <ModelName modelKey={role.model} /> : <em>{t("roles.model.conversation")}</em>}
@@ -144,6 +152,7 @@ function RoleCard({ role }: { role: LoadedRole }) {
           ) : null}
         </div>
       </Link>
+      {role.suggested_id !== undefined ? <RoleRenameFix file={role.file} suggestedId={role.suggested_id} /> : null}
     </li>
   );
 }
@@ -151,10 +160,10 @@ function RoleCard({ role }: { role: LoadedRole }) {
 function BrokenRoleCard({ role }: { role: BrokenRole }) {
   const t = useT();
   return (
-    <li data-testid="role-error-card" data-role-id={role.id}>
+    <li data-testid="role-error-card" data-role-id={role.id} data-file={role.file} className="flex flex-col gap-2">
       <Link
-        href={`/roles/${encodeURIComponent(role.id)}`}
-        className="flex h-full flex-col gap-2 rounded-lg border border-red-300 bg-red-50 p-4 text-red-900 transition-colors hover:border-red-500 dark:border-red-800 dark:bg-red-950/40 dark:text-red-200"
+        href={editorHref(role)}
+        className="flex flex-1 flex-col gap-2 rounded-lg border border-red-300 bg-red-50 p-4 text-red-900 transition-colors hover:border-red-500 dark:border-red-800 dark:bg-red-950/40 dark:text-red-200"
       >
         <h2 className="font-semibold">{t("roles.errorCard")}</h2>
         <code className="font-mono text-xs" data-testid="role-error-file">
@@ -170,6 +179,7 @@ function BrokenRoleCard({ role }: { role: BrokenRole }) {
         </p>
         <span className="mt-auto text-sm font-medium underline">{t("roles.errorFix")}</span>
       </Link>
+      {role.suggested_id !== undefined ? <RoleRenameFix file={role.file} suggestedId={role.suggested_id} /> : null}
     </li>
   );
 }

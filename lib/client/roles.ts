@@ -7,6 +7,8 @@ import {
   RoleListEntrySchema,
   type CreateRoleBody,
   type ImportRoleBody,
+  type RawRoleBody,
+  type RenameRoleFileBody,
   type UpdateRoleBody,
 } from "@/lib/roles/schema";
 import { apiFetch } from "./api";
@@ -15,6 +17,7 @@ export const roleKeys = {
   all: ["roles"] as const,
   list: () => [...roleKeys.all, "list"] as const,
   detail: (id: string) => [...roleKeys.all, "detail", id] as const,
+  file: (name: string) => [...roleKeys.all, "file", name] as const,
 };
 
 const RoleListResponseSchema = z.object({ roles: z.array(RoleListEntrySchema) });
@@ -58,4 +61,30 @@ export async function deleteRole(id: string) {
 /** `POST /api/roles/import`. */
 export async function importRole(body: ImportRoleBody) {
   return (await apiFetch("/api/roles/import", RoleResponseSchema, { method: "POST", body })).role;
+}
+
+const fileUrl = (name: string) => `/api/role-files?name=${encodeURIComponent(name)}`;
+
+/** One role file by its exact name (a file whose name is no valid id). */
+export function roleFileQuery(name: string) {
+  return queryOptions({
+    queryKey: roleKeys.file(name),
+    queryFn: async ({ signal }) => (await apiFetch(fileUrl(name), RoleAnyResponseSchema, { signal })).role,
+    refetchOnWindowFocus: false,
+  });
+}
+
+/** `PUT /api/role-files?name=…`: the raw text of a role file by its exact name. */
+export async function saveRoleFile(name: string, body: RawRoleBody) {
+  return (await apiFetch(fileUrl(name), RoleAnyResponseSchema, { method: "PUT", body })).role;
+}
+
+/** `DELETE /api/role-files?name=…`. */
+export async function deleteRoleFile(name: string) {
+  return apiFetch(fileUrl(name), z.object({ deleted: z.string() }), { method: "DELETE", body: {} });
+}
+
+/** `POST /api/role-files/rename`: gives a misnamed file a valid id (the suggested one by default). */
+export async function renameRoleFile(body: RenameRoleFileBody) {
+  return (await apiFetch("/api/role-files/rename", RoleAnyResponseSchema, { method: "POST", body })).role;
 }

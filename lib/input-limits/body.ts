@@ -36,6 +36,7 @@ export const BODY_LIMITS: readonly BodyLimitRule[] = [
   { methods: ["POST"], path: "/api/roles/import", limit: 1 * MiB, why: "an imported .md file: content ≤ 262,144 characters" },
   { methods: ["POST"], path: "/api/conversations/import", limit: 64 * MiB, why: "a conversation zip (raw application/zip body); its contents are bounded again when unpacked" },
   { methods: ["POST"], path: "/api/conversations/export", limit: 16 * KiB, why: "the ids of a bulk export (≤ 50)" },
+  { methods: ["PUT"], path: "/api/role-files", limit: 1 * MiB, why: "a misnamed role file's raw text ≤ 262,144 characters" },
   { methods: ["POST"], path: "/api/auth/signin", limit: 4 * KiB, why: "the access token ≤ 1,024 characters" },
 ];
 

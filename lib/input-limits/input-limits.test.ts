@@ -8,6 +8,7 @@ describe("bodyLimitFor", () => {
     expect(bodyLimitFor("PUT", "/api/conversations/c/shared-context")).toBe(128 * 1024);
     expect(bodyLimitFor("POST", "/api/roles/import")).toBe(1024 * 1024);
     expect(bodyLimitFor("PUT", "/api/roles/researcher")).toBe(1024 * 1024);
+    expect(bodyLimitFor("PUT", "/api/role-files")).toBe(1024 * 1024);
     expect(bodyLimitFor("POST", "/api/conversations/")).toBe(64 * 1024);
     expect(bodyLimitFor("POST", "/api/conversations/c/stop")).toBe(DEFAULT_BODY_LIMIT);
     expect(bodyLimitFor("DELETE", "/api/roles/researcher")).toBe(DEFAULT_BODY_LIMIT);

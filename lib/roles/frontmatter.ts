@@ -21,6 +21,8 @@ export interface FrontmatterParts {
   eol: "\n" | "\r\n";
   /** 1-based line number in the file of the first frontmatter line. */
   firstLine: number;
+  /** The language named after the opening fence (`---yaml`, read by gray-matter), lower case; `""` when none. */
+  language: string;
 }
 
 /** A problem found while reading a file; `line` is 1-based in the whole file when known. */
@@ -41,7 +43,8 @@ export function lineContent(line: string): string {
   return line.replace(/\r?\n$/, "");
 }
 
-const OPEN_FENCE = /^---[ \t]*$/;
+// gray-matter's convention: a language may follow the opening fence (`---yaml`).
+const OPEN_FENCE = /^---(?:[ \t]*([A-Za-z][\w-]*))?[ \t]*$/;
 const CLOSE_FENCE = /^(?:---|\.\.\.)[ \t]*$/;
 
 /**
@@ -52,7 +55,8 @@ export function splitFrontmatter(text: string): SplitResult {
   const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
   const lines = splitLines(text.slice(bom.length));
   const first = lines[0];
-  if (first === undefined || !OPEN_FENCE.test(lineContent(first))) {
+  const opening = first === undefined ? null : OPEN_FENCE.exec(lineContent(first));
+  if (first === undefined || !opening) {
     return {
       ok: false,
       error: { message: "no frontmatter: the file must start with a '---' line, then the fields, then '---'", line: 1 },
@@ -72,6 +76,7 @@ export function splitFrontmatter(text: string): SplitResult {
           body: lines.slice(i + 1).join(""),
           eol: first.endsWith("\r\n") ? "\r\n" : "\n",
           firstLine: 2,
+          language: (opening[1] ?? "").toLowerCase(),
         },
       };
     }
@@ -82,6 +87,15 @@ export function splitFrontmatter(text: string): SplitResult {
     error: { message: "unclosed frontmatter: no closing '---' line after the opening one", line: 1 },
   };
 }
+
+/**
+ * The options every YAML parse of frontmatter uses: the editor's `parseDocument` and the YAML
+ * engine gray-matter reads with (lib/roles/matter.ts), so both read a file alike.
+ */
+export const YAML_PARSE_OPTIONS = { prettyErrors: false, uniqueKeys: true } as const;
+
+/** Frontmatter languages read: YAML, however the opening fence names it. */
+const YAML_LANGUAGES: readonly string[] = ["", "yaml", "yml"];
 
 /** Parsed frontmatter: the yaml Document (with node ranges into `parts.yaml`) and its line index. */
 export interface ParsedFrontmatter {
@@ -196,12 +210,15 @@ export function parseFrontmatter(text: string): ParseFrontmatterResult {
   const split = splitFrontmatter(text);
   if (!split.ok) return split;
   const parts = split.parts;
+  if (!YAML_LANGUAGES.includes(parts.language)) {
+    return { ok: false, error: { message: `the frontmatter language "${parts.language}" is not supported: only YAML (write '---' or '---yaml')`, line: 1 } };
+  }
   const shape = frontmatterShapeProblem(parts.yaml);
   if (shape) return { ok: false, error: { message: `frontmatter too large or too deeply nested: ${shape}`, line: parts.firstLine } };
   const lineCounter = new LineCounter();
   let doc: Document.Parsed;
   try {
-    doc = parseDocument(parts.yaml, { lineCounter, prettyErrors: false, uniqueKeys: true });
+    doc = parseDocument(parts.yaml, { ...YAML_PARSE_OPTIONS, lineCounter });
   } catch (error) {
     return { ok: false, error: { message: `YAML error: ${(error as Error).message}`, line: parts.firstLine } };
   }

@@ -13,15 +13,21 @@ import { derivedCapabilitiesOf } from "./derived";
 import { isMap } from "yaml";
 import { parseFrontmatter } from "./frontmatter";
 import { FolderCache } from "./folder-cache";
+import { isIdFileName, ROLE_FILE, stemOf, suggestRoleId } from "./file-names";
 import { parseRoleFile, roleIdFromFileName } from "./parse";
 import {
   CreateRoleBodySchema,
   ImportRoleBodySchema,
+  RawRoleBodySchema,
+  RenameRoleFileBodySchema,
+  RoleFileNameSchema,
   ROLE_ID_PATTERN,
   RoleFieldsSchema,
   RoleIdSchema,
   type CreateRoleBody,
   type ImportRoleBody,
+  type RawRoleBody,
+  type RenameRoleFileBody,
   type RoleAnyDetail,
   type RoleDetail,
   type RoleErrorDetail,
@@ -29,7 +35,6 @@ import {
   type UpdateRoleBody,
 } from "./schema";
 
-const ROLE_FILE = /^[^.].*\.md$/;
 
 /** Validates a role id from a URL or body; anything that could name another path is a 400. */
 export function assertRoleId(id: string): string {
@@ -150,9 +155,12 @@ export class RoleLibrary {
    */
   async list(): Promise<RoleListEntry[]> {
     const files = await this.#files.get();
-    const entries = [...files].map(([name, role]): RoleListEntry =>
-      role.kind === "unreadable" ? { kind: "error", id: roleIdFromFileName(name), file: name, message: `could not read the file (${role.code})` } : toListEntry(role),
-    );
+    const taken = takenIds(files.keys());
+    const entries = [...files].map(([name, role]): RoleListEntry => {
+      const entry: RoleListEntry =
+        role.kind === "unreadable" ? { kind: "error", id: roleIdFromFileName(name), file: name, message: `could not read the file (${role.code})` } : toListEntry(role);
+      return isIdFileName(name) ? entry : { ...entry, suggested_id: suggestRoleId(name, taken) };
+    });
     const sortKey = (e: RoleListEntry) => (e.kind === "role" ? e.name : e.id).toLocaleLowerCase("en");
     return entries.sort((a, b) => sortKey(a).localeCompare(sortKey(b), "en") || a.id.localeCompare(b.id, "en"));
   }
@@ -288,6 +296,77 @@ export class RoleLibrary {
   }
 
   /**
+   * A listed file by its exact name (for names that are no valid id). The name is only used once
+   * the folder's listing holds it, so no name from a request reaches the file system unchecked.
+   */
+  async #listedFile(name: string): Promise<string> {
+    const checked = RoleFileNameSchema.safeParse(name);
+    if (!checked.success) throw new ValidationError("Bad role file name", zodIssues(checked.error).map((d) => ({ ...d, path: "name" })));
+    const listed = (await roleFileNames(this.rolesDir)).find((n) => n === checked.data);
+    if (listed === undefined) throw new NotFoundError(`No role file "${name}"`);
+    return path.join(this.rolesDir, listed);
+  }
+
+  /** The file `name` of the folder, with the id a rename would give it when it is misnamed. */
+  async getFile(name: string): Promise<RoleAnyDetail> {
+    const file = await this.#listedFile(name);
+    const files = await this.#files.get();
+    const cached = files.get(path.basename(file));
+    const detail = cached && cached.kind !== "unreadable" ? cached : await this.readDetail(file);
+    return isIdFileName(detail.file) ? detail : { ...detail, suggested_id: suggestRoleId(detail.file, takenIds(files.keys())) };
+  }
+
+  /** Saves the raw text of the file `name` (it must load); a stale `etag` is a ConflictError. */
+  async saveFile(name: string, input: RawRoleBody): Promise<RoleAnyDetail> {
+    const body = RawRoleBodySchema.safeParse(input);
+    if (!body.success) throw new ValidationError("Invalid role", zodIssues(body.error));
+    const file = await this.#listedFile(name);
+    await this.#writing(() => this.#update(file, stemOf(path.basename(file)), body.data));
+    return this.getFile(path.basename(file));
+  }
+
+  /** Deletes the file `name`; a NotFoundError when the folder does not list it. */
+  async removeFile(name: string): Promise<void> {
+    const file = await this.#listedFile(name);
+    await this.#writing(() => this.#remove(file, name));
+  }
+
+  /**
+   * Renames a listed file to `<id>.md` (the suggested id when none is given). Never overwrites:
+   * a ConflictError when a file of that id exists.
+   */
+  async renameFile(input: RenameRoleFileBody): Promise<RoleAnyDetail> {
+    const body = RenameRoleFileBodySchema.safeParse(input);
+    if (!body.success) throw new ValidationError("Invalid rename", zodIssues(body.error));
+    const source = await this.#listedFile(body.data.file);
+    const id = body.data.id ?? suggestRoleId(path.basename(source), takenIds(await roleFileNames(this.rolesDir)));
+    const target = this.fileOf(id);
+    if (target === source) return this.get(id);
+    // Both files locked, always in the same order, so two renames that cross cannot wait on each other.
+    const [first, second] = [source, target].sort();
+    await this.#writing(() =>
+      withFileLock(first!, () =>
+        withFileLock(second!, async () => {
+          const conflict = () => new ConflictError(`A role "${id}" exists already; choose another id or delete that role first`, { id });
+          if (await exists(target)) throw conflict();
+          // link fails when the target exists, so a file made meanwhile by another process is not replaced.
+          try {
+            await fs.link(source, target);
+          } catch (error) {
+            if (isErrno(error, "EEXIST")) throw conflict();
+            if (isErrno(error, "ENOENT")) throw new NotFoundError(`No role file "${body.data.file}"`);
+            // A disk without hard links: the target was checked absent under this process's lock.
+            if (isErrno(error, "EPERM") || isErrno(error, "ENOTSUP") || isErrno(error, "ENOSYS")) return fs.rename(source, target);
+            throw error;
+          }
+          await fs.unlink(source);
+        }),
+      ),
+    );
+    return this.get(id);
+  }
+
+  /**
    * Copies the product's own roles from `repoAgentsDir` when this library has no role file at
    * all (first start). Never touches an existing file. Returns the ids copied.
    */
@@ -311,6 +390,11 @@ export class RoleLibrary {
     this.#files.invalidate();
     return copied;
   }
+}
+
+/** The ids the folder's files take (their stems, misnamed ones included: a rename must not collide on a case-insensitive disk). */
+function takenIds(names: Iterable<string>): string[] {
+  return [...names].map(stemOf);
 }
 
 async function exists(file: string): Promise<boolean> {

@@ -134,8 +134,9 @@ describe("parseRoleFile", () => {
     );
   });
 
-  it("reports a file name that is not a valid id, and bytes that are not UTF-8", () => {
-    expect(broken("---\nname: a\ndescription: b\n---\n", "my role.md").error.message).toMatch(/not a valid role id/);
+  it("loads a file whose name is not a valid id (the library offers a rename), and reports bytes that are not UTF-8", () => {
+    const misnamed = parseRoleFile("Power Shell 5.1.md", "---\nname: a\ndescription: b\n---\n");
+    expect(misnamed).toMatchObject({ kind: "role", id: "Power Shell 5.1", file: "Power Shell 5.1.md", fields: { name: "a" } });
     const bytes = Buffer.concat([Buffer.from("---\nname: a\ndescription: b\n---\n"), Buffer.from([0xff, 0xfe])]);
     const detail = parseRoleFile("r.md", bytes);
     expect(detail.kind === "error" && detail.error.message).toMatch(/UTF-8/);

@@ -1,3 +1,4 @@
+import "server-only";
 /**
  * Reads one role file (`agents/<id>.md`) into a {@link RoleDetail}, or into a
  * {@link RoleErrorDetail} that says what is wrong and on which line. Pure: no I/O, never throws.
@@ -9,13 +10,13 @@
 import { createHash } from "node:crypto";
 import { isMap, isNode, isScalar, type Document, type LineCounter, type Pair } from "yaml";
 import {
-  ROLE_ID_PATTERN,
   RoleFieldsSchema,
   type RoleDetail,
   type RoleErrorDetail,
   type RoleFields,
 } from "./schema";
 import { fileLineOf, parseFrontmatter, type FrontmatterParts, type FrontmatterProblem } from "./frontmatter";
+import { readMatter } from "./matter";
 import { setOwn } from "@/lib/own";
 
 /** The frontmatter keys the role form edits, in the order a new file writes them. */
@@ -162,14 +163,9 @@ function keyString(pair: Pair, doc: Document.Parsed): string {
  * that differs only earns a warning.
  */
 export function analyzeRoleText(fileName: string, text: string): RoleAnalysisResult {
+  // A file name that is no valid id (`powershell-5.1-expert.md`) still loads: the library lists it
+  // with a rename fix, and nothing addresses it by this id.
   const id = roleIdFromFileName(fileName);
-  if (!ROLE_ID_PATTERN.test(id)) {
-    return {
-      ok: false,
-      id,
-      error: { message: `the file name "${fileName}" is not a valid role id: use letters, digits, '-' and '_' only` },
-    };
-  }
   const parsed = parseFrontmatter(text);
   if (!parsed.ok) return { ok: false, id, error: parsed.error };
   const { parts, doc, lineCounter } = parsed.value;
@@ -200,15 +196,22 @@ export function analyzeRoleText(fileName: string, text: string): RoleAnalysisRes
     return { ok: false, id, error: { message: `YAML error: ${(error as Error).message}`, line: parts.firstLine } };
   }
 
+  // The values come from gray-matter (lib/roles/matter.ts); the Document above only places them
+  // on lines, for error messages and the editor. Both parse with the same YAML options.
+  const read = readMatter(parts);
+  if (!read.ok) return { ok: false, id, error: { message: `frontmatter: ${read.message}`, line: parts.firstLine } };
+  const data = read.value.data;
+  const valueOf = (entry: FrontmatterEntry): unknown => (Object.prototype.hasOwnProperty.call(data, entry.key) ? data[entry.key] : entry.value);
+
   const problems: FrontmatterProblem[] = [];
   const fields: Record<string, unknown> = { id };
   const extra: Record<string, unknown> = {};
   const warnings: string[] = [];
-  const values = new Map(entries.map((e) => [e.key, e.value]));
+  const values = new Map(entries.map((e) => [e.key, valueOf(e)]));
 
   for (const entry of entries) {
     // setOwn: a `__proto__` key is kept as data, not made the object's prototype.
-    if (!KNOWN_KEYS.includes(entry.key)) setOwn(extra, entry.key, entry.value);
+    if (!KNOWN_KEYS.includes(entry.key)) setOwn(extra, entry.key, values.get(entry.key));
   }
   if (values.has("id")) {
     const declared = values.get("id");

@@ -14,6 +14,17 @@ export const RoleIdSchema = z
   .string()
   .regex(ROLE_ID_PATTERN, "use letters, digits, '-' and '_' only (at most 100), starting with a letter or digit");
 
+/**
+ * The exact name of a file in the roles folder, for a file whose name is no valid id. Only a
+ * name the folder's listing holds is ever used (lib/roles/library.ts); this schema just keeps
+ * out what no listing can hold.
+ */
+export const RoleFileNameSchema = z
+  .string()
+  .min(1, "a file name is required")
+  .max(255, "at most 255 characters")
+  .regex(/^[^/\\\u0000]+$/, "a file name without a folder part");
+
 /** A capability tag such as `code-review` or `python`; the seed writes a set as `code-review|python`. */
 export const CapabilityTagSchema = z
   .string()
@@ -53,13 +64,16 @@ export const RoleDetailSchema = z.object({
   file: z.string(),
   /** Content hash of the file as read; a save names it so a concurrent edit is a 409, not a loss. */
   etag: z.string(),
-  fields: RoleFieldsSchema,
+  /** The id is the file name's stem, which is not always a valid id (see `suggested_id`). */
+  fields: RoleFieldsSchema.extend({ id: z.string() }),
   /** Frontmatter keys this product does not edit (e.g. Claude Code's `color`), as parsed. */
   extra: z.record(z.string(), z.unknown()),
   body: z.string(),
   raw: z.string(),
   /** Things that load but deserve a look, e.g. an `id` that differs from the file name. */
   warnings: z.array(z.string()),
+  /** Set when the file name is no valid `<id>.md`: the free id a rename would give it. */
+  suggested_id: z.string().optional(),
 });
 export type RoleDetail = z.infer<typeof RoleDetailSchema>;
 
@@ -71,6 +85,7 @@ export const RoleErrorDetailSchema = z.object({
   etag: z.string(),
   raw: z.string(),
   error: z.object({ message: z.string(), line: z.number().int().optional() }),
+  suggested_id: z.string().optional(),
 });
 export type RoleErrorDetail = z.infer<typeof RoleErrorDetailSchema>;
 
@@ -94,6 +109,8 @@ export const RoleListEntrySchema = z.discriminatedUnion("kind", [
     permissions: z.array(z.string()),
     color: z.string().optional(),
     warnings: z.array(z.string()),
+    /** Set when the file name is no valid `<id>.md` (the card offers "rename to" it). */
+    suggested_id: z.string().optional(),
   }),
   z.object({
     kind: z.literal("error"),
@@ -102,6 +119,7 @@ export const RoleListEntrySchema = z.discriminatedUnion("kind", [
     message: z.string(),
     /** The file line the problem is on, when one is. */
     line: z.number().int().optional(),
+    suggested_id: z.string().optional(),
   }),
 ]);
 export type RoleListEntry = z.infer<typeof RoleListEntrySchema>;
@@ -117,18 +135,32 @@ export type CreateRoleBody = z.infer<typeof CreateRoleBodySchema>;
  * `PUT /api/roles/[id]`: either a form save (`fields` + `body`; the id cannot change) or a raw
  * text save (`raw`), used to fix a file that does not parse. `etag` is the one the client read.
  */
+/** A raw text save: the whole file, which must load. */
+export const RawRoleBodySchema = z.object({
+  etag: z.string().optional(),
+  raw: z.string().max(262_144),
+});
+export type RawRoleBody = z.infer<typeof RawRoleBodySchema>;
+
 export const UpdateRoleBodySchema = z.union([
   z.object({
     etag: z.string().optional(),
     fields: RoleFieldsSchema.omit({ id: true }),
     body: z.string().max(200_000),
   }),
-  z.object({
-    etag: z.string().optional(),
-    raw: z.string().max(262_144),
-  }),
+  RawRoleBodySchema,
 ]);
 export type UpdateRoleBody = z.infer<typeof UpdateRoleBodySchema>;
+
+/** `GET|PUT|DELETE /api/role-files?name=…`: a role file by its exact name (one whose name is no valid id). */
+export const RoleFileQuerySchema = z.object({ name: RoleFileNameSchema });
+
+/** `POST /api/role-files/rename`: gives a listed file a valid id (the suggested one by default); never overwrites. */
+export const RenameRoleFileBodySchema = z.object({
+  file: RoleFileNameSchema,
+  id: RoleIdSchema.optional(),
+});
+export type RenameRoleFileBody = z.infer<typeof RenameRoleFileBodySchema>;
 
 /** `POST /api/roles/import`: the raw text of an `.md` role file, kept byte for byte. */
 export const ImportRoleBodySchema = z.object({

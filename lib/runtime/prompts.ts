@@ -24,16 +24,24 @@ export function leaderSystemPrompt(facts: PromptFacts): string {
   ].join("\n");
 }
 
+/** The prompt line naming the file tools the agent has (a role's `tools:` may offer fewer than all). */
+function projectToolsLine(projectPath: string, readTools: readonly string[], canWrite: boolean): string {
+  if (readTools.length === 0) {
+    return `Project folder: ${projectPath}. ${canWrite ? "Use write_file to change it (paths are relative to it); you have no tool that reads it" : "You have no tool that reads or writes it"}.`;
+  }
+  return `Project folder: ${projectPath}. Use ${readTools.join(", ")} on it (paths are relative to it)${canWrite ? ", and write_file to change it" : "; you may not write files"}.`;
+}
+
 /** A sub-agent's system prompt: base prompt, then the role's own prompt. */
 export function agentSystemPrompt(
-  facts: PromptFacts & { displayName: string; agentId: number; roleName: string; canWrite: boolean },
+  facts: PromptFacts & { displayName: string; agentId: number; roleName: string; canWrite: boolean; readTools?: readonly string[] },
   rolePrompt: string,
 ): string {
   const base = [
     "你是智能体集群团队的一员。You are a member of a team of AI agents led by a Team Leader.",
     `You are: ${facts.displayName} (agent id ${facts.agentId}, role ${facts.roleName}).`,
     `Conversation: ${facts.conversationTitle}`,
-    `Project folder: ${facts.projectPath}. Use list_files, read_file and search_files on it (paths are relative to it)${facts.canWrite ? ", and write_file to change it" : "; you may not write files"}.`,
+    projectToolsLine(facts.projectPath, facts.readTools ?? ["list_files", "read_file", "search_files"], facts.canWrite),
     "Your task arrives as a message headed 「来自 Team Leader 的任务发布」. Work step by step with your tools; look at the real files rather than guessing.",
     "If something essential is unclear, ask with ask_master and wait for the answer. Messages from teammates or the leader may arrive between your steps; take them into account.",
     "When you are done, call report_to_leader once with a concrete summary (files, findings, what you changed, open questions). That ends your task.",

@@ -24,6 +24,7 @@ import { subscribeModelHealth, type ModelHealth } from "@/lib/models/resilience"
 import { agentParty, LEADER_PARTY, needsModelCall, startTrace, SYSTEM_PARTY, timelineRecord, unansweredToolCalls, USER_PARTY } from "@/lib/protocol";
 import type { AstrionApp } from "@/lib/server/app";
 import type { Message } from "@/lib/store";
+import { roleToolAccess } from "@/lib/roles/tool-mapping";
 import type { RuntimeLimits } from "./config";
 import type { AgentView, ConversationSnapshot } from "./events";
 import { isFinalAgentStatus } from "./state-machine";
@@ -311,7 +312,7 @@ export class TeamRun {
   async #permissionsNow(a: AgentMeta): Promise<string[] | null> {
     const role = await this.#s.app.roles.get(a.role_id).catch(() => null);
     if (role?.kind !== "role") return null;
-    const now: readonly string[] = role.fields.permissions ?? ["read"];
+    const now: readonly string[] = roleToolAccess(role.fields).permissions;
     return (a.permissions ?? ["read"]).filter((p) => now.includes(p));
   }
 }

@@ -199,6 +199,16 @@ describe("who is offered what", () => {
     expect(toolsOf("agent", ["read"]).map((t) => t.name)).not.toContain("write_file");
   });
 
+  it("offers only the file tools a role's tools: map to, and the team tools always", () => {
+    const names = (canWrite: boolean, fileTools?: string[]) => agentTools(canWrite, fileTools).map((s) => s.function.name);
+    expect(names(true, ["read_file"])).toEqual(["report_to_leader", "ask_master", "send_message", "read_file"]);
+    expect(names(true, [])).toEqual(["report_to_leader", "ask_master", "send_message"]);
+    expect(names(true, ["write_file"])).toEqual(["report_to_leader", "ask_master", "send_message", "write_file"]);
+    // The write permission still gates write_file (a role edited to drop write narrows it).
+    expect(names(false, ["write_file"])).not.toContain("write_file");
+    expect(names(true, undefined)).toEqual(names(true));
+  });
+
   it("never offers a leader tool to a sub-agent or a sub-agent tool to the leader", () => {
     const leader = leaderTools(roles).map((s) => s.function.name);
     const agent = agentTools(true).map((s) => s.function.name);

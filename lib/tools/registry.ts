@@ -6,6 +6,7 @@
 import { z } from "zod";
 import type { ToolSpec } from "@/lib/models/types";
 import type { Permission } from "@/lib/roles/schema";
+import { FILE_TOOLS } from "@/lib/roles/tool-mapping";
 import { customToolSpec, toolSpec, type ToolAudience, type ToolDefinition } from "./define";
 import { SHARED_CONTEXT_TOOLS, type SharedContextToolName } from "./shared-context";
 import { AGENT_TOOLS, CREATE_SUB_AGENT, LEADER_TOOLS } from "./team";
@@ -95,9 +96,17 @@ export function leaderTools(roles: readonly RoleChoice[]): ToolSpec[] {
   );
 }
 
-/** A sub-agent's tools; `write_file` only when its role has the `write` permission. */
-export function agentTools(canWrite: boolean): ToolSpec[] {
-  return toolsOf("agent", canWrite ? ["write"] : []).map(toolSpec);
+const FILE_TOOL_NAMES: ReadonlySet<string> = new Set(FILE_TOOLS);
+
+/**
+ * A sub-agent's tools; `write_file` only when its role has the `write` permission. With
+ * `fileTools` (a role's `tools:` mapped, lib/roles/tool-mapping.ts) only those file tools are
+ * offered; the team tools always are, so the agent can report back.
+ */
+export function agentTools(canWrite: boolean, fileTools?: readonly string[]): ToolSpec[] {
+  return toolsOf("agent", canWrite ? ["write"] : [])
+    .filter((t) => fileTools === undefined || !FILE_TOOL_NAMES.has(t.name) || fileTools.includes(t.name))
+    .map(toolSpec);
 }
 
 /** The shared-context tool specs, for the leader and for every sub-agent alike. */

@@ -148,7 +148,7 @@ export class AgentLoops {
       privateNotes: deriveWorkNotes(messages),
       budgets: s.limits.budgets,
     });
-    const outcome = await callModel(s, model, agentId, input.messages, [...agentTools(canWrite), ...sharedContextTools()], thinking, signal);
+    const outcome = await callModel(s, model, agentId, input.messages, [...agentTools(canWrite, meta.file_tools), ...sharedContextTools()], thinking, signal);
     const traceId = meta.trace_id ?? (await s.traceOrNew()).trace_id;
     if (!outcome.ok) {
       await saveInterrupted(s, agentId, outcome.error, traceId, model.key);

@@ -11,6 +11,7 @@ import type { ToolCall } from "@/lib/models";
 import { hasOwnKey } from "@/lib/own";
 import { agentParty, formatAgentMessage, LEADER_PARTY, roleAbbreviation, SYSTEM_PARTY } from "@/lib/protocol";
 import { executeSharedContextTool, isSharedContextTool, SHARED_CONTEXT_READ_ONLY_TOOLS } from "@/lib/shared-context";
+import { FILE_TOOLS, roleToolAccess } from "@/lib/roles/tool-mapping";
 import { epochSeconds, type Message } from "@/lib/store";
 import { listFiles, readFile, searchFiles, writeFile } from "@/lib/workspace";
 import { AGENT_TOOL_ARGS, parseToolArguments } from "../tools";
@@ -34,6 +35,12 @@ export async function dispatchAgentTool(s: TeamState, agentId: number, call: Too
   if (!parsed.ok) return errorResult(parsed.error);
   const args = parsed.args as Record<string, unknown>;
   const meta = await s.readAgent(agentId);
+  // A role's `tools:` decide its file tools: one it was not offered is refused even if the model names it.
+  if (meta.file_tools && (FILE_TOOLS as readonly string[]).includes(name) && !meta.file_tools.includes(name)) {
+    const reason = `permission denied: your role's tools do not include ${name}`;
+    await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { tool: name, code: "role_tools", reason, scope: null }, action: name, resource: `agent:${agentId}`, status: "refused" });
+    return errorResult(reason);
+  }
   // No tool runs while the project folder is refused or metadata.json names another folder.
   const project = await s.projectGate();
   if (!project.ok) return s.projectRefused(project, agentParty(agentId), name);
@@ -125,7 +132,7 @@ export async function dispatchAgentTool(s: TeamState, agentId: number, call: Too
  */
 async function narrowToRole(s: TeamState, meta: AgentMeta): Promise<void> {
   const role = await s.app.roles.get(meta.role_id).catch(() => null);
-  const permissions = role?.kind === "role" ? (role.fields.permissions ?? ["read"]) : [];
+  const permissions = role?.kind === "role" ? roleToolAccess(role.fields).permissions : [];
   // The usual case costs one lookup: this agent's token allows nothing the role does not.
   const allowed = new Set(scopesFor(permissions));
   if (s.tokenOf(meta.agent_id)?.scopes.every((scope) => allowed.has(scope)) !== false) return;

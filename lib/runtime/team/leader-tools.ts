@@ -11,6 +11,7 @@ import { aliasRegistry, loadRegistry, resolveModelName, type ToolCall } from "@/
 import { hasOwnKey } from "@/lib/own";
 import { agentParty, LEADER_PARTY, SYSTEM_PARTY, USER_PARTY } from "@/lib/protocol";
 import { executeSharedContextTool, isSharedContextTool, SHARED_CONTEXT_READ_ONLY_TOOLS } from "@/lib/shared-context";
+import { roleToolAccess, READ_FILE_TOOLS } from "@/lib/roles/tool-mapping";
 import { epochSeconds, type Message, type PendingMessage } from "@/lib/store";
 import { agentSystemPrompt } from "../prompts";
 import { LEADER_TOOL_ARGS, parseToolArguments } from "../tools";
@@ -112,7 +113,9 @@ async function createSubAgent(s: TeamState, roleId: string, task: string, critic
   const resolved = resolveModelName(role.fields.model, aliasRegistry(await loadRegistry(s.app.root)));
   const modelKey = resolved.key ?? conv.model_key;
   if (resolved.via === "unknown") s.notice("warning", "model_fallback", "notice.msg.modelFallback", { role: role.fields.name, model: resolved.name, fallback: conv.model_key });
-  const permissions = role.fields.permissions ?? ["read"];
+  // A role with `tools:` gets exactly what they map to; without, its permissions decide.
+  const access = roleToolAccess(role.fields);
+  const permissions: string[] = access.permissions;
   const taskId = await s.nextId("task");
   const meta = (await s.store.createAgent(s.convId, {
     role_id: roleId,
@@ -127,7 +130,7 @@ async function createSubAgent(s: TeamState, roleId: string, task: string, critic
     role: "system",
     metadata: { message_source: "system", visibility: "hidden", starts_work: false, trace_id: taskEnvelope.trace_id },
     content: agentSystemPrompt(
-      { projectPath: conv.project_path, conversationTitle: conv.title, displayName: meta.display_name, agentId: meta.agent_id, roleName: role.fields.name, canWrite: permissions.includes("write") },
+      { projectPath: conv.project_path, conversationTitle: conv.title, displayName: meta.display_name, agentId: meta.agent_id, roleName: role.fields.name, canWrite: permissions.includes("write"), readTools: access.file_tools.filter((t) => (READ_FILE_TOOLS as readonly string[]).includes(t)) },
       role.body,
     ),
   };
@@ -142,6 +145,7 @@ async function createSubAgent(s: TeamState, roleId: string, task: string, critic
     task_turn_id: taskEnvelope.turn_id,
     critical,
     permissions,
+    file_tools: access.file_tools,
     // Written with the task, in one change: a restart that finds the key knows the agent exists with its task.
     effect_key: effectKey,
   }));

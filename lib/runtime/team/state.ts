@@ -261,7 +261,8 @@ export class TeamState {
     const byId = new Map<string, RoleDetail>();
     const choices: RoleChoice[] = [];
     for (const entry of list) {
-      if (entry.kind !== "role") continue;
+      // A file whose name is no valid id cannot be addressed by id until it is renamed.
+      if (entry.kind !== "role" || entry.suggested_id !== undefined) continue;
       const derived = entry.capabilities.length === 0 && entry.derived_capabilities !== undefined;
       choices.push({
         id: entry.id,

@@ -20,6 +20,8 @@ export interface AgentExtras {
   /** Whether the agent reported on its current task. */
   reported?: boolean;
   permissions?: string[];
+  /** The file tools the agent's role offered when it was created (its `tools:` mapped); absent for agents made before. */
+  file_tools?: string[];
   /** False for work the leader's answer does not wait for (partial results are reported without it). */
   critical?: boolean;
   /** `DEGRADED` while the agent's model keeps failing (seed 003 §6.1). */

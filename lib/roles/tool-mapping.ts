@@ -1,0 +1,143 @@
+/**
+ * What a role file's `tools:` names (Claude Code's `Read`, `Write`, `Bash`, `mcp__…`) mean in
+ * this product: which of the sub-agent's file tools they offer, and what earns a warning. The one
+ * place a later issue extends (command execution for `Bash`, MCP servers for `mcp__…`). Pure.
+ *
+ * The rule: a role **with** `tools:` is offered exactly the file tools those names map to (its
+ * `permissions:` no longer decide them); a role **without** `tools:` (or with an empty list, which
+ * the editor writes as no key, as its hint says) keeps the defaults, where `permissions:` decide (the read tools always, `write_file` with `write`). The team tools
+ * (`report_to_leader`, `ask_master`, `send_message`) and the shared-context tools are how a
+ * sub-agent works inside the team, not Claude Code tools: they are always offered, whatever
+ * `tools:` says, so a sub-agent can always report back.
+ */
+import type { Permission } from "./schema";
+
+/** The sub-agent's file tools that only read the project folder. */
+export const READ_FILE_TOOLS = ["list_files", "read_file", "search_files"] as const;
+/** The sub-agent's file tool that changes the project folder (the `write` permission). */
+export const WRITE_FILE_TOOLS = ["write_file"] as const;
+/** Every file tool, in the order the registry offers them. */
+export const FILE_TOOLS = [...READ_FILE_TOOLS, ...WRITE_FILE_TOOLS] as const;
+export type FileToolName = (typeof FILE_TOOLS)[number];
+
+/** Team tools every sub-agent has whatever its `tools:` (how it reports back and asks). */
+export const ALWAYS_OFFERED_TOOLS = ["report_to_leader", "ask_master", "send_message"] as const;
+
+/**
+ * How one `tools:` name maps:
+ * - `mapped`: offers `grants`;
+ * - `team`: already covered by a team tool every sub-agent has (`SendMessage` → `send_message`);
+ * - `unavailable`: a Claude Code tool this product has no counterpart for yet (`Bash`, `WebFetch`…);
+ * - `mcp`: an MCP server's tool (`mcp__<server>__<tool>`); MCP is not available yet;
+ * - `unknown`: a name neither Claude Code nor this product has (a typo, another tool's name).
+ */
+export type ToolMappingKind = "mapped" | "team" | "unavailable" | "mcp" | "unknown";
+
+/** The mapping of one `tools:` name. */
+export interface ToolMapping {
+  /** The name as the role file writes it. */
+  name: string;
+  kind: ToolMappingKind;
+  /** The file tools it offers (empty unless `mapped`). */
+  grants: FileToolName[];
+  /** The team tool that covers it (`team` only). */
+  covered_by?: string;
+  /** For `mcp`: the server part of `mcp__<server>__<tool>`. */
+  server?: string;
+  /** True when the name deserves a warning: it offers nothing the role asked for. */
+  warning: boolean;
+}
+
+const CLAUDE_FILE_TOOLS: Readonly<Record<string, readonly FileToolName[]>> = {
+  // Reading alone is of little use without finding files, so each read name offers all three.
+  Read: READ_FILE_TOOLS,
+  Grep: READ_FILE_TOOLS,
+  Glob: READ_FILE_TOOLS,
+  LS: READ_FILE_TOOLS,
+  Write: WRITE_FILE_TOOLS,
+  Edit: WRITE_FILE_TOOLS,
+  MultiEdit: WRITE_FILE_TOOLS,
+};
+
+const TEAM_EQUIVALENTS: Readonly<Record<string, string>> = { SendMessage: "send_message" };
+
+/**
+ * Claude Code tools this product has no counterpart for yet. `Bash` becomes command execution
+ * once that tool exists; the rest are listed so the card says "not available" rather than
+ * "unknown" for a name Claude Code does accept.
+ */
+const UNAVAILABLE_CLAUDE_TOOLS: ReadonlySet<string> = new Set([
+  "Bash",
+  "BashOutput",
+  "KillShell",
+  "KillBash",
+  "WebFetch",
+  "WebSearch",
+  "NotebookRead",
+  "NotebookEdit",
+  "TodoWrite",
+  "Task",
+  "Agent",
+  "TaskCreate",
+  "TaskList",
+  "TaskGet",
+  "TaskUpdate",
+  "TeamCreate",
+  "TeamDelete",
+  "SlashCommand",
+  "Skill",
+  "ExitPlanMode",
+]);
+
+const MCP_NAME = /^mcp__(.+?)__(.+)$/;
+
+function hasOwn(record: object, key: string): boolean {
+  return Object.prototype.hasOwnProperty.call(record, key);
+}
+
+/** Maps one `tools:` name. Never throws; any string gets a mapping. */
+export function mapToolName(name: string): ToolMapping {
+  if (hasOwn(CLAUDE_FILE_TOOLS, name)) return { name, kind: "mapped", grants: [...CLAUDE_FILE_TOOLS[name]!], warning: false };
+  // This product's own names work too (a role written for Astrion may say `read_file`).
+  if ((FILE_TOOLS as readonly string[]).includes(name)) return { name, kind: "mapped", grants: [name as FileToolName], warning: false };
+  if (hasOwn(TEAM_EQUIVALENTS, name)) return { name, kind: "team", grants: [], covered_by: TEAM_EQUIVALENTS[name]!, warning: false };
+  if ((ALWAYS_OFFERED_TOOLS as readonly string[]).includes(name)) return { name, kind: "team", grants: [], covered_by: name, warning: false };
+  const mcp = MCP_NAME.exec(name);
+  if (mcp) return { name, kind: "mcp", grants: [], server: mcp[1]!, warning: true };
+  if (UNAVAILABLE_CLAUDE_TOOLS.has(name)) return { name, kind: "unavailable", grants: [], warning: true };
+  return { name, kind: "unknown", grants: [], warning: true };
+}
+
+/** What a role may use: the permissions its token carries and the file tools it is offered. */
+export interface RoleToolAccess {
+  /** `explicit` when the role has `tools:` (they alone decide), `permissions` otherwise. */
+  source: "explicit" | "permissions";
+  permissions: Permission[];
+  file_tools: FileToolName[];
+  /** The mapping of each `tools:` name, in file order (empty without `tools:`). */
+  mappings: ToolMapping[];
+}
+
+/**
+ * The access a role's fields give. With `tools:` exactly the mapped file tools, and `write` only
+ * when `write_file` is among them; without (or with `tools: []`), the defaults.
+ */
+export function roleToolAccess(fields: { tools?: readonly string[] | undefined; permissions?: readonly Permission[] | undefined }): RoleToolAccess {
+  if (fields.tools === undefined || fields.tools.length === 0) {
+    const permissions: Permission[] = [...(fields.permissions ?? ["read"])];
+    const file_tools: FileToolName[] = [...READ_FILE_TOOLS, ...(permissions.includes("write") ? WRITE_FILE_TOOLS : [])];
+    return { source: "permissions", permissions, file_tools, mappings: [] };
+  }
+  const mappings = fields.tools.map(mapToolName);
+  const granted = new Set(mappings.flatMap((m) => m.grants));
+  const file_tools = FILE_TOOLS.filter((t) => granted.has(t));
+  const permissions: Permission[] = [];
+  if (file_tools.some((t) => (READ_FILE_TOOLS as readonly string[]).includes(t))) permissions.push("read");
+  if (file_tools.includes("write_file")) permissions.push("write");
+  return { source: "explicit", permissions, file_tools, mappings };
+}
+
+/** The `tools:` names that earn a warning (unavailable, MCP or unknown), in file order. */
+export function toolWarnings(tools: readonly string[] | undefined): ToolMapping[] {
+  return (tools ?? []).map(mapToolName).filter((m) => m.warning);
+}
