@@ -10,3 +10,4 @@ export * from "./live-state";
 export { useConversationEvents, type ConnectionState } from "./use-conversation-events";
 export * from "./timeline";
 export * from "./shared-context";
+export * from "./search";
