@@ -104,9 +104,12 @@ export class SearchIndexer {
   readonly #rebuilds: Rebuild[] = [];
   #background: Promise<void> = Promise.resolve();
 
-  constructor(file: string, source: SearchSource) {
+  readonly #flushDelayMs: number;
+
+  constructor(file: string, source: SearchSource, options: { flushDelayMs?: number } = {}) {
     this.file = file;
     this.#source = source;
+    this.#flushDelayMs = options.flushDelayMs ?? FLUSH_DELAY_MS;
   }
 
   /**
@@ -223,7 +226,7 @@ export class SearchIndexer {
     this.#timer = setTimeout(() => {
       this.#timer = null;
       void this.flush().catch(() => undefined);
-    }, FLUSH_DELAY_MS);
+    }, this.#flushDelayMs);
     this.#timer.unref();
   }
 
