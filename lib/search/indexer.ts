@@ -288,9 +288,12 @@ export class SearchIndexer {
         }
         // A captured view is older than the changes queued after it; a view read now is the newest.
         if (!captured || !q.metas.has(convId)) convs.set(convId, convRow(view.meta));
+        const indexed = db.conversation(convId);
+        let behind = !indexed || indexed.updated_at !== view.meta.updated_at || indexed.status !== view.meta.status;
         const compare = (agentId: number, file: MessagesFile) => {
           const from = changedFrom(db.source(convId, agentId), file);
           if (from === null) return;
+          behind = true;
           const k = key(convId, agentId);
           const queued = q.sources.get(k);
           // A change queued after the view: the file is read again below, from the earlier position.
@@ -302,7 +305,7 @@ export class SearchIndexer {
           if (!authors.has(key(convId, a.meta.agent_id)) || !captured) authors.set(key(convId, a.meta.agent_id), { display_name: a.meta.display_name, role_id: a.meta.role_id, model_key: a.meta.model_key ?? "" });
           compare(a.meta.agent_id, a.messages);
         }
-        this.#reconciled++;
+        if (behind) this.#reconciled++;
       }
 
       // Files changed since: read now (from memory while the conversation is open).

@@ -111,7 +111,7 @@ export const SearchReportSchema = z.object({
   flush_ms_total: z.number().nonnegative(),
   /** Rebuilds from the conversation files since start, newest last. */
   rebuilds: z.array(z.object({ at: z.string(), reason: z.enum(["missing", "corrupt", "outdated"]), message: z.string(), conversations: z.number().int().nonnegative(), messages: z.number().int().nonnegative(), ms: z.number().nullable() })),
-  /** Conversations re-read at start because the index was behind their files. */
+  /** Conversations found behind their files since start (changed while the index was not written) and indexed again. */
   reconciled: z.number().int().nonnegative(),
   error: z.string().nullable(),
 });
