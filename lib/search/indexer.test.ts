@@ -148,6 +148,7 @@ describe("the search index across restarts", () => {
     // The process "dies": the store goes on saving (its step log makes each change durable), the
     // index hears nothing more. An agent-only change does not move the conversation's updated_at.
     const live = await store.open(conv.id);
+    await live.flushed(); // metadata.json on disk as the index last saw it
     await store.updateAgentMessages(conv.id, agent.agent_id, (f) => ({ ...f, messages: [...f.messages, msg("assistant", "saved right before the crash: zirconium", "msg_late")] }));
     await store.updateLeaderMessages(conv.id, (f) => ({ ...f, messages: [...f.messages, msg("assistant", "the leader's last words: yttrium", "msg_late_leader")] }), { touch: false });
     await live.detach(); // the seed files are left as a crash leaves them: the log replays at the next load
