@@ -19,17 +19,13 @@ import "server-only";
  */
 import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
-import { AstrionError, NotFoundError } from "@/lib/errors";
-import type { ConversationStore, StoreChange } from "@/lib/store";
-import type { AgentMetadata, ConversationMetadata, Message } from "@/lib/store/schemas";
+import { AstrionError } from "@/lib/errors";
+import type { StoreChange } from "@/lib/store";
 import { compactTimestamp } from "@/lib/store/time";
-import { LEADER_DISPLAY_NAME } from "@/lib/runtime/team/types";
-import { SearchDb, SearchDbError, type ConvRow, type SourceRow } from "./db";
-import { matchExpression, parseQuery } from "./query";
-import { indexedMessages } from "./rows";
-import { lowerBound, RANK_WINDOW, upperBound, type SearchQuery, type SearchReport, type SearchResult } from "./schema";
-import { snippetOf } from "./snippet";
-import { filterTagGroups } from "./tags";
+import { emptyQueue, key, writeBatch, type Queue, type SearchSource } from "./batch";
+import { SearchDb, SearchDbError } from "./db";
+import type { SearchQuery, SearchReport, SearchResult } from "./schema";
+import { searchIndex } from "./search";
 
 /** How long after a change its index write waits, gathering the changes of that time into one transaction. */
 export const FLUSH_DELAY_MS = 100;
@@ -40,52 +36,8 @@ const BATCH = 25;
 /** Rebuild reports kept. */
 const MAX_REBUILDS = 20;
 
-/** What the indexer reads of the store. */
-export type SearchSource = Pick<ConversationStore, "get" | "list" | "readLeaderMessages" | "readAgentMessages" | "readAgentMetadata" | "listAgents">;
-
 type Rebuild = SearchReport["rebuilds"][number];
 type RebuildReason = Rebuild["reason"] | "interrupted";
-
-interface MessagesFile {
-  messages: Message[];
-  created_at: string;
-  updated_at: string;
-}
-
-/** A conversation as read at one moment: its metadata and every messages.json. */
-interface ConversationView {
-  meta: ConversationMetadata;
-  leader: MessagesFile;
-  agents: Array<{ meta: AgentMetadata; messages: MessagesFile }>;
-}
-
-interface Queue {
-  metas: Map<string, ConversationMetadata>;
-  agents: Map<string, { convId: string; meta: AgentMetadata }>;
-  /** Per file (`conv:agent`, agent 0 the leader): the first message that changed. */
-  sources: Map<string, { convId: string; agentId: number; from: number }>;
-  /** Conversations to compare with their watermarks: as captured when loaded, or null to read them at the flush. */
-  checks: Map<string, ConversationView | null>;
-  removed: Set<string>;
-}
-
-const emptyQueue = (): Queue => ({ metas: new Map(), agents: new Map(), sources: new Map(), checks: new Map(), removed: new Set() });
-const key = (convId: string, agentId: number) => `${convId}:${agentId}`;
-
-function convRow(meta: ConversationMetadata): ConvRow {
-  return { conv_id: meta.id, title: meta.title, status: meta.status, model_key: meta.model_key, updated_at: meta.updated_at };
-}
-
-/** The messages to index again of a file: none when its watermark matches, else from where it differs. */
-export function changedFrom(row: Pick<SourceRow, "count" | "last_id" | "updated_at"> | undefined, file: MessagesFile): number | null {
-  if (!row) return 0;
-  const n = file.messages.length;
-  const lastId = file.messages[n - 1]?.message_id ?? null;
-  if (row.count === n && row.last_id === lastId && row.updated_at === file.updated_at) return null;
-  // Messages were only added after the indexed ones: index the new ones.
-  if (row.count < n && (row.count === 0 || (file.messages[row.count - 1]?.message_id ?? null) === row.last_id)) return row.count;
-  return 0;
-}
 
 /** See the file comment. One per data folder. */
 export class SearchIndexer {
@@ -245,126 +197,12 @@ export class SearchIndexer {
     return this.#flushing;
   }
 
-  async #readView(convId: string): Promise<ConversationView | null> {
-    try {
-      const meta = await this.#source.get(convId);
-      const leader = await this.#source.readLeaderMessages(convId);
-      const { agents: metas } = await this.#source.listAgents(convId);
-      const agents: ConversationView["agents"] = [];
-      for (const m of metas) agents.push({ meta: m, messages: await this.#source.readAgentMessages(convId, m.agent_id) });
-      return { meta, leader, agents };
-    } catch (error) {
-      if (error instanceof NotFoundError) return null;
-      throw error;
-    }
-  }
-
   async #write(q: Queue): Promise<void> {
     const db = this.#db;
     if (!db) return;
     const started = performance.now();
     try {
-      for (const id of q.removed) {
-        q.metas.delete(id);
-        q.checks.delete(id);
-      }
-      const convs = new Map<string, ConvRow>();
-      const authors = new Map<string, Pick<SourceRow, "display_name" | "role_id" | "model_key">>();
-      const files = new Map<string, { convId: string; agentId: number; from: number; file: MessagesFile }>();
-      const conv = async (convId: string): Promise<ConvRow | null> => {
-        const known = convs.get(convId) ?? db.conversation(convId);
-        if (known) return known;
-        const meta = await this.#source.get(convId).catch((error: unknown) => (error instanceof NotFoundError ? null : Promise.reject(error)));
-        if (meta) convs.set(convId, convRow(meta));
-        return meta ? convRow(meta) : null;
-      };
-      for (const [id, meta] of q.metas) convs.set(id, convRow(meta));
-      for (const { convId, meta } of q.agents.values()) authors.set(key(convId, meta.agent_id), { display_name: meta.display_name, role_id: meta.role_id, model_key: meta.model_key ?? "" });
-
-      // Conversations to compare with their watermarks.
-      for (const [convId, captured] of q.checks) {
-        const view = captured ?? (await this.#readView(convId));
-        if (!view) {
-          if (db.conversation(convId)) q.removed.add(convId);
-          continue;
-        }
-        // A captured view is older than the changes queued after it; a view read now is the newest.
-        if (!captured || !q.metas.has(convId)) convs.set(convId, convRow(view.meta));
-        const indexed = db.conversation(convId);
-        let behind = !indexed || indexed.updated_at !== view.meta.updated_at || indexed.status !== view.meta.status;
-        const compare = (agentId: number, file: MessagesFile) => {
-          const from = changedFrom(db.source(convId, agentId), file);
-          if (from === null) return;
-          behind = true;
-          const k = key(convId, agentId);
-          const queued = q.sources.get(k);
-          // A change queued after the view: the file is read again below, from the earlier position.
-          if (queued) queued.from = Math.min(queued.from, from);
-          else files.set(k, { convId, agentId, from, file });
-        };
-        compare(0, view.leader);
-        for (const a of view.agents) {
-          if (!authors.has(key(convId, a.meta.agent_id)) || !captured) authors.set(key(convId, a.meta.agent_id), { display_name: a.meta.display_name, role_id: a.meta.role_id, model_key: a.meta.model_key ?? "" });
-          compare(a.meta.agent_id, a.messages);
-        }
-        if (behind) this.#reconciled++;
-      }
-
-      // Files changed since: read now (from memory while the conversation is open).
-      for (const [k, s] of q.sources) {
-        if (q.removed.has(s.convId)) continue;
-        try {
-          const file = s.agentId === 0 ? await this.#source.readLeaderMessages(s.convId) : await this.#source.readAgentMessages(s.convId, s.agentId);
-          files.set(k, { ...s, file });
-        } catch (error) {
-          if (!(error instanceof NotFoundError)) throw error;
-        }
-      }
-
-      // Authors of files the index does not know yet.
-      const rows: Array<{ conv: ConvRow; source: SourceRow; from: number; file: MessagesFile }> = [];
-      for (const [k, f] of files) {
-        const c = await conv(f.convId);
-        if (!c) continue;
-        let author = authors.get(k) ?? db.source(f.convId, f.agentId);
-        if (f.agentId === 0) author = { display_name: LEADER_DISPLAY_NAME, role_id: null, model_key: c.model_key };
-        if (!author) {
-          const meta = await this.#source.readAgentMetadata(f.convId, f.agentId).catch((error: unknown) => (error instanceof NotFoundError ? null : Promise.reject(error)));
-          if (!meta) continue;
-          author = { display_name: meta.display_name, role_id: meta.role_id, model_key: meta.model_key ?? "" };
-        }
-        const n = f.file.messages.length;
-        rows.push({
-          conv: c,
-          from: f.from,
-          file: f.file,
-          source: {
-            conv_id: f.convId,
-            agent_id: f.agentId,
-            display_name: author.display_name,
-            role_id: author.role_id,
-            model_key: author.model_key,
-            count: n,
-            last_id: f.file.messages[n - 1]?.message_id ?? null,
-            updated_at: f.file.updated_at,
-          },
-        });
-      }
-
-      db.transaction(() => {
-        for (const row of convs.values()) if (!q.removed.has(row.conv_id)) db.putConversation(row);
-        for (const [k, author] of authors) {
-          const [convId, agentId] = [k.slice(0, k.lastIndexOf(":")), Number(k.slice(k.lastIndexOf(":") + 1))];
-          const c = convs.get(convId) ?? db.conversation(convId);
-          if (c && !files.has(k) && !q.removed.has(convId)) db.putAuthor(c, { conv_id: convId, agent_id: agentId, ...author });
-        }
-        for (const r of rows) {
-          if (q.removed.has(r.conv.conv_id)) continue;
-          const conversation = convs.get(r.conv.conv_id) ?? r.conv;
-          db.putMessages(conversation, r.source, r.from, indexedMessages(r.file.messages, r.from, r.file.created_at));
-        }
-        for (const id of q.removed) db.removeConversation(id);
-      });
+      this.#reconciled += (await writeBatch(db, this.#source, q)).behind;
       this.#error = null;
     } catch (error) {
       this.#error = (error as Error).message;
@@ -499,46 +337,10 @@ export class SearchIndexer {
 
   /** One page of hits for a query (see lib/search/schema.ts). */
   search(query: SearchQuery): SearchResult {
-    const indexing = this.#state !== "ready";
-    const db = this.#db;
-    if (!db) throw new AstrionError("storage_error", `The search index is not available${this.#error ? `: ${this.#error}` : ""}.`);
-    const parsed = parseQuery(query.q);
-    const match = matchExpression(parsed, filterTagGroups(query));
-    const offset = query.cursor ? Number(query.cursor) : 0;
-    if (!match || offset >= RANK_WINDOW) return { hits: [], has_more: false, next_cursor: null, indexing };
-    const limit = Math.min(query.limit, RANK_WINDOW - offset);
-    let rows;
-    try {
-      rows = db.search({
-        match,
-        from: query.from ? lowerBound(query.from) : undefined,
-        to: query.to ? upperBound(query.to) : undefined,
-        window: RANK_WINDOW,
-        limit: limit + 1,
-        offset,
-      });
-    } catch (error) {
-      console.error("[astrion] search index: a query failed:", (error as Error).message);
-      throw new AstrionError("storage_error", "The search index could not be read; see the server's log.");
-    }
-    const hits = rows.slice(0, limit).map((r) => ({
-      conversation_id: r.conv_id,
-      conversation_title: r.title ?? r.conv_id,
-      conversation_status: r.status === "archived" ? ("archived" as const) : ("active" as const),
-      agent_id: r.agent_id === 0 ? null : r.agent_id,
-      agent_display_name: r.display_name ?? (r.agent_id === 0 ? LEADER_DISPLAY_NAME : `#${r.agent_id}`),
-      role_id: r.agent_id === 0 ? null : r.role_id,
-      model_key: r.model_key ?? "",
-      message_role: r.role as SearchResult["hits"][number]["message_role"],
-      message_id: r.message_id,
-      message_index: r.idx,
-      created_at: r.created_at,
-      snippet: snippetOf(r.text, parsed),
-      score: Math.round(-r.rank * 1000) / 1000,
-    }));
-    const hasMore = rows.length > limit;
-    return { hits, has_more: hasMore, next_cursor: hasMore ? String(offset + limit) : null, indexing };
+    if (!this.#db) throw new AstrionError("storage_error", `The search index is not available${this.#error ? `: ${this.#error}` : ""}.`);
+    return searchIndex(this.#db, query, this.#state !== "ready");
   }
+
 
   /** Writes what is queued and closes the database (a clean stop). */
   async close(): Promise<void> {

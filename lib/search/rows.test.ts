@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Message } from "@/lib/store/schemas";
 import { localTimestamp } from "@/lib/store/time";
-import { changedFrom } from "./indexer";
+import { changedFrom } from "./batch";
 import { indexedMessages, messageTime } from "./rows";
 import { SearchQuerySchema } from "./schema";
 import { filterTagGroups, tagsOf } from "./tags";
