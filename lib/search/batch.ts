@@ -4,7 +4,7 @@ import "server-only";
  * conversations to compare with their watermarks read (from memory while they are open), the
  * changed messages.json files read, authors looked up — then written in one transaction.
  */
-import { NotFoundError } from "@/lib/errors";
+import { CorruptFileError, NotFoundError } from "@/lib/errors";
 import type { ConversationStore } from "@/lib/store";
 import type { AgentMetadata, ConversationMetadata, Message } from "@/lib/store/schemas";
 import { LEADER_DISPLAY_NAME } from "@/lib/runtime/team/types";
@@ -21,10 +21,10 @@ export interface MessagesFile {
   updated_at: string;
 }
 
-/** A conversation as read at one moment: its metadata and every messages.json. */
+/** A conversation as read at one moment: its metadata and every messages.json (a broken one left out). */
 export interface ConversationView {
   meta: ConversationMetadata;
-  leader: MessagesFile;
+  leader: MessagesFile | null;
   agents: Array<{ meta: AgentMetadata; messages: MessagesFile }>;
 }
 
@@ -60,19 +60,40 @@ export function changedFrom(row: Pick<SourceRow, "count" | "last_id" | "updated_
   return 0;
 }
 
-/** A conversation as it is now: read through the store (from memory while it is open). */
-export async function readView(source: SearchSource, convId: string): Promise<ConversationView | null> {
+/**
+ * A file read through `read`, or null when it is missing or broken: a broken file is left out of
+ * the index (the store lists it among its problems) and never holds up the others.
+ */
+async function readable<T>(read: () => Promise<T>): Promise<T | null> {
   try {
-    const meta = await source.get(convId);
-    const leader = await source.readLeaderMessages(convId);
-    const { agents: metas } = await source.listAgents(convId);
-    const agents: ConversationView["agents"] = [];
-    for (const m of metas) agents.push({ meta: m, messages: await source.readAgentMessages(convId, m.agent_id) });
-    return { meta, leader, agents };
+    return await read();
   } catch (error) {
-    if (error instanceof NotFoundError) return null;
+    if (error instanceof NotFoundError || error instanceof CorruptFileError) return null;
     throw error;
   }
+}
+
+/**
+ * A conversation as it is now: read through the store (from memory while it is open). `null`
+ * when it no longer exists; `"unreadable"` when its metadata.json is broken (its rows are kept).
+ */
+export async function readView(source: SearchSource, convId: string): Promise<ConversationView | null | "unreadable"> {
+  let meta: ConversationMetadata;
+  try {
+    meta = await source.get(convId);
+  } catch (error) {
+    if (error instanceof NotFoundError) return null;
+    if (error instanceof CorruptFileError) return "unreadable";
+    throw error;
+  }
+  const leader = await readable(() => source.readLeaderMessages(convId));
+  const { agents: metas } = await source.listAgents(convId);
+  const agents: ConversationView["agents"] = [];
+  for (const m of metas) {
+    const messages = await readable(() => source.readAgentMessages(convId, m.agent_id));
+    if (messages) agents.push({ meta: m, messages });
+  }
+  return { meta, leader, agents };
 }
 
 /**
@@ -101,6 +122,7 @@ export async function writeBatch(db: SearchDb, source: SearchSource, q: Queue): 
     // Conversations to compare with their watermarks.
     for (const [convId, captured] of q.checks) {
       const view = captured ?? (await readView(source, convId));
+      if (view === "unreadable") continue;
       if (!view) {
         if (db.conversation(convId)) q.removed.add(convId);
         continue;
@@ -119,7 +141,7 @@ export async function writeBatch(db: SearchDb, source: SearchSource, q: Queue): 
         if (queued) queued.from = Math.min(queued.from, from);
         else files.set(k, { convId, agentId, from, file });
       };
-      compare(0, view.leader);
+      if (view.leader) compare(0, view.leader);
       for (const a of view.agents) {
         if (!authors.has(key(convId, a.meta.agent_id)) || !captured) authors.set(key(convId, a.meta.agent_id), { display_name: a.meta.display_name, role_id: a.meta.role_id, model_key: a.meta.model_key ?? "" });
         compare(a.meta.agent_id, a.messages);
@@ -130,12 +152,8 @@ export async function writeBatch(db: SearchDb, source: SearchSource, q: Queue): 
     // Files changed since: read now (from memory while the conversation is open).
     for (const [k, s] of q.sources) {
       if (q.removed.has(s.convId)) continue;
-      try {
-        const file = s.agentId === 0 ? await source.readLeaderMessages(s.convId) : await source.readAgentMessages(s.convId, s.agentId);
-        files.set(k, { ...s, file });
-      } catch (error) {
-        if (!(error instanceof NotFoundError)) throw error;
-      }
+      const file = await readable<MessagesFile>(() => (s.agentId === 0 ? source.readLeaderMessages(s.convId) : source.readAgentMessages(s.convId, s.agentId)));
+      if (file) files.set(k, { ...s, file });
     }
 
     // Authors of files the index does not know yet.

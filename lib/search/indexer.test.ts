@@ -182,3 +182,22 @@ describe("the search index across restarts", () => {
     await search.close();
   });
 });
+
+describe("the search index with broken files", () => {
+  it("leaves a broken messages.json out and indexes every other file", async () => {
+    const root = path.join(dir, `root-${++counter}`);
+    let { store, search } = await boot(root);
+    const broken = await seed(store, "eta");
+    await seed(store, "theta");
+    await search.close();
+    await fs.rm(searchFile(root));
+    await fs.writeFile(path.join(root, "conversations", broken.conv.id, "messages.json"), '{"id": "broken", "messages": [');
+    ({ store, search } = await boot(root));
+    expect(search.report()).toMatchObject({ state: "ready", error: null });
+    expect(search.search(q("release")).hits.map((h) => h.conversation_title)).toEqual(["theta"]);
+    // The broken conversation's sub-agent is still found.
+    expect(search.search(q("kubernetes", { agent: String(broken.agent.agent_id) })).hits.map((h) => h.message_id)).toEqual(["msg_done_eta"]);
+    expect(store.problems().map((p) => p.file)).toContain(`conversations/${broken.conv.id}/messages.json`);
+    await search.close();
+  });
+});

@@ -65,6 +65,9 @@ describe("SearchQuerySchema", () => {
       expect(group.some((t) => tags.includes(t))).toBe(true);
     }
     expect(filterTagGroups({ status: "all" })).toEqual([]);
+    // A wide date range is left to SQL.
+    expect(filterTagGroups({ from: "2026-01-01", to: "2026-12-31" })).toEqual([]);
+    expect(filterTagGroups({ from: "2026-01-31", to: "2026-03-01" })).toEqual([["d202601", "d202602", "d202603"]]);
     expect(filterTagGroups({ agent: "leader" })).toEqual([["a0"]]);
     expect(tags.every((t) => /^[a-z0-9]+$/.test(t))).toBe(true);
   });

@@ -47,8 +47,11 @@ export function tagsOf(t: MessageTags): string {
   return tags.join(" ");
 }
 
-/** A date range spans at most this many months for the month tokens to be used (else SQL alone filters). */
-const MAX_MONTHS = 36;
+/**
+ * A date range spans at most this many months for the month tokens to be used; a wider one is
+ * filtered by SQL alone (an OR of many months' token lists costs FTS5 more than it saves).
+ */
+const MAX_MONTHS = 3;
 
 function monthsBetween(from: string, to: string): string[] | null {
   let y = Number(from.slice(0, 4));
