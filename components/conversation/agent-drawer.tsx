@@ -20,6 +20,7 @@ import { AgentStatusBadge } from "./agent-status-badge";
 import { buttonDangerGhost } from "./styles";
 import { ChatThread } from "./chat-thread";
 import { MessageBox } from "./message-box";
+import { useScrollToMessage } from "./use-scroll-to-message";
 import { useStickToBottom } from "./use-stick-to-bottom";
 
 /**
@@ -34,6 +35,7 @@ export function AgentDrawer({
   live,
   questions,
   onClose,
+  highlightId,
 }: {
   conversationId: string;
   agent: AgentView;
@@ -44,6 +46,8 @@ export function AgentDrawer({
   live: LiveText | undefined;
   questions: readonly PendingQuestion[];
   onClose: () => void;
+  /** The message a search opened the drawer at: marked and scrolled to. */
+  highlightId?: string;
 }) {
   const t = useT();
   const agentId = agent.metadata.agent_id;
@@ -53,7 +57,8 @@ export function AgentDrawer({
   const closeRef = useRef<HTMLButtonElement>(null);
   const scrollRef = useRef<HTMLDivElement>(null);
   const contentRef = useRef<HTMLDivElement>(null);
-  useStickToBottom(scrollRef, contentRef);
+  useStickToBottom(scrollRef, contentRef, highlightId === undefined);
+  useScrollToMessage(scrollRef, highlightId);
 
   const send = useMutation({ mutationFn: (content: string) => postAgentMessage(conversationId, agentId, content) });
   const terminate = useMutation({
@@ -135,6 +140,7 @@ export function AgentDrawer({
                 messages={messages}
                 live={live}
                 assistantName={agent.metadata.display_name}
+                highlightId={highlightId}
                 empty={<p className="text-sm text-zinc-500 dark:text-zinc-400">{t("drawer.empty")}</p>}
               />
             )}

@@ -21,6 +21,7 @@ export function ChatThread({
   live,
   assistantName,
   empty,
+  highlightId,
 }: {
   messages: readonly Message[];
   live: LiveText | undefined;
@@ -28,6 +29,8 @@ export function ChatThread({
   assistantName: string;
   /** Shown when there is nothing yet. */
   empty?: ReactNode;
+  /** A message to mark (`data-search-target`): the one a search opened the chat at. A tool result marks the call it answers. */
+  highlightId?: string;
 }) {
   const items = useMemo(() => buildThreadItems(messages), [messages]);
   const hasLive = !!live && (live.content || live.reasoning || live.tool_call);
@@ -35,7 +38,7 @@ export function ChatThread({
   return (
     <ol className="space-y-3" data-testid="chat-thread">
       {items.map((item, i) => (
-        <ThreadRow key={item.key} item={item} assistantName={assistantName} continued={items[i - 1]?.kind === "assistant"} />
+        <ThreadRow key={item.key} item={item} assistantName={assistantName} continued={items[i - 1]?.kind === "assistant"} highlighted={highlightId !== undefined && holds(item, highlightId)} />
       ))}
       {hasLive ? <LiveBubble live={live} assistantName={assistantName} /> : null}
     </ol>
@@ -46,17 +49,27 @@ function kindOf(item: ThreadItem): string {
   return item.kind === "agent-card" ? item.variant : item.kind;
 }
 
-function ThreadRow({ item, assistantName, continued }: { item: ThreadItem; assistantName: string; continued: boolean }) {
+/** Whether a chat row shows the message `id` (an assistant row also shows its calls' results). */
+function holds(item: ThreadItem, id: string): boolean {
+  if (item.message.message_id === id) return true;
+  if (item.kind !== "assistant") return false;
+  return (item.message.tool_calls ?? []).some((call) => item.toolResults.get(call.id)?.message_id === id);
+}
+
+const highlightClass = "rounded-xl ring-2 ring-amber-400 ring-offset-4 ring-offset-white dark:ring-amber-500 dark:ring-offset-zinc-900";
+
+function ThreadRow({ item, assistantName, continued, highlighted }: { item: ThreadItem; assistantName: string; continued: boolean; highlighted: boolean }) {
   const common = {
     "data-testid": "chat-message",
     "data-role": item.message.role,
     "data-kind": kindOf(item),
     "data-message-id": item.message.message_id,
+    ...(highlighted ? { "data-search-target": "true", "aria-current": "true" as const } : {}),
   };
   switch (item.kind) {
     case "person":
       return (
-        <li {...common} className="flex justify-end">
+        <li {...common} className={`flex justify-end ${highlighted ? highlightClass : ""}`}>
           <div className="max-w-[85%] rounded-2xl rounded-br-sm bg-indigo-600 px-4 py-2 text-sm whitespace-pre-wrap break-words text-white shadow-sm dark:bg-indigo-500">
             {item.message.content}
           </div>
@@ -64,13 +77,13 @@ function ThreadRow({ item, assistantName, continued }: { item: ThreadItem; assis
       );
     case "agent-card":
       return (
-        <li {...common} className="pr-6">
+        <li {...common} className={`pr-6 ${highlighted ? highlightClass : ""}`}>
           <AgentMessageCard parsed={item.parsed} variant={item.variant} />
         </li>
       );
     case "note":
       return (
-        <li {...common} className="pr-6">
+        <li {...common} className={`pr-6 ${highlighted ? highlightClass : ""}`}>
           <div className="rounded-lg border border-zinc-200 bg-zinc-50 px-4 py-2 text-sm text-zinc-700 dark:border-zinc-700 dark:bg-zinc-800/50 dark:text-zinc-300">
             <Markdown>{item.message.content ?? ""}</Markdown>
           </div>
@@ -78,13 +91,13 @@ function ThreadRow({ item, assistantName, continued }: { item: ThreadItem; assis
       );
     case "tool":
       return (
-        <li {...common} className="pr-6">
+        <li {...common} className={`pr-6 ${highlighted ? highlightClass : ""}`}>
           <OrphanToolResult message={item.message} />
         </li>
       );
     case "assistant":
       return (
-        <li {...common} className="pr-6">
+        <li {...common} className={`pr-6 ${highlighted ? highlightClass : ""}`}>
           <AssistantMessage message={item.message} toolResults={item.toolResults} assistantName={assistantName} continued={continued} />
         </li>
       );

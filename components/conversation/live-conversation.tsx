@@ -26,6 +26,7 @@ import { NoticeBanners } from "./notice-banners";
 import { PendingQuestions } from "./pending-questions";
 import { ConnectionIndicator, PhaseIndicator } from "./phase-indicator";
 import { TeamPanel } from "./team-panel";
+import { useScrollToMessage } from "./use-scroll-to-message";
 import { useStickToBottom } from "./use-stick-to-bottom";
 
 /**
@@ -33,7 +34,13 @@ import { useStickToBottom } from "./use-stick-to-bottom";
  * panel and the agent drawer. Everything comes from the SSE snapshot and the changes after it,
  * so a reload shows the same state and carries on live.
  */
-export function LiveConversation({ id }: { id: string }) {
+/** Where a search opened the page: a message, in a sub-agent's drawer when `agent` is set. */
+export interface ConversationFocus {
+  message?: string;
+  agent?: number;
+}
+
+export function LiveConversation({ id, focus = {} }: { id: string; focus?: ConversationFocus }) {
   const t = useT();
   const meta = useQuery(conversationQuery(id));
 
@@ -51,17 +58,19 @@ export function LiveConversation({ id }: { id: string }) {
       </div>
     );
   }
-  return <LiveView id={id} />;
+  return <LiveView id={id} focus={focus} />;
 }
 
-function LiveView({ id }: { id: string }) {
+function LiveView({ id, focus }: { id: string; focus: ConversationFocus }) {
   const t = useT();
   const meta = useQuery(conversationQuery(id));
   const { state, connection } = useConversationEvents(id);
   const snap = state.snapshot;
   // Until the first snapshot arrives, show the stored messages so the page is never blank.
   const stored = useQuery({ ...conversationMessagesQuery(id), enabled: !snap });
-  const [selected, setSelected] = useState<number | null>(null);
+  // A search hit in a sub-agent's messages opens that agent's drawer.
+  const [selected, setSelected] = useState<number | null>(focus.agent ?? null);
+  const leaderTarget = focus.agent === undefined ? focus.message : undefined;
   const closeDrawer = useCallback(() => setSelected(null), []);
   // The chat stays mounted while the timeline shows, so a half-typed message survives a switch.
   const [tab, setTab] = useState<"chat" | "timeline">("chat");
@@ -73,7 +82,8 @@ function LiveView({ id }: { id: string }) {
 
   const scrollRef = useRef<HTMLDivElement>(null);
   const contentRef = useRef<HTMLDivElement>(null);
-  useStickToBottom(scrollRef, contentRef);
+  useStickToBottom(scrollRef, contentRef, leaderTarget === undefined);
+  useScrollToMessage(scrollRef, leaderTarget);
 
   const conversation = meta.data;
   if (!conversation) return null;
@@ -161,6 +171,7 @@ function LiveView({ id }: { id: string }) {
                   messages={messages}
                   live={state.live.leader}
                   assistantName={t("msg.role.assistant")}
+                  highlightId={leaderTarget}
                   empty={
                     <div className="px-6 py-10 text-center" data-testid="leader-messages-empty">
                       <p className="font-medium">{t("convPage.messagesEmpty")}</p>
@@ -225,6 +236,7 @@ function LiveView({ id }: { id: string }) {
           live={state.live[`agent_${selectedAgent.metadata.agent_id}`]}
           questions={questions.filter((q) => q.agent_id === selectedAgent.metadata.agent_id)}
           onClose={closeDrawer}
+          highlightId={focus.agent === selectedAgent.metadata.agent_id ? focus.message : undefined}
         />
       ) : null}
     </div>

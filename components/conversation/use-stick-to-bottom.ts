@@ -12,8 +12,10 @@ const THRESHOLD_PX = 64;
 export function useStickToBottom(
   scrollRef: RefObject<HTMLElement | null>,
   contentRef: RefObject<HTMLElement | null>,
+  /** False when the chat opens somewhere else (at a message a search found): it follows again once the reader scrolls to the bottom. */
+  startAtBottom = true,
 ): void {
-  const atBottom = useRef(true);
+  const atBottom = useRef(startAtBottom);
 
   useEffect(() => {
     const scroller = scrollRef.current;
@@ -27,7 +29,7 @@ export function useStickToBottom(
     });
     scroller.addEventListener("scroll", onScroll, { passive: true });
     observer.observe(content);
-    scroller.scrollTop = scroller.scrollHeight;
+    if (atBottom.current) scroller.scrollTop = scroller.scrollHeight;
     return () => {
       scroller.removeEventListener("scroll", onScroll);
       observer.disconnect();

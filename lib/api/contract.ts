@@ -10,6 +10,7 @@ import {
   RunModeSchema,
 } from "@/lib/store/schemas";
 import { IndexReportSchema } from "@/lib/store/conversation-index";
+import { SearchReportSchema } from "@/lib/search/schema";
 import { TraceIdSchema } from "@/lib/protocol/envelope";
 import { PROJECT_FOLDER_REFUSALS } from "@/lib/workspace/project-folder-reasons";
 
@@ -190,6 +191,7 @@ export const HealthSchema = z.object({
   event_loop: EventLoopReportSchema.optional(),
   /** The in-memory conversation index: its load at boot, every rebuild of index.json, and its rewrites. */
   index: IndexReportSchema.optional(),
+  search: SearchReportSchema.optional(),
   resident: ResidentReportSchema.optional(),
 });
 export type Health = z.infer<typeof HealthSchema>;
@@ -226,3 +228,14 @@ export type AnswerBody = z.infer<typeof AnswerBodySchema>;
 
 /** `GET /api/conversations/[id]/timeline` query. */
 export const TimelineQuerySchema = z.object({ trace_id: TraceIdSchema.optional() });
+
+/** `GET /api/search`: its query (the filters) and its answer live beside the search (lib/search/schema.ts). */
+export {
+  SearchQuerySchema,
+  SearchResultSchema,
+  SearchHitSchema,
+  SnippetSegmentSchema,
+  type SearchQuery,
+  type SearchResult,
+  type SearchHit,
+} from "@/lib/search/schema";

@@ -11,3 +11,4 @@ export { useConversationEvents, type ConnectionState } from "./use-conversation-
 export * from "./timeline";
 export * from "./shared-context";
 export * from "./export";
+export * from "./search";

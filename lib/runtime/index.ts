@@ -122,6 +122,7 @@ export async function closeAll(): Promise<void> {
   }
   const app = await getApp();
   await app.store.flushIndex().catch((error: unknown) => console.error("[astrion] could not write conversations/index.json:", (error as Error).message));
+  await app.search.close().catch((error: unknown) => console.error("[astrion] could not write the search index:", (error as Error).message));
 }
 
 /**

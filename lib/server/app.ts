@@ -11,11 +11,14 @@ import { acquireDataRootLock, ConversationStore, removeOrphanTempFiles, resolveD
 import { RoleLibrary } from "@/lib/roles";
 import { seedModelsFile } from "@/lib/models";
 import { protectFolder } from "@/lib/workspace";
+import { startSearch, type SearchIndexer } from "@/lib/search";
 
 export interface AstrionApp {
   root: string;
   store: ConversationStore;
   roles: RoleLibrary;
+  /** The history search index (lib/search). */
+  search: SearchIndexer;
   startedAt: string;
   version: string;
 }
@@ -33,6 +36,8 @@ async function start(): Promise<AstrionApp> {
   if (removed.length > 0) console.log(`[astrion] removed ${removed.length} unfinished temp file(s) left by an earlier crash`);
   const store = new ConversationStore(root);
   await store.init();
+  // After the conversation index is loaded (the search reconciles against it), before the engine resumes.
+  const search = await startSearch(root, store);
   // Astrion's own folders: no project folder may sit in them, none may hold the data folder, and
   // no workspace tool may see or touch them (lib/workspace/protected.ts). Of the program, what
   // the running server executes is protected (its build and installed packages); its sources
@@ -46,7 +51,7 @@ async function start(): Promise<AstrionApp> {
   await seedModelsFile(root);
   const pkg = JSON.parse(await fs.readFile(path.join(process.cwd(), "package.json"), "utf8")) as { version?: string };
   console.log(`[astrion] data folder ${root}`);
-  return { root, store, roles, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
+  return { root, store, roles, search, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
 }
 
 /** The started app; the first call starts it (taking the data folder's lock). */

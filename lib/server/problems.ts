@@ -10,8 +10,8 @@ import { registryProblem } from "@/lib/models";
 import type { AstrionApp } from "./app";
 
 /** The store's recorded problems, models.json's and the role files' that do not load, sorted by file. */
-export async function collectProblems(app: Pick<AstrionApp, "root" | "store" | "roles">): Promise<StoreProblem[]> {
-  const problems = [...app.store.problems()];
+export async function collectProblems(app: Pick<AstrionApp, "root" | "store" | "roles"> & Partial<Pick<AstrionApp, "search">>): Promise<StoreProblem[]> {
+  const problems = [...app.store.problems(), ...(app.search?.notices() ?? [])];
   const models = await registryProblem(app.root);
   if (models) problems.push(models);
   // The role folder is held parsed in memory (lib/roles/folder-cache.ts): listing it reads nothing new.

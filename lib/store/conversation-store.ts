@@ -29,7 +29,7 @@ import { AstrionError, ConflictError, CorruptFileError, NotFoundError, Validatio
 import { assertProjectFolder } from "@/lib/workspace/project-folder";
 import { fsyncDir, withFileLock } from "./atomic";
 import { appendJsonLine } from "./jsonl";
-import { LiveConversation, type LoadReport } from "./live-conversation";
+import { LiveConversation, messagesDelta, type LoadReport } from "./live-conversation";
 import type { LoggedLineFile } from "./step-records";
 import type { IndexReport } from "./conversation-index";
 import { IndexKeeper } from "./index-keeper";
@@ -168,6 +168,28 @@ function sequenceHints(): Map<string, number> {
 }
 
 /**
+ * A durable change the store made, for whoever keeps something derived from the conversations
+ * (the history search index, lib/search). Told apart by `type`.
+ */
+export type StoreChange =
+  /** metadata.json was written (created, renamed, archived, touched). */
+  | { type: "conversation"; meta: ConversationMetadata }
+  /** A messages.json changed (`agentId` null: the leader's); messages from `at` on are new or changed. */
+  | { type: "messages"; convId: string; agentId: number | null; at: number }
+  /** A sub-agent's metadata.json was written. */
+  | { type: "agent"; convId: string; meta: AgentMetadata }
+  /** The conversation was deleted. */
+  | { type: "removed"; convId: string }
+  /** The conversation was loaded into memory (its step log replayed): what it holds now can be compared. */
+  | { type: "opened"; live: LiveConversation };
+
+/**
+ * Hears every {@link StoreChange}, synchronously, after the change is durable. It must return at
+ * once (queue the work): it runs on the engine's write path.
+ */
+export type StoreObserver = (change: StoreChange) => void;
+
+/**
  * Conversations, leader messages and sub-agents of one data folder. All writes are atomic,
  * validated against their schema and written as Python-style JSON.
  */
@@ -185,6 +207,7 @@ export class ConversationStore {
   readonly #live = new Map<string, LiveConversation>();
   /** index.json and the in-memory index that lists and searches conversations. */
   readonly #keeper: IndexKeeper;
+  readonly #observers = new Set<StoreObserver>();
 
   constructor(root: string) {
     this.root = path.resolve(root);
@@ -199,6 +222,25 @@ export class ConversationStore {
       moveAside: (file) => this.#moveAside(file),
       rel: (file) => this.#rel(file),
     });
+  }
+
+  // ---------------------------------------------------------------- observers
+
+  /** Adds an observer of every change this store makes; returns its removal. */
+  observe(observer: StoreObserver): () => void {
+    this.#observers.add(observer);
+    return () => this.#observers.delete(observer);
+  }
+
+  /** The one place changes are announced. An observer's failure never fails the write it hears of. */
+  #notify(change: StoreChange): void {
+    for (const observer of this.#observers) {
+      try {
+        observer(change);
+      } catch (error) {
+        console.error(`[astrion] an observer of the store failed on a ${change.type} change:`, (error as Error).message);
+      }
+    }
   }
 
   // ---------------------------------------------------------------- versions
@@ -240,9 +282,14 @@ export class ConversationStore {
     if (!opening) {
       opening = this.#withConversationLock(id, async () => {
         const { live, report } = await this.#tracked(leaderMessagesFile(this.root, id), () =>
-          LiveConversation.load(this.root, id, { onMetadata: (meta) => this.#indexed(meta, true) }),
+          LiveConversation.load(this.root, id, {
+            onMetadata: (meta) => this.#indexed(meta, true),
+            onMessages: (agentId, at) => this.#notify({ type: "messages", convId: id, agentId, at }),
+            onAgent: (meta) => this.#notify({ type: "agent", convId: id, meta }),
+          }),
         );
         this.#live.set(id, live);
+        this.#notify({ type: "opened", live });
         for (const { file, error } of report.broken) this.#fileProblems.set(this.#rel(file), this.#problemOf(file, error));
         onLoad?.(report);
         return live;
@@ -489,6 +536,7 @@ export class ConversationStore {
   async #indexed(meta: ConversationMetadata, soon = false): Promise<void> {
     const file = this.#rel(conversationMetadataFile(this.root, meta.id));
     this.#scanProblems = this.#scanProblems.filter((p) => p.file !== file);
+    this.#notify({ type: "conversation", meta });
     await (soon ? this.#keeper.putSoon(meta) : this.#keeper.put(meta));
   }
 
@@ -755,6 +803,7 @@ export class ConversationStore {
         if (key.startsWith(`conversations/${id}/`)) this.#fileProblems.delete(key);
       }
       await this.#keeper.remove(id);
+      this.#notify({ type: "removed", convId: id });
       await this.#updateState(async (state) => {
         // Read under the root lock, so a conversation created meanwhile is seen.
         const names = await fs.readdir(conversationsDir(this.root)).catch(() => [] as string[]);
@@ -928,15 +977,16 @@ export class ConversationStore {
       const now = localTimestamp();
       const file = leaderMessagesFile(this.root, id);
       let next: LeaderMessagesFile;
+      let at = 0;
       try {
         next = await this.#tracked(file, () =>
-          updateJsonFile(file, LeaderMessagesFileSchema, async (current) => ({
-            ...(await fn(current)),
-            id,
-            title: meta.title,
-            updated_at: now,
-          })),
+          updateJsonFile(file, LeaderMessagesFileSchema, async (current) => {
+            const changed = await fn(current);
+            at = messagesDelta(current.messages, changed.messages).at;
+            return { ...changed, id, title: meta.title, updated_at: now };
+          }),
         );
+        this.#notify({ type: "messages", convId: id, agentId: null, at });
       } catch (error) {
         if (error instanceof NotFoundError) {
           throw new NotFoundError(`Conversation ${id} has no messages.json`, { id, file: this.#rel(file) });
@@ -1033,6 +1083,7 @@ export class ConversationStore {
       await fsyncDir(agentsDir(this.root, convId));
     });
     this.#live.get(convId)?.addAgent(meta, messages);
+    this.#notify({ type: "agent", convId, meta });
     await this.update(convId, (m) => {
       const ids = [...new Set([...m.agent_ids, agentId])].sort((a, b) => a - b);
       return { ...m, agent_ids: ids, agent_count: ids.length };
@@ -1071,13 +1122,15 @@ export class ConversationStore {
     if (live) return this.#changing(convId, () => live.updateAgentMetadata(n, fn));
     try {
       const file = agentMetadataFile(this.root, convId, n);
-      return await this.#changing(convId, () => this.#tracked(file, () =>
+      const next = await this.#changing(convId, () => this.#tracked(file, () =>
         updateJsonFile(file, AgentMetadataSchema, async (current) => ({
           ...(await fn(current)),
           agent_id: n,
           updated_at: localTimestamp(),
         })),
       ));
+      this.#notify({ type: "agent", convId, meta: next });
+      return next;
     } catch (error) {
       if (error instanceof NotFoundError) throw this.#agentNotFound(convId, agentId);
       throw error;
@@ -1108,13 +1161,16 @@ export class ConversationStore {
     if (live) return this.#changing(convId, () => live.updateAgentMessages(n, fn));
     try {
       const file = agentMessagesFile(this.root, convId, n);
-      return await this.#changing(convId, () => this.#tracked(file, () =>
-        updateJsonFile(file, AgentMessagesFileSchema, async (current) => ({
-          ...(await fn(current)),
-          agent_id: n,
-          updated_at: localTimestamp(),
-        })),
+      let at = 0;
+      const next = await this.#changing(convId, () => this.#tracked(file, () =>
+        updateJsonFile(file, AgentMessagesFileSchema, async (current) => {
+          const changed = await fn(current);
+          at = messagesDelta(current.messages, changed.messages).at;
+          return { ...changed, agent_id: n, updated_at: localTimestamp() };
+        }),
       ));
+      this.#notify({ type: "messages", convId, agentId: n, at });
+      return next;
     } catch (error) {
       if (error instanceof NotFoundError) throw this.#agentNotFound(convId, agentId);
       throw error;

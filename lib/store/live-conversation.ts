@@ -81,6 +81,10 @@ export interface LoadReport {
 export interface LiveHooks {
   /** Called after a durable change of metadata.json (the store keeps its index in step). */
   onMetadata?: (meta: ConversationMetadata) => void | Promise<void>;
+  /** Called after a durable change of a messages.json (`null`: the leader's); messages from `at` on are new or changed. */
+  onMessages?: (agentId: number | null, at: number) => void;
+  /** Called after a durable change of a sub-agent's metadata.json. */
+  onAgent?: (meta: AgentMetadata) => void;
 }
 
 /** A conversation's files in memory, with their one durable write path. */
@@ -305,6 +309,7 @@ export class LiveConversation {
       keys.push("meta");
     }
     await this.#commit(records, keys);
+    this.#hooks.onMessages?.(null, at);
     if (opts.touch !== false) await this.#hooks.onMetadata?.(this.#meta);
     return next;
   }
@@ -324,6 +329,7 @@ export class LiveConversation {
       const next = checked(AgentMetadataSchema, { ...changed, agent_id: agentId, updated_at: localTimestamp() }, `agent ${agentId}'s metadata.json`);
       files.meta = next;
       await this.#commit([{ k: "agent", id: agentId, v: next }], [`agent:${agentId}`]);
+      this.#hooks.onAgent?.(next);
       return next;
     });
   }
@@ -346,6 +352,7 @@ export class LiveConversation {
     checked(z.array(MessageSchema), add, `agent ${agentId}'s messages.json`);
     files.messages = next;
     await this.#commit([{ k: "agent_messages", id: agentId, at, add, head: headOf(next) }], [`agent_messages:${agentId}`]);
+    this.#hooks.onMessages?.(agentId, at);
     return next;
   }
 

@@ -31,6 +31,7 @@ export const GET = route(async (request) => {
     problems: await collectProblems(app),
     event_loop: eventLoopReport(),
     index: app.store.indexReport(),
+    search: app.search.report(),
     resident: residentReport(app),
   });
 });

@@ -1,0 +1,14 @@
+import { SearchQuerySchema } from "@/lib/api/contract";
+import { json, parseWith, queryOf, route } from "@/lib/http";
+import { getApp } from "@/lib/server/app";
+
+export const dynamic = "force-dynamic";
+// better-sqlite3 is a native module: Node only.
+export const runtime = "nodejs";
+
+/** Full-text search over every conversation's messages, with filters (lib/search). */
+export const GET = route(async (request) => {
+  const query = parseWith(SearchQuerySchema, queryOf(request), "Bad search query");
+  const app = await getApp();
+  return json(app.search.search(query));
+});
