@@ -180,6 +180,10 @@ describe("export and import through the server", () => {
     expect(copy).toMatchObject({ source_id: id, title: "exp-a", outcome: "copied" });
     expect(copy.id).not.toBe(id);
     expect(await listed()).toEqual(expect.arrayContaining([id, copy.id]));
+    // The history search finds the imported messages (the leader's summary) under the new id.
+    await until("the copy in the history search", async () =>
+      ((await server.api("GET", `/api/search?q=${encodeURIComponent("README was read")}`)).json.hits as Array<{ conversation_id: string }>).some((h) => h.conversation_id === copy.id),
+    );
     const messages = (await server.api("GET", `/api/conversations/${copy.id}/messages`)).json;
     expect(messages.id).toBe(copy.id);
     expect(readFileSync(path.join(server.home, "conversations", copy.id, "timeline.jsonl"), "utf8")).not.toContain(id);

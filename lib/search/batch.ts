@@ -36,11 +36,13 @@ export interface Queue {
   sources: Map<string, { convId: string; agentId: number; from: number }>;
   /** Conversations to compare with their watermarks: as captured when loaded, or null to read them at the flush. */
   checks: Map<string, ConversationView | null>;
+  /** Conversations whose folder was replaced whole (an import): their rows go before they are compared. */
+  resets: Set<string>;
   removed: Set<string>;
 }
 
 /** A queue with nothing noted. */
-export const emptyQueue = (): Queue => ({ metas: new Map(), agents: new Map(), sources: new Map(), checks: new Map(), removed: new Set() });
+export const emptyQueue = (): Queue => ({ metas: new Map(), agents: new Map(), sources: new Map(), checks: new Map(), resets: new Set(), removed: new Set() });
 /** A messages.json's key in a queue: `conv:agent`, agent 0 the leader. */
 export const key = (convId: string, agentId: number) => `${convId}:${agentId}`;
 
@@ -105,7 +107,13 @@ export async function writeBatch(db: SearchDb, source: SearchSource, q: Queue): 
     for (const id of q.removed) {
       q.metas.delete(id);
       q.checks.delete(id);
+      q.resets.delete(id);
     }
+    // A folder replaced whole: nothing indexed of it holds, so it is forgotten and read afresh
+    // (its check, noted with the reset, then finds every file behind).
+    if (q.resets.size) db.transaction(() => {
+      for (const id of q.resets) db.removeConversation(id);
+    });
     const convs = new Map<string, ConvRow>();
     const authors = new Map<string, Pick<SourceRow, "display_name" | "role_id" | "model_key">>();
     const files = new Map<string, { convId: string; agentId: number; from: number; file: MessagesFile }>();

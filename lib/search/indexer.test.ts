@@ -184,6 +184,37 @@ describe("the search index across restarts", () => {
 });
 
 describe("the search index with broken files", () => {
+  it("forgets what it held of a conversation whose folder an import replaced, and reads the new one afresh", async () => {
+    const root = path.join(dir, `root-${++counter}`);
+    const { store, search } = await boot(root);
+    const { conv, agent } = await seed(store, "gamma");
+    await search.flush();
+    expect(search.search(q("kubernetes")).hits.map((h) => h.message_id)).toEqual(["msg_done_gamma"]);
+
+    // The imported folder: the same files, but the agent's last message says something else under
+    // the same id, so the file's watermark (count, last id, updated_at) is unchanged.
+    const folder = path.join(root, "conversations", conv.id);
+    const files = new Map<string, Uint8Array>();
+    const walk = async (rel: string): Promise<void> => {
+      for (const entry of await fs.readdir(path.join(folder, rel), { withFileTypes: true })) {
+        const child = rel ? `${rel}/${entry.name}` : entry.name;
+        if (entry.isDirectory()) await walk(child);
+        else if (entry.name !== "steps.jsonl") files.set(child, await fs.readFile(path.join(folder, child)));
+      }
+    };
+    await walk("");
+    const agentFile = `agents/${agent.agent_id}/messages.json`;
+    files.set(agentFile, Buffer.from(Buffer.from(files.get(agentFile)!).toString("utf8").replace("kubernetes is not involved", "zeppelin replaced it")));
+    await store.installConversation(conv.id, "replace", () => files);
+    await search.flush();
+
+    expect(search.search(q("kubernetes")).hits).toEqual([]);
+    expect(search.search(q("zeppelin")).hits.map((h) => [h.conversation_id, h.message_id])).toEqual([[conv.id, "msg_done_gamma"]]);
+    // The rest of the conversation is still found.
+    expect(search.search(q("atomic rename")).hits.map((h) => h.message_id)).toEqual(["msg_a_gamma"]);
+    await search.close();
+  });
+
   it("leaves a broken messages.json out and indexes every other file", async () => {
     const root = path.join(dir, `root-${++counter}`);
     let { store, search } = await boot(root);

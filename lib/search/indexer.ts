@@ -153,6 +153,11 @@ export class SearchIndexer {
       case "removed":
         q.removed.add(change.convId);
         break;
+      case "installed":
+        q.removed.delete(change.convId);
+        q.resets.add(change.convId);
+        q.checks.set(change.convId, null);
+        break;
       case "opened": {
         // What the conversation holds now (its step log replayed), by reference: compared with the
         // watermarks at the flush, so a change the index missed (a crash) is caught up.
@@ -227,6 +232,7 @@ export class SearchIndexer {
   #requeue(q: Queue): void {
     const ids = new Set<string>([...q.metas.keys(), ...q.checks.keys(), ...[...q.sources.values()].map((s) => s.convId), ...[...q.agents.values()].map((a) => a.convId)]);
     for (const id of ids) if (!q.removed.has(id)) this.#queue.checks.set(id, null);
+    for (const id of q.resets) if (!q.removed.has(id)) this.#queue.resets.add(id);
     for (const id of q.removed) this.#queue.removed.add(id);
     this.#queued += ids.size + q.removed.size;
     if (this.#queued && !this.#timer) {

@@ -180,6 +180,8 @@ export type StoreChange =
   | { type: "agent"; convId: string; meta: AgentMetadata }
   /** The conversation was deleted. */
   | { type: "removed"; convId: string }
+  /** The conversation's whole folder was put in place (an import): whatever was known of it is stale. */
+  | { type: "installed"; convId: string }
   /** The conversation was loaded into memory (its step log replayed): what it holds now can be compared. */
   | { type: "opened"; live: LiveConversation };
 
@@ -909,6 +911,7 @@ export class ConversationStore {
       this.#scanProblems = this.#scanProblems.filter((p) => !p.file.startsWith(`conversations/${target}/`));
       for (const key of this.#fileProblems.keys()) if (key.startsWith(`conversations/${target}/`)) this.#fileProblems.delete(key);
       await this.#indexed(meta);
+      this.#notify({ type: "installed", convId: target });
       const maxAgentId = Math.max(0, ...meta.agent_ids);
       await this.#updateState((state) => ({
         ...state,
