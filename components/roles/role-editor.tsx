@@ -8,9 +8,9 @@ import { ROLE_ID_PATTERN, type RoleAnyDetail } from "@/lib/roles/schema";
 import { ApiError, deleteRole, roleKeys, roleQuery } from "@/lib/client";
 import { useT } from "@/lib/i18n";
 import { Banner } from "@/components/ui/banner";
-import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { buttonDanger } from "@/components/ui/styles";
 import { RawRoleEditor } from "./raw-role-editor";
+import { RoleDeleteDialog } from "./role-delete-dialog";
 import { RoleFileEditor } from "./role-file-editor";
 import { RoleForm } from "./role-form";
 
@@ -141,21 +141,7 @@ function RoleIdEditor({ id }: { id: string }) {
         <RoleForm key={role.etag} role={role} onSaved={saved} onReload={reload} />
       ) : null}
 
-      <ConfirmDialog
-        open={confirming}
-        title={t("editor.deleteTitle")}
-        confirmLabel={t("editor.deleteConfirm")}
-        busy={remove.isPending}
-        error={remove.error?.message}
-        onConfirm={() => remove.mutate()}
-        onCancel={() => {
-          setConfirming(false);
-          remove.reset();
-        }}
-        testId="role-delete-dialog"
-      >
-        {t("editor.deleteBody", { file: role.file })}
-      </ConfirmDialog>
+      <RoleDeleteDialog open={confirming} file={role.file} remove={remove} onClose={() => setConfirming(false)} />
     </div>
   );
 }

@@ -7,9 +7,9 @@ import type { RoleAnyDetail } from "@/lib/roles/schema";
 import { ApiError, deleteRoleFile, roleFileQuery, roleKeys } from "@/lib/client";
 import { useT } from "@/lib/i18n";
 import { Banner } from "@/components/ui/banner";
-import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { buttonDanger } from "@/components/ui/styles";
 import { RawRoleEditor } from "./raw-role-editor";
+import { RoleDeleteDialog } from "./role-delete-dialog";
 import { RoleRenameFix } from "./role-rename-fix";
 import { RoleToolMapping } from "./role-tool-mapping";
 
@@ -74,21 +74,7 @@ export function RoleFileEditor({ name, backLink }: { name: string; backLink: Rea
       ) : null}
       {role.kind === "role" ? <RoleToolMapping tools={role.fields.tools} permissions={role.fields.permissions} testId="role-editor-tool-mapping" /> : null}
       <RawRoleEditor key={role.etag} role={role} fileName={role.file} onSaved={saved} onReload={() => void query.refetch()} />
-      <ConfirmDialog
-        open={confirming}
-        title={t("editor.deleteTitle")}
-        confirmLabel={t("editor.deleteConfirm")}
-        busy={remove.isPending}
-        error={remove.error?.message}
-        onConfirm={() => remove.mutate()}
-        onCancel={() => {
-          setConfirming(false);
-          remove.reset();
-        }}
-        testId="role-delete-dialog"
-      >
-        {t("editor.deleteBody", { file: role.file })}
-      </ConfirmDialog>
+      <RoleDeleteDialog open={confirming} file={role.file} remove={remove} onClose={() => setConfirming(false)} />
     </div>
   );
 }
