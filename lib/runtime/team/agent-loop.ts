@@ -131,10 +131,16 @@ export class AgentLoops {
       await s.agentEvent(agentId, "pause");
       return false;
     }
-    // seed §8.1: saved before every model call (the messages are: every change is saved as it is made).
-    meta = await s.updateAgent(agentId, (m) => ({ ...m, calls_this_task: (m.calls_this_task ?? 0) + 1 }));
+    // seed §8.1: what the call is made from is saved already (every change is saved as it is
+    // made). The call's count is saved while the model works, not before it starts, and shown to
+    // viewers once it is durable; the answer is saved only after it (`counted` is awaited first).
     s.setActivity(agentId, "thinking…");
-    await s.publishAgent(meta);
+    const counted = s.updateAgent(agentId, (m) => ({ ...m, calls_this_task: (m.calls_this_task ?? 0) + 1 })).then(async (m) => {
+      await s.publishAgent(m);
+      return m;
+    });
+    // Awaited after the call; this only keeps a failure meanwhile from counting as unhandled.
+    counted.catch(() => undefined);
     const canWrite = (meta.permissions ?? []).includes("write");
     const thinking = meta.thinking_mode === "thinking" ? (conv.run_mode === "deep" ? "deep" : "on") : "off";
     const signal = AbortSignal.any([s.stopController.signal, controller.signal]);
@@ -149,6 +155,7 @@ export class AgentLoops {
       budgets: s.limits.budgets,
     });
     const outcome = await callModel(s, model, agentId, input.messages, [...agentTools(canWrite, meta.file_tools), ...sharedContextTools()], thinking, signal);
+    meta = await counted;
     const traceId = meta.trace_id ?? (await s.traceOrNew()).trace_id;
     if (!outcome.ok) {
       await saveInterrupted(s, agentId, outcome.error, traceId, model.key);
