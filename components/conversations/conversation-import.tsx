@@ -7,6 +7,7 @@ import { conversationKeys, importConversations, takenIds } from "@/lib/client";
 import { useT } from "@/lib/i18n";
 import { Banner } from "@/components/ui/banner";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { FilePickButton } from "@/components/ui/file-pick-button";
 import { buttonPrimary, buttonSecondary } from "@/components/ui/styles";
 
 /**
@@ -17,7 +18,6 @@ import { buttonPrimary, buttonSecondary } from "@/components/ui/styles";
 export function ConversationImport() {
   const t = useT();
   const queryClient = useQueryClient();
-  const inputRef = useRef<HTMLInputElement>(null);
   const dialogRef = useRef<HTMLDialogElement>(null);
   const [file, setFile] = useState<File | null>(null);
   const [conflict, setConflict] = useState<{ taken: string[]; running: string[] } | null>(null);
@@ -45,9 +45,7 @@ export function ConversationImport() {
     if (!open && dialog.open) dialog.close();
   }, [conflict, confirmOverwrite]);
 
-  function onFile(picked: File | undefined) {
-    if (inputRef.current) inputRef.current.value = "";
-    if (!picked) return;
+  function onFile(picked: File) {
     setFile(picked);
     setConflict(null);
     mutation.mutate({ zip: picked, mode: "same_id" });
@@ -66,18 +64,9 @@ export function ConversationImport() {
 
   return (
     <div className="flex flex-col items-end gap-2">
-      <label className={`${buttonSecondary} cursor-pointer has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-indigo-500`}>
-        <input
-          ref={inputRef}
-          type="file"
-          accept=".zip,application/zip"
-          className="sr-only"
-          onChange={(e) => onFile(e.target.files?.[0])}
-          disabled={mutation.isPending}
-          data-testid="conversation-import-input"
-        />
+      <FilePickButton accept=".zip,application/zip" onFile={onFile} disabled={mutation.isPending} testId="conversation-import-input">
         {mutation.isPending ? t("import.importing") : t("import.open")}
-      </label>
+      </FilePickButton>
       {done ? (
         <Banner tone="success" testId="conversation-import-done">
           {t("import.done", { titles: done.map((c) => `${c.title} (${c.id})`).join(", ") })}

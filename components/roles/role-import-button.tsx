@@ -2,19 +2,18 @@
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
-import { useRef, useState } from "react";
+import { useState } from "react";
 import type { ImportRoleBody } from "@/lib/roles/schema";
 import { ApiError, importRole, roleKeys } from "@/lib/client";
 import { useT } from "@/lib/i18n";
 import { Banner } from "@/components/ui/banner";
-import { buttonSecondary } from "@/components/ui/styles";
+import { FilePickButton } from "@/components/ui/file-pick-button";
 
 /** Reads a `.md` file in the browser and imports it byte for byte; a 409 offers to overwrite. */
 export function RoleImportButton() {
   const t = useT();
   const router = useRouter();
   const queryClient = useQueryClient();
-  const inputRef = useRef<HTMLInputElement>(null);
   const [pending, setPending] = useState<ImportRoleBody | null>(null);
   const [conflictId, setConflictId] = useState<string | null>(null);
 
@@ -39,11 +38,9 @@ export function RoleImportButton() {
     },
   });
 
-  async function onFile(file: File | undefined) {
-    if (!file) return;
+  async function onFile(file: File) {
     setConflictId(null);
     const content = await file.text();
-    if (inputRef.current) inputRef.current.value = "";
     mutation.mutate({ content, file_name: file.name });
   }
 
@@ -51,18 +48,9 @@ export function RoleImportButton() {
 
   return (
     <div className="flex flex-col items-end gap-2">
-      <label className={`${buttonSecondary} cursor-pointer has-[:focus-visible]:outline-2 has-[:focus-visible]:outline-indigo-500`}>
-        <input
-          ref={inputRef}
-          type="file"
-          accept=".md,.markdown,text/markdown,text/plain"
-          className="sr-only"
-          onChange={(e) => void onFile(e.target.files?.[0])}
-          disabled={mutation.isPending}
-          data-testid="role-import-input"
-        />
+      <FilePickButton accept=".md,.markdown,text/markdown,text/plain" onFile={(file) => void onFile(file)} disabled={mutation.isPending} testId="role-import-input">
         {mutation.isPending ? t("roles.importing") : t("roles.import")}
-      </label>
+      </FilePickButton>
       {conflictId && pending ? (
         <Banner tone="warning" testId="role-import-conflict">
           <span>{t("roles.import.conflict", { id: conflictId })}</span>{" "}
