@@ -3,10 +3,14 @@
  * is larger than its share of the scene budget: its long texts are cut — short ones kept whole,
  * long ones sharing the rest — with a note saying so, rather than the item vanishing. JSON — tool-call arguments, and a
  * tool result that is JSON — is shrunk by its structure (lib/tools/shape) so it stays valid: a
- * model reading JSON cut in the middle takes it for broken or empty. Pure: works on copies.
+ * model reading JSON cut in the middle takes it for broken or empty. A workspace tool's result
+ * is shrunk the way the tool shapes it (lib/workspace/results): whole entries or matches with
+ * their counts brought up to date, a file cut at a line boundary. Pure: works on copies.
  */
 import type { ChatMessage } from "@/lib/models/types";
 import { MIN_SHAPE_CHARS, parseJsonValue, shapeJson, type JsonValue } from "@/lib/tools/shape";
+// The pure part of the workspace (no I/O): how its tools shape their results.
+import { reshapeToolResult } from "@/lib/workspace/results";
 import { cloneChat } from "./chat";
 import { countTokens, messageTokens, truncateToTokens } from "./tokens";
 
@@ -43,6 +47,9 @@ export function cutItem(sent: readonly ChatMessage[], sentTokens: readonly numbe
   const copies = sent.map(cloneChat);
   const truncated = copies.map(() => false);
   const parts: Part[] = [];
+  // Which tool each result answers (the item holds the call and its results).
+  const toolOf = new Map<string, string>();
+  for (const m of copies) for (const call of m.tool_calls ?? []) toolOf.set(call.id, call.function.name);
   copies.forEach((m, k) => {
     if (m.content) {
       const text = m.content;
@@ -52,7 +59,9 @@ export function cutItem(sent: readonly ChatMessage[], sentTokens: readonly numbe
         tokens,
         apply: (allowed) => {
           const json = m.role === "tool" ? parseJsonValue(text) : undefined;
-          const cut = json && "value" in json ? shrinkJson(json.value, text, tokens, allowed) : truncateToTokens(text, allowed, cutNote);
+          const tool = m.role === "tool" && m.tool_call_id ? toolOf.get(m.tool_call_id) : undefined;
+          const shape = tool ? (value: JsonValue, chars: number) => reshapeToolResult(tool, value, chars) ?? shapeJson(value, chars) : shapeJson;
+          const cut = json && "value" in json ? shrinkJson(json.value, text, tokens, allowed, shape) : truncateToTokens(text, allowed, cutNote);
           if (cut === null || cut === text) return false;
           m.content = cut;
           return true;
@@ -108,13 +117,13 @@ const SHRINK_ATTEMPTS = 4;
  * structure: the character budget is guessed from the text's characters per token, then lowered
  * by what the count overshot. Null when it already fits.
  */
-function shrinkJson(value: JsonValue, text: string, tokens: number, allowed: number): string | null {
+function shrinkJson(value: JsonValue, text: string, tokens: number, allowed: number, shape: (value: JsonValue, maxChars: number) => string = shapeJson): string | null {
   if (tokens <= allowed) return null;
   let chars = Math.floor((text.length * allowed) / tokens);
   let out = "";
   for (let attempt = 0; attempt < SHRINK_ATTEMPTS; attempt++) {
     const budget = Math.max(MIN_SHAPE_CHARS, Math.min(chars, text.length - 1));
-    out = shapeJson(value, budget);
+    out = shape(value, budget);
     const used = countTokens(out);
     if (used <= allowed || budget === MIN_SHAPE_CHARS) break;
     chars = Math.floor((budget * allowed) / used) - 1;

@@ -97,6 +97,11 @@ export function countLines(text: string): number {
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
+/** How a note begins when the count after it is only a lower bound (the walk or search stopped early). */
+const LOWER_BOUND = "at least ";
+/** The note of a search that stopped early with nothing left out of what it found. */
+const SEARCH_STOPPED_NOTE = "the search stopped before the end (too many files); more may match; narrow it with path or glob";
+
 /** What a listing found: every entry kept (in order) and how many it saw in all. */
 export interface ListFound {
   path: string;
@@ -113,7 +118,7 @@ export function shapeListResult(found: ListFound, maxChars: number): ListResult 
   return keepWholeItems(found.entries, maxChars, (entries, omitted): ListResult => {
     const left = omitted + extra;
     if (left === 0 && found.complete) return { path: found.path, entries, truncated: false };
-    const note = `${found.complete ? "" : "at least "}${plural(left, "more file", "more files")} not shown; list a subfolder`;
+    const note = `${found.complete ? "" : LOWER_BOUND}${plural(left, "more file", "more files")} not shown; list a subfolder`;
     return { path: found.path, entries, truncated: true, ...(left > 0 ? { omitted: left } : {}), note };
   }).value;
 }
@@ -135,10 +140,10 @@ export function shapeSearchResult(found: SearchFound, maxChars: number): SearchR
     const left = omitted + extra;
     const base = { matches, truncated: left > 0 || !found.complete, filesScanned: found.filesScanned };
     if (left > 0) {
-      const note = `${found.complete ? "" : "at least "}${plural(left, "more match", "more matches")} not shown; narrow the query (a more specific word, or path/glob)`;
+      const note = `${found.complete ? "" : LOWER_BOUND}${plural(left, "more match", "more matches")} not shown; narrow the query (a more specific word, or path/glob)`;
       return { ...base, omitted: left, note };
     }
-    if (!found.complete) return { ...base, note: "the search stopped before the end (too many files); more may match; narrow it with path or glob" };
+    if (!found.complete) return { ...base, note: SEARCH_STOPPED_NOTE };
     return base;
   }).value;
 }
@@ -203,4 +208,39 @@ export function shapeReadResult(found: ReadFound, maxChars: number): ReadResult 
   const partialRoom = maxChars - JSON.stringify(result("", text.length, true)).length;
   const cut = jsonPrefixLength(text, Math.max(0, partialRoom));
   return result(text.slice(0, cut), cut > 0 ? 1 : 0, true);
+}
+
+/**
+ * A result of `tool` that was already sent, made to fit `maxChars` characters again the way the
+ * tool shapes it (whole entries or matches with the counts brought up to date, a file cut at a
+ * line boundary), for the context window when it must shrink an older result. Null when `value`
+ * is not such a result or even its emptiest form does not fit: the caller then shrinks it as
+ * plain JSON.
+ */
+export function reshapeToolResult(tool: string, value: unknown, maxChars: number): string | null {
+  const fitting = (result: unknown) => {
+    const text = JSON.stringify(result);
+    return text.length <= maxChars ? text : null;
+  };
+  if (tool === "list_files") {
+    const parsed = ListResultSchema.safeParse(value);
+    if (!parsed.success) return null;
+    const r = parsed.data;
+    const complete = !r.note?.startsWith(LOWER_BOUND);
+    return fitting(shapeListResult({ path: r.path, entries: r.entries, seen: r.entries.length + (r.omitted ?? 0), complete }, maxChars));
+  }
+  if (tool === "search_files") {
+    const parsed = SearchResultSchema.safeParse(value);
+    if (!parsed.success) return null;
+    const r = parsed.data;
+    const complete = !(r.note?.startsWith(LOWER_BOUND) || r.note === SEARCH_STOPPED_NOTE);
+    return fitting(shapeSearchResult({ matches: r.matches, found: r.matches.length + (r.omitted ?? 0), filesScanned: r.filesScanned, complete }, maxChars));
+  }
+  if (tool === "read_file") {
+    const parsed = ReadResultSchema.safeParse(value);
+    if (!parsed.success) return null;
+    const r = parsed.data;
+    return fitting(shapeReadResult({ path: r.path, text: r.content, size: r.size, complete: !r.truncated, totalLines: r.totalLines }, maxChars));
+  }
+  return null;
 }
