@@ -17,6 +17,7 @@ const ROLES: Record<string, string> = {
   "writer-role": "tools: Read, Write\npermissions: [read]",
   "bash-role": "tools:\n  - Bash\n  - Edit",
   "plain-role": "permissions: [read]",
+  "narrow-role": "tools: read_file",
 };
 
 let fake: FakeOpenAI;
@@ -38,8 +39,11 @@ function handler(body: FakeRequestBody): Script {
     return created ? fakeText("waiting") : fakeToolCalls(Object.keys(ROLES).map((role_id) => ({ name: "create_sub_agent", arguments: { role_id, task: "Write a file." } })));
   }
   const role = roleOf(body) ?? "unknown";
-  // Every agent tries to write, whatever it was offered; then it reports.
-  if (!messages.some((m) => m.role === "tool")) return fakeToolCalls([{ name: "write_file", arguments: { path: `${role}.txt`, content: role } }]);
+  // Every agent tries to write, whatever it was offered (the narrow one to list, which its read
+  // scope would allow but its tools: do not); then it reports.
+  if (!messages.some((m) => m.role === "tool")) {
+    return fakeToolCalls([role === "narrow-role" ? { name: "list_files", arguments: {} } : { name: "write_file", arguments: { path: `${role}.txt`, content: role } }]);
+  }
   return fakeToolCalls([{ name: "report_to_leader", arguments: { summary: "done" } }]);
 }
 
@@ -65,7 +69,7 @@ describe("a role's tools:", () => {
     expect((await server.api("POST", `/api/conversations/${id}/messages`, { content: "Go" })).status).toBe(202);
     await until("every agent reported", async () => {
       const list = (await server.api("GET", `/api/conversations/${id}/agents`)).json.agents as Array<{ metadata: { status: string } }>;
-      return list.length === 4 && list.every((a) => a.metadata.status !== "running") ? true : null;
+      return list.length === Object.keys(ROLES).length && list.every((a) => a.metadata.status !== "running") ? true : null;
     });
     const offered: Record<string, string[]> = {};
     for (const r of fake.requests) {
@@ -99,9 +103,15 @@ describe("a role's tools:", () => {
     expect(readFileSync(path.join(project, "bash-role.txt"), "utf8")).toBe("bash-role");
     expect(existsSync(path.join(project, "reader-role.txt"))).toBe(false);
     expect(existsSync(path.join(project, "plain-role.txt"))).toBe(false);
-    const toolResults = fake.requests
-      .filter((r) => r.body && roleOf(r.body) === "reader-role")
-      .flatMap((r) => ((r.body!.messages ?? []) as Msg[]).filter((m) => m.role === "tool").map((m) => String(m.content)));
-    expect(toolResults.join("\n")).toMatch(/tools do not include write_file/);
+    const toolResults = (role: string) =>
+      fake.requests
+        .filter((r) => r.body && roleOf(r.body) === role)
+        .flatMap((r) => ((r.body!.messages ?? []) as Msg[]).filter((m) => m.role === "tool").map((m) => String(m.content)))
+        .join("\n");
+    // The reader's token carries no write scope (its tools: grant none), so the token refuses.
+    expect(toolResults("reader-role")).toMatch(/permission denied: write_file needs project:write/);
+    // The narrow role may read (its token allows listing) but was offered read_file alone.
+    expect(offered["narrow-role"]!.filter((n) => reads.includes(n) || n === "write_file")).toEqual(["read_file"]);
+    expect(toolResults("narrow-role")).toMatch(/permission denied: your role's tools do not include list_files/);
   });
 });

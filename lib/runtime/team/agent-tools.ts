@@ -35,12 +35,6 @@ export async function dispatchAgentTool(s: TeamState, agentId: number, call: Too
   if (!parsed.ok) return errorResult(parsed.error);
   const args = parsed.args as Record<string, unknown>;
   const meta = await s.readAgent(agentId);
-  // A role's `tools:` decide its file tools: one it was not offered is refused even if the model names it.
-  if (meta.file_tools && (FILE_TOOLS as readonly string[]).includes(name) && !meta.file_tools.includes(name)) {
-    const reason = `permission denied: your role's tools do not include ${name}`;
-    await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { tool: name, code: "role_tools", reason, scope: null }, action: name, resource: `agent:${agentId}`, status: "refused" });
-    return errorResult(reason);
-  }
   // No tool runs while the project folder is refused or metadata.json names another folder.
   const project = await s.projectGate();
   if (!project.ok) return s.projectRefused(project, agentParty(agentId), name);
@@ -52,6 +46,13 @@ export async function dispatchAgentTool(s: TeamState, agentId: number, call: Too
     const refusal = check.ok ? { code: "no_token", reason: "permission denied: this agent holds no access token" } : check;
     await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { tool: name, code: refusal.code, reason: refusal.reason, scope: check.ok ? null : (check.scope ?? null) }, action: name, resource: `agent:${agentId}`, status: "refused" });
     return errorResult(refusal.reason);
+  }
+  // A role's `tools:` decide its file tools, finer than the token's scopes (`tools: Read` grants
+  // read_file, not list_files): one it was not offered is refused even if the model names it.
+  if (meta.file_tools && (FILE_TOOLS as readonly string[]).includes(name) && !meta.file_tools.includes(name)) {
+    const reason = `permission denied: your role's tools do not include ${name}`;
+    await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { tool: name, code: "role_tools", reason, scope: null }, action: name, resource: `agent:${agentId}`, status: "refused" });
+    return errorResult(reason);
   }
   const root = token.project_path;
   if (shared) {
