@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Message } from "@/lib/store/schemas";
 import { localTimestamp } from "@/lib/store/time";
 import { changedFrom } from "./batch";
-import { indexedMessages, messageTime } from "./rows";
+import { indexedMessages, MAX_INDEXED_CHARS, messageTime } from "./rows";
 import { SearchQuerySchema } from "./schema";
 import { filterTagGroups, tagsOf } from "./tags";
 
@@ -22,6 +22,16 @@ describe("indexedMessages", () => {
     expect(rows[1]!.text).toBe("researcher\nsurvey the archive\n3");
     expect(rows[2]!.text).toBe("broken args\n{not json");
     expect(indexedMessages(messages, 4, "x").map((r) => r.idx)).toEqual([5]);
+  });
+
+  it("indexes a message's beginning only, however long it is, never splitting a surrogate pair", () => {
+    const huge: Message = { role: "assistant", content: null, message_id: "w", tool_calls: [{ id: "c", type: "function", function: { name: "write_file", arguments: JSON.stringify({ path: "big.txt", content: "a. ".repeat(400_000) }) } }] };
+    const [row] = indexedMessages([huge], 0, "x");
+    expect(row!.text.length).toBe(MAX_INDEXED_CHARS);
+    expect(row!.text.startsWith("big.txt\na. a. ")).toBe(true);
+    const emoji = "x".repeat(MAX_INDEXED_CHARS - 1) + "😀".repeat(10);
+    const [cut] = indexedMessages([{ role: "user", content: emoji, message_id: "e" }], 0, "x");
+    expect(cut!.text).toBe("x".repeat(MAX_INDEXED_CHARS - 1));
   });
 });
 

@@ -12,8 +12,22 @@ export interface IndexedMessage {
   messageId: string | null;
   role: Message["role"];
   createdAt: string;
-  /** What is searched and shown: the content, then the text values of its tool calls' arguments. */
+  /** What is searched and shown: the content, then the text values of its tool calls' arguments (their first {@link MAX_INDEXED_CHARS} characters). */
   text: string;
+}
+
+/**
+ * Characters of one message that are indexed and searched: its beginning. FTS5 indexes a row's
+ * text in one synchronous call, and a message may hold a megabyte (a file a model wrote, a pasted
+ * log); this much indexes in about a millisecond, so indexing never holds the event loop long.
+ */
+export const MAX_INDEXED_CHARS = 32_768;
+
+/** `text` cut to {@link MAX_INDEXED_CHARS}, never between the halves of a surrogate pair. */
+function indexedPart(text: string): string {
+  if (text.length <= MAX_INDEXED_CHARS) return text;
+  const end = /[\uD800-\uDBFF]/.test(text[MAX_INDEXED_CHARS - 1]!) ? MAX_INDEXED_CHARS - 1 : MAX_INDEXED_CHARS;
+  return text.slice(0, end);
 }
 
 /** Ids made by the engine (`msg_assistant_<time base 36><random>`) carry the time they were made. */
@@ -68,7 +82,7 @@ export function indexedMessages(messages: readonly Message[], from: number, fall
     for (const call of m.tool_calls ?? []) parts.push(argumentText(call.function.arguments));
     const text = parts.filter((p) => p.trim() !== "").join("\n");
     if (!text) continue;
-    out.push({ idx, messageId: m.message_id ?? null, role: m.role, createdAt: messageTime(m, fallbackTime), text });
+    out.push({ idx, messageId: m.message_id ?? null, role: m.role, createdAt: messageTime(m, fallbackTime), text: indexedPart(text) });
   }
   return out;
 }
