@@ -9,7 +9,29 @@ import type { ConversationStore } from "@/lib/store";
 import type { AgentMetadata, ConversationMetadata, Message } from "@/lib/store/schemas";
 import { LEADER_DISPLAY_NAME } from "@/lib/runtime/team/types";
 import type { ConvRow, SearchDb, SourceRow } from "./db";
-import { indexedMessages } from "./rows";
+import { indexedMessages, type IndexedMessage } from "./rows";
+
+/** Characters of message text indexed in one transaction (a few tens of milliseconds of FTS5 work). */
+export const TEXT_PER_TRANSACTION = 32_768;
+
+/**
+ * `messages` in runs of at most `budget` characters of text (a message longer than that is a run
+ * of its own); always at least one run, empty for no messages, so the caller's first and last
+ * parts exist.
+ */
+export function textParts(messages: readonly IndexedMessage[], budget: number): IndexedMessage[][] {
+  const parts: IndexedMessage[][] = [[]];
+  let size = 0;
+  for (const m of messages) {
+    if (size > 0 && size + m.text.length > budget) {
+      parts.push([]);
+      size = 0;
+    }
+    parts.at(-1)!.push(m);
+    size += m.text.length;
+  }
+  return parts;
+}
 
 /** What the indexer reads of the store. */
 export type SearchSource = Pick<ConversationStore, "get" | "list" | "readLeaderMessages" | "readAgentMessages" | "readAgentMetadata" | "listAgents">;
@@ -201,11 +223,20 @@ export async function writeBatch(db: SearchDb, source: SearchSource, q: Queue): 
         const c = convs.get(convId) ?? db.conversation(convId);
         if (c && !files.has(k) && !q.removed.has(convId)) db.putAuthor(c, { conv_id: convId, agent_id: agentId, ...author });
       }
-      for (const r of rows) {
-        if (q.removed.has(r.conv.conv_id)) continue;
-        const conversation = convs.get(r.conv.conv_id) ?? r.conv;
-        db.putMessages(conversation, r.source, r.from, indexedMessages(r.file.messages, r.from, r.file.created_at));
+    });
+    // The messages go in transactions of at most TEXT_PER_TRANSACTION characters, with a turn of
+    // the event loop between them: FTS5 indexes synchronously, about a millisecond per thousand
+    // characters, and one batch can hold many long messages.
+    for (const r of rows) {
+      if (q.removed.has(r.conv.conv_id)) continue;
+      const conversation = convs.get(r.conv.conv_id) ?? r.conv;
+      const parts = textParts(indexedMessages(r.file.messages, r.from, r.file.created_at), TEXT_PER_TRANSACTION);
+      for (const [i, part] of parts.entries()) {
+        db.transaction(() => db.putMessages(conversation, r.source, r.from, part, { first: i === 0, last: i === parts.length - 1 }));
+        await new Promise((resolve) => setImmediate(resolve));
       }
+    }
+    if (q.removed.size) db.transaction(() => {
       for (const id of q.removed) db.removeConversation(id);
     });
   return { behind: behindCount };

@@ -211,17 +211,22 @@ export class SearchDb {
    * Replaces a source's messages from position `from` on with `rows` and records its watermark.
    * `source` carries the author and the watermark of the file the rows came from.
    */
-  putMessages(conv: ConvRow, source: SourceRow, from: number, rows: readonly IndexedMessage[]): void {
-    const before = this.source(source.conv_id, source.agent_id);
-    if (before && (before.role_id !== source.role_id || before.model_key !== source.model_key)) from = 0;
-    for (const { id } of this.#st.idsFrom.all(source.conv_id, source.agent_id, from) as Array<{ id: number }>) this.#st.deleteFts.run(id);
-    this.#st.deleteFrom.run(source.conv_id, source.agent_id, from);
+  putMessages(conv: ConvRow, source: SourceRow, from: number, rows: readonly IndexedMessage[], part: { first: boolean; last: boolean } = { first: true, last: true }): void {
+    // A file's messages may come in several parts (each its own transaction): the first clears
+    // what changed, the last moves the watermark, so a stop between parts leaves the file behind
+    // its watermark and the next start indexes it again.
+    if (part.first) {
+      const before = this.source(source.conv_id, source.agent_id);
+      if (before && (before.role_id !== source.role_id || before.model_key !== source.model_key)) from = 0;
+      for (const { id } of this.#st.idsFrom.all(source.conv_id, source.agent_id, from) as Array<{ id: number }>) this.#st.deleteFts.run(id);
+      this.#st.deleteFrom.run(source.conv_id, source.agent_id, from);
+    }
     for (const m of rows) {
       if (m.idx < from) continue;
       const id = this.#st.insertMsg.run(source.conv_id, source.agent_id, m.idx, m.messageId, m.role, m.createdAt, m.text).lastInsertRowid;
       this.#st.insertFts.run(id, segmentCjk(m.text), this.#tags(conv, source, m.role, m.createdAt));
     }
-    this.#st.putSource.run(source);
+    if (part.last) this.#st.putSource.run(source);
   }
 
   /** Forgets a conversation. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Message } from "@/lib/store/schemas";
 import { localTimestamp } from "@/lib/store/time";
-import { changedFrom } from "./batch";
+import { changedFrom, textParts } from "./batch";
 import { indexedMessages, MAX_INDEXED_CHARS, messageTime } from "./rows";
 import { SearchQuerySchema } from "./schema";
 import { filterTagGroups, tagsOf } from "./tags";
@@ -80,5 +80,21 @@ describe("SearchQuerySchema", () => {
     expect(filterTagGroups({ from: "2026-01-31", to: "2026-03-01" })).toEqual([["d202601", "d202602", "d202603"]]);
     expect(filterTagGroups({ agent: "leader" })).toEqual([["a0"]]);
     expect(tags.every((t) => /^[a-z0-9]+$/.test(t))).toBe(true);
+  });
+});
+
+describe("textParts", () => {
+  const m = (idx: number, chars: number) => ({ idx, messageId: `m${idx}`, role: "user" as const, createdAt: "2026-01-01T00:00:00", text: "x".repeat(chars) });
+
+  it("cuts a file's messages into runs of at most the budget, in order, a long message alone", () => {
+    const messages = [m(0, 10), m(1, 20), m(2, 5), m(3, 100), m(4, 1), m(5, 30)];
+    const parts = textParts(messages, 40);
+    expect(parts.map((p) => p.map((x) => x.idx))).toEqual([[0, 1, 2], [3], [4, 5]]);
+    expect(parts.flat()).toEqual(messages);
+    for (const part of parts) expect(part.length === 1 || part.reduce((n, x) => n + x.text.length, 0) <= 40).toBe(true);
+  });
+
+  it("always gives one part, empty when there is nothing to write (the watermark still moves)", () => {
+    expect(textParts([], 40)).toEqual([[]]);
   });
 });
