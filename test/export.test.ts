@@ -249,7 +249,12 @@ describe("refused requests", () => {
   const escapeTarget = () => path.join(path.dirname(server.home), "escaped-by-zip.txt");
 
   it("refuses hostile zips with a clear error and writes nothing", async () => {
-    const conversations = () => readdirSync(path.join(server.home, "conversations")).sort();
+    // What an import would leave behind; index.json's own atomic rewrite (a temp file beside it,
+    // from the earlier tests' background index writes) may come and go meanwhile.
+    const conversations = () =>
+      readdirSync(path.join(server.home, "conversations"))
+        .filter((name) => !/^index\.json\.\d+\.[0-9a-f]+\.tmp$/.test(name))
+        .sort();
     const before = conversations();
     const manifest = { name: "astrion-export.json", data: JSON.stringify({ format: "astrion-conversations", format_version: 1, app_version: "0", created_at: new Date().toISOString(), conversation_ids: ["conv_20260101_000000_001"] }) };
     const cases: Array<[Uint8Array, number, RegExp]> = [
