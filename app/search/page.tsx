@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { SearchView } from "@/components/search/search-view";
+import { PageHeader } from "@/components/layout/page-header";
 import { getT } from "@/lib/i18n/server";
 
 export async function generateMetadata(): Promise<Metadata> {
@@ -18,12 +19,7 @@ export default async function SearchPage({ searchParams }: { searchParams: Promi
   };
   return (
     <div className="space-y-5">
-      <div>
-        <h1 className="text-2xl font-semibold tracking-tight" data-testid="page-title">
-          {t("search.title")}
-        </h1>
-        <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">{t("search.subtitle")}</p>
-      </div>
+      <PageHeader title={t("search.title")} subtitle={t("search.subtitle")} />
       <SearchView
         initial={{
           q: first("q"),
