@@ -1,0 +1,232 @@
+/**
+ * A conversation's sub-agents: `agents/<agent_id>/metadata.json` and `messages.json`. Part of the
+ * conversation store (lib/store/conversation-store.ts is its public face): from memory and through
+ * the step log when the conversation is open, from and to the files otherwise.
+ */
+import "server-only";
+import { randomBytes } from "node:crypto";
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import type { StoreProblem } from "@/lib/api/contract";
+import { AstrionError, CorruptFileError, NotFoundError, ValidationError } from "@/lib/errors";
+import { fsyncDir } from "./atomic";
+import { getConversation, updateConversation } from "./conversation-files";
+import { readJsonFile, updateJsonFile, writeJsonAtomic } from "./files";
+import { messagesDelta } from "./live-conversation";
+import { agentDir, agentMessagesFile, agentMetadataFile, agentsDir, conversationMetadataFile, parseAgentId } from "./paths";
+import { AgentMessagesFileSchema, AgentMetadataSchema, type AgentMessagesFile, type AgentMetadata } from "./schemas";
+import { errnoCode, type Mutator, type StoreCore } from "./store-core";
+import { mapLimit, SCAN_CONCURRENCY } from "./store-scan";
+import { localTimestamp } from "./time";
+
+/** Input of `ConversationStore.createAgent`. */
+export interface CreateAgentInput {
+  role_id: string;
+  /** The role's display name; the agent is shown as `<role_name>_<agent_id>` (seed: `UI Operator_1`). */
+  role_name: string;
+  /** Default: the conversation's model key. */
+  model_key?: string;
+  /** Default: `fast` when the conversation runs fast, else `thinking`. */
+  thinking_mode?: string;
+  task_summary?: string;
+}
+
+/** What `ConversationStore.listAgents` returns: the readable agents and what was not. */
+export interface AgentList {
+  agents: AgentMetadata[];
+  problems: StoreProblem[];
+}
+
+function agentNotFound(convId: string, agentId: unknown): NotFoundError {
+  return new NotFoundError(`Agent ${String(agentId)} of conversation ${convId} does not exist`, { id: convId, agent_id: agentId });
+}
+
+/** Runs `fn`; a missing file becomes "no such agent". */
+async function ofAgent<T>(convId: string, agentId: unknown, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof NotFoundError) throw agentNotFound(convId, agentId);
+    throw error;
+  }
+}
+
+/**
+ * Creates a sub-agent in a conversation: takes the next global agent id from state.json's
+ * `agent_id_counter`, writes `agents/<agent_id>/metadata.json` and `messages.json`, and adds
+ * the id to the conversation's `agent_ids` / `agent_count` (and the index's `agent_count`).
+ */
+export async function createAgent(core: StoreCore, convId: string, input: CreateAgentInput): Promise<AgentMetadata> {
+  const roleId = typeof input.role_id === "string" ? input.role_id.trim() : "";
+  const roleName = typeof input.role_name === "string" ? input.role_name.trim() : "";
+  if (!roleId) throw new ValidationError("Invalid role", [{ path: "role_id", message: "a role id is required" }]);
+  if (!roleName) throw new ValidationError("Invalid role", [{ path: "role_name", message: "a role name is required" }]);
+  const conv = await getConversation(core, convId);
+
+  const parent = agentsDir(core.root, convId);
+  try {
+    await fs.mkdir(parent);
+  } catch (error) {
+    const code = errnoCode(error);
+    if (code === "ENOENT") throw new NotFoundError(`Conversation ${convId} does not exist`, { id: convId });
+    if (code !== "EEXIST") throw error;
+  }
+
+  let agentId = 0;
+  for (;;) {
+    const state = await core.updateState((s) => ({ ...s, agent_id_counter: (s.agent_id_counter ?? 0) + 1, updated_at: localTimestamp() }));
+    agentId = state.agent_id_counter ?? 1;
+    try {
+      await fs.mkdir(agentDir(core.root, convId, agentId));
+      break;
+    } catch (error) {
+      // Taken already (the counter was behind, e.g. state.json restored from a backup): next one.
+      if (errnoCode(error) !== "EEXIST") throw error;
+    }
+  }
+
+  const now = localTimestamp();
+  const displayName = `${roleName}_${agentId}`;
+  const meta: AgentMetadata = {
+    agent_id: agentId,
+    role_id: roleId,
+    display_name: displayName,
+    status: "running",
+    created_at: now,
+    updated_at: now,
+    task_summary: input.task_summary ?? "",
+    model_key: input.model_key ?? conv.model_key,
+    thinking_mode: input.thinking_mode ?? (conv.run_mode === "fast" ? "fast" : "thinking"),
+    pending_messages: [],
+    pending_tool_calls: [],
+  };
+  const messages: AgentMessagesFile = { agent_id: agentId, role_id: roleId, display_name: displayName, created_at: now, updated_at: now, messages: [] };
+  await core.changing(convId, async () => {
+    // Both files appear at once: they are written into a folder of their own, which is then
+    // renamed over the (empty) folder that claimed the id. A crash leaves an empty folder or
+    // a whole agent, never an agent with one file.
+    const final = agentDir(core.root, convId, agentId);
+    const staging = path.join(agentsDir(core.root, convId), `.creating-${agentId}-${randomBytes(4).toString("hex")}`);
+    await fs.mkdir(staging);
+    try {
+      await writeJsonAtomic(path.join(staging, "metadata.json"), meta, AgentMetadataSchema);
+      await writeJsonAtomic(path.join(staging, "messages.json"), messages, AgentMessagesFileSchema);
+      await fs.rename(staging, final);
+    } catch (error) {
+      await fs.rm(staging, { recursive: true, force: true }).catch(() => undefined);
+      throw error;
+    }
+    await fsyncDir(agentsDir(core.root, convId));
+  });
+  core.live.get(convId)?.addAgent(meta, messages);
+  core.notify({ type: "agent", convId, meta });
+  await updateConversation(core, convId, (m) => {
+    const ids = [...new Set([...m.agent_ids, agentId])].sort((a, b) => a - b);
+    return { ...m, agent_ids: ids, agent_count: ids.length };
+  });
+  return meta;
+}
+
+/** A sub-agent's metadata.json. */
+export async function readAgentMetadata(core: StoreCore, convId: string, agentId: number | string): Promise<AgentMetadata> {
+  const live = core.live.get(convId);
+  if (live) return live.agentMetadata(parseAgentId(agentId));
+  return ofAgent(convId, agentId, () => {
+    const file = agentMetadataFile(core.root, convId, agentId);
+    return core.tracked(file, () => readJsonFile(file, AgentMetadataSchema));
+  });
+}
+
+/** Read-modify-write of a sub-agent's metadata.json (`agent_id` fixed, `updated_at` set to now). */
+export async function updateAgentMetadata(core: StoreCore, convId: string, agentId: number | string, fn: Mutator<AgentMetadata>): Promise<AgentMetadata> {
+  const n = parseAgentId(agentId);
+  const live = core.live.get(convId);
+  if (live) return core.changing(convId, () => live.updateAgentMetadata(n, fn));
+  return ofAgent(convId, agentId, async () => {
+    const file = agentMetadataFile(core.root, convId, n);
+    const next = await core.changing(convId, () =>
+      core.tracked(file, () => updateJsonFile(file, AgentMetadataSchema, async (current) => ({ ...(await fn(current)), agent_id: n, updated_at: localTimestamp() }))),
+    );
+    core.notify({ type: "agent", convId, meta: next });
+    return next;
+  });
+}
+
+/** A sub-agent's full conversation (messages.json). */
+export async function readAgentMessages(core: StoreCore, convId: string, agentId: number | string): Promise<AgentMessagesFile> {
+  const live = core.live.get(convId);
+  if (live) return live.agentMessages(parseAgentId(agentId));
+  return ofAgent(convId, agentId, () => {
+    const file = agentMessagesFile(core.root, convId, agentId);
+    return core.tracked(file, () => readJsonFile(file, AgentMessagesFileSchema));
+  });
+}
+
+/** Read-modify-write of a sub-agent's messages.json (`agent_id` fixed, `updated_at` set to now). */
+export async function updateAgentMessages(core: StoreCore, convId: string, agentId: number | string, fn: Mutator<AgentMessagesFile>): Promise<AgentMessagesFile> {
+  const n = parseAgentId(agentId);
+  const live = core.live.get(convId);
+  if (live) return core.changing(convId, () => live.updateAgentMessages(n, fn));
+  return ofAgent(convId, agentId, async () => {
+    const file = agentMessagesFile(core.root, convId, n);
+    let at = 0;
+    const next = await core.changing(convId, () =>
+      core.tracked(file, () =>
+        updateJsonFile(file, AgentMessagesFileSchema, async (current) => {
+          const changed = await fn(current);
+          at = messagesDelta(current.messages, changed.messages).at;
+          return { ...changed, agent_id: n, updated_at: localTimestamp() };
+        }),
+      ),
+    );
+    core.notify({ type: "messages", convId, agentId: n, at });
+    return next;
+  });
+}
+
+/**
+ * Every sub-agent of a conversation, by agent id. An agent whose metadata.json cannot be read,
+ * or that the conversation lists but has no folder, is reported in `problems`, not thrown.
+ */
+export async function listAgents(core: StoreCore, convId: string): Promise<AgentList> {
+  const live = core.live.get(convId);
+  if (live) {
+    const prefix = `conversations/${convId}/agents/`;
+    return { agents: live.agents(), problems: core.problems().filter((p) => p.file.startsWith(prefix)) };
+  }
+  const conv = await getConversation(core, convId).catch((error: unknown) => {
+    if (error instanceof CorruptFileError) return null; // the agents can still be listed
+    throw error;
+  });
+  const problems: StoreProblem[] = [];
+  let names: string[] = [];
+  try {
+    names = await fs.readdir(agentsDir(core.root, convId));
+  } catch (error) {
+    if (errnoCode(error) !== "ENOENT") throw error;
+  }
+  const ids = names.filter((n) => /^[1-9]\d{0,15}$/.test(n)).map(Number);
+  const read = await mapLimit(ids, SCAN_CONCURRENCY, async (agentId) => {
+    const file = agentMetadataFile(core.root, convId, agentId);
+    try {
+      const meta = await core.tracked(file, () => readJsonFile(file, AgentMetadataSchema));
+      if (meta.agent_id !== agentId) {
+        problems.push({ file: core.rel(file), message: `its agent_id ${meta.agent_id} does not match its folder name` });
+        return null;
+      }
+      return meta;
+    } catch (error) {
+      if (!(error instanceof AstrionError)) throw error;
+      problems.push(core.problemOf(file, error));
+      return null;
+    }
+  });
+  for (const listed of conv?.agent_ids ?? []) {
+    if (!ids.includes(listed)) {
+      problems.push({ file: core.rel(conversationMetadataFile(core.root, convId)), message: `lists agent ${listed}, whose folder agents/${listed} is missing` });
+    }
+  }
+  const agents = read.filter((m): m is AgentMetadata => m !== null).sort((a, b) => a.agent_id - b.agent_id);
+  problems.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  return { agents, problems };
+}
