@@ -1,17 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
-import {
-  MAX_ANSWER_CHARS,
-  StreamAccumulator,
-  buildRequestBody,
-  displayUrl,
-  plainFetch,
-  redactSecrets,
-  retryAfterMs,
-  retryDelayMs,
-  thinkingParams,
-  toOpenAIMessages,
-} from "./client";
+import { displayUrl, plainFetch, redactSecrets, retryAfterMs, retryDelayMs } from "./client";
+import { buildRequestBody, thinkingParams, toOpenAIMessages } from "./request";
+import { MAX_ANSWER_CHARS, StreamAccumulator } from "./stream";
 import type { ChatDelta } from "./types";
 import type { ModelEntry } from "./schema";
 

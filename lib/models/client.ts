@@ -7,22 +7,16 @@ import "server-only";
  * call time and never appear in an error message.
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
-import type {
-  ChatCompletionChunk,
-  ChatCompletionCreateParamsStreaming,
-  ChatCompletionMessageParam,
-} from "openai/resources/chat/completions";
+import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
+import { buildRequestBody } from "./request";
+import { MAX_ANSWER_CHARS, OversizeAnswer, StreamAccumulator } from "./stream";
 import type { ModelEntry } from "./schema";
 import {
   ModelCallError,
   type ChatDelta,
-  type ChatMessage,
   type ChatModel,
   type ChatRequest,
   type ChatResult,
-  type ThinkingLevel,
-  type ToolCall,
-  type Usage,
 } from "./types";
 
 /** Default first-response deadline and idle watchdog, in milliseconds. */
@@ -52,18 +46,6 @@ export interface OpenAIModelOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Source of jitter in [0, 1) (default `Math.random`). */
   random?: () => number;
-}
-
-/** Thinking parameters added to the request body for an entry's `thinking_style`. */
-export function thinkingParams(style: ModelEntry["thinking_style"], thinking: ThinkingLevel): Record<string, unknown> {
-  switch (style) {
-    case "enable_thinking":
-      return { enable_thinking: thinking !== "off" };
-    case "reasoning_effort":
-      return { reasoning_effort: thinking === "off" ? "low" : thinking === "on" ? "medium" : "high" };
-    default:
-      return {};
-  }
 }
 
 /**
@@ -143,144 +125,6 @@ export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> 
   });
 }
 
-type ToolCallDelta = { index: number; id?: string | null; type?: string | null; function?: { name?: string | null; arguments?: string | null } | null };
-
-/**
- * Assembles streamed chunks into a {@link ChatResult} and turns them into {@link ChatDelta}s.
- * Tool calls are keyed by their stream `index`: the id and name arrive once, the arguments in
- * pieces, and several calls may be interleaved.
- */
-/**
- * Characters of one answer (text, thinking and tool-call arguments together) taken from a model;
- * a stream that goes past it is cut. The largest tool arguments accepted (`write_file`, see
- * `maxArgumentChars`) fit well within it; anything longer could only be refused later, after
- * being saved, sent to every browser and re-read for every following call.
- */
-export const MAX_ANSWER_CHARS = 8_000_000;
-
-export class StreamAccumulator {
-  private content = "";
-  private size = 0;
-  private reasoning = "";
-  private readonly calls = new Map<number, { id: string; name: string; arguments: string }>();
-  private usage: Usage | null = null;
-  private finishReason: string | null = null;
-  private model: string;
-  /** True once any delta has been produced: from then on a failed call is not retried. */
-  emitted = false;
-
-  constructor(model: string) {
-    this.model = model;
-  }
-
-  /** Takes one chunk; `emit` receives its deltas in order. */
-  add(chunk: ChatCompletionChunk, emit: (d: ChatDelta) => void): void {
-    this.size += chunkChars(chunk);
-    if (this.size > MAX_ANSWER_CHARS) throw new OversizeAnswer();
-    if (typeof chunk.model === "string" && chunk.model) this.model = chunk.model;
-    if (chunk.usage) this.usage = toUsage(chunk.usage);
-    const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
-    const choice = choices.find((c) => (c.index ?? 0) === 0) ?? choices[0];
-    if (!choice) return;
-    if (choice.finish_reason) this.finishReason = choice.finish_reason;
-    const delta = (choice.delta ?? {}) as { content?: string | null; reasoning_content?: unknown; reasoning?: unknown; tool_calls?: ToolCallDelta[] | null };
-    const reasoning = typeof delta.reasoning_content === "string" ? delta.reasoning_content : typeof delta.reasoning === "string" ? delta.reasoning : "";
-    if (reasoning) {
-      this.reasoning += reasoning;
-      this.send(emit, { type: "reasoning", text: reasoning });
-    }
-    if (typeof delta.content === "string" && delta.content) {
-      this.content += delta.content;
-      this.send(emit, { type: "content", text: delta.content });
-    }
-    for (const [position, tc] of (delta.tool_calls ?? []).entries()) {
-      const index = typeof tc.index === "number" ? tc.index : position;
-      let call = this.calls.get(index);
-      if (!call) {
-        call = { id: "", name: "", arguments: "" };
-        this.calls.set(index, call);
-      }
-      const out: Extract<ChatDelta, { type: "tool_call" }> = { type: "tool_call", index };
-      if (tc.id && !call.id) call.id = out.id = tc.id;
-      const name = tc.function?.name;
-      if (name && !call.name) call.name = out.name = name;
-      const args = tc.function?.arguments;
-      if (args) {
-        call.arguments += args;
-        out.arguments_delta = args;
-      }
-      if (out.id !== undefined || out.name !== undefined || out.arguments_delta !== undefined) this.send(emit, out);
-    }
-  }
-
-  private send(emit: (d: ChatDelta) => void, d: ChatDelta): void {
-    this.emitted = true;
-    emit(d);
-  }
-
-  /** True once a finish_reason has arrived. */
-  get finished(): boolean {
-    return this.finishReason !== null;
-  }
-
-  /** True when any content, reasoning or tool call has arrived. */
-  get hasOutput(): boolean {
-    return this.content !== "" || this.reasoning !== "" || this.calls.size > 0;
-  }
-
-  /** What has been assembled so far. */
-  result(): ChatResult {
-    const tool_calls: ToolCall[] = [...this.calls.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([index, c]) => ({ id: c.id || `call_${index}_${Math.random().toString(36).slice(2, 10)}`, type: "function", function: { name: c.name, arguments: c.arguments } }));
-    return { content: this.content, reasoning: this.reasoning, tool_calls, usage: this.usage, finish_reason: this.finishReason, model: this.model };
-  }
-}
-
-function toUsage(u: NonNullable<ChatCompletionChunk["usage"]>): Usage {
-  const prompt = Number(u.prompt_tokens) || 0;
-  const completion = Number(u.completion_tokens) || 0;
-  const usage: Usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: Number(u.total_tokens) || prompt + completion };
-  const reasoning = u.completion_tokens_details?.reasoning_tokens;
-  if (typeof reasoning === "number") usage.reasoning_tokens = reasoning;
-  return usage;
-}
-
-/** Converts our messages to the SDK's request shape. */
-export function toOpenAIMessages(messages: ChatMessage[]): ChatCompletionMessageParam[] {
-  return messages.map((m): ChatCompletionMessageParam => {
-    const name = m.name ? { name: m.name } : {};
-    switch (m.role) {
-      case "system":
-        return { role: "system", content: m.content ?? "", ...name };
-      case "user":
-        return { role: "user", content: m.content ?? "", ...name };
-      case "assistant":
-        return m.tool_calls?.length
-          ? { role: "assistant", content: m.content, tool_calls: m.tool_calls, ...name }
-          : { role: "assistant", content: m.content ?? "", ...name };
-      case "tool":
-        return { role: "tool", content: m.content ?? "", tool_call_id: m.tool_call_id ?? "" };
-    }
-  });
-}
-
-/** The request body of one call (without transport options). */
-export function buildRequestBody(entry: ModelEntry, req: ChatRequest): ChatCompletionCreateParamsStreaming {
-  const body: ChatCompletionCreateParamsStreaming & Record<string, unknown> = {
-    model: entry.model,
-    messages: toOpenAIMessages(req.messages),
-    stream: true,
-    stream_options: { include_usage: true },
-    ...thinkingParams(entry.thinking_style, req.thinking),
-  };
-  if (req.tools?.length) {
-    body.tools = req.tools;
-    body.tool_choice = "auto";
-  }
-  return body;
-}
-
 /** Thrown through the stream loop when the caller's `onDelta` throws, to rethrow it unchanged. */
 class CallbackFailure {
   constructor(readonly error: unknown) {}
@@ -291,20 +135,6 @@ type AbortCause = "caller" | "timeout" | "stalled";
 
 /** The stream ended without a finish_reason: the connection closed before the answer was complete. */
 class TruncatedStream {}
-
-/** The answer grew past {@link MAX_ANSWER_CHARS}. */
-class OversizeAnswer {}
-
-/** Characters of text a chunk adds (content, thinking, tool-call arguments). */
-function chunkChars(chunk: ChatCompletionChunk): number {
-  let n = 0;
-  for (const c of Array.isArray(chunk.choices) ? chunk.choices : []) {
-    const d = (c.delta ?? {}) as { content?: unknown; reasoning_content?: unknown; reasoning?: unknown; tool_calls?: Array<{ function?: { arguments?: unknown } }> | null };
-    for (const v of [d.content, d.reasoning_content, d.reasoning]) if (typeof v === "string") n += v.length;
-    for (const tc of d.tool_calls ?? []) if (typeof tc.function?.arguments === "string") n += tc.function.arguments.length;
-  }
-  return n;
-}
 
 class Aborted {
   constructor(readonly cause: AbortCause) {}

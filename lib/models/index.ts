@@ -4,3 +4,5 @@ export * from "./aliases";
 export * from "./types";
 export * from "./usage";
 export * from "./client";
+export * from "./request";
+export * from "./stream";
