@@ -19,7 +19,7 @@ import { assertProjectFolder } from "@/lib/workspace/project-folder";
 import { withFileLock } from "./atomic";
 import { readJsonFile, writeJsonAtomic } from "./files";
 import { IndexKeeper } from "./index-keeper";
-import type { LiveConversation } from "./live-conversation";
+import type { LiveConversation, Mutator } from "./live-conversation";
 import { conversationDir, conversationMetadataFile, indexFile, stateFile } from "./paths";
 import { StateFileSchema, type AgentMetadata, type ConversationMetadata, type StateFile } from "./schemas";
 import { rebuildState, scanConversations, type ScannedConversations } from "./store-scan";
@@ -49,8 +49,7 @@ export type StoreChange =
  */
 export type StoreObserver = (change: StoreChange) => void;
 
-/** A read-modify-write step. */
-export type Mutator<T> = (current: T) => T | Promise<T>;
+export type { Mutator };
 
 /** The error code of a failed file-system call. */
 export function errnoCode(error: unknown): string | undefined {
