@@ -290,7 +290,7 @@ describe("MCP servers", () => {
     expect(status.last_error).toMatch(/boom on start|could not start|Connection closed/);
   });
 
-  it("stops a conversation's servers on Stop, and idle ones after ASTRION_MCP_IDLE_MS", async () => {
+  it("stops a conversation's servers on Stop, archive and delete, and idle ones after ASTRION_MCP_IDLE_MS", async () => {
     SCENARIOS.stop = [() => [{ id: "call_s", name: "mcp__everything__echo", arguments: { message: "s" } }]];
     const id = await run("ev-role", "stop");
     const pid = (await mcpStatus("everything")).processes.find((p) => p.conversation_id === id)?.pid;
@@ -298,6 +298,17 @@ describe("MCP servers", () => {
     expect((await server.api("POST", `/api/conversations/${id}/stop`)).status).toBe(200);
     expect((await mcpStatus("everything")).processes.some((p) => p.conversation_id === id)).toBe(false);
     await until("the stopped server's process exits", () => !alive(pid!), 10_000);
+
+    // Archived or deleted: its servers stop (even when its run was already let go).
+    for (const [scenario, end] of [["archive", (c: string) => server.api("PATCH", `/api/conversations/${c}`, { status: "archived" })], ["delete", (c: string) => server.api("DELETE", `/api/conversations/${c}`)]] as const) {
+      SCENARIOS[scenario] = [() => [{ id: `call_${scenario}`, name: "mcp__everything__echo", arguments: { message: scenario } }]];
+      const conv = await run("ev-role", scenario);
+      const p = (await mcpStatus("everything")).processes.find((x) => x.conversation_id === conv)?.pid;
+      expect(p).toBeGreaterThan(0);
+      expect((await end(conv)).status).toBe(200);
+      expect((await mcpStatus("everything")).processes.some((x) => x.conversation_id === conv)).toBe(false);
+      await until(`the ${scenario}d conversation's server exits`, () => !alive(p!), 10_000);
+    }
 
     // Without Stop, a server nobody uses is stopped after ASTRION_MCP_IDLE_MS (4 s here).
     SCENARIOS.idle = [() => [{ id: "call_i", name: "mcp__everything__echo", arguments: { message: "i" } }]];
