@@ -10,9 +10,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type FakeToolCall, type Script } from "./helpers/fake-openai";
-import { startMcpHttpServer, type McpHttpTestServer } from "./helpers/mcp-http";
+import { LONG_TOOL_NAME, startMcpHttpServer, type McpHttpTestServer } from "./helpers/mcp-http";
 import { writeFakeModels } from "./helpers/models-file";
-import { REPO_ROOT, startServer, tempDir, type TestServer } from "./helpers/server";
+import { firstEvents, REPO_ROOT, startServer, tempDir, type TestServer } from "./helpers/server";
 import { openSse, type SseConnection } from "./helpers/sse";
 import { until } from "./helpers/wait";
 
@@ -49,8 +49,8 @@ async function handler(body: FakeRequestBody): Promise<Script> {
     const created = messages.some((m) => m.tool_calls?.some((c) => c.function.name === "create_sub_agent"));
     if (created) return fakeText("waiting");
     const last = [...messages].reverse().find((m) => m.role === "user");
-    const [, role, scenario] = /run (\S+) (\S+)/.exec(String(last?.content ?? "")) ?? [];
-    return fakeToolCalls([{ name: "create_sub_agent", arguments: { role_id: role!, task: `scenario:${scenario}` } }]);
+    const [, role, scenario, n] = /run (\S+) (\S+)(?: x(\d+))?/.exec(String(last?.content ?? "")) ?? [];
+    return fakeToolCalls(Array.from({ length: Number(n ?? 1) }, () => ({ name: "create_sub_agent", arguments: { role_id: role!, task: `scenario:${scenario}` } })));
   }
   const scenario = scenarioOf(body);
   const steps = scenario ? SCENARIOS[scenario] : undefined;
@@ -60,13 +60,13 @@ async function handler(body: FakeRequestBody): Promise<Script> {
 }
 
 /** Runs `role` on `scenario` in a new conversation; resolves with its id once the agent is done. */
-async function run(role: string, scenario: string): Promise<string> {
+async function run(role: string, scenario: string, agents = 1): Promise<string> {
   const created = await server.api("POST", "/api/conversations", { title: scenario, project_path: project });
   const id = created.json.conversation.id as string;
-  expect((await server.api("POST", `/api/conversations/${id}/messages`, { content: `run ${role} ${scenario}` })).status).toBe(202);
+  expect((await server.api("POST", `/api/conversations/${id}/messages`, { content: `run ${role} ${scenario} x${agents}` })).status).toBe(202);
   await until(`${scenario} finished`, async () => {
-    const agents = (await server.api("GET", `/api/conversations/${id}/agents`)).json.agents as Array<{ metadata: { status: string; reported?: boolean } }>;
-    return agents.length === 1 && agents[0]!.metadata.status !== "running" && agents[0]!.metadata.reported ? true : null;
+    const list = (await server.api("GET", `/api/conversations/${id}/agents`)).json.agents as Array<{ metadata: { status: string; reported?: boolean } }>;
+    return list.length === agents && list.every((a) => a.metadata.status !== "running" && a.metadata.reported) ? true : null;
   }, 60_000);
   return id;
 }
@@ -201,6 +201,17 @@ describe("MCP servers", () => {
     expect(listed.servers.find((s) => s.name === "remote")!.headers!.Authorization).toBe("Bearer ${MCP_TEST_TOKEN}");
   });
 
+  it("shares one server process between the agents of a conversation", async () => {
+    SCENARIOS.shared = [() => [{ name: "mcp__everything__echo", arguments: { message: "shared" } }]];
+    const id = await run("ev-role", "shared", 2);
+    // Both agents called the server and got its answer…
+    const echoes = new Set(requestsOf("shared").flatMap((b) => messagesOf(b).filter((m) => m.role === "tool" && String(m.content).includes("Echo: shared")).map((m) => m.tool_call_id)));
+    expect(echoes.size).toBe(2);
+    // …from one process.
+    const processes = (await mcpStatus("everything")).processes.filter((p) => p.conversation_id === id);
+    expect(processes).toHaveLength(1);
+  });
+
   it("restarts a crashed stdio server on the next call", async () => {
     SCENARIOS.crash = [
       () => [{ id: "call_before", name: "mcp__everything__echo", arguments: { message: "before" } }],
@@ -269,6 +280,11 @@ describe("MCP servers", () => {
     expect(namesOf(reqs[2]!)).toContain("mcp__remote__added_1");
     expect(results.call_added).toContain("added_1 ran");
     expect(remote.refused).toBe(0);
+    // A tool whose model name would be too long is skipped with a notice, never renamed.
+    expect(namesOf(reqs[0]!).some((n) => n.includes(LONG_TOOL_NAME.slice(0, 20)))).toBe(false);
+    for (const n of namesOf(reqs[0]!)) expect(n).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+    const snapshot = (await firstEvents(server, id)).find((e) => e.type === "snapshot")!;
+    expect(snapshot.snapshot.notices).toEqual(expect.arrayContaining([expect.objectContaining({ code: "mcp_tool_skipped", params: { server: "remote", tool: LONG_TOOL_NAME } })]));
     const records = await timeline(id);
     expect(records.find((r) => r.action === "mcp__remote__slow")).toMatchObject({ status: "timeout" });
     expect(records.find((r) => r.action === "mcp__remote__fail")).toMatchObject({ status: "failed" });

@@ -28,9 +28,9 @@ export interface CallAnswer {
   isError: boolean;
 }
 
-/** How a call failed: the deadline passed, the server said no (MCP error), or the connection broke. */
+/** How a call failed: the deadline passed, the server said no (MCP error), the connection broke, or the caller stopped it. */
 export class McpCallError extends Error {
-  readonly kind: "timeout" | "protocol" | "connection";
+  readonly kind: "timeout" | "protocol" | "connection" | "aborted";
   constructor(kind: McpCallError["kind"], message: string) {
     super(message);
     this.name = new.target.name;
@@ -70,10 +70,15 @@ export class McpConnection {
    * `timeoutMs`. `onClosed(true)` is called when the connection ends without {@link close}.
    */
   static async open(server: ResolvedServer, timeoutMs: number, onClosed: (unexpected: boolean) => void): Promise<McpConnection> {
-    const transport: Transport =
-      server.type === "http"
-        ? new StreamableHTTPClientTransport(new URL(server.url!), { requestInit: { headers: server.headers ?? {} } })
-        : new StdioClientTransport({ command: server.command!, args: server.args ?? [], env: { ...getDefaultEnvironment(), ...server.env }, stderr: "pipe" });
+    let transport: Transport;
+    try {
+      transport =
+        server.type === "http"
+          ? new StreamableHTTPClientTransport(new URL(server.url!), { requestInit: { headers: server.headers ?? {} } })
+          : new StdioClientTransport({ command: server.command!, args: server.args ?? [], env: { ...getDefaultEnvironment(), ...server.env }, stderr: "pipe" });
+    } catch (error) {
+      throw new McpCallError("connection", `could not start: ${scrub(error instanceof Error ? error.message : String(error), server.secrets)}`);
+    }
     const client = new Client({ name: "astrion-team", version: "1.0.0" }, { capabilities: {} });
     const conn = new McpConnection(server, client, transport);
     if (transport instanceof StdioClientTransport) {
@@ -151,6 +156,8 @@ export class McpConnection {
       }));
       return { content, structuredContent: scrubJson(r.structuredContent, secrets), isError: r.isError === true };
     } catch (error) {
+      // Stopped by the person (Stop, terminate): not the server's failure.
+      if (signal?.aborted) throw new McpCallError("aborted", `${tool} was stopped before it answered`);
       throw this.#callError(error, tool, timeoutMs);
     }
   }

@@ -56,21 +56,21 @@ export class McpManager {
     this.limits = limits;
   }
 
-  #status_(name: string): ServerStatus {
+  #statusOf(name: string): ServerStatus {
     let s = this.#status.get(name);
     if (!s) this.#status.set(name, (s = { lastError: null, lastErrorAt: null, crashes: 0, tools: null, listedAt: null }));
     return s;
   }
 
   #fail(name: string, message: string, crashes?: number): void {
-    const s = this.#status_(name);
+    const s = this.#statusOf(name);
     s.lastError = message;
     s.lastErrorAt = new Date().toISOString();
     if (crashes !== undefined) s.crashes = crashes;
   }
 
   #listed(name: string, tools: ListedTool[]): void {
-    const s = this.#status_(name);
+    const s = this.#statusOf(name);
     s.tools = tools.map((t) => toolInfo(name, t));
     s.listedAt = new Date().toISOString();
   }
@@ -130,7 +130,7 @@ export class McpManager {
     if (e.conn?.live) return { e, conn: e.conn };
     if (!e.starting) {
       const wait = e.crashedAt + restartDelay(e.crashes, this.limits.backoffMs) - Date.now();
-      if (wait > 0) throw new McpUnavailableError(`MCP server ${name} failed ${e.crashes} times in a row (last: ${this.#status_(name).lastError ?? "unknown"}); backing off, next restart in ${Math.ceil(wait / 1000)} s`);
+      if (wait > 0) throw new McpUnavailableError(`MCP server ${name} failed ${e.crashes} times in a row (last: ${this.#statusOf(name).lastError ?? "unknown"}); backing off, next restart in ${Math.ceil(wait / 1000)} s`);
       e.starting = (async () => {
         const server = await this.#resolve(root, name);
         const conn = await McpConnection.open(server, this.limits.startTimeoutMs, (unexpected) => {
@@ -182,6 +182,7 @@ export class McpManager {
 
   /** A connection a call found broken (HTTP errors do not always close it) is dropped and counted as a crash. */
   async #broken(e: Entry, conn: McpConnection, error: unknown): Promise<void> {
+    if (error instanceof McpCallError && error.kind === "aborted") return;
     this.#fail(e.name, error instanceof Error ? error.message : String(error));
     if (!(error instanceof McpCallError) || error.kind !== "connection" || e.conn !== conn) return;
     e.conn = null;
@@ -199,7 +200,7 @@ export class McpManager {
     try {
       const answer = await conn.call(tool, args, this.limits.callTimeoutMs, signal);
       e.crashes = 0;
-      this.#status_(name).crashes = 0;
+      this.#statusOf(name).crashes = 0;
       return answer;
     } catch (error) {
       await this.#broken(e, conn, error);
@@ -233,7 +234,7 @@ export class McpManager {
       conn = await McpConnection.open(await this.#resolve(root, name), this.limits.startTimeoutMs, () => undefined);
       const tools = await conn.tools(this.limits.startTimeoutMs);
       this.#listed(name, tools);
-      const s = this.#status_(name);
+      const s = this.#statusOf(name);
       s.lastError = null;
       s.lastErrorAt = null;
       const infos = tools.map((t) => toolInfo(name, t));

@@ -6,7 +6,8 @@
  * - `fail`: answers `isError` with a message;
  * - `slow`: never answers (until the client gives up);
  * - `add_tool`: registers a tool `added_<n>` on the session, which sends `notifications/tools/list_changed`;
- * - `leak`: returns the expected token in its text (a server that echoes a secret).
+ * - `leak`: returns the expected token in its text (a server that echoes a secret);
+ * - {@link LONG_TOOL_NAME}: a name too long for `mcp__remote__<tool>` (64 characters at most).
  */
 import { randomUUID } from "node:crypto";
 import http from "node:http";
@@ -54,8 +55,12 @@ function makeServer(calls: Record<string, number>, token: string): McpServer {
     count("leak");
     return { content: [{ type: "text", text: `my token is ${token}` }] };
   });
+  server.registerTool(LONG_TOOL_NAME, { description: "A tool whose model name would be too long.", inputSchema: {} }, async () => ({ content: [{ type: "text", text: "never offered" }] }));
   return server;
 }
+
+/** A tool name that makes `mcp__remote__<name>` longer than 64 characters. */
+export const LONG_TOOL_NAME = "a_tool_whose_name_is_far_too_long_for_a_function_name";
 
 /** Starts the server on 127.0.0.1; requests must carry `Authorization: Bearer <token>` and `X-Team: <team>`. */
 export async function startMcpHttpServer(options: { token: string; team: string }): Promise<McpHttpTestServer> {

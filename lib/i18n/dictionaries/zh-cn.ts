@@ -509,7 +509,7 @@ export const zhCN: Record<MessageKey, string> = {
   "notFound.home": "前往会话列表",
   // --- MCP servers (issue 10)
   "notice.msg.mcpUnavailable": "MCP 服务器 {server} 不可用，其工具未提供：{error}",
-  "notice.msg.mcpToolSkipped": "{warning}",
+  "notice.msg.mcpToolSkipped": "已跳过 MCP 服务器 {server} 的工具 {tool}：mcp__{server}__{tool} 不是有效的函数名（最多 64 个字母、数字、'_' 或 '-'）。",
   "roles.toolMap.mcpServer": "MCP 服务器 {server} 的全部工具",
   "roles.toolMap.mcpTool": "MCP 服务器 {server} 的工具 {tool}",
   "roles.toolMap.mcpUndeclared": "MCP 服务器 {server} 未在 mcp.json 中声明",

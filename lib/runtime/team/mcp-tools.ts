@@ -8,7 +8,7 @@ import "server-only";
  * The token check comes first, in agent-tools.ts.
  */
 import type { ToolCall, ToolSpec } from "@/lib/models";
-import { grants, headTail, McpCallError, mcpGrants, mcpManager, mcpToolName, parseMcpName, resultText, skippedWarning, toolEffect, type ListedTool, type McpToolEffect, type ServerGrant } from "@/lib/mcp";
+import { grants, headTail, McpCallError, mcpGrants, mcpManager, mcpToolName, parseMcpName, resultText, toolEffect, type ListedTool, type McpToolEffect, type ServerGrant } from "@/lib/mcp";
 import { agentParty, SYSTEM_PARTY } from "@/lib/protocol";
 import { once } from "./effects";
 import type { TeamState } from "./state";
@@ -52,7 +52,7 @@ export async function mcpToolSpecs(s: TeamState, agentId: number, meta: AgentMet
       if (!grants(grant, t.name)) continue;
       const name = mcpToolName(server, t.name);
       if (!name) {
-        noticeOnce(s, `skipped\n${server}\n${t.name}`, () => s.notice("warning", "mcp_tool_skipped", "notice.msg.mcpToolSkipped", { warning: skippedWarning(server, t.name) }, agentId));
+        noticeOnce(s, `skipped\n${server}\n${t.name}`, () => s.notice("warning", "mcp_tool_skipped", "notice.msg.mcpToolSkipped", { server, tool: t.name }, agentId));
         continue;
       }
       specs.push({ type: "function", function: { name, description: t.description || `${t.name} (MCP server ${server})`, parameters: t.inputSchema } });
