@@ -264,6 +264,7 @@ describe("MCP servers", () => {
         { id: "call_fail", name: "mcp__remote__fail", arguments: {} },
         { id: "call_slow", name: "mcp__remote__slow", arguments: {} },
         { id: "call_leak", name: "mcp__remote__leak", arguments: {} },
+        { id: "call_big", name: "mcp__remote__big", arguments: {} },
       ],
       () => [{ id: "call_add", name: "mcp__remote__add_tool", arguments: {} }],
       () => [{ id: "call_added", name: "mcp__remote__added_1", arguments: {} }],
@@ -275,6 +276,12 @@ describe("MCP servers", () => {
     expect(JSON.parse(results.call_slow!).error).toMatch(/timed out/);
     expect(results.call_leak).not.toContain(HTTP_TOKEN);
     expect(results.call_leak).toContain("[redacted]");
+    // A long answer is capped like other tools' output, its head and tail kept.
+    const big = JSON.parse(results.call_big!) as { result: string };
+    expect(results.call_big!.length).toBeLessThanOrEqual(12_000);
+    expect(big.result.startsWith("BEGIN")).toBe(true);
+    expect(big.result.endsWith("END")).toBe(true);
+    expect(big.result).toMatch(/…\[\d+ characters omitted\]…/);
     const reqs = requestsOf("http");
     expect(namesOf(reqs[1]!)).not.toContain("mcp__remote__added_1");
     expect(namesOf(reqs[2]!)).toContain("mcp__remote__added_1");

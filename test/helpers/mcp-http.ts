@@ -6,6 +6,7 @@
  * - `fail`: answers `isError` with a message;
  * - `slow`: never answers (until the client gives up);
  * - `add_tool`: registers a tool `added_<n>` on the session, which sends `notifications/tools/list_changed`;
+ * - `big`: returns 50,000 characters between `BEGIN` and `END`;
  * - `leak`: returns the expected token in its text (a server that echoes a secret);
  * - {@link LONG_TOOL_NAME}: a name too long for `mcp__remote__<tool>` (64 characters at most).
  */
@@ -54,6 +55,10 @@ function makeServer(calls: Record<string, number>, token: string): McpServer {
   server.registerTool("leak", { description: "Returns the token it was called with.", inputSchema: {}, annotations: { readOnlyHint: true } }, async () => {
     count("leak");
     return { content: [{ type: "text", text: `my token is ${token}` }] };
+  });
+  server.registerTool("big", { description: "Returns a long text.", inputSchema: {}, annotations: { readOnlyHint: true } }, async () => {
+    count("big");
+    return { content: [{ type: "text", text: `BEGIN${"x".repeat(50_000)}END` }] };
   });
   server.registerTool(LONG_TOOL_NAME, { description: "A tool whose model name would be too long.", inputSchema: {} }, async () => ({ content: [{ type: "text", text: "never offered" }] }));
   return server;
