@@ -343,7 +343,7 @@ describe("MCP servers", () => {
     expect((await mcpStatus("everything")).processes.some((p) => p.conversation_id === idleConv)).toBe(false);
   });
 
-  it("journals write calls (never re-run after a crash) but not read-only ones", async () => {
+  it("journals write calls before they run, read-only ones not (the crash itself: test/mcp-crash.test.ts)", async () => {
     const fsConv = requests.fs!;
     await server.stop();
     const journal = readFileSync(path.join(server.home, "conversations", fsConv, "actions.jsonl"), "utf8");

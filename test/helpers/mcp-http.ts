@@ -5,6 +5,7 @@
  * - `echo` (read-only): returns its text;
  * - `fail`: answers `isError` with a message;
  * - `slow`: never answers (until the client gives up);
+ * - `hang_write` (not read-only, so a write): never answers (a side effect a crash cuts short);
  * - `add_tool`: registers a tool `added_<n>` on the session, which sends `notifications/tools/list_changed`;
  * - `big`: returns 50,000 characters between `BEGIN` and `END`;
  * - `leak`: returns the expected token in its text (a server that echoes a secret);
@@ -39,6 +40,11 @@ function makeServer(calls: Record<string, number>, token: string): McpServer {
   });
   server.registerTool("slow", { description: "Never answers.", inputSchema: {}, annotations: { readOnlyHint: true } }, async (_args, extra) => {
     count("slow");
+    await new Promise<void>((resolve) => extra.signal.addEventListener("abort", () => resolve()));
+    return { content: [{ type: "text", text: "too late" }] };
+  });
+  server.registerTool("hang_write", { description: "Starts a change and never answers.", inputSchema: {} }, async (_args, extra) => {
+    count("hang_write");
     await new Promise<void>((resolve) => extra.signal.addEventListener("abort", () => resolve()));
     return { content: [{ type: "text", text: "too late" }] };
   });
