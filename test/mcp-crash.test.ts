@@ -1,7 +1,8 @@
 /**
  * An MCP write cut short by a crash: the server is SIGKILLed while an agent's call of a tool
  * without `readOnlyHint` is in flight; after the restart the call is reported to the model as
- * interrupted and is not sent to the MCP server again (it ran under the action journal).
+ * interrupted and is not sent to the MCP server again (it ran under the action journal). And
+ * Stop ends a call in flight at once rather than at its deadline.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -69,11 +70,25 @@ describe("an MCP write cut short by a crash", () => {
 
     server = await startServer({ home, env });
     const detail = await until("the agent reported after the restart", async () => {
-      const d = (await server.api("GET", `/api/conversations/${id}/agents/1`)).json;
-      return d.agent?.metadata.reported ? d : null;
+      const agentId = (await server.api("GET", `/api/conversations/${id}/agents`)).json.agents[0]?.metadata.agent_id as number | undefined;
+      const d = agentId === undefined ? null : (await server.api("GET", `/api/conversations/${id}/agents/${agentId}`)).json;
+      return d?.agent?.metadata.reported ? d : null;
     }, 60_000);
     const result = (detail.messages as Msg[]).find((m) => m.tool_call_id === "call_hang");
     expect(String(result?.content)).toMatch(/interrupted: .*mcp__remote__hang_write was running; it was not run again/);
     expect(remote.calls.hang_write).toBe(1);
+  });
+
+  it("Stop ends a call in flight at once (the deadline is a minute here) and the model is told", async () => {
+    const project = tempDir("astrion-project-");
+    const id = (await server.api("POST", "/api/conversations", { title: "stop", project_path: project })).json.conversation.id as string;
+    await server.api("POST", `/api/conversations/${id}/messages`, { content: "go" });
+    await until("the second write reached the MCP server", () => remote.calls.hang_write === 2);
+    expect((await server.api("POST", `/api/conversations/${id}/stop`)).status).toBe(200);
+    const agentId = (await server.api("GET", `/api/conversations/${id}/agents`)).json.agents[0].metadata.agent_id as number;
+    const detail = (await server.api("GET", `/api/conversations/${id}/agents/${agentId}`)).json;
+    const result = (detail.messages as Msg[]).find((m) => m.tool_call_id === "call_hang");
+    expect(String(result?.content)).toMatch(/hang_write was stopped before it answered/);
+    expect(detail.agent.metadata.status).not.toBe("running");
   });
 });
