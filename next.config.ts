@@ -7,7 +7,7 @@ const nextConfig: NextConfig = {
   // Keep build output out of the user's data folder and separate from dev output.
   distDir: ".next",
   // fs, crypto and child processes are used by the store; keep them out of any bundle.
-  serverExternalPackages: ["yaml"],
+  serverExternalPackages: ["yaml", "@modelcontextprotocol/sdk"],
   experimental: {
     // Next buffers each request body for the proxy; never more than the largest route limit (one
     // byte more, so a body cut there still reads as too large and is answered 413).

@@ -38,3 +38,16 @@ describe("role form state", () => {
     expect(numberError).toBe("a whole number");
   });
 });
+
+describe("the MCP servers input", () => {
+  it("loads, sends back untouched, and splits a changed value on commas", () => {
+    const fields: RoleFields = { id: "r", name: "R", description: "d", mcp_servers: ["github", "fs"] };
+    const form = formFromFields(fields, "");
+    expect(form.mcp_servers).toBe("github, fs");
+    const initial = { form, fields };
+    expect(fieldsFromForm(form, initial, "n").fields.mcp_servers).toEqual(["github", "fs"]);
+    expect(fieldsFromForm({ ...form, mcp_servers: "github , postgres," }, initial, "n").fields.mcp_servers).toEqual(["github", "postgres"]);
+    expect(fieldsFromForm({ ...form, mcp_servers: "" }, initial, "n").fields.mcp_servers).toBeUndefined();
+    expect(validateFields({ ...fieldsFromForm({ ...EMPTY_FORM, id: "r", name: "R", description: "d", mcp_servers: "bad__name" }, undefined, "n").fields }).ok).toBe(false);
+  });
+});

@@ -14,6 +14,7 @@ export interface RoleFormState {
   thinking_mode: "" | "fast" | "thinking";
   capabilities: string;
   tools: string;
+  mcp_servers: string;
   read: boolean;
   write: boolean;
   max_concurrency: string;
@@ -31,6 +32,7 @@ export const EMPTY_FORM: RoleFormState = {
   thinking_mode: "",
   capabilities: "",
   tools: "",
+  mcp_servers: "",
   read: true,
   write: false,
   max_concurrency: "",
@@ -47,6 +49,7 @@ export function formFromFields(fields: RoleFields, body: string): RoleFormState 
     thinking_mode: fields.thinking_mode ?? "",
     capabilities: (fields.capabilities ?? []).join(", "),
     tools: (fields.tools ?? []).join(", "),
+    mcp_servers: (fields.mcp_servers ?? []).join(", "),
     read: fields.permissions?.includes("read") ?? false,
     write: fields.permissions?.includes("write") ?? false,
     max_concurrency: fields.max_concurrency === undefined ? "" : String(fields.max_concurrency),
@@ -98,6 +101,13 @@ export function fieldsFromForm(
   } else {
     const tools = splitTools(form.tools);
     if (tools.length > 0) fields.tools = tools;
+  }
+
+  if (same("mcp_servers")) {
+    if (initial?.fields.mcp_servers !== undefined) fields.mcp_servers = initial.fields.mcp_servers;
+  } else {
+    const servers = splitTools(form.mcp_servers);
+    if (servers.length > 0) fields.mcp_servers = servers;
   }
 
   if (same("read") && same("write")) {

@@ -5,7 +5,7 @@ import { useRouter } from "next/navigation";
 import { useId, useMemo, useState, type FormEvent, type ReactNode } from "react";
 import type { RoleDetail } from "@/lib/roles/schema";
 import type { ModelList } from "@/lib/api/contract";
-import { ApiError, createRole, modelListQuery, roleKeys, updateRole } from "@/lib/client";
+import { ApiError, createRole, mcpServersQuery, modelListQuery, roleKeys, updateRole } from "@/lib/client";
 import { modelResolutionText } from "@/lib/client/model-resolution";
 import { useT } from "@/lib/i18n";
 import { Banner } from "@/components/ui/banner";
@@ -61,6 +61,8 @@ export function RoleForm({
   const router = useRouter();
   const queryClient = useQueryClient();
   const models = useQuery(modelListQuery());
+  const mcp = useQuery(mcpServersQuery());
+  const declaredServers = mcp.data && mcp.data.error === null ? mcp.data.servers.map((x) => x.name) : undefined;
   const initial = useMemo(
     () => (role ? { form: formFromFields(role.fields, role.body), fields: role.fields } : undefined),
     [role],
@@ -295,7 +297,31 @@ export function RoleForm({
             aria-describedby={`${fid("tools")}-hint ${fid("tools")}-error`}
             data-testid="role-field-tools"
           />
-          <RoleToolMapping tools={splitTools(form.tools)} permissions={[form.read ? "read" : "", form.write ? "write" : ""]} testId="role-editor-tool-mapping" />
+          <RoleToolMapping tools={splitTools(form.tools)} permissions={[form.read ? "read" : "", form.write ? "write" : ""]} testId="role-editor-tool-mapping" declaredServers={declaredServers} />
+        </Field>
+        <Field
+          label={t("editor.field.mcpServers")}
+          htmlFor={fid("mcp_servers")}
+          hint={t("editor.field.mcpServers.hint")}
+          error={errorFor("mcp_servers")}
+          name="mcp_servers"
+        >
+          <input
+            id={fid("mcp_servers")}
+            className={`${inputClass} font-mono`}
+            value={form.mcp_servers}
+            onChange={(e) => update("mcp_servers", e.target.value)}
+            spellCheck={false}
+            autoComplete="off"
+            aria-invalid={errorFor("mcp_servers") ? true : undefined}
+            aria-describedby={`${fid("mcp_servers")}-hint ${fid("mcp_servers")}-error`}
+            data-testid="role-field-mcp-servers"
+          />
+          {declaredServers && splitTools(form.mcp_servers).some((m) => !declaredServers.includes(m)) ? (
+            <p className="mt-1 text-xs text-amber-700 dark:text-amber-400" data-testid="role-field-mcp-servers-warning">
+              ⚠ {splitTools(form.mcp_servers).filter((m) => !declaredServers.includes(m)).map((m) => t("roles.toolMap.mcpUndeclared", { server: m })).join("; ")}
+            </p>
+          ) : null}
         </Field>
         <fieldset>
           <legend className={labelClass}>{t("editor.field.permissions")}</legend>

@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useId, useState } from "react";
 import type { RoleListEntry } from "@/lib/roles/schema";
-import { roleListQuery } from "@/lib/client";
+import { mcpServersQuery, roleListQuery } from "@/lib/client";
 import { useT } from "@/lib/i18n";
 import { ModelName } from "@/components/models/model-name";
 import { Banner } from "@/components/ui/banner";
@@ -107,6 +107,9 @@ function ColorDot({ color }: { color: string | undefined }) {
 
 function RoleCard({ role }: { role: LoadedRole }) {
   const t = useT();
+  // The servers of mcp.json: a role naming another one is warned about (react-query shares one request).
+  const mcp = useQuery(mcpServersQuery());
+  const declared = mcp.data && mcp.data.error === null ? mcp.data.servers.map((x) => x.name) : undefined;
   return (
     <li data-testid="role-card" data-role-id={role.id} data-file={role.file} className="flex flex-col gap-2">
       <Link
@@ -135,7 +138,17 @@ function RoleCard({ role }: { role: LoadedRole }) {
           </ul>
         ) : null}
         <DerivedCapabilities role={role} />
-        <RoleToolMapping tools={role.tools} permissions={role.permissions} compact testId="role-card-tool-mapping" />
+        <RoleToolMapping tools={role.tools} permissions={role.permissions} compact testId="role-card-tool-mapping" declaredServers={declared} />
+        {role.mcp_servers?.length ? (
+          <p className="font-mono text-xs text-zinc-600 dark:text-zinc-300" data-testid="role-card-mcp-servers">
+            {t("roles.mcpServers", { list: role.mcp_servers.join(", ") })}
+            {declared && role.mcp_servers.some((m) => !declared.includes(m)) ? (
+              <span className="ml-1 text-amber-700 dark:text-amber-400">
+                ⚠ {role.mcp_servers.filter((m) => !declared.includes(m)).map((m) => t("roles.toolMap.mcpUndeclared", { server: m })).join("; ")}
+              </span>
+            ) : null}
+          </p>
+        ) : null}
         <div className="mt-auto flex flex-wrap items-center gap-x-3 gap-y-1 pt-1 text-xs text-zinc-500 dark:text-zinc-400">
           <span data-testid="role-card-model">
             {role.model ? <ModelName modelKey={role.model} /> : <em>{t("roles.model.conversation")}</em>}

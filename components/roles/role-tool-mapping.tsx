@@ -11,7 +11,8 @@ function mappingText(m: ToolMapping, t: ReturnType<typeof useT>): string {
     case "team":
       return t("roles.toolMap.team", { tool: m.covered_by ?? m.name });
     case "mcp":
-      return t("roles.toolMap.mcp");
+      if (m.undeclared) return t("roles.toolMap.mcpUndeclared", { server: m.server ?? "" });
+      return m.tool ? t("roles.toolMap.mcpTool", { tool: m.tool, server: m.server ?? "" }) : t("roles.toolMap.mcpServer", { server: m.server ?? "" });
     case "unavailable":
       return m.name === "Bash" ? t("roles.toolMap.bash") : t("roles.toolMap.unavailable");
     case "unknown":
@@ -29,14 +30,17 @@ export function RoleToolMapping({
   permissions,
   compact = false,
   testId = "role-tool-mapping",
+  declaredServers,
 }: {
   tools: readonly string[] | undefined;
   permissions?: readonly string[] | undefined;
+  /** The servers of mcp.json, when known: an `mcp__` name of another server is a warning. */
+  declaredServers?: readonly string[] | undefined;
   compact?: boolean;
   testId?: string;
 }) {
   const t = useT();
-  const access = roleToolAccess({ tools, permissions: permissions?.filter((p): p is Permission => p === "read" || p === "write") });
+  const access = roleToolAccess({ tools, permissions: permissions?.filter((p): p is Permission => p === "read" || p === "write") }, declaredServers ? new Set(declaredServers) : undefined);
   if (access.source !== "explicit") return null;
   const warnings = access.mappings.filter((m) => m.warning).length;
   return (

@@ -7,8 +7,9 @@ import { useLocale, useT } from "@/lib/i18n";
 import { Banner } from "@/components/ui/banner";
 import { formatLocalTime } from "@/components/ui/format";
 import { badgeClass, cardClass } from "@/components/ui/styles";
+import { McpServersSection } from "./mcp-servers";
 
-/** Read-only server facts (/api/health) and the model registry (/api/models). */
+/** Server facts (/api/health), the model registry (/api/models) and the MCP servers (/api/mcp/servers). */
 export function SettingsView() {
   const t = useT();
   const locale = useLocale();
@@ -126,6 +127,8 @@ export function SettingsView() {
           </div>
         )}
       </section>
+
+      <McpServersSection />
     </div>
   );
 }

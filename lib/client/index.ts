@@ -12,3 +12,4 @@ export * from "./timeline";
 export * from "./shared-context";
 export * from "./export";
 export * from "./search";
+export * from "./mcp";

@@ -21,7 +21,7 @@ describe("scopes", () => {
   it("gives project:write only with the write permission", () => {
     expect(scopesFor(["read"])).not.toContain("project:write");
     expect(scopesFor(["read", "write"])).toContain("project:write");
-    expect(scopesFor([])).toEqual(["project:read", "message:leader", "message:teammates", "shared_context:read", "shared_context:write"]);
+    expect(scopesFor([])).toEqual(["project:read", "message:leader", "message:teammates", "shared_context:read", "shared_context:write", "tools:mcp"]);
   });
 
   it("maps every sub-agent tool to one scope", () => {

@@ -20,6 +20,7 @@ export const AGENT_SCOPES = [
   "message:teammates",
   "shared_context:read",
   "shared_context:write",
+  "tools:mcp",
 ] as const;
 /** One scope of a token. */
 export type AgentScope = (typeof AGENT_SCOPES)[number];
@@ -104,7 +105,8 @@ function randomId(): string {
  * and teammates and use the shared context; only `write` adds `project:write`.
  */
 export function scopesFor(permissions: readonly string[]): AgentScope[] {
-  const scopes: AgentScope[] = ["project:read", "message:leader", "message:teammates", "shared_context:read", "shared_context:write"];
+  // `tools:mcp` is every agent's: which MCP tools it may call is its role's `mcp_servers`/`tools:` (lib/mcp).
+  const scopes: AgentScope[] = ["project:read", "message:leader", "message:teammates", "shared_context:read", "shared_context:write", "tools:mcp"];
   if (permissions.includes("write")) scopes.splice(1, 0, "project:write");
   return scopes;
 }
@@ -251,7 +253,8 @@ export function checkToolCall(token: AgentToken | string | undefined | null, cal
   if (call.agent_id !== undefined && record.agent_id !== call.agent_id) {
     return { ok: false, code: "wrong_agent", reason: "permission denied: the access token belongs to another agent" };
   }
-  const scope = ownValue(TOOL_SCOPES, call.tool);
+  // MCP tools are named by their servers (`mcp__<server>__<tool>`): one scope covers them all.
+  const scope = call.tool.startsWith("mcp__") ? "tools:mcp" : ownValue(TOOL_SCOPES, call.tool);
   if (!scope) return { ok: false, code: "unknown_tool", reason: `permission denied: ${call.tool} is not a tool a sub-agent may use` };
   if (!record.scopes.includes(scope)) {
     return {

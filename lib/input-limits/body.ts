@@ -37,6 +37,9 @@ export const BODY_LIMITS: readonly BodyLimitRule[] = [
   { methods: ["POST"], path: "/api/conversations/import", limit: 64 * MiB, why: "a conversation zip (raw application/zip body); its contents are bounded again when unpacked" },
   { methods: ["POST"], path: "/api/conversations/export", limit: 16 * KiB, why: "the ids of a bulk export (≤ 50)" },
   { methods: ["PUT"], path: "/api/role-files", limit: 1 * MiB, why: "a misnamed role file's raw text ≤ 262,144 characters" },
+  { methods: ["POST"], path: "/api/mcp/servers", limit: 256 * KiB, why: "a new MCP server: command, args, env or url, headers" },
+  { methods: ["PUT"], path: "/api/mcp/servers", limit: 1 * MiB, why: "every MCP server of mcp.json" },
+  { methods: ["PUT"], path: "/api/mcp/servers/*", limit: 256 * KiB, why: "one MCP server: command, args, env or url, headers" },
   { methods: ["POST"], path: "/api/auth/signin", limit: 4 * KiB, why: "the access token ≤ 1,024 characters" },
 ];
 

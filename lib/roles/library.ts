@@ -74,6 +74,7 @@ function toListEntry(detail: RoleAnyDetail): RoleListEntry {
     ...derivedCapabilitiesOf(fields),
     tools: fields.tools ?? [],
     permissions: fields.permissions ?? [],
+    ...(fields.mcp_servers?.length ? { mcp_servers: fields.mcp_servers } : {}),
     ...(typeof extra.color === "string" ? { color: extra.color } : {}),
     warnings: detail.warnings,
   };

@@ -29,6 +29,7 @@ export const EDITABLE_KEYS = [
   "tools",
   "permissions",
   "max_concurrency",
+  "mcp_servers",
 ] as const;
 export type EditableKey = (typeof EDITABLE_KEYS)[number];
 
@@ -107,6 +108,7 @@ export function normalizeFieldValue(key: EditableKey, value: unknown): Normalize
       return normalizeList(key, value, /[|,]/);
     case "tools":
     case "permissions":
+    case "mcp_servers":
       return normalizeList(key, value, /,/);
     case "max_concurrency": {
       if (value === null || value === undefined) return { ok: true, value: undefined };

@@ -4,6 +4,7 @@
  * editor shows the same validation messages the server enforces.
  */
 import { z } from "zod";
+import { McpServerNameSchema } from "@/lib/mcp/schema";
 
 /**
  * A role id: also its file name (`<id>.md`). Letters, digits, `-` and `_` only, so no id can
@@ -54,6 +55,8 @@ export const RoleFieldsSchema = z.object({
   tools: z.array(z.string().trim().min(1).max(100)).max(100).optional(),
   permissions: z.array(PermissionSchema).optional(),
   max_concurrency: z.number().int("a whole number").min(1, "at least 1").max(64, "at most 64").optional(),
+  // --- MCP (issue 10): the servers of mcp.json whose tools this role's agents are offered.
+  mcp_servers: z.array(McpServerNameSchema).max(64, "at most 64 servers").optional(),
 });
 export type RoleFields = z.infer<typeof RoleFieldsSchema>;
 
@@ -107,6 +110,7 @@ export const RoleListEntrySchema = z.discriminatedUnion("kind", [
     derived_capabilities: z.array(z.string()).optional(),
     tools: z.array(z.string()),
     permissions: z.array(z.string()),
+    mcp_servers: z.array(z.string()).optional(),
     color: z.string().optional(),
     warnings: z.array(z.string()),
     /** Set when the file name is no valid `<id>.md` (the card offers "rename to" it). */

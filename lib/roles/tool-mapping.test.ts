@@ -23,9 +23,19 @@ describe("mapToolName", () => {
     for (const name of ["Write", "Edit", "MultiEdit"]) expect(mapToolName(name)).toMatchObject({ kind: "mapped", grants: ["write_file"], warning: false });
   });
 
-  it("warns for Bash (no command execution yet), MCP names and unknown names", () => {
+  it("maps MCP names to their server (and tool), warning only for a server mcp.json does not declare", () => {
+    expect(mapToolName("mcp__meigen__generate_image")).toMatchObject({ kind: "mcp", server: "meigen", tool: "generate_image", grants: [], warning: false });
+    expect(mapToolName("mcp__github")).toMatchObject({ kind: "mcp", server: "github", tool: null, warning: false });
+    expect(mapToolName("mcp__my_srv__get__thing")).toMatchObject({ kind: "mcp", server: "my_srv", tool: "get__thing" });
+    expect(mapToolName("mcp__github__x", new Set(["github"]))).toMatchObject({ kind: "mcp", warning: false });
+    expect(mapToolName("mcp__meigen__x", new Set(["github"]))).toMatchObject({ kind: "mcp", undeclared: true, warning: true });
+    expect(toolWarnings(["Read", "mcp__github__a", "mcp__nope__b"], new Set(["github"])).map((m) => m.name)).toEqual(["mcp__nope__b"]);
+    // Not a server name: `mcp__` alone, or a server part with a double underscore cannot be told apart.
+    expect(mapToolName("mcp__")).toMatchObject({ kind: "unknown", warning: true });
+  });
+
+  it("warns for Bash (no command execution yet) and unknown names", () => {
     expect(mapToolName("Bash")).toMatchObject({ kind: "unavailable", grants: [], warning: true });
-    expect(mapToolName("mcp__meigen__generate_image")).toMatchObject({ kind: "mcp", server: "meigen", grants: [], warning: true });
     expect(mapToolName("Frobnicate")).toMatchObject({ kind: "unknown", grants: [], warning: true });
     // Case matters, as in Claude Code: `read` is not `Read`.
     expect(mapToolName("read")).toMatchObject({ kind: "unknown", warning: true });

@@ -10,6 +10,7 @@
  * sub-agent works inside the team, not Claude Code tools: they are always offered, whatever
  * `tools:` says, so a sub-agent can always report back.
  */
+import { parseMcpName } from "@/lib/mcp/tools";
 import type { Permission } from "./schema";
 
 /** The sub-agent's file tools that only read the project folder. */
@@ -28,7 +29,8 @@ export const ALWAYS_OFFERED_TOOLS = ["report_to_leader", "ask_master", "send_mes
  * - `mapped`: offers `grants`;
  * - `team`: already covered by a team tool every sub-agent has (`SendMessage` → `send_message`);
  * - `unavailable`: a Claude Code tool this product has no counterpart for yet (`Bash`, `WebFetch`…);
- * - `mcp`: an MCP server's tool (`mcp__<server>__<tool>`); MCP is not available yet;
+ * - `mcp`: an MCP server's tool (`mcp__<server>__<tool>`) or all of its tools (`mcp__<server>`),
+ *   offered from the server declared in mcp.json (a warning when the server is not declared there);
  * - `unknown`: a name neither Claude Code nor this product has (a typo, another tool's name).
  */
 export type ToolMappingKind = "mapped" | "team" | "unavailable" | "mcp" | "unknown";
@@ -44,6 +46,10 @@ export interface ToolMapping {
   covered_by?: string;
   /** For `mcp`: the server part of `mcp__<server>__<tool>`. */
   server?: string;
+  /** For `mcp`: the tool part, or null for `mcp__<server>` (all of the server's tools). */
+  tool?: string | null;
+  /** For `mcp`: true when the declared servers are known and this one is not among them. */
+  undeclared?: boolean;
   /** True when the name deserves a warning: it offers nothing the role asked for. */
   warning: boolean;
 }
@@ -89,21 +95,26 @@ const UNAVAILABLE_CLAUDE_TOOLS: ReadonlySet<string> = new Set([
   "ExitPlanMode",
 ]);
 
-const MCP_NAME = /^mcp__(.+?)__(.+)$/;
 
 function hasOwn(record: object, key: string): boolean {
   return Object.prototype.hasOwnProperty.call(record, key);
 }
 
-/** Maps one `tools:` name. Never throws; any string gets a mapping. */
-export function mapToolName(name: string): ToolMapping {
+/**
+ * Maps one `tools:` name. Never throws; any string gets a mapping. `declaredServers` (the
+ * servers of mcp.json, where known) makes an `mcp__` name of another server a warning.
+ */
+export function mapToolName(name: string, declaredServers?: ReadonlySet<string>): ToolMapping {
   if (hasOwn(CLAUDE_FILE_TOOLS, name)) return { name, kind: "mapped", grants: [...CLAUDE_FILE_TOOLS[name]!], warning: false };
   // This product's own names work too (a role written for Astrion may say `read_file`).
   if ((FILE_TOOLS as readonly string[]).includes(name)) return { name, kind: "mapped", grants: [name as FileToolName], warning: false };
   if (hasOwn(TEAM_EQUIVALENTS, name)) return { name, kind: "team", grants: [], covered_by: TEAM_EQUIVALENTS[name]!, warning: false };
   if ((ALWAYS_OFFERED_TOOLS as readonly string[]).includes(name)) return { name, kind: "team", grants: [], covered_by: name, warning: false };
-  const mcp = MCP_NAME.exec(name);
-  if (mcp) return { name, kind: "mcp", grants: [], server: mcp[1]!, warning: true };
+  const mcp = parseMcpName(name);
+  if (mcp) {
+    const undeclared = declaredServers !== undefined && !declaredServers.has(mcp.server);
+    return { name, kind: "mcp", grants: [], server: mcp.server, tool: mcp.tool, ...(undeclared ? { undeclared } : {}), warning: undeclared };
+  }
   if (UNAVAILABLE_CLAUDE_TOOLS.has(name)) return { name, kind: "unavailable", grants: [], warning: true };
   return { name, kind: "unknown", grants: [], warning: true };
 }
@@ -122,13 +133,13 @@ export interface RoleToolAccess {
  * The access a role's fields give. With `tools:` exactly the mapped file tools, and `write` only
  * when `write_file` is among them; without (or with `tools: []`), the defaults.
  */
-export function roleToolAccess(fields: { tools?: readonly string[] | undefined; permissions?: readonly Permission[] | undefined }): RoleToolAccess {
+export function roleToolAccess(fields: { tools?: readonly string[] | undefined; permissions?: readonly Permission[] | undefined }, declaredServers?: ReadonlySet<string>): RoleToolAccess {
   if (fields.tools === undefined || fields.tools.length === 0) {
     const permissions: Permission[] = [...(fields.permissions ?? ["read"])];
     const file_tools: FileToolName[] = [...READ_FILE_TOOLS, ...(permissions.includes("write") ? WRITE_FILE_TOOLS : [])];
     return { source: "permissions", permissions, file_tools, mappings: [] };
   }
-  const mappings = fields.tools.map(mapToolName);
+  const mappings = fields.tools.map((t) => mapToolName(t, declaredServers));
   const granted = new Set(mappings.flatMap((m) => m.grants));
   const file_tools = FILE_TOOLS.filter((t) => granted.has(t));
   const permissions: Permission[] = [];
@@ -137,7 +148,7 @@ export function roleToolAccess(fields: { tools?: readonly string[] | undefined; 
   return { source: "explicit", permissions, file_tools, mappings };
 }
 
-/** The `tools:` names that earn a warning (unavailable, MCP or unknown), in file order. */
-export function toolWarnings(tools: readonly string[] | undefined): ToolMapping[] {
-  return (tools ?? []).map(mapToolName).filter((m) => m.warning);
+/** The `tools:` names that earn a warning (unavailable, unknown, or an MCP server not declared), in file order. */
+export function toolWarnings(tools: readonly string[] | undefined, declaredServers?: ReadonlySet<string>): ToolMapping[] {
+  return (tools ?? []).map((t) => mapToolName(t, declaredServers)).filter((m) => m.warning);
 }

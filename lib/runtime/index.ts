@@ -7,6 +7,7 @@ import "server-only";
 import path from "node:path";
 import { conversationTopic, getBus } from "@/lib/bus";
 import { closeJsonLines } from "@/lib/store/jsonl";
+import { mcpManager } from "@/lib/mcp";
 import { getApp } from "@/lib/server/app";
 import { limitsFromEnv } from "./config";
 import { Residency, type ResidencyCounts } from "./residency";
@@ -111,12 +112,15 @@ async function unload(convId: string, revoke: boolean): Promise<void> {
 export async function forgetRun(convId: string): Promise<void> {
   await residency().forget(convId, async () => {
     await runs().get(convId)?.stop().catch(() => undefined);
+    // A run already let go may still have servers running (until their idle stop): archived or deleted, they stop now.
+    await mcpManager().stopConversation(convId);
     await unload(convId, true);
   });
 }
 
 /** Checkpoints every open conversation and lets it go (nothing is stopped or revoked): for a clean shutdown. */
 export async function closeAll(): Promise<void> {
+  await mcpManager().stopAll().catch((error: unknown) => console.error("[astrion] could not stop the MCP servers:", (error as Error).message));
   for (const convId of [...runs().keys()]) {
     await unload(convId, false).catch((error: unknown) => console.error(`[astrion] could not close ${convId}:`, (error as Error).message));
   }

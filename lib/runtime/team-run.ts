@@ -22,6 +22,7 @@ import { auditPayload, ensureAgentToken, revokeAgentTokens } from "@/lib/governa
 import { loadRegistry, normalizeTokenStatistics, publicModels } from "@/lib/models";
 import { subscribeModelHealth, type ModelHealth } from "@/lib/models/resilience";
 import { agentParty, LEADER_PARTY, needsModelCall, startTrace, SYSTEM_PARTY, timelineRecord, unansweredToolCalls, USER_PARTY } from "@/lib/protocol";
+import { mcpManager } from "@/lib/mcp";
 import type { AstrionApp } from "@/lib/server/app";
 import type { Message } from "@/lib/store";
 import { roleToolAccess } from "@/lib/roles/tool-mapping";
@@ -177,6 +178,8 @@ export class TeamRun {
     s.stopController.abort(new Error("stopped"));
     for (const c of s.agentControllers.values()) c.abort(new Error("stopped"));
     await Promise.allSettled([this.#leader.running, ...this.#agents.running]);
+    // The conversation's MCP servers stop with it (the next use starts them again).
+    await mcpManager().stopConversation(this.convId);
     const { agents } = await s.store.listAgents(this.convId);
     for (const a of agents) {
       if (a.status === "running") await s.agentEvent(a.agent_id, "pause");

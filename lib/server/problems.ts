@@ -6,6 +6,7 @@ import "server-only";
  * as it meets them, so a health call costs one read of models.json.
  */
 import type { StoreProblem } from "@/lib/api/contract";
+import { MCP_FILE_NAME, readMcpFile } from "@/lib/mcp";
 import { registryProblem } from "@/lib/models";
 import type { AstrionApp } from "./app";
 
@@ -14,6 +15,8 @@ export async function collectProblems(app: Pick<AstrionApp, "root" | "store" | "
   const problems = [...app.store.problems(), ...(app.search?.notices() ?? [])];
   const models = await registryProblem(app.root);
   if (models) problems.push(models);
+  const mcp = await readMcpFile(app.root);
+  if (!mcp.ok) problems.push({ file: MCP_FILE_NAME, message: mcp.error.slice(MCP_FILE_NAME.length + 2) });
   // The role folder is held parsed in memory (lib/roles/folder-cache.ts): listing it reads nothing new.
   for (const role of await app.roles.list()) {
     if (role.kind === "error") problems.push({ file: `agents/${role.file}`, message: role.line !== undefined ? `line ${role.line}: ${role.message}` : role.message });

@@ -17,6 +17,7 @@ import { agentTools } from "../tools";
 import { runTool } from "./dispatch";
 import { resolveDangling } from "./effects";
 import { deliverReport, reportFailure } from "./mail";
+import { mcpToolSpecs } from "./mcp-tools";
 import type { TeamState } from "./state";
 import { appendToolResult, assistantMessage, callModel, saveAnswer, saveInterrupted } from "./steps";
 import { isErrorResult, LEADER_DISPLAY_NAME, messageId, type AgentMeta } from "./types";
@@ -154,7 +155,9 @@ export class AgentLoops {
       privateNotes: deriveWorkNotes(messages),
       budgets: s.limits.budgets,
     });
-    const outcome = await callModel(s, model, agentId, input.messages, [...agentTools(canWrite, meta.file_tools), ...sharedContextTools()], thinking, signal);
+    // MCP servers start here, on the first model call that offers their tools (lib/runtime/team/mcp-tools.ts).
+    const mcpTools = await mcpToolSpecs(s, agentId, meta);
+    const outcome = await callModel(s, model, agentId, input.messages, [...agentTools(canWrite, meta.file_tools), ...sharedContextTools(), ...mcpTools], thinking, signal);
     meta = await counted;
     const traceId = meta.trace_id ?? (await s.traceOrNew()).trace_id;
     if (!outcome.ok) {

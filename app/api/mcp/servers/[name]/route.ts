@@ -1,0 +1,24 @@
+import { json, parseWith, readBody, route } from "@/lib/http";
+import { deleteServer, McpServerNameSchema, PutMcpServerBodySchema, putServer } from "@/lib/mcp";
+import { getApp } from "@/lib/server/app";
+
+export const dynamic = "force-dynamic";
+export const runtime = "nodejs";
+
+type Params = { name: string };
+
+/** Adds or replaces one server; a masked env or header value keeps the stored one. */
+export const PUT = route<Params>(async (request, params) => {
+  const name = parseWith(McpServerNameSchema, params.name, "Bad MCP server name");
+  const body = await readBody(request, PutMcpServerBodySchema);
+  const app = await getApp();
+  return json({ server: await putServer(app.root, name, body.config) });
+});
+
+/** Removes one server from mcp.json and stops it everywhere. */
+export const DELETE = route<Params>(async (_request, params) => {
+  const name = parseWith(McpServerNameSchema, params.name, "Bad MCP server name");
+  const app = await getApp();
+  await deleteServer(app.root, name);
+  return json({ deleted: name });
+});

@@ -1,0 +1,110 @@
+import { describe, expect, it } from "vitest";
+import { expandVars, isShowable, MASK, MaskedValueError, maskServer, mcpLimitsFromEnv, mergeMasked, MissingVariableError, resolveServer, restartDelay, scrub } from "./config";
+import { McpFileSchema } from "./schema";
+
+describe("expandVars", () => {
+  it("expands ${VAR} and ${VAR:-default} as Claude Code does", () => {
+    expect(expandVars("Bearer ${TOKEN}", { TOKEN: "abc" })).toEqual({ ok: true, value: "Bearer abc" });
+    expect(expandVars("${A:-fallback}/${B}", { B: "b" })).toEqual({ ok: true, value: "fallback/b" });
+    // An empty variable takes the default, as `:-` does in a shell.
+    expect(expandVars("${A:-x}", { A: "" })).toEqual({ ok: true, value: "x" });
+    expect(expandVars("${A:-}", {})).toEqual({ ok: true, value: "" });
+    expect(expandVars("no refs, $HOME stays", {})).toEqual({ ok: true, value: "no refs, $HOME stays" });
+  });
+
+  it("names every unset variable without a default", () => {
+    expect(expandVars("${A} ${B} ${C:-c}", {})).toEqual({ ok: false, missing: ["A", "B"] });
+    // Keys of Object.prototype are names like any other.
+    expect(expandVars("${constructor}", {})).toEqual({ ok: false, missing: ["constructor"] });
+  });
+});
+
+describe("resolveServer", () => {
+  it("expands command, args, env, url and headers, and collects the secrets to scrub", () => {
+    const stdio = resolveServer("gh", { command: "${BIN:-npx}", args: ["--dir", "${DIR}"], env: { GITHUB_TOKEN: "${GH}", LITERAL: "sk-literal-123" } }, { DIR: "/tmp/x", GH: "ghp_secretvalue" });
+    expect(stdio).toMatchObject({ type: "stdio", command: "npx", args: ["--dir", "/tmp/x"], env: { GITHUB_TOKEN: "ghp_secretvalue", LITERAL: "sk-literal-123" } });
+    expect(stdio.secrets).toEqual(expect.arrayContaining(["ghp_secretvalue", "sk-literal-123"]));
+    const http = resolveServer("api", { type: "http", url: "https://h/${PATH_PART:-mcp}", headers: { Authorization: "Bearer ${TOK}" } }, { TOK: "tok-abcdef" });
+    expect(http).toMatchObject({ type: "http", url: "https://h/mcp", headers: { Authorization: "Bearer tok-abcdef" } });
+    // The token alone is scrubbed too, not the scheme word.
+    expect(http.secrets).toEqual(expect.arrayContaining(["Bearer tok-abcdef", "tok-abcdef"]));
+    expect(http.secrets).not.toContain("Bearer");
+  });
+
+  it("throws naming the unset variables, never a value", () => {
+    expect(() => resolveServer("gh", { command: "x", env: { A: "${NOPE}", B: "secret-value" } }, {})).toThrow(MissingVariableError);
+    expect(() => resolveServer("gh", { command: "x", env: { A: "${NOPE}", B: "secret-value" } }, {})).toThrow(/\$\{NOPE\} is not set/);
+  });
+});
+
+describe("scrub", () => {
+  it("replaces every occurrence of every secret", () => {
+    expect(scrub("a sk-1234567 b sk-1234567", ["sk-1234567"])).toBe("a [redacted] b [redacted]");
+  });
+});
+
+describe("masking", () => {
+  it("shows only pure ${VAR} references (optionally after an auth scheme); masks literals and defaults", () => {
+    expect(isShowable("${GITHUB_TOKEN}")).toBe(true);
+    expect(isShowable("Bearer ${TOKEN}")).toBe(true);
+    expect(isShowable("${A}${B}")).toBe(true);
+    expect(isShowable("sk-live-123")).toBe(false);
+    expect(isShowable("${TOKEN:-sk-live-default}")).toBe(false);
+    expect(isShowable("prefix-${TOKEN}")).toBe(false);
+    expect(isShowable("Bearer sk-live")).toBe(false);
+    expect(isShowable("")).toBe(false);
+  });
+
+  it("masks env and header values in the API view, never the literal", () => {
+    const v = maskServer("gh", { command: "npx", args: ["-y"], env: { A: "${A}", B: "sk-secret" } });
+    expect(v).toEqual({ name: "gh", type: "stdio", command: "npx", args: ["-y"], env: { A: "${A}", B: MASK } });
+    expect(JSON.stringify(maskServer("h", { type: "http", url: "http://x", headers: { Authorization: "Bearer sk-secret", X: "${X}" } }))).not.toContain("sk-secret");
+  });
+
+  it("keeps the stored value for a masked one, refuses a masked value with nothing stored", () => {
+    const stored = { command: "npx", env: { B: "sk-secret", C: "old" } };
+    expect(mergeMasked("gh", { command: "npx", env: { B: MASK, C: "new" } }, stored)).toEqual({ command: "npx", env: { B: "sk-secret", C: "new" } });
+    expect(() => mergeMasked("gh", { command: "npx", env: { D: MASK } }, stored)).toThrow(MaskedValueError);
+    // A stdio entry's env is not kept for an http entry's headers.
+    expect(() => mergeMasked("gh", { type: "http", url: "http://x", headers: { B: MASK } }, stored)).toThrow(MaskedValueError);
+    expect(mergeMasked("h", { type: "http", url: "http://x", headers: { A: MASK } }, { type: "http", url: "http://y", headers: { A: "Bearer t" } })).toEqual({ type: "http", url: "http://x", headers: { A: "Bearer t" } });
+  });
+});
+
+describe("limits and back-off", () => {
+  it("reads the limits from the environment, defaults otherwise", () => {
+    expect(mcpLimitsFromEnv({})).toEqual({ idleMs: 600_000, callTimeoutMs: 60_000, startTimeoutMs: 30_000, backoffMs: 1000 });
+    expect(mcpLimitsFromEnv({ ASTRION_MCP_IDLE_MS: "2000", ASTRION_MCP_CALL_TIMEOUT_MS: "abc" })).toMatchObject({ idleMs: 2000, callTimeoutMs: 60_000 });
+  });
+
+  it("restarts at once after one crash, then backs off doubling up to a minute", () => {
+    expect([0, 1, 2, 3, 4].map((n) => restartDelay(n, 1000))).toEqual([0, 0, 1000, 2000, 4000]);
+    expect(restartDelay(50, 1000)).toBe(60_000);
+  });
+});
+
+describe("McpFileSchema", () => {
+  it("reads Claude Code's .mcp.json shapes", () => {
+    const file = McpFileSchema.parse({
+      mcpServers: {
+        github: { command: "npx", args: ["-y", "x"], env: { T: "${T}" } },
+        typed: { type: "stdio", command: "node" },
+        remote: { type: "http", url: "https://example.com/mcp", headers: { Authorization: "Bearer ${K}" } },
+      },
+      other: 1,
+    });
+    expect(Object.keys(file.mcpServers)).toEqual(["github", "typed", "remote"]);
+    expect((file as Record<string, unknown>).other).toBe(1);
+    expect(McpFileSchema.parse({})).toEqual({ mcpServers: {} });
+  });
+
+  it("refuses broken entries with clear messages", () => {
+    const issues = (v: unknown) => McpFileSchema.safeParse(v).error?.issues.map((i) => `${i.path.join(".")}: ${i.message}`) ?? [];
+    expect(issues({ mcpServers: { a: { type: "sse", url: "http://x" } } }).join()).toMatch(/type "sse" is not supported/);
+    expect(issues({ mcpServers: { a: { args: [] } } }).join()).toMatch(/mcpServers\.a\.command/);
+    expect(issues({ mcpServers: { a: { type: "http", url: "ftp://x" } } }).join()).toMatch(/http:\/\/ or https:\/\//);
+    expect(issues({ mcpServers: { "bad__name": { command: "x" } } }).join()).toMatch(/server name "bad__name"/);
+    expect(issues({ mcpServers: { "a b": { command: "x" } } }).join()).toMatch(/server name/);
+    expect(issues({ mcpServers: [] }).length).toBeGreaterThan(0);
+  });
+});

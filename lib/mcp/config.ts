@@ -1,0 +1,194 @@
+/**
+ * The pure rules of MCP servers' configuration: `${VAR}` / `${VAR:-default}` expansion (as Claude
+ * Code does), masking of secrets for the API, keeping stored secrets when a masked value is saved
+ * back, and the values to scrub from anything a server prints or returns. No I/O.
+ */
+import { isHttpServer, type McpServerConfig, type McpServerView } from "./schema";
+
+/** What the API shows instead of a literal env or header value. */
+export const MASK = "••••••••";
+
+/** `${NAME}` or `${NAME:-default}`. */
+const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/** A value with its references expanded, or the names that are unset and have no default. */
+export type Expanded = { ok: true; value: string } | { ok: false; missing: string[] };
+
+/** Expands `${NAME}` and `${NAME:-default}` from `env`; an unset name without a default is missing. */
+export function expandVars(value: string, env: Readonly<Record<string, string | undefined>>): Expanded {
+  const missing: string[] = [];
+  const out = value.replace(REFERENCE, (_whole, name: string, fallback: string | undefined) => {
+    const v = Object.prototype.hasOwnProperty.call(env, name) ? env[name] : undefined;
+    if (v !== undefined && v !== "") return v;
+    if (fallback !== undefined) return fallback;
+    missing.push(name);
+    return "";
+  });
+  return missing.length ? { ok: false, missing } : { ok: true, value: out };
+}
+
+/** A server entry with every reference expanded, ready to start. */
+export interface ResolvedServer {
+  name: string;
+  type: "stdio" | "http";
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  url?: string;
+  headers?: Record<string, string>;
+  /** Every env and header value (after expansion): scrubbed from whatever the server prints or returns. */
+  secrets: string[];
+}
+
+/** Thrown when a referenced variable is not set: the message names the variables, never values. */
+export class MissingVariableError extends Error {
+  constructor(server: string, missing: string[]) {
+    super(`server ${server}: ${[...new Set(missing)].map((m) => `\${${m}}`).join(", ")} ${missing.length > 1 ? "are" : "is"} not set in the server's environment`);
+    this.name = new.target.name;
+  }
+}
+
+function expandMap(server: string, map: Record<string, string> | undefined, env: Readonly<Record<string, string | undefined>>, missing: string[]): Record<string, string> | undefined {
+  if (!map) return undefined;
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(map)) {
+    const e = expandVars(v, env);
+    if (e.ok) out[k] = e.value;
+    else missing.push(...e.missing);
+  }
+  return out;
+}
+
+function expandOne(value: string, env: Readonly<Record<string, string | undefined>>, missing: string[]): string {
+  const e = expandVars(value, env);
+  if (e.ok) return e.value;
+  missing.push(...e.missing);
+  return "";
+}
+
+/** Shortest value scrubbed from output: shorter ones (`1`, `true`) would blank ordinary text. */
+export const MIN_SECRET_LENGTH = 6;
+
+/**
+ * Expands an entry's command, args, env, url and headers from `env` (the app's environment).
+ * @throws MissingVariableError naming the unset variables.
+ */
+export function resolveServer(name: string, config: McpServerConfig, env: Readonly<Record<string, string | undefined>>): ResolvedServer {
+  const missing: string[] = [];
+  let resolved: ResolvedServer;
+  if (isHttpServer(config)) {
+    const headers = expandMap(name, config.headers, env, missing);
+    resolved = { name, type: "http", url: expandOne(config.url, env, missing), headers, secrets: Object.values(headers ?? {}) };
+  } else {
+    const vars = expandMap(name, config.env, env, missing);
+    resolved = { name, type: "stdio", command: expandOne(config.command, env, missing), args: (config.args ?? []).map((a) => expandOne(a, env, missing)), env: vars, secrets: Object.values(vars ?? {}) };
+  }
+  if (missing.length) throw new MissingVariableError(name, missing);
+  // A header like `Bearer <token>` holds the token itself too: scrub it alone as well.
+  const parts = resolved.secrets.flatMap((s) => s.split(/\s+/)).filter((p) => !/^(?:Bearer|Token|Basic|Bot)$/i.test(p));
+  resolved.secrets = [...new Set([...resolved.secrets, ...parts])].filter((s) => s.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
+  return resolved;
+}
+
+/** Replaces every secret value in `text` with `[redacted]`. */
+export function scrub(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of secrets) if (s && out.includes(s)) out = out.split(s).join("[redacted]");
+  return out;
+}
+
+/**
+ * Whether a value may be shown as written: only `${NAME}` references (without a default, which
+ * could be a literal secret), optionally after an auth scheme word (`Bearer ${TOKEN}`).
+ */
+export function isShowable(value: string): boolean {
+  const rest = value.replace(/\$\{[A-Za-z_][A-Za-z0-9_]*\}/g, "");
+  return rest !== value && /^(?:(?:Bearer|Token|Basic|Bot)\s+)?$/i.test(rest);
+}
+
+function maskMap(map: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (!map) return undefined;
+  return Object.fromEntries(Object.entries(map).map(([k, v]) => [k, isShowable(v) ? v : MASK]));
+}
+
+/** An entry as the API shows it (without status): env and header values masked unless showable. */
+export function maskServer(name: string, config: McpServerConfig): Omit<McpServerView, "status"> {
+  if (isHttpServer(config)) return { name, type: "http", url: config.url, ...(config.headers ? { headers: maskMap(config.headers)! } : {}) };
+  return { name, type: "stdio", command: config.command, args: config.args ?? [], ...(config.env ? { env: maskMap(config.env)! } : {}) };
+}
+
+/** A masked value sent back for a key the stored entry lacks. */
+export class MaskedValueError extends Error {
+  readonly key: string;
+  constructor(server: string, key: string) {
+    super(`server ${server}: ${key} is sent masked but no value is stored for it; type the value`);
+    this.name = new.target.name;
+    this.key = key;
+  }
+}
+
+function keepMasked(server: string, next: Record<string, string> | undefined, stored: Record<string, string> | undefined): Record<string, string> | undefined {
+  if (!next) return undefined;
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(next)) {
+    if (v !== MASK) out[k] = v;
+    else if (stored && Object.prototype.hasOwnProperty.call(stored, k)) out[k] = stored[k]!;
+    else throw new MaskedValueError(server, k);
+  }
+  return out;
+}
+
+/**
+ * The entry to store when `next` comes from the API: a masked value keeps the stored one for the
+ * same key (of the same kind of entry).
+ * @throws MaskedValueError when a masked value has nothing stored to keep.
+ */
+export function mergeMasked(name: string, next: McpServerConfig, stored: McpServerConfig | undefined): McpServerConfig {
+  if (isHttpServer(next)) {
+    const headers = keepMasked(name, next.headers, stored && isHttpServer(stored) ? stored.headers : undefined);
+    return { ...next, ...(headers ? { headers } : {}) };
+  }
+  const env = keepMasked(name, next.env, stored && !isHttpServer(stored) ? stored.env : undefined);
+  return { ...next, ...(env ? { env } : {}) };
+}
+
+/** How MCP servers are run; each from an environment variable. */
+export interface McpLimits {
+  /** A server no agent of a conversation used for this long is stopped (`ASTRION_MCP_IDLE_MS`, default 10 minutes). */
+  idleMs: number;
+  /** The deadline of one tool call (`ASTRION_MCP_CALL_TIMEOUT_MS`, default 60 s). */
+  callTimeoutMs: number;
+  /** The deadline of a start (initialize) and of a tool listing (`ASTRION_MCP_START_TIMEOUT_MS`, default 30 s). */
+  startTimeoutMs: number;
+  /** The first back-off after repeated crashes, doubled per crash (`ASTRION_MCP_RESTART_BACKOFF_MS`, default 1 s, at most 60 s). */
+  backoffMs: number;
+}
+
+function intFrom(env: Readonly<Record<string, string | undefined>>, name: string, fallback: number, min: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === "") return fallback;
+  const n = Number(raw);
+  return Number.isInteger(n) && n >= min ? n : fallback;
+}
+
+/** The limits from the environment. */
+export function mcpLimitsFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): McpLimits {
+  return {
+    idleMs: intFrom(env, "ASTRION_MCP_IDLE_MS", 600_000, 100),
+    callTimeoutMs: intFrom(env, "ASTRION_MCP_CALL_TIMEOUT_MS", 60_000, 100),
+    startTimeoutMs: intFrom(env, "ASTRION_MCP_START_TIMEOUT_MS", 30_000, 100),
+    backoffMs: intFrom(env, "ASTRION_MCP_RESTART_BACKOFF_MS", 1000, 0),
+  };
+}
+
+/** Longest wait before a restart. */
+export const MAX_RESTART_DELAY_MS = 60_000;
+
+/**
+ * How long after its last crash a server may start again: at once after one crash (the next
+ * call reconnects), then `base`, 2×`base`, 4×`base`… up to {@link MAX_RESTART_DELAY_MS}.
+ */
+export function restartDelay(crashes: number, base: number): number {
+  if (crashes <= 1) return 0;
+  return Math.min(MAX_RESTART_DELAY_MS, base * 2 ** Math.min(crashes - 2, 20));
+}

@@ -1,0 +1,179 @@
+import "server-only";
+/**
+ * One live connection to one MCP server (the official SDK's Client over stdio or Streamable
+ * HTTP): start, the tool listing (kept until the server says `notifications/tools/list_changed`),
+ * calls with a deadline, and close. A stdio server's stderr is captured (never passed to the app's
+ * own output, where a secret it prints would land) and kept as a short, scrubbed tail for errors.
+ */
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { scrub, type ResolvedServer } from "./config";
+import type { ResultBlock } from "./tools";
+
+/** One tool as the server lists it. */
+export interface ListedTool {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  annotations?: { readOnlyHint?: unknown };
+}
+
+/** A call's answer: the server's blocks, and whether it reports an error (`isError`). */
+export interface CallAnswer {
+  content: ResultBlock[];
+  structuredContent?: unknown;
+  isError: boolean;
+}
+
+/** How a call failed: the deadline passed, the server said no (MCP error), the connection broke, or the caller stopped it. */
+export class McpCallError extends Error {
+  readonly kind: "timeout" | "protocol" | "connection" | "aborted";
+  constructor(kind: McpCallError["kind"], message: string) {
+    super(message);
+    this.name = new.target.name;
+    this.kind = kind;
+  }
+}
+
+const STDERR_TAIL = 2000;
+
+/** Structured content with every secret scrubbed from its strings. */
+function scrubJson(value: unknown, secrets: readonly string[]): unknown {
+  if (typeof value === "string") return scrub(value, secrets);
+  if (Array.isArray(value)) return value.map((v) => scrubJson(v, secrets));
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrubJson(v, secrets)]));
+  return value;
+}
+
+/** A connection; made by {@link McpConnection.open}. */
+export class McpConnection {
+  readonly server: ResolvedServer;
+  readonly #client: Client;
+  readonly #transport: Transport;
+  #tools: ListedTool[] | null = null;
+  #closing = false;
+  #closed = false;
+  #stderr = "";
+  #onClosed: (unexpected: boolean) => void = () => undefined;
+
+  private constructor(server: ResolvedServer, client: Client, transport: Transport) {
+    this.server = server;
+    this.#client = client;
+    this.#transport = transport;
+  }
+
+  /**
+   * Starts the server (stdio) or opens the session (HTTP) and runs MCP's initialize, within
+   * `timeoutMs`. `onClosed(true)` is called when the connection ends without {@link close}.
+   */
+  static async open(server: ResolvedServer, timeoutMs: number, onClosed: (unexpected: boolean) => void): Promise<McpConnection> {
+    let transport: Transport;
+    try {
+      transport =
+        server.type === "http"
+          ? new StreamableHTTPClientTransport(new URL(server.url!), { requestInit: { headers: server.headers ?? {} } })
+          : new StdioClientTransport({ command: server.command!, args: server.args ?? [], env: { ...getDefaultEnvironment(), ...server.env }, stderr: "pipe" });
+    } catch (error) {
+      throw new McpCallError("connection", `could not start: ${scrub(error instanceof Error ? error.message : String(error), server.secrets)}`);
+    }
+    const client = new Client({ name: "astrion-team", version: "1.0.0" }, { capabilities: {} });
+    const conn = new McpConnection(server, client, transport);
+    if (transport instanceof StdioClientTransport) {
+      transport.stderr?.on("data", (chunk: Buffer) => {
+        conn.#stderr = (conn.#stderr + chunk.toString("utf8")).slice(-STDERR_TAIL);
+      });
+    }
+    // The next listing asks again: the model call after this one sees the new list.
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      conn.#tools = null;
+    });
+    client.onclose = () => {
+      if (conn.#closed) return;
+      conn.#closed = true;
+      conn.#onClosed(!conn.#closing);
+    };
+    try {
+      await client.connect(transport, { timeout: timeoutMs });
+    } catch (error) {
+      const why = conn.describe(error);
+      conn.#closing = true;
+      await client.close().catch(() => undefined);
+      throw new McpCallError("connection", `could not start: ${why}`);
+    }
+    conn.#onClosed = onClosed;
+    return conn;
+  }
+
+  /** The child's process id (stdio), or null. */
+  get pid(): number | null {
+    return this.#transport instanceof StdioClientTransport ? this.#transport.pid : null;
+  }
+
+  /** False once the connection ended. */
+  get live(): boolean {
+    return !this.#closed;
+  }
+
+  /** An error as text, with the server's last stderr lines, every secret scrubbed. */
+  describe(error: unknown): string {
+    const message = error instanceof Error ? error.message : String(error);
+    const tail = this.#stderr.trim().split("\n").slice(-5).join(" | ");
+    return scrub(tail ? `${message} (stderr: ${tail})` : message, this.server.secrets);
+  }
+
+  /** The server's tools: the last listing, or a new one after `list_changed` (all pages). */
+  async tools(timeoutMs: number): Promise<ListedTool[]> {
+    if (this.#tools) return this.#tools;
+    const out: ListedTool[] = [];
+    let cursor: string | undefined;
+    try {
+      for (let page = 0; page < 100; page++) {
+        const r = await this.#client.listTools(cursor ? { cursor } : {}, { timeout: timeoutMs });
+        for (const t of r.tools) out.push({ name: t.name, description: t.description ?? "", inputSchema: t.inputSchema as Record<string, unknown>, annotations: t.annotations });
+        cursor = r.nextCursor;
+        if (!cursor) break;
+      }
+    } catch (error) {
+      throw this.#callError(error, "tools/list", timeoutMs);
+    }
+    this.#tools = out;
+    return out;
+  }
+
+  /** Calls a tool within `timeoutMs` (aborted by `signal`, e.g. Stop). */
+  async call(tool: string, args: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal): Promise<CallAnswer> {
+    try {
+      const r = await this.#client.callTool({ name: tool, arguments: args }, undefined, { timeout: timeoutMs, signal });
+      // A server may echo what it was started with (a token in its env): scrubbed before anyone sees it.
+      const secrets = this.server.secrets;
+      const content = ((r.content ?? []) as ResultBlock[]).map((b) => ({
+        ...b,
+        ...(typeof b.text === "string" ? { text: scrub(b.text, secrets) } : {}),
+        ...(b.resource && typeof b.resource.text === "string" ? { resource: { ...b.resource, text: scrub(b.resource.text, secrets) } } : {}),
+      }));
+      return { content, structuredContent: scrubJson(r.structuredContent, secrets), isError: r.isError === true };
+    } catch (error) {
+      // Stopped by the person (Stop, terminate): not the server's failure.
+      if (signal?.aborted) throw new McpCallError("aborted", `${tool} was stopped before it answered`);
+      throw this.#callError(error, tool, timeoutMs);
+    }
+  }
+
+  #callError(error: unknown, what: string, timeoutMs: number): McpCallError {
+    if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return new McpCallError("timeout", `${what} did not answer within ${timeoutMs} ms`);
+    if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) return new McpCallError("protocol", this.describe(error));
+    return new McpCallError("connection", this.describe(error));
+  }
+
+  /** Ends the session and the child process (the SDK sends SIGTERM, then SIGKILL). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closing = true;
+    if (this.#transport instanceof StreamableHTTPClientTransport) await this.#transport.terminateSession().catch(() => undefined);
+    await this.#client.close().catch(() => undefined);
+    this.#closed = true;
+  }
+}

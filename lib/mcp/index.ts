@@ -1,0 +1,13 @@
+import "server-only";
+/**
+ * MCP servers (issue 10): `<data folder>/mcp.json` in Claude Code's `.mcp.json` shape, their
+ * connections' lifecycle (lib/mcp/manager.ts), and the pure rules of names, effects, grants,
+ * masking and output (config.ts, tools.ts). The browser imports lib/mcp/schema.ts directly.
+ */
+export * from "./schema";
+export { expandVars, isShowable, MASK, MaskedValueError, maskServer, mcpLimitsFromEnv, mergeMasked, resolveServer, restartDelay, scrub, type McpLimits, type ResolvedServer } from "./config";
+export { McpCallError, type CallAnswer, type ListedTool } from "./connection";
+export { MCP_FILE_NAME, mcpFilePath, readMcpFile, updateMcpFile, type McpFileRead } from "./file";
+export { mcpManager, McpManager, McpUnavailableError, skippedWarning, toolInfo } from "./manager";
+export { grants, headTail, isMcpToolName, mcpGrants, mcpToolName, parseMcpName, resultText, toolEffect, type ServerGrant } from "./tools";
+export { deleteServer, listServers, putAllServers, putServer, testServer } from "./service";

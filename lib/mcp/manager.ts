@@ -1,0 +1,278 @@
+import "server-only";
+/**
+ * The MCP servers of the whole process: one connection per (conversation, server), started on
+ * first use and shared by that conversation's agents; stopped when the conversation stops, is
+ * archived or deleted, when nobody used it for `idleMs`, when its entry in mcp.json changes, and
+ * at shutdown. A server that crashed is started again by the next call; crashes in a row without
+ * a successful call between them back off (lib/mcp/config.ts `restartDelay`). What each server
+ * last listed and its last error are kept for the settings page.
+ */
+import { MissingVariableError, mcpLimitsFromEnv, resolveServer, restartDelay, type McpLimits, type ResolvedServer } from "./config";
+import { McpCallError, McpConnection, type CallAnswer, type ListedTool } from "./connection";
+import { readMcpFile } from "./file";
+import type { McpServerView, McpTestResult, McpToolInfo } from "./schema";
+import { mcpToolName, toolEffect } from "./tools";
+
+/** A server that cannot be used now (not declared, mcp.json broken, a variable unset, backing off, failed to start). */
+export class McpUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+interface Entry {
+  convId: string;
+  name: string;
+  conn: McpConnection | null;
+  starting: Promise<McpConnection> | null;
+  /** Crashes (and failed starts) since the last successful call. */
+  crashes: number;
+  crashedAt: number;
+  busy: number;
+  idle: NodeJS.Timeout | null;
+}
+
+interface ServerStatus {
+  lastError: string | null;
+  lastErrorAt: string | null;
+  crashes: number;
+  tools: McpToolInfo[] | null;
+  listedAt: string | null;
+}
+
+/** A tool as the settings page shows it. */
+export function toolInfo(server: string, t: ListedTool): McpToolInfo {
+  return { name: t.name, model_name: mcpToolName(server, t.name), description: t.description, effect: toolEffect(t.annotations) };
+}
+
+/** The process's MCP connections. Get it with {@link mcpManager}. */
+export class McpManager {
+  readonly limits: McpLimits;
+  readonly #entries = new Map<string, Entry>();
+  readonly #status = new Map<string, ServerStatus>();
+
+  constructor(limits: McpLimits = mcpLimitsFromEnv()) {
+    this.limits = limits;
+  }
+
+  #statusOf(name: string): ServerStatus {
+    let s = this.#status.get(name);
+    if (!s) this.#status.set(name, (s = { lastError: null, lastErrorAt: null, crashes: 0, tools: null, listedAt: null }));
+    return s;
+  }
+
+  #fail(name: string, message: string, crashes?: number): void {
+    const s = this.#statusOf(name);
+    s.lastError = message;
+    s.lastErrorAt = new Date().toISOString();
+    if (crashes !== undefined) s.crashes = crashes;
+  }
+
+  #listed(name: string, tools: ListedTool[]): void {
+    const s = this.#statusOf(name);
+    s.tools = tools.map((t) => toolInfo(name, t));
+    s.listedAt = new Date().toISOString();
+  }
+
+  /** The entry as mcp.json declares it now, expanded from the app's environment. */
+  async #resolve(root: string, name: string): Promise<ResolvedServer> {
+    const read = await readMcpFile(root);
+    if (!read.ok) throw new McpUnavailableError(read.error);
+    const config = Object.prototype.hasOwnProperty.call(read.file.mcpServers, name) ? read.file.mcpServers[name] : undefined;
+    if (!config) throw new McpUnavailableError(`MCP server ${name} is not declared in mcp.json`);
+    try {
+      return resolveServer(name, config, process.env);
+    } catch (error) {
+      if (error instanceof MissingVariableError) throw new McpUnavailableError(error.message);
+      throw error;
+    }
+  }
+
+  #entry(convId: string, name: string): Entry {
+    const key = `${convId}\n${name}`;
+    let e = this.#entries.get(key);
+    if (!e) this.#entries.set(key, (e = { convId, name, conn: null, starting: null, crashes: 0, crashedAt: 0, busy: 0, idle: null }));
+    return e;
+  }
+
+  #crashed(e: Entry, message: string): void {
+    e.crashes += 1;
+    e.crashedAt = Date.now();
+    this.#fail(e.name, message, e.crashes);
+  }
+
+  /** Restarts the idle clock of a connection. */
+  #touch(e: Entry): void {
+    if (e.idle) clearTimeout(e.idle);
+    e.idle = setTimeout(() => void this.#idleStop(e), this.limits.idleMs);
+    e.idle.unref();
+  }
+
+  async #idleStop(e: Entry): Promise<void> {
+    e.idle = null;
+    if (e.busy > 0) return this.#touch(e);
+    await this.#close(e);
+  }
+
+  async #close(e: Entry): Promise<void> {
+    if (e.idle) clearTimeout(e.idle);
+    e.idle = null;
+    const conn = e.conn ?? (await e.starting?.catch(() => null)) ?? null;
+    e.conn = null;
+    this.#entries.delete(`${e.convId}\n${e.name}`);
+    await conn?.close();
+  }
+
+  /** The conversation's live connection to `name`, started now if needed (subject to the back-off). */
+  async #connect(root: string, convId: string, name: string): Promise<{ e: Entry; conn: McpConnection }> {
+    const e = this.#entry(convId, name);
+    if (e.conn?.live) return { e, conn: e.conn };
+    if (!e.starting) {
+      const wait = e.crashedAt + restartDelay(e.crashes, this.limits.backoffMs) - Date.now();
+      if (wait > 0) throw new McpUnavailableError(`MCP server ${name} failed ${e.crashes} times in a row (last: ${this.#statusOf(name).lastError ?? "unknown"}); backing off, next restart in ${Math.ceil(wait / 1000)} s`);
+      e.starting = (async () => {
+        const server = await this.#resolve(root, name);
+        const conn = await McpConnection.open(server, this.limits.startTimeoutMs, (unexpected) => {
+          if (e.conn !== conn) return;
+          e.conn = null;
+          if (e.idle) clearTimeout(e.idle);
+          if (unexpected) this.#crashed(e, conn.describe(new Error("the server exited unexpectedly")));
+        });
+        return conn;
+      })();
+      e.starting
+        .then((conn) => {
+          e.conn = conn;
+          this.#touch(e);
+        })
+        .catch((error: unknown) => {
+          const message = error instanceof Error ? error.message : String(error);
+          if (error instanceof McpCallError) this.#crashed(e, message);
+          else this.#fail(name, message);
+        })
+        .finally(() => {
+          e.starting = null;
+        });
+    }
+    try {
+      return { e, conn: await e.starting };
+    } catch (error) {
+      if (error instanceof McpCallError) throw new McpUnavailableError(`MCP server ${name} ${error.message}`);
+      throw error;
+    }
+  }
+
+  /** The tools `name` offers in this conversation (starting it on first use). */
+  async tools(root: string, convId: string, name: string): Promise<ListedTool[]> {
+    const { e, conn } = await this.#connect(root, convId, name);
+    e.busy++;
+    try {
+      const tools = await conn.tools(this.limits.startTimeoutMs);
+      this.#listed(name, tools);
+      return tools;
+    } catch (error) {
+      await this.#broken(e, conn, error);
+      throw error;
+    } finally {
+      e.busy--;
+      if (e.conn === conn) this.#touch(e);
+    }
+  }
+
+  /** A connection a call found broken (HTTP errors do not always close it) is dropped and counted as a crash. */
+  async #broken(e: Entry, conn: McpConnection, error: unknown): Promise<void> {
+    if (error instanceof McpCallError && error.kind === "aborted") return;
+    this.#fail(e.name, error instanceof Error ? error.message : String(error));
+    if (!(error instanceof McpCallError) || error.kind !== "connection" || e.conn !== conn) return;
+    e.conn = null;
+    this.#crashed(e, error.message);
+    await conn.close();
+  }
+
+  /**
+   * Calls `tool` of `name` for the conversation, within the call deadline.
+   * @throws McpUnavailableError when the server cannot be used; McpCallError when the call fails.
+   */
+  async call(root: string, convId: string, name: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallAnswer> {
+    const { e, conn } = await this.#connect(root, convId, name);
+    e.busy++;
+    try {
+      const answer = await conn.call(tool, args, this.limits.callTimeoutMs, signal);
+      e.crashes = 0;
+      this.#statusOf(name).crashes = 0;
+      return answer;
+    } catch (error) {
+      await this.#broken(e, conn, error);
+      throw error;
+    } finally {
+      e.busy--;
+      if (e.conn === conn) this.#touch(e);
+    }
+  }
+
+  /** Stops every server of a conversation (Stop, archive, delete). */
+  async stopConversation(convId: string): Promise<void> {
+    await Promise.all([...this.#entries.values()].filter((e) => e.convId === convId).map((e) => this.#close(e)));
+  }
+
+  /** Stops `name` in every conversation (its entry changed or was removed); the next use starts it anew. */
+  async stopServer(name: string): Promise<void> {
+    await Promise.all([...this.#entries.values()].filter((e) => e.name === name).map((e) => this.#close(e)));
+    if (this.#status.get(name)) this.#status.delete(name);
+  }
+
+  /** Stops everything (shutdown). */
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.#entries.values()].map((e) => this.#close(e)));
+  }
+
+  /** Starts `name` alone, lists its tools and stops it: the settings page's "test connection". */
+  async test(root: string, name: string): Promise<McpTestResult> {
+    let conn: McpConnection | null = null;
+    try {
+      conn = await McpConnection.open(await this.#resolve(root, name), this.limits.startTimeoutMs, () => undefined);
+      const tools = await conn.tools(this.limits.startTimeoutMs);
+      this.#listed(name, tools);
+      const s = this.#statusOf(name);
+      s.lastError = null;
+      s.lastErrorAt = null;
+      const infos = tools.map((t) => toolInfo(name, t));
+      return { ok: true, tools: infos, error: null, warnings: infos.filter((t) => t.model_name === null).map((t) => skippedWarning(name, t.name)) };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.#fail(name, message);
+      return { ok: false, tools: [], error: message, warnings: [] };
+    } finally {
+      await conn?.close();
+    }
+  }
+
+  /** What the settings page shows of `name`. */
+  status(name: string): McpServerView["status"] {
+    const s = this.#status.get(name);
+    const live = [...this.#entries.values()].filter((e) => e.name === name && e.conn?.live);
+    return {
+      running_in: new Set(live.map((e) => e.convId)).size,
+      processes: live.map((e) => ({ conversation_id: e.convId, pid: e.conn?.pid ?? null })),
+      last_error: s?.lastError ?? null,
+      last_error_at: s?.lastErrorAt ?? null,
+      crashes: s?.crashes ?? 0,
+      tools: s?.tools ?? null,
+      listed_at: s?.listedAt ?? null,
+    };
+  }
+}
+
+/** The warning for a tool whose `mcp__<server>__<tool>` name is no valid function name. */
+export function skippedWarning(server: string, tool: string): string {
+  return `tool "${tool}" of MCP server ${server} is skipped: mcp__${server}__${tool} is not a valid function name (at most 64 characters of letters, digits, '_' and '-')`;
+}
+
+const KEY = Symbol.for("astrion.mcp.manager");
+
+/** The process's one manager (kept on globalThis: Next loads server code in several bundles). */
+export function mcpManager(): McpManager {
+  const g = globalThis as unknown as Record<symbol, McpManager | undefined>;
+  return (g[KEY] ??= new McpManager());
+}
