@@ -74,6 +74,7 @@ function toListEntry(detail: RoleAnyDetail): RoleListEntry {
     ...derivedCapabilitiesOf(fields),
     tools: fields.tools ?? [],
     permissions: fields.permissions ?? [],
+    ...(fields.provides?.length ? { provides: fields.provides.map((a) => ({ name: a.name, description: a.description })) } : {}),
     ...(typeof extra.color === "string" ? { color: extra.color } : {}),
     warnings: detail.warnings,
   };

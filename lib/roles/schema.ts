@@ -4,6 +4,7 @@
  * editor shows the same validation messages the server enforces.
  */
 import { z } from "zod";
+import { ProvidesSchema } from "@/lib/abilities/schema";
 
 /**
  * A role id: also its file name (`<id>.md`). Letters, digits, `-` and `_` only, so no id can
@@ -54,6 +55,8 @@ export const RoleFieldsSchema = z.object({
   tools: z.array(z.string().trim().min(1).max(100)).max(100).optional(),
   permissions: z.array(PermissionSchema).optional(),
   max_concurrency: z.number().int("a whole number").min(1, "at least 1").max(64, "at most 64").optional(),
+  // --- abilities (issue 10, seed 003 §3.2): what an agent of the role offers its teammates as tools.
+  provides: ProvidesSchema.optional(),
 });
 export type RoleFields = z.infer<typeof RoleFieldsSchema>;
 
@@ -107,6 +110,8 @@ export const RoleListEntrySchema = z.discriminatedUnion("kind", [
     derived_capabilities: z.array(z.string()).optional(),
     tools: z.array(z.string()),
     permissions: z.array(z.string()),
+    /** The abilities the role provides (`provides:`), by name and description. */
+    provides: z.array(z.object({ name: z.string(), description: z.string() })).optional(),
     color: z.string().optional(),
     warnings: z.array(z.string()),
     /** Set when the file name is no valid `<id>.md` (the card offers "rename to" it). */
