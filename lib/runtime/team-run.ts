@@ -29,6 +29,7 @@ import type { RuntimeLimits } from "./config";
 import type { AgentView, ConversationSnapshot } from "./events";
 import { isFinalAgentStatus } from "./state-machine";
 import { faultSummary } from "./tool-failure";
+import { endAbilityCalls, resumeAbilityCalls } from "./team/abilities";
 import { AgentLoops } from "./team/agent-loop";
 import { LeaderLoop } from "./team/leader-loop";
 import { terminateAgent } from "./team/leader-tools";
@@ -177,6 +178,8 @@ export class TeamRun {
     s.stopController.abort(new Error("stopped"));
     for (const c of s.agentControllers.values()) c.abort(new Error("stopped"));
     await Promise.allSettled([this.#leader.running, ...this.#agents.running]);
+    // A caller waiting on an ability call gets a tool error instead of waiting for ever.
+    await endAbilityCalls(s, "the conversation was stopped", { wake: false });
     const { agents } = await s.store.listAgents(this.convId);
     for (const a of agents) {
       if (a.status === "running") await s.agentEvent(a.agent_id, "pause");
@@ -303,6 +306,7 @@ export class TeamRun {
       this.#listen(a.agent_id);
       if (a.status === "running" || (a.status !== "waiting" && (a.pending_messages ?? []).length)) this.wakeAgent(a.agent_id);
     }
+    await resumeAbilityCalls(s);
     const leader = await s.store.readLeaderMessages(this.convId);
     if (needsModelCall(leader.messages) || unansweredToolCalls(leader.messages).length || leaderInbox(leader.metadata).length) this.wakeLeader();
     else await s.refreshPhase();

@@ -15,6 +15,7 @@ import { modelFor } from "../models";
 import { transitionAgent } from "../state-machine";
 import { agentTools } from "../tools";
 import { runTool } from "./dispatch";
+import { abilityToolsFor, replyAtTurnEnd } from "./abilities";
 import { resolveDangling } from "./effects";
 import { deliverReport, reportFailure } from "./mail";
 import type { TeamState } from "./state";
@@ -115,7 +116,7 @@ export class AgentLoops {
     // A delivered report ends the task: a crash between the report and the status change must
     // not give the agent another model call.
     if (!needsModelCall(messages) || (meta.reported && endsWithResultOf(messages, "report_to_leader"))) {
-      if (meta.status === "running") await s.agentEvent(agentId, meta.reported ? "complete" : "pause");
+      if (meta.status === "running") await s.agentEvent(agentId, meta.reported || (await replyAtTurnEnd(s, agentId, messages)) ? "complete" : "pause");
       return false;
     }
     if ((meta.calls_this_task ?? 0) >= s.limits.maxCallsPerTask) {
@@ -154,7 +155,7 @@ export class AgentLoops {
       privateNotes: deriveWorkNotes(messages),
       budgets: s.limits.budgets,
     });
-    const outcome = await callModel(s, model, agentId, input.messages, [...agentTools(canWrite, meta.file_tools), ...sharedContextTools()], thinking, signal);
+    const outcome = await callModel(s, model, agentId, input.messages, [...agentTools(canWrite, meta.file_tools), ...sharedContextTools(), ...(await abilityToolsFor(s, meta))], thinking, signal);
     meta = await counted;
     const traceId = meta.trace_id ?? (await s.traceOrNew()).trace_id;
     if (!outcome.ok) {
