@@ -125,9 +125,10 @@ afterAll(async () => {
   await fake?.close();
 });
 
-async function run(title: string): Promise<string> {
+async function run(title: string, allowedRoles?: string[]): Promise<string> {
   const created = await server.api("POST", "/api/conversations", { title, project_path: project });
   const id = created.json.conversation.id as string;
+  if (allowedRoles) expect((await server.api("PATCH", `/api/conversations/${id}`, { allowed_roles: allowedRoles })).status).toBe(200);
   expect((await server.api("POST", `/api/conversations/${id}/messages`, { content: "Review the payment module" })).status).toBe(202);
   return id;
 }
@@ -213,6 +214,30 @@ describe("abilities as tools", () => {
     expect(capped!.error).toMatch(/cap reached: no idle agent of role tester, and the role allows at most 1 at once \(max_concurrency\)/);
     expect(byRole(await agents(id), "tester")).toHaveLength(1);
     expect((await timeline(id)).some((r) => r.action === "ability_call" && r.status === "capped")).toBe(true);
+  });
+
+  it("offers no ability of a role the conversation may not use (its allowed_roles), and refuses a call of it", async () => {
+    const id = await run("abl-whitelist", ["reviewer"]);
+    const rev = await reviewerDone(id);
+    const body = fake.requests.find((r) => r.body && scenario(r.body) === "abl-whitelist" && me(r.body).startsWith("Reviewer"))!.body!;
+    expect(toolNames(body)).not.toContain("generate_test_cases");
+    const { messages } = await detail(id, rev.metadata.agent_id);
+    const call = messages.flatMap((m) => m.tool_calls ?? []).find((c) => c.function.name === "generate_test_cases")!;
+    expect(JSON.parse(String(messages.find((m) => m.tool_call_id === call.id)!.content)).error).toBe("unknown tool generate_test_cases");
+    expect(byRole(await agents(id), "tester")).toHaveLength(0);
+  });
+
+  it("shows a role's abilities in the role list and keeps them through a form save", async () => {
+    const list = (await server.api("GET", "/api/roles")).json.roles as Array<{ id: string; provides?: unknown }>;
+    expect(list.find((r) => r.id === "tester")!.provides).toEqual([{ name: "generate_test_cases", description: "Test cases for one module" }]);
+    expect(list.find((r) => r.id === "reviewer")!.provides).toBeUndefined();
+    const before = (await server.api("GET", "/api/roles/tester")).json.role;
+    const { id: _id, provides, ...fields } = before.fields;
+    void _id;
+    const saved = await server.api("PUT", "/api/roles/tester", { etag: before.etag, fields: { ...fields, description: "Writes test cases well" }, body: before.body });
+    expect(saved.status).toBe(200);
+    expect(saved.json.role.fields.provides).toEqual(provides);
+    expect(saved.json.role.raw).toBe(TESTER.replace("description: Writes test cases", "description: Writes test cases well"));
   });
 
   it("gives the waiting caller a tool error on Stop, and when its callee is terminated", async () => {
