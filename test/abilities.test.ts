@@ -58,11 +58,20 @@ const stall = (): Script => ({ kind: "stream", end: "stall", chunksBeforeEnd: 1 
 
 function leader(b: FakeRequestBody): Script {
   if (called(b, "create_sub_agent")) return fakeText("SUMMARY");
-  const creates = scenario(b) === "abl-cap" ? ["tester", "reviewer"] : ["reviewer"];
+  const creates = scenario(b) === "abl-cap" ? ["tester", "reviewer"] : scenario(b) === "abl-parallel" ? ["reviewer", "reviewer"] : ["reviewer"];
   return fakeToolCalls(creates.map((role_id) => ({ name: "create_sub_agent", arguments: { role_id, task: `Work as ${role_id}` } })));
 }
 
-function reviewer(b: FakeRequestBody): Script {
+/** Both reviewers of the parallel scenario get their answer at the same moment, so their calls race. */
+const barrier: { waiting: Array<() => void> } = { waiting: [] };
+function together(script: Script): Promise<Script> {
+  return new Promise((resolve) => {
+    barrier.waiting.push(() => resolve(script));
+    if (barrier.waiting.length === 2) for (const go of barrier.waiting.splice(0)) go();
+  });
+}
+
+function reviewer(b: FakeRequestBody): Script | Promise<Script> {
   const done = results(b);
   const last = String(done[done.length - 1]?.content ?? "");
   switch (scenario(b)) {
@@ -74,6 +83,9 @@ function reviewer(b: FakeRequestBody): Script {
       if (done.length === 0) return gen({ count: 3 });
       if (done.length === 1) return gen({ module: "payment" });
       return report("saw both errors");
+    case "abl-parallel":
+      if (done.length === 0) return together(gen({ module: me(b) }));
+      return report(`got: ${last.slice(0, 200)}`);
     default:
       if (done.length === 0) return gen({ module: "payment" });
       return report(`got: ${last.slice(0, 200)}`);
@@ -99,7 +111,7 @@ function tester(b: FakeRequestBody): Script {
   }
 }
 
-function handler(b: FakeRequestBody): Script {
+function handler(b: FakeRequestBody): Script | Promise<Script> {
   if (toolNames(b).includes("create_sub_agent")) return leader(b);
   return me(b).startsWith("Tester") ? tester(b) : reviewer(b);
 }
@@ -214,6 +226,19 @@ describe("abilities as tools", () => {
     expect(capped!.error).toMatch(/cap reached: no idle agent of role tester, and the role allows at most 1 at once \(max_concurrency\)/);
     expect(byRole(await agents(id), "tester")).toHaveLength(1);
     expect((await timeline(id)).some((r) => r.action === "ability_call" && r.status === "capped")).toBe(true);
+  });
+
+  it("routes calls made at the same moment one at a time: two callers never both take the last place", async () => {
+    const id = await run("abl-parallel");
+    const reviewers = await until("both reviewers reported", async () => {
+      const list = byRole(await agents(id), "reviewer");
+      return list.length === 2 && list.every((r) => r.metadata.status === "completed") ? list : null;
+    });
+    // max_concurrency: 1 — one tester, however the two calls interleaved.
+    expect(byRole(await agents(id), "tester")).toHaveLength(1);
+    const outcomes = await Promise.all(reviewers.map(async (r) => (await abilityResults(id, r.metadata.agent_id))[0]!));
+    expect(outcomes.some((o) => o.status === "completed")).toBe(true);
+    for (const o of outcomes) expect(o.status === "completed" ? o.result : o.error).toEqual(o.status === "completed" ? { cases: expect.any(Array) } : expect.stringMatching(/cap reached/));
   });
 
   it("offers no ability of a role the conversation may not use (its allowed_roles), and refuses a call of it", async () => {

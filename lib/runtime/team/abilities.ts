@@ -42,6 +42,19 @@ interface AbilityPending extends PendingToolCall {
 
 const SENT = "ability_request_sent";
 
+/**
+ * Routing of one conversation's calls, one at a time: choosing a callee and handing it the
+ * request is check-then-act (an idle agent, room under the caps), so two calls at once must not
+ * both take the same idle agent or both take the last place.
+ */
+const routing = new WeakMap<TeamState, Promise<unknown>>();
+
+function routed<T>(s: TeamState, work: () => Promise<T>): Promise<T> {
+  const run = (routing.get(s) ?? Promise.resolve()).then(work, work);
+  routing.set(s, run.catch(() => undefined));
+  return run;
+}
+
 /** True for the journalled result of a call whose request was sent (its real result comes later). */
 export function isAbilitySent(result: string): boolean {
   return result.startsWith(`{"${SENT}"`);
@@ -111,6 +124,12 @@ async function planCallee(s: TeamState, roleId: string): Promise<Plan> {
   return { ok: true, reuse: null };
 }
 
+/** A refused call, told: a notice when a cap was reached, and a timeline event either way. */
+async function refused(s: TeamState, caller: AgentMeta, offered: OfferedAbility, code: string, reason: string): Promise<void> {
+  if (code === "capped") s.notice("warning", "cap_agents", "notice.msg.abilityCapped", { agent: caller.display_name, tool: offered.tool_name, role: offered.role_id }, caller.agent_id);
+  await s.emit(await s.causeFor(caller), { type: "event", from: SYSTEM_PARTY, to: agentParty(caller.agent_id), payload: { tool: offered.tool_name, role_id: offered.role_id, reason }, action: "ability_call", resource: `role:${offered.role_id}`, status: code });
+}
+
 /**
  * Ends a call with `content` as the caller's tool result: appended unless one is there already,
  * then the pending entry removed (the caller runs again once none is left) and the caller woken.
@@ -118,7 +137,7 @@ async function planCallee(s: TeamState, roleId: string): Promise<Plan> {
 async function finishCall(s: TeamState, callerId: number, toolCallId: string, content: string, extra: Record<string, unknown> = {}, wake = true): Promise<void> {
   const messages = (await s.store.readAgentMessages(s.convId, callerId)).messages;
   if (!messages.some((m) => m.role === "tool" && m.tool_call_id === toolCallId)) {
-    await appendToolResult(s, callerId, { id: toolCallId, type: "function", function: { name: "", arguments: "" } } as ToolCall, content, extra);
+    await appendToolResult(s, callerId, { id: toolCallId, type: "function", function: { name: "", arguments: "" } }, content, extra);
   }
   const meta = await s.readAgent(callerId);
   if (!(meta.pending_tool_calls ?? []).some((p) => p.tool_call_id === toolCallId)) return;
@@ -129,11 +148,10 @@ async function finishCall(s: TeamState, callerId: number, toolCallId: string, co
 }
 
 /** Hands the request to its callee (the caller already waits on it); a refusal ends the call with a tool error. */
-async function deliverRequest(s: TeamState, caller: AgentMeta, entry: AbilityPending, offered: OfferedAbility): Promise<void> {
-  const plan = await planCallee(s, offered.role_id);
+async function deliverRequest(s: TeamState, caller: AgentMeta, entry: AbilityPending, offered: OfferedAbility, planned?: Plan): Promise<void> {
+  const plan = planned ?? (await planCallee(s, offered.role_id));
   if (!plan.ok) {
-    if (plan.code === "capped") s.notice("warning", "cap_agents", "notice.msg.abilityCapped", { agent: caller.display_name, tool: offered.tool_name, role: offered.role_id }, caller.agent_id);
-    await s.emit(await s.causeFor(caller), { type: "event", from: SYSTEM_PARTY, to: agentParty(caller.agent_id), payload: { tool: offered.tool_name, role_id: offered.role_id, reason: plan.reason }, action: "ability_call", resource: `role:${offered.role_id}`, status: plan.code });
+    await refused(s, caller, offered, plan.code, plan.reason);
     await finishCall(s, caller.agent_id, entry.tool_call_id, errorResult(plan.reason));
     return;
   }
@@ -174,18 +192,20 @@ async function deliverRequest(s: TeamState, caller: AgentMeta, entry: AbilityPen
  */
 export async function callAbility(s: TeamState, agentId: number, call: ToolCall, offered: OfferedAbility): Promise<string | null> {
   const input = checkAbilityInput(offered, call.function.arguments);
-  if (!input.ok) return errorResult(input.error);
+  if (!input.ok) {
+    await refused(s, await s.readAgent(agentId), offered, "refused", input.error);
+    return errorResult(input.error);
+  }
   const result = await once(
     s,
     agentId,
     call,
-    async (key) => {
+    (key) => routed(s, async () => {
       const caller = await s.readAgent(agentId);
       // Refused before the caller waits, so a refusal is an ordinary tool result.
       const plan = await planCallee(s, offered.role_id);
       if (!plan.ok) {
-        if (plan.code === "capped") s.notice("warning", "cap_agents", "notice.msg.abilityCapped", { agent: caller.display_name, tool: offered.tool_name, role: offered.role_id }, agentId);
-        await s.emit(await s.causeFor(caller), { type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { tool: offered.tool_name, role_id: offered.role_id, reason: plan.reason }, action: "ability_call", resource: `role:${offered.role_id}`, status: plan.code });
+        await refused(s, caller, offered, plan.code, plan.reason);
         return errorResult(plan.reason);
       }
       const entry: AbilityPending = { tool_call_id: call.id, tool_name: offered.tool_name, question_id: await s.nextId("task"), created_at: epochSeconds(), kind: "ability", key, role_id: offered.role_id, ability: offered.ability.name, input: input.input };
@@ -193,9 +213,9 @@ export async function callAbility(s: TeamState, agentId: number, call: ToolCall,
       // The caller's entry is the call's durable record: written before the request leaves.
       const waiting = caller.status === "running" ? await s.agentEvent(agentId, "ask", add) : await s.updateAgent(agentId, add);
       s.setActivity(agentId, `waiting for ${offered.tool_name}`);
-      await deliverRequest(s, waiting, entry, offered);
+      await deliverRequest(s, waiting, entry, offered, plan);
       return JSON.stringify({ [SENT]: entry.question_id });
-    },
+    }),
     {
       internal: true,
       // Cut short by a crash: it happened if the caller waits on it (resume delivers it if needed).
@@ -307,7 +327,7 @@ export async function resumeAbilityCalls(s: TeamState): Promise<void> {
         await finishCall(s, caller.agent_id, entry.tool_call_id, errorResult(`${entry.tool_name} is no longer offered in this conversation`));
         continue;
       }
-      await deliverRequest(s, await s.readAgent(caller.agent_id), entry, offered);
+      await routed(s, async () => deliverRequest(s, await s.readAgent(caller.agent_id), entry, offered));
     }
   }
 }
