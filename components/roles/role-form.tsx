@@ -12,6 +12,7 @@ import { Banner } from "@/components/ui/banner";
 import { FieldError } from "@/components/ui/field-error";
 import { badgeClass, buttonPrimary, hintClass, inputClass, labelClass } from "@/components/ui/styles";
 import { ExtraFieldsTable } from "./extra-fields-table";
+import { RoleAbilities } from "./role-abilities";
 import { PromptBodyField } from "./prompt-body-field";
 import { RoleToolMapping } from "./role-tool-mapping";
 import {
@@ -372,6 +373,7 @@ export function RoleForm({
         </Field>
       </div>
 
+      {role ? <RoleAbilities provides={role.fields.provides} /> : null}
       {role ? <ExtraFieldsTable extra={role.extra} /> : null}
 
       <PromptBodyField value={form.body} onChange={(v) => update("body", v)} />

@@ -138,6 +138,16 @@ function RoleCard({ role }: { role: LoadedRole }) {
           </ul>
         ) : null}
         <DerivedCapabilities role={role} />
+        {role.provides?.length ? (
+          <ul className="flex flex-wrap items-center gap-1" aria-label={t("roles.provides")} data-testid="role-card-provides">
+            <li className="text-xs text-zinc-500 dark:text-zinc-400">{t("roles.provides")}:</li>
+            {role.provides.map((a) => (
+              <li key={a.name} title={a.description} className={`${badgeClass} bg-emerald-50 font-mono text-emerald-700 dark:bg-emerald-500/15 dark:text-emerald-300`}>
+                {a.name}
+              </li>
+            ))}
+          </ul>
+        ) : null}
         <RoleToolMapping tools={role.tools} permissions={role.permissions} compact testId="role-card-tool-mapping" declaredServers={declared} />
         {role.mcp_servers?.length ? (
           <p className="font-mono text-xs text-zinc-600 dark:text-zinc-300" data-testid="role-card-mcp-servers">

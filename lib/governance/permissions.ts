@@ -25,6 +25,9 @@ export const AGENT_SCOPES = [
 /** One scope of a token. */
 export type AgentScope = (typeof AGENT_SCOPES)[number];
 
+/** The name an ability call is checked under (its tool name is a role's, not ours). */
+export const ABILITY_CALL_TOOL = "call_ability";
+
 /** The scope each sub-agent tool needs. A tool not listed here is refused. */
 export const TOOL_SCOPES: Readonly<Record<string, AgentScope>> = {
   list_files: "project:read",
@@ -36,6 +39,9 @@ export const TOOL_SCOPES: Readonly<Record<string, AgentScope>> = {
   ask_master: "message:leader",
   read_shared_context: "shared_context:read",
   update_shared_context: "shared_context:write",
+  // Any ability of a teammate's role (lib/runtime/team/abilities.ts) is checked under this name:
+  // a call hands a teammate a task, as a message does.
+  [ABILITY_CALL_TOOL]: "message:teammates",
 };
 
 /** Tools whose `path` argument names a place in the project folder. */

@@ -231,3 +231,62 @@ describe("serializeNewRole", () => {
     expect(detail.warnings).toEqual([]);
   });
 });
+
+describe("provides: (a nested list of objects) through the line-preserving editor", () => {
+  const file = [
+    "---",
+    "name: Tester",
+    "description: Writes tests",
+    "# abilities other agents call",
+    "provides:",
+    "  - name: generate_test_cases",
+    "    description: Test cases for a module",
+    "    input:",
+    "      type: object",
+    "      properties:",
+    "        module: { type: string }   # the module path",
+    "      required: [module]",
+    "    output:",
+    "      type: object",
+    "      properties:",
+    "        cases: { type: array, items: { type: string } }",
+    "max_concurrency: 2",
+    "---",
+    "You test.",
+    "",
+  ].join("\n");
+
+  it("loads it as a field, not an extra key", () => {
+    const d = role(file);
+    expect(d.fields.provides?.[0]).toMatchObject({ name: "generate_test_cases", input: { required: ["module"] } });
+    expect(d.extra).toEqual({});
+  });
+
+  it("keeps its lines byte for byte when the form saves other fields, with or without it", () => {
+    const d = role(file);
+    const { provides: _p, ...withoutProvides } = fieldsOf(d);
+    void _p;
+    for (const fields of [fieldsOf(d), withoutProvides]) {
+      const out = applyRoleEdit(file, { fields: { ...fields, description: "Writes better tests" }, body: d.body });
+      expect(out).toBe(file.replace("description: Writes tests", "description: Writes better tests"));
+      expect(role(out).fields.provides).toEqual(d.fields.provides);
+    }
+  });
+
+  it("rewrites it as block YAML when a save names a new value, which reads back equal", () => {
+    const d = role(file);
+    const next = [{ name: "summarize", description: "Sum up", input: { type: "object", properties: { text: { type: "string" } } } }];
+    const out = applyRoleEdit(file, { fields: { ...fieldsOf(d), provides: next }, body: d.body });
+    expect(role(out).fields.provides).toEqual(next);
+    expect(out).toContain("max_concurrency: 2\n");
+    expect(out).toContain("provides:\n  - name: summarize\n");
+    // A new role created with abilities writes them too.
+    expect(role(serializeNewRole({ id: "demo", name: "N", description: "D", provides: next }, "")).fields.provides).toEqual(next);
+  });
+
+  it("makes a file with a bad declaration an error entry that names the line", () => {
+    const bad = parseRoleFile("demo.md", file.replace("type: object\n      properties:\n        module", "type: string\n      properties:\n        module"));
+    expect(bad.kind).toBe("error");
+    expect(bad.kind === "error" && bad.error).toMatchObject({ message: expect.stringMatching(/provides\[0\.input\]: the input schema must be an object schema/), line: 5 });
+  });
+});

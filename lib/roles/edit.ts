@@ -7,7 +7,10 @@ import { isMap, isNode, isScalar, isSeq, parseDocument, stringify, type Pair } f
 import { ValidationError } from "@/lib/errors";
 import type { RoleFields } from "./schema";
 import { frontmatterShapeProblem, lineContent, splitLines } from "./frontmatter";
-import { analyzeRoleText, EDITABLE_KEYS, type EditableKey, type RoleAnalysis, type RoleEditFields } from "./parse";
+import { analyzeRoleText, EDITABLE_KEYS, STRUCTURED_KEYS, type EditableKey, type RoleAnalysis, type RoleEditFields, type StructuredKey } from "./parse";
+
+/** A key a save may rewrite. */
+type WritableKey = EditableKey | StructuredKey;
 
 /** What the role form sends: every editable field (unset ones `undefined`) and the prompt body. */
 export interface RoleEditChanges {
@@ -104,11 +107,11 @@ function withEol(text: string, eol: string): string {
 /** How a list field was written, so a rewrite keeps that style. */
 type ListStyle = { kind: "string"; separator: string } | { kind: "flow" } | { kind: "block"; indent: string };
 
-function defaultSeparator(key: EditableKey): string {
+function defaultSeparator(key: WritableKey): string {
   return key === "capabilities" ? "|" : ", ";
 }
 
-function listStyleOf(key: EditableKey, pair: Pair | undefined, yaml: string): ListStyle {
+function listStyleOf(key: WritableKey, pair: Pair | undefined, yaml: string): ListStyle {
   const node = pair?.value;
   if (isScalar(node) && typeof node.value === "string") {
     const text = node.value;
@@ -126,13 +129,24 @@ function listStyleOf(key: EditableKey, pair: Pair | undefined, yaml: string): Li
 }
 
 /** Whether trimmed, non-empty `items` survive being joined into one string and split again. */
-function stringListReadsBack(key: EditableKey, items: readonly string[]): boolean {
+function stringListReadsBack(key: WritableKey, items: readonly string[]): boolean {
   const splitter = key === "capabilities" ? /[|,]/ : /,/;
   return !items.some((item) => splitter.test(item));
 }
 
+/** A structured value (`provides`) as block YAML under its key, indented two spaces. */
+function structuredText(value: unknown, eol: string): string {
+  if (Array.isArray(value) && value.length === 0) return " []";
+  const block = stringify(value, { lineWidth: 0, minContentWidth: 0 }).replace(/\n$/, "");
+  return block
+    .split("\n")
+    .map((line) => `${eol}  ${line}`)
+    .join("");
+}
+
 /** The text after `key:` for a new value: ` value` on the same line, or the lines of a block list. */
-function valueText(key: EditableKey, value: unknown, style: ListStyle | undefined, eol: string): string {
+function valueText(key: WritableKey, value: unknown, style: ListStyle | undefined, eol: string): string {
+  if (key === "provides") return structuredText(value, eol);
   if (key === "max_concurrency") return ` ${String(value)}`;
   if (key === "capabilities" || key === "tools" || key === "permissions" || key === "mcp_servers") {
     const items = (value as string[]).map((s) => s.trim()).filter((s) => s.length > 0);
@@ -181,9 +195,15 @@ export function applyRoleEdit(originalText: string, changes: RoleEditChanges): s
     ]);
   }
   const { parts } = analysis;
-  const changed = EDITABLE_KEYS.filter(
+  const changed: WritableKey[] = EDITABLE_KEYS.filter(
     (key) => !sameValue(key, analysis.fields[key], (changes.fields as Partial<RoleEditFields>)[key]),
   );
+  // A structured key the save does not name is kept as it is (the form does not edit it); one it
+  // names is rewritten only when its value differs.
+  for (const key of STRUCTURED_KEYS) {
+    const next = (changes.fields as Partial<RoleEditFields>)[key];
+    if (next !== undefined && JSON.stringify(next) !== JSON.stringify(analysis.fields[key])) changed.push(key);
+  }
   const bodyChanged = toLf(changes.body) !== toLf(parts.body);
   if (changed.length === 0 && !bodyChanged) return originalText;
 
@@ -197,7 +217,7 @@ export function applyRoleEdit(originalText: string, changes: RoleEditChanges): s
   return parts.bom + parts.open + yaml + close + body;
 }
 
-function rewriteFrontmatter(analysis: RoleAnalysis, changed: readonly EditableKey[], fields: RoleEditFields): string {
+function rewriteFrontmatter(analysis: RoleAnalysis, changed: readonly WritableKey[], fields: RoleEditFields): string {
   const { parts, entries } = analysis;
   const eol = parts.eol;
   const yaml = parts.yaml;
@@ -215,8 +235,8 @@ function rewriteFrontmatter(analysis: RoleAnalysis, changed: readonly EditableKe
     spans.set(entry.key, span);
   }
   // An optional text field cleared in the form is removed, not written as `model: ""`.
-  const values: Partial<Record<EditableKey, unknown>> = {};
-  for (const [key, value] of Object.entries(fields) as [EditableKey, unknown][]) {
+  const values: Partial<Record<WritableKey, unknown>> = {};
+  for (const [key, value] of Object.entries(fields) as [WritableKey, unknown][]) {
     values[key] = typeof value === "string" && value.trim() === "" ? undefined : value;
   }
   if (!separable) return rewriteWithDocument(analysis, changed, values);
@@ -283,14 +303,14 @@ function rewriteFrontmatter(analysis: RoleAnalysis, changed: readonly EditableKe
  */
 function rewriteWithDocument(
   analysis: RoleAnalysis,
-  changed: readonly EditableKey[],
-  values: Partial<Record<EditableKey, unknown>>,
+  changed: readonly WritableKey[],
+  values: Partial<Record<WritableKey, unknown>>,
 ): string {
   const doc = parseDocument(analysis.parts.yaml);
   for (const key of changed) {
     const value = values[key];
     if (value === undefined) doc.delete(key);
-    else if (Array.isArray(value)) doc.set(key, doc.createNode(value, { flow: true }));
+    else if (Array.isArray(value)) doc.set(key, doc.createNode(value, { flow: key !== "provides" }));
     else doc.set(key, typeof value === "string" ? value.trim() : value);
   }
   return withEol(doc.toString({ lineWidth: 0, minContentWidth: 0 }), analysis.parts.eol);
@@ -311,8 +331,11 @@ export function serializeNewRole(fields: RoleFields, body: string, extra?: Recor
     if (typeof value === "string" && value.trim() === "" && key !== "name" && key !== "description") continue;
     out += `${key}:${valueText(key, value, undefined, "\n")}\n`;
   }
+  for (const key of STRUCTURED_KEYS) {
+    if (fields[key] !== undefined) out += `${key}:${valueText(key, fields[key], undefined, "\n")}\n`;
+  }
   for (const [key, value] of Object.entries(extra ?? {})) {
-    if (key === "id" || (EDITABLE_KEYS as readonly string[]).includes(key) || value === undefined) continue;
+    if (key === "id" || (EDITABLE_KEYS as readonly string[]).includes(key) || (STRUCTURED_KEYS as readonly string[]).includes(key) || value === undefined) continue;
     out += stringify({ [key]: value }, { lineWidth: 0, minContentWidth: 0 });
   }
   return `${out}---\n${toLf(body)}`;

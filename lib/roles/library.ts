@@ -75,6 +75,7 @@ function toListEntry(detail: RoleAnyDetail): RoleListEntry {
     tools: fields.tools ?? [],
     permissions: fields.permissions ?? [],
     ...(fields.mcp_servers?.length ? { mcp_servers: fields.mcp_servers } : {}),
+    ...(fields.provides?.length ? { provides: fields.provides.map((a) => ({ name: a.name, description: a.description })) } : {}),
     ...(typeof extra.color === "string" ? { color: extra.color } : {}),
     warnings: detail.warnings,
   };

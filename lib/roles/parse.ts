@@ -33,8 +33,16 @@ export const EDITABLE_KEYS = [
 ] as const;
 export type EditableKey = (typeof EDITABLE_KEYS)[number];
 
+/**
+ * Structured keys: validated like the editable ones, but the form does not edit them. A form
+ * save leaves their lines as they are unless it names a new value (lib/roles/edit.ts); they are
+ * edited as raw text. `provides`: the role's abilities (lib/abilities).
+ */
+export const STRUCTURED_KEYS = ["provides"] as const;
+export type StructuredKey = (typeof STRUCTURED_KEYS)[number];
+
 /** Keys with a meaning in this product; every other key is "extra" and kept as it is. */
-export const KNOWN_KEYS: readonly string[] = ["id", ...EDITABLE_KEYS];
+export const KNOWN_KEYS: readonly string[] = ["id", ...EDITABLE_KEYS, ...STRUCTURED_KEYS];
 
 /** The editable fields of a role (everything but the id, which is the file name). */
 export type RoleEditFields = Omit<RoleFields, "id">;
@@ -240,6 +248,15 @@ export function analyzeRoleText(fileName: string, text: string): RoleAnalysisRes
     const problem = schemaProblem(key, normalized.value);
     if (problem) problems.push({ message: problem, line });
     else fields[key] = normalized.value;
+  }
+  const provides = values.get("provides");
+  if (provides !== undefined && provides !== null) {
+    const result = RoleFieldsSchema.shape.provides.safeParse(provides);
+    if (result.success) fields.provides = result.data;
+    else {
+      const issue = result.error.issues[0]!;
+      problems.push({ message: `provides${issue.path.length ? `[${issue.path.join(".")}]` : ""}: ${Array.isArray(provides) ? issue.message : "must be a list of abilities (name, description, input, output)"}`, line: lineOfKey.get("provides") });
+    }
   }
   for (const warning of doc.warnings) warnings.push(`YAML: ${warning.message.split("\n")[0]}`);
 

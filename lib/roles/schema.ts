@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { McpServerNameSchema } from "@/lib/mcp/schema";
+import { ProvidesSchema } from "@/lib/abilities/schema";
 
 /**
  * A role id: also its file name (`<id>.md`). Letters, digits, `-` and `_` only, so no id can
@@ -57,6 +58,8 @@ export const RoleFieldsSchema = z.object({
   max_concurrency: z.number().int("a whole number").min(1, "at least 1").max(64, "at most 64").optional(),
   // --- MCP (issue 10): the servers of mcp.json whose tools this role's agents are offered.
   mcp_servers: z.array(McpServerNameSchema).max(64, "at most 64 servers").optional(),
+  // --- abilities (issue 10, seed 003 §3.2): what an agent of the role offers its teammates as tools.
+  provides: ProvidesSchema.optional(),
 });
 export type RoleFields = z.infer<typeof RoleFieldsSchema>;
 
@@ -111,6 +114,8 @@ export const RoleListEntrySchema = z.discriminatedUnion("kind", [
     tools: z.array(z.string()),
     permissions: z.array(z.string()),
     mcp_servers: z.array(z.string()).optional(),
+    /** The abilities the role provides (`provides:`), by name and description. */
+    provides: z.array(z.object({ name: z.string(), description: z.string() })).optional(),
     color: z.string().optional(),
     warnings: z.array(z.string()),
     /** Set when the file name is no valid `<id>.md` (the card offers "rename to" it). */

@@ -30,6 +30,7 @@ import type { RuntimeLimits } from "./config";
 import type { AgentView, ConversationSnapshot } from "./events";
 import { isFinalAgentStatus } from "./state-machine";
 import { faultSummary } from "./tool-failure";
+import { endAbilityCalls, resumeAbilityCalls } from "./team/abilities";
 import { AgentLoops } from "./team/agent-loop";
 import { LeaderLoop } from "./team/leader-loop";
 import { terminateAgent } from "./team/leader-tools";
@@ -178,6 +179,8 @@ export class TeamRun {
     s.stopController.abort(new Error("stopped"));
     for (const c of s.agentControllers.values()) c.abort(new Error("stopped"));
     await Promise.allSettled([this.#leader.running, ...this.#agents.running]);
+    // A caller waiting on an ability call gets a tool error instead of waiting for ever.
+    await endAbilityCalls(s, "the conversation was stopped", { wake: false });
     // The conversation's MCP servers stop with it (the next use starts them again).
     await mcpManager().stopConversation(this.convId);
     const { agents } = await s.store.listAgents(this.convId);
@@ -306,6 +309,7 @@ export class TeamRun {
       this.#listen(a.agent_id);
       if (a.status === "running" || (a.status !== "waiting" && (a.pending_messages ?? []).length)) this.wakeAgent(a.agent_id);
     }
+    await resumeAbilityCalls(s);
     const leader = await s.store.readLeaderMessages(this.convId);
     if (needsModelCall(leader.messages) || unansweredToolCalls(leader.messages).length || leaderInbox(leader.metadata).length) this.wakeLeader();
     else await s.refreshPhase();

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { TOOL_SCOPES } from "@/lib/governance/permissions";
+import { ABILITY_CALL_TOOL, TOOL_SCOPES } from "@/lib/governance/permissions";
 import { parseCatalog } from "@/lib/models/offline/leader-plan";
 import {
   AGENT_TOOL_ARGS,
@@ -220,7 +220,9 @@ describe("who is offered what", () => {
 
   it("every tool a sub-agent is offered has a permission-token scope, and every scope names such a tool", () => {
     const agentUsable = [...toolsOf("agent", ["read", "write"]), ...toolsOf("both")].map((t) => t.name).sort();
-    expect(Object.keys(TOOL_SCOPES).sort()).toEqual(agentUsable);
+    // Besides the registry's tools: the name every ability call is checked under (a teammate gets a task).
+    expect(Object.keys(TOOL_SCOPES).filter((k) => k !== ABILITY_CALL_TOOL).sort()).toEqual(agentUsable);
+    expect(TOOL_SCOPES[ABILITY_CALL_TOOL]).toBe("message:teammates");
   });
 
   it("takes the read-only classification from the registry", () => {

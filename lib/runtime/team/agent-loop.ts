@@ -15,6 +15,7 @@ import { modelFor } from "../models";
 import { transitionAgent } from "../state-machine";
 import { agentTools } from "../tools";
 import { runTool } from "./dispatch";
+import { abilityToolsFor, replyAtTurnEnd } from "./abilities";
 import { resolveDangling } from "./effects";
 import { deliverReport, reportFailure } from "./mail";
 import { mcpToolSpecs } from "./mcp-tools";
@@ -116,7 +117,7 @@ export class AgentLoops {
     // A delivered report ends the task: a crash between the report and the status change must
     // not give the agent another model call.
     if (!needsModelCall(messages) || (meta.reported && endsWithResultOf(messages, "report_to_leader"))) {
-      if (meta.status === "running") await s.agentEvent(agentId, meta.reported ? "complete" : "pause");
+      if (meta.status === "running") await s.agentEvent(agentId, meta.reported || (await replyAtTurnEnd(s, agentId, messages)) ? "complete" : "pause");
       return false;
     }
     if ((meta.calls_this_task ?? 0) >= s.limits.maxCallsPerTask) {
@@ -157,7 +158,7 @@ export class AgentLoops {
     });
     // MCP servers start here, on the first model call that offers their tools (lib/runtime/team/mcp-tools.ts).
     const mcpTools = await mcpToolSpecs(s, agentId, meta);
-    const outcome = await callModel(s, model, agentId, input.messages, [...agentTools(canWrite, meta.file_tools), ...sharedContextTools(), ...mcpTools], thinking, signal);
+    const outcome = await callModel(s, model, agentId, input.messages, [...agentTools(canWrite, meta.file_tools), ...sharedContextTools(), ...mcpTools, ...(await abilityToolsFor(s, meta))], thinking, signal);
     meta = await counted;
     const traceId = meta.trace_id ?? (await s.traceOrNew()).trace_id;
     if (!outcome.ok) {

@@ -6,7 +6,7 @@ import "server-only";
  * source of the folder the workspace tools work in. Every data access is audited.
  */
 import { AstrionError } from "@/lib/errors";
-import { checkToolCall, narrowRoleTokens, scopesFor } from "@/lib/governance";
+import { ABILITY_CALL_TOOL, checkToolCall, narrowRoleTokens, scopesFor } from "@/lib/governance";
 import type { ToolCall } from "@/lib/models";
 import { hasOwnKey } from "@/lib/own";
 import { agentParty, formatAgentMessage, LEADER_PARTY, roleAbbreviation, SYSTEM_PARTY } from "@/lib/protocol";
@@ -16,13 +16,14 @@ import { epochSeconds, type Message } from "@/lib/store";
 import { listFiles, readFile, searchFiles, writeFile } from "@/lib/workspace";
 import { AGENT_TOOL_ARGS, parseToolArguments } from "../tools";
 import { isMcpToolName } from "@/lib/mcp/tools";
+import { callAbility, findAbility } from "./abilities";
 import { once } from "./effects";
 import { dispatchMcpTool } from "./mcp-tools";
 import { deliverReport, messageAgent, toLeaderInbox } from "./mail";
 import type { TeamState } from "./state";
 import { errorResult, messageId, summarize, type AgentMeta } from "./types";
 
-/** Runs one of a sub-agent's tools; null for `ask_master` (the answer comes later). Errors other than refusals are thrown to the dispatcher. */
+/** Runs one of a sub-agent's tools; null for `ask_master` and ability calls (the answer comes later). Errors other than refusals are thrown to the dispatcher. */
 export async function dispatchAgentTool(s: TeamState, agentId: number, call: ToolCall): Promise<string | null> {
   const name = call.function.name;
   if (name === "create_sub_agent") {
@@ -32,19 +33,22 @@ export async function dispatchAgentTool(s: TeamState, agentId: number, call: Too
   }
   const shared = isSharedContextTool(name);
   const mcp = isMcpToolName(name);
-  if (!shared && !mcp && !hasOwnKey(AGENT_TOOL_ARGS, name)) return errorResult(`unknown tool ${name}`);
-  // Shared-context and MCP tools validate their own arguments; the permission check only needs the name.
-  const parsed = shared || mcp ? ({ ok: true, args: {} } as const) : parseToolArguments(AGENT_TOOL_ARGS[name as keyof typeof AGENT_TOOL_ARGS], call.function.arguments);
+  const meta = await s.readAgent(agentId);
+  // A teammate role's ability (lib/runtime/team/abilities.ts): checked against its declared input there.
+  const ability = shared || mcp || hasOwnKey(AGENT_TOOL_ARGS, name) ? null : await findAbility(s, meta, name);
+  if (ability === "own") return errorResult(`${name} is an ability of your own role: do it yourself`);
+  if (!shared && !mcp && !ability && !hasOwnKey(AGENT_TOOL_ARGS, name)) return errorResult(`unknown tool ${name}`);
+  // Shared-context, MCP and ability tools validate their own arguments; the permission check only needs the name.
+  const parsed = shared || mcp || ability ? ({ ok: true, args: {} } as const) : parseToolArguments(AGENT_TOOL_ARGS[name as keyof typeof AGENT_TOOL_ARGS], call.function.arguments);
   if (!parsed.ok) return errorResult(parsed.error);
   const args = parsed.args as Record<string, unknown>;
-  const meta = await s.readAgent(agentId);
   // No tool runs while the project folder is refused or metadata.json names another folder.
   const project = await s.projectGate();
   if (!project.ok) return s.projectRefused(project, agentParty(agentId), name);
   const conv = await s.store.get(s.convId);
   await narrowToRole(s, meta);
   const token = meta.status === "terminated" || conv.status === "archived" ? undefined : s.tokenOf(agentId);
-  const check = checkToolCall(token, { conversation_id: s.convId, agent_id: agentId, tool: name, args });
+  const check = checkToolCall(token, { conversation_id: s.convId, agent_id: agentId, tool: ability ? ABILITY_CALL_TOOL : name, args });
   if (!check.ok || !token) {
     const refusal = check.ok ? { code: "no_token", reason: "permission denied: this agent holds no access token" } : check;
     await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { tool: name, code: refusal.code, reason: refusal.reason, scope: check.ok ? null : (check.scope ?? null) }, action: name, resource: `agent:${agentId}`, status: "refused" });
@@ -60,6 +64,10 @@ export async function dispatchAgentTool(s: TeamState, agentId: number, call: Too
   // MCP tools (lib/runtime/team/mcp-tools.ts): after the token check, like every tool.
   if (mcp) return dispatchMcpTool(s, agentId, meta, call);
   const root = token.project_path;
+  if (ability) {
+    s.setActivity(agentId, `calling ${name}`);
+    return callAbility(s, agentId, call, ability);
+  }
   if (shared) {
     const cause = await s.causeFor(meta);
     s.setActivity(agentId, name);

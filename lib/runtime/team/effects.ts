@@ -13,6 +13,7 @@ import { agentParty, LEADER_PARTY, SYSTEM_PARTY } from "@/lib/protocol";
 import type { ToolCall } from "@/lib/models";
 import { toolFailureMessage } from "../tool-failure";
 import { READ_ONLY_TOOLS } from "../tools";
+import { abilityReplyOutcome, isAbilityCall, isAbilitySent } from "./abilities";
 import type { TeamState } from "./state";
 import { appendToolResult } from "./steps";
 import { errorResult, leaderInbox, type AgentMeta } from "./types";
@@ -40,7 +41,8 @@ async function effectOutcome(s: TeamState, key: string, call: ToolCall): Promise
   if (call.function.name === "report_to_leader") {
     const leader = await s.store.readLeaderMessages(s.convId);
     const report = [...leader.messages, ...leaderInbox(leader.metadata)].find((m) => m.metadata?.effect_key === key);
-    if (!report) return null;
+    // A report of an agent serving an ability call went to its caller instead.
+    if (!report) return abilityReplyOutcome(s, key);
     const agentId = Number(report.metadata?.agent_id);
     if (Number.isSafeInteger(agentId)) await s.updateAgent(agentId, (m) => ({ ...m, reported: true }));
     return JSON.stringify({ delivered: true, report_id: /\nid: (\S+)/.exec(String(report.content))?.[1] ?? null });
@@ -53,18 +55,28 @@ async function effectOutcome(s: TeamState, key: string, call: ToolCall): Promise
   return null;
 }
 
+/**
+ * How {@link once} treats an effect whose name is not one of the fixed internal ones (an ability
+ * call's tool name is a role's): `internal` effects are looked up with `outcome` after a crash
+ * and run again when it finds nothing.
+ */
+export interface OnceOptions {
+  internal?: boolean;
+  outcome?: (key: string) => Promise<string | null>;
+}
+
 /** Runs a side-effecting action at most once under its idempotency key, written durably before it runs. */
-export async function once(s: TeamState, agentId: number | null, call: ToolCall, action: (key: string) => Promise<string>): Promise<string> {
+export async function once(s: TeamState, agentId: number | null, call: ToolCall, action: (key: string) => Promise<string>, options: OnceOptions = {}): Promise<string> {
   const key = actionKey(agentId, call);
   const state = await s.journal.state(key);
   if (state.status === "done") return state.result;
   if (state.status === "started") {
-    const found = await effectOutcome(s, key, call);
+    const found = options.outcome ? await options.outcome(key) : await effectOutcome(s, key, call);
     if (found !== null) {
       await s.journal.done(key, found);
       return found;
     }
-    if (!INTERNAL_EFFECTS.has(call.function.name)) return errorResult(`interrupted earlier; ${call.function.name} was not run again`);
+    if (!INTERNAL_EFFECTS.has(call.function.name) && !options.internal) return errorResult(`interrupted earlier; ${call.function.name} was not run again`);
     // An internal effect is one change of the conversation's own state: not found, it did not happen.
   } else {
     await s.journal.started(key);
@@ -88,25 +100,28 @@ export async function once(s: TeamState, agentId: number | null, call: ToolCall,
  */
 export async function resolveDangling(s: TeamState, agentId: number | null, calls: ToolCall[], run: ToolRunner): Promise<void> {
   for (const call of calls) {
-    if (agentId !== null && call.function.name === "ask_master") {
+    if (agentId !== null) {
+      // ask_master or an ability call still waiting for its answer: fine.
       const meta = await s.readAgent(agentId);
-      if ((meta.pending_tool_calls ?? []).some((p) => p.tool_call_id === call.id)) continue; // still waiting: fine
+      if ((meta.pending_tool_calls ?? []).some((p) => p.tool_call_id === call.id)) continue;
     }
     const key = actionKey(agentId, call);
     const state = READ_ONLY_TOOLS.has(call.function.name) ? null : await s.journal.state(key);
     const found = state?.status === "started" ? await effectOutcome(s, key, call) : null;
     if (state?.status === "done") {
-      await appendToolResult(s, agentId, call, state.result);
+      // An ability call whose request left but whose caller no longer waits got no reply.
+      await appendToolResult(s, agentId, call, isAbilitySent(state.result) ? errorResult(`${call.function.name} got no reply`) : state.result);
     } else if (found !== null) {
       await s.journal.done(key, found);
       await appendToolResult(s, agentId, call, found);
-    } else if (state?.status === "started" && !INTERNAL_EFFECTS.has(call.function.name)) {
+    } else if (state?.status === "started" && !INTERNAL_EFFECTS.has(call.function.name) && !(agentId !== null && (await isAbilityCall(s, agentId, call.function.name)))) {
       await appendToolResult(s, agentId, call, errorResult(`interrupted: the server stopped while ${call.function.name} was running; it was not run again. Check whether it took effect before trying again.`), { interrupted: true });
       if (agentId === null) s.notice("warning", "interrupted", "notice.msg.leaderInterrupted", { tool: call.function.name });
       else s.notice("warning", "interrupted", "notice.msg.agentInterrupted", { agent: agentId, tool: call.function.name }, agentId);
       await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentId === null ? LEADER_PARTY : agentParty(agentId), payload: { tool: call.function.name }, action: call.function.name, resource: `tool_call:${call.id}`, status: "interrupted" });
     } else {
-      // Read-only, never started, or an internal effect that did not happen: run it (now).
+      // Read-only, never started, or an internal effect that did not happen (an ability call
+      // whose caller does not wait on it sent nothing): run it (now).
       const result = await run(agentId, call);
       if (result !== null) await appendToolResult(s, agentId, call, result);
     }

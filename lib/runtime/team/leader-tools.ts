@@ -9,12 +9,13 @@ import { AstrionError } from "@/lib/errors";
 import { checkInbox, issueAgentToken, revokeAgentTokens, roleRefusal } from "@/lib/governance";
 import { aliasRegistry, loadRegistry, resolveModelName, type ToolCall } from "@/lib/models";
 import { hasOwnKey } from "@/lib/own";
-import { agentParty, LEADER_PARTY, SYSTEM_PARTY, USER_PARTY } from "@/lib/protocol";
+import { agentParty, LEADER_PARTY, SYSTEM_PARTY, USER_PARTY, type Envelope } from "@/lib/protocol";
 import { executeSharedContextTool, isSharedContextTool, SHARED_CONTEXT_READ_ONLY_TOOLS } from "@/lib/shared-context";
 import { roleToolAccess, READ_FILE_TOOLS } from "@/lib/roles/tool-mapping";
 import { epochSeconds, type Message, type PendingMessage } from "@/lib/store";
 import { agentSystemPrompt } from "../prompts";
 import { LEADER_TOOL_ARGS, parseToolArguments } from "../tools";
+import { endAbilityCalls } from "./abilities";
 import { once } from "./effects";
 import { answerQuestion, messageAgent } from "./mail";
 import type { TeamState } from "./state";
@@ -27,6 +28,7 @@ export async function terminateAgent(s: TeamState, agentId: number, reason: stri
   const meta = await s.readAgent(agentId);
   if (meta.status === "terminated") return;
   s.agentControllers.get(agentId)?.abort(new Error("terminated"));
+  await endAbilityCalls(s, `${meta.display_name} was terminated${reason ? ` (${summarize(reason, 200)})` : ""}`, { agentId });
   revokeAgentTokens(s.convId, agentId);
   await s.agentEvent(agentId, "terminate", (m) => ({ ...m, pending_tool_calls: [] }));
   s.setActivity(agentId, `terminated${reason ? `: ${summarize(reason, 80)}` : ""}`);
@@ -97,15 +99,36 @@ async function broadcast(s: TeamState, content: string): Promise<string> {
   return JSON.stringify({ delivered_to: targets.map((a) => a.agent_id), busy });
 }
 
+/**
+ * Who hands a new agent its task, when it is not the leader's `create_sub_agent`: an ability call
+ * of a teammate (lib/runtime/team/abilities.ts) creates its callee through the same path.
+ */
+export interface CreateAgentOptions {
+  /** The sender of the task (default the Team Leader). */
+  from?: Sender;
+  /** The timeline action of the task envelope (default `create_sub_agent`). */
+  action?: string;
+  /** Added to the task envelope's payload. */
+  payload?: Record<string, unknown>;
+  /** The task id to use (default a new `task_NNN`). */
+  taskId?: string;
+  /** What to tell the caller when the agent cap is reached. */
+  capHint?: string;
+  /** Keys written with the task, in the same change (they may name the task envelope). */
+  extra?: (taskEnvelope: Envelope) => Partial<AgentMeta>;
+}
+
 /** `create_sub_agent`: enforces the per-conversation cap, creates the files, issues the agent's token, hands over the task. */
-async function createSubAgent(s: TeamState, roleId: string, task: string, critical: boolean, effectKey: string): Promise<string> {
+export async function createSubAgent(s: TeamState, roleId: string, task: string, critical: boolean, effectKey: string, options: CreateAgentOptions = {}): Promise<string> {
+  const from = options.from ?? LEADER_SENDER;
+  const action = options.action ?? "create_sub_agent";
   const project = await s.projectGate();
-  if (!project.ok) return s.projectRefused(project, LEADER_PARTY, "create_sub_agent");
+  if (!project.ok) return s.projectRefused(project, from.party, action);
   const conv = await s.store.get(s.convId);
   if (conv.agent_ids.length >= s.limits.maxAgents) {
     s.notice("warning", "cap_agents", "notice.msg.agentCap", { max: s.limits.maxAgents });
-    await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: LEADER_PARTY, payload: { cap: s.limits.maxAgents }, action: "create_sub_agent", resource: `role:${roleId}`, status: "capped" });
-    return errorResult(`cap reached: this conversation already has ${s.limits.maxAgents} sub-agents (the maximum). Reuse one with send_message_to_agent.`);
+    await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: from.party, payload: { cap: s.limits.maxAgents }, action, resource: `role:${roleId}`, status: "capped" });
+    return errorResult(`cap reached: this conversation already has ${s.limits.maxAgents} sub-agents (the maximum). ${options.capHint ?? "Reuse one with send_message_to_agent."}`);
   }
   const role = await s.app.roles.get(roleId);
   if (role.kind !== "role") return errorResult(`role "${roleId}" cannot be loaded: ${role.error.message}`);
@@ -116,7 +139,7 @@ async function createSubAgent(s: TeamState, roleId: string, task: string, critic
   // A role with `tools:` gets exactly what they map to; without, its permissions decide.
   const access = roleToolAccess(role.fields);
   const permissions: string[] = access.permissions;
-  const taskId = await s.nextId("task");
+  const taskId = options.taskId ?? (await s.nextId("task"));
   const meta = (await s.store.createAgent(s.convId, {
     role_id: roleId,
     role_name: role.fields.name,
@@ -125,7 +148,7 @@ async function createSubAgent(s: TeamState, roleId: string, task: string, critic
     task_summary: summarize(task, 160),
   })) as AgentMeta;
   issueAgentToken({ conversation_id: s.convId, agent_id: meta.agent_id, role_id: roleId, permissions, project_path: project.path });
-  const taskEnvelope = await s.emitNow({ type: "request", from: LEADER_PARTY, to: agentParty(meta.agent_id), payload: { task_id: taskId, role_id: roleId, task }, action: "create_sub_agent", resource: `agent:${meta.agent_id}`, producer: "model" });
+  const taskEnvelope = await s.emitNow({ type: "request", from: from.party, to: agentParty(meta.agent_id), payload: { task_id: taskId, role_id: roleId, task, ...options.payload }, action, resource: `agent:${meta.agent_id}`, producer: "model" });
   const system: Message = {
     role: "system",
     metadata: { message_source: "system", visibility: "hidden", starts_work: false, trace_id: taskEnvelope.trace_id },
@@ -135,7 +158,7 @@ async function createSubAgent(s: TeamState, roleId: string, task: string, critic
     ),
   };
   await s.store.updateAgentMessages(s.convId, meta.agent_id, (f) => ({ ...f, messages: [system] }));
-  const pending: PendingMessage = { id: taskId, source_display_name: LEADER_DISPLAY_NAME, source_agent_id: null, message_type: "task", content: task, created_at: epochSeconds() };
+  const pending: PendingMessage = { id: taskId, source_display_name: from.name, source_agent_id: from.agentId, message_type: "task", content: task, created_at: epochSeconds() };
   const saved = await s.updateAgent(meta.agent_id, (m) => ({
     ...m,
     pending_messages: [pending],
@@ -148,6 +171,7 @@ async function createSubAgent(s: TeamState, roleId: string, task: string, critic
     file_tools: access.file_tools,
     // Written with the task, in one change: a restart that finds the key knows the agent exists with its task.
     effect_key: effectKey,
+    ...options.extra?.(taskEnvelope),
   }));
   s.setActivity(meta.agent_id, `created with ${taskId}`);
   await s.publishAgent(saved);

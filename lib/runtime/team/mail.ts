@@ -9,6 +9,7 @@ import { ConflictError, NotFoundError } from "@/lib/errors";
 import { assertInbox } from "@/lib/governance";
 import { agentParty, formatAgentMessage, LEADER_PARTY, newTurnId, roleAbbreviation, SYSTEM_PARTY, USER_PARTY } from "@/lib/protocol";
 import { epochSeconds, type Message, type PendingMessage } from "@/lib/store";
+import { replyToCaller } from "./abilities";
 import type { TeamState } from "./state";
 import { LEADER_DISPLAY_NAME, leaderInbox, messageId, traceCause, type AgentMeta, type Sender } from "./types";
 
@@ -36,13 +37,14 @@ async function questionWasAsked(s: TeamState, questionId: string): Promise<boole
 /** Answers a pending `ask_master` question (by the leader or a person) and resumes the agent. */
 export async function answerQuestion(s: TeamState, questionId: string, answer: string, answeredBy: string, expectedAgentId?: number): Promise<{ agent_id: number }> {
   const { agents } = await s.store.listAgents(s.convId);
-  const owner = agents.find((a) => (a.pending_tool_calls ?? []).some((p) => p.question_id === questionId));
+  // Only ask_master questions: an ability call is answered by its callee, never here.
+  const owner = agents.find((a) => (a.pending_tool_calls ?? []).some((p) => p.question_id === questionId && p.tool_name === "ask_master"));
   if (!owner) {
     if (await questionWasAsked(s, questionId)) throw new ConflictError(`Question ${questionId} was already answered.`);
     throw new NotFoundError(`No pending question ${questionId} in this conversation.`);
   }
   if (expectedAgentId !== undefined && owner.agent_id !== expectedAgentId) throw new NotFoundError(`Question ${questionId} is not ${expectedAgentId}'s.`);
-  const entry = owner.pending_tool_calls!.find((p) => p.question_id === questionId)!;
+  const entry = owner.pending_tool_calls!.find((p) => p.question_id === questionId && p.tool_name === "ask_master")!;
   const toolMessage: Message = {
     role: "tool",
     tool_call_id: entry.tool_call_id,
@@ -98,6 +100,9 @@ export async function drainLeaderInbox(s: TeamState): Promise<number> {
 
 /** Puts a report into the leader's conversation (seed: message_source sub_agent, compact, starts_work false) and wakes it. */
 export async function deliverReport(s: TeamState, agentId: number, meta: AgentMeta, summary: string, status: string, effectKey?: string): Promise<string> {
+  // An agent serving an ability call answers its caller (as the call's tool result), not the leader.
+  const replied = await replyToCaller(s, agentId, summary, status, effectKey);
+  if (replied !== null) return replied;
   const reportId = await s.nextId("report", roleAbbreviation(meta.role_id));
   const body = status === "completed" ? summary : `[${status}] ${summary}`;
   const message: Message = {

@@ -30,6 +30,27 @@ export interface AgentExtras {
   failure?: AgentFailure;
   /** The idempotency key of the `create_sub_agent` call that made this agent. */
   effect_key?: string;
+  /** The ability call this agent is working on: its report goes back to the caller (lib/runtime/team/abilities.ts). */
+  ability_request?: AbilityRequest;
+}
+
+/** An ability call an agent works on, kept in its metadata until it replies (survives a restart). */
+export interface AbilityRequest {
+  /** The call's idempotency key (`agent:<caller>:<tool_call_id>`). */
+  key: string;
+  /** The task id the request was delivered under (`task_NNN`). */
+  request_id: string;
+  caller_agent_id: number;
+  caller_display_name: string;
+  tool_call_id: string;
+  tool_name: string;
+  role_id: string;
+  ability: string;
+  /** The declared output schema the reply must match, as it was when the call was made. */
+  output?: Record<string, unknown>;
+  /** The request envelope's trace and turn, so the reply envelope answers it. */
+  trace_id: string;
+  turn_id: string;
 }
 
 /** A sub-agent's metadata with the runtime's keys. */
