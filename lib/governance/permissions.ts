@@ -20,6 +20,7 @@ export const AGENT_SCOPES = [
   "message:teammates",
   "shared_context:read",
   "shared_context:write",
+  "gateway:call",
 ] as const;
 /** One scope of a token. */
 export type AgentScope = (typeof AGENT_SCOPES)[number];
@@ -36,6 +37,18 @@ export const TOOL_SCOPES: Readonly<Record<string, AgentScope>> = {
   read_shared_context: "shared_context:read",
   update_shared_context: "shared_context:write",
 };
+
+/**
+ * Gateway tools (`gw__<source>__<operation>`, lib/gateway) need `gateway:call`. Every live token
+ * holds it; which sources an agent may call is its role's `gateway:` / `tools:` grant, checked
+ * at every call against the role file as it is then (lib/runtime/team/gateway-tools.ts).
+ */
+const GATEWAY_TOOL = /^gw__[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*__.+$/;
+
+/** The scope a sub-agent tool needs, or undefined for a tool no sub-agent may use. */
+export function toolScope(tool: string): AgentScope | undefined {
+  return ownValue(TOOL_SCOPES, tool) ?? (GATEWAY_TOOL.test(tool) ? "gateway:call" : undefined);
+}
 
 /** Tools whose `path` argument names a place in the project folder. */
 const PATH_TOOLS: ReadonlySet<string> = new Set(["list_files", "read_file", "search_files", "write_file"]);
@@ -101,10 +114,11 @@ function randomId(): string {
 
 /**
  * The scopes a role's permissions give. Every agent may read the project, message the leader
- * and teammates and use the shared context; only `write` adds `project:write`.
+ * and teammates, use the shared context and call the gateway tools its role grants; only
+ * `write` adds `project:write`.
  */
 export function scopesFor(permissions: readonly string[]): AgentScope[] {
-  const scopes: AgentScope[] = ["project:read", "message:leader", "message:teammates", "shared_context:read", "shared_context:write"];
+  const scopes: AgentScope[] = ["project:read", "message:leader", "message:teammates", "shared_context:read", "shared_context:write", "gateway:call"];
   if (permissions.includes("write")) scopes.splice(1, 0, "project:write");
   return scopes;
 }
@@ -251,7 +265,7 @@ export function checkToolCall(token: AgentToken | string | undefined | null, cal
   if (call.agent_id !== undefined && record.agent_id !== call.agent_id) {
     return { ok: false, code: "wrong_agent", reason: "permission denied: the access token belongs to another agent" };
   }
-  const scope = ownValue(TOOL_SCOPES, call.tool);
+  const scope = toolScope(call.tool);
   if (!scope) return { ok: false, code: "unknown_tool", reason: `permission denied: ${call.tool} is not a tool a sub-agent may use` };
   if (!record.scopes.includes(scope)) {
     return {

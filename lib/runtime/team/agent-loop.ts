@@ -15,6 +15,7 @@ import { modelFor } from "../models";
 import { transitionAgent } from "../state-machine";
 import { agentTools } from "../tools";
 import { runTool } from "./dispatch";
+import { gatewayToolsFor } from "./gateway-tools";
 import { resolveDangling } from "./effects";
 import { deliverReport, reportFailure } from "./mail";
 import type { TeamState } from "./state";
@@ -154,7 +155,7 @@ export class AgentLoops {
       privateNotes: deriveWorkNotes(messages),
       budgets: s.limits.budgets,
     });
-    const outcome = await callModel(s, model, agentId, input.messages, [...agentTools(canWrite, meta.file_tools), ...sharedContextTools()], thinking, signal);
+    const outcome = await callModel(s, model, agentId, input.messages, [...agentTools(canWrite, meta.file_tools), ...sharedContextTools(), ...(await gatewayToolsFor(s, meta))], thinking, signal);
     meta = await counted;
     const traceId = meta.trace_id ?? (await s.traceOrNew()).trace_id;
     if (!outcome.ok) {

@@ -16,6 +16,7 @@ import { epochSeconds, type Message } from "@/lib/store";
 import { listFiles, readFile, searchFiles, writeFile } from "@/lib/workspace";
 import { AGENT_TOOL_ARGS, parseToolArguments } from "../tools";
 import { once } from "./effects";
+import { dispatchGatewayTool, isGatewayToolName } from "./gateway-tools";
 import { deliverReport, messageAgent, toLeaderInbox } from "./mail";
 import type { TeamState } from "./state";
 import { errorResult, messageId, summarize, type AgentMeta } from "./types";
@@ -29,9 +30,11 @@ export async function dispatchAgentTool(s: TeamState, agentId: number, call: Too
     return errorResult("sub-agents cannot create sub-agents; ask the Team Leader with ask_master if you need help");
   }
   const shared = isSharedContextTool(name);
-  if (!shared && !hasOwnKey(AGENT_TOOL_ARGS, name)) return errorResult(`unknown tool ${name}`);
+  // Gateway tools (gw__<source>__<op>) validate their arguments against their operation's schema.
+  const gateway = isGatewayToolName(name);
+  if (!shared && !gateway && !hasOwnKey(AGENT_TOOL_ARGS, name)) return errorResult(`unknown tool ${name}`);
   // Shared-context tools validate their own arguments; the permission check only needs the name.
-  const parsed = shared ? ({ ok: true, args: {} } as const) : parseToolArguments(AGENT_TOOL_ARGS[name as keyof typeof AGENT_TOOL_ARGS], call.function.arguments);
+  const parsed = shared || gateway ? ({ ok: true, args: {} } as const) : parseToolArguments(AGENT_TOOL_ARGS[name as keyof typeof AGENT_TOOL_ARGS], call.function.arguments);
   if (!parsed.ok) return errorResult(parsed.error);
   const args = parsed.args as Record<string, unknown>;
   const meta = await s.readAgent(agentId);
@@ -54,6 +57,7 @@ export async function dispatchAgentTool(s: TeamState, agentId: number, call: Too
     await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { tool: name, code: "role_tools", reason, scope: null }, action: name, resource: `agent:${agentId}`, status: "refused" });
     return errorResult(reason);
   }
+  if (gateway) return dispatchGatewayTool(s, agentId, meta, call);
   const root = token.project_path;
   if (shared) {
     const cause = await s.causeFor(meta);
