@@ -136,6 +136,11 @@ function RoleCard({ role }: { role: LoadedRole }) {
         ) : null}
         <DerivedCapabilities role={role} />
         <RoleToolMapping tools={role.tools} permissions={role.permissions} compact testId="role-card-tool-mapping" />
+        {role.gateway?.length ? (
+          <p className="text-xs text-zinc-600 dark:text-zinc-300" data-testid="role-card-gateway">
+            {t("roles.gateway", { list: role.gateway.join(", ") })}
+          </p>
+        ) : null}
         <div className="mt-auto flex flex-wrap items-center gap-x-3 gap-y-1 pt-1 text-xs text-zinc-500 dark:text-zinc-400">
           <span data-testid="role-card-model">
             {role.model ? <ModelName modelKey={role.model} /> : <em>{t("roles.model.conversation")}</em>}

@@ -12,6 +12,8 @@ function mappingText(m: ToolMapping, t: ReturnType<typeof useT>): string {
       return t("roles.toolMap.team", { tool: m.covered_by ?? m.name });
     case "mcp":
       return t("roles.toolMap.mcp");
+    case "gateway":
+      return t("roles.toolMap.gateway", { source: m.source ?? "" });
     case "unavailable":
       return m.name === "Bash" ? t("roles.toolMap.bash") : t("roles.toolMap.unavailable");
     case "unknown":

@@ -83,7 +83,7 @@ function normText(value: string | undefined): string | undefined {
 /** Whether the form's value equals the file's normalized value (so the field is left alone). */
 function sameValue(key: EditableKey, before: unknown, after: unknown): boolean {
   if (key === "max_concurrency") return before === after;
-  if (key === "capabilities" || key === "tools" || key === "permissions") {
+  if (key === "capabilities" || key === "tools" || key === "permissions" || key === "gateway") {
     const a = before as string[] | undefined;
     const b = (after as string[] | undefined)?.map((s) => s.trim()).filter((s) => s.length > 0);
     if (a === undefined || b === undefined) return a === b;
@@ -134,7 +134,7 @@ function stringListReadsBack(key: EditableKey, items: readonly string[]): boolea
 /** The text after `key:` for a new value: ` value` on the same line, or the lines of a block list. */
 function valueText(key: EditableKey, value: unknown, style: ListStyle | undefined, eol: string): string {
   if (key === "max_concurrency") return ` ${String(value)}`;
-  if (key === "capabilities" || key === "tools" || key === "permissions") {
+  if (key === "capabilities" || key === "tools" || key === "permissions" || key === "gateway") {
     const items = (value as string[]).map((s) => s.trim()).filter((s) => s.length > 0);
     if (items.length === 0) return " []";
     const s = style ?? { kind: "flow" };
@@ -251,7 +251,7 @@ function rewriteFrontmatter(analysis: RoleAnalysis, changed: readonly EditableKe
     if (colon < 0 || colon >= keyLineEnd) return rewriteWithDocument(analysis, changed, values);
     const prefix = yaml.slice(lineStart, colon + 1);
     const style =
-      key === "capabilities" || key === "tools" || key === "permissions"
+      key === "capabilities" || key === "tools" || key === "permissions" || key === "gateway"
         ? listStyleOf(key, entry.pair, yaml)
         : undefined;
     let text = prefix + valueText(key, value, style, eol);

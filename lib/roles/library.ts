@@ -74,6 +74,7 @@ function toListEntry(detail: RoleAnyDetail): RoleListEntry {
     ...derivedCapabilitiesOf(fields),
     tools: fields.tools ?? [],
     permissions: fields.permissions ?? [],
+    ...(fields.gateway?.length ? { gateway: fields.gateway } : {}),
     ...(typeof extra.color === "string" ? { color: extra.color } : {}),
     warnings: detail.warnings,
   };

@@ -29,6 +29,8 @@ export const EDITABLE_KEYS = [
   "tools",
   "permissions",
   "max_concurrency",
+  // protocol gateway (issue 10)
+  "gateway",
 ] as const;
 export type EditableKey = (typeof EDITABLE_KEYS)[number];
 
@@ -107,6 +109,7 @@ export function normalizeFieldValue(key: EditableKey, value: unknown): Normalize
       return normalizeList(key, value, /[|,]/);
     case "tools":
     case "permissions":
+    case "gateway":
       return normalizeList(key, value, /,/);
     case "max_concurrency": {
       if (value === null || value === undefined) return { ok: true, value: undefined };

@@ -54,6 +54,11 @@ export const RoleFieldsSchema = z.object({
   tools: z.array(z.string().trim().min(1).max(100)).max(100).optional(),
   permissions: z.array(PermissionSchema).optional(),
   max_concurrency: z.number().int("a whole number").min(1, "at least 1").max(64, "at most 64").optional(),
+  // ---- protocol gateway (issue 10): the gateway.json sources whose tools this role's agents get
+  gateway: z
+    .array(z.string().regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_)){0,23}$/, "a gateway source name: letters, digits, '-' and single '_' (at most 24)"))
+    .max(32)
+    .optional(),
 });
 export type RoleFields = z.infer<typeof RoleFieldsSchema>;
 
@@ -107,6 +112,8 @@ export const RoleListEntrySchema = z.discriminatedUnion("kind", [
     derived_capabilities: z.array(z.string()).optional(),
     tools: z.array(z.string()),
     permissions: z.array(z.string()),
+    /** Protocol gateway sources the role grants (`gateway:`), when it has any. */
+    gateway: z.array(z.string()).optional(),
     color: z.string().optional(),
     warnings: z.array(z.string()),
     /** Set when the file name is no valid `<id>.md` (the card offers "rename to" it). */

@@ -23,6 +23,12 @@ describe("mapToolName", () => {
     for (const name of ["Write", "Edit", "MultiEdit"]) expect(mapToolName(name)).toMatchObject({ kind: "mapped", grants: ["write_file"], warning: false });
   });
 
+  it("maps gw__<source>__<operation> to a protocol gateway tool, without a warning and without file tools", () => {
+    expect(mapToolName("gw__shop__getOrder")).toMatchObject({ kind: "gateway", source: "shop", grants: [], warning: false });
+    expect(mapToolName("gw____x")).toMatchObject({ kind: "unknown", warning: true });
+    expect(roleToolAccess({ tools: ["gw__shop__getOrder"] })).toMatchObject({ source: "explicit", permissions: [], file_tools: [] });
+  });
+
   it("warns for Bash (no command execution yet), MCP names and unknown names", () => {
     expect(mapToolName("Bash")).toMatchObject({ kind: "unavailable", grants: [], warning: true });
     expect(mapToolName("mcp__meigen__generate_image")).toMatchObject({ kind: "mcp", server: "meigen", grants: [], warning: true });

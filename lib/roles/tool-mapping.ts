@@ -29,9 +29,10 @@ export const ALWAYS_OFFERED_TOOLS = ["report_to_leader", "ask_master", "send_mes
  * - `team`: already covered by a team tool every sub-agent has (`SendMessage` → `send_message`);
  * - `unavailable`: a Claude Code tool this product has no counterpart for yet (`Bash`, `WebFetch`…);
  * - `mcp`: an MCP server's tool (`mcp__<server>__<tool>`); MCP is not available yet;
+ * - `gateway`: a protocol gateway tool (`gw__<source>__<operation>`, lib/gateway): granted as named;
  * - `unknown`: a name neither Claude Code nor this product has (a typo, another tool's name).
  */
-export type ToolMappingKind = "mapped" | "team" | "unavailable" | "mcp" | "unknown";
+export type ToolMappingKind = "mapped" | "team" | "unavailable" | "mcp" | "gateway" | "unknown";
 
 /** The mapping of one `tools:` name. */
 export interface ToolMapping {
@@ -44,6 +45,8 @@ export interface ToolMapping {
   covered_by?: string;
   /** For `mcp`: the server part of `mcp__<server>__<tool>`. */
   server?: string;
+  /** For `gateway`: the source part of `gw__<source>__<operation>`. */
+  source?: string;
   /** True when the name deserves a warning: it offers nothing the role asked for. */
   warning: boolean;
 }
@@ -90,6 +93,8 @@ const UNAVAILABLE_CLAUDE_TOOLS: ReadonlySet<string> = new Set([
 ]);
 
 const MCP_NAME = /^mcp__(.+?)__(.+)$/;
+/** Same rule as lib/gateway's tool names: a source has no `__` inside. */
+const GATEWAY_NAME = /^gw__([A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*)__(.+)$/;
 
 function hasOwn(record: object, key: string): boolean {
   return Object.prototype.hasOwnProperty.call(record, key);
@@ -104,6 +109,8 @@ export function mapToolName(name: string): ToolMapping {
   if ((ALWAYS_OFFERED_TOOLS as readonly string[]).includes(name)) return { name, kind: "team", grants: [], covered_by: name, warning: false };
   const mcp = MCP_NAME.exec(name);
   if (mcp) return { name, kind: "mcp", grants: [], server: mcp[1]!, warning: true };
+  const gw = GATEWAY_NAME.exec(name);
+  if (gw) return { name, kind: "gateway", grants: [], source: gw[1]!, warning: false };
   if (UNAVAILABLE_CLAUDE_TOOLS.has(name)) return { name, kind: "unavailable", grants: [], warning: true };
   return { name, kind: "unknown", grants: [], warning: true };
 }
