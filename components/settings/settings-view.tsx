@@ -7,6 +7,7 @@ import { useLocale, useT } from "@/lib/i18n";
 import { Banner } from "@/components/ui/banner";
 import { formatLocalTime } from "@/components/ui/format";
 import { badgeClass, cardClass } from "@/components/ui/styles";
+import { GatewaySection } from "./gateway-section";
 
 /** Read-only server facts (/api/health) and the model registry (/api/models). */
 export function SettingsView() {
@@ -126,6 +127,8 @@ export function SettingsView() {
           </div>
         )}
       </section>
+
+      <GatewaySection />
     </div>
   );
 }

@@ -2,10 +2,11 @@ import "server-only";
 /**
  * Every file of the data folder known to be unusable, for `/api/health`: what the store met while
  * loading (index, state, conversation metadata, and any messages.json or agent file read since
- * start-up), plus `models.json` and the role files that do not load. Nothing here scans the conversations: the store records problems
+ * start-up), plus `models.json`, `gateway.json` (and its sources) and the role files that do not load. Nothing here scans the conversations: the store records problems
  * as it meets them, so a health call costs one read of models.json.
  */
 import type { StoreProblem } from "@/lib/api/contract";
+import { gatewayProblems } from "@/lib/gateway";
 import { registryProblem } from "@/lib/models";
 import type { AstrionApp } from "./app";
 
@@ -14,6 +15,7 @@ export async function collectProblems(app: Pick<AstrionApp, "root" | "store" | "
   const problems = [...app.store.problems(), ...(app.search?.notices() ?? [])];
   const models = await registryProblem(app.root);
   if (models) problems.push(models);
+  problems.push(...(await gatewayProblems(app.root)));
   // The role folder is held parsed in memory (lib/roles/folder-cache.ts): listing it reads nothing new.
   for (const role of await app.roles.list()) {
     if (role.kind === "error") problems.push({ file: `agents/${role.file}`, message: role.line !== undefined ? `line ${role.line}: ${role.message}` : role.message });
