@@ -98,6 +98,13 @@ async function readSpec(root: string, spec: OpenApiSource["spec"]): Promise<unkn
   }
 }
 
+/** A copy of a JSON Schema without its `format` keywords. */
+function withoutFormats(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutFormats);
+  if (typeof node !== "object" || node === null) return node;
+  return Object.fromEntries(Object.entries(node).flatMap(([k, v]) => (k === "format" && typeof v === "string" ? [] : [[k, k === "properties" ? Object.fromEntries(Object.entries(v as object).map(([pk, pv]) => [pk, withoutFormats(pv)])) : withoutFormats(v)]])));
+}
+
 function loadSource(name: string, config: OpenApiSource, spec: unknown): LoadedSource {
   const source: LoadedSource = { name, config, baseUrl: null, mappings: null, operations: [], tools: new Map(), warnings: [], error: null };
   const mappings = compileMappings(config.mappings);
@@ -111,7 +118,9 @@ function loadSource(name: string, config: OpenApiSource, spec: unknown): LoadedS
   for (const op of conversion.operations) {
     let args: z.ZodType;
     try {
-      args = z.fromJSONSchema(op.inputSchema as Parameters<typeof z.fromJSONSchema>[0]);
+      // Formats are left to the mapping (a time field's is, with a message naming the field and the
+      // format) and to the API: they are advice in JSON Schema, not a contract.
+      args = z.fromJSONSchema(withoutFormats(op.inputSchema) as Parameters<typeof z.fromJSONSchema>[0]);
     } catch (error) {
       // The API still checks what it receives; the arguments are at least an object.
       source.warnings.push(`${op.operation}: its input schema is checked only as an object (${(error as Error).message})`);

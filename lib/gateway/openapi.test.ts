@@ -78,6 +78,8 @@ describe("an OpenAPI 3 spec becomes tools", () => {
 
   it("parameters (a path-level $ref included) and the body, in the internal dialect; headers the source sets are not the model's", () => {
     const get = byName.get("gw__orders__getOrder")!;
+    // The description names the path with the internal parameter names too.
+    expect(get.description).toBe("One order (GET /orders/{order_id} on orders; reads data through the protocol gateway)");
     expect(get.inputSchema).toEqual({
       type: "object",
       properties: { order_id: { type: "string", description: "The order number" }, "X-Trace": { type: "string" } },

@@ -180,7 +180,9 @@ function convertOperation(c: OpContext, warnings: string[]): GatewayOperation | 
   }
   const effect: GatewayEffect = c.method === "get" || c.method === "head" ? "read" : "write";
   const text = [c.op.summary, c.op.description].filter((x): x is string => typeof x === "string" && x.trim() !== "").join(" — ");
-  const description = `${text.slice(0, 1000)}${text ? " " : ""}(${label} on ${c.source}; ${effect === "read" ? "reads" : "changes"} data through the protocol gateway)`;
+  // The path as the model reads it: its parameters under their internal names.
+  const shownPath = c.path.replace(/\{([^}]+)\}/g, (_all, n: string) => `{${internalName(n, c.mappings)}}`);
+  const description = `${text.slice(0, 1000)}${text ? " " : ""}(${c.method.toUpperCase()} ${shownPath} on ${c.source}; ${effect === "read" ? "reads" : "changes"} data through the protocol gateway)`;
   return {
     toolName: gatewayToolName(c.source, operation),
     operation,
