@@ -61,6 +61,14 @@ describe("gateway.json", () => {
     expect(await gatewayToolSpecs(root, gatewayGrant({}))).toEqual([]);
   });
 
+  it("reads a JSON spec file too, and picks up an edit of the spec file", async () => {
+    const spec = (op: string) => JSON.stringify({ openapi: "3.1.0", servers: [{ url: "http://127.0.0.1:1" }], paths: { "/x": { get: { operationId: op } } } });
+    const root = home({ "spec.json": spec("first"), "gateway.json": JSON.stringify({ sources: { s: { type: "openapi", spec: "spec.json" } } }) });
+    expect((await gatewayReport(root)).sources[0]!.tools.map((t) => t.name)).toEqual(["gw__s__first"]);
+    writeFileSync(path.join(root, "spec.json"), `${spec("second")}\n`);
+    expect((await gatewayReport(root)).sources[0]!.tools.map((t) => t.name)).toEqual(["gw__s__second"]);
+  });
+
   it("picks up an edit at the next use", async () => {
     const root = home({ "gateway.json": JSON.stringify({ sources: {} }) });
     expect((await loadGateway(root)).sources.size).toBe(0);
@@ -128,6 +136,8 @@ describe("gateway.json", () => {
     expect(() => checkBaseUrl("javascript:alert(1)")).toThrow(/http or https/);
     expect(() => checkBaseUrl("https://u:p@x.example")).toThrow(/user name or password/);
     expect(() => checkBaseUrl("/relative")).toThrow(/absolute URL/);
+    expect(() => checkBaseUrl("https://x.example/v1?api_key=k")).toThrow(/query or a fragment/);
+    expect(() => checkBaseUrl("https://x.example/v1#k")).toThrow(/query or a fragment/);
   });
 });
 

@@ -53,7 +53,7 @@ async function stampOf(file: string): Promise<string> {
   }
 }
 
-/** Only http(s) base URLs, without credentials in them. */
+/** Only http(s) base URLs, without credentials, query or fragment in them. */
 export function checkBaseUrl(text: string): string {
   let url: URL;
   try {
@@ -63,6 +63,8 @@ export function checkBaseUrl(text: string): string {
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`base_url must be http or https, not ${url.protocol.replace(/:$/, "")}`);
   if (url.username || url.password) throw new Error("base_url cannot carry a user name or password (use headers)");
+  // A key in a query string would be shown wherever the base URL is (settings, /api/gateway).
+  if (url.search || url.hash) throw new Error("base_url cannot carry a query or a fragment (put keys in headers)");
   return url.toString();
 }
 
