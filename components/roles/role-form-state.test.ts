@@ -33,6 +33,17 @@ describe("role form state", () => {
     }
   });
 
+  it("edits the protocol gateway sources as a comma list, and leaves them alone when untouched", () => {
+    const withGateway: RoleFields = { ...loaded, gateway: ["shop"] };
+    const initial = { form: formFromFields(withGateway, "body"), fields: withGateway };
+    expect(initial.form.gateway).toBe("shop");
+    expect(fieldsFromForm(initial.form, initial, "bad").fields.gateway).toEqual(["shop"]);
+    expect(fieldsFromForm({ ...initial.form, gateway: "shop, billing" }, initial, "bad").fields.gateway).toEqual(["shop", "billing"]);
+    expect(fieldsFromForm({ ...initial.form, gateway: " " }, initial, "bad").fields).not.toHaveProperty("gateway");
+    const bad = validateFields(fieldsFromForm({ ...initial.form, gateway: "bad__name" }, initial, "bad").fields);
+    expect(bad.ok === false && bad.errors.gateway).toMatch(/bad__name.*gateway source name/);
+  });
+
   it("flags a max concurrency that is not a number", () => {
     const { numberError } = fieldsFromForm({ ...EMPTY_FORM, max_concurrency: "abc" }, undefined, "a whole number");
     expect(numberError).toBe("a whole number");

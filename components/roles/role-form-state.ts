@@ -18,6 +18,8 @@ export interface RoleFormState {
   read: boolean;
   write: boolean;
   max_concurrency: string;
+  /** Protocol gateway sources, comma-separated. */
+  gateway: string;
   body: string;
 }
 
@@ -36,6 +38,7 @@ export const EMPTY_FORM: RoleFormState = {
   read: true,
   write: false,
   max_concurrency: "",
+  gateway: "",
   body: "",
 };
 
@@ -53,6 +56,7 @@ export function formFromFields(fields: RoleFields, body: string): RoleFormState 
     read: fields.permissions?.includes("read") ?? false,
     write: fields.permissions?.includes("write") ?? false,
     max_concurrency: fields.max_concurrency === undefined ? "" : String(fields.max_concurrency),
+    gateway: (fields.gateway ?? []).join(", "),
     body,
   };
 }
@@ -115,6 +119,13 @@ export function fieldsFromForm(
   } else {
     const permissions = [form.read ? "read" : null, form.write ? "write" : null].filter((p) => p !== null);
     if (permissions.length > 0 || initial?.fields.permissions !== undefined) fields.permissions = permissions;
+  }
+
+  if (same("gateway")) {
+    if (initial?.fields.gateway !== undefined) fields.gateway = initial.fields.gateway;
+  } else {
+    const sources = splitTools(form.gateway);
+    if (sources.length > 0) fields.gateway = sources;
   }
 
   let numberError: string | undefined;

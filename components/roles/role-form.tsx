@@ -35,7 +35,7 @@ function serverErrors(error: ApiError): { fields: Errors; other: string[] } {
   for (const issue of error.fieldIssues) {
     const parts = issue.path.split(".");
     const name = (parts[0] === "fields" ? parts[1] : parts[0]) as RoleFieldName | undefined;
-    if (name && ["id", "name", "description", "model", "thinking_mode", "capabilities", "tools", "permissions", "max_concurrency"].includes(name)) {
+    if (name && ["id", "name", "description", "model", "thinking_mode", "capabilities", "tools", "permissions", "max_concurrency", "gateway"].includes(name)) {
       fields[name] ??= issue.message;
     } else {
       other.push(issue.path ? `${issue.path}: ${issue.message}` : issue.message);
@@ -323,6 +323,25 @@ export function RoleForm({
               ⚠ {splitTools(form.mcp_servers).filter((m) => !declaredServers.includes(m)).map((m) => t("roles.toolMap.mcpUndeclared", { server: m })).join("; ")}
             </p>
           ) : null}
+        </Field>
+        <Field
+          label={t("editor.field.gateway")}
+          htmlFor={fid("gateway")}
+          hint={t("editor.field.gateway.hint")}
+          error={errorFor("gateway")}
+          name="gateway"
+        >
+          <input
+            id={fid("gateway")}
+            className={`${inputClass} font-mono`}
+            value={form.gateway}
+            onChange={(e) => update("gateway", e.target.value)}
+            spellCheck={false}
+            autoComplete="off"
+            aria-invalid={errorFor("gateway") ? true : undefined}
+            aria-describedby={`${fid("gateway")}-hint ${fid("gateway")}-error`}
+            data-testid="role-field-gateway"
+          />
         </Field>
         <fieldset>
           <legend className={labelClass}>{t("editor.field.permissions")}</legend>

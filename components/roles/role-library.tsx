@@ -159,6 +159,11 @@ function RoleCard({ role }: { role: LoadedRole }) {
             ) : null}
           </p>
         ) : null}
+        {role.gateway?.length ? (
+          <p className="text-xs text-zinc-600 dark:text-zinc-300" data-testid="role-card-gateway">
+            {t("roles.gateway", { list: role.gateway.join(", ") })}
+          </p>
+        ) : null}
         <div className="mt-auto flex flex-wrap items-center gap-x-3 gap-y-1 pt-1 text-xs text-zinc-500 dark:text-zinc-400">
           <span data-testid="role-card-model">
             {role.model ? <ModelName modelKey={role.model} /> : <em>{t("roles.model.conversation")}</em>}

@@ -13,6 +13,8 @@ function mappingText(m: ToolMapping, t: ReturnType<typeof useT>): string {
     case "mcp":
       if (m.undeclared) return t("roles.toolMap.mcpUndeclared", { server: m.server ?? "" });
       return m.tool ? t("roles.toolMap.mcpTool", { tool: m.tool, server: m.server ?? "" }) : t("roles.toolMap.mcpServer", { server: m.server ?? "" });
+    case "gateway":
+      return t("roles.toolMap.gateway", { source: m.source ?? "" });
     case "unavailable":
       return m.name === "Bash" ? t("roles.toolMap.bash") : t("roles.toolMap.unavailable");
     case "unknown":

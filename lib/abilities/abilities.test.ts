@@ -75,6 +75,7 @@ describe("tool names of abilities", () => {
     expect(qualifiedToolName(long, "go")).toBe(`r${shortHash(long)}__go`);
     expect(qualifiedToolName("mcp", "go")).toBe(`r${shortHash("mcp")}__go`);
     expect(qualifiedToolName("mcp__github", "go")).toMatch(/^r[0-9a-f]{8}__go$/);
+    expect(qualifiedToolName("gw__shop", "getOrder")).toMatch(/^r[0-9a-f]{8}__getOrder$/);
     expect(qualifiedToolName("tester", "go")).toBe("tester__go");
     for (const name of table.keys()) expect(name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
   });

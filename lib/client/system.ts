@@ -1,6 +1,7 @@
 /** Query factories for the server's health and its model registry. */
 import { queryOptions } from "@tanstack/react-query";
 import { HealthSchema, ModelListSchema, SignInBodySchema, SignInResponseSchema, SignOutResponseSchema } from "@/lib/api/contract";
+import { GatewayReportSchema } from "@/lib/gateway/schema";
 import { apiFetch } from "./api";
 
 /** `GET /api/models`: the registered models, never their keys. */
@@ -28,4 +29,12 @@ export async function signIn(token: string, next?: string) {
 /** `POST /api/auth/signout`; the server expires the session cookie. */
 export async function signOut() {
   return apiFetch("/api/auth/signout", SignOutResponseSchema, { method: "POST", body: {} });
+}
+
+/** `GET /api/gateway`: the protocol gateway's sources and tools, never a header value. */
+export function gatewayQuery() {
+  return queryOptions({
+    queryKey: ["gateway"] as const,
+    queryFn: ({ signal }) => apiFetch("/api/gateway", GatewayReportSchema, { signal }),
+  });
 }

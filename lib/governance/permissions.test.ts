@@ -9,6 +9,7 @@ import {
   revokeAgentTokens,
   scopesFor,
   TOOL_SCOPES,
+  toolScope,
 } from "./permissions";
 
 const PROJECT = "/tmp/astrion-project";
@@ -21,7 +22,19 @@ describe("scopes", () => {
   it("gives project:write only with the write permission", () => {
     expect(scopesFor(["read"])).not.toContain("project:write");
     expect(scopesFor(["read", "write"])).toContain("project:write");
-    expect(scopesFor([])).toEqual(["project:read", "message:leader", "message:teammates", "shared_context:read", "shared_context:write", "tools:mcp"]);
+    expect(scopesFor([])).toEqual(["project:read", "message:leader", "message:teammates", "shared_context:read", "shared_context:write", "tools:mcp", "gateway:call"]);
+  });
+
+  it("gives gateway tools (gw__<source>__<op>) the gateway:call scope, and nothing to look-alikes", () => {
+    expect(toolScope("gw__orders__getOrder")).toBe("gateway:call");
+    expect(toolScope("gw____getOrder")).toBeUndefined();
+    expect(toolScope("gw__orders")).toBeUndefined();
+    expect(toolScope("mcp__orders__x")).toBeUndefined();
+    expect(toolScope("constructor")).toBeUndefined();
+    const t = issueAgentToken(reader);
+    expect(checkToolCall(t, { conversation_id: "conv_a", tool: "gw__orders__getOrder" })).toEqual({ ok: true, scope: "gateway:call" });
+    revokeAgentTokens("conv_a", 1);
+    expect(checkToolCall(t, { conversation_id: "conv_a", tool: "gw__orders__getOrder" })).toMatchObject({ ok: false, code: "revoked" });
   });
 
   it("maps every sub-agent tool to one scope", () => {

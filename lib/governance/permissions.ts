@@ -21,6 +21,7 @@ export const AGENT_SCOPES = [
   "shared_context:read",
   "shared_context:write",
   "tools:mcp",
+  "gateway:call",
 ] as const;
 /** One scope of a token. */
 export type AgentScope = (typeof AGENT_SCOPES)[number];
@@ -43,6 +44,18 @@ export const TOOL_SCOPES: Readonly<Record<string, AgentScope>> = {
   // a call hands a teammate a task, as a message does.
   [ABILITY_CALL_TOOL]: "message:teammates",
 };
+
+/**
+ * Gateway tools (`gw__<source>__<operation>`, lib/gateway) need `gateway:call`. Every live token
+ * holds it; which sources an agent may call is its role's `gateway:` / `tools:` grant, checked
+ * at every call against the role file as it is then (lib/runtime/team/gateway-tools.ts).
+ */
+const GATEWAY_TOOL = /^gw__[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*__.+$/;
+
+/** The scope a sub-agent tool needs, or undefined for a tool no sub-agent may use. */
+export function toolScope(tool: string): AgentScope | undefined {
+  return ownValue(TOOL_SCOPES, tool) ?? (GATEWAY_TOOL.test(tool) ? "gateway:call" : undefined);
+}
 
 /** Tools whose `path` argument names a place in the project folder. */
 const PATH_TOOLS: ReadonlySet<string> = new Set(["list_files", "read_file", "search_files", "write_file"]);
@@ -108,11 +121,12 @@ function randomId(): string {
 
 /**
  * The scopes a role's permissions give. Every agent may read the project, message the leader
- * and teammates and use the shared context; only `write` adds `project:write`.
+ * and teammates, use the shared context and call the gateway tools its role grants; only
+ * `write` adds `project:write`.
  */
 export function scopesFor(permissions: readonly string[]): AgentScope[] {
-  // `tools:mcp` is every agent's: which MCP tools it may call is its role's `mcp_servers`/`tools:` (lib/mcp).
-  const scopes: AgentScope[] = ["project:read", "message:leader", "message:teammates", "shared_context:read", "shared_context:write", "tools:mcp"];
+  // `tools:mcp` and `gateway:call` are every agent's: which MCP and gateway tools it may call is its role's (lib/mcp, lib/gateway).
+  const scopes: AgentScope[] = ["project:read", "message:leader", "message:teammates", "shared_context:read", "shared_context:write", "tools:mcp", "gateway:call"];
   if (permissions.includes("write")) scopes.splice(1, 0, "project:write");
   return scopes;
 }
@@ -259,8 +273,7 @@ export function checkToolCall(token: AgentToken | string | undefined | null, cal
   if (call.agent_id !== undefined && record.agent_id !== call.agent_id) {
     return { ok: false, code: "wrong_agent", reason: "permission denied: the access token belongs to another agent" };
   }
-  // MCP tools are named by their servers (`mcp__<server>__<tool>`): one scope covers them all.
-  const scope = call.tool.startsWith("mcp__") ? "tools:mcp" : ownValue(TOOL_SCOPES, call.tool);
+  const scope = toolScope(call.tool);
   if (!scope) return { ok: false, code: "unknown_tool", reason: `permission denied: ${call.tool} is not a tool a sub-agent may use` };
   if (!record.scopes.includes(scope)) {
     return {

@@ -86,7 +86,7 @@ function normText(value: string | undefined): string | undefined {
 /** Whether the form's value equals the file's normalized value (so the field is left alone). */
 function sameValue(key: EditableKey, before: unknown, after: unknown): boolean {
   if (key === "max_concurrency") return before === after;
-  if (key === "capabilities" || key === "tools" || key === "permissions" || key === "mcp_servers") {
+  if (key === "capabilities" || key === "tools" || key === "permissions" || key === "mcp_servers" || key === "gateway") {
     const a = before as string[] | undefined;
     const b = (after as string[] | undefined)?.map((s) => s.trim()).filter((s) => s.length > 0);
     if (a === undefined || b === undefined) return a === b;
@@ -148,7 +148,7 @@ function structuredText(value: unknown, eol: string): string {
 function valueText(key: WritableKey, value: unknown, style: ListStyle | undefined, eol: string): string {
   if (key === "provides") return structuredText(value, eol);
   if (key === "max_concurrency") return ` ${String(value)}`;
-  if (key === "capabilities" || key === "tools" || key === "permissions" || key === "mcp_servers") {
+  if (key === "capabilities" || key === "tools" || key === "permissions" || key === "mcp_servers" || key === "gateway") {
     const items = (value as string[]).map((s) => s.trim()).filter((s) => s.length > 0);
     if (items.length === 0) return " []";
     const s = style ?? { kind: "flow" };
@@ -271,7 +271,7 @@ function rewriteFrontmatter(analysis: RoleAnalysis, changed: readonly WritableKe
     if (colon < 0 || colon >= keyLineEnd) return rewriteWithDocument(analysis, changed, values);
     const prefix = yaml.slice(lineStart, colon + 1);
     const style =
-      key === "capabilities" || key === "tools" || key === "permissions" || key === "mcp_servers"
+      key === "capabilities" || key === "tools" || key === "permissions" || key === "mcp_servers" || key === "gateway"
         ? listStyleOf(key, entry.pair, yaml)
         : undefined;
     let text = prefix + valueText(key, value, style, eol);

@@ -76,6 +76,7 @@ function toListEntry(detail: RoleAnyDetail): RoleListEntry {
     permissions: fields.permissions ?? [],
     ...(fields.mcp_servers?.length ? { mcp_servers: fields.mcp_servers } : {}),
     ...(fields.provides?.length ? { provides: fields.provides.map((a) => ({ name: a.name, description: a.description })) } : {}),
+    ...(fields.gateway?.length ? { gateway: fields.gateway } : {}),
     ...(typeof extra.color === "string" ? { color: extra.color } : {}),
     warnings: detail.warnings,
   };

@@ -62,6 +62,10 @@ describe("parseRoleFile", () => {
       permissions: ["read"],
       max_concurrency: 2,
     });
+    const gateway = parseRoleFile("r.md", "---\nname: a\ndescription: b\ngateway: shop, billing\n---\n");
+    expect(gateway.kind === "role" && gateway.fields.gateway).toEqual(["shop", "billing"]);
+    const badGateway = parseRoleFile("r.md", "---\nname: a\ndescription: b\ngateway: [bad__name]\n---\n");
+    expect(badGateway.kind).toBe("error");
     const commas = parseRoleFile("r.md", "---\nname: a\ndescription: b\ncapabilities: research, docs\ntools:\n  - Read\n---\n");
     expect(commas.kind === "role" && commas.fields).toMatchObject({ capabilities: ["research", "docs"], tools: ["Read"] });
   });

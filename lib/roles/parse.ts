@@ -30,6 +30,8 @@ export const EDITABLE_KEYS = [
   "permissions",
   "max_concurrency",
   "mcp_servers",
+  // protocol gateway (issue 10)
+  "gateway",
 ] as const;
 export type EditableKey = (typeof EDITABLE_KEYS)[number];
 
@@ -117,6 +119,7 @@ export function normalizeFieldValue(key: EditableKey, value: unknown): Normalize
     case "tools":
     case "permissions":
     case "mcp_servers":
+    case "gateway":
       return normalizeList(key, value, /,/);
     case "max_concurrency": {
       if (value === null || value === undefined) return { ok: true, value: undefined };

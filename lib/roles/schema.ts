@@ -60,6 +60,11 @@ export const RoleFieldsSchema = z.object({
   mcp_servers: z.array(McpServerNameSchema).max(64, "at most 64 servers").optional(),
   // --- abilities (issue 10, seed 003 §3.2): what an agent of the role offers its teammates as tools.
   provides: ProvidesSchema.optional(),
+  // ---- protocol gateway (issue 10): the gateway.json sources whose tools this role's agents get
+  gateway: z
+    .array(z.string().regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_)){0,23}$/, "a gateway source name: letters, digits, '-' and single '_' (at most 24)"))
+    .max(32)
+    .optional(),
 });
 export type RoleFields = z.infer<typeof RoleFieldsSchema>;
 
@@ -116,6 +121,8 @@ export const RoleListEntrySchema = z.discriminatedUnion("kind", [
     mcp_servers: z.array(z.string()).optional(),
     /** The abilities the role provides (`provides:`), by name and description. */
     provides: z.array(z.object({ name: z.string(), description: z.string() })).optional(),
+    /** Protocol gateway sources the role grants (`gateway:`), when it has any. */
+    gateway: z.array(z.string()).optional(),
     color: z.string().optional(),
     warnings: z.array(z.string()),
     /** Set when the file name is no valid `<id>.md` (the card offers "rename to" it). */

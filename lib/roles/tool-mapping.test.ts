@@ -34,6 +34,12 @@ describe("mapToolName", () => {
     expect(mapToolName("mcp__")).toMatchObject({ kind: "unknown", warning: true });
   });
 
+  it("maps gw__<source>__<operation> to a protocol gateway tool, without a warning and without file tools", () => {
+    expect(mapToolName("gw__shop__getOrder")).toMatchObject({ kind: "gateway", source: "shop", grants: [], warning: false });
+    expect(mapToolName("gw____x")).toMatchObject({ kind: "unknown", warning: true });
+    expect(roleToolAccess({ tools: ["gw__shop__getOrder"] })).toMatchObject({ source: "explicit", permissions: [], file_tools: [] });
+  });
+
   it("warns for Bash (no command execution yet) and unknown names", () => {
     expect(mapToolName("Bash")).toMatchObject({ kind: "unavailable", grants: [], warning: true });
     expect(mapToolName("Frobnicate")).toMatchObject({ kind: "unknown", grants: [], warning: true });

@@ -31,9 +31,10 @@ export const ALWAYS_OFFERED_TOOLS = ["report_to_leader", "ask_master", "send_mes
  * - `unavailable`: a Claude Code tool this product has no counterpart for yet (`Bash`, `WebFetch`…);
  * - `mcp`: an MCP server's tool (`mcp__<server>__<tool>`) or all of its tools (`mcp__<server>`),
  *   offered from the server declared in mcp.json (a warning when the server is not declared there);
+ * - `gateway`: a protocol gateway tool (`gw__<source>__<operation>`, lib/gateway): granted as named;
  * - `unknown`: a name neither Claude Code nor this product has (a typo, another tool's name).
  */
-export type ToolMappingKind = "mapped" | "team" | "unavailable" | "mcp" | "unknown";
+export type ToolMappingKind = "mapped" | "team" | "unavailable" | "mcp" | "gateway" | "unknown";
 
 /** The mapping of one `tools:` name. */
 export interface ToolMapping {
@@ -50,6 +51,8 @@ export interface ToolMapping {
   tool?: string | null;
   /** For `mcp`: true when the declared servers are known and this one is not among them. */
   undeclared?: boolean;
+  /** For `gateway`: the source part of `gw__<source>__<operation>`. */
+  source?: string;
   /** True when the name deserves a warning: it offers nothing the role asked for. */
   warning: boolean;
 }
@@ -95,6 +98,8 @@ const UNAVAILABLE_CLAUDE_TOOLS: ReadonlySet<string> = new Set([
   "ExitPlanMode",
 ]);
 
+/** Same rule as lib/gateway's tool names: a source has no `__` inside. */
+const GATEWAY_NAME = /^gw__([A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*)__(.+)$/;
 
 function hasOwn(record: object, key: string): boolean {
   return Object.prototype.hasOwnProperty.call(record, key);
@@ -115,6 +120,8 @@ export function mapToolName(name: string, declaredServers?: ReadonlySet<string>)
     const undeclared = declaredServers !== undefined && !declaredServers.has(mcp.server);
     return { name, kind: "mcp", grants: [], server: mcp.server, tool: mcp.tool, ...(undeclared ? { undeclared } : {}), warning: undeclared };
   }
+  const gw = GATEWAY_NAME.exec(name);
+  if (gw) return { name, kind: "gateway", grants: [], source: gw[1]!, warning: false };
   if (UNAVAILABLE_CLAUDE_TOOLS.has(name)) return { name, kind: "unavailable", grants: [], warning: true };
   return { name, kind: "unknown", grants: [], warning: true };
 }

@@ -2,11 +2,12 @@ import "server-only";
 /**
  * Every file of the data folder known to be unusable, for `/api/health`: what the store met while
  * loading (index, state, conversation metadata, and any messages.json or agent file read since
- * start-up), plus `models.json` and the role files that do not load. Nothing here scans the conversations: the store records problems
+ * start-up), plus `models.json`, `gateway.json` (and its sources) and the role files that do not load. Nothing here scans the conversations: the store records problems
  * as it meets them, so a health call costs one read of models.json.
  */
 import type { StoreProblem } from "@/lib/api/contract";
 import { MCP_FILE_NAME, readMcpFile } from "@/lib/mcp";
+import { gatewayProblems } from "@/lib/gateway";
 import { registryProblem } from "@/lib/models";
 import type { AstrionApp } from "./app";
 
@@ -17,6 +18,7 @@ export async function collectProblems(app: Pick<AstrionApp, "root" | "store" | "
   if (models) problems.push(models);
   const mcp = await readMcpFile(app.root);
   if (!mcp.ok) problems.push({ file: MCP_FILE_NAME, message: mcp.error.slice(MCP_FILE_NAME.length + 2) });
+  problems.push(...(await gatewayProblems(app.root)));
   // The role folder is held parsed in memory (lib/roles/folder-cache.ts): listing it reads nothing new.
   for (const role of await app.roles.list()) {
     if (role.kind === "error") problems.push({ file: `agents/${role.file}`, message: role.line !== undefined ? `line ${role.line}: ${role.message}` : role.message });

@@ -148,7 +148,9 @@ describe("the tool registry: one definition per tool", () => {
     const root = path.resolve(__dirname, "..");
     const files = readdirSync(root, { recursive: true, encoding: "utf8" }).filter((f) => /\.tsx?$/.test(f) && !/\.test\.tsx?$/.test(f));
     expect(files.length).toBeGreaterThan(50);
-    const handWritten = files.filter((f) => /\btype:\s*["']object["']/.test(readFileSync(path.join(root, f), "utf8")));
+    // The gateway's tool schemas are derived from an API's OpenAPI document (their one source), not written here.
+    const derived = new Set([path.join("gateway", "openapi.ts")]);
+    const handWritten = files.filter((f) => !derived.has(f) && /\btype:\s*["']object["']/.test(readFileSync(path.join(root, f), "utf8")));
     expect(handWritten).toEqual([]);
   });
 });

@@ -16,6 +16,7 @@ import { transitionAgent } from "../state-machine";
 import { agentTools } from "../tools";
 import { runTool } from "./dispatch";
 import { abilityToolsFor, replyAtTurnEnd } from "./abilities";
+import { gatewayToolsFor } from "./gateway-tools";
 import { resolveDangling } from "./effects";
 import { deliverReport, reportFailure } from "./mail";
 import { mcpToolSpecs } from "./mcp-tools";
@@ -158,7 +159,7 @@ export class AgentLoops {
     });
     // MCP servers start here, on the first model call that offers their tools (lib/runtime/team/mcp-tools.ts).
     const mcpTools = await mcpToolSpecs(s, agentId, meta);
-    const outcome = await callModel(s, model, agentId, input.messages, [...agentTools(canWrite, meta.file_tools), ...sharedContextTools(), ...mcpTools, ...(await abilityToolsFor(s, meta))], thinking, signal);
+    const outcome = await callModel(s, model, agentId, input.messages, [...agentTools(canWrite, meta.file_tools), ...sharedContextTools(), ...mcpTools, ...(await abilityToolsFor(s, meta)), ...(await gatewayToolsFor(s, meta))], thinking, signal);
     meta = await counted;
     const traceId = meta.trace_id ?? (await s.traceOrNew()).trace_id;
     if (!outcome.ok) {

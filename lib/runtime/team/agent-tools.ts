@@ -19,6 +19,7 @@ import { isMcpToolName } from "@/lib/mcp/tools";
 import { callAbility, findAbility } from "./abilities";
 import { once } from "./effects";
 import { dispatchMcpTool } from "./mcp-tools";
+import { dispatchGatewayTool, isGatewayToolName } from "./gateway-tools";
 import { deliverReport, messageAgent, toLeaderInbox } from "./mail";
 import type { TeamState } from "./state";
 import { errorResult, messageId, summarize, type AgentMeta } from "./types";
@@ -33,13 +34,15 @@ export async function dispatchAgentTool(s: TeamState, agentId: number, call: Too
   }
   const shared = isSharedContextTool(name);
   const mcp = isMcpToolName(name);
+  // Gateway tools (gw__<source>__<op>) validate their arguments against their operation's schema.
+  const gateway = isGatewayToolName(name);
   const meta = await s.readAgent(agentId);
   // A teammate role's ability (lib/runtime/team/abilities.ts): checked against its declared input there.
-  const ability = shared || mcp || hasOwnKey(AGENT_TOOL_ARGS, name) ? null : await findAbility(s, meta, name);
+  const ability = shared || mcp || gateway || hasOwnKey(AGENT_TOOL_ARGS, name) ? null : await findAbility(s, meta, name);
   if (ability === "own") return errorResult(`${name} is an ability of your own role: do it yourself`);
-  if (!shared && !mcp && !ability && !hasOwnKey(AGENT_TOOL_ARGS, name)) return errorResult(`unknown tool ${name}`);
-  // Shared-context, MCP and ability tools validate their own arguments; the permission check only needs the name.
-  const parsed = shared || mcp || ability ? ({ ok: true, args: {} } as const) : parseToolArguments(AGENT_TOOL_ARGS[name as keyof typeof AGENT_TOOL_ARGS], call.function.arguments);
+  if (!shared && !mcp && !gateway && !ability && !hasOwnKey(AGENT_TOOL_ARGS, name)) return errorResult(`unknown tool ${name}`);
+  // Shared-context, MCP, gateway and ability tools validate their own arguments; the permission check only needs the name.
+  const parsed = shared || mcp || gateway || ability ? ({ ok: true, args: {} } as const) : parseToolArguments(AGENT_TOOL_ARGS[name as keyof typeof AGENT_TOOL_ARGS], call.function.arguments);
   if (!parsed.ok) return errorResult(parsed.error);
   const args = parsed.args as Record<string, unknown>;
   // No tool runs while the project folder is refused or metadata.json names another folder.
@@ -63,6 +66,7 @@ export async function dispatchAgentTool(s: TeamState, agentId: number, call: Too
   }
   // MCP tools (lib/runtime/team/mcp-tools.ts): after the token check, like every tool.
   if (mcp) return dispatchMcpTool(s, agentId, meta, call);
+  if (gateway) return dispatchGatewayTool(s, agentId, meta, call);
   const root = token.project_path;
   if (ability) {
     s.setActivity(agentId, `calling ${name}`);

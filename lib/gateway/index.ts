@@ -1,0 +1,13 @@
+/**
+ * Public face of the protocol gateway (seed 003 §3.2): non-MCP APIs declared in
+ * `<data folder>/gateway.json` (first dialect: OpenAPI 3) offered to sub-agents as tools named
+ * `gw__<source>__<operation>`. The gateway only maps — field renames, linear unit conversions,
+ * time formats — and does no business logic. Server only: the client imports `./schema`.
+ */
+import "server-only";
+export { gatewayFilePath, loadGateway, type LoadedGateway, type LoadedSource } from "./config";
+export { callGatewayOperation, defaultGatewayTimeoutMs, MAX_RESPONSE_BYTES, type GatewayCallOutcome } from "./call";
+export { gatewayGrant, grantsAny, grantsTool, type GatewayGrant } from "./grants";
+export { gatewayToolName, parseGatewayToolName, type GatewayOperation } from "./openapi";
+export { findGatewayTool, gatewayProblems, gatewayReport, gatewayToolEffect, gatewayToolSpecs, runGatewayCall } from "./service";
+export * from "./schema";

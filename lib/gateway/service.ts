@@ -1,0 +1,85 @@
+import "server-only";
+/**
+ * The gateway as the rest of the server sees it: the tools a grant offers (as model tool specs),
+ * one tool's effect (for the approval gate), the call itself with its last failure remembered,
+ * and the report `/api/gateway` and `/api/health` show. Header values never appear in any of it.
+ */
+import type { StoreProblem } from "@/lib/api/contract";
+import type { ToolSpec } from "@/lib/models/types";
+import { callGatewayOperation, defaultGatewayTimeoutMs, type GatewayCallOutcome } from "./call";
+import { loadGateway, type LoadedSource } from "./config";
+import { grantsAny, grantsTool, type GatewayGrant } from "./grants";
+import { parseGatewayToolName, type GatewayOperation } from "./openapi";
+import type { GatewayEffect, GatewayReport } from "./schema";
+
+type LastError = { tool: string; message: string; at: string };
+const LAST_ERRORS = Symbol.for("astrion.gateway.last-errors");
+
+/** Last failed call per data folder and source, kept on globalThis (Next may load this module twice). */
+function lastErrors(): Map<string, LastError> {
+  const g = globalThis as unknown as Record<symbol, Map<string, LastError> | undefined>;
+  return (g[LAST_ERRORS] ??= new Map());
+}
+
+/** The source and operation of a gateway tool name as gateway.json declares it now, or null. */
+export async function findGatewayTool(root: string, name: string): Promise<{ source: LoadedSource; op: GatewayOperation } | null> {
+  const parsed = parseGatewayToolName(name);
+  if (!parsed) return null;
+  const source = (await loadGateway(root)).sources.get(parsed.source);
+  const tool = source?.tools.get(name);
+  return source && tool ? { source, op: tool.op } : null;
+}
+
+/**
+ * What the gateway tool `name` does to the world (GET/HEAD `read`, else `write`), or null when no
+ * such tool is offered now. The one function the approval gate needs from the gateway.
+ */
+export async function gatewayToolEffect(root: string, name: string): Promise<GatewayEffect | null> {
+  return (await findGatewayTool(root, name))?.op.effect ?? null;
+}
+
+/** The tools `grant` offers now, as a model is shown them. */
+export async function gatewayToolSpecs(root: string, grant: GatewayGrant): Promise<ToolSpec[]> {
+  if (!grantsAny(grant)) return [];
+  const specs: ToolSpec[] = [];
+  for (const source of (await loadGateway(root)).sources.values()) {
+    for (const op of source.operations) {
+      if (grantsTool(grant, op.toolName)) specs.push({ type: "function", function: { name: op.toolName, description: op.description, parameters: op.inputSchema } });
+    }
+  }
+  return specs;
+}
+
+/** Calls a gateway tool; a failure is remembered for the settings page. */
+export async function runGatewayCall(root: string, name: string, argsText: string, options: { maxChars: number; signal?: AbortSignal }): Promise<GatewayCallOutcome & { source: string | null; op: GatewayOperation | null }> {
+  const found = await findGatewayTool(root, name);
+  if (!found) return { ok: false, text: `${name} is not a tool the gateway offers now (see gateway.json)`, status: null, source: null, op: null };
+  const outcome = await callGatewayOperation(found.source, name, argsText, { timeoutMs: defaultGatewayTimeoutMs(), maxChars: options.maxChars, signal: options.signal });
+  if (!outcome.ok) lastErrors().set(`${root}\0${found.source.name}`, { tool: name, message: outcome.text.slice(0, 500), at: new Date().toISOString() });
+  return { ...outcome, source: found.source.name, op: found.op };
+}
+
+/** `GET /api/gateway`: every source, its tools, warnings and errors; never a header value. */
+export async function gatewayReport(root: string): Promise<GatewayReport> {
+  const loaded = await loadGateway(root);
+  return {
+    present: loaded.present,
+    error: loaded.error,
+    sources: [...loaded.sources.values()].map((s) => ({
+      name: s.name,
+      base_url: s.baseUrl,
+      header_names: Object.keys(s.config.headers),
+      tools: s.operations.map((op) => ({ name: op.toolName, operation: op.operation, method: op.method, path: op.path, effect: op.effect, description: op.description })),
+      warnings: s.warnings,
+      error: s.error,
+      last_call_error: lastErrors().get(`${root}\0${s.name}`) ?? null,
+    })),
+  };
+}
+
+/** gateway.json's problems for `/api/health`: the file's, and each source that offers nothing. */
+export async function gatewayProblems(root: string): Promise<StoreProblem[]> {
+  const loaded = await loadGateway(root);
+  if (loaded.error) return [{ file: "gateway.json", message: loaded.error }];
+  return [...loaded.sources.values()].filter((s) => s.error).map((s) => ({ file: "gateway.json", message: `source ${s.name}: ${s.error}` }));
+}
