@@ -29,10 +29,11 @@ describe("scopes", () => {
     expect(toolScope("gw__orders__getOrder")).toBe("gateway:call");
     expect(toolScope("gw____getOrder")).toBeUndefined();
     expect(toolScope("gw__orders")).toBeUndefined();
-    expect(toolScope("mcp__orders__x")).toBeUndefined();
+    expect(toolScope("mcp__orders__x")).toBe("tools:mcp");
     expect(toolScope("constructor")).toBeUndefined();
     const t = issueAgentToken(reader);
     expect(checkToolCall(t, { conversation_id: "conv_a", tool: "gw__orders__getOrder" })).toEqual({ ok: true, scope: "gateway:call" });
+    expect(checkToolCall(t, { conversation_id: "conv_a", tool: "mcp__orders__x" })).toEqual({ ok: true, scope: "tools:mcp" });
     revokeAgentTokens("conv_a", 1);
     expect(checkToolCall(t, { conversation_id: "conv_a", tool: "gw__orders__getOrder" })).toMatchObject({ ok: false, code: "revoked" });
   });

@@ -54,7 +54,10 @@ const GATEWAY_TOOL = /^gw__[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*__.+$/;
 
 /** The scope a sub-agent tool needs, or undefined for a tool no sub-agent may use. */
 export function toolScope(tool: string): AgentScope | undefined {
-  return ownValue(TOOL_SCOPES, tool) ?? (GATEWAY_TOOL.test(tool) ? "gateway:call" : undefined);
+  if (GATEWAY_TOOL.test(tool)) return "gateway:call";
+  // MCP tools are named by their servers (`mcp__<server>__<tool>`): one scope covers them all.
+  if (tool.startsWith("mcp__")) return "tools:mcp";
+  return ownValue(TOOL_SCOPES, tool);
 }
 
 /** Tools whose `path` argument names a place in the project folder. */
