@@ -74,6 +74,8 @@ function toListEntry(detail: RoleAnyDetail): RoleListEntry {
     ...derivedCapabilitiesOf(fields),
     tools: fields.tools ?? [],
     permissions: fields.permissions ?? [],
+    ...(fields.tool_policy !== undefined ? { tool_policy: fields.tool_policy } : {}),
+    ...(fields.allowed_commands !== undefined ? { allowed_commands: fields.allowed_commands } : {}),
     ...(typeof extra.color === "string" ? { color: extra.color } : {}),
     warnings: detail.warnings,
   };

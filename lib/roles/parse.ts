@@ -32,8 +32,14 @@ export const EDITABLE_KEYS = [
 ] as const;
 export type EditableKey = (typeof EDITABLE_KEYS)[number];
 
+/**
+ * The approval policy's keys (issue 10): read and validated like the form's fields, but written
+ * by hand in the file (the form shows them and never rewrites their lines).
+ */
+export const POLICY_KEYS = ["tool_policy", "allowed_commands"] as const;
+
 /** Keys with a meaning in this product; every other key is "extra" and kept as it is. */
-export const KNOWN_KEYS: readonly string[] = ["id", ...EDITABLE_KEYS];
+export const KNOWN_KEYS: readonly string[] = ["id", ...EDITABLE_KEYS, ...POLICY_KEYS];
 
 /** The editable fields of a role (everything but the id, which is the file name). */
 export type RoleEditFields = Omit<RoleFields, "id">;
@@ -125,7 +131,7 @@ function schemaProblem(key: EditableKey, value: unknown): string | undefined {
   if (!issue) return `${key}: invalid value`;
   const where = issue.path.length > 0 ? `[${issue.path.join(".")}]` : "";
   if (key === "thinking_mode") return `thinking_mode: must be "fast" or "thinking" (found ${JSON.stringify(value)})`;
-  if (key === "permissions") return `permissions: each must be "read" or "write" (found ${JSON.stringify(value)})`;
+  if (key === "permissions") return `permissions: each must be "read", "write" or "execute" (found ${JSON.stringify(value)})`;
   return `${key}${where}: ${issue.message}`;
 }
 
@@ -238,6 +244,15 @@ export function analyzeRoleText(fileName: string, text: string): RoleAnalysisRes
     const problem = schemaProblem(key, normalized.value);
     if (problem) problems.push({ message: problem, line });
     else fields[key] = normalized.value;
+  }
+  for (const key of POLICY_KEYS) {
+    if (!values.has(key) || values.get(key) === null) continue;
+    const result = RoleFieldsSchema.shape[key].safeParse(values.get(key));
+    if (result.success) fields[key] = result.data;
+    else {
+      const issue = result.error.issues[0];
+      problems.push({ message: `${key}${issue?.path.length ? `[${issue.path.join(".")}]` : ""}: ${issue?.message ?? "invalid value"}`, line: lineOfKey.get(key) });
+    }
   }
   for (const warning of doc.warnings) warnings.push(`YAML: ${warning.message.split("\n")[0]}`);
 

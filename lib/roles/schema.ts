@@ -4,6 +4,7 @@
  * editor shows the same validation messages the server enforces.
  */
 import { z } from "zod";
+import { CommandPatternSchema, ToolPolicySchema } from "@/lib/governance/tool-policy";
 
 /**
  * A role id: also its file name (`<id>.md`). Letters, digits, `-` and `_` only, so no id can
@@ -30,8 +31,8 @@ export const CapabilityTagSchema = z
   .string()
   .regex(/^[^\s|,]{1,64}$/, "a tag is one word without spaces, '|' or ',' (at most 64 characters)");
 
-/** Permissions a role may hold. `write` allows the workspace `write_file` tool. */
-export const PermissionSchema = z.enum(["read", "write"]);
+/** Permissions a role may hold. `write` allows the workspace `write_file` tool, `execute` the `run_command` tool. */
+export const PermissionSchema = z.enum(["read", "write", "execute"]);
 export type Permission = z.infer<typeof PermissionSchema>;
 
 export const ThinkingModeSchema = z.enum(["fast", "thinking"]);
@@ -54,6 +55,10 @@ export const RoleFieldsSchema = z.object({
   tools: z.array(z.string().trim().min(1).max(100)).max(100).optional(),
   permissions: z.array(PermissionSchema).optional(),
   max_concurrency: z.number().int("a whole number").min(1, "at least 1").max(64, "at most 64").optional(),
+  // Approval policy (issue 10, lib/governance/tool-policy.ts): per tool `allow | ask | deny`, and
+  // the commands `run_command` may run without asking.
+  tool_policy: ToolPolicySchema.optional(),
+  allowed_commands: z.array(CommandPatternSchema).max(100, "at most 100 commands").optional(),
 });
 export type RoleFields = z.infer<typeof RoleFieldsSchema>;
 
@@ -107,6 +112,9 @@ export const RoleListEntrySchema = z.discriminatedUnion("kind", [
     derived_capabilities: z.array(z.string()).optional(),
     tools: z.array(z.string()),
     permissions: z.array(z.string()),
+    /** The role's approval policy (issue 10), when its file sets one. */
+    tool_policy: ToolPolicySchema.optional(),
+    allowed_commands: z.array(z.string()).optional(),
     color: z.string().optional(),
     warnings: z.array(z.string()),
     /** Set when the file name is no valid `<id>.md` (the card offers "rename to" it). */

@@ -53,7 +53,7 @@ const roles: RoleChoice[] = [
 ];
 
 /** Every spec offered to anyone, create_sub_agent with `roles`. */
-const offered = () => [...leaderTools(roles), ...agentTools(true), ...sharedContextTools()];
+const offered = () => [...leaderTools(roles), ...agentTools(["read", "write", "execute"]), ...sharedContextTools()];
 
 /** The zod schema a spec was generated from: the tool's own, or create_sub_agent's narrowed to `roles`. */
 function offeredArgs(name: string) {
@@ -66,7 +66,7 @@ describe("the tool registry: one definition per tool", () => {
     expect(new Set(names).size).toBe(names.length);
     expect(offered().map((s) => s.function.name).sort()).toEqual([...names].sort());
     expect(Object.keys(LEADER_TOOL_ARGS)).toEqual(leaderTools(roles).map((s) => s.function.name));
-    expect(Object.keys(AGENT_TOOL_ARGS)).toEqual(agentTools(true).map((s) => s.function.name));
+    expect(Object.keys(AGENT_TOOL_ARGS)).toEqual(agentTools(["read", "write", "execute"]).map((s) => s.function.name));
     expect(Object.keys(SHARED_CONTEXT_TOOL_ARGS)).toEqual(sharedContextTools().map((s) => s.function.name));
     for (const t of TOOLS) expect(toolNamed(t.name)).toBe(t);
     expect(toolNamed("constructor")).toBeUndefined();
@@ -219,7 +219,7 @@ describe("who is offered what", () => {
   });
 
   it("every tool a sub-agent is offered has a permission-token scope, and every scope names such a tool", () => {
-    const agentUsable = [...toolsOf("agent", ["read", "write"]), ...toolsOf("both")].map((t) => t.name).sort();
+    const agentUsable = [...toolsOf("agent", ["read", "write", "execute"]), ...toolsOf("both")].map((t) => t.name).sort();
     expect(Object.keys(TOOL_SCOPES).sort()).toEqual(agentUsable);
   });
 
