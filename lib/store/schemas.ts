@@ -140,6 +140,20 @@ export const PendingToolCallSchema = z.looseObject({
 });
 export type PendingToolCall = z.infer<typeof PendingToolCallSchema>;
 
+/**
+ * A tool call waiting for a person's approval (issue 10): a pending entry like a question's, with
+ * `kind: "approval"`, what the call does, its command or arguments and the folder it acts in.
+ * `question_id` is `approval:<tool_call_id>` (the seed's entry requires one).
+ */
+export const PendingApprovalSchema = PendingToolCallSchema.extend({
+  kind: z.literal("approval"),
+  effect: z.enum(["read", "write", "execute", "internal"]),
+  command: z.string().optional(),
+  cwd: z.string(),
+  arguments_preview: z.string(),
+});
+export type PendingApproval = z.infer<typeof PendingApprovalSchema>;
+
 /** `conversations/<id>/agents/<agent_id>/metadata.json`. */
 /** Why an internal error ended a sub-agent's loop (an addition; cleared by the agent's next task). */
 export const AgentFailureSchema = z.object({

@@ -14,13 +14,19 @@ import { executeSharedContextTool, isSharedContextTool, SHARED_CONTEXT_READ_ONLY
 import { FILE_TOOLS, roleToolAccess } from "@/lib/roles/tool-mapping";
 import { epochSeconds, type Message } from "@/lib/store";
 import { listFiles, readFile, searchFiles, writeFile } from "@/lib/workspace";
+import { toolEffect } from "@/lib/tools";
 import { AGENT_TOOL_ARGS, parseToolArguments } from "../tools";
+import { approvalGate } from "./approvals";
+import { executeRunCommand } from "./command";
 import { once } from "./effects";
 import { deliverReport, messageAgent, toLeaderInbox } from "./mail";
 import type { TeamState } from "./state";
 import { errorResult, messageId, summarize, type AgentMeta } from "./types";
 
-/** Runs one of a sub-agent's tools; null for `ask_master` (the answer comes later). Errors other than refusals are thrown to the dispatcher. */
+/**
+ * Runs one of a sub-agent's tools; null for `ask_master` and for a call waiting for a person's
+ * approval (the result comes later). Errors other than refusals are thrown to the dispatcher.
+ */
 export async function dispatchAgentTool(s: TeamState, agentId: number, call: ToolCall): Promise<string | null> {
   const name = call.function.name;
   if (name === "create_sub_agent") {
@@ -55,6 +61,10 @@ export async function dispatchAgentTool(s: TeamState, agentId: number, call: Too
     return errorResult(reason);
   }
   const root = token.project_path;
+  // The approval policy (allow / ask / deny), after the token: what the token refuses never reaches a person.
+  const gate = await approvalGate(s, agentId, meta, call, { name, effect: toolEffect(name) ?? "write", command: name === "run_command" ? String(args.command) : undefined, cwd: root });
+  if (gate.kind === "refused") return gate.result;
+  if (gate.kind === "wait") return null;
   if (shared) {
     const cause = await s.causeFor(meta);
     s.setActivity(agentId, name);
@@ -93,6 +103,11 @@ export async function dispatchAgentTool(s: TeamState, agentId: number, call: Too
           await s.emitNow({ type: "event", from: agentParty(agentId), to: SYSTEM_PARTY, payload: { path: r.path, bytes: r.bytes }, action: "write_file", resource: `file:${r.path}` });
           return JSON.stringify(r);
         });
+      case "run_command": {
+        const command = String(args.command);
+        const timeout = typeof args.timeout_seconds === "number" ? args.timeout_seconds : undefined;
+        return await once(s, agentId, call, (key) => executeRunCommand(s, agentId, call.id, key, command, timeout, root));
+      }
       case "send_message": {
         const target = Number(args.agent_id);
         if (target === agentId) return errorResult("you cannot message yourself");

@@ -14,6 +14,8 @@ import type { ToolCall } from "@/lib/models";
 import { toolFailureMessage } from "../tool-failure";
 import { READ_ONLY_TOOLS } from "../tools";
 import type { TeamState } from "./state";
+import { awaitsApproval } from "./approvals";
+import { killLeftovers } from "./command";
 import { appendToolResult } from "./steps";
 import { errorResult, leaderInbox, type AgentMeta } from "./types";
 
@@ -88,9 +90,10 @@ export async function once(s: TeamState, agentId: number | null, call: ToolCall,
  */
 export async function resolveDangling(s: TeamState, agentId: number | null, calls: ToolCall[], run: ToolRunner): Promise<void> {
   for (const call of calls) {
-    if (agentId !== null && call.function.name === "ask_master") {
+    if (agentId !== null) {
       const meta = await s.readAgent(agentId);
-      if ((meta.pending_tool_calls ?? []).some((p) => p.tool_call_id === call.id)) continue; // still waiting: fine
+      // A question or an approval still waiting: fine, its answer comes later.
+      if ((meta.pending_tool_calls ?? []).some((p) => p.tool_call_id === call.id)) continue;
     }
     const key = actionKey(agentId, call);
     const state = READ_ONLY_TOOLS.has(call.function.name) ? null : await s.journal.state(key);
@@ -101,6 +104,8 @@ export async function resolveDangling(s: TeamState, agentId: number | null, call
       await s.journal.done(key, found);
       await appendToolResult(s, agentId, call, found);
     } else if (state?.status === "started" && !INTERNAL_EFFECTS.has(call.function.name)) {
+      // A command cut short may have left processes running (they are in their own process group, which the server's death does not end).
+      if (call.function.name === "run_command") await killLeftovers(s, key);
       await appendToolResult(s, agentId, call, errorResult(`interrupted: the server stopped while ${call.function.name} was running; it was not run again. Check whether it took effect before trying again.`), { interrupted: true });
       if (agentId === null) s.notice("warning", "interrupted", "notice.msg.leaderInterrupted", { tool: call.function.name });
       else s.notice("warning", "interrupted", "notice.msg.agentInterrupted", { agent: agentId, tool: call.function.name }, agentId);
@@ -109,6 +114,8 @@ export async function resolveDangling(s: TeamState, agentId: number | null, call
       // Read-only, never started, or an internal effect that did not happen: run it (now).
       const result = await run(agentId, call);
       if (result !== null) await appendToolResult(s, agentId, call, result);
+      // Waiting for a person's approval: the calls after it wait too, and run in order once it is decided.
+      else if (agentId !== null && (await awaitsApproval(s, agentId))) return;
     }
   }
 }

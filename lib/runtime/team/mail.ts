@@ -36,7 +36,8 @@ async function questionWasAsked(s: TeamState, questionId: string): Promise<boole
 /** Answers a pending `ask_master` question (by the leader or a person) and resumes the agent. */
 export async function answerQuestion(s: TeamState, questionId: string, answer: string, answeredBy: string, expectedAgentId?: number): Promise<{ agent_id: number }> {
   const { agents } = await s.store.listAgents(s.convId);
-  const owner = agents.find((a) => (a.pending_tool_calls ?? []).some((p) => p.question_id === questionId));
+  // Only questions: an approval is a person's to decide (./approvals.ts), never answered as a question.
+  const owner = agents.find((a) => (a.pending_tool_calls ?? []).some((p) => p.question_id === questionId && p.tool_name === "ask_master"));
   if (!owner) {
     if (await questionWasAsked(s, questionId)) throw new ConflictError(`Question ${questionId} was already answered.`);
     throw new NotFoundError(`No pending question ${questionId} in this conversation.`);

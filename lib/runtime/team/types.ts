@@ -30,6 +30,8 @@ export interface AgentExtras {
   failure?: AgentFailure;
   /** The idempotency key of the `create_sub_agent` call that made this agent. */
   effect_key?: string;
+  /** Tool calls a person approved that have not run yet (the gate lets each through once). */
+  approved_tool_calls?: string[];
 }
 
 /** A sub-agent's metadata with the runtime's keys. */
