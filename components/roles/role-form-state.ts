@@ -16,6 +16,7 @@ export interface RoleFormState {
   tools: string;
   read: boolean;
   write: boolean;
+  execute: boolean;
   max_concurrency: string;
   body: string;
 }
@@ -33,6 +34,7 @@ export const EMPTY_FORM: RoleFormState = {
   tools: "",
   read: true,
   write: false,
+  execute: false,
   max_concurrency: "",
   body: "",
 };
@@ -49,6 +51,7 @@ export function formFromFields(fields: RoleFields, body: string): RoleFormState 
     tools: (fields.tools ?? []).join(", "),
     read: fields.permissions?.includes("read") ?? false,
     write: fields.permissions?.includes("write") ?? false,
+    execute: fields.permissions?.includes("execute") ?? false,
     max_concurrency: fields.max_concurrency === undefined ? "" : String(fields.max_concurrency),
     body,
   };
@@ -100,10 +103,10 @@ export function fieldsFromForm(
     if (tools.length > 0) fields.tools = tools;
   }
 
-  if (same("read") && same("write")) {
+  if (same("read") && same("write") && same("execute")) {
     if (initial?.fields.permissions !== undefined) fields.permissions = initial.fields.permissions;
   } else {
-    const permissions = [form.read ? "read" : null, form.write ? "write" : null].filter((p) => p !== null);
+    const permissions = [form.read ? "read" : null, form.write ? "write" : null, form.execute ? "execute" : null].filter((p) => p !== null);
     if (permissions.length > 0 || initial?.fields.permissions !== undefined) fields.permissions = permissions;
   }
 

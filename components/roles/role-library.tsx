@@ -12,6 +12,7 @@ import { badgeClass, buttonPrimary, cardClass, inputClass } from "@/components/u
 import { RoleImportButton } from "./role-import-button";
 import { DerivedCapabilities } from "./derived-capabilities";
 import { RoleRenameFix } from "./role-rename-fix";
+import { RolePolicySummary } from "./role-policy-summary";
 import { RoleToolMapping } from "./role-tool-mapping";
 
 type LoadedRole = Extract<RoleListEntry, { kind: "role" }>;
@@ -136,6 +137,7 @@ function RoleCard({ role }: { role: LoadedRole }) {
         ) : null}
         <DerivedCapabilities role={role} />
         <RoleToolMapping tools={role.tools} permissions={role.permissions} compact testId="role-card-tool-mapping" />
+        <RolePolicySummary toolPolicy={role.tool_policy} allowedCommands={role.allowed_commands} compact />
         <div className="mt-auto flex flex-wrap items-center gap-x-3 gap-y-1 pt-1 text-xs text-zinc-500 dark:text-zinc-400">
           <span data-testid="role-card-model">
             {role.model ? <ModelName modelKey={role.model} /> : <em>{t("roles.model.conversation")}</em>}
