@@ -19,6 +19,7 @@ import { mkdirSync, readFileSync, readdirSync, renameSync, symlinkSync, unlinkSy
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type FakeToolCall, type Script } from "./helpers/fake-openai";
+import { seedRolesAllowingWrites } from "./helpers/roles";
 import { REPO_ROOT, snapshotOf, startServer, tempDir, type TestServer } from "./helpers/server";
 import { until } from "./helpers/wait";
 
@@ -152,6 +153,8 @@ const serverEnv = { FAKE_OPENAI_KEY: "sk-fake-test-key", ASTRION_LEADER_BATCH_MS
 beforeAll(async () => {
   fake = await startFakeOpenAI({ script: handler });
   home = tempDir("astrion-home-");
+  // The product roles, allowing writes: this file tests the engine, not approval.
+  seedRolesAllowingWrites(home);
   writeFileSync(
     path.join(home, "models.json"),
     JSON.stringify({ default: "fake", models: { fake: { base_url: fake.url, api_key_env: "FAKE_OPENAI_KEY", model: "fake-model", timeouts: { idle_ms: 60_000 } } } }),

@@ -26,8 +26,6 @@ export interface RunCommandInput {
   onOutput?: (text: string) => void;
   /** Milliseconds between SIGTERM and SIGKILL (default 2000). */
   graceMs?: number;
-  /** Called once the process exists, with its process group id. */
-  onSpawn?: (pgid: number) => void;
 }
 
 /** What a command did; this is the tool's result. */
@@ -56,6 +54,25 @@ function killGroup(pgid: number, signal: NodeJS.Signals): void {
   }
 }
 
+/** Process groups of commands still running; killed when the server exits. */
+const liveGroups = new Set<number>();
+let exitHooked = false;
+
+/**
+ * A command's group is its own (so a timeout can end all of it), which also means the server's
+ * death would not end it: a clean exit (SIGTERM, Ctrl-C: the boot's handler calls
+ * `process.exit`) kills every group still running. A SIGKILL skips this; the next start kills
+ * the leftovers by their marker ({@link killLeftoverCommand}).
+ */
+function track(pgid: number): void {
+  liveGroups.add(pgid);
+  if (exitHooked) return;
+  exitHooked = true;
+  process.once("exit", () => {
+    for (const group of liveGroups) killGroup(group, "SIGKILL");
+  });
+}
+
 /** Runs `command` and resolves when it and its process group are done. Never rejects. */
 export function runCommand(input: RunCommandInput): Promise<CommandResult> {
   const started = Date.now();
@@ -75,7 +92,7 @@ export function runCommand(input: RunCommandInput): Promise<CommandResult> {
     let exit: { code: number | null; signal: string | null } = { code: null, signal: null };
     const child = spawn(file!, args, { cwd: input.cwd, env: input.env as NodeJS.ProcessEnv, detached: true, stdio: ["ignore", "pipe", "pipe"], windowsHide: true });
     const pgid = child.pid;
-    if (pgid !== undefined) input.onSpawn?.(pgid);
+    if (pgid !== undefined) track(pgid);
     let killTimer: NodeJS.Timeout | undefined;
     const end = (why: "timeout" | "stop") => {
       if (pgid === undefined || exitSeen) return;
@@ -104,6 +121,7 @@ export function runCommand(input: RunCommandInput): Promise<CommandResult> {
       if (pgid !== undefined) killGroup(pgid, "SIGKILL");
     });
     child.on("close", () => {
+      if (pgid !== undefined) liveGroups.delete(pgid);
       clearTimeout(deadline);
       if (killTimer) clearTimeout(killTimer);
       input.signal?.removeEventListener("abort", onAbort);

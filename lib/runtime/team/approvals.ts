@@ -84,10 +84,13 @@ export async function approvalGate(s: TeamState, agentId: number, meta: AgentMet
     arguments_preview: summarize(call.function.arguments, 400),
   };
   s.setActivity(agentId, `waiting for approval of ${tool.name}`);
-  // A call left over from before a Stop runs when the agent is woken again, possibly while idle.
+  // A call left over from before a Stop runs when the agent is woken again, possibly while idle;
+  // one made beside an `ask_master` finds the agent waiting already.
   const status = (await s.readAgent(agentId)).status;
   if (status === "idle" || status === "completed") await s.agentEvent(agentId, "assign");
-  await s.agentEvent(agentId, "ask", (m) => ({ ...m, pending_tool_calls: [...(m.pending_tool_calls ?? []), entry] }));
+  const add = (m: AgentMeta): AgentMeta => ({ ...m, pending_tool_calls: [...(m.pending_tool_calls ?? []), entry] });
+  if (status === "waiting") await s.publishAgent(await s.updateAgent(agentId, add));
+  else await s.agentEvent(agentId, "ask", add);
   await s.emit(await s.causeFor(meta), {
     type: "request",
     from: agentParty(agentId),
@@ -145,14 +148,16 @@ export async function decideApproval(s: TeamState, agentId: number, d: ApprovalD
     });
   }
   const remaining = (m: AgentMeta) => (m.pending_tool_calls ?? []).filter((p) => p.tool_call_id !== entry.tool_call_id);
-  if (d.decision === "approve") {
-    await s.agentEvent(agentId, "answer", (m) => ({ ...m, pending_tool_calls: remaining(m), approved_tool_calls: [...(m.approved_tool_calls ?? []), entry.tool_call_id] }));
-  } else {
+  const decided = (m: AgentMeta): AgentMeta =>
+    d.decision === "approve" ? { ...m, pending_tool_calls: remaining(m), approved_tool_calls: [...(m.approved_tool_calls ?? []), entry.tool_call_id] } : { ...m, pending_tool_calls: remaining(m) };
+  if (d.decision === "deny") {
     const reason = d.reason?.trim() ? d.reason.trim() : "no reason given";
     // The refusal is the call's result, saved before the agent runs again.
     await appendToolResult(s, agentId, call, errorResult(`denied by ${d.by}: ${reason}`), { approval: "denied" });
-    await s.agentEvent(agentId, "answer", (m) => ({ ...m, pending_tool_calls: remaining(m) }));
   }
+  // Still waiting on something else (a question asked in the same answer): it stays waiting.
+  if (remaining(meta).length) await s.publishAgent(await s.updateAgent(agentId, decided));
+  else await s.agentEvent(agentId, "answer", decided);
   await s.emit(cause, {
     type: "reply",
     from: USER_PARTY,
