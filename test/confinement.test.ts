@@ -292,7 +292,8 @@ describe("an agent with write permission tries to forge the files the runtime tr
     expect(JSON.stringify(meta)).not.toContain("FORGED");
     expect(readFileSync(path.join(home, "state.json"), "utf8")).not.toContain("FORGED");
     const agentMeta = JSON.parse(readFileSync(path.join(home, "conversations", id, "agents", String(meta.agent_ids[0]), "metadata.json"), "utf8"));
-    expect(agentMeta.permissions).toEqual(["read", "write"]);
+    // The full-stack engineer's own permissions (execute too, since issue 10), nothing forged added.
+    expect(agentMeta.permissions).toEqual(["read", "write", "execute"]);
     // Every refusal is audited.
     const refused = (await records(id)).filter((r) => r.status === "refused");
     expect(refused.length).toBeGreaterThanOrEqual(writes.length + OUTSIDE_READS.length);

@@ -32,8 +32,8 @@ const ROLES: Record<string, string> = {
 
 const cmd = (id: string, command: string, extra: Record<string, unknown> = {}): FakeToolCall => ({ id, name: "run_command", arguments: { command, ...extra } });
 
-/** Each scenario: its role and the calls its agent makes, one per model call, then a report. */
-const SCENARIOS: Record<string, { role: string; calls: FakeToolCall[] }> = {
+/** Each scenario: its role and the calls its agent makes, one step (a call or several) per model call, then a report. */
+const SCENARIOS: Record<string, { role: string; calls: Array<FakeToolCall | FakeToolCall[]> }> = {
   approve: { role: "runner", calls: [cmd("ap_1", "echo approved >> ran.txt && pwd && env")] },
   confine: { role: "lister", calls: [cmd("cf_1", "cd .. && pwd"), cmd("cf_2", "pwd", { cwd: "/", path: ".." })] },
   allowlist: { role: "lister", calls: [cmd("al_1", "echo allowed-one"), cmd("al_2", "echo allowed-two; touch sneaky.txt")] },
@@ -43,6 +43,7 @@ const SCENARIOS: Record<string, { role: string; calls: FakeToolCall[] }> = {
   stop: { role: "free", calls: [cmd("st_1", "sleep 30 & echo $! > sleep.pid; touch started.txt; wait", { timeout_seconds: 120 })] },
   write: { role: "writer", calls: [{ id: "wr_1", name: "write_file", arguments: { path: "w.txt", content: "hello" } }] },
   restart: { role: "runner", calls: [cmd("rs_1", "echo after-restart >> restart.txt")] },
+  both: { role: "runner", calls: [[{ id: "bo_q", name: "ask_master", arguments: { question: "May I run it?" } }, cmd("bo_1", "echo both >> both.txt")]] },
   crash: { role: "free", calls: [cmd("cr_1", "sleep 30 & echo $! > sleep.pid; echo once >> once.txt; wait", { timeout_seconds: 120 })] },
 };
 
@@ -65,9 +66,9 @@ function handler(body: FakeRequestBody): Script {
     if (!messages.some((m) => m.role === "tool")) return fakeToolCalls([{ name: "create_sub_agent", arguments: { role_id: SCENARIOS[name]!.role, task: `scenario:${name} run the commands` } }]);
     return fakeText("SUMMARY: noted.");
   }
-  const done = messages.filter((m) => m.role === "tool").length;
+  const done = messages.filter((m) => m.role === "assistant" && (m.tool_calls ?? []).length).length;
   const calls = SCENARIOS[name]!.calls;
-  if (done < calls.length) return fakeToolCalls([calls[done]!]);
+  if (done < calls.length) return fakeToolCalls([calls[done]!].flat());
   const results = messages.filter((m) => m.role === "tool").map((m) => String(m.content));
   return fakeToolCalls([{ name: "report_to_leader", arguments: { summary: `results:\n${results.join("\n")}` } }]);
 }
@@ -155,6 +156,11 @@ describe("run_command with a person's approval", () => {
     expect(bad.status).toBe(400);
     expect(bad.json.error.code).toBeTruthy();
     expect((await decide(id, agentId, { tool_call_id: "ap_1", decision: "maybe" })).status).toBe(400);
+    // The protections of every mutating route: another origin, or a body that is not JSON, changes nothing.
+    const approvals = `/api/conversations/${id}/agents/${agentId}/approvals`;
+    expect((await server.api("POST", approvals, { tool_call_id: "ap_1", decision: "approve" }, { origin: "http://evil.example" })).status).toBe(403);
+    expect((await server.api("POST", approvals, { tool_call_id: "ap_1", decision: "approve" }, { "content-type": "text/plain" })).status).toBe(415);
+    expect((await agent(id)).agent.metadata).toMatchObject({ status: "waiting" });
 
     // Stop leaves the wait as it leaves a question's: still waiting, still decidable.
     expect((await server.api("POST", `/api/conversations/${id}/stop`, {})).status).toBeLessThan(300);
@@ -219,6 +225,21 @@ describe("run_command with a person's approval", () => {
     expect((await timeline(id)).filter((r) => r.action === "approval" && r.envelope.type === "request")).toHaveLength(1);
     const meta = JSON.parse(readFileSync(path.join(home, "conversations", id, "metadata.json"), "utf8"));
     expect(meta.approval_policy).toEqual({ allowed_commands: ["echo always-*"], tool_policy: {} });
+  });
+
+  it("a question and a command in one answer: the agent waits for both, in either order", async () => {
+    const { id, project } = await start("both");
+    const { agentId } = await waitApproval(id, "bo_1");
+    const question = await until("the question pending too", async () => ((await agent(id)).agent.metadata.pending_tool_calls as Array<Record<string, string>>).find((p) => p.tool_name === "ask_master"));
+    expect((await server.api("POST", `/api/conversations/${id}/agents/${agentId}/answers`, { question_id: question.question_id, answer: "yes" })).status).toBe(200);
+    // Answered, but the command still waits for its approval: the agent stays waiting and runs nothing.
+    const after = (await agent(id)).agent.metadata;
+    expect(after.status).toBe("waiting");
+    expect((after.pending_tool_calls as Array<Record<string, string>>).map((p) => p.tool_call_id)).toEqual(["bo_1"]);
+    expect(existsSync(path.join(project, "both.txt"))).toBe(false);
+    expect((await decide(id, agentId, { tool_call_id: "bo_1", decision: "approve" })).status).toBe(200);
+    expect(JSON.parse(await waitResult(id, "bo_1"))).toMatchObject({ exit_code: 0 });
+    expect(readFileSync(path.join(project, "both.txt"), "utf8")).toBe("both\n");
   });
 
   it("asks before write_file by default, like any tool that writes", async () => {

@@ -8,6 +8,7 @@ import {
   AGENT_TOOL_ARGS,
   agentTools,
   createSubAgentArgs,
+  defineTool,
   LEADER_TOOL_ARGS,
   leaderTools,
   parametersOf,
@@ -16,6 +17,7 @@ import {
   SHARED_CONTEXT_READ_ONLY_TOOLS,
   SHARED_CONTEXT_TOOL_ARGS,
   sharedContextTools,
+  toolEffect,
   toolNamed,
   toolSpec,
   toolsOf,
@@ -59,6 +61,27 @@ const offered = () => [...leaderTools(roles), ...agentTools(["read", "write", "e
 function offeredArgs(name: string) {
   return name === "create_sub_agent" ? createSubAgentArgs(roles.map((r) => r.id)) : toolNamed(name)!.args;
 }
+
+describe("what each tool does to the world (effect)", () => {
+  it("is read exactly for the read-only tools, and names what the others do", () => {
+    for (const t of TOOLS) expect(t.effect === "read", t.name).toBe(t.readOnly);
+    const effect = Object.fromEntries(TOOLS.map((t) => [t.name, t.effect]));
+    expect(effect).toMatchObject({ write_file: "write", run_command: "execute", read_file: "read", ask_master: "read", report_to_leader: "internal", send_message: "internal", update_shared_context: "internal", create_sub_agent: "internal" });
+    expect(toolEffect("run_command")).toBe("execute");
+    expect(toolEffect("mcp__x__y")).toBeUndefined();
+  });
+
+  it("refuses a definition whose effect disagrees with readOnly", () => {
+    expect(() => defineTool({ name: "x", description: "x", args: z.object({}), readOnly: true, effect: "write", audience: "agent" })).toThrow(/disagrees/);
+    expect(() => defineTool({ name: "y", description: "y", args: z.object({}), readOnly: false, effect: "read", audience: "agent" })).toThrow(/disagrees/);
+  });
+
+  it("offers run_command only with the execute permission", () => {
+    expect(agentTools(["read", "write"]).map((s) => s.function.name)).not.toContain("run_command");
+    expect(agentTools(["read", "execute"]).map((s) => s.function.name)).toContain("run_command");
+    expect(agentTools(true).map((s) => s.function.name)).not.toContain("run_command");
+  });
+});
 
 describe("the tool registry: one definition per tool", () => {
   it("offers every registered tool once, under a unique name", () => {

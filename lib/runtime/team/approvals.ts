@@ -156,7 +156,7 @@ export async function decideApproval(s: TeamState, agentId: number, d: ApprovalD
     await appendToolResult(s, agentId, call, errorResult(`denied by ${d.by}: ${reason}`), { approval: "denied" });
   }
   // Still waiting on something else (a question asked in the same answer): it stays waiting.
-  if (remaining(meta).length) await s.publishAgent(await s.updateAgent(agentId, decided));
+  if (remaining(meta).length || meta.status !== "waiting") await s.publishAgent(await s.updateAgent(agentId, decided));
   else await s.agentEvent(agentId, "answer", decided);
   await s.emit(cause, {
     type: "reply",

@@ -52,7 +52,11 @@ export async function answerQuestion(s: TeamState, questionId: string, answer: s
     metadata: { trace_id: (owner as AgentMeta).trace_id ?? (await s.traceOrNew()).trace_id },
   };
   await s.store.updateAgentMessages(s.convId, owner.agent_id, (f) => ({ ...f, messages: [...f.messages, toolMessage] }));
-  const meta = await s.agentEvent(owner.agent_id, "answer", (m) => ({ ...m, pending_tool_calls: (m.pending_tool_calls ?? []).filter((p) => p.question_id !== questionId) }));
+  const answered = (m: AgentMeta): AgentMeta => ({ ...m, pending_tool_calls: (m.pending_tool_calls ?? []).filter((p) => p.question_id !== questionId) });
+  // Still waiting on something else (a tool call awaiting approval, asked in the same answer): it stays waiting.
+  const stillWaiting = answered(owner as AgentMeta).pending_tool_calls!.length > 0;
+  const meta = stillWaiting ? await s.updateAgent(owner.agent_id, answered) : await s.agentEvent(owner.agent_id, "answer", answered);
+  if (stillWaiting) await s.publishAgent(meta);
   s.publish({ type: "message", agent_id: owner.agent_id, message: toolMessage });
   s.publish({ type: "question_answered", question_id: questionId, answered_by: answeredBy });
   await s.emit(await s.causeFor(meta), {
