@@ -44,6 +44,7 @@ const SCENARIOS: Record<string, { role: string; calls: Array<FakeToolCall | Fake
   write: { role: "writer", calls: [{ id: "wr_1", name: "write_file", arguments: { path: "w.txt", content: "hello" } }] },
   restart: { role: "runner", calls: [cmd("rs_1", "echo after-restart >> restart.txt")] },
   both: { role: "runner", calls: [[{ id: "bo_q", name: "ask_master", arguments: { question: "May I run it?" } }, cmd("bo_1", "echo both >> both.txt")]] },
+  shutdown: { role: "free", calls: [cmd("sd_1", "sleep 30 & echo $! > sleep.pid; touch started.txt; wait", { timeout_seconds: 120 })] },
   crash: { role: "free", calls: [cmd("cr_1", "sleep 30 & echo $! > sleep.pid; echo once >> once.txt; wait", { timeout_seconds: 120 })] },
 };
 
@@ -287,6 +288,20 @@ describe("run_command across restarts", () => {
     expect((await decide(id, agentId, { tool_call_id: "rs_1", decision: "approve" })).status).toBe(200);
     expect(JSON.parse(await waitResult(id, "rs_1"))).toMatchObject({ exit_code: 0 });
     expect(readFileSync(path.join(project, "restart.txt"), "utf8")).toBe("after-restart\n");
+  });
+
+  it("a clean stop of the server mid-command ends the command's processes; after the restart it is not run again", async () => {
+    const { id, project } = await start("shutdown");
+    await until("the command running", () => existsSync(path.join(project, "started.txt")));
+    const pid = Number(readFileSync(path.join(project, "sleep.pid"), "utf8"));
+    await server.stop();
+    expect(await stopped(pid)).toBe(true);
+    server = await startServer({ home, env: serverEnv });
+    // Stopped by the shutdown (its result saved) or cut short (interrupted): never run a second time.
+    const result = await waitResult(id, "sd_1");
+    expect(/interrupted/.test(result) || JSON.parse(result).stopped === true).toBe(true);
+    await until("the agent's report", async () => ((await agent(id)).agent.metadata.reported ? true : null));
+    expect(readFileSync(path.join(project, "sleep.pid"), "utf8")).toBe(`${pid}\n`);
   });
 
   it("a SIGKILL of the server mid-command: reported as interrupted, not run again, its leftover processes killed", async () => {
