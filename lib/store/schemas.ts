@@ -6,6 +6,7 @@
  * optional are optional here too, so older or hand-written files still load.
  */
 import { z } from "zod";
+import { ToolEffectSchema } from "@/lib/governance/tool-policy";
 
 /** `conv_YYYYMMDD_HHMMSS_NNN` (NNN may grow past three digits when one second holds more). */
 export const CONVERSATION_ID_PATTERN = /^conv_\d{8}_\d{6}_\d{3,6}$/;
@@ -147,7 +148,7 @@ export type PendingToolCall = z.infer<typeof PendingToolCallSchema>;
  */
 export const PendingApprovalSchema = PendingToolCallSchema.extend({
   kind: z.literal("approval"),
-  effect: z.enum(["read", "write", "execute", "internal"]),
+  effect: ToolEffectSchema,
   command: z.string().optional(),
   cwd: z.string(),
   arguments_preview: z.string(),
