@@ -16,8 +16,9 @@ test("a role file whose name is no valid id is listed with its tools mapping and
   const card = page.locator(`[data-testid="role-card"][data-file="${file}"]`);
   await expect(card).toBeVisible();
   const lines = card.getByTestId("role-tool-mapping-line");
-  await expect(lines).toHaveText(["Read → list_files, read_file, search_files", "⚠ Bash → not available yet (no command execution)", "⚠ mcp__github__create_issue → MCP server github is not declared in mcp.json"]);
-  await expect(card.getByTestId("role-tool-mapping-summary")).toContainText("2 tool warnings");
+  await expect(lines).toHaveText(["Read → list_files, read_file, search_files", "Bash → run_command", "⚠ mcp__github__create_issue → MCP server github is not declared in mcp.json"]);
+  await expect(card.getByTestId("role-tool-mapping-summary")).toContainText("run_command (asks a person unless allowed)");
+  await expect(card.getByTestId("role-tool-mapping-summary")).toContainText("1 tool warnings");
   await expect(card.getByTestId("role-rename-fix")).toHaveText(`Rename to ${id}`);
 
   await card.getByTestId("role-rename-fix").click();

@@ -9,6 +9,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type FakeToolCall, type Script } from "./helpers/fake-openai";
+import { seedRolesAllowingWrites } from "./helpers/roles";
 import { startServer, tempDir, type TestServer } from "./helpers/server";
 import { until } from "./helpers/wait";
 
@@ -125,6 +126,8 @@ function resultOf(messages: Msg[], callId: string): string {
 beforeAll(async () => {
   fake = await startFakeOpenAI({ script: (body) => (isLeader(body) ? leaderScript(scenario(body), body) : agentScript(scenario(body), body)) });
   const home = tempDir("astrion-home-");
+  // The product roles, allowing writes: this file tests the engine, not approval.
+  seedRolesAllowingWrites(home);
   writeFileSync(
     path.join(home, "models.json"),
     JSON.stringify({ default: "fake", models: { fake: { base_url: fake.url, api_key_env: "FAKE_OPENAI_KEY", model: "fake-model" } } }),

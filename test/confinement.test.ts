@@ -19,6 +19,7 @@ import { mkdirSync, readFileSync, readdirSync, renameSync, symlinkSync, unlinkSy
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type FakeToolCall, type Script } from "./helpers/fake-openai";
+import { seedRolesAllowingWrites } from "./helpers/roles";
 import { REPO_ROOT, snapshotOf, startServer, tempDir, type TestServer } from "./helpers/server";
 import { until } from "./helpers/wait";
 
@@ -152,6 +153,8 @@ const serverEnv = { FAKE_OPENAI_KEY: "sk-fake-test-key", ASTRION_LEADER_BATCH_MS
 beforeAll(async () => {
   fake = await startFakeOpenAI({ script: handler });
   home = tempDir("astrion-home-");
+  // The product roles, allowing writes: this file tests the engine, not approval.
+  seedRolesAllowingWrites(home);
   writeFileSync(
     path.join(home, "models.json"),
     JSON.stringify({ default: "fake", models: { fake: { base_url: fake.url, api_key_env: "FAKE_OPENAI_KEY", model: "fake-model", timeouts: { idle_ms: 60_000 } } } }),
@@ -289,7 +292,8 @@ describe("an agent with write permission tries to forge the files the runtime tr
     expect(JSON.stringify(meta)).not.toContain("FORGED");
     expect(readFileSync(path.join(home, "state.json"), "utf8")).not.toContain("FORGED");
     const agentMeta = JSON.parse(readFileSync(path.join(home, "conversations", id, "agents", String(meta.agent_ids[0]), "metadata.json"), "utf8"));
-    expect(agentMeta.permissions).toEqual(["read", "write"]);
+    // The full-stack engineer's own permissions (execute too, since issue 10), nothing forged added.
+    expect(agentMeta.permissions).toEqual(["read", "write", "execute"]);
     // Every refusal is audited.
     const refused = (await records(id)).filter((r) => r.status === "refused");
     expect(refused.length).toBeGreaterThanOrEqual(writes.length + OUTSIDE_READS.length);

@@ -22,6 +22,7 @@ import {
   StateFileSchema,
 } from "@/lib/store/schemas";
 import { fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type Script } from "./helpers/fake-openai";
+import { seedRolesAllowingWrites } from "./helpers/roles";
 import { startServer, tempDir, type TestServer } from "./helpers/server";
 import { until } from "./helpers/wait";
 
@@ -134,6 +135,8 @@ async function startTeam(n: number): Promise<string> {
 beforeAll(async () => {
   fake = await startFakeOpenAI({ script: handler });
   home = tempDir("astrion-home-");
+  // The product roles, allowing writes: this file tests the engine, not approval.
+  seedRolesAllowingWrites(home);
   project = tempDir("astrion-project-");
   writeFileSync(path.join(project, "README.md"), "# Crash test project\n");
   writeModels();

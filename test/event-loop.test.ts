@@ -12,6 +12,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { measured, type LoopMeasure } from "./helpers/event-loop";
 import { fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type FakeToolCall, type Script } from "./helpers/fake-openai";
+import { seedRolesAllowingWrites } from "./helpers/roles";
 import { snapshotOf, startServer, tempDir, type TestServer } from "./helpers/server";
 import { until } from "./helpers/wait";
 import { writeFakeModels } from "./helpers/models-file";
@@ -318,6 +319,8 @@ const bodyOfBytes = (bytes: number) => `{"content":"${"x".repeat(bytes - 14)}"}`
 beforeAll(async () => {
   fake = await startFakeOpenAI({ script: handler });
   home = tempDir("astrion-home-");
+  // The product roles, allowing writes: this file tests the engine, not approval.
+  seedRolesAllowingWrites(home);
   writeModels(fake.url);
   project = tempDir("astrion-project-");
   writeFileSync(path.join(project, "README.md"), "# Demo\n\nA demo project.\n");

@@ -52,7 +52,8 @@ beforeAll(async () => {
   const home = tempDir("astrion-home-");
   writeFakeModels(home, fake.url);
   mkdirSync(path.join(home, "agents"), { recursive: true });
-  for (const [id, extra] of Object.entries(ROLES)) writeFileSync(path.join(home, "agents", `${id}.md`), `---\nname: ${id}\ndescription: A role with ${id}\n${extra}\n---\nYou work.\n`);
+  // Writes are allowed without asking: this file tests which tools a role gets, not approval.
+  for (const [id, extra] of Object.entries(ROLES)) writeFileSync(path.join(home, "agents", `${id}.md`), `---\nname: ${id}\ndescription: A role with ${id}\n${extra}\ntool_policy: { write_file: allow }\n---\nYou work.\n`);
   project = tempDir("astrion-project-");
   server = await startServer({ home, env: { FAKE_OPENAI_KEY: "sk-tools", ASTRION_LEADER_BATCH_MS: "0" } });
 });
@@ -81,7 +82,9 @@ describe("a role's tools:", () => {
     expect(offered["reader-role"]!.filter((n) => !n.endsWith("_shared_context"))).toEqual([...team, ...reads]);
     expect(offered["reader-role"]).not.toContain("write_file");
     expect(offered["writer-role"]).toEqual(expect.arrayContaining([...reads, "write_file"]));
-    // Bash maps to nothing yet; Edit offers write_file and nothing to read.
+    // Bash offers run_command; Edit offers write_file and nothing to read; no other role runs commands.
+    expect(offered["bash-role"]).toContain("run_command");
+    for (const role of ["reader-role", "writer-role", "plain-role", "narrow-role"]) expect(offered[role]).not.toContain("run_command");
     expect(offered["bash-role"]).toContain("write_file");
     expect(offered["bash-role"]).not.toContain("read_file");
     expect(offered["bash-role"]).toEqual(expect.arrayContaining(team));

@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeError, fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type Script } from "./helpers/fake-openai";
+import { seedRolesAllowingWrites } from "./helpers/roles";
 import { firstEvents, startServer, tempDir, type TestServer } from "./helpers/server";
 import { until } from "./helpers/wait";
 import { isProcessAlive } from "@/lib/store/lock";
@@ -257,6 +258,8 @@ const serverEnv = { FAKE_OPENAI_KEY: "sk-fake-test-key", ASTRION_MAX_AGENTS: "3"
 beforeAll(async () => {
   fake = await startFakeOpenAI({ script: handler });
   home = tempDir("astrion-home-");
+  // The product roles, allowing writes: this file tests the engine, not approval.
+  seedRolesAllowingWrites(home);
   writeModels(home, fake.url);
   project = tempDir("astrion-project-");
   mkdirSync(path.join(project, "src"));

@@ -46,7 +46,8 @@ function handler(body: FakeRequestBody): Script {
   return fakeText(reported(body) ? `SUMMARY ${s}` : "waiting");
 }
 
-const roleText = (id: string, permissions: string) => `---\nid: ${id}\nname: ${id}\ndescription: Writes files for tests\ncapabilities: [writing]\npermissions: [${permissions}]\n---\nYou write files.\n`;
+// Writes are allowed without asking: this file tests tokens, not approval.
+const roleText = (id: string, permissions: string) => `---\nid: ${id}\nname: ${id}\ndescription: Writes files for tests\ncapabilities: [writing]\npermissions: [${permissions}]\ntool_policy: { write_file: allow }\n---\nYou write files.\n`;
 
 async function start(s: string): Promise<string> {
   const res = await server.api("POST", "/api/conversations", { title: s, project_path: project });

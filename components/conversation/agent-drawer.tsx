@@ -20,12 +20,14 @@ import { AgentStatusBadge } from "./agent-status-badge";
 import { buttonDangerGhost } from "./styles";
 import { ChatThread } from "./chat-thread";
 import { MessageBox } from "./message-box";
+import { PendingApprovals, pendingApprovals } from "./pending-approvals";
 import { useScrollToMessage } from "./use-scroll-to-message";
 import { useStickToBottom } from "./use-stick-to-bottom";
 
 /**
  * One sub-agent, beside the page: its whole conversation live (fetched once per snapshot, then
- * followed over SSE), its pending question with an answer box, a message box and Terminate.
+ * followed over SSE, a running command's output live), its pending question with an answer box,
+ * its tool calls waiting for approval, a message box and Terminate.
  */
 export function AgentDrawer({
   conversationId,
@@ -148,6 +150,7 @@ export function AgentDrawer({
         </div>
 
         <footer className="space-y-3 border-t border-zinc-200 bg-white px-4 py-3 dark:border-zinc-800 dark:bg-zinc-900">
+          <PendingApprovals conversationId={conversationId} items={pendingApprovals([agent])} />
           {questions.map((q) => (
             <QuestionAnswer key={q.question_id} conversationId={conversationId} question={q} />
           ))}

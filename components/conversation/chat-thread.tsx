@@ -33,7 +33,7 @@ export function ChatThread({
   highlightId?: string;
 }) {
   const items = useMemo(() => buildThreadItems(messages), [messages]);
-  const hasLive = !!live && (live.content || live.reasoning || live.tool_call);
+  const hasLive = !!live && (live.content || live.reasoning || live.tool_call || live.command);
   if (items.length === 0 && !hasLive) return <>{empty}</>;
   return (
     <ol className="space-y-3" data-testid="chat-thread">
@@ -173,6 +173,12 @@ function LiveBubble({ live, assistantName }: { live: LiveText; assistantName: st
       {live.content ? (
         <div className="rounded-2xl rounded-tl-sm border border-indigo-200 bg-white px-4 py-2.5 shadow-sm dark:border-indigo-900/70 dark:bg-zinc-900">
           <Markdown>{live.content}</Markdown>
+        </div>
+      ) : null}
+      {live.command ? (
+        <div data-testid="live-command-output">
+          <p className="text-[11px] font-medium text-zinc-500 dark:text-zinc-400">{t("live.commandOutput")}</p>
+          <pre className="max-h-64 overflow-auto rounded-md border border-zinc-300 bg-zinc-950 px-3 py-1.5 font-mono text-[11px] whitespace-pre-wrap break-words text-zinc-100 dark:border-zinc-700">{live.command}</pre>
         </div>
       ) : null}
       {live.tool_call ? (

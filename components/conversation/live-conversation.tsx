@@ -23,6 +23,7 @@ import { ChatThread } from "./chat-thread";
 import { ConversationHeader } from "./conversation-header";
 import { MessageBox } from "./message-box";
 import { NoticeBanners } from "./notice-banners";
+import { PendingApprovals, pendingApprovals } from "./pending-approvals";
 import { PendingQuestions } from "./pending-questions";
 import { ConnectionIndicator, PhaseIndicator } from "./phase-indicator";
 import { TeamPanel } from "./team-panel";
@@ -182,6 +183,7 @@ function LiveView({ id, focus }: { id: string; focus: ConversationFocus }) {
               </div>
             </div>
             <div className="space-y-2 border-t border-zinc-200 px-4 py-3 dark:border-zinc-800">
+              <PendingApprovals conversationId={conversation.id} items={pendingApprovals(snap?.agents ?? [])} />
               <PendingQuestions questions={questions} onOpen={setSelected} />
               {stop.error ? <Banner tone="error">{stop.error.message}</Banner> : null}
               <MessageBox

@@ -11,6 +11,7 @@ import { buttonDanger } from "@/components/ui/styles";
 import { RawRoleEditor } from "./raw-role-editor";
 import { RoleDeleteDialog } from "./role-delete-dialog";
 import { RoleRenameFix } from "./role-rename-fix";
+import { RolePolicySummary } from "./role-policy-summary";
 import { RoleToolMapping } from "./role-tool-mapping";
 
 /**
@@ -73,6 +74,7 @@ export function RoleFileEditor({ name, backLink }: { name: string; backLink: Rea
         </Banner>
       ) : null}
       {role.kind === "role" ? <RoleToolMapping tools={role.fields.tools} permissions={role.fields.permissions} testId="role-editor-tool-mapping" /> : null}
+      {role.kind === "role" ? <RolePolicySummary toolPolicy={role.fields.tool_policy} allowedCommands={role.fields.allowed_commands} /> : null}
       <RawRoleEditor key={role.etag} role={role} fileName={role.file} onSaved={saved} onReload={() => void query.refetch()} />
       <RoleDeleteDialog open={confirming} file={role.file} remove={remove} onClose={() => setConfirming(false)} />
     </div>

@@ -19,6 +19,17 @@ describe("role form state", () => {
     expect(fields).not.toHaveProperty("capabilities");
   });
 
+  it("reads and writes the execute permission, and leaves the approval policy to the file", () => {
+    const withPolicy: RoleFields = { ...loaded, permissions: ["read", "execute"], tool_policy: { run_command: "ask" }, allowed_commands: ["npm test"] };
+    const form = formFromFields(withPolicy, "body");
+    expect(form).toMatchObject({ read: true, write: false, execute: true });
+    const { fields } = fieldsFromForm({ ...form, execute: false, write: true }, { form, fields: withPolicy }, "bad");
+    expect(fields.permissions).toEqual(["read", "write"]);
+    // The policy is edited in the file: the form never sends it, so a save leaves its lines alone.
+    expect(fields).not.toHaveProperty("tool_policy");
+    expect(fields).not.toHaveProperty("allowed_commands");
+  });
+
   it("splits capability tags on commas, spaces and |", () => {
     expect(splitTags("code-review, python|security  go")).toEqual(["code-review", "python", "security", "go"]);
   });

@@ -17,6 +17,7 @@ export interface RoleFormState {
   mcp_servers: string;
   read: boolean;
   write: boolean;
+  execute: boolean;
   max_concurrency: string;
   /** Protocol gateway sources, comma-separated. */
   gateway: string;
@@ -37,6 +38,7 @@ export const EMPTY_FORM: RoleFormState = {
   mcp_servers: "",
   read: true,
   write: false,
+  execute: false,
   max_concurrency: "",
   gateway: "",
   body: "",
@@ -55,6 +57,7 @@ export function formFromFields(fields: RoleFields, body: string): RoleFormState 
     mcp_servers: (fields.mcp_servers ?? []).join(", "),
     read: fields.permissions?.includes("read") ?? false,
     write: fields.permissions?.includes("write") ?? false,
+    execute: fields.permissions?.includes("execute") ?? false,
     max_concurrency: fields.max_concurrency === undefined ? "" : String(fields.max_concurrency),
     gateway: (fields.gateway ?? []).join(", "),
     body,
@@ -114,10 +117,10 @@ export function fieldsFromForm(
     if (servers.length > 0) fields.mcp_servers = servers;
   }
 
-  if (same("read") && same("write")) {
+  if (same("read") && same("write") && same("execute")) {
     if (initial?.fields.permissions !== undefined) fields.permissions = initial.fields.permissions;
   } else {
-    const permissions = [form.read ? "read" : null, form.write ? "write" : null].filter((p) => p !== null);
+    const permissions = [form.read ? "read" : null, form.write ? "write" : null, form.execute ? "execute" : null].filter((p) => p !== null);
     if (permissions.length > 0 || initial?.fields.permissions !== undefined) fields.permissions = permissions;
   }
 

@@ -111,7 +111,7 @@ export function RoleForm({
 
   function update<K extends keyof RoleFormState>(key: K, value: RoleFormState[K]) {
     setForm((f) => ({ ...f, [key]: value }));
-    const fieldName = (key === "read" || key === "write" ? "permissions" : key) as RoleFieldName;
+    const fieldName = (key === "read" || key === "write" || key === "execute" ? "permissions" : key) as RoleFieldName;
     setTouched((s) => (s.has(fieldName) ? s : new Set(s).add(fieldName)));
     if (server.fields[fieldName]) setServer((s) => ({ ...s, fields: { ...s.fields, [fieldName]: undefined } }));
   }
@@ -298,7 +298,7 @@ export function RoleForm({
             aria-describedby={`${fid("tools")}-hint ${fid("tools")}-error`}
             data-testid="role-field-tools"
           />
-          <RoleToolMapping tools={splitTools(form.tools)} permissions={[form.read ? "read" : "", form.write ? "write" : ""]} testId="role-editor-tool-mapping" declaredServers={declaredServers} />
+          <RoleToolMapping tools={splitTools(form.tools)} permissions={[form.read ? "read" : "", form.write ? "write" : "", form.execute ? "execute" : ""]} testId="role-editor-tool-mapping" declaredServers={declaredServers} />
         </Field>
         <Field
           label={t("editor.field.mcpServers")}
@@ -365,6 +365,16 @@ export function RoleForm({
                 data-testid="role-field-permission-write"
               />
               {t("editor.field.permissions.write")}
+            </label>
+            <label className="flex items-center gap-2">
+              <input
+                type="checkbox"
+                checked={form.execute}
+                onChange={(e) => update("execute", e.target.checked)}
+                className="h-4 w-4 accent-indigo-600"
+                data-testid="role-field-permission-execute"
+              />
+              {t("editor.field.permissions.execute")}
             </label>
           </div>
           <FieldError id={`${fid("permissions")}-error`} message={errorFor("permissions")} testId="role-error-permissions" />

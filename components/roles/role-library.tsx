@@ -12,6 +12,7 @@ import { badgeClass, buttonPrimary, cardClass, inputClass } from "@/components/u
 import { RoleImportButton } from "./role-import-button";
 import { DerivedCapabilities } from "./derived-capabilities";
 import { RoleRenameFix } from "./role-rename-fix";
+import { RolePolicySummary } from "./role-policy-summary";
 import { RoleToolMapping } from "./role-tool-mapping";
 
 type LoadedRole = Extract<RoleListEntry, { kind: "role" }>;
@@ -149,6 +150,7 @@ function RoleCard({ role }: { role: LoadedRole }) {
           </ul>
         ) : null}
         <RoleToolMapping tools={role.tools} permissions={role.permissions} compact testId="role-card-tool-mapping" declaredServers={declared} />
+        <RolePolicySummary toolPolicy={role.tool_policy} allowedCommands={role.allowed_commands} compact />
         {role.mcp_servers?.length ? (
           <p className="font-mono text-xs text-zinc-600 dark:text-zinc-300" data-testid="role-card-mcp-servers">
             {t("roles.mcpServers", { list: role.mcp_servers.join(", ") })}

@@ -16,7 +16,7 @@ function mappingText(m: ToolMapping, t: ReturnType<typeof useT>): string {
     case "gateway":
       return t("roles.toolMap.gateway", { source: m.source ?? "" });
     case "unavailable":
-      return m.name === "Bash" ? t("roles.toolMap.bash") : t("roles.toolMap.unavailable");
+      return t("roles.toolMap.unavailable");
     case "unknown":
       return t("roles.toolMap.unknown");
   }
@@ -24,7 +24,7 @@ function mappingText(m: ToolMapping, t: ReturnType<typeof useT>): string {
 
 /**
  * What a role's `tools:` give it, one line per name ("Read → list_files, read_file,
- * search_files", "Bash → not available yet" with a warning), on the role card and in the
+ * search_files", "Bash → run_command", "WebFetch → not available yet" with a warning), on the role card and in the
  * editor. Nothing when the role has no `tools:` (its permissions decide, as the card shows).
  */
 export function RoleToolMapping({
@@ -42,7 +42,7 @@ export function RoleToolMapping({
   testId?: string;
 }) {
   const t = useT();
-  const access = roleToolAccess({ tools, permissions: permissions?.filter((p): p is Permission => p === "read" || p === "write") }, declaredServers ? new Set(declaredServers) : undefined);
+  const access = roleToolAccess({ tools, permissions: permissions?.filter((p): p is Permission => p === "read" || p === "write" || p === "execute") }, declaredServers ? new Set(declaredServers) : undefined);
   if (access.source !== "explicit") return null;
   const warnings = access.mappings.filter((m) => m.warning).length;
   return (
@@ -63,6 +63,7 @@ export function RoleToolMapping({
       </ul>
       <p className="text-zinc-500 dark:text-zinc-400" data-testid="role-tool-mapping-summary">
         {t("roles.toolMap.exact", { list: access.file_tools.length ? access.file_tools.join(", ") : t("roles.toolMap.noFileTools") })}
+        {access.permissions.includes("execute") ? ` · ${t("roles.toolMap.execute")}` : ""}
         {warnings > 0 ? <span className="ml-2 text-amber-700 dark:text-amber-400">· {t("roles.toolMap.warnings", { n: warnings })}</span> : null}
       </p>
     </div>

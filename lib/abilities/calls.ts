@@ -10,12 +10,14 @@ import type { OfferedAbility } from "./naming";
 import { compileJsonSchema, type JsonSchema } from "./schema";
 
 /**
- * What an ability call does to the world, for the approval gate: `write`. It is not read-only —
- * it hands a task to another agent (possibly creating one), spends model calls, and is
- * journalled so it is never sent twice — but it executes nothing itself: whatever the callee
- * then does passes the gate as the callee's own tool calls.
+ * What an ability call does to the world, for the approval gate: `internal`, like the team's own
+ * messages (`send_message`, `report_to_leader`), so the policy allows it unless a role's
+ * `tool_policy` says otherwise. It is not read-only — it hands a task to another agent (possibly
+ * creating one), spends model calls, and is journalled so it is never sent twice — but it
+ * executes nothing itself and touches nothing outside the conversation: whatever the callee then
+ * does passes the gate as the callee's own tool calls.
  */
-export const ABILITY_EFFECT = "write" as const;
+export const ABILITY_EFFECT = "internal" as const;
 
 /** Longest `arguments` text of an ability call (checked before parsing). */
 export const ABILITY_ARGS_MAX_CHARS = 100_000;

@@ -226,6 +226,25 @@ export const AnswerBodySchema = z.object({
 });
 export type AnswerBody = z.infer<typeof AnswerBodySchema>;
 
+/**
+ * `POST /api/conversations/[id]/agents/[agentId]/approvals`: a person approves or denies a tool
+ * call that waits for approval. `always` (approve only) remembers it for the conversation:
+ * `run_command` adds `pattern` (default: the exact command) to its allow-list, another tool is
+ * allowed from then on.
+ */
+export const ApprovalBodySchema = z
+  .object({
+    tool_call_id: z.string().trim().min(1, "a tool_call_id is required").max(200),
+    decision: z.enum(["approve", "deny"]),
+    reason: z.string().trim().max(2000, "at most 2000 characters").optional(),
+    always: z.boolean().optional(),
+    pattern: z.string().trim().min(1, "a pattern cannot be empty").max(500, "at most 500 characters").optional(),
+    author: z.string().trim().min(1).max(80).optional(),
+  })
+  .refine((b) => !(b.decision === "deny" && (b.always || b.pattern)), { message: "always and pattern go with approve only", path: ["always"] })
+  .refine((b) => !b.pattern || b.always, { message: "a pattern needs always: true", path: ["pattern"] });
+export type ApprovalBody = z.infer<typeof ApprovalBodySchema>;
+
 /** `GET /api/conversations/[id]/timeline` query. */
 export const TimelineQuerySchema = z.object({ trace_id: TraceIdSchema.optional() });
 

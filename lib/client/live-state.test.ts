@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { AgentView, RuntimeEvent } from "@/lib/runtime/events";
 import type { Message } from "@/lib/store/schemas";
-import { applyReconnect, applyRuntimeEvent, initialLiveState, isWorking, mergeMessages, type LiveState } from "./live-state";
+import { isLiveOnlyEvent } from "@/lib/runtime/events";
+import { applyReconnect, applyRuntimeEvent, initialLiveState, isWorking, LIVE_COMMAND_MAX, mergeMessages, type LiveState } from "./live-state";
 import { emptySnapshot } from "./test-snapshot";
 
 function agent(id: number, status: AgentView["metadata"]["status"] = "running"): AgentView {
@@ -63,6 +64,22 @@ describe("applyRuntimeEvent", () => {
     expect(saved.live.leader).toBeUndefined();
     expect(saved.live.agent_2?.content).toBe("agent text");
     expect(saved.snapshot?.leader.messages.map((m) => m.content)).toEqual(["Hello world"]);
+  });
+
+  it("shows a running command's output live and drops it when its tool result is saved", () => {
+    const state = run([
+      { type: "snapshot", snapshot: snapshot() },
+      { type: "agent", agent: agent(4) },
+      { type: "command_output", agent_id: 4, tool_call_id: "c1", text: "line 1\n" },
+      { type: "command_output", agent_id: 4, tool_call_id: "c1", text: "line 2\n" },
+    ]);
+    expect(state.live.agent_4?.command).toBe("line 1\nline 2\n");
+    const long = applyRuntimeEvent(state, { type: "command_output", agent_id: 4, tool_call_id: "c1", text: "x".repeat(LIVE_COMMAND_MAX) });
+    expect(long.live.agent_4?.command).toHaveLength(LIVE_COMMAND_MAX);
+    const saved = applyRuntimeEvent(state, { type: "message", agent_id: 4, message: { role: "tool", tool_call_id: "c1", content: "{}", message_id: "t1" } });
+    expect(saved.live.agent_4).toBeUndefined();
+    // Live only: never kept for a reconnecting viewer.
+    expect(isLiveOnlyEvent({ type: "command_output" })).toBe(true);
   });
 
   it("after a reconnect (live text is never replayed) shows no text with a hole, and ends with the whole saved message", () => {

@@ -13,7 +13,12 @@ export interface LiveText {
   content: string;
   reasoning: string;
   tool_call: string;
+  /** Output of a sub-agent's command still running (`run_command`), its last {@link LIVE_COMMAND_MAX} characters. */
+  command?: string;
 }
+
+/** Characters of a running command's live output kept in the browser (the saved result holds the capped whole). */
+export const LIVE_COMMAND_MAX = 20_000;
 
 /** Key of the live text of the leader (`leader`) or a sub-agent (`agent_<id>`). */
 export type LiveKey = "leader" | `agent_${number}`;
@@ -96,6 +101,11 @@ export function applyRuntimeEvent(state: LiveState, event: RuntimeEvent): LiveSt
       const key = liveKey(event.agent_id);
       const current = state.live[key] ?? { content: "", reasoning: "", tool_call: "" };
       return { ...state, live: { ...state.live, [key]: { ...current, [event.kind]: current[event.kind] + event.text } } };
+    }
+    case "command_output": {
+      const key = liveKey(event.agent_id);
+      const current = state.live[key] ?? { content: "", reasoning: "", tool_call: "" };
+      return { ...state, live: { ...state.live, [key]: { ...current, command: ((current.command ?? "") + event.text).slice(-LIVE_COMMAND_MAX) } } };
     }
     case "message": {
       const live = withoutLive(state.live, liveKey(event.agent_id));

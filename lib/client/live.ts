@@ -4,6 +4,8 @@ import { z } from "zod";
 import {
   AgentMessageBodySchema,
   AnswerBodySchema,
+  ApprovalBodySchema,
+  type ApprovalBody,
   PostMessageBodySchema,
   PostMessageResponseSchema,
 } from "@/lib/api/contract";
@@ -70,6 +72,14 @@ export async function answerAgentQuestion(id: string, agentId: number, questionI
   return apiFetch(`${conversationPath(id)}/agents/${agentId}/answers`, z.unknown(), {
     method: "POST",
     body: AnswerBodySchema.parse({ question_id: questionId, answer }),
+  });
+}
+
+/** `POST …/agents/[agentId]/approvals`: a person approves or denies a tool call waiting for approval. */
+export async function decideAgentApproval(id: string, agentId: number, body: ApprovalBody) {
+  return apiFetch(`${conversationPath(id)}/agents/${agentId}/approvals`, z.unknown(), {
+    method: "POST",
+    body: ApprovalBodySchema.parse(body),
   });
 }
 

@@ -11,3 +11,4 @@ export * from "./permissions";
 export * from "./audit";
 export * from "./rate-limit";
 export * from "./inbox";
+export * from "./tool-policy";

@@ -16,6 +16,7 @@ import { ownValue } from "@/lib/own";
 export const AGENT_SCOPES = [
   "project:read",
   "project:write",
+  "project:execute",
   "message:leader",
   "message:teammates",
   "shared_context:read",
@@ -35,6 +36,7 @@ export const TOOL_SCOPES: Readonly<Record<string, AgentScope>> = {
   read_file: "project:read",
   search_files: "project:read",
   write_file: "project:write",
+  run_command: "project:execute",
   send_message: "message:teammates",
   report_to_leader: "message:leader",
   ask_master: "message:leader",
@@ -124,12 +126,13 @@ function randomId(): string {
 
 /**
  * The scopes a role's permissions give. Every agent may read the project, message the leader
- * and teammates, use the shared context and call the gateway tools its role grants; only
- * `write` adds `project:write`.
+ * and teammates, use the shared context and the MCP and gateway tools its role grants; only `write` adds `project:write`, and only
+ * `execute` adds `project:execute` (running commands in the project folder).
  */
 export function scopesFor(permissions: readonly string[]): AgentScope[] {
   // `tools:mcp` and `gateway:call` are every agent's: which MCP and gateway tools it may call is its role's (lib/mcp, lib/gateway).
   const scopes: AgentScope[] = ["project:read", "message:leader", "message:teammates", "shared_context:read", "shared_context:write", "tools:mcp", "gateway:call"];
+  if (permissions.includes("execute")) scopes.splice(1, 0, "project:execute");
   if (permissions.includes("write")) scopes.splice(1, 0, "project:write");
   return scopes;
 }

@@ -23,9 +23,9 @@ export function roleEntry(id: string, capabilities: string[], permissions: strin
 /** The shipped roles' tags and permissions. */
 export const SHIPPED_ROLES: RoleListEntry[] = [
   roleEntry("code-reviewer", ["code-review", "diff-analysis", "security-review", "python", "typescript", "testing"]),
-  roleEntry("full-stack-engineer", ["implementation", "backend", "frontend", "api", "database", "typescript", "javascript", "python", "bug-fix", "refactoring"], ["read", "write"]),
+  roleEntry("full-stack-engineer", ["implementation", "backend", "frontend", "api", "database", "typescript", "javascript", "python", "bug-fix", "refactoring"], ["read", "write", "execute"]),
   roleEntry("researcher", ["research", "analysis", "codebase-exploration", "documentation", "comparison", "summarization"]),
   roleEntry("technical-writer", ["documentation", "readme", "api-docs", "tutorials", "changelog", "markdown"], ["read", "write"]),
-  roleEntry("test-engineer", ["testing", "unit-tests", "integration-tests", "e2e", "vitest", "jest", "pytest", "playwright", "regression"], ["read", "write"]),
+  roleEntry("test-engineer", ["testing", "unit-tests", "integration-tests", "e2e", "vitest", "jest", "pytest", "playwright", "regression"], ["read", "write", "execute"]),
   roleEntry("ui-operator", ["ui-design", "frontend", "css", "html", "react", "color-scheme", "responsive-design", "accessibility"], ["read", "write"]),
 ];

@@ -344,6 +344,8 @@ describe("RoleLibrary.seedFromRepo and the product's roles", () => {
     });
     expect(await byId("researcher")).toMatchObject({ fields: { permissions: ["read"] } });
     expect(await byId("ui-operator")).toMatchObject({ fields: { name: "UI Operator", permissions: ["read", "write"] } });
-    expect(await byId("full-stack-engineer")).toMatchObject({ fields: { permissions: ["read", "write"] } });
+    // The engineers may run commands (each asks a person first, the default for run_command).
+    expect(await byId("full-stack-engineer")).toMatchObject({ fields: { permissions: ["read", "write", "execute"] } });
+    expect(await byId("test-engineer")).toMatchObject({ fields: { permissions: ["read", "write", "execute"] } });
   });
 });

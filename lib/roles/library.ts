@@ -77,6 +77,8 @@ function toListEntry(detail: RoleAnyDetail): RoleListEntry {
     ...(fields.mcp_servers?.length ? { mcp_servers: fields.mcp_servers } : {}),
     ...(fields.provides?.length ? { provides: fields.provides.map((a) => ({ name: a.name, description: a.description })) } : {}),
     ...(fields.gateway?.length ? { gateway: fields.gateway } : {}),
+    ...(fields.tool_policy !== undefined ? { tool_policy: fields.tool_policy } : {}),
+    ...(fields.allowed_commands !== undefined ? { allowed_commands: fields.allowed_commands } : {}),
     ...(typeof extra.color === "string" ? { color: extra.color } : {}),
     warnings: detail.warnings,
   };

@@ -43,8 +43,14 @@ export type EditableKey = (typeof EDITABLE_KEYS)[number];
 export const STRUCTURED_KEYS = ["provides"] as const;
 export type StructuredKey = (typeof STRUCTURED_KEYS)[number];
 
+/**
+ * The approval policy's keys (issue 10): read and validated like the form's fields, but written
+ * by hand in the file (the form shows them and never rewrites their lines).
+ */
+export const POLICY_KEYS = ["tool_policy", "allowed_commands"] as const;
+
 /** Keys with a meaning in this product; every other key is "extra" and kept as it is. */
-export const KNOWN_KEYS: readonly string[] = ["id", ...EDITABLE_KEYS, ...STRUCTURED_KEYS];
+export const KNOWN_KEYS: readonly string[] = ["id", ...EDITABLE_KEYS, ...STRUCTURED_KEYS, ...POLICY_KEYS];
 
 /** The editable fields of a role (everything but the id, which is the file name). */
 export type RoleEditFields = Omit<RoleFields, "id">;
@@ -138,7 +144,7 @@ function schemaProblem(key: EditableKey, value: unknown): string | undefined {
   if (!issue) return `${key}: invalid value`;
   const where = issue.path.length > 0 ? `[${issue.path.join(".")}]` : "";
   if (key === "thinking_mode") return `thinking_mode: must be "fast" or "thinking" (found ${JSON.stringify(value)})`;
-  if (key === "permissions") return `permissions: each must be "read" or "write" (found ${JSON.stringify(value)})`;
+  if (key === "permissions") return `permissions: each must be "read", "write" or "execute" (found ${JSON.stringify(value)})`;
   return `${key}${where}: ${issue.message}`;
 }
 
@@ -259,6 +265,15 @@ export function analyzeRoleText(fileName: string, text: string): RoleAnalysisRes
     else {
       const issue = result.error.issues[0]!;
       problems.push({ message: `provides${issue.path.length ? `[${issue.path.join(".")}]` : ""}: ${Array.isArray(provides) ? issue.message : "must be a list of abilities (name, description, input, output)"}`, line: lineOfKey.get("provides") });
+    }
+  }
+  for (const key of POLICY_KEYS) {
+    if (!values.has(key) || values.get(key) === null) continue;
+    const result = RoleFieldsSchema.shape[key].safeParse(values.get(key));
+    if (result.success) fields[key] = result.data;
+    else {
+      const issue = result.error.issues[0];
+      problems.push({ message: `${key}${issue?.path.length ? `[${issue.path.join(".")}]` : ""}: ${issue?.message ?? "invalid value"}`, line: lineOfKey.get(key) });
     }
   }
   for (const warning of doc.warnings) warnings.push(`YAML: ${warning.message.split("\n")[0]}`);

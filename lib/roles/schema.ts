@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { McpServerNameSchema } from "@/lib/mcp/schema";
 import { ProvidesSchema } from "@/lib/abilities/schema";
+import { CommandPatternSchema, ToolPolicySchema } from "@/lib/governance/tool-policy";
 
 /**
  * A role id: also its file name (`<id>.md`). Letters, digits, `-` and `_` only, so no id can
@@ -32,8 +33,8 @@ export const CapabilityTagSchema = z
   .string()
   .regex(/^[^\s|,]{1,64}$/, "a tag is one word without spaces, '|' or ',' (at most 64 characters)");
 
-/** Permissions a role may hold. `write` allows the workspace `write_file` tool. */
-export const PermissionSchema = z.enum(["read", "write"]);
+/** Permissions a role may hold. `write` allows the workspace `write_file` tool, `execute` the `run_command` tool. */
+export const PermissionSchema = z.enum(["read", "write", "execute"]);
 export type Permission = z.infer<typeof PermissionSchema>;
 
 export const ThinkingModeSchema = z.enum(["fast", "thinking"]);
@@ -65,6 +66,10 @@ export const RoleFieldsSchema = z.object({
     .array(z.string().regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_)){0,23}$/, "a gateway source name: letters, digits, '-' and single '_' (at most 24)"))
     .max(32)
     .optional(),
+  // Approval policy (issue 10, lib/governance/tool-policy.ts): per tool `allow | ask | deny`, and
+  // the commands `run_command` may run without asking.
+  tool_policy: ToolPolicySchema.optional(),
+  allowed_commands: z.array(CommandPatternSchema).max(100, "at most 100 commands").optional(),
 });
 export type RoleFields = z.infer<typeof RoleFieldsSchema>;
 
@@ -123,6 +128,9 @@ export const RoleListEntrySchema = z.discriminatedUnion("kind", [
     provides: z.array(z.object({ name: z.string(), description: z.string() })).optional(),
     /** Protocol gateway sources the role grants (`gateway:`), when it has any. */
     gateway: z.array(z.string()).optional(),
+    /** The role's approval policy (issue 10), when its file sets one. */
+    tool_policy: ToolPolicySchema.optional(),
+    allowed_commands: z.array(z.string()).optional(),
     color: z.string().optional(),
     warnings: z.array(z.string()),
     /** Set when the file name is no valid `<id>.md` (the card offers "rename to" it). */

@@ -40,8 +40,10 @@ describe("mapToolName", () => {
     expect(roleToolAccess({ tools: ["gw__shop__getOrder"] })).toMatchObject({ source: "explicit", permissions: [], file_tools: [] });
   });
 
-  it("warns for Bash (no command execution yet) and unknown names", () => {
-    expect(mapToolName("Bash")).toMatchObject({ kind: "unavailable", grants: [], warning: true });
+  it("maps Bash to run_command; warns for BashOutput (no counterpart) and unknown names", () => {
+    expect(mapToolName("Bash")).toEqual({ name: "Bash", kind: "mapped", grants: ["run_command"], warning: false });
+    expect(mapToolName("run_command")).toMatchObject({ kind: "mapped", grants: ["run_command"], warning: false });
+    expect(mapToolName("BashOutput")).toMatchObject({ kind: "unavailable", grants: [], warning: true });
     expect(mapToolName("Frobnicate")).toMatchObject({ kind: "unknown", grants: [], warning: true });
     // Case matters, as in Claude Code: `read` is not `Read`.
     expect(mapToolName("read")).toMatchObject({ kind: "unknown", warning: true });
@@ -76,7 +78,10 @@ describe("roleToolAccess", () => {
     expect(roleToolAccess({ tools: ["Edit"] })).toMatchObject({ permissions: ["write"], file_tools: ["write_file"] });
     // An empty list is no list: the editor writes no key for it, and its hint says "empty means the defaults".
     expect(roleToolAccess({ tools: [], permissions: ["read", "write"] })).toMatchObject({ source: "permissions", permissions: ["read", "write"] });
-    expect(roleToolAccess({ tools: ["Bash", "mcp__x__y"] })).toMatchObject({ permissions: [], file_tools: [] });
+    // Bash gives run_command (the execute permission) and no file tool.
+    expect(roleToolAccess({ tools: ["Bash", "mcp__x__y"] })).toMatchObject({ permissions: ["execute"], file_tools: [] });
+    expect(roleToolAccess({ tools: ["Read"], permissions: ["read", "execute"] }).permissions).toEqual(["read"]);
+    expect(roleToolAccess({ permissions: ["read", "execute"] })).toMatchObject({ source: "permissions", permissions: ["read", "execute"] });
   });
 
   it("reads a comma string and a YAML list alike", () => {
@@ -85,7 +90,8 @@ describe("roleToolAccess", () => {
     if (comma.kind !== "role" || list.kind !== "role") throw new Error("did not load");
     expect(comma.fields.tools).toEqual(["Read", "Write", "Bash"]);
     expect(roleToolAccess(comma.fields)).toEqual(roleToolAccess(list.fields));
-    expect(toolWarnings(list.fields.tools).map((m) => m.name)).toEqual(["Bash"]);
+    expect(toolWarnings(list.fields.tools).map((m) => m.name)).toEqual([]);
+    expect(roleToolAccess(list.fields).permissions).toEqual(["read", "write", "execute"]);
   });
 });
 
@@ -109,20 +115,21 @@ describe.skipIf(files.length === 0)("the corpus's tools: values", () => {
         if (m.kind === "unknown") unknown.add(m.name);
       }
     }
-    // The corpus names only Claude Code tools: nothing is unknown, and Bash is the usual gap.
+    // The corpus names only Claude Code tools: nothing is unknown; Bash now maps (run_command).
     expect([...unknown]).toEqual([]);
-    expect(counts.mapped).toBeGreaterThan(30);
-    expect(counts.unavailable).toBeGreaterThanOrEqual(13);
+    expect(counts.mapped).toBeGreaterThan(40);
+    expect(counts.unavailable).toBeGreaterThanOrEqual(1);
     expect(counts.mcp).toBe(3);
   });
 
-  it("a Read, Grep, Glob role reads but cannot write; a Read, Write, Bash, WebFetch role writes and warns twice", () => {
+  it("a Read, Grep, Glob role reads but cannot write; a Read, Write, Bash, WebFetch role writes, executes and warns once", () => {
     const find = (tools: string) => withTools.find((r) => r.fields.tools?.join(", ") === tools);
     const reader = find("Read, Grep, Glob");
     expect(reader && roleToolAccess(reader.fields).file_tools).toEqual(["list_files", "read_file", "search_files"]);
     const writer = find("Read, Write, Bash, WebFetch");
     expect(writer && roleToolAccess(writer.fields).file_tools).toContain("write_file");
-    expect(writer && toolWarnings(writer.fields.tools).map((m) => m.name)).toEqual(["Bash", "WebFetch"]);
+    expect(writer && roleToolAccess(writer.fields).permissions).toContain("execute");
+    expect(writer && toolWarnings(writer.fields.tools).map((m) => m.name)).toEqual(["WebFetch"]);
   });
 
   it("the roles without tools: keep the defaults", () => {

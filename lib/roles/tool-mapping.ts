@@ -1,7 +1,7 @@
 /**
  * What a role file's `tools:` names (Claude Code's `Read`, `Write`, `Bash`, `mcp__…`) mean in
- * this product: which of the sub-agent's file tools they offer, and what earns a warning. The one
- * place a later issue extends (command execution for `Bash`, MCP servers for `mcp__…`). Pure.
+ * this product: which of the sub-agent's file tools (and `run_command`, for `Bash`) they offer,
+ * and what earns a warning. The one place a later issue extends (MCP servers for `mcp__…`). Pure.
  *
  * The rule: a role **with** `tools:` is offered exactly the file tools those names map to (its
  * `permissions:` no longer decide them); a role **without** `tools:` (or with an empty list, which
@@ -20,6 +20,10 @@ export const WRITE_FILE_TOOLS = ["write_file"] as const;
 /** Every file tool, in the order the registry offers them. */
 export const FILE_TOOLS = [...READ_FILE_TOOLS, ...WRITE_FILE_TOOLS] as const;
 export type FileToolName = (typeof FILE_TOOLS)[number];
+/** The sub-agent's tool that runs commands in the project folder (the `execute` permission). */
+export const EXECUTE_TOOLS = ["run_command"] as const;
+/** A tool a `tools:` name can grant: a file tool or `run_command`. */
+export type GrantedToolName = FileToolName | (typeof EXECUTE_TOOLS)[number];
 
 /** Team tools every sub-agent has whatever its `tools:` (how it reports back and asks). */
 export const ALWAYS_OFFERED_TOOLS = ["report_to_leader", "ask_master", "send_message"] as const;
@@ -28,7 +32,7 @@ export const ALWAYS_OFFERED_TOOLS = ["report_to_leader", "ask_master", "send_mes
  * How one `tools:` name maps:
  * - `mapped`: offers `grants`;
  * - `team`: already covered by a team tool every sub-agent has (`SendMessage` → `send_message`);
- * - `unavailable`: a Claude Code tool this product has no counterpart for yet (`Bash`, `WebFetch`…);
+ * - `unavailable`: a Claude Code tool this product has no counterpart for yet (`WebFetch`…);
  * - `mcp`: an MCP server's tool (`mcp__<server>__<tool>`) or all of its tools (`mcp__<server>`),
  *   offered from the server declared in mcp.json (a warning when the server is not declared there);
  * - `gateway`: a protocol gateway tool (`gw__<source>__<operation>`, lib/gateway): granted as named;
@@ -41,8 +45,8 @@ export interface ToolMapping {
   /** The name as the role file writes it. */
   name: string;
   kind: ToolMappingKind;
-  /** The file tools it offers (empty unless `mapped`). */
-  grants: FileToolName[];
+  /** The tools it offers (empty unless `mapped`). */
+  grants: GrantedToolName[];
   /** The team tool that covers it (`team` only). */
   covered_by?: string;
   /** For `mcp`: the server part of `mcp__<server>__<tool>`. */
@@ -57,7 +61,7 @@ export interface ToolMapping {
   warning: boolean;
 }
 
-const CLAUDE_FILE_TOOLS: Readonly<Record<string, readonly FileToolName[]>> = {
+const CLAUDE_FILE_TOOLS: Readonly<Record<string, readonly GrantedToolName[]>> = {
   // Reading alone is of little use without finding files, so each read name offers all three.
   Read: READ_FILE_TOOLS,
   Grep: READ_FILE_TOOLS,
@@ -66,17 +70,16 @@ const CLAUDE_FILE_TOOLS: Readonly<Record<string, readonly FileToolName[]>> = {
   Write: WRITE_FILE_TOOLS,
   Edit: WRITE_FILE_TOOLS,
   MultiEdit: WRITE_FILE_TOOLS,
+  Bash: EXECUTE_TOOLS,
 };
 
 const TEAM_EQUIVALENTS: Readonly<Record<string, string>> = { SendMessage: "send_message" };
 
 /**
- * Claude Code tools this product has no counterpart for yet. `Bash` becomes command execution
- * once that tool exists; the rest are listed so the card says "not available" rather than
- * "unknown" for a name Claude Code does accept.
+ * Claude Code tools this product has no counterpart for yet, listed so the card says "not
+ * available" rather than "unknown" for a name Claude Code does accept.
  */
 const UNAVAILABLE_CLAUDE_TOOLS: ReadonlySet<string> = new Set([
-  "Bash",
   "BashOutput",
   "KillShell",
   "KillBash",
@@ -112,7 +115,7 @@ function hasOwn(record: object, key: string): boolean {
 export function mapToolName(name: string, declaredServers?: ReadonlySet<string>): ToolMapping {
   if (hasOwn(CLAUDE_FILE_TOOLS, name)) return { name, kind: "mapped", grants: [...CLAUDE_FILE_TOOLS[name]!], warning: false };
   // This product's own names work too (a role written for Astrion may say `read_file`).
-  if ((FILE_TOOLS as readonly string[]).includes(name)) return { name, kind: "mapped", grants: [name as FileToolName], warning: false };
+  if ((FILE_TOOLS as readonly string[]).includes(name) || (EXECUTE_TOOLS as readonly string[]).includes(name)) return { name, kind: "mapped", grants: [name as GrantedToolName], warning: false };
   if (hasOwn(TEAM_EQUIVALENTS, name)) return { name, kind: "team", grants: [], covered_by: TEAM_EQUIVALENTS[name]!, warning: false };
   if ((ALWAYS_OFFERED_TOOLS as readonly string[]).includes(name)) return { name, kind: "team", grants: [], covered_by: name, warning: false };
   const mcp = parseMcpName(name);
@@ -126,7 +129,7 @@ export function mapToolName(name: string, declaredServers?: ReadonlySet<string>)
   return { name, kind: "unknown", grants: [], warning: true };
 }
 
-/** What a role may use: the permissions its token carries and the file tools it is offered. */
+/** What a role may use: the permissions its token carries and the file tools it is offered (`run_command` comes with `execute`). */
 export interface RoleToolAccess {
   /** `explicit` when the role has `tools:` (they alone decide), `permissions` otherwise. */
   source: "explicit" | "permissions";
@@ -137,8 +140,9 @@ export interface RoleToolAccess {
 }
 
 /**
- * The access a role's fields give. With `tools:` exactly the mapped file tools, and `write` only
- * when `write_file` is among them; without (or with `tools: []`), the defaults.
+ * The access a role's fields give. With `tools:` exactly the mapped file tools, `write` only
+ * when `write_file` is among them and `execute` only when `Bash` (or `run_command`) is; without
+ * (or with `tools: []`), the defaults and `permissions:` (`execute` offers `run_command`).
  */
 export function roleToolAccess(fields: { tools?: readonly string[] | undefined; permissions?: readonly Permission[] | undefined }, declaredServers?: ReadonlySet<string>): RoleToolAccess {
   if (fields.tools === undefined || fields.tools.length === 0) {
@@ -152,6 +156,7 @@ export function roleToolAccess(fields: { tools?: readonly string[] | undefined; 
   const permissions: Permission[] = [];
   if (file_tools.some((t) => (READ_FILE_TOOLS as readonly string[]).includes(t))) permissions.push("read");
   if (file_tools.includes("write_file")) permissions.push("write");
+  if (granted.has("run_command")) permissions.push("execute");
   return { source: "explicit", permissions, file_tools, mappings };
 }
 

@@ -15,6 +15,12 @@ export interface RuntimeLimits {
   toolOutputMax: number;
   /** Pause before a woken leader calls its model, so reports arriving together are handled in one turn (ms). */
   leaderBatchMs: number;
+  /** `run_command`'s deadline when the call names none (`ASTRION_COMMAND_TIMEOUT_S`, default 120 s). */
+  commandTimeoutMs: number;
+  /** The longest deadline a call may ask for (`ASTRION_COMMAND_TIMEOUT_MAX_S`, default 1800 s). */
+  commandTimeoutMaxMs: number;
+  /** Between SIGTERM and SIGKILL of a command's process group (`ASTRION_COMMAND_KILL_GRACE_MS`, default 2000). */
+  commandKillGraceMs: number;
   /** Token budgets of the context slices (`ASTRION_BUDGET_GLOBAL` 500, `ASTRION_BUDGET_SCENE` 3000, `ASTRION_BUDGET_PRIVATE` 1000). */
   budgets: { global: number; scene: number; private: number };
 }
@@ -33,6 +39,9 @@ export function limitsFromEnv(env: Record<string, string | undefined> = process.
     maxCallsPerTask: intFromEnv(env, "ASTRION_MAX_CALLS_PER_TASK", 30, 1),
     toolOutputMax: intFromEnv(env, "ASTRION_TOOL_OUTPUT_MAX", 12_000, 200),
     leaderBatchMs: intFromEnv(env, "ASTRION_LEADER_BATCH_MS", 60, 0),
+    commandTimeoutMaxMs: intFromEnv(env, "ASTRION_COMMAND_TIMEOUT_MAX_S", 1800, 1) * 1000,
+    commandTimeoutMs: Math.min(intFromEnv(env, "ASTRION_COMMAND_TIMEOUT_S", 120, 1), intFromEnv(env, "ASTRION_COMMAND_TIMEOUT_MAX_S", 1800, 1)) * 1000,
+    commandKillGraceMs: intFromEnv(env, "ASTRION_COMMAND_KILL_GRACE_MS", 2000, 0),
     budgets: {
       global: intFromEnv(env, "ASTRION_BUDGET_GLOBAL", 500, 50),
       scene: intFromEnv(env, "ASTRION_BUDGET_SCENE", 3000, 200),

@@ -101,6 +101,11 @@ export const RuntimeEventSchema = z.discriminatedUnion("type", [
     kind: z.enum(["content", "reasoning", "tool_call"]),
     text: z.string(),
   }),
+  /**
+   * A piece of a running command's output (`run_command`): live only, like `delta`; the capped
+   * output is in the saved tool result.
+   */
+  z.object({ type: z.literal("command_output"), agent_id: z.number(), tool_call_id: z.string(), text: z.string() }),
   /** A message was appended to the leader's (agent_id null) or a sub-agent's messages.json. */
   z.object({ type: z.literal("message"), agent_id: agentRef, message: MessageSchema }),
   /** A sub-agent was created or changed (status, task, pending lists, tokens, last activity). */
@@ -114,7 +119,7 @@ export const RuntimeEventSchema = z.discriminatedUnion("type", [
 export type RuntimeEvent = z.infer<typeof RuntimeEventSchema>;
 
 /** Event types that only matter live: delivered to current viewers, never kept for replay. */
-export const LIVE_ONLY_EVENT_TYPES: ReadonlySet<RuntimeEvent["type"]> = new Set(["delta"]);
+export const LIVE_ONLY_EVENT_TYPES: ReadonlySet<RuntimeEvent["type"]> = new Set(["delta", "command_output"]);
 
 /**
  * True for an event a reconnecting viewer does not need: streamed text of a model call, which the

@@ -34,7 +34,7 @@ function projectToolsLine(projectPath: string, readTools: readonly string[], can
 
 /** A sub-agent's system prompt: base prompt, then the role's own prompt. */
 export function agentSystemPrompt(
-  facts: PromptFacts & { displayName: string; agentId: number; roleName: string; canWrite: boolean; readTools?: readonly string[] },
+  facts: PromptFacts & { displayName: string; agentId: number; roleName: string; canWrite: boolean; readTools?: readonly string[]; canExecute?: boolean },
   rolePrompt: string,
 ): string {
   const base = [
@@ -42,6 +42,7 @@ export function agentSystemPrompt(
     `You are: ${facts.displayName} (agent id ${facts.agentId}, role ${facts.roleName}).`,
     `Conversation: ${facts.conversationTitle}`,
     projectToolsLine(facts.projectPath, facts.readTools ?? ["list_files", "read_file", "search_files"], facts.canWrite),
+    ...(facts.canExecute ? ["Use run_command to run a command in the project folder (it always runs there); a person may have to approve it first, and a refusal comes back with their reason."] : []),
     "Your task arrives as a message headed 「来自 Team Leader 的任务发布」. Work step by step with your tools; look at the real files rather than guessing.",
     "If something essential is unclear, ask with ask_master and wait for the answer. Messages from teammates or the leader may arrive between your steps; take them into account.",
     "When you are done, call report_to_leader once with a concrete summary (files, findings, what you changed, open questions). That ends your task.",

@@ -32,6 +32,7 @@ import { isFinalAgentStatus } from "./state-machine";
 import { faultSummary } from "./tool-failure";
 import { endAbilityCalls, resumeAbilityCalls } from "./team/abilities";
 import { AgentLoops } from "./team/agent-loop";
+import { decideApproval, type ApprovalDecision } from "./team/approvals";
 import { LeaderLoop } from "./team/leader-loop";
 import { terminateAgent } from "./team/leader-tools";
 import { answerQuestion, messageAgent, reportFailure } from "./team/mail";
@@ -161,6 +162,12 @@ export class TeamRun {
   async answerQuestion(questionId: string, answer: string, answeredBy: string, expectedAgentId?: number): Promise<{ agent_id: number }> {
     await this.#assertActive();
     return answerQuestion(this.#s, questionId, answer, answeredBy, expectedAgentId);
+  }
+
+  /** A person approves or denies a sub-agent's tool call that waits for approval; 404 unknown, 409 already decided. */
+  async decideApproval(agentId: number, decision: ApprovalDecision): Promise<{ tool_call_id: string; decision: string }> {
+    await this.#assertActive();
+    return decideApproval(this.#s, agentId, decision);
   }
 
   /** An archived conversation does no work: nothing a person sends may wake it. */

@@ -6,6 +6,7 @@
  * optional are optional here too, so older or hand-written files still load.
  */
 import { z } from "zod";
+import { ToolEffectSchema } from "@/lib/governance/tool-policy";
 
 /** `conv_YYYYMMDD_HHMMSS_NNN` (NNN may grow past three digits when one second holds more). */
 export const CONVERSATION_ID_PATTERN = /^conv_\d{8}_\d{6}_\d{3,6}$/;
@@ -139,6 +140,20 @@ export const PendingToolCallSchema = z.looseObject({
   created_at: z.number(),
 });
 export type PendingToolCall = z.infer<typeof PendingToolCallSchema>;
+
+/**
+ * A tool call waiting for a person's approval (issue 10): a pending entry like a question's, with
+ * `kind: "approval"`, what the call does, its command or arguments and the folder it acts in.
+ * `question_id` is `approval:<tool_call_id>` (the seed's entry requires one).
+ */
+export const PendingApprovalSchema = PendingToolCallSchema.extend({
+  kind: z.literal("approval"),
+  effect: ToolEffectSchema,
+  command: z.string().optional(),
+  cwd: z.string(),
+  arguments_preview: z.string(),
+});
+export type PendingApproval = z.infer<typeof PendingApprovalSchema>;
 
 /** `conversations/<id>/agents/<agent_id>/metadata.json`. */
 /** Why an internal error ended a sub-agent's loop (an addition; cleared by the agent's next task). */

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import type { ToolSpec } from "@/lib/models/types";
+import type { ToolEffect } from "@/lib/governance/tool-policy";
 import type { Permission } from "@/lib/roles/schema";
 
 /** Who is offered a tool: the Team Leader, sub-agents, or both. */
@@ -23,17 +24,24 @@ export interface ToolDefinition<N extends string = string, S extends ToolArgs = 
   readonly args: S;
   /** Only reads: safe to run again after a crash, so it is not journalled under an idempotency key. */
   readonly readOnly: boolean;
+  /**
+   * What it does to the world, for the approval policy (lib/governance/tool-policy.ts): `read`
+   * exactly when `readOnly`; otherwise `write`, `execute`, or `internal` (it only changes the
+   * team's own state: messages, reports, the shared context).
+   */
+  readonly effect: ToolEffect;
   readonly audience: ToolAudience;
   /** A role permission the agent needs to be offered the tool (`write` for `write_file`); null: none. */
   readonly permission: Permission | null;
 }
 
-/** What {@link defineTool} takes; `permission` defaults to none. */
+/** What {@link defineTool} takes; `permission` defaults to none, `effect` to `read` or `write` by `readOnly`. */
 export interface ToolInput<N extends string, S extends ToolArgs> {
   name: N;
   description: string;
   args: S;
   readOnly: boolean;
+  effect?: ToolEffect;
   audience: ToolAudience;
   permission?: Permission;
 }
@@ -41,7 +49,10 @@ export interface ToolInput<N extends string, S extends ToolArgs> {
 /** A frozen tool definition; its JSON Schema is generated on first use (see {@link toolSpec}). */
 export function defineTool<const N extends string, S extends ToolArgs>(input: ToolInput<N, S>): ToolDefinition<N, S> {
   if (!/^[a-zA-Z0-9_-]{1,64}$/.test(input.name)) throw new Error(`tool name ${JSON.stringify(input.name)} is not a valid function name`);
-  return Object.freeze({ ...input, permission: input.permission ?? null });
+  const effect = input.effect ?? (input.readOnly ? "read" : "write");
+  // One fact, two fields: they must agree, or a journalled tool would be approved as a read.
+  if ((effect === "read") !== input.readOnly) throw new Error(`tool ${input.name}: effect ${effect} disagrees with readOnly ${input.readOnly}`);
+  return Object.freeze({ ...input, effect, permission: input.permission ?? null });
 }
 
 /** The argument schemas of some tools, by tool name. */

@@ -34,6 +34,7 @@ export {
   roleCatalog,
   SHARED_CONTEXT_READ_ONLY_TOOLS,
   sharedContextTools,
+  toolEffect,
   toolNamed,
   toolsOf,
   TOOLS,

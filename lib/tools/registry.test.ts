@@ -8,6 +8,7 @@ import {
   AGENT_TOOL_ARGS,
   agentTools,
   createSubAgentArgs,
+  defineTool,
   LEADER_TOOL_ARGS,
   leaderTools,
   parametersOf,
@@ -16,6 +17,7 @@ import {
   SHARED_CONTEXT_READ_ONLY_TOOLS,
   SHARED_CONTEXT_TOOL_ARGS,
   sharedContextTools,
+  toolEffect,
   toolNamed,
   toolSpec,
   toolsOf,
@@ -53,12 +55,33 @@ const roles: RoleChoice[] = [
 ];
 
 /** Every spec offered to anyone, create_sub_agent with `roles`. */
-const offered = () => [...leaderTools(roles), ...agentTools(true), ...sharedContextTools()];
+const offered = () => [...leaderTools(roles), ...agentTools(["read", "write", "execute"]), ...sharedContextTools()];
 
 /** The zod schema a spec was generated from: the tool's own, or create_sub_agent's narrowed to `roles`. */
 function offeredArgs(name: string) {
   return name === "create_sub_agent" ? createSubAgentArgs(roles.map((r) => r.id)) : toolNamed(name)!.args;
 }
+
+describe("what each tool does to the world (effect)", () => {
+  it("is read exactly for the read-only tools, and names what the others do", () => {
+    for (const t of TOOLS) expect(t.effect === "read", t.name).toBe(t.readOnly);
+    const effect = Object.fromEntries(TOOLS.map((t) => [t.name, t.effect]));
+    expect(effect).toMatchObject({ write_file: "write", run_command: "execute", read_file: "read", ask_master: "read", report_to_leader: "internal", send_message: "internal", update_shared_context: "internal", create_sub_agent: "internal" });
+    expect(toolEffect("run_command")).toBe("execute");
+    expect(toolEffect("mcp__x__y")).toBeUndefined();
+  });
+
+  it("refuses a definition whose effect disagrees with readOnly", () => {
+    expect(() => defineTool({ name: "x", description: "x", args: z.object({}), readOnly: true, effect: "write", audience: "agent" })).toThrow(/disagrees/);
+    expect(() => defineTool({ name: "y", description: "y", args: z.object({}), readOnly: false, effect: "read", audience: "agent" })).toThrow(/disagrees/);
+  });
+
+  it("offers run_command only with the execute permission", () => {
+    expect(agentTools(["read", "write"]).map((s) => s.function.name)).not.toContain("run_command");
+    expect(agentTools(["read", "execute"]).map((s) => s.function.name)).toContain("run_command");
+    expect(agentTools(true).map((s) => s.function.name)).not.toContain("run_command");
+  });
+});
 
 describe("the tool registry: one definition per tool", () => {
   it("offers every registered tool once, under a unique name", () => {
@@ -66,7 +89,7 @@ describe("the tool registry: one definition per tool", () => {
     expect(new Set(names).size).toBe(names.length);
     expect(offered().map((s) => s.function.name).sort()).toEqual([...names].sort());
     expect(Object.keys(LEADER_TOOL_ARGS)).toEqual(leaderTools(roles).map((s) => s.function.name));
-    expect(Object.keys(AGENT_TOOL_ARGS)).toEqual(agentTools(true).map((s) => s.function.name));
+    expect(Object.keys(AGENT_TOOL_ARGS)).toEqual(agentTools(["read", "write", "execute"]).map((s) => s.function.name));
     expect(Object.keys(SHARED_CONTEXT_TOOL_ARGS)).toEqual(sharedContextTools().map((s) => s.function.name));
     for (const t of TOOLS) expect(toolNamed(t.name)).toBe(t);
     expect(toolNamed("constructor")).toBeUndefined();
@@ -221,7 +244,7 @@ describe("who is offered what", () => {
   });
 
   it("every tool a sub-agent is offered has a permission-token scope, and every scope names such a tool", () => {
-    const agentUsable = [...toolsOf("agent", ["read", "write"]), ...toolsOf("both")].map((t) => t.name).sort();
+    const agentUsable = [...toolsOf("agent", ["read", "write", "execute"]), ...toolsOf("both")].map((t) => t.name).sort();
     // Besides the registry's tools: the name every ability call is checked under (a teammate gets a task).
     expect(Object.keys(TOOL_SCOPES).filter((k) => k !== ABILITY_CALL_TOOL).sort()).toEqual(agentUsable);
     expect(TOOL_SCOPES[ABILITY_CALL_TOOL]).toBe("message:teammates");

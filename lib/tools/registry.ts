@@ -28,6 +28,11 @@ export function toolNamed(name: string): ToolDefinition | undefined {
   return BY_NAME.get(name);
 }
 
+/** What a registered tool does to the world (its `effect`), or undefined for a name not registered. */
+export function toolEffect(name: string): ToolDefinition["effect"] | undefined {
+  return BY_NAME.get(name)?.effect;
+}
+
 /** Tools that only read: safe to run again after a crash. */
 export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(TOOLS.filter((t) => t.readOnly).map((t) => t.name));
 
@@ -99,12 +104,14 @@ export function leaderTools(roles: readonly RoleChoice[]): ToolSpec[] {
 const FILE_TOOL_NAMES: ReadonlySet<string> = new Set(FILE_TOOLS);
 
 /**
- * A sub-agent's tools; `write_file` only when its role has the `write` permission. With
+ * A sub-agent's tools; `write_file` only when its role has the `write` permission, `run_command`
+ * only with `execute` (`true`/`false` is shorthand for with or without `write`). With
  * `fileTools` (a role's `tools:` mapped, lib/roles/tool-mapping.ts) only those file tools are
  * offered; the team tools always are, so the agent can report back.
  */
-export function agentTools(canWrite: boolean, fileTools?: readonly string[]): ToolSpec[] {
-  return toolsOf("agent", canWrite ? ["write"] : [])
+export function agentTools(access: boolean | readonly Permission[], fileTools?: readonly string[]): ToolSpec[] {
+  const permissions: readonly Permission[] = typeof access === "boolean" ? (access ? ["write"] : []) : access;
+  return toolsOf("agent", permissions)
     .filter((t) => fileTools === undefined || !FILE_TOOL_NAMES.has(t.name) || fileTools.includes(t.name))
     .map(toolSpec);
 }

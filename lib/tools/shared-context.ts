@@ -23,6 +23,7 @@ export const SHARED_CONTEXT_TOOLS = [
     name: "update_shared_context",
     audience: "both",
     readOnly: false,
+    effect: "internal",
     description:
       "Write a key of the team's shared context. mode 'append' adds your text on a new line and never conflicts. mode 'overwrite' replaces the value and needs expected_version (the version you read; 0 for a new key). If someone changed the key since you read it, the write is arbitrated: the Team Leader (or a person) outranks agents, otherwise the later request wins, and requests too close together wait for a person.",
     args: z

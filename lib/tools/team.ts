@@ -14,6 +14,7 @@ export const CREATE_SUB_AGENT = defineTool({
   name: "create_sub_agent",
   audience: "leader",
   readOnly: false,
+  effect: "internal",
   description: "Create a sub-agent from a registered role and give it a concrete task. It starts working at once and reports back to you.",
   args: z.object({
     role_id: z.string().min(1).max(100).describe("The role to create the agent from."),
@@ -34,6 +35,7 @@ export const LEADER_TOOLS = [
     name: "send_message_to_agent",
     audience: "leader",
     readOnly: false,
+    effect: "internal",
     description: "Send a message to one of your sub-agents (it reads it before its next step).",
     args: z.object({ agent_id: AgentIdArg.describe("The sub-agent's id, as list_agents shows it."), content: Text(20_000) }),
   }),
@@ -41,6 +43,7 @@ export const LEADER_TOOLS = [
     name: "answer_question",
     audience: "leader",
     readOnly: false,
+    effect: "internal",
     description: "Answer a question a sub-agent asked you (question ids look like ask_uio_001).",
     args: z.object({ question_id: Text(100), answer: Text(20_000) }),
   }),
@@ -48,6 +51,7 @@ export const LEADER_TOOLS = [
     name: "terminate_agent",
     audience: "leader",
     readOnly: false,
+    effect: "internal",
     description: "Stop a sub-agent for good.",
     args: z.object({ agent_id: AgentIdArg.describe("The sub-agent's id, as list_agents shows it."), reason: z.string().max(2000).default("") }),
   }),
@@ -55,6 +59,7 @@ export const LEADER_TOOLS = [
     name: "broadcast",
     audience: "leader",
     readOnly: false,
+    effect: "internal",
     description: "Send the same message to every active sub-agent.",
     args: z.object({ content: Text(20_000) }),
   }),
@@ -74,6 +79,7 @@ export const AGENT_TOOLS = [
     name: "report_to_leader",
     audience: "agent",
     readOnly: false,
+    effect: "internal",
     description: "Report your finished work (or why you could not finish) to the Team Leader. This ends your task.",
     args: z.object({
       summary: Text(50_000).describe("Your findings or deliverable, concrete, in Markdown."),
@@ -92,6 +98,7 @@ export const AGENT_TOOLS = [
     name: "send_message",
     audience: "agent",
     readOnly: false,
+    effect: "internal",
     description: "Send a message to a teammate (another sub-agent) by its agent id.",
     args: z.object({ agent_id: AgentIdArg.describe("The teammate's agent id."), content: Text(20_000) }),
   }),
@@ -127,6 +134,19 @@ export const AGENT_TOOLS = [
     permission: "write",
     description: "Create or replace a text file in the project folder.",
     args: z.object({ path: z.string().min(1).max(4096).describe("File path relative to the project root."), content: z.string().max(1_000_000) }),
+  }),
+  defineTool({
+    name: "run_command",
+    audience: "agent",
+    readOnly: false,
+    effect: "execute",
+    permission: "execute",
+    description:
+      "Run a command in the project folder (always there: a `cd` inside the command does not change where the next one starts). A person may have to approve it first. Returns the exit code, the output (head and tail when long) and the duration.",
+    args: z.object({
+      command: z.string().trim().min(1).max(10_000).describe("The command line, e.g. `npm test` or `ls -la src | head`."),
+      timeout_seconds: z.coerce.number().int().min(1).max(86_400).optional().describe("Deadline in seconds; the server's maximum applies."),
+    }),
   }),
 ] as const;
 

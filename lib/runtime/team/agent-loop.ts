@@ -9,11 +9,13 @@ import { buildModelInput, collectPromotions, conversationGoal, deriveWorkNotes, 
 import type { ChatModel } from "@/lib/models";
 import { agentParty, endsWithResultOf, formatAgentMessage, needsModelCall, SYSTEM_PARTY, unansweredToolCalls } from "@/lib/protocol";
 import { sharedContextTools } from "@/lib/shared-context";
+import type { Permission } from "@/lib/roles/schema";
 import type { Message } from "@/lib/store";
 import { failpoint } from "../failpoints";
 import { modelFor } from "../models";
 import { transitionAgent } from "../state-machine";
 import { agentTools } from "../tools";
+import { awaitsApproval } from "./approvals";
 import { runTool } from "./dispatch";
 import { abilityToolsFor, replyAtTurnEnd } from "./abilities";
 import { gatewayToolsFor } from "./gateway-tools";
@@ -144,7 +146,7 @@ export class AgentLoops {
     });
     // Awaited after the call; this only keeps a failure meanwhile from counting as unhandled.
     counted.catch(() => undefined);
-    const canWrite = (meta.permissions ?? []).includes("write");
+    const permissions = (meta.permissions ?? []) as Permission[];
     const thinking = meta.thinking_mode === "thinking" ? (conv.run_mode === "deep" ? "deep" : "on") : "off";
     const signal = AbortSignal.any([s.stopController.signal, controller.signal]);
     const leaderMessages = (await s.store.readLeaderMessages(s.convId)).messages;
@@ -159,7 +161,7 @@ export class AgentLoops {
     });
     // MCP servers start here, on the first model call that offers their tools (lib/runtime/team/mcp-tools.ts).
     const mcpTools = await mcpToolSpecs(s, agentId, meta);
-    const outcome = await callModel(s, model, agentId, input.messages, [...agentTools(canWrite, meta.file_tools), ...sharedContextTools(), ...mcpTools, ...(await abilityToolsFor(s, meta)), ...(await gatewayToolsFor(s, meta))], thinking, signal);
+    const outcome = await callModel(s, model, agentId, input.messages, [...agentTools(permissions, meta.file_tools), ...sharedContextTools(), ...mcpTools, ...(await abilityToolsFor(s, meta)), ...(await gatewayToolsFor(s, meta))], thinking, signal);
     meta = await counted;
     const traceId = meta.trace_id ?? (await s.traceOrNew()).trace_id;
     if (!outcome.ok) {
@@ -178,7 +180,12 @@ export class AgentLoops {
     for (const call of outcome.result.tool_calls) {
       if (signal.aborted) break;
       const result = await runTool(s, agentId, call);
-      if (result === null) continue; // ask_master: the answer arrives later as the tool result
+      if (result === null) {
+        // ask_master: the answer arrives later as the tool result. An approval: the later calls
+        // wait for it (they run, in order, once it is decided).
+        if (await awaitsApproval(s, agentId)) break;
+        continue;
+      }
       await appendToolResult(s, agentId, call, result);
       if (call.function.name === "report_to_leader" && !isErrorResult(result)) ended = true;
     }

@@ -5,7 +5,9 @@ import "server-only";
  * agent's scoped token (least privilege, seed 003 §6.3) before it runs; the token is also the one
  * source of the folder the workspace tools work in. Every data access is audited.
  */
+import { ABILITY_EFFECT } from "@/lib/abilities";
 import { AstrionError } from "@/lib/errors";
+import { gatewayToolEffect } from "@/lib/gateway";
 import { ABILITY_CALL_TOOL, checkToolCall, narrowRoleTokens, scopesFor } from "@/lib/governance";
 import type { ToolCall } from "@/lib/models";
 import { hasOwnKey } from "@/lib/own";
@@ -14,17 +16,24 @@ import { executeSharedContextTool, isSharedContextTool, SHARED_CONTEXT_READ_ONLY
 import { FILE_TOOLS, roleToolAccess } from "@/lib/roles/tool-mapping";
 import { epochSeconds, type Message } from "@/lib/store";
 import { listFiles, readFile, searchFiles, writeFile } from "@/lib/workspace";
+import { toolEffect } from "@/lib/tools";
 import { AGENT_TOOL_ARGS, parseToolArguments } from "../tools";
 import { isMcpToolName } from "@/lib/mcp/tools";
 import { callAbility, findAbility } from "./abilities";
+import { approvalGate } from "./approvals";
+import { executeRunCommand } from "./command";
 import { once } from "./effects";
-import { dispatchMcpTool } from "./mcp-tools";
+import { dispatchMcpTool, mcpToolEffect } from "./mcp-tools";
 import { dispatchGatewayTool, isGatewayToolName } from "./gateway-tools";
 import { deliverReport, messageAgent, toLeaderInbox } from "./mail";
 import type { TeamState } from "./state";
 import { errorResult, messageId, summarize, type AgentMeta } from "./types";
 
-/** Runs one of a sub-agent's tools; null for `ask_master` and ability calls (the answer comes later). Errors other than refusals are thrown to the dispatcher. */
+/**
+ * Runs one of a sub-agent's tools; null for `ask_master`, for an ability call, and for a call
+ * waiting for a person's approval (the result comes later). Errors other than refusals are thrown
+ * to the dispatcher.
+ */
 export async function dispatchAgentTool(s: TeamState, agentId: number, call: ToolCall): Promise<string | null> {
   const name = call.function.name;
   if (name === "create_sub_agent") {
@@ -64,10 +73,23 @@ export async function dispatchAgentTool(s: TeamState, agentId: number, call: Too
     await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { tool: name, code: "role_tools", reason, scope: null }, action: name, resource: `agent:${agentId}`, status: "refused" });
     return errorResult(reason);
   }
-  // MCP tools (lib/runtime/team/mcp-tools.ts): after the token check, like every tool.
+  const root = token.project_path;
+  // The approval policy (allow / ask / deny) of every tool, after the token: what the token
+  // refuses never reaches a person. An MCP or gateway tool whose effect cannot be told now (its
+  // server is down, the operation is gone) is treated as one that writes: a person is asked.
+  const effect = ability
+    ? ABILITY_EFFECT
+    : mcp
+      ? ((await mcpToolEffect(s, name)) ?? "write")
+      : gateway
+        ? ((await gatewayToolEffect(s.app.root, name)) ?? "write")
+        : (toolEffect(name) ?? "write");
+  const gate = await approvalGate(s, agentId, meta, call, { name, effect, command: name === "run_command" ? String(args.command) : undefined, cwd: root });
+  if (gate.kind === "refused") return gate.result;
+  if (gate.kind === "wait") return null;
+  // MCP tools (./mcp-tools.ts), gateway tools (./gateway-tools.ts) and abilities (./abilities.ts).
   if (mcp) return dispatchMcpTool(s, agentId, meta, call);
   if (gateway) return dispatchGatewayTool(s, agentId, meta, call);
-  const root = token.project_path;
   if (ability) {
     s.setActivity(agentId, `calling ${name}`);
     return callAbility(s, agentId, call, ability);
@@ -110,6 +132,11 @@ export async function dispatchAgentTool(s: TeamState, agentId: number, call: Too
           await s.emitNow({ type: "event", from: agentParty(agentId), to: SYSTEM_PARTY, payload: { path: r.path, bytes: r.bytes }, action: "write_file", resource: `file:${r.path}` });
           return JSON.stringify(r);
         });
+      case "run_command": {
+        const command = String(args.command);
+        const timeout = typeof args.timeout_seconds === "number" ? args.timeout_seconds : undefined;
+        return await once(s, agentId, call, (key) => executeRunCommand(s, agentId, call.id, key, command, timeout, root));
+      }
       case "send_message": {
         const target = Number(args.agent_id);
         if (target === agentId) return errorResult("you cannot message yourself");

@@ -15,6 +15,8 @@ import { toolFailureMessage } from "../tool-failure";
 import { READ_ONLY_TOOLS } from "../tools";
 import { abilityReplyOutcome, isAbilityCall, isAbilitySent } from "./abilities";
 import type { TeamState } from "./state";
+import { awaitsApproval } from "./approvals";
+import { killLeftovers } from "./command";
 import { appendToolResult } from "./steps";
 import { errorResult, leaderInbox, type AgentMeta } from "./types";
 
@@ -101,8 +103,8 @@ export async function once(s: TeamState, agentId: number | null, call: ToolCall,
 export async function resolveDangling(s: TeamState, agentId: number | null, calls: ToolCall[], run: ToolRunner): Promise<void> {
   for (const call of calls) {
     if (agentId !== null) {
-      // ask_master or an ability call still waiting for its answer: fine.
       const meta = await s.readAgent(agentId);
+      // A question, an approval or an ability call still waiting: fine, its answer comes later.
       if ((meta.pending_tool_calls ?? []).some((p) => p.tool_call_id === call.id)) continue;
     }
     const key = actionKey(agentId, call);
@@ -115,6 +117,8 @@ export async function resolveDangling(s: TeamState, agentId: number | null, call
       await s.journal.done(key, found);
       await appendToolResult(s, agentId, call, found);
     } else if (state?.status === "started" && !INTERNAL_EFFECTS.has(call.function.name) && !(agentId !== null && (await isAbilityCall(s, agentId, call.function.name)))) {
+      // A command cut short may have left processes running (they are in their own process group, which the server's death does not end).
+      if (call.function.name === "run_command") await killLeftovers(s, key);
       await appendToolResult(s, agentId, call, errorResult(`interrupted: the server stopped while ${call.function.name} was running; it was not run again. Check whether it took effect before trying again.`), { interrupted: true });
       if (agentId === null) s.notice("warning", "interrupted", "notice.msg.leaderInterrupted", { tool: call.function.name });
       else s.notice("warning", "interrupted", "notice.msg.agentInterrupted", { agent: agentId, tool: call.function.name }, agentId);
@@ -124,6 +128,8 @@ export async function resolveDangling(s: TeamState, agentId: number | null, call
       // whose caller does not wait on it sent nothing): run it (now).
       const result = await run(agentId, call);
       if (result !== null) await appendToolResult(s, agentId, call, result);
+      // Waiting for a person's approval: the calls after it wait too, and run in order once it is decided.
+      else if (agentId !== null && (await awaitsApproval(s, agentId))) return;
     }
   }
 }

@@ -153,7 +153,7 @@ export async function createSubAgent(s: TeamState, roleId: string, task: string,
     role: "system",
     metadata: { message_source: "system", visibility: "hidden", starts_work: false, trace_id: taskEnvelope.trace_id },
     content: agentSystemPrompt(
-      { projectPath: conv.project_path, conversationTitle: conv.title, displayName: meta.display_name, agentId: meta.agent_id, roleName: role.fields.name, canWrite: permissions.includes("write"), readTools: access.file_tools.filter((t) => (READ_FILE_TOOLS as readonly string[]).includes(t)) },
+      { projectPath: conv.project_path, conversationTitle: conv.title, displayName: meta.display_name, agentId: meta.agent_id, roleName: role.fields.name, canWrite: permissions.includes("write"), canExecute: permissions.includes("execute"), readTools: access.file_tools.filter((t) => (READ_FILE_TOOLS as readonly string[]).includes(t)) },
       role.body,
     ),
   };

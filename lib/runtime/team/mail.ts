@@ -37,7 +37,7 @@ async function questionWasAsked(s: TeamState, questionId: string): Promise<boole
 /** Answers a pending `ask_master` question (by the leader or a person) and resumes the agent. */
 export async function answerQuestion(s: TeamState, questionId: string, answer: string, answeredBy: string, expectedAgentId?: number): Promise<{ agent_id: number }> {
   const { agents } = await s.store.listAgents(s.convId);
-  // Only ask_master questions: an ability call is answered by its callee, never here.
+  // Only ask_master questions: an ability call is answered by its callee, and an approval is a person's to decide (./approvals.ts).
   const owner = agents.find((a) => (a.pending_tool_calls ?? []).some((p) => p.question_id === questionId && p.tool_name === "ask_master"));
   if (!owner) {
     if (await questionWasAsked(s, questionId)) throw new ConflictError(`Question ${questionId} was already answered.`);
@@ -53,7 +53,11 @@ export async function answerQuestion(s: TeamState, questionId: string, answer: s
     metadata: { trace_id: (owner as AgentMeta).trace_id ?? (await s.traceOrNew()).trace_id },
   };
   await s.store.updateAgentMessages(s.convId, owner.agent_id, (f) => ({ ...f, messages: [...f.messages, toolMessage] }));
-  const meta = await s.agentEvent(owner.agent_id, "answer", (m) => ({ ...m, pending_tool_calls: (m.pending_tool_calls ?? []).filter((p) => p.question_id !== questionId) }));
+  const answered = (m: AgentMeta): AgentMeta => ({ ...m, pending_tool_calls: (m.pending_tool_calls ?? []).filter((p) => p.question_id !== questionId) });
+  // Still waiting on something else (a tool call awaiting approval, asked in the same answer): it stays waiting.
+  const stillWaiting = answered(owner as AgentMeta).pending_tool_calls!.length > 0;
+  const meta = stillWaiting ? await s.updateAgent(owner.agent_id, answered) : await s.agentEvent(owner.agent_id, "answer", answered);
+  if (stillWaiting) await s.publishAgent(meta);
   s.publish({ type: "message", agent_id: owner.agent_id, message: toolMessage });
   s.publish({ type: "question_answered", question_id: questionId, answered_by: answeredBy });
   await s.emit(await s.causeFor(meta), {

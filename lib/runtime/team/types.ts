@@ -30,6 +30,8 @@ export interface AgentExtras {
   failure?: AgentFailure;
   /** The idempotency key of the `create_sub_agent` call that made this agent. */
   effect_key?: string;
+  /** Tool calls a person approved that have not run yet (the gate lets each through once). */
+  approved_tool_calls?: string[];
   /** The ability call this agent is working on: its report goes back to the caller (lib/runtime/team/abilities.ts). */
   ability_request?: AbilityRequest;
 }

@@ -1,0 +1,23 @@
+import { ApprovalBodySchema } from "@/lib/api/contract";
+import { json, parseWith, readBody, route } from "@/lib/http";
+import { withRun } from "@/lib/runtime";
+import { AgentIdSchema, ConversationIdSchema } from "@/lib/store/schemas";
+
+export const dynamic = "force-dynamic";
+export const runtime = "nodejs";
+
+/**
+ * A person approves or denies a sub-agent's tool call waiting for approval: approved, it runs
+ * and its result goes to the agent; denied, the agent gets a tool error with the reason. 404 for
+ * a call the agent never made, 409 for one already decided.
+ */
+export const POST = route<{ id: string; agentId: string }>(async (request, params) => {
+  const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
+  const agentId = parseWith(AgentIdSchema, params.agentId, "Bad agent id");
+  const body = await readBody(request, ApprovalBodySchema);
+  const result = await withRun(id, async (run) => {
+    await run.agentDetail(agentId);
+    return run.decideApproval(agentId, { tool_call_id: body.tool_call_id, decision: body.decision, reason: body.reason, always: body.always, pattern: body.pattern, by: body.author ?? "User" });
+  });
+  return json({ decided: true, ...result });
+});

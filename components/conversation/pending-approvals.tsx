@@ -1,0 +1,127 @@
+"use client";
+
+import { useMutation } from "@tanstack/react-query";
+import { useState } from "react";
+import { decideAgentApproval } from "@/lib/client";
+import type { ApprovalBody } from "@/lib/api/contract";
+import { useT } from "@/lib/i18n";
+import type { AgentView } from "@/lib/runtime/events";
+import { PendingApprovalSchema, type PendingApproval } from "@/lib/store/schemas";
+import { Banner } from "@/components/ui/banner";
+import { buttonGhost, buttonPrimary, buttonSecondary, inputClass } from "@/components/ui/styles";
+import { buttonDangerGhost } from "./styles";
+
+/** One tool call waiting for approval, with the agent that made it. */
+export interface ApprovalItem {
+  agent_id: number;
+  display_name: string;
+  approval: PendingApproval;
+}
+
+/** The tool calls waiting for a person's approval, read from the agents' pending entries. */
+export function pendingApprovals(agents: readonly AgentView[]): ApprovalItem[] {
+  return agents.flatMap((a) =>
+    (a.metadata.pending_tool_calls ?? []).flatMap((p) => {
+      const parsed = PendingApprovalSchema.safeParse(p);
+      return parsed.success ? [{ agent_id: a.metadata.agent_id, display_name: a.metadata.display_name, approval: parsed.data }] : [];
+    }),
+  );
+}
+
+/** Approval cards above the composer: approve, always allow (with an editable pattern) or deny with a reason. */
+export function PendingApprovals({ conversationId, items }: { conversationId: string; items: readonly ApprovalItem[] }) {
+  if (items.length === 0) return null;
+  return (
+    <ul className="space-y-2" data-testid="pending-approvals">
+      {items.map((item) => (
+        <ApprovalCard key={item.approval.tool_call_id} conversationId={conversationId} item={item} />
+      ))}
+    </ul>
+  );
+}
+
+function ApprovalCard({ conversationId, item }: { conversationId: string; item: ApprovalItem }) {
+  const t = useT();
+  const { approval } = item;
+  const [mode, setMode] = useState<"buttons" | "deny" | "always">("buttons");
+  const [reason, setReason] = useState("");
+  const [pattern, setPattern] = useState(approval.command ?? "");
+  const decide = useMutation({
+    mutationFn: (body: Omit<ApprovalBody, "tool_call_id">) => decideAgentApproval(conversationId, item.agent_id, { tool_call_id: approval.tool_call_id, ...body }),
+  });
+  const isCommand = approval.command !== undefined;
+  return (
+    <li
+      className="space-y-2 rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-xs text-amber-950 dark:border-amber-700 dark:bg-amber-950/40 dark:text-amber-50"
+      data-testid="approval-card"
+      data-agent-id={item.agent_id}
+      data-tool-call-id={approval.tool_call_id}
+    >
+      <p className="font-semibold">{isCommand ? t("approvals.wantsCommand", { name: item.display_name }) : t("approvals.wantsTool", { name: item.display_name, tool: approval.tool_name })}</p>
+      <pre className="overflow-auto rounded border border-amber-200 bg-white px-2 py-1 font-mono text-[11px] whitespace-pre-wrap break-all dark:border-amber-800 dark:bg-zinc-900" data-testid="approval-command">
+        {isCommand ? approval.command : approval.arguments_preview}
+      </pre>
+      <p className="text-amber-800 dark:text-amber-200" data-testid="approval-folder">
+        {t("approvals.folder", { folder: approval.cwd })}
+      </p>
+      {decide.error ? <Banner tone="error">{t("approvals.error", { error: decide.error.message })}</Banner> : null}
+      {mode === "buttons" ? (
+        <div className="flex flex-wrap gap-2">
+          <button type="button" className={buttonPrimary} disabled={decide.isPending} onClick={() => decide.mutate({ decision: "approve" })} data-testid="approval-approve">
+            {t("approvals.approve")}
+          </button>
+          <button type="button" className={buttonSecondary} disabled={decide.isPending} onClick={() => (isCommand ? setMode("always") : decide.mutate({ decision: "approve", always: true }))} data-testid="approval-always">
+            {t("approvals.always")}
+          </button>
+          <button type="button" className={buttonDangerGhost} disabled={decide.isPending} onClick={() => setMode("deny")} data-testid="approval-deny">
+            {t("approvals.deny")}
+          </button>
+        </div>
+      ) : null}
+      {mode === "always" ? (
+        <form
+          className="space-y-1.5"
+          onSubmit={(e) => {
+            e.preventDefault();
+            decide.mutate({ decision: "approve", always: true, ...(pattern.trim() && pattern.trim() !== approval.command ? { pattern: pattern.trim() } : {}) });
+          }}
+        >
+          <label className="block font-medium" htmlFor={`pattern-${approval.tool_call_id}`}>
+            {t("approvals.patternLabel")}
+          </label>
+          <input id={`pattern-${approval.tool_call_id}`} className={`${inputClass} font-mono text-xs`} value={pattern} onChange={(e) => setPattern(e.target.value)} data-testid="approval-pattern" />
+          <div className="flex gap-2">
+            <button type="submit" className={buttonPrimary} disabled={decide.isPending || !pattern.trim()} data-testid="approval-always-confirm">
+              {t("approvals.alwaysConfirm")}
+            </button>
+            <button type="button" className={buttonGhost} onClick={() => setMode("buttons")}>
+              {t("approvals.cancel")}
+            </button>
+          </div>
+        </form>
+      ) : null}
+      {mode === "deny" ? (
+        <form
+          className="space-y-1.5"
+          onSubmit={(e) => {
+            e.preventDefault();
+            decide.mutate({ decision: "deny", ...(reason.trim() ? { reason: reason.trim() } : {}) });
+          }}
+        >
+          <label className="block font-medium" htmlFor={`reason-${approval.tool_call_id}`}>
+            {t("approvals.reasonLabel")}
+          </label>
+          <textarea id={`reason-${approval.tool_call_id}`} className={`${inputClass} text-xs`} rows={2} maxLength={2000} value={reason} onChange={(e) => setReason(e.target.value)} data-testid="approval-reason" />
+          <div className="flex gap-2">
+            <button type="submit" className={buttonDangerGhost} disabled={decide.isPending} data-testid="approval-deny-confirm">
+              {t("approvals.denyConfirm")}
+            </button>
+            <button type="button" className={buttonGhost} onClick={() => setMode("buttons")}>
+              {t("approvals.cancel")}
+            </button>
+          </div>
+        </form>
+      ) : null}
+    </li>
+  );
+}

@@ -1,0 +1,173 @@
+import "server-only";
+/**
+ * The approval gate every sub-agent tool call passes through, and a person's decisions.
+ *
+ * {@link approvalGate} asks the pure policy (lib/governance/tool-policy.ts) about one call: `allow`
+ * runs it, `deny` answers the model with a tool error, `ask` makes the agent wait exactly like
+ * `ask_master` — an entry in `pending_tool_calls` of its metadata (durable, so the wait survives
+ * a restart), status `waiting`, a `request` envelope to the person on the timeline.
+ *
+ * {@link decideApproval} records the person's answer. Approving marks the call approved and
+ * wakes the agent: its loop finds the call without a result and runs it through the same path
+ * as every call (the gate lets an approved call through once, and a side effect runs under
+ * `once()`). Denying answers the call with a tool error that carries the person's reason.
+ * "Always allow" adds the command (or a pattern the person wrote) to the conversation's
+ * allow-list, or allows the tool for the rest of the conversation.
+ */
+import { ConflictError, NotFoundError } from "@/lib/errors";
+import { ConversationApprovalPolicySchema, decideToolPolicy, type ConversationApprovalPolicy, type ToolEffect } from "@/lib/governance";
+import type { ToolCall } from "@/lib/models";
+import { agentParty, SYSTEM_PARTY, USER_PARTY } from "@/lib/protocol";
+import { epochSeconds } from "@/lib/store";
+import type { PendingApproval, PendingToolCall } from "@/lib/store/schemas";
+import type { TeamState } from "./state";
+import { appendToolResult } from "./steps";
+import { errorResult, summarize, type AgentMeta } from "./types";
+
+/** The tool name of pending entries that are approvals (an `ask_master` entry is a question). */
+export const APPROVAL_KIND = "approval" as const;
+
+/** A tool call as the gate sees it. */
+export interface GatedCall {
+  /** The tool's name as the model called it (`run_command`, `mcp__github__create_issue`…). */
+  name: string;
+  effect: ToolEffect;
+  /** The command line of a `run_command` call (matched against the allow-lists). */
+  command?: string;
+  /** The folder it acts in (shown on the approval card). */
+  cwd: string;
+}
+
+/** What the gate says: run the call, answer it with `result`, or wait for a person. */
+export type GateOutcome = { kind: "run" } | { kind: "refused"; result: string } | { kind: "wait" };
+
+/** Whether a pending entry is an approval (not an `ask_master` question). */
+export function isApprovalEntry(p: PendingToolCall): p is PendingApproval {
+  return p.kind === APPROVAL_KIND;
+}
+
+/** The conversation's allow-lists (metadata.json `approval_policy`), empty when unset or unreadable. */
+export async function conversationPolicy(s: TeamState): Promise<ConversationApprovalPolicy> {
+  const raw = (await s.store.get(s.convId)).approval_policy;
+  const parsed = ConversationApprovalPolicySchema.safeParse(raw ?? {});
+  return parsed.success ? parsed.data : { allowed_commands: [], tool_policy: {} };
+}
+
+/**
+ * The one gate of every sub-agent tool call (built-in tools here; MCP, gateway and ability tools
+ * are passed through it with their own name and effect). Call it after the token check.
+ */
+export async function approvalGate(s: TeamState, agentId: number, meta: AgentMeta, call: ToolCall, tool: GatedCall): Promise<GateOutcome> {
+  if ((meta.approved_tool_calls ?? []).includes(call.id)) {
+    // Approved once: it runs now, and the approval is used up.
+    await s.updateAgent(agentId, (m) => ({ ...m, approved_tool_calls: (m.approved_tool_calls ?? []).filter((id) => id !== call.id) }));
+    return { kind: "run" };
+  }
+  const role = await s.app.roles.get(meta.role_id).catch(() => null);
+  const fields = role?.kind === "role" ? role.fields : {};
+  const verdict = decideToolPolicy({ tool: tool.name, effect: tool.effect, command: tool.command, role: fields, conversation: await conversationPolicy(s) });
+  if (verdict.decision === "allow") return { kind: "run" };
+  if (verdict.decision === "deny") {
+    const reason = `denied by policy: your role's tool_policy denies ${tool.name}${verdict.pattern && verdict.pattern !== tool.name ? ` (pattern ${verdict.pattern})` : ""}`;
+    await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { tool: tool.name, code: "policy_deny", reason, ...(tool.command ? { command: tool.command } : {}) }, action: tool.name, resource: `agent:${agentId}`, status: "refused" });
+    return { kind: "refused", result: errorResult(reason) };
+  }
+  const entry: PendingApproval = {
+    tool_call_id: call.id,
+    tool_name: tool.name,
+    question_id: `approval:${call.id}`,
+    created_at: epochSeconds(),
+    kind: APPROVAL_KIND,
+    effect: tool.effect,
+    ...(tool.command !== undefined ? { command: tool.command } : {}),
+    cwd: tool.cwd,
+    arguments_preview: summarize(call.function.arguments, 400),
+  };
+  s.setActivity(agentId, `waiting for approval of ${tool.name}`);
+  // A call left over from before a Stop runs when the agent is woken again, possibly while idle;
+  // one made beside an `ask_master` finds the agent waiting already.
+  const status = (await s.readAgent(agentId)).status;
+  if (status === "idle" || status === "completed") await s.agentEvent(agentId, "assign");
+  const add = (m: AgentMeta): AgentMeta => ({ ...m, pending_tool_calls: [...(m.pending_tool_calls ?? []), entry] });
+  if (status === "waiting") await s.publishAgent(await s.updateAgent(agentId, add));
+  else await s.agentEvent(agentId, "ask", add);
+  await s.emit(await s.causeFor(meta), {
+    type: "request",
+    from: agentParty(agentId),
+    to: USER_PARTY,
+    payload: { tool_call_id: call.id, tool: tool.name, effect: tool.effect, cwd: tool.cwd, ...(tool.command !== undefined ? { command: tool.command } : { arguments: entry.arguments_preview }) },
+    action: "approval",
+    resource: `tool_call:${call.id}`,
+    producer: "model",
+  });
+  s.notice("info", "approval_needed", "notice.msg.approvalNeeded", { agent: meta.display_name, tool: tool.command !== undefined ? summarize(tool.command, 80) : tool.name }, agentId);
+  return { kind: "wait" };
+}
+
+/** Whether the agent waits on a person's approval (its loop must not run its later calls meanwhile). */
+export async function awaitsApproval(s: TeamState, agentId: number): Promise<boolean> {
+  return ((await s.readAgent(agentId)).pending_tool_calls ?? []).some(isApprovalEntry);
+}
+
+/** A person's decision on one pending call. */
+export interface ApprovalDecision {
+  tool_call_id: string;
+  decision: "approve" | "deny";
+  reason?: string;
+  /** Approve and remember: the command (or `pattern`) joins the allow-list, or the tool is allowed. */
+  always?: boolean;
+  /** For `always` on run_command: the pattern to allow instead of the exact command. */
+  pattern?: string;
+  /** Who decided (shown on the timeline and to the model). */
+  by: string;
+}
+
+/** Applies a person's decision; 404 for a call the agent never made, 409 for one already decided. */
+export async function decideApproval(s: TeamState, agentId: number, d: ApprovalDecision): Promise<{ tool_call_id: string; decision: string }> {
+  const meta = await s.readAgent(agentId);
+  const entry = (meta.pending_tool_calls ?? []).filter(isApprovalEntry).find((p) => p.tool_call_id === d.tool_call_id);
+  if (!entry) {
+    const messages = (await s.store.readAgentMessages(s.convId, agentId)).messages;
+    const made = messages.some((m) => (m.tool_calls ?? []).some((c) => c.id === d.tool_call_id));
+    if (made) throw new ConflictError(`Tool call ${d.tool_call_id} is not waiting for approval (it was already decided).`);
+    throw new NotFoundError(`${meta.display_name} has no tool call ${d.tool_call_id} waiting for approval.`);
+  }
+  const call: ToolCall = { id: entry.tool_call_id, type: "function", function: { name: entry.tool_name, arguments: "" } };
+  const cause = await s.causeFor(meta);
+  if (d.decision === "approve" && d.always) {
+    await s.store.update(s.convId, (conv) => {
+      const now = ConversationApprovalPolicySchema.safeParse(conv.approval_policy ?? {});
+      const policy: ConversationApprovalPolicy = now.success ? now.data : { allowed_commands: [], tool_policy: {} };
+      if (entry.command !== undefined) {
+        const pattern = (d.pattern ?? entry.command).trim();
+        if (!policy.allowed_commands.includes(pattern)) policy.allowed_commands = [...policy.allowed_commands, pattern];
+      } else {
+        policy.tool_policy = { ...policy.tool_policy, [entry.tool_name]: "allow" };
+      }
+      return { ...conv, approval_policy: policy };
+    });
+  }
+  const remaining = (m: AgentMeta) => (m.pending_tool_calls ?? []).filter((p) => p.tool_call_id !== entry.tool_call_id);
+  const decided = (m: AgentMeta): AgentMeta =>
+    d.decision === "approve" ? { ...m, pending_tool_calls: remaining(m), approved_tool_calls: [...(m.approved_tool_calls ?? []), entry.tool_call_id] } : { ...m, pending_tool_calls: remaining(m) };
+  if (d.decision === "deny") {
+    const reason = d.reason?.trim() ? d.reason.trim() : "no reason given";
+    // The refusal is the call's result, saved before the agent runs again.
+    await appendToolResult(s, agentId, call, errorResult(`denied by ${d.by}: ${reason}`), { approval: "denied" });
+  }
+  // Still waiting on something else (a question asked in the same answer): it stays waiting.
+  if (remaining(meta).length || meta.status !== "waiting") await s.publishAgent(await s.updateAgent(agentId, decided));
+  else await s.agentEvent(agentId, "answer", decided);
+  await s.emit(cause, {
+    type: "reply",
+    from: USER_PARTY,
+    to: agentParty(agentId),
+    payload: { tool_call_id: entry.tool_call_id, tool: entry.tool_name, decision: d.decision, by: d.by, ...(d.reason ? { reason: d.reason } : {}), ...(d.always ? { always: true, ...(entry.command !== undefined ? { pattern: (d.pattern ?? entry.command).trim() } : {}) } : {}) },
+    action: "approval",
+    resource: `tool_call:${entry.tool_call_id}`,
+    reply: true,
+  });
+  s.setActivity(agentId, d.decision === "approve" ? `${entry.tool_name} approved` : `${entry.tool_name} denied`);
+  s.notifyAgent(agentId);
+  return { tool_call_id: entry.tool_call_id, decision: d.decision };
+}
