@@ -103,11 +103,14 @@ const GATEWAY = (apiPort: number) => ({
   },
 });
 
+/** Every role but `asker` allows its gateway calls (the approval policy asks before a write, by default). */
+const ALLOW_GW = '\ntool_policy: { "gw__*": allow }';
 const ROLES: Record<string, string> = {
-  "shop-clerk": "gateway: [shop]",
-  "one-tool": "tools: [gw__shop__getOrder, Read]",
+  "shop-clerk": `gateway: [shop]${ALLOW_GW}`,
+  "one-tool": `tools: [gw__shop__getOrder, Read]${ALLOW_GW}`,
   "no-grant": "permissions: [read]",
-  holder: "gateway: [hold]",
+  holder: `gateway: [hold]${ALLOW_GW}`,
+  asker: "gateway: [shop]",
 };
 /** The roles the leader creates for the first conversation ("Go"); "Hold" creates the holder alone. */
 const TEAM = ["shop-clerk", "one-tool", "no-grant"];
@@ -145,11 +148,17 @@ function handler(body: FakeRequestBody): Script {
   if (toolNames(body).includes("create_sub_agent")) {
     const created = messages.some((m) => m.tool_calls?.some((c) => c.function.name === "create_sub_agent"));
     const hold = messages.some((m) => m.role === "user" && String(m.content).includes("Hold"));
-    return created ? fakeText("waiting") : fakeToolCalls((hold ? ["holder"] : TEAM).map((role_id) => ({ name: "create_sub_agent", arguments: { role_id, task: "Look up order A-1." } })));
+    const ask = messages.some((m) => m.role === "user" && String(m.content).includes("Ask"));
+    return created ? fakeText("waiting") : fakeToolCalls((hold ? ["holder"] : ask ? ["asker"] : TEAM).map((role_id) => ({ name: "create_sub_agent", arguments: { role_id, task: "Look up order A-1." } })));
   }
   const role = roleOf(body);
   if (messages.some((m) => m.role === "tool")) return fakeToolCalls([{ name: "report_to_leader", arguments: { summary: "done" } }]);
   if (role === "shop-clerk") return fakeToolCalls(CLERK_CALLS);
+  if (role === "asker")
+    return fakeToolCalls([
+      { id: "call_asker_read", name: "gw__shop__getOrder", arguments: { order_id: "Q-9" } },
+      { id: "call_asker_create", name: "gw__shop__createOrder", arguments: { amount_yuan: 5, created_at: "2026-01-31T04:00:00Z" } },
+    ]);
   if (role === "holder") return fakeToolCalls([{ name: "gw__hold__holdOrder", arguments: { order_id: "H-1" } }]);
   if (role === "one-tool") return fakeToolCalls([{ name: "gw__shop__getOrder", arguments: { order_id: "B-2" } }, { name: "gw__shop__createOrder", arguments: { amount_yuan: 1, created_at: "2026-01-31T04:00:00Z" } }]);
   return fakeToolCalls([{ name: "gw__shop__getOrder", arguments: { order_id: "C-3" } }]);
@@ -337,6 +346,29 @@ describe("the protocol gateway", () => {
     expect(fixed.sources[0].tools).toHaveLength(4);
     expect(fixed.sources[1].tools.map((t: { name: string; effect: string }) => `${t.name}:${t.effect}`)).toEqual(["gw__hold__holdOrder:write"]);
     expect((await server.api("GET", "/api/health")).json.problems.filter((p: { file: string }) => p.file === "gateway.json")).toEqual([]);
+  });
+
+  it("asks a person before a gateway write (the default policy), runs the read meanwhile, and a denial reaches the model with its reason", async () => {
+    const created = await server.api("POST", "/api/conversations", { title: "gateway ask", project_path: project });
+    const id = created.json.conversation.id as string;
+    const postsBefore = received.filter((r) => r.method === "POST").length;
+    expect((await server.api("POST", `/api/conversations/${id}/messages`, { content: "Ask" })).status).toBe(202);
+    const waiting = await until("the gateway write waits for approval", async () => {
+      const [agent] = (await server.api("GET", `/api/conversations/${id}/agents`)).json.agents as Array<{ metadata: { agent_id: number; status: string; pending_tool_calls?: Array<Record<string, unknown>> } }>;
+      const entry = agent?.metadata.pending_tool_calls?.find((p) => p.kind === "approval");
+      return agent && entry ? { agentId: agent.metadata.agent_id, status: agent.metadata.status, entry } : null;
+    }, 30_000);
+    expect(waiting.status).toBe("waiting");
+    expect(waiting.entry).toMatchObject({ tool_call_id: "call_asker_create", tool_name: "gw__shop__createOrder", effect: "write" });
+    expect(received.some((r) => r.method === "GET" && r.url === "/api/orders/Q-9")).toBe(true);
+    const denied = await server.api("POST", `/api/conversations/${id}/agents/${waiting.agentId}/approvals`, { tool_call_id: "call_asker_create", decision: "deny", reason: "no orders today" });
+    expect(denied.status).toBe(200);
+    const result = await until("the denial reached the model", async () => {
+      for (const r of fake.requests) for (const m of ((r.body?.messages ?? []) as Msg[])) if (m.role === "tool" && m.tool_call_id === "call_asker_create") return String(m.content);
+      return null;
+    }, 30_000);
+    expect(result).toContain("no orders today");
+    expect(received.filter((r) => r.method === "POST").length).toBe(postsBefore);
   });
 
   it("never sends a write again after a crash: one cut short by SIGKILL is reported as interrupted", async () => {

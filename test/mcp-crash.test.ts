@@ -46,7 +46,7 @@ beforeAll(async () => {
   home = tempDir("astrion-home-");
   writeFakeModels(home, fake.url);
   mkdirSync(path.join(home, "agents"), { recursive: true });
-  writeFileSync(path.join(home, "agents", "writer.md"), "---\nname: writer\ndescription: Writes through MCP\nmcp_servers: [remote]\n---\nYou write.\n");
+  writeFileSync(path.join(home, "agents", "writer.md"), "---\nname: writer\ndescription: Writes through MCP\nmcp_servers: [remote]\ntool_policy: { \"mcp__*\": allow }\n---\nYou write.\n");
   writeFileSync(path.join(home, "mcp.json"), JSON.stringify({ mcpServers: { remote: { type: "http", url: remote.url, headers: { Authorization: "Bearer tok-crash-test-1234", "X-Team": "t" } } } }));
   env = { FAKE_OPENAI_KEY: "sk-crash", ASTRION_LEADER_BATCH_MS: "0", ASTRION_MCP_CALL_TIMEOUT_MS: "60000" };
   server = await startServer({ home, env });

@@ -20,11 +20,14 @@ const LITERAL_SECRET = "sk-literal-mcp-secret-7f3a9c";
 const HTTP_TOKEN = "tok-expanded-from-env-91bd";
 const BIN = path.join(REPO_ROOT, "node_modules", ".bin");
 
+/** Every role but `fs-ask` allows its MCP tools (the approval policy asks before a tool that writes, by default). */
+const ALLOW_MCP = '\ntool_policy: { "mcp__*": allow }';
 const ROLES: Record<string, string> = {
-  "ev-role": "mcp_servers: [everything]",
-  "fs-role": "tools: Read, mcp__fs__read_text_file, mcp__fs__write_file",
-  "http-role": "tools: Read, mcp__remote",
-  "broken-role": "mcp_servers: [broken]",
+  "ev-role": `mcp_servers: [everything]${ALLOW_MCP}`,
+  "fs-role": `tools: Read, mcp__fs__read_text_file, mcp__fs__write_file${ALLOW_MCP}`,
+  "http-role": `tools: Read, mcp__remote${ALLOW_MCP}`,
+  "broken-role": `mcp_servers: [broken]${ALLOW_MCP}`,
+  "fs-ask": "tools: mcp__fs__read_text_file, mcp__fs__write_file",
 };
 
 type Msg = { role: string; content?: unknown; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>; tool_call_id?: string };
@@ -255,6 +258,33 @@ describe("MCP servers", () => {
     const write = (await timeline(id)).find((r) => r.action === "mcp__fs__write_file")!;
     expect(write.envelope.payload).toMatchObject({ effect: "write", outcome: "ok" });
     requests.fs = id;
+  });
+
+  it("asks a person before an MCP tool that writes (the default policy), runs it once approved, and lets a read-only one through", async () => {
+    const target = path.join(fsRoot, "asked.txt");
+    SCENARIOS["fs-ask"] = [
+      () => [{ id: "call_ask_read", name: "mcp__fs__read_text_file", arguments: { path: path.join(fsRoot, "notes.txt") } }],
+      () => [{ id: "call_ask_write", name: "mcp__fs__write_file", arguments: { path: target, content: "written after approval" } }],
+    ];
+    const created = await server.api("POST", "/api/conversations", { title: "fs-ask", project_path: project });
+    const id = created.json.conversation.id as string;
+    expect((await server.api("POST", `/api/conversations/${id}/messages`, { content: "run fs-ask fs-ask x1" })).status).toBe(202);
+    const waiting = await until("the MCP write waits for approval", async () => {
+      const [agent] = (await server.api("GET", `/api/conversations/${id}/agents`)).json.agents as Array<{ metadata: { agent_id: number; status: string; pending_tool_calls?: Array<Record<string, unknown>> } }>;
+      const entry = agent?.metadata.pending_tool_calls?.find((p) => p.kind === "approval");
+      return agent && entry ? { agentId: agent.metadata.agent_id, status: agent.metadata.status, entry } : null;
+    }, 30_000);
+    expect(waiting.status).toBe("waiting");
+    expect(waiting.entry).toMatchObject({ tool_call_id: "call_ask_write", tool_name: "mcp__fs__write_file", effect: "write" });
+    // The read-only tool (readOnlyHint) ran without asking; the write has not run.
+    expect(resultsOf("fs-ask").call_ask_read).toContain("the fs server reads this");
+    expect(existsSync(target)).toBe(false);
+    const decided = await server.api("POST", `/api/conversations/${id}/agents/${waiting.agentId}/approvals`, { tool_call_id: "call_ask_write", decision: "approve" });
+    expect(decided.status).toBe(200);
+    await until("the approved write ran", async () => (existsSync(target) ? true : null), 30_000);
+    expect(readFileSync(target, "utf8")).toBe("written after approval");
+    const approval = (await timeline(id)).find((r) => r.action === "approval");
+    expect(approval?.envelope.payload).toMatchObject({ tool: "mcp__fs__write_file", effect: "write" });
   });
 
   it("over Streamable HTTP: expanded headers, an isError answer, a deadline, and list_changed seen at the next call", async () => {

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkBaseUrl, loadGateway, resetGatewayCacheForTests } from "./config";
 import { gatewayGrant, grantsTool } from "./grants";
-import { gatewayProblems, gatewayReport, gatewayToolEffect, gatewayToolSpecs } from "./service";
+import { findGatewayTool, gatewayProblems, gatewayReport, gatewayToolSpecs } from "./service";
 
 const YAML_SPEC = `openapi: 3.0.3
 servers:
@@ -52,8 +52,8 @@ describe("gateway.json", () => {
       ["gw__orders__cancelOrder", "write"],
     ]);
     expect(JSON.stringify(report)).not.toContain("ORDERS_TOKEN");
-    expect(await gatewayToolEffect(root, "gw__orders__cancelOrder")).toBe("write");
-    expect(await gatewayToolEffect(root, "gw__orders__nope")).toBeNull();
+    expect((await findGatewayTool(root, "gw__orders__cancelOrder"))?.op.effect).toBe("write");
+    expect(await findGatewayTool(root, "gw__orders__nope")).toBeNull();
     const specs = await gatewayToolSpecs(root, gatewayGrant({ tools: ["gw__orders__getOrder", "Read"] }));
     expect(specs.map((s) => s.function.name)).toEqual(["gw__orders__getOrder"]);
     expect(specs[0]!.function.parameters).toMatchObject({ properties: { order_id: { type: "string" } }, required: ["order_id"] });

@@ -10,7 +10,7 @@ import { callGatewayOperation, defaultGatewayTimeoutMs, type GatewayCallOutcome 
 import { loadGateway, type LoadedSource } from "./config";
 import { grantsAny, grantsTool, type GatewayGrant } from "./grants";
 import { parseGatewayToolName, type GatewayOperation } from "./openapi";
-import type { GatewayEffect, GatewayReport } from "./schema";
+import type { GatewayReport } from "./schema";
 
 type LastError = { tool: string; message: string; at: string };
 const LAST_ERRORS = Symbol.for("astrion.gateway.last-errors");
@@ -28,14 +28,6 @@ export async function findGatewayTool(root: string, name: string): Promise<{ sou
   const source = (await loadGateway(root)).sources.get(parsed.source);
   const tool = source?.tools.get(name);
   return source && tool ? { source, op: tool.op } : null;
-}
-
-/**
- * What the gateway tool `name` does to the world (GET/HEAD `read`, else `write`), or null when no
- * such tool is offered now. The one function the approval gate needs from the gateway.
- */
-export async function gatewayToolEffect(root: string, name: string): Promise<GatewayEffect | null> {
-  return (await findGatewayTool(root, name))?.op.effect ?? null;
 }
 
 /** The tools `grant` offers now, as a model is shown them. */

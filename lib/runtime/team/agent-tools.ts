@@ -7,7 +7,6 @@ import "server-only";
  */
 import { ABILITY_EFFECT } from "@/lib/abilities";
 import { AstrionError } from "@/lib/errors";
-import { gatewayToolEffect } from "@/lib/gateway";
 import { ABILITY_CALL_TOOL, checkToolCall, narrowRoleTokens, scopesFor } from "@/lib/governance";
 import type { ToolCall } from "@/lib/models";
 import { hasOwnKey } from "@/lib/own";
@@ -20,10 +19,10 @@ import { toolEffect } from "@/lib/tools";
 import { AGENT_TOOL_ARGS, parseToolArguments } from "../tools";
 import { isMcpToolName } from "@/lib/mcp/tools";
 import { callAbility, findAbility } from "./abilities";
-import { approvalGate } from "./approvals";
+import { approvalGate, type ApprovalGate } from "./approvals";
 import { executeRunCommand } from "./command";
 import { once } from "./effects";
-import { dispatchMcpTool, mcpToolEffect } from "./mcp-tools";
+import { dispatchMcpTool } from "./mcp-tools";
 import { dispatchGatewayTool, isGatewayToolName } from "./gateway-tools";
 import { deliverReport, messageAgent, toLeaderInbox } from "./mail";
 import type { TeamState } from "./state";
@@ -75,21 +74,15 @@ export async function dispatchAgentTool(s: TeamState, agentId: number, call: Too
   }
   const root = token.project_path;
   // The approval policy (allow / ask / deny) of every tool, after the token: what the token
-  // refuses never reaches a person. An MCP or gateway tool whose effect cannot be told now (its
-  // server is down, the operation is gone) is treated as one that writes: a person is asked.
-  const effect = ability
-    ? ABILITY_EFFECT
-    : mcp
-      ? ((await mcpToolEffect(s, name)) ?? "write")
-      : gateway
-        ? ((await gatewayToolEffect(s.app.root, name)) ?? "write")
-        : (toolEffect(name) ?? "write");
-  const gate = await approvalGate(s, agentId, meta, call, { name, effect, command: name === "run_command" ? String(args.command) : undefined, cwd: root });
-  if (gate.kind === "refused") return gate.result;
-  if (gate.kind === "wait") return null;
-  // MCP tools (./mcp-tools.ts), gateway tools (./gateway-tools.ts) and abilities (./abilities.ts).
-  if (mcp) return dispatchMcpTool(s, agentId, meta, call);
-  if (gateway) return dispatchGatewayTool(s, agentId, meta, call);
+  // refuses never reaches a person. MCP and gateway tools pass it once their grant is checked
+  // and their effect is known (their own dispatchers call `gate`), so nobody is asked about a
+  // call that would be refused anyway.
+  const gate: ApprovalGate = (effect) => approvalGate(s, agentId, meta, call, { name, effect, command: name === "run_command" ? String(args.command) : undefined, cwd: root });
+  if (mcp) return dispatchMcpTool(s, agentId, meta, call, gate);
+  if (gateway) return dispatchGatewayTool(s, agentId, meta, call, gate);
+  const verdict = await gate(ability ? ABILITY_EFFECT : (toolEffect(name) ?? "write"));
+  if (verdict.kind === "refused") return verdict.result;
+  if (verdict.kind === "wait") return null;
   if (ability) {
     s.setActivity(agentId, `calling ${name}`);
     return callAbility(s, agentId, call, ability);

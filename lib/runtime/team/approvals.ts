@@ -41,6 +41,9 @@ export interface GatedCall {
 /** What the gate says: run the call, answer it with `result`, or wait for a person. */
 export type GateOutcome = { kind: "run" } | { kind: "refused"; result: string } | { kind: "wait" };
 
+/** The gate bound to one call, given what the tool does: what a tool source's dispatcher calls once it knows. */
+export type ApprovalGate = (effect: ToolEffect) => Promise<GateOutcome>;
+
 /** Whether a pending entry is an approval (not an `ask_master` question). */
 export function isApprovalEntry(p: PendingToolCall): p is PendingApproval {
   return p.kind === APPROVAL_KIND;

@@ -10,6 +10,7 @@ import "server-only";
 import { findGatewayTool, gatewayGrant, gatewayToolSpecs, grantsTool, parseGatewayToolName, runGatewayCall } from "@/lib/gateway";
 import type { ToolCall, ToolSpec } from "@/lib/models";
 import { agentParty, SYSTEM_PARTY } from "@/lib/protocol";
+import type { ApprovalGate } from "./approvals";
 import { once } from "./effects";
 import type { TeamState } from "./state";
 import { errorResult, type AgentMeta } from "./types";
@@ -30,7 +31,7 @@ export async function gatewayToolsFor(s: TeamState, meta: AgentMeta): Promise<To
 }
 
 /** Runs a gateway tool for a sub-agent whose token was already checked. */
-export async function dispatchGatewayTool(s: TeamState, agentId: number, meta: AgentMeta, call: ToolCall): Promise<string> {
+export async function dispatchGatewayTool(s: TeamState, agentId: number, meta: AgentMeta, call: ToolCall, gate: ApprovalGate): Promise<string | null> {
   const name = call.function.name;
   if (!grantsTool(await grantOf(s, meta), name)) {
     const reason = `permission denied: your role's gateway grants do not include ${name}`;
@@ -39,6 +40,10 @@ export async function dispatchGatewayTool(s: TeamState, agentId: number, meta: A
   }
   const found = await findGatewayTool(s.app.root, name);
   if (!found) return errorResult(`${name} is not a tool the gateway offers now (see gateway.json)`);
+  // The approval policy, now that the call is granted and what the operation does is known.
+  const verdict = await gate(found.op.effect);
+  if (verdict.kind === "refused") return verdict.result;
+  if (verdict.kind === "wait") return null;
   const run = async () => {
     s.setActivity(agentId, `${found.op.method} ${found.op.path} (${found.source.name})`);
     const r = await runGatewayCall(s.app.root, name, call.function.arguments, { maxChars: s.limits.toolOutputMax, signal: s.stopController.signal });

@@ -8,8 +8,9 @@ import "server-only";
  * The token check comes first, in agent-tools.ts.
  */
 import type { ToolCall, ToolSpec } from "@/lib/models";
-import { grants, headTail, McpCallError, mcpGrants, mcpManager, mcpToolName, parseMcpName, resultText, toolEffect, type ListedTool, type McpToolEffect, type ServerGrant } from "@/lib/mcp";
+import { grants, headTail, McpCallError, mcpGrants, mcpManager, mcpToolName, parseMcpName, resultText, toolEffect, type ListedTool, type ServerGrant } from "@/lib/mcp";
 import { agentParty, SYSTEM_PARTY } from "@/lib/protocol";
+import type { ApprovalGate } from "./approvals";
 import { once } from "./effects";
 import type { TeamState } from "./state";
 import { errorResult, type AgentMeta } from "./types";
@@ -61,18 +62,6 @@ export async function mcpToolSpecs(s: TeamState, agentId: number, meta: AgentMet
   return specs;
 }
 
-/**
- * What an MCP tool does to the world (`read` only when the server marks it `readOnlyHint`), from
- * the conversation's current listing; null when the server does not list it. For the approval gate.
- */
-export async function mcpToolEffect(s: TeamState, name: string): Promise<McpToolEffect | null> {
-  const parsed = parseMcpName(name);
-  if (!parsed?.tool) return null;
-  const tools = await mcpManager().tools(s.app.root, s.convId, parsed.server).catch(() => null);
-  const t = tools?.find((x) => x.name === parsed.tool);
-  return t ? toolEffect(t.annotations) : null;
-}
-
 /** The result text in the tool-output budget, head and tail kept; JSON escaping counted. */
 function capped(build: (text: string) => string, text: string, max: number): string {
   let room = max;
@@ -88,7 +77,7 @@ async function audit(s: TeamState, agentId: number, name: string, server: string
 }
 
 /** Runs one `mcp__<server>__<tool>` call of an agent whose token was checked. */
-export async function dispatchMcpTool(s: TeamState, agentId: number, meta: AgentMeta, call: ToolCall): Promise<string> {
+export async function dispatchMcpTool(s: TeamState, agentId: number, meta: AgentMeta, call: ToolCall, gate: ApprovalGate): Promise<string | null> {
   const name = call.function.name;
   const parsed = parseMcpName(name)!;
   const server = parsed.server;
@@ -119,6 +108,10 @@ export async function dispatchMcpTool(s: TeamState, agentId: number, meta: Agent
     return errorResult(`MCP server ${server} does not offer a tool named ${tool} (any more); use the tools you are offered`);
   }
   const effect = toolEffect(listed.annotations);
+  // The approval policy, now that the call is granted and what the tool does is known.
+  const verdict = await gate(effect);
+  if (verdict.kind === "refused") return verdict.result;
+  if (verdict.kind === "wait") return null;
   s.setActivity(agentId, `${name}`);
   const signal = s.agentControllers.get(agentId)?.signal;
   const run = async (): Promise<string> => {
