@@ -1,7 +1,7 @@
 "use client";
 
 import { useMutation } from "@tanstack/react-query";
-import { useState } from "react";
+import { useState, type ReactNode } from "react";
 import { decideAgentApproval } from "@/lib/client";
 import type { ApprovalBody } from "@/lib/api/contract";
 import { useT } from "@/lib/i18n";
@@ -79,49 +79,63 @@ function ApprovalCard({ conversationId, item }: { conversationId: string; item: 
         </div>
       ) : null}
       {mode === "always" ? (
-        <form
-          className="space-y-1.5"
-          onSubmit={(e) => {
-            e.preventDefault();
-            decide.mutate({ decision: "approve", always: true, ...(pattern.trim() && pattern.trim() !== approval.command ? { pattern: pattern.trim() } : {}) });
-          }}
+        <DecisionForm
+          label={t("approvals.patternLabel")}
+          inputId={`pattern-${approval.tool_call_id}`}
+          submit={{ label: t("approvals.alwaysConfirm"), className: buttonPrimary, disabled: decide.isPending || !pattern.trim(), testId: "approval-always-confirm" }}
+          cancel={t("approvals.cancel")}
+          onSubmit={() => decide.mutate({ decision: "approve", always: true, ...(pattern.trim() && pattern.trim() !== approval.command ? { pattern: pattern.trim() } : {}) })}
+          onCancel={() => setMode("buttons")}
         >
-          <label className="block font-medium" htmlFor={`pattern-${approval.tool_call_id}`}>
-            {t("approvals.patternLabel")}
-          </label>
           <input id={`pattern-${approval.tool_call_id}`} className={`${inputClass} font-mono text-xs`} value={pattern} onChange={(e) => setPattern(e.target.value)} data-testid="approval-pattern" />
-          <div className="flex gap-2">
-            <button type="submit" className={buttonPrimary} disabled={decide.isPending || !pattern.trim()} data-testid="approval-always-confirm">
-              {t("approvals.alwaysConfirm")}
-            </button>
-            <button type="button" className={buttonGhost} onClick={() => setMode("buttons")}>
-              {t("approvals.cancel")}
-            </button>
-          </div>
-        </form>
+        </DecisionForm>
       ) : null}
       {mode === "deny" ? (
-        <form
-          className="space-y-1.5"
-          onSubmit={(e) => {
-            e.preventDefault();
-            decide.mutate({ decision: "deny", ...(reason.trim() ? { reason: reason.trim() } : {}) });
-          }}
+        <DecisionForm
+          label={t("approvals.reasonLabel")}
+          inputId={`reason-${approval.tool_call_id}`}
+          submit={{ label: t("approvals.denyConfirm"), className: buttonDangerGhost, disabled: decide.isPending, testId: "approval-deny-confirm" }}
+          cancel={t("approvals.cancel")}
+          onSubmit={() => decide.mutate({ decision: "deny", ...(reason.trim() ? { reason: reason.trim() } : {}) })}
+          onCancel={() => setMode("buttons")}
         >
-          <label className="block font-medium" htmlFor={`reason-${approval.tool_call_id}`}>
-            {t("approvals.reasonLabel")}
-          </label>
           <textarea id={`reason-${approval.tool_call_id}`} className={`${inputClass} text-xs`} rows={2} maxLength={2000} value={reason} onChange={(e) => setReason(e.target.value)} data-testid="approval-reason" />
-          <div className="flex gap-2">
-            <button type="submit" className={buttonDangerGhost} disabled={decide.isPending} data-testid="approval-deny-confirm">
-              {t("approvals.denyConfirm")}
-            </button>
-            <button type="button" className={buttonGhost} onClick={() => setMode("buttons")}>
-              {t("approvals.cancel")}
-            </button>
-          </div>
-        </form>
+        </DecisionForm>
       ) : null}
     </li>
+  );
+}
+
+/** The second step of a decision: one labelled field (the pattern to allow, the reason to deny), confirm and cancel. */
+function DecisionForm(props: {
+  label: string;
+  inputId: string;
+  submit: { label: string; className: string; disabled: boolean; testId: string };
+  cancel: string;
+  onSubmit: () => void;
+  onCancel: () => void;
+  children: ReactNode;
+}) {
+  return (
+    <form
+      className="space-y-1.5"
+      onSubmit={(e) => {
+        e.preventDefault();
+        props.onSubmit();
+      }}
+    >
+      <label className="block font-medium" htmlFor={props.inputId}>
+        {props.label}
+      </label>
+      {props.children}
+      <div className="flex gap-2">
+        <button type="submit" className={props.submit.className} disabled={props.submit.disabled} data-testid={props.submit.testId}>
+          {props.submit.label}
+        </button>
+        <button type="button" className={buttonGhost} onClick={props.onCancel}>
+          {props.cancel}
+        </button>
+      </div>
+    </form>
   );
 }

@@ -165,12 +165,23 @@ export class McpManager {
 
   /** The tools `name` offers in this conversation (starting it on first use). */
   async tools(root: string, convId: string, name: string): Promise<ListedTool[]> {
-    const { e, conn } = await this.#connect(root, convId, name);
-    e.busy++;
-    try {
+    return this.#using(root, convId, name, async (conn) => {
       const tools = await conn.tools(this.limits.startTimeoutMs);
       this.#listed(name, tools);
       return tools;
+    });
+  }
+
+  /**
+   * Runs `fn` on the conversation's connection to `name` (started on first use): the server counts
+   * as busy meanwhile (no idle stop), a connection found broken is dropped, and its idle clock
+   * starts again afterwards.
+   */
+  async #using<T>(root: string, convId: string, name: string, fn: (conn: McpConnection, e: Entry) => Promise<T>): Promise<T> {
+    const { e, conn } = await this.#connect(root, convId, name);
+    e.busy++;
+    try {
+      return await fn(conn, e);
     } catch (error) {
       await this.#broken(e, conn, error);
       throw error;
@@ -195,20 +206,12 @@ export class McpManager {
    * @throws McpUnavailableError when the server cannot be used; McpCallError when the call fails.
    */
   async call(root: string, convId: string, name: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallAnswer> {
-    const { e, conn } = await this.#connect(root, convId, name);
-    e.busy++;
-    try {
+    return this.#using(root, convId, name, async (conn, e) => {
       const answer = await conn.call(tool, args, this.limits.callTimeoutMs, signal);
       e.crashes = 0;
       this.#statusOf(name).crashes = 0;
       return answer;
-    } catch (error) {
-      await this.#broken(e, conn, error);
-      throw error;
-    } finally {
-      e.busy--;
-      if (e.conn === conn) this.#touch(e);
-    }
+    });
   }
 
   /** Stops every server of a conversation (Stop, archive, delete). */
