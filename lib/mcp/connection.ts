@@ -5,11 +5,8 @@ import "server-only";
  * calls with a deadline, and close. A stdio server's stderr is captured (never passed to the app's
  * own output, where a secret it prints would land) and kept as a short, scrubbed tail for errors.
  */
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, McpError, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { scrub, type ResolvedServer } from "./config";
 import type { ResultBlock } from "./tools";
 
@@ -40,6 +37,44 @@ export class McpCallError extends Error {
 
 const STDERR_TAIL = 2000;
 
+/** The parts of the SDK this module uses. */
+interface Sdk {
+  Client: typeof import("@modelcontextprotocol/sdk/client/index.js").Client;
+  StdioClientTransport: typeof import("@modelcontextprotocol/sdk/client/stdio.js").StdioClientTransport;
+  getDefaultEnvironment: typeof import("@modelcontextprotocol/sdk/client/stdio.js").getDefaultEnvironment;
+  StreamableHTTPClientTransport: typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js").StreamableHTTPClientTransport;
+  McpError: typeof import("@modelcontextprotocol/sdk/types.js").McpError;
+  ErrorCode: typeof import("@modelcontextprotocol/sdk/types.js").ErrorCode;
+  ToolListChangedNotificationSchema: typeof import("@modelcontextprotocol/sdk/types.js").ToolListChangedNotificationSchema;
+}
+
+let sdkLoading: Promise<Sdk> | null = null;
+
+/**
+ * The SDK, loaded when the first MCP server starts: a server without MCP servers never holds it
+ * (about 10 MB of heap, which every full garbage collection would walk).
+ */
+function loadSdk(): Promise<Sdk> {
+  sdkLoading ??= Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/stdio.js"),
+    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+    import("@modelcontextprotocol/sdk/types.js"),
+  ]).then(([client, stdio, http, types]) => ({
+    Client: client.Client,
+    StdioClientTransport: stdio.StdioClientTransport,
+    getDefaultEnvironment: stdio.getDefaultEnvironment,
+    StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+    McpError: types.McpError,
+    ErrorCode: types.ErrorCode,
+    ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
+  }));
+  sdkLoading.catch(() => {
+    sdkLoading = null;
+  });
+  return sdkLoading;
+}
+
 /** Structured content with every secret scrubbed from its strings. */
 function scrubJson(value: unknown, secrets: readonly string[]): unknown {
   if (typeof value === "string") return scrub(value, secrets);
@@ -51,6 +86,7 @@ function scrubJson(value: unknown, secrets: readonly string[]): unknown {
 /** A connection; made by {@link McpConnection.open}. */
 export class McpConnection {
   readonly server: ResolvedServer;
+  readonly #sdk: Sdk;
   readonly #client: Client;
   readonly #transport: Transport;
   #tools: ListedTool[] | null = null;
@@ -59,7 +95,8 @@ export class McpConnection {
   #stderr = "";
   #onClosed: (unexpected: boolean) => void = () => undefined;
 
-  private constructor(server: ResolvedServer, client: Client, transport: Transport) {
+  private constructor(sdk: Sdk, server: ResolvedServer, client: Client, transport: Transport) {
+    this.#sdk = sdk;
     this.server = server;
     this.#client = client;
     this.#transport = transport;
@@ -70,6 +107,8 @@ export class McpConnection {
    * `timeoutMs`. `onClosed(true)` is called when the connection ends without {@link close}.
    */
   static async open(server: ResolvedServer, timeoutMs: number, onClosed: (unexpected: boolean) => void): Promise<McpConnection> {
+    const sdk = await loadSdk();
+    const { Client, StdioClientTransport, StreamableHTTPClientTransport, getDefaultEnvironment, ToolListChangedNotificationSchema } = sdk;
     let transport: Transport;
     try {
       transport =
@@ -80,7 +119,7 @@ export class McpConnection {
       throw new McpCallError("connection", `could not start: ${scrub(error instanceof Error ? error.message : String(error), server.secrets)}`);
     }
     const client = new Client({ name: "astrion-team", version: "1.0.0" }, { capabilities: {} });
-    const conn = new McpConnection(server, client, transport);
+    const conn = new McpConnection(sdk, server, client, transport);
     if (transport instanceof StdioClientTransport) {
       transport.stderr?.on("data", (chunk: Buffer) => {
         conn.#stderr = (conn.#stderr + chunk.toString("utf8")).slice(-STDERR_TAIL);
@@ -109,7 +148,7 @@ export class McpConnection {
 
   /** The child's process id (stdio), or null. */
   get pid(): number | null {
-    return this.#transport instanceof StdioClientTransport ? this.#transport.pid : null;
+    return this.#transport instanceof this.#sdk.StdioClientTransport ? this.#transport.pid : null;
   }
 
   /** False once the connection ended. */
@@ -163,6 +202,7 @@ export class McpConnection {
   }
 
   #callError(error: unknown, what: string, timeoutMs: number): McpCallError {
+    const { McpError, ErrorCode } = this.#sdk;
     if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return new McpCallError("timeout", `${what} did not answer within ${timeoutMs} ms`);
     if (error instanceof McpError && error.code !== ErrorCode.ConnectionClosed) return new McpCallError("protocol", this.describe(error));
     return new McpCallError("connection", this.describe(error));
@@ -172,7 +212,7 @@ export class McpConnection {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closing = true;
-    if (this.#transport instanceof StreamableHTTPClientTransport) await this.#transport.terminateSession().catch(() => undefined);
+    if (this.#transport instanceof this.#sdk.StreamableHTTPClientTransport) await this.#transport.terminateSession().catch(() => undefined);
     await this.#client.close().catch(() => undefined);
     this.#closed = true;
   }
