@@ -116,7 +116,7 @@ export const DETECTORS: readonly Detector[] = [
   },
   {
     kind: "jwt",
-    regex: /(?<![A-Za-z0-9_\-.])eyJ[A-Za-z0-9_\-]{5,4096}\.eyJ[A-Za-z0-9_\-]{2,8192}\.[A-Za-z0-9_\-]{0,4096}(?![A-Za-z0-9_\-.])/g,
+    regex: /(?<![A-Za-z0-9_\-.])eyJ[A-Za-z0-9_\-]{5,4096}\.eyJ[A-Za-z0-9_\-]{2,8192}\.[A-Za-z0-9_\-]{0,4096}(?![A-Za-z0-9_\-]|\.[A-Za-z0-9_\-])/g,
     accept: whole("jwt"),
   },
   {
