@@ -5,7 +5,7 @@
  * boundary lookbehind, so inside a long run of one character all but one start position fail
  * at once: the cost stays O(input × longest span).
  */
-import { isBankCard, isChineseIdCard, isIPv4, isIPv6 } from "./validators";
+import { isBankCard, isChineseIdCard, isIPv4, isIPv6, luhnValid } from "./validators";
 
 /** What a masked span was. The Memory page shows this, never the content. */
 export type RedactionKind =
@@ -54,6 +54,9 @@ const FILE_EXTENSIONS = new Set([
   "css", "scss", "json", "map", "html", "txt", "md", "yml", "yaml", "lock", "log", "pdf", "zip", "gz", "tgz", "wasm",
 ]);
 
+/** Words that name a card number just before it (within 16 characters). */
+const CARD_LABEL = /(?:card|卡号|银行卡|信用卡|借记卡|储蓄卡|账户|帐户)[^0-9]{0,6}$/i;
+
 /** A digit that may not touch a numeric span (a longer number, a decimal, a word). */
 const NUM_BEFORE = String.raw`(?<![0-9A-Za-z_.\/\-+])`;
 const NUM_AFTER = String.raw`(?![0-9A-Za-z_]|[.\-]\d)`;
@@ -62,7 +65,7 @@ const NUM_AFTER = String.raw`(?![0-9A-Za-z_]|[.\-]\d)`;
 export const DETECTORS: readonly Detector[] = [
   {
     kind: "email",
-    regex: /(?<![A-Za-z0-9._%+\-])[A-Za-z0-9][A-Za-z0-9._%+\-]{0,63}@(?:[A-Za-z0-9\-]{1,63}\.){1,8}[A-Za-z]{2,24}(?![A-Za-z0-9_\-@])/g,
+    regex: /(?<![A-Za-z0-9._%+\-])[A-Za-z0-9_][A-Za-z0-9._%+\-]{0,63}@(?:[A-Za-z0-9\-]{1,63}\.){1,8}[A-Za-z]{2,24}(?![A-Za-z0-9_\-@])/g,
     accept(m) {
       const tld = m[0].slice(m[0].lastIndexOf(".") + 1).toLowerCase();
       if (FILE_EXTENSIONS.has(tld)) return null;
@@ -133,7 +136,7 @@ export const DETECTORS: readonly Detector[] = [
   },
   {
     kind: "ipv4",
-    regex: /(?<![0-9A-Za-z_.\-])(?:\d{1,3}\.){3}\d{1,3}(?![0-9A-Za-z_]|\.\d)/g,
+    regex: /(?<![0-9A-Za-z_.])(?:\d{1,3}\.){3}\d{1,3}(?![0-9A-Za-z_]|\.\d)/g,
     accept: (m) => (isIPv4(m[0]) ? whole("ipv4")(m) : null),
   },
   {
@@ -156,8 +159,11 @@ export const DETECTORS: readonly Detector[] = [
     // Contiguous 13–19 digits, or groups of four (a short tail allowed), or Amex 4-6-5.
     kind: "bank_card",
     regex: new RegExp(String.raw`${NUM_BEFORE}(?:\d{13,19}|\d{4}(?:[ \-]\d{4}){3}(?:[ \-]\d{1,3})?|\d{4}[ \-]\d{6}[ \-]\d{5})${NUM_AFTER}`, "g"),
-    accept(m) {
-      if (isBankCard(digitsOf(m[0]))) return whole("bank_card")(m);
+    accept(m, text) {
+      const digits = digitsOf(m[0]);
+      if (isBankCard(digits)) return whole("bank_card")(m);
+      // Under a card label, a Luhn-valid number counts whatever its issuer (local bank prefixes).
+      if (luhnValid(digits) && CARD_LABEL.test(text.slice(Math.max(0, m.index - 16), m.index))) return whole("bank_card")(m);
       // "4111 1111 1111 1111 123": the card is the first four groups and the tail is something else.
       const four = /^\d{4}[ \-]\d{4}[ \-]\d{4}[ \-]\d{4}/.exec(m[0]);
       if (four && four[0].length < m[0].length && isBankCard(digitsOf(four[0]))) {

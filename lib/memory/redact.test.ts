@@ -123,6 +123,25 @@ describe("redact: each kind", () => {
   });
 });
 
+describe("redact: variants", () => {
+  it("full-width digits and symbols are seen, and offsets still point into the original", () => {
+    const text = "手机：１３８１２３４５６７８，邮箱ｚｓ＠ｅｘａｍｐｌｅ．ｃｎ";
+    expect(found(text)).toEqual([["phone", "１３８１２３４５６７８"], ["email", "ｚｓ＠ｅｘａｍｐｌｅ．ｃｎ"]]);
+  });
+
+  it("an e-mail whose local part starts with an underscore; an IPv4 range written with a dash", () => {
+    expect(found("_admin@example.com")).toEqual([["email", "_admin@example.com"]]);
+    expect(found("10.0.0.1-10.0.0.255")).toEqual([["ipv4", "10.0.0.1"], ["ipv4", "10.0.0.255"]]);
+  });
+
+  it("a Luhn-valid number of a local issuer counts under a card label only", () => {
+    // 9558 is ICBC's own 19-digit prefix; 8800… has no known issuer but is Luhn-valid.
+    expect(found("工行 9558801234567890128")).toEqual([["bank_card", "9558801234567890128"]]);
+    expect(found("银行卡号：8800000000000005")).toEqual([["bank_card", "8800000000000005"]]);
+    expect(found("batch 8800000000000005")).toEqual([]);
+  });
+});
+
 describe("redact: overlaps", () => {
   it("the longest span wins: an e-mail whose local part is a mobile number is one e-mail", () => {
     expect(found("13812345678@qq.com")).toEqual([["email", "13812345678@qq.com"]]);
@@ -170,6 +189,15 @@ describe("redact: bounded work on hostile input (1 MB)", () => {
     const r = redact(text, { now: NOW });
     expect(r.spans.every((s) => s.kind === "phone")).toBe(true);
     expect(r.spans.length).toBe(n + 1);
+  });
+
+  it("settles 1 MB of overlapping candidates of many lengths", () => {
+    // Every e-mail here also contains a phone-like local part of a different length.
+    const units = Array.from({ length: 2000 }, (_, i) => `1381234${String(5678 + i).padStart(4, "0")}${"x".repeat(i % 50)}@e${i}.cn `);
+    const text = units.join("").repeat(Math.ceil(MB / units.join("").length));
+    const r = redact(text, { now: NOW });
+    expect(r.spans.every((s) => s.kind === "email")).toBe(true);
+    expect(r.spans.length).toBe(text.split("@").length - 1);
   });
 
   it("finishes on 1 MB of long digit, hex and key-like runs", () => {

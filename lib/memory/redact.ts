@@ -88,26 +88,30 @@ export function findCandidates(text: string, options: RedactOptions = {}): Candi
 }
 
 /** Settles overlaps: longest, then most specific kind, then earliest; result sorted by start. */
-export function resolveOverlaps(candidates: readonly Candidate[]): RedactedSpan[] {
+export function resolveOverlaps(candidates: readonly Candidate[], textLength: number): RedactedSpan[] {
   const order = [...candidates].sort(
     (a, b) => b.end - b.start - (a.end - a.start) || rank.get(a.kind)! - rank.get(b.kind)! || a.start - b.start,
   );
+  // One byte per character: checking a candidate costs its own length, so the whole pass stays
+  // linear in the candidates' total length whatever order they arrive in.
+  const used = new Uint8Array(textLength);
   const taken: RedactedSpan[] = [];
   for (const c of order) {
-    // Kept sorted by start, so overlap with the chosen set is a binary search away.
-    let lo = 0;
-    let hi = taken.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (taken[mid]!.start < c.start) lo = mid + 1;
-      else hi = mid;
-    }
-    const before = taken[lo - 1];
-    const after = taken[lo];
-    if ((before && before.end > c.start) || (after && after.start < c.end)) continue;
-    taken.splice(lo, 0, { kind: c.kind, start: c.start, end: c.end });
+    let free = true;
+    for (let i = c.start; i < c.end && free; i++) free = used[i] === 0;
+    if (!free) continue;
+    used.fill(1, c.start, c.end);
+    taken.push({ kind: c.kind, start: c.start, end: c.end });
   }
-  return taken;
+  return taken.sort((a, b) => a.start - b.start);
+}
+
+/**
+ * Full-width ASCII forms (`１３８…`, `＠`, `：`) and the ideographic space, folded to ASCII so
+ * detectors see them. Each is one UTF-16 unit before and after, so offsets are unchanged.
+ */
+export function foldWidth(text: string): string {
+  return text.replace(/[\uff01-\uff5e\u3000]/g, (c) => (c === "\u3000" ? " " : String.fromCharCode(c.charCodeAt(0) - 0xfee0)));
 }
 
 /**
@@ -117,7 +121,7 @@ export function resolveOverlaps(candidates: readonly Candidate[]): RedactedSpan[
  * Throws a ValidationError when a configured account pattern is refused.
  */
 export function redact(text: string, options: RedactOptions = {}): RedactionResult {
-  const spans = resolveOverlaps(findCandidates(text, options));
+  const spans = resolveOverlaps(findCandidates(foldWidth(text), options), text.length);
   let out = "";
   let at = 0;
   for (const s of spans) {

@@ -41,6 +41,7 @@ export function hasCardIssuerPrefix(digits: string): boolean {
   if ((p3 >= 300 && p3 <= 305) || p2 === 36 || p2 === 38 || p2 === 39) return n >= 14 && n <= 19; // Diners
   if (p2 === 50 || (p2 >= 56 && p2 <= 58) || p2 === 63 || p2 === 67) return n >= 13 && n <= 19; // Maestro
   if (p4 >= 2200 && p4 <= 2204) return n >= 16 && n <= 19; // Mir
+  if (p4 === 9558) return n === 19; // ICBC's own debit prefix
   return false;
 }
 
