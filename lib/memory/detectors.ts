@@ -57,6 +57,12 @@ const FILE_EXTENSIONS = new Set([
 /** Words that name a card number just before it (within 16 characters). */
 const CARD_LABEL = /(?:card|卡号|银行卡|信用卡|借记卡|储蓄卡|账户|帐户)[^0-9]{0,6}$/i;
 
+/** The text before a URL's password: `scheme://user:`. */
+const URL_USER_BEFORE = /[A-Za-z][A-Za-z0-9+.\-]{0,20}:\/\/[^\s:/@]{1,64}:$/;
+
+/** Words that make a dotted quad a version number rather than an address. */
+const VERSION_BEFORE = /(?<![A-Za-z])(?:version|ver\.?|release|版本号?|版本为|v)[ \t]{0,2}[:=：]?[ \t]{0,2}$/i;
+
 /** A digit that may not touch a numeric span (a longer number, a decimal, a word). */
 const NUM_BEFORE = String.raw`(?<![0-9A-Za-z_.\/\-+])`;
 const NUM_AFTER = String.raw`(?![0-9A-Za-z_]|[.\-]\d)`;
@@ -66,9 +72,11 @@ export const DETECTORS: readonly Detector[] = [
   {
     kind: "email",
     regex: /(?<![A-Za-z0-9._%+\-])[A-Za-z0-9_][A-Za-z0-9._%+\-]{0,63}@(?:[A-Za-z0-9\-]{1,63}\.){1,8}[A-Za-z]{2,24}(?![A-Za-z0-9_\-@])/g,
-    accept(m) {
+    accept(m, text) {
       const tld = m[0].slice(m[0].lastIndexOf(".") + 1).toLowerCase();
       if (FILE_EXTENSIONS.has(tld)) return null;
+      // `scheme://user:password@host` is a credential, taken by the URL detector below.
+      if (URL_USER_BEFORE.test(text.slice(Math.max(0, m.index - 90), m.index))) return null;
       return whole("email")(m);
     },
   },
@@ -107,6 +115,21 @@ export const DETECTORS: readonly Detector[] = [
     accept: whole("api_key"),
   },
   {
+    // Slack and Google API keys: fixed prefixes, not asked for by name but the same class of leak.
+    kind: "api_key",
+    regex: /(?<![A-Za-z0-9_\-])(?:xox[abposr]-[A-Za-z0-9\-]{10,250}|AIza[0-9A-Za-z_\-]{35})(?![A-Za-z0-9_\-])/g,
+    accept: (m) => (hasDigit(m[0].slice(4)) ? whole("api_key")(m) : null),
+  },
+  {
+    // The password of `scheme://user:password@host` (database URLs, proxies, git remotes).
+    kind: "secret",
+    regex: /(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]{0,20}:\/\/[^\s:/@]{1,64}:([^\s/@]{1,128})@/g,
+    accept(m) {
+      const end = m.index + m[0].length - 1; // the password ends just before the `@`
+      return { kind: "secret", start: end - (m[1] ?? "").length, end };
+    },
+  },
+  {
     kind: "api_key",
     regex: /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])/g,
     accept: whole("api_key"),
@@ -137,7 +160,8 @@ export const DETECTORS: readonly Detector[] = [
   {
     kind: "ipv4",
     regex: /(?<![0-9A-Za-z_.])(?:\d{1,3}\.){3}\d{1,3}(?![0-9A-Za-z_]|\.\d)/g,
-    accept: (m) => (isIPv4(m[0]) ? whole("ipv4")(m) : null),
+    accept: (m, text) =>
+      isIPv4(m[0]) && !VERSION_BEFORE.test(text.slice(Math.max(0, m.index - 12), m.index)) ? whole("ipv4")(m) : null,
   },
   {
     kind: "ipv6",

@@ -44,6 +44,23 @@ function positives(): Sample[] {
   add("两个手机：", ["phone", "13912345678"], "、", ["phone", "18688889999"], "。");
   add("IPv6 full ", ["ipv6", "2001:0db8:85a3:0000:0000:8a2e:0370:7334"], " ok");
 
+  // Harder shapes: embedded in JSON, URLs, logs, full-width forms, ranges, mixed languages.
+  add("{\"user\":{\"mail\":\"", ["email", "Wang.Wu@Example.COM"], "\",\"tel\":\"", ["phone", "+86-138-0013-8000"], "\"}}");
+  add("2026-07-11T12:30:45Z INFO login ok ip=", ["ipv4", "203.0.113.7"], " ua=curl/8.5.0");
+  add("GET /v1/users?email=", ["email", "qa_team@example.org"], "&page=2 HTTP/1.1");
+  add("手机：", ["phone", "１３９１２３４５６７８"], "（全角）");
+  add("allow ", ["ipv4", "192.0.2.1"], "-", ["ipv4", "192.0.2.254"], " only");
+  add("headers = {\"Authorization\": \"", ["bearer_token", "Bearer ya29.a0AfH6SMBx3Kq9LmN0pQ"], "\"}");
+  add("DATABASE_PASSWORD=\"", ["secret", "s3cr3t-P@ss"], "\"");
+  add("他的银行卡号是", ["bank_card", "6217001234567890122"], "，请核对");
+  add("zone id ", ["ipv6", "fe80::a00:27ff:fe4e:66a1"], "%eth0 is link-local");
+  add("工行卡 ", ["bank_card", "9558801234567890128"]);
+  add("id_rsa uploaded by ", ["email", "_deploy@ci.example.io"], " from ", ["ipv6", "2001:db8:0:1::53"]);
+
+  add("DATABASE_URL=postgres://app:", ["secret", "Zx9-kLm2Qw"], "@db.internal:5432/orders");
+  // Equal spans: the more specific kind (api_key) wins over the URL password (secret).
+  add("git remote https://bot:", ["api_key", "ghs_9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f"], "@github.com/acme/app.git");
+
   // Generated, through English and Chinese templates.
   for (let i = 0; i < 20; i++) add("请联系", g.pick(["王五", "李四", "小陈"]), "，手机号码：", ["phone", g.mobile()], "，谢谢。");
   for (let i = 0; i < 10; i++) add("Reach me at ", ["phone", g.mobileGrouped(g.pick([" ", "-"]))], " after 6pm");
@@ -166,6 +183,19 @@ function negatives(): Sample[] {
     "Use :: to separate namespaces",
     "Semaphore(8) and pool size 16",
     "x = [1.0, 2.5, 3.75]",
+    "{\"version\":\"2.1.0\",\"build\":20260711,\"sha\":\"9fceb02d0ae598e95dc970b74767f19372d61af8\"}",
+    "INFO 2026-07-11T12:30:45.123Z request took 1752ms",
+    "用户 ID 是 42，订单 1001 已完成",
+    "The flight CA1234 departs at 08:45",
+    "docs at https://example.com/docs/v2/api#section-3.2.1",
+    "phone: TBD, email: TBD",
+    "token count 128000, context 200k",
+    "password must have 12+ characters",
+    "pnpm add @types/node@20.11.5",
+    "import x from './a/b/c.js'",
+    "Version 1.0.0.0 released",
+    "版本号：10.2.3.4，已发布",
+    "https://example.com:8443/path/to/resource",
   ];
   for (let i = 0; i < 20; i++) texts.push(`Card ${g.badCard()} was declined (bad checksum)`);
   for (let i = 0; i < 20; i++) texts.push(`身份证号 ${g.badIdCard()} 校验失败`);

@@ -142,6 +142,24 @@ describe("redact: variants", () => {
   });
 });
 
+describe("redact: credentials in URLs, versions, other key prefixes", () => {
+  it("masks the password of scheme://user:password@host, not the user or host name", () => {
+    expect(found("mongodb://admin:Passw0rd123@db.internal:27017/app")).toEqual([["secret", "Passw0rd123"]]);
+    expect(found("https://user:hunter22@example.com/")).toEqual([["secret", "hunter22"]]);
+    expect(found("postgres://app:pw@10.1.2.3/db")).toEqual([["secret", "pw"], ["ipv4", "10.1.2.3"]]);
+  });
+
+  it("a dotted quad after a version word is a version, elsewhere an address", () => {
+    expect(found("Version 1.0.0.0 released, 版本号：2.3.4.5, v 3.1.0.2")).toEqual([]);
+    expect(found("server 1.0.0.1 answered")).toEqual([["ipv4", "1.0.0.1"]]);
+  });
+
+  it("Slack and Google API keys", () => {
+    expect(found("SLACK xoxb-1234567890-0987654321-AbCdEfGhIjKl")).toEqual([["api_key", "xoxb-1234567890-0987654321-AbCdEfGhIjKl"]]);
+    expect(found("maps AIzaSyA1234567890abcdefghijklmnopqrstuv")).toEqual([["api_key", "AIzaSyA1234567890abcdefghijklmnopqrstuv"]]);
+  });
+});
+
 describe("redact: overlaps", () => {
   it("the longest span wins: an e-mail whose local part is a mobile number is one e-mail", () => {
     expect(found("13812345678@qq.com")).toEqual([["email", "13812345678@qq.com"]]);
