@@ -1,9 +1,10 @@
 /**
  * The detectors of the redaction pass. Each is a regex that only finds candidates plus a check
- * that confirms them (checksum, valid address, label). Every quantifier is bounded, classes that
- * follow one another do not overlap where the length varies, and each pattern opens with a
- * boundary lookbehind, so inside a long run of one character all but one start position fail
- * at once: the cost stays O(input × longest span).
+ * that confirms them (checksum, valid address, label). Every quantifier is bounded (no `+` or
+ * `*`), no repeated group can split the same text in an unbounded number of ways, and each
+ * pattern opens with a boundary lookbehind, so inside a long run of one character all but one
+ * start position fail at once: a failed attempt costs at most its longest span, and the pass
+ * stays O(input × longest span). The 1 MB tests in redact.test.ts exercise this.
  */
 import { isBankCard, isChineseIdCard, isIPv4, isIPv6, luhnValid } from "./validators";
 
@@ -88,7 +89,8 @@ export const DETECTORS: readonly Detector[] = [
   },
   {
     // International: +country then up to 6 groups split by space, dot, dash or parentheses.
-    // No trailing condition in the regex, so it never backtracks; the digit count is checked after.
+    // No trailing condition in the regex, so the first greedy attempt succeeds (backtracking only
+    // inside the 1–3 digit country code); the digit count and what follows are checked after.
     kind: "phone",
     regex: /(?<![0-9A-Za-z_+])\+[1-9]\d{0,2}(?:[ .\-]{0,2}\(?\d{1,5}\)?){1,6}/g,
     accept(m, text) {
