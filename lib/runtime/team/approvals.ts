@@ -86,14 +86,7 @@ export async function approvalGate(s: TeamState, agentId: number, meta: AgentMet
     cwd: tool.cwd,
     arguments_preview: summarize(call.function.arguments, 400),
   };
-  s.setActivity(agentId, `waiting for approval of ${tool.name}`);
-  // A call left over from before a Stop runs when the agent is woken again, possibly while idle;
-  // one made beside an `ask_master` finds the agent waiting already.
-  const status = (await s.readAgent(agentId)).status;
-  if (status === "idle" || status === "completed") await s.agentEvent(agentId, "assign");
-  const add = (m: AgentMeta): AgentMeta => ({ ...m, pending_tool_calls: [...(m.pending_tool_calls ?? []), entry] });
-  if (status === "waiting") await s.publishAgent(await s.updateAgent(agentId, add));
-  else await s.agentEvent(agentId, "ask", add);
+  // The request is on the timeline before the agent shows as waiting: whoever sees the wait finds its record.
   await s.emit(await s.causeFor(meta), {
     type: "request",
     from: agentParty(agentId),
@@ -103,6 +96,14 @@ export async function approvalGate(s: TeamState, agentId: number, meta: AgentMet
     resource: `tool_call:${call.id}`,
     producer: "model",
   });
+  s.setActivity(agentId, `waiting for approval of ${tool.name}`);
+  // A call left over from before a Stop runs when the agent is woken again, possibly while idle;
+  // one made beside an `ask_master` finds the agent waiting already.
+  const status = (await s.readAgent(agentId)).status;
+  if (status === "idle" || status === "completed") await s.agentEvent(agentId, "assign");
+  const add = (m: AgentMeta): AgentMeta => ({ ...m, pending_tool_calls: [...(m.pending_tool_calls ?? []), entry] });
+  if (status === "waiting") await s.publishAgent(await s.updateAgent(agentId, add));
+  else await s.agentEvent(agentId, "ask", add);
   s.notice("info", "approval_needed", "notice.msg.approvalNeeded", { agent: meta.display_name, tool: tool.command !== undefined ? summarize(tool.command, 80) : tool.name }, agentId);
   return { kind: "wait" };
 }
