@@ -5,6 +5,7 @@
  */
 import type { RoleListEntry } from "@/lib/roles/schema";
 import { deriveCapabilities } from "./vocabulary";
+import { auxModelKey } from "@/lib/models/schema";
 
 /** Lifecycle of a role in the registry (seed 003 §2.2). */
 export type RoleLifecycle = "IDLE" | "BUSY" | "DEGRADED";
@@ -144,6 +145,5 @@ export function restrictRegistry(registry: CapabilityRegistry, ids: Iterable<str
  * `classifier` key that is a registered model; null otherwise (deterministic matching is used).
  */
 export function classifierModelKey(modelsFile: { classifier?: unknown; models: Record<string, unknown> }): string | null {
-  const key = modelsFile.classifier;
-  return typeof key === "string" && key.trim() !== "" && Object.prototype.hasOwnProperty.call(modelsFile.models, key) ? key : null;
+  return auxModelKey(modelsFile, "classifier");
 }

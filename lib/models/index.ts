@@ -6,3 +6,4 @@ export * from "./usage";
 export * from "./client";
 export * from "./request";
 export * from "./stream";
+export * from "./embeddings";

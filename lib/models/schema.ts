@@ -45,3 +45,19 @@ export const ModelsFileSchema = z.looseObject({
   aliases: z.record(z.string().min(1).max(100), z.string().min(1).max(200)).optional(),
 });
 export type ModelsFile = z.infer<typeof ModelsFileSchema>;
+
+/**
+ * Top-level keys of `models.json` that name the model a side job runs on: `classifier` (intent
+ * routing), `memory` (the memory distiller), `embedding` (vectors for memory and knowledge search),
+ * `reranker` (knowledge passages' relevance).
+ */
+export type AuxiliaryModelRole = "classifier" | "memory" | "embedding" | "reranker";
+
+/**
+ * The model key `models.json` names for `role` (e.g. `"embedding": "nomic"`), when it is a
+ * registered model; null otherwise (absent, empty, or a key `models` does not have).
+ */
+export function auxModelKey(modelsFile: { readonly [key: string]: unknown; models: Record<string, unknown> }, role: AuxiliaryModelRole): string | null {
+  const key = Object.prototype.hasOwnProperty.call(modelsFile, role) ? modelsFile[role] : undefined;
+  return typeof key === "string" && key.trim() !== "" && Object.prototype.hasOwnProperty.call(modelsFile.models, key) ? key : null;
+}

@@ -7,7 +7,7 @@ import "server-only";
  * the entry's fallback when it keeps failing). Instances are cached per key, entry and fallback,
  * so an edit of models.json takes effect on the next call without a restart.
  */
-import { createOpenAIModel, loadRegistry, lookupModel, resolveModel, type ChatModel } from "@/lib/models";
+import { auxModelKey, createEmbedder, createOpenAIModel, loadRegistry, lookupModel, resolveModel, type ChatModel, type Embedder } from "@/lib/models";
 import { createOfflineModel } from "@/lib/models/offline";
 import { tierDeadline, wrapWithResilience } from "@/lib/models/resilience";
 
@@ -31,4 +31,30 @@ export async function modelFor(root: string, key: string): Promise<ChatModel> {
   );
   cache().set(id, model);
   return model;
+}
+
+const EMBEDDERS_KEY = Symbol.for("astrion.runtime.embedders");
+
+function embedders(): Map<string, Embedder> {
+  const g = globalThis as unknown as Record<symbol, Map<string, Embedder> | undefined>;
+  return (g[EMBEDDERS_KEY] ??= new Map());
+}
+
+/**
+ * The embedder of the `embedding` key of models.json (vectors for memory recall and knowledge
+ * search); null when none is named, or when it names the offline model (which has no vectors):
+ * search is then lexical only. Cached per key and entry, like {@link modelFor}.
+ */
+export async function embedderFor(root: string): Promise<Embedder | null> {
+  const registry = await loadRegistry(root);
+  const key = auxModelKey(registry, "embedding");
+  if (!key) return null;
+  const entry = resolveModel(registry, key);
+  if (entry.provider === "offline") return null;
+  const id = `${key}\u0000${JSON.stringify(entry)}`;
+  const cached = embedders().get(id);
+  if (cached) return cached;
+  const embedder = createEmbedder(key, entry);
+  embedders().set(id, embedder);
+  return embedder;
 }

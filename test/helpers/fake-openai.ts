@@ -26,6 +26,7 @@
  */
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { fakeEmbedding } from "./fake-embeddings";
 
 /** Token counts as sent in the usage chunk. */
 export interface FakeUsage {
@@ -147,6 +148,8 @@ export interface FakeOpenAIOptions {
   fallback?: Script | ScriptHandler;
   /** Port to listen on (default 0: any free port). */
   port?: number;
+  /** The vector `/v1/embeddings` answers for one input (default: {@link fakeEmbedding}); an ErrorScript answers that error instead. */
+  embed?: (text: string) => number[] | ErrorScript;
 }
 
 /** A running fake endpoint. */
@@ -291,6 +294,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
     if (req.method === "GET" && /^(\/v1)?\/models$/.test(record.path)) {
       return sendJson(res, 200, { object: "list", data: [{ id: "fake-model", object: "model", created: 0, owned_by: "fake-openai" }] });
     }
+    if (req.method === "POST" && /^(\/v1)?\/embeddings$/.test(record.path)) return embeddings(res, record.body);
     if (!isChat) return sendJson(res, 404, { error: { message: `fake-openai: no route ${record.method} ${record.path}`, type: "invalid_request_error" } });
     const body = record.body;
     if (!body) return sendJson(res, 400, { error: { message: "fake-openai: the body is not a JSON object", type: "invalid_request_error" } });
@@ -339,6 +343,24 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       return finish(res, "close");
     }
     return finish(res, end);
+  }
+
+  /** `/v1/embeddings`: one vector per input, as floats or base64 float32 as asked. */
+  function embeddings(res: http.ServerResponse, body: FakeRequestBody | undefined): void {
+    const input = body?.input;
+    const texts = typeof input === "string" ? [input] : Array.isArray(input) && input.every((t) => typeof t === "string") ? (input as string[]) : null;
+    if (!texts || texts.length === 0) return sendJson(res, 400, { error: { message: "fake-openai: input must be a string or a non-empty array of strings", type: "invalid_request_error" } });
+    const data: Array<{ object: "embedding"; index: number; embedding: number[] | string }> = [];
+    for (const [index, text] of texts.entries()) {
+      const got = (options.embed ?? fakeEmbedding)(text);
+      if (!Array.isArray(got)) {
+        return sendJson(res, got.status, got.body ?? { error: { message: got.message ?? `fake-openai error ${got.status}`, type: ERROR_TYPES[got.status] ?? "server_error" } }, got.headers);
+      }
+      const embedding = body?.encoding_format === "base64" ? Buffer.from(new Float32Array(got).buffer).toString("base64") : got;
+      data.push({ object: "embedding", index, embedding });
+    }
+    const tokens = texts.reduce((n, t) => n + Math.ceil(t.length / 4), 0);
+    sendJson(res, 200, { object: "list", model: body?.model ?? "fake-embedding", data, usage: { prompt_tokens: tokens, total_tokens: tokens } });
   }
 
   function finish(res: http.ServerResponse, how: "close" | "stall" | "destroy"): void {
