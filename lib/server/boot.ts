@@ -22,7 +22,10 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
-    const deadline = setTimeout(() => process.exit(0), 3000);
+    const deadline = setTimeout(() => {
+      console.error("[astrion] shutdown: the checkpoint did not finish within 3 s; the next start replays the step log");
+      process.exit(0);
+    }, 3000);
     void closeAll()
       .catch((error: unknown) => console.error("[astrion] shutdown:", (error as Error).message))
       .finally(() => {

@@ -112,9 +112,14 @@ export class ConversationStore {
     const opening = this.#core.opening.get(id);
     if (!opening) return;
     const live = await opening.catch(() => null);
-    this.#core.opening.delete(id);
-    this.#core.live.delete(id);
-    await live?.close();
+    const forget = () => {
+      if (this.#core.opening.get(id) === opening) this.#core.opening.delete(id);
+      if (this.#core.live.get(id) === live) this.#core.live.delete(id);
+    };
+    // Held until the checkpoint is done: a change made meanwhile still goes through the step log and
+    // is in the checkpoint, instead of racing it with a write of the files on disk.
+    if (live) await live.close(forget);
+    else forget();
   }
 
   /** Whether a conversation is held in memory. */

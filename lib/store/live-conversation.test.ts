@@ -344,6 +344,30 @@ describe("the store with an open conversation", () => {
     expect(index[id]).toMatchObject({ title: "Renamed", agent_count: 2 });
   });
 
+  it("loses no change made while it closes: the log ends empty and the files hold every change, in order", async () => {
+    const { store, id, agentId, convDir } = await conversation();
+    const live = await store.open(id);
+    const log = path.join(convDir, STEP_LOG_FILE);
+    // A loop's step that began before the close, on the object it already holds…
+    const inFlight = Array.from({ length: 20 }, (_, i) => live.updateAgentMessages(agentId, (f) => ({ ...f, messages: [...f.messages, msg(100 + i)] })));
+    const closing = store.closeConversation(id);
+    // …and steps that come after the close began, through the store, interleaved with the checkpoint.
+    const later: Array<Promise<unknown>> = [];
+    for (let i = 0; i < 20; i++) {
+      later.push(store.updateAgentMessages(id, agentId, (f) => ({ ...f, messages: [...f.messages, msg(200 + i)] })));
+      later.push(store.updateAgentMetadata(id, agentId, (m) => ({ ...m, calls_this_task: i + 1 })));
+      if (i % 5 === 0) await new Promise((r) => setImmediate(r));
+    }
+    await Promise.all([...inFlight, closing, ...later]);
+    expect(store.isOpen(id)).toBe(false);
+    // Nothing is left for a replay to apply over the files (a replay would undo edits made to them).
+    expect((await fs.stat(log)).size).toBe(0);
+    const onDisk = JSON.parse(await fileText(path.join(convDir, "agents", String(agentId), "messages.json")));
+    const ids = onDisk.messages.map((m: Message) => m.message_id);
+    expect(ids).toEqual([...Array.from({ length: 20 }, (_, i) => `msg_${100 + i}`), ...Array.from({ length: 20 }, (_, i) => `msg_${200 + i}`)]);
+    expect(JSON.parse(await fileText(path.join(convDir, "agents", String(agentId), "metadata.json"))).calls_this_task).toBe(20);
+  });
+
   it("closes an open conversation before removing it", async () => {
     const { store, id } = await conversation();
     await store.open(id);

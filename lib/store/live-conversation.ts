@@ -104,6 +104,10 @@ export class LiveConversation {
   readonly #queues = new Map<string, Promise<unknown>>();
   #checkpointing: Promise<void> | null = null;
   #closed = false;
+  /** Changes asked of this object and not yet durable (queued, waiting for a checkpoint, or logging). */
+  #busy = 0;
+  /** Resolved when {@link #busy} drops to zero (close() waits on it). */
+  #idle: { promise: Promise<void>; resolve: () => void } | null = null;
 
   private constructor(root: string, id: string, meta: ConversationMetadata, leader: LeaderMessagesFile, log: StepLog, hooks: LiveHooks) {
     this.root = root;
@@ -242,7 +246,7 @@ export class LiveConversation {
   /** Runs `fn` after every earlier change queued under `key`. */
   #serial<T>(key: string, fn: () => Promise<T>): Promise<T> {
     const previous = this.#queues.get(key) ?? Promise.resolve();
-    const run = previous.then(fn, fn);
+    const run = this.#tracked(previous.then(fn, fn));
     const tail = run.then(
       () => undefined,
       () => undefined,
@@ -361,11 +365,39 @@ export class LiveConversation {
    * reports, action journal): recorded in the step log with the tick's other changes and written
    * to its file in the same tick; resolves once both are done (durable through the log).
    */
-  async appendLine(name: LoggedLineFile, line: string): Promise<void> {
+  appendLine(name: LoggedLineFile, line: string): Promise<void> {
     this.#assertOpen();
-    while (this.#checkpointing) await this.#checkpointing;
-    await Promise.all([this.#log.append({ k: "line", f: name, line }), this.#lines.write(name, line)]);
-    if (this.#log.size > CHECKPOINT_BYTES && !this.#checkpointing) await this.checkpoint();
+    return this.#tracked(
+      (async () => {
+        while (this.#checkpointing) await this.#checkpointing;
+        await Promise.all([this.#log.append({ k: "line", f: name, line }), this.#lines.write(name, line)]);
+        if (this.#log.size > CHECKPOINT_BYTES && !this.#checkpointing) await this.checkpoint();
+      })(),
+    );
+  }
+
+  /** Counts a change as under way until it settles, so close() makes it durable rather than refusing it. */
+  #tracked<T>(change: Promise<T>): Promise<T> {
+    this.#busy++;
+    const done = () => {
+      if (--this.#busy === 0 && this.#idle) {
+        this.#idle.resolve();
+        this.#idle = null;
+      }
+    };
+    change.then(done, done);
+    return change;
+  }
+
+  /** Resolves once no change is under way. */
+  #settled(): Promise<void> {
+    if (this.#busy === 0) return Promise.resolve();
+    if (!this.#idle) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.#idle = { promise, resolve };
+    }
+    return this.#idle.promise;
   }
 
   // ---------------------------------------------------------------- durability
@@ -472,12 +504,24 @@ export class LiveConversation {
    * Checkpoints and closes the log; the object can no longer change. A conversation that did not
    * change since its load or last checkpoint (an empty log) has its seed files complete and
    * durable already: nothing is rewritten, so letting go of one that was only viewed costs no write.
+   * `onClosed` runs at the moment changes stop being accepted (in the same tick), so a holder can
+   * stop routing changes here exactly then: until that moment this object takes them, and after it
+   * the files on disk are complete.
    */
-  async close(): Promise<void> {
+  async close(onClosed?: () => void): Promise<void> {
     if (this.#closed) return;
-    await this.#log.drain();
-    if (this.#log.size > 0 || this.#seed.pending || this.#checkpointing) await this.checkpoint();
+    // Every change a caller began before the close (queued behind another change of its file, or
+    // waiting for a checkpoint) is made and checkpointed, not refused: a loop's step that was under
+    // way when the conversation was let go (a clean shutdown, an idle release) is never lost, and
+    // never left in the log for a replay to apply over files that may have been edited since.
+    for (;;) {
+      await this.#settled();
+      await this.#log.drain();
+      if (this.#log.size > 0 || this.#seed.pending || this.#checkpointing) await this.checkpoint();
+      if (this.#busy === 0 && this.#log.size === 0 && !this.#seed.pending) break;
+    }
     this.#closed = true;
+    onClosed?.();
     await this.#seed.stop();
     await this.#log.close();
   }
