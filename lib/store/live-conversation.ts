@@ -43,6 +43,7 @@ import {
   type ConversationMetadata,
   type LeaderMessagesFile,
 } from "./schemas";
+import { ChangeQueues } from "./change-queues";
 import { SeedWriter } from "./seed-writer";
 import { openStepLog, type StepLog } from "./step-log";
 import { LineFiles, restoreLines } from "./logged-lines";
@@ -100,14 +101,10 @@ export class LiveConversation {
   readonly #seed: SeedWriter<FileKey>;
   /** The timeline, context reports and journal beside the seed files, made durable by the log. */
   readonly #lines: LineFiles;
-  /** Per-file queues, so an async mutator never races another change of the same file. */
-  readonly #queues = new Map<string, Promise<unknown>>();
+  /** Per-file queues and the count of changes under way (./change-queues.ts). */
+  readonly #changes = new ChangeQueues();
   #checkpointing: Promise<void> | null = null;
   #closed = false;
-  /** Changes asked of this object and not yet durable (queued, waiting for a checkpoint, or logging). */
-  #busy = 0;
-  /** Resolved when {@link #busy} drops to zero (close() waits on it). */
-  #idle: { promise: Promise<void>; resolve: () => void } | null = null;
 
   private constructor(root: string, id: string, meta: ConversationMetadata, leader: LeaderMessagesFile, log: StepLog, hooks: LiveHooks) {
     this.root = root;
@@ -243,24 +240,9 @@ export class LiveConversation {
 
   // ---------------------------------------------------------------- writes
 
-  /** Runs `fn` after every earlier change queued under `key`. */
-  #serial<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const previous = this.#queues.get(key) ?? Promise.resolve();
-    const run = this.#tracked(previous.then(fn, fn));
-    const tail = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.#queues.set(key, tail);
-    void tail.then(() => {
-      if (this.#queues.get(key) === tail) this.#queues.delete(key);
-    });
-    return run;
-  }
-
   /** Changes metadata.json (`id` fixed, `updated_at` now); resolves once durable. */
   updateMetadata(fn: Mutator<ConversationMetadata>): Promise<ConversationMetadata> {
-    return this.#serial("meta", async () => {
+    return this.#changes.serial("meta", async () => {
       this.#assertOpen();
       const changed = await fn(this.#meta);
       return changed === this.#meta ? changed : this.#applyMetadata(changed);
@@ -291,7 +273,7 @@ export class LiveConversation {
    * is false, metadata.json gets the same `updated_at`. Resolves once durable.
    */
   updateLeader(fn: Mutator<LeaderMessagesFile>, opts: { touch?: boolean } = {}): Promise<LeaderMessagesFile> {
-    return this.#serial("leader", async () => {
+    return this.#changes.serial("leader", async () => {
       this.#assertOpen();
       const changed = await fn(this.#leader);
       return changed === this.#leader ? changed : this.#applyLeader(this.#leader, changed, opts);
@@ -326,7 +308,7 @@ export class LiveConversation {
   /** Changes a sub-agent's metadata.json (`agent_id` fixed, `updated_at` now); resolves once durable. */
   updateAgentMetadata(agentId: number, fn: Mutator<AgentMetadata>): Promise<AgentMetadata> {
     const files = this.#agent(agentId);
-    return this.#serial(`agent:${agentId}`, async () => {
+    return this.#changes.serial(`agent:${agentId}`, async () => {
       this.#assertOpen();
       const changed = await fn(files.meta);
       if (changed === files.meta) return changed;
@@ -341,7 +323,7 @@ export class LiveConversation {
   /** Changes a sub-agent's messages.json (`agent_id` fixed, `updated_at` now); resolves once durable. */
   updateAgentMessages(agentId: number, fn: Mutator<AgentMessagesFile>): Promise<AgentMessagesFile> {
     const files = this.#agent(agentId);
-    return this.#serial(`agent_messages:${agentId}`, async () => {
+    return this.#changes.serial(`agent_messages:${agentId}`, async () => {
       this.#assertOpen();
       const changed = await fn(files.messages);
       return changed === files.messages ? changed : this.#applyAgentMessages(agentId, files, changed);
@@ -367,37 +349,13 @@ export class LiveConversation {
    */
   appendLine(name: LoggedLineFile, line: string): Promise<void> {
     this.#assertOpen();
-    return this.#tracked(
+    return this.#changes.track(
       (async () => {
         while (this.#checkpointing) await this.#checkpointing;
         await Promise.all([this.#log.append({ k: "line", f: name, line }), this.#lines.write(name, line)]);
         if (this.#log.size > CHECKPOINT_BYTES && !this.#checkpointing) await this.checkpoint();
       })(),
     );
-  }
-
-  /** Counts a change as under way until it settles, so close() makes it durable rather than refusing it. */
-  #tracked<T>(change: Promise<T>): Promise<T> {
-    this.#busy++;
-    const done = () => {
-      if (--this.#busy === 0 && this.#idle) {
-        this.#idle.resolve();
-        this.#idle = null;
-      }
-    };
-    change.then(done, done);
-    return change;
-  }
-
-  /** Resolves once no change is under way. */
-  #settled(): Promise<void> {
-    if (this.#busy === 0) return Promise.resolve();
-    if (!this.#idle) {
-      let resolve!: () => void;
-      const promise = new Promise<void>((r) => (resolve = r));
-      this.#idle = { promise, resolve };
-    }
-    return this.#idle.promise;
   }
 
   // ---------------------------------------------------------------- durability
@@ -515,10 +473,10 @@ export class LiveConversation {
     // way when the conversation was let go (a clean shutdown, an idle release) is never lost, and
     // never left in the log for a replay to apply over files that may have been edited since.
     for (;;) {
-      await this.#settled();
+      await this.#changes.settled();
       await this.#log.drain();
       if (this.#log.size > 0 || this.#seed.pending || this.#checkpointing) await this.checkpoint();
-      if (this.#busy === 0 && this.#log.size === 0 && !this.#seed.pending) break;
+      if (this.#changes.busy === 0 && this.#log.size === 0 && !this.#seed.pending) break;
     }
     this.#closed = true;
     onClosed?.();
