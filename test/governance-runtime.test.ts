@@ -56,6 +56,9 @@ function leader(s: string, body: FakeRequestBody): Script {
     case "degraded":
       if (!called(body, "create_sub_agent")) return fakeToolCalls([create("flaky-worker", "Look at the project")]);
       return done(1);
+    case "rolecap":
+      if (!called(body, "create_sub_agent")) return fakeToolCalls([create("solo-worker", "First job"), create("solo-worker", "Second job")]);
+      return done(1);
     case "partial":
       if (!called(body, "create_sub_agent")) return fakeToolCalls([create("researcher", "Quick look"), create("broken-worker", "Doomed task")]);
       return done(2);
@@ -86,6 +89,9 @@ function agent(s: string, body: FakeRequestBody): Script {
     case "inbox":
       if (!called(body, "ask_master")) return fakeToolCalls([{ name: "ask_master", arguments: { question: "Go on?" } }]);
       return report("answered");
+    case "rolecap":
+      // Still at work (its answer takes a while) when the leader asks for a second one.
+      return fakeToolCalls([{ name: "report_to_leader", arguments: { summary: "first job done" } }], { delayMs: 800 });
     case "whitelist":
     case "newrole":
     case "partial":
@@ -159,6 +165,7 @@ beforeAll(async () => {
   // Roles written by hand after the first start: new files become candidates with no code change.
   role("flaky-worker", "Flaky Worker", "model: flaky\ncapabilities: [testing]\npermissions: [read]\n");
   role("broken-worker", "Broken Worker", "model: broken\ncapabilities: [testing]\npermissions: [read]\n");
+  role("solo-worker", "Solo Worker", "capabilities: [testing]\npermissions: [read]\nmax_concurrency: 1\n");
 });
 
 afterAll(async () => {
@@ -198,6 +205,16 @@ describe("routing", () => {
 });
 
 describe("least privilege", () => {
+  it("a role's max_concurrency caps how many of its agents create_sub_agent sets to work at once", async () => {
+    const id = await conversation("rolecap");
+    await send(id, "Two jobs for the solo worker");
+    const messages = await finished(id, "rolecap");
+    expect((await agentsOf(id)).agents.map((a: { metadata: { role_id: string } }) => a.metadata.role_id)).toEqual(["solo-worker"]);
+    const capped = messages.find((m) => m.role === "tool" && String(m.content).includes("max_concurrency"));
+    expect(JSON.parse(String(capped?.content)).error).toMatch(/cap reached: 1 agent\(s\) of role solo-worker are at work/);
+    expect((await timeline(id)).some((r) => r.action === "create_sub_agent" && r.status === "capped" && r.envelope.payload.cap === 1)).toBe(true);
+  });
+
   it("a role without write cannot write, and the denial is in the timeline", async () => {
     const id = await conversation("readonly");
     await send(id, "Take notes");

@@ -327,6 +327,7 @@ export const en = {
   "notice.msg.projectCannotRun": "This conversation cannot run: {reason}",
   "notice.msg.projectNotResumed": "This conversation was not resumed: {reason}",
   "notice.msg.agentCap": "The team already has {max} sub-agents, the most one conversation may create.",
+  "notice.msg.roleCap": "{role} already has {max} agents at work, the most its max_concurrency allows; no new one was created.",
   "notice.msg.abilityCapped": "{agent} called {tool}, but no agent of role {role} is free and the caps allow no new one.",
   "notice.msg.modelFallback": "Role {role} names model \"{model}\", which is neither a model nor an alias in models.json; it uses the conversation's model ({fallback}).",
   "notice.msg.modelDegradedFallback": "{model} is failing ({reason}); {fallback} answers instead.",

@@ -329,6 +329,7 @@ export const zhCN: Record<MessageKey, string> = {
   "notice.msg.projectCannotRun": "本会话无法运行：{reason}",
   "notice.msg.projectNotResumed": "本会话未恢复运行：{reason}",
   "notice.msg.agentCap": "团队已有 {max} 个子智能体，这是一个会话最多可创建的数量。",
+  "notice.msg.roleCap": "{role} 已有 {max} 个智能体在工作，达到其 max_concurrency 上限；未创建新的智能体。",
   "notice.msg.abilityCapped": "{agent} 调用了 {tool}，但角色 {role} 没有空闲的智能体，且上限不允许再创建。",
   "notice.msg.modelFallback": "角色 {role} 指定的模型“{model}”在 models.json 中既不是模型也不是别名；改用本会话的模型（{fallback}）。",
   "notice.msg.modelDegradedFallback": "{model} 连续失败（{reason}）；改由 {fallback} 回答。",

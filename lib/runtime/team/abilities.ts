@@ -28,7 +28,7 @@ import { once } from "./effects";
 import { createSubAgent } from "./leader-tools";
 import type { TeamState } from "./state";
 import { appendToolResult } from "./steps";
-import { errorResult, isErrorResult, traceCause, type AbilityRequest, type AgentMeta, type Sender } from "./types";
+import { atWork, errorResult, isErrorResult, traceCause, type AbilityRequest, type AgentMeta, type Sender } from "./types";
 
 /** The caller's pending entry of an ability call. */
 interface AbilityPending extends PendingToolCall {
@@ -117,7 +117,7 @@ async function planCallee(s: TeamState, roleId: string): Promise<Plan> {
   if (idle) return { ok: true, reuse: idle.agent_id };
   const role = await s.app.roles.get(roleId).catch(() => null);
   if (role?.kind !== "role") return { ok: false, code: "refused", reason: `role ${roleId} cannot be loaded` };
-  const busy = ofRole.filter((a) => (a.status === "running" || a.status === "waiting") && !done(a)).length;
+  const busy = ofRole.filter(atWork).length;
   const max = role.fields.max_concurrency;
   if (max !== undefined && busy >= max) return { ok: false, code: "capped", reason: `cap reached: no idle agent of role ${roleId}, and the role allows at most ${max} at once (max_concurrency). Try again later.` };
   if (conv.agent_ids.length >= s.limits.maxAgents) return { ok: false, code: "capped", reason: `cap reached: no idle agent of role ${roleId}, and this conversation already has ${s.limits.maxAgents} sub-agents (the maximum). Try again later.` };

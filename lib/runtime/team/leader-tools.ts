@@ -19,7 +19,7 @@ import { endAbilityCalls } from "./abilities";
 import { once } from "./effects";
 import { answerQuestion, messageAgent } from "./mail";
 import type { TeamState } from "./state";
-import { errorResult, LEADER_DISPLAY_NAME, summarize, type AgentMeta, type Sender } from "./types";
+import { atWork, errorResult, LEADER_DISPLAY_NAME, summarize, type AgentMeta, type Sender } from "./types";
 
 const LEADER_SENDER: Sender = { name: LEADER_DISPLAY_NAME, agentId: null, party: LEADER_PARTY, abbrev: "tl" };
 
@@ -132,6 +132,15 @@ export async function createSubAgent(s: TeamState, roleId: string, task: string,
   }
   const role = await s.app.roles.get(roleId);
   if (role.kind !== "role") return errorResult(`role "${roleId}" cannot be loaded: ${role.error.message}`);
+  const max = role.fields.max_concurrency;
+  if (max !== undefined) {
+    const busy = ((await s.store.listAgents(s.convId)).agents as AgentMeta[]).filter((a) => a.role_id === roleId && atWork(a)).length;
+    if (busy >= max) {
+      s.notice("warning", "cap_role", "notice.msg.roleCap", { role: role.fields.name, max });
+      await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: from.party, payload: { cap: max, role_id: roleId, busy }, action, resource: `role:${roleId}`, status: "capped" });
+      return errorResult(`cap reached: ${busy} agent(s) of role ${roleId} are at work, and the role allows at most ${max} at once (max_concurrency). ${options.capHint ?? "Wait for one to report, then give it the task with send_message_to_agent."}`);
+    }
+  }
   // A registered key, or an alias of models.json (`sonnet`, `inherit`…); else the conversation's model, and the person is told.
   const resolved = resolveModelName(role.fields.model, aliasRegistry(await loadRegistry(s.app.root)));
   const modelKey = resolved.key ?? conv.model_key;

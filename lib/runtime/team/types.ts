@@ -58,6 +58,15 @@ export interface AbilityRequest {
 /** A sub-agent's metadata with the runtime's keys. */
 export type AgentMeta = AgentMetadata & AgentExtras;
 
+/**
+ * Whether an agent is at work, counting against its role's `max_concurrency`: running or waiting,
+ * except one running only the last step of a turn in which it already reported.
+ */
+export function atWork(a: AgentMeta): boolean {
+  if (a.status === "waiting") return true;
+  return a.status === "running" && !(a.reported === true && !a.ability_request);
+}
+
 /** Who sends a message to a sub-agent. */
 export interface Sender {
   name: string;
