@@ -2,14 +2,15 @@
  * Loads the tests' fake OpenAI-compatible server (`test/helpers/fake-openai.ts`) into this plain
  * Node process (see ts-module.mjs), so the bench runs exactly the code the integration tests run.
  */
-import { importTsModule } from "./ts-module.mjs";
+import { importTsGraph } from "./ts-module.mjs";
 
 /**
  * Imports the transpiled helper and returns its module (`startFakeOpenAI`, `fakeText`,
  * `fakeToolCalls`, …) and a `cleanup()` that removes the temporary file.
  */
-export function loadFakeOpenAI() {
-  return importTsModule("test/helpers/fake-openai.ts");
+export async function loadFakeOpenAI() {
+  const { mods, cleanup } = await importTsGraph(["test/helpers/fake-openai.ts"]);
+  return { mod: mods[0], cleanup };
 }
 
 /**
