@@ -177,7 +177,7 @@ export class ProjectIndex {
       state: this.#state,
       files_indexed: building ? this.#progress.indexed : files.length,
       files_total: building ? Math.max(this.#progress.total, this.#progress.indexed) : files.length,
-      passages: this.#mini.documentCount,
+      passages: files.reduce((n, f) => n + f.passages, 0),
       truncated_files: files.filter((f) => f.truncated).length,
       skipped: m?.skipped ?? { gitignored: 0, binary: 0, over_file_limit: 0, unreadable: 0 },
       last_update: this.#lastRefresh && m ? m.updated_at : null,
@@ -216,8 +216,22 @@ export class ProjectIndex {
     return run;
   }
 
+  /**
+   * Reads only the manifest of a stored index, so its state can be shown (Settings) without
+   * loading its passages; the first refresh loads the rest.
+   */
+  async peek(): Promise<void> {
+    if (this.#loaded || this.#manifest || this.#running) return;
+    const manifest = await readJsonFile(path.join(this.dir, "manifest.json"), ManifestSchema).catch(() => null);
+    if (!manifest || manifest.project_path !== this.project || this.#loaded || this.#running) return;
+    this.#manifest = manifest;
+    this.#lastRefresh = Date.parse(manifest.updated_at) || 0;
+    this.#state = "ready";
+  }
+
   async #load(): Promise<void> {
     this.#loaded = true;
+    this.#manifest = null;
     let manifest: Manifest;
     try {
       manifest = await readJsonFile(path.join(this.dir, "manifest.json"), ManifestSchema);
