@@ -99,7 +99,11 @@ export async function dispatchKnowledgeTool(s: TeamState, agentId: number, meta:
   if (!parsed.ok) return errorResult(parsed.error);
   const { query, paths } = parsed.args;
   const d = decide(meta, (await s.store.readAgentMessages(s.convId, agentId)).messages);
-  if (!d?.offer) return errorResult("search_knowledge is not offered for this task (it asks for no precise fact); use read_file or search_files");
+  if (!d?.offer) {
+    const reason = "search_knowledge is not offered for this task (it asks for no precise fact); use read_file or search_files";
+    await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { tool: KNOWLEDGE_TOOL.name, code: "not_offered", reason }, action: KNOWLEDGE_TOOL.name, resource: `agent:${agentId}`, status: "refused" });
+    return errorResult(reason);
+  }
   s.setActivity(agentId, `search_knowledge "${summarize(query, 40)}"`);
   const real = (await resolveProjectPath(projectPath, ".")).root;
   const registry = await loadRegistry(s.app.root);
