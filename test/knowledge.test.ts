@@ -50,7 +50,8 @@ function handler(body: FakeRequestBody) {
     const force = task.includes("[force]");
     if (!entry.tools.includes("search_knowledge") && !force) return fakeToolCalls([{ id: "k_report", name: "report_to_leader", arguments: { summary: "no search" } }]);
     const query = task.replace("[force]", "").replace(/\[[^\]]*\]/g, "");
-    return fakeToolCalls([{ id: "k_search", name: "search_knowledge", arguments: { query, ...(task.includes("[docs]") ? { paths: ["docs"] } : {}) } }]);
+    const paths = task.includes("[docs]") ? ["docs"] : task.includes("[escape]") ? ["docs/../../outside"] : undefined;
+    return fakeToolCalls([{ id: "k_search", name: "search_knowledge", arguments: { query, ...(paths ? { paths } : {}) } }]);
   }
   entry.result = String(results[0]!.content);
   return fakeToolCalls([{ id: "k_report", name: "report_to_leader", arguments: { summary: "looked it up" } }]);
@@ -148,6 +149,10 @@ describe("search_knowledge through the engine", () => {
     expect(answer.passages.length).toBeGreaterThan(0);
     expect(answer.passages.every((p: { file: string }) => p.file.startsWith("docs/"))).toBe(true);
     expect(answer.passages[0]).toMatchObject({ file: "docs/orders.md", heading: "Orders API > Fields" });
+
+    const escape = await run("Which field holds the order id? [escape]");
+    expect(JSON.parse(escape.entry.result!).error).toMatch(/contains a "\.\." segment/);
+    expect(escape.records.find((r) => r.action === "search_knowledge")).toMatchObject({ status: "refused", envelope: { payload: { code: "parent_segment" } } });
   });
 
   it("reranks with the reranker key, and keeps the lexical order when its answer is unusable", async () => {

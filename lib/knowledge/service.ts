@@ -133,7 +133,7 @@ export class KnowledgeService {
     hits = hits.slice(0, limit);
     if (!hits.length && st.state === "ready") notes.push("no passage matches; try other words, or search_files for an exact string");
     const base = { ranking: vectors ? ("bm25+vectors" as const) : ("bm25" as const), reranked, index: { state: st.state, files_indexed: st.files_indexed, files_total: st.files_total } };
-    return keepWholeItems(hits, Math.max(1000, options.maxOutputChars ?? 12_000), (kept, omitted): KnowledgeAnswer => {
+    return keepWholeItems(hits, Math.max(1, options.maxOutputChars ?? 12_000), (kept, omitted): KnowledgeAnswer => {
       const note = [...notes, ...(omitted ? [`${omitted} more passages not shown (the output cap); narrow with paths`] : [])].join("; ");
       return { passages: kept, ...base, truncated: omitted > 0, ...(omitted ? { omitted } : {}), ...(note ? { note } : {}) };
     }).value;
