@@ -5,7 +5,7 @@ import "server-only";
  * applies below it, with git's rules, through the `ignore` package eslint uses), the folders the
  * workspace tools never descend into (`node_modules`, `.git`, …), Astrion's own folders, and
  * symlinks (never followed, so nothing outside the project is read). Stops at `maxFiles` files
- * and counts what it left out.
+ * and counts what it left out. Files come before subfolders in each folder, both in name order.
  */
 import { promises as fs, type Dirent } from "node:fs";
 import path from "node:path";
@@ -63,7 +63,6 @@ function ignoredBy(rules: readonly Rules[], rel: string, isDir: boolean): boolea
 export async function walkProject(root: string, maxFiles: number): Promise<WalkResult> {
   const out: WalkResult = { files: [], gitignored: 0, overLimit: 0 };
   const roots = protectedFolders();
-  let full = false;
   async function visit(dir: string, relDir: string, inherited: readonly Rules[]): Promise<void> {
     let dirents: Dirent[];
     try {
@@ -74,30 +73,26 @@ export async function walkProject(root: string, maxFiles: number): Promise<WalkR
     const own = await rulesOf(dir, relDir);
     const rules = own ? [...inherited, own] : inherited;
     dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    // The folder's files are stat'ed together (one round trip to the thread pool per folder, not per file).
+    const files = dirents.filter((d) => d.isFile() && !ignoredBy(rules, relDir + d.name, false));
+    out.gitignored += dirents.filter((d) => d.isFile()).length - files.length;
+    const room = Math.max(0, maxFiles - out.files.length);
+    out.overLimit += Math.max(0, files.length - room);
+    const stats = await Promise.all(files.slice(0, room).map((d) => fs.lstat(path.join(dir, d.name)).catch(() => null)));
+    files.slice(0, room).forEach((d, i) => {
+      const stat = stats[i];
+      if (stat?.isFile()) out.files.push({ rel: relDir + d.name, size: stat.size, mtimeMs: Math.floor(stat.mtimeMs) });
+    });
     for (const d of dirents) {
+      if (!d.isDirectory()) continue;
       const abs = path.join(dir, d.name);
       const rel = relDir + d.name;
-      if (d.isDirectory()) {
-        if (SKIPPED_DIRS.has(d.name) || (roots.length && protectedMatch(abs, null, roots))) continue;
-        if (ignoredBy(rules, rel, true)) {
-          out.gitignored++;
-          continue;
-        }
-        await visit(abs, `${rel}/`, rules);
-      } else if (d.isFile()) {
-        if (ignoredBy(rules, rel, false)) {
-          out.gitignored++;
-          continue;
-        }
-        if (full) {
-          out.overLimit++;
-          continue;
-        }
-        const stat = await fs.lstat(abs).catch(() => null);
-        if (!stat?.isFile()) continue;
-        out.files.push({ rel, size: stat.size, mtimeMs: Math.floor(stat.mtimeMs) });
-        if (out.files.length >= maxFiles) full = true;
+      if (SKIPPED_DIRS.has(d.name) || (roots.length && protectedMatch(abs, null, roots))) continue;
+      if (ignoredBy(rules, rel, true)) {
+        out.gitignored++;
+        continue;
       }
+      await visit(abs, `${rel}/`, rules);
     }
   }
   await visit(root, "", []);
