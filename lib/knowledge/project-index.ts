@@ -242,17 +242,15 @@ export class ProjectIndex {
     }
     if (manifest.project_path !== this.project) return;
     const shards = new Map<number, Map<string, Passage[]>>();
-    let passages = 0;
     for (let n = 0; n < SHARDS; n++) {
       const file = path.join(this.dir, "chunks", shardName(n));
       const shard = await readJsonFile(file, ShardSchema).catch(() => null);
       const map = new Map(Object.entries(shard?.files ?? {}));
       for (const rel of map.keys()) if (!manifest.files[rel]) map.delete(rel);
       shards.set(n, map);
-      for (const list of map.values()) passages += list.length;
     }
     // A file whose passages are missing from its shard is read again by the refresh.
-    for (const [rel, f] of Object.entries(manifest.files)) if (!shards.get(f.shard)?.has(rel)) delete manifest.files[rel];
+    for (const [rel, f] of Object.entries(manifest.files)) if (!f.binary && !shards.get(f.shard)?.has(rel)) delete manifest.files[rel];
     // The BM25 index is built again from the passages, in batches that yield (see the file comment).
     const mini = newMini();
     let added = 0;

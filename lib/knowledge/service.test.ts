@@ -110,7 +110,7 @@ describe("knowledge index and search_knowledge", () => {
 
   it("updates incrementally: a changed file alone is read again, a deleted one is gone, a new one found", async () => {
     const project = temp("kn-proj-");
-    write(project, FIXTURE);
+    write(project, { ...FIXTURE, "logo.png": Buffer.from([0x89, 0x50, 0, 0, 1, 2]) });
     const data = temp("kn-data-");
     const s = service(data);
     const first = await s.project(project).refresh();
