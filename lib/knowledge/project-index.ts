@@ -98,7 +98,7 @@ async function readHead(abs: string, max: number): Promise<{ text: string; trunc
 
 function emptyManifest(project: string): Manifest {
   const now = new Date().toISOString();
-  return { format: KNOWLEDGE_FORMAT, project_path: project, created_at: now, updated_at: now, embedding: null, embedding_error: null, files: {}, skipped: { gitignored: 0, binary: 0, over_file_limit: 0, unreadable: 0 } };
+  return { format: KNOWLEDGE_FORMAT, project_path: project, created_at: now, updated_at: now, embedding_key: null, embedding: null, embedding_error: null, files: {}, skipped: { gitignored: 0, binary: 0, over_file_limit: 0, unreadable: 0 } };
 }
 
 /** See the file comment. */
@@ -139,9 +139,9 @@ export class ProjectIndex {
     return this.#vectors;
   }
 
-  /** The embedding key the stored vectors come from. */
+  /** The embedding key the index was built for (its vectors, when the model answered, come from it). */
   get embeddingKey(): string | null {
-    return this.#manifest?.embedding?.key ?? null;
+    return this.#manifest?.embedding_key ?? null;
   }
 
   /** When the last refresh finished (epoch ms; 0 before any). */
@@ -294,7 +294,7 @@ export class ProjectIndex {
     const embedder = options.embedder ?? null;
     const wantKey = embedder?.key ?? null;
     // Another embedding model (or none any more): the stored vectors are of no use.
-    const rebuild = options.rebuild || !this.#manifest || (this.#manifest.embedding?.key ?? null) !== wantKey;
+    const rebuild = options.rebuild || !this.#manifest || this.#manifest.embedding_key !== wantKey;
     if (rebuild) {
       const previous = this.#manifest;
       this.#manifest = emptyManifest(this.project);
@@ -305,8 +305,9 @@ export class ProjectIndex {
       this.#state = "building";
     }
     const manifest = this.#manifest!;
-    manifest.embedding = wantKey ? (manifest.embedding?.key === wantKey ? manifest.embedding : null) : null;
-    manifest.embedding_error = null;
+    manifest.embedding_key = wantKey;
+    // A failure of the embedding model stays reported until a rebuild (the files indexed meanwhile have no vectors).
+    if (rebuild) manifest.embedding_error = null;
     this.#error = null;
     const walk = await walkProject(this.project, this.#limits.maxFiles);
     const seen = new Set(walk.files.map((f) => f.rel));

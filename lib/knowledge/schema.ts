@@ -59,6 +59,8 @@ export const ManifestSchema = z
     created_at: z.string(),
     /** When the last refresh finished (ISO 8601, UTC). */
     updated_at: z.string(),
+    /** The embedding key configured when the index was built (null: none); another key rebuilds it. */
+    embedding_key: z.string().nullable(),
     /** The embedding model the vectors come from, or null (no vectors). */
     embedding: z.object({ key: z.string(), dims: z.number().int().positive() }).strict().nullable(),
     /** The last embedding failure, if vectors are missing because of it. */

@@ -157,6 +157,23 @@ describe("knowledge index and search_knowledge", () => {
     expect(b.passages[0]!.file).toBe("src/refund.ts");
   });
 
+  it("an embedding model failing while indexing leaves a BM25 index, reported, and is not retried on every refresh", async () => {
+    const project = temp("kn-proj-");
+    write(project, FIXTURE);
+    let calls = 0;
+    const down: Embedder = { key: "down", embed: async () => { calls++; throw new Error("connection refused"); } };
+    const s = service(temp("kn-data-"));
+    const first = await s.project(project).refresh({ embedder: down });
+    expect(first.reindexed.length).toBeGreaterThan(5);
+    expect(s.project(project).status()).toMatchObject({ state: "ready", embedding: null, error: expect.stringContaining('embedding model "down" failed: connection refused') });
+    const before = calls;
+    expect((await s.project(project).refresh({ embedder: down })).reindexed).toEqual([]);
+    expect(calls).toBe(before);
+    const a = await s.search(project, "retry_delay_ms", { embedder: down });
+    expect(a.ranking).toBe("bm25");
+    expect(a.passages[0]!.file).toBe("README.md");
+  });
+
   it("reranks the top passages with a reranker model, and keeps the lexical order when it fails", async () => {
     const project = temp("kn-proj-");
     write(project, FIXTURE);
