@@ -10,3 +10,4 @@ export { chunkFile, chunkLines, chunkMarkdown, CHUNK_LIMITS, isMarkdown } from "
 export { knowledgeTerms, pathWords } from "./terms";
 export { KNOWLEDGE_HINT, routeKnowledge, ROUTE_READ_CHARS, type KnowledgeRouting } from "./route";
 export { orderFromAnswer, rerankMessages, RerankAnswerSchema, RERANK_TOP } from "./rerank";
+export { KNOWLEDGE_TOOL } from "./tool";

@@ -13,26 +13,18 @@ import "server-only";
  * models.json when they are set; every call is audited (query, paths, the passages' locations,
  * how they were ranked — never their text).
  */
-import { KNOWLEDGE_HINT, routeKnowledge, SearchKnowledgeArgsSchema, type KnowledgeRouting } from "@/lib/knowledge";
+import { KNOWLEDGE_HINT, KNOWLEDGE_TOOL, routeKnowledge, type KnowledgeRouting } from "@/lib/knowledge";
 import { knowledgeService } from "@/lib/knowledge/service";
 import { auxModelKey, loadRegistry, type ToolSpec } from "@/lib/models";
 import { agentParty, parseAgentMessage, SYSTEM_PARTY } from "@/lib/protocol";
 import type { Message } from "@/lib/store";
-import { defineTool, parseToolArguments, toolSpec } from "@/lib/tools";
+import { parseToolArguments, toolSpec } from "@/lib/tools";
 import { resolveProjectPath } from "@/lib/workspace";
 import { embedderFor, modelFor } from "../models";
 import type { TeamState } from "./state";
 import { errorResult, summarize, type AgentMeta } from "./types";
 
-/** The tool, in the registry's style (its JSON Schema generated from the zod schema). */
-export const KNOWLEDGE_TOOL = defineTool({
-  name: "search_knowledge",
-  audience: "agent",
-  readOnly: true,
-  description:
-    "Search the project's documents and code for the passages that state a precise fact (a field's definition, where a function lives, a setting's default). Narrows by path, file name and Markdown heading, ranks by relevance; returns passages as file:line-range with their heading.",
-  args: SearchKnowledgeArgsSchema,
-});
+export { KNOWLEDGE_TOOL };
 
 /** Whether a tool name is `search_knowledge`. */
 export function isKnowledgeTool(name: string): boolean {
