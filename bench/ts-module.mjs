@@ -49,9 +49,10 @@ function resolveLocal(specifier, fromFile) {
 /**
  * Imports the repository files `relativePaths` and every repository file they import, transpiled
  * into one temporary folder (so modules they share are loaded once). Returns their modules, in
- * order, and a `cleanup()`.
+ * order, and a `cleanup()`. `allowServerOnly` drops `import "server-only"` (a marker for Next's
+ * bundler, which throws outside it) for a bench that runs server modules in plain Node.
  */
-export async function importTsGraph(relativePaths) {
+export async function importTsGraph(relativePaths, { allowServerOnly = false } = {}) {
   const dir = mkdtempSync(path.join(os.tmpdir(), "astrion-bench-ts-"));
   const out = (file) => path.join(dir, path.relative(ROOT, file)).replace(/\.tsx?$/, ".mjs");
   const done = new Set();
@@ -60,7 +61,9 @@ export async function importTsGraph(relativePaths) {
     const file = pending.pop();
     if (done.has(file)) continue;
     done.add(file);
-    const code = transpile(readFileSync(file, "utf8"), path.basename(file)).replace(SPECIFIERS, (all, head, specifier, tail) => {
+    let source = transpile(readFileSync(file, "utf8"), path.basename(file));
+    if (allowServerOnly) source = source.replace(/^import ["']server-only["'];?$/m, "");
+    const code = source.replace(SPECIFIERS, (all, head, specifier, tail) => {
       if (specifier.startsWith("node:")) return all;
       if (specifier.startsWith("@/") || specifier.startsWith(".")) {
         const target = resolveLocal(specifier, file);

@@ -35,6 +35,8 @@ export const TOOL_SCOPES: Readonly<Record<string, AgentScope>> = {
   list_files: "project:read",
   read_file: "project:read",
   search_files: "project:read",
+  // Knowledge retrieval reads the project's files through its index (lib/runtime/team/knowledge-tools.ts).
+  search_knowledge: "project:read",
   write_file: "project:write",
   run_command: "project:execute",
   send_message: "message:teammates",

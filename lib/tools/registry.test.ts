@@ -3,6 +3,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ABILITY_CALL_TOOL, TOOL_SCOPES } from "@/lib/governance/permissions";
+import { KNOWLEDGE_TOOL } from "@/lib/knowledge/tool";
 import { parseCatalog } from "@/lib/models/offline/leader-plan";
 import {
   AGENT_TOOL_ARGS,
@@ -244,7 +245,8 @@ describe("who is offered what", () => {
   });
 
   it("every tool a sub-agent is offered has a permission-token scope, and every scope names such a tool", () => {
-    const agentUsable = [...toolsOf("agent", ["read", "write", "execute"]), ...toolsOf("both")].map((t) => t.name).sort();
+    // Besides the registry's tools: search_knowledge, offered per task (lib/knowledge/tool.ts).
+    const agentUsable = [...toolsOf("agent", ["read", "write", "execute"]), ...toolsOf("both"), KNOWLEDGE_TOOL].map((t) => t.name).sort();
     // Besides the registry's tools: the name every ability call is checked under (a teammate gets a task).
     expect(Object.keys(TOOL_SCOPES).filter((k) => k !== ABILITY_CALL_TOOL).sort()).toEqual(agentUsable);
     expect(TOOL_SCOPES[ABILITY_CALL_TOOL]).toBe("message:teammates");

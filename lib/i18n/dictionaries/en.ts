@@ -594,6 +594,25 @@ export const en = {
   "settings.mcp.effectWrite": "write",
   "settings.mcp.skipped": "skipped: name too long or invalid",
   "settings.mcp.badLine": "line {line}: {message}",
+  // ---- Knowledge retrieval (issue 11, know)
+  "settings.knowledge": "Knowledge index",
+  "settings.knowledgeHint": "search_knowledge searches an index of each project folder (documents and code, .gitignore respected), built in the background and kept up to date as files change. A sub-agent is offered the tool only for tasks that ask for precise facts.",
+  "settings.knowledge.none": "No conversation names a project folder yet.",
+  "settings.knowledge.limits": "Limits: {bytes} bytes read per file, {files} files per project.",
+  "settings.knowledge.state.none": "not indexed yet",
+  "settings.knowledge.state.building": "building",
+  "settings.knowledge.state.ready": "ready",
+  "settings.knowledge.state.error": "error",
+  "settings.knowledge.files": "{indexed} / {total} files",
+  "settings.knowledge.passages": "{n} passages",
+  "settings.knowledge.truncated": "{n} files indexed only in part",
+  "settings.knowledge.skipped": "skipped: {gitignored} by .gitignore, {binary} binary, {over} over the file limit",
+  "settings.knowledge.lastUpdate": "Last update: {at}",
+  "settings.knowledge.never": "never",
+  "settings.knowledge.embedding": "vectors: {key}",
+  "settings.knowledge.rebuild": "Rebuild",
+  "settings.knowledge.build": "Build",
+  "settings.knowledge.rebuildFailed": "Could not rebuild: {message}",
 } as const;
 
 /** A message key of the UI. */

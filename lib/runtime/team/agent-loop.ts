@@ -19,6 +19,7 @@ import { awaitsApproval } from "./approvals";
 import { runTool } from "./dispatch";
 import { abilityToolsFor, replyAtTurnEnd } from "./abilities";
 import { gatewayToolsFor } from "./gateway-tools";
+import { knowledgeOffer } from "./knowledge-tools";
 import { resolveDangling } from "./effects";
 import { deliverReport, reportFailure } from "./mail";
 import { mcpToolSpecs } from "./mcp-tools";
@@ -150,9 +151,11 @@ export class AgentLoops {
     const thinking = meta.thinking_mode === "thinking" ? (conv.run_mode === "deep" ? "deep" : "on") : "off";
     const signal = AbortSignal.any([s.stopController.signal, controller.signal]);
     const leaderMessages = (await s.store.readLeaderMessages(s.convId)).messages;
+    // search_knowledge only for a task that asks for precise facts (seed 003 §5.3), with a hint.
+    const knowledge = await knowledgeOffer(s, agentId, meta, messages, conv.project_path);
     const input = buildModelInput({
       kind: "agent",
-      system: `${PROMOTION_HINT}\n${NOTE_HINT}`,
+      system: `${PROMOTION_HINT}\n${NOTE_HINT}${knowledge.hint}`,
       messages,
       facts: { project_path: conv.project_path, goal: conversationGoal(leaderMessages) ?? conv.title },
       promoted: [...collectPromotions(leaderMessages), ...collectPromotions(messages)],
@@ -161,7 +164,7 @@ export class AgentLoops {
     });
     // MCP servers start here, on the first model call that offers their tools (lib/runtime/team/mcp-tools.ts).
     const mcpTools = await mcpToolSpecs(s, agentId, meta);
-    const outcome = await callModel(s, model, agentId, input.messages, [...agentTools(permissions, meta.file_tools), ...sharedContextTools(), ...mcpTools, ...(await abilityToolsFor(s, meta)), ...(await gatewayToolsFor(s, meta))], thinking, signal);
+    const outcome = await callModel(s, model, agentId, input.messages, [...agentTools(permissions, meta.file_tools), ...sharedContextTools(), ...mcpTools, ...(await abilityToolsFor(s, meta)), ...(await gatewayToolsFor(s, meta)), ...knowledge.tools], thinking, signal);
     meta = await counted;
     const traceId = meta.trace_id ?? (await s.traceOrNew()).trace_id;
     if (!outcome.ok) {

@@ -1,0 +1,16 @@
+import { RebuildBodySchema } from "@/lib/knowledge";
+import { rebuildKnowledge } from "@/lib/knowledge/report";
+import { json, readBody, route } from "@/lib/http";
+import { embedderFor } from "@/lib/runtime/models";
+import { getApp } from "@/lib/server/app";
+
+export const dynamic = "force-dynamic";
+export const runtime = "nodejs";
+
+/** Rebuilds one project's knowledge index in the background (202 with its state). */
+export const POST = route(async (request) => {
+  const body = await readBody(request, RebuildBodySchema);
+  const app = await getApp();
+  const status = await rebuildKnowledge(app.root, app.store, body, await embedderFor(app.root).catch(() => null));
+  return json({ project: status }, { status: 202 });
+});

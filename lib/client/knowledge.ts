@@ -1,0 +1,19 @@
+/** Query factory and the rebuild command of the knowledge index (`/api/knowledge`). */
+import { queryOptions } from "@tanstack/react-query";
+import { z } from "zod";
+import { KnowledgeReportSchema, ProjectIndexStatusSchema, RebuildBodySchema } from "@/lib/knowledge/schema";
+import { apiFetch } from "./api";
+
+/** `GET /api/knowledge`: polled every second while an index is being built. */
+export function knowledgeQuery() {
+  return queryOptions({
+    queryKey: ["knowledge"] as const,
+    queryFn: ({ signal }) => apiFetch("/api/knowledge", KnowledgeReportSchema, { signal }),
+    refetchInterval: (q) => (q.state.data?.projects.some((p) => p.state === "building") ? 1000 : false),
+  });
+}
+
+/** `POST /api/knowledge/rebuild`. */
+export async function rebuildKnowledgeIndex(projectPath: string) {
+  return apiFetch("/api/knowledge/rebuild", z.object({ project: ProjectIndexStatusSchema }), { method: "POST", body: RebuildBodySchema.parse({ project_path: projectPath }) });
+}

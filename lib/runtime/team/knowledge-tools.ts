@@ -1,0 +1,121 @@
+import "server-only";
+/**
+ * `search_knowledge(query, paths?)` in the engine (issue 11, seed 003 §5.3): offered to a
+ * sub-agent only when its current task asks for precise facts (lib/knowledge/route.ts), with a
+ * one-line hint in its prompt; the decision and the cues that made it are a `knowledge_routing`
+ * event on the timeline, once per task. The Team Leader is never offered it: it delegates, and
+ * holds no project-scoped token; its sub-agents look facts up.
+ *
+ * A call is checked like every sub-agent tool (token scope `project:read`, the approval policy
+ * with the `read` effect; agent-tools.ts), then again here: a task it was not offered for is
+ * refused, as is a role whose `tools:` give it neither read_file nor search_files. The search
+ * runs on the project folder of the agent's token, with the `embedding` and `reranker` keys of
+ * models.json when they are set; every call is audited (query, paths, the passages' locations,
+ * how they were ranked — never their text).
+ */
+import { KNOWLEDGE_HINT, KNOWLEDGE_TOOL, routeKnowledge, type KnowledgeRouting } from "@/lib/knowledge";
+import { knowledgeService } from "@/lib/knowledge/service";
+import { auxModelKey, loadRegistry, type ToolSpec } from "@/lib/models";
+import { agentParty, parseAgentMessage, SYSTEM_PARTY } from "@/lib/protocol";
+import type { Message } from "@/lib/store";
+import { parseToolArguments, toolSpec } from "@/lib/tools";
+import { resolveProjectPath } from "@/lib/workspace";
+import { embedderFor, modelFor } from "../models";
+import type { TeamState } from "./state";
+import { errorResult, summarize, type AgentMeta } from "./types";
+
+export { KNOWLEDGE_TOOL };
+
+/** Whether a tool name is `search_knowledge`. */
+export function isKnowledgeTool(name: string): boolean {
+  return name === KNOWLEDGE_TOOL.name;
+}
+
+/** The agent's current task: the body of the last task message it was given. */
+function currentTask(messages: readonly Message[]): { id: string; body: string } | null {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role !== "user" || typeof m.content !== "string") continue;
+    const parsed = parseAgentMessage(m.content);
+    if (parsed?.kind === "task") return { id: parsed.id, body: parsed.body };
+  }
+  return null;
+}
+
+/** A role restricted to file tools without reading ones does not search the project either. */
+function mayRead(meta: AgentMeta): boolean {
+  return !meta.file_tools || meta.file_tools.includes("read_file") || meta.file_tools.includes("search_files");
+}
+
+const announced = new WeakMap<TeamState, Set<string>>();
+
+/** The routing decision for the agent's current task, or null when it has none (or may not read). */
+function decide(meta: AgentMeta, messages: readonly Message[]): (KnowledgeRouting & { task_id: string }) | null {
+  const task = currentTask(messages);
+  if (!task || !mayRead(meta)) return null;
+  return { ...routeKnowledge(task.body), task_id: task.id };
+}
+
+/**
+ * What the agent is offered for its next model call: the tool and the hint, or nothing. The
+ * first call of each task puts the decision on the timeline and, when offered, starts the
+ * project's index in the background so it is ready by the time the model asks.
+ */
+export async function knowledgeOffer(s: TeamState, agentId: number, meta: AgentMeta, messages: readonly Message[], projectPath: string): Promise<{ tools: ToolSpec[]; hint: string }> {
+  const d = decide(meta, messages);
+  if (!d) return { tools: [], hint: "" };
+  const seen = announced.get(s) ?? new Set<string>();
+  announced.set(s, seen);
+  const key = `${agentId}:${d.task_id}`;
+  if (!seen.has(key)) {
+    seen.add(key);
+    await s.emit(await s.causeFor(meta), {
+      type: "event",
+      from: SYSTEM_PARTY,
+      to: agentParty(agentId),
+      payload: { task_id: d.task_id, offered: d.offer, precise_cues: d.precise, explanatory_cues: d.explanatory, tool: KNOWLEDGE_TOOL.name },
+      action: "knowledge_routing",
+      resource: `agent:${agentId}`,
+    });
+    if (d.offer) {
+      const real = await resolveProjectPath(projectPath, ".").then((r) => r.root).catch(() => null);
+      if (real) knowledgeService(s.app.root).ensure(real, await embedderFor(s.app.root).catch(() => null));
+    }
+  }
+  return d.offer ? { tools: [toolSpec(KNOWLEDGE_TOOL)], hint: `\n${KNOWLEDGE_HINT}` } : { tools: [], hint: "" };
+}
+
+/** Runs a `search_knowledge` call whose token and approval were checked (agent-tools.ts). */
+export async function dispatchKnowledgeTool(s: TeamState, agentId: number, meta: AgentMeta, argumentsText: string, projectPath: string): Promise<string> {
+  const parsed = parseToolArguments(KNOWLEDGE_TOOL.args, argumentsText);
+  if (!parsed.ok) return errorResult(parsed.error);
+  const { query, paths } = parsed.args;
+  const d = decide(meta, (await s.store.readAgentMessages(s.convId, agentId)).messages);
+  if (!d?.offer) {
+    const reason = "search_knowledge is not offered for this task (it asks for no precise fact); use read_file or search_files";
+    await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { tool: KNOWLEDGE_TOOL.name, code: "not_offered", reason }, action: KNOWLEDGE_TOOL.name, resource: `agent:${agentId}`, status: "refused" });
+    return errorResult(reason);
+  }
+  s.setActivity(agentId, `search_knowledge "${summarize(query, 40)}"`);
+  const real = (await resolveProjectPath(projectPath, ".")).root;
+  const registry = await loadRegistry(s.app.root);
+  const rerankerKey = auxModelKey(registry, "reranker");
+  const trace = meta.trace_id ?? undefined;
+  const answer = await knowledgeService(s.app.root).search(real, query, {
+    paths,
+    embedder: await embedderFor(s.app.root),
+    reranker: rerankerKey ? await modelFor(s.app.root, rerankerKey) : null,
+    maxOutputChars: s.limits.toolOutputMax,
+    meta: { conversation_id: s.convId, trace_id: trace },
+  });
+  s.auditAccess(agentId, KNOWLEDGE_TOOL.name, `knowledge:${paths?.length ? paths.join(",") : "."}`, {
+    query: summarize(query, 80),
+    paths: paths ?? null,
+    passages: answer.passages.map((p) => p.location),
+    ranking: answer.ranking,
+    reranked: answer.reranked,
+    reranker: rerankerKey,
+    index_state: answer.index.state,
+  });
+  return JSON.stringify(answer);
+}
