@@ -593,6 +593,17 @@ export const en = {
   "settings.mcp.effectWrite": "write",
   "settings.mcp.skipped": "skipped: name too long or invalid",
   "settings.mcp.badLine": "line {line}: {message}",
+  // ---- memory in the runtime (issue 11, mrun): recall in the context inspector, distillation notices
+  "ctx.memory.title": "Recalled memory",
+  "ctx.memory.from": "from {title}",
+  "ctx.memory.byPerson": "added by a person",
+  "ctx.memory.level.public": "public",
+  "ctx.memory.level.project": "project",
+  "ctx.memory.level.restricted": "restricted",
+  "notice.msg.memoryDistilled": "Memory: {added} new and {updated} updated entries distilled from this request's conclusions.",
+  "notice.msg.memoryDistilledArchive": "Memory: {added} new and {updated} updated entries distilled when this conversation was archived.",
+  "notice.msg.memoryFallback": "Memory: the distiller model {model} gave no valid answer ({error}); the entries were distilled by rules instead.",
+  "notice.msg.memoryFailed": "Memory: could not distil this conversation: {error}",
 } as const;
 
 /** A message key of the UI. */
