@@ -42,6 +42,9 @@ export const TOOL_SCOPES: Readonly<Record<string, AgentScope>> = {
   ask_master: "message:leader",
   read_shared_context: "shared_context:read",
   update_shared_context: "shared_context:write",
+  // Long-term memory (lib/runtime/team/memory-tools.ts): a read every agent may make; which
+  // entries it gets is the memory service's access rule for its role and project.
+  recall_memory: "project:read",
   // Any ability of a teammate's role (lib/runtime/team/abilities.ts) is checked under this name:
   // a call hands a teammate a task, as a message does.
   [ABILITY_CALL_TOOL]: "message:teammates",

@@ -22,6 +22,8 @@ import { gatewayToolsFor } from "./gateway-tools";
 import { resolveDangling } from "./effects";
 import { deliverReport, reportFailure } from "./mail";
 import { mcpToolSpecs } from "./mcp-tools";
+import { recalledForRequest } from "./memory-recall";
+import { memoryToolSpecs } from "./memory-tools";
 import type { TeamState } from "./state";
 import { appendToolResult, assistantMessage, callModel, saveAnswer, saveInterrupted } from "./steps";
 import { isErrorResult, LEADER_DISPLAY_NAME, messageId, type AgentMeta } from "./types";
@@ -150,6 +152,8 @@ export class AgentLoops {
     const thinking = meta.thinking_mode === "thinking" ? (conv.run_mode === "deep" ? "deep" : "on") : "off";
     const signal = AbortSignal.any([s.stopController.signal, controller.signal]);
     const leaderMessages = (await s.store.readLeaderMessages(s.convId)).messages;
+    // Long-term memory this agent's role may read, recalled once per request (not per call).
+    const memory = await recalledForRequest(s, agentId, meta.role_id, meta.trace_id);
     const input = buildModelInput({
       kind: "agent",
       system: `${PROMOTION_HINT}\n${NOTE_HINT}`,
@@ -157,11 +161,12 @@ export class AgentLoops {
       facts: { project_path: conv.project_path, goal: conversationGoal(leaderMessages) ?? conv.title },
       promoted: [...collectPromotions(leaderMessages), ...collectPromotions(messages)],
       privateNotes: deriveWorkNotes(messages),
+      memory,
       budgets: s.limits.budgets,
     });
     // MCP servers start here, on the first model call that offers their tools (lib/runtime/team/mcp-tools.ts).
     const mcpTools = await mcpToolSpecs(s, agentId, meta);
-    const outcome = await callModel(s, model, agentId, input.messages, [...agentTools(permissions, meta.file_tools), ...sharedContextTools(), ...mcpTools, ...(await abilityToolsFor(s, meta)), ...(await gatewayToolsFor(s, meta))], thinking, signal);
+    const outcome = await callModel(s, model, agentId, input.messages, [...agentTools(permissions, meta.file_tools), ...sharedContextTools(), ...memoryToolSpecs(), ...mcpTools, ...(await abilityToolsFor(s, meta)), ...(await gatewayToolsFor(s, meta))], thinking, signal);
     meta = await counted;
     const traceId = meta.trace_id ?? (await s.traceOrNew()).trace_id;
     if (!outcome.ok) {
