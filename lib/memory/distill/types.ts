@@ -2,6 +2,8 @@
  * The distiller's inputs and outputs (seed 003 §5): the conclusions read from a conversation and
  * the memory candidates made from them. Pure: types only.
  */
+import type { MemoryCandidate } from "../schema";
+import type { RedactOptions } from "../redact";
 
 /** Where a conclusion was read. */
 export type ConclusionSource =
@@ -42,28 +44,19 @@ export const MAX_SUBJECT_CHARS = 80;
 /** At most this many candidates come out of one distillation (the newest conclusions win). */
 export const MAX_CANDIDATES = 40;
 
-/** What kind of memory entry. Same values as `MemoryKind` of lib/memory/schema.ts. */
-export type DistilledKind = "fact" | "preference" | "open_issue";
-/** Same values as `MemoryLevel` of lib/memory/schema.ts. */
-export type DistilledLevel = "public" | "project" | "restricted";
+/** What kind of memory entry (`MemoryKind`). */
+export type DistilledKind = MemoryCandidate["kind"];
+/** Who may read it (`MemoryLevel`). */
+export type DistilledLevel = MemoryCandidate["level"];
 
-/** A memory candidate, the shape of `MemoryCandidate` (lib/memory/schema.ts) that `upsert` takes. */
-export interface DistilledCandidate {
-  kind: DistilledKind;
-  statement: string;
-  subject: string;
-  project_path: string | null;
-  level: DistilledLevel;
-  grant: string[];
-  source: { conversation_id: string | null; message_ids: string[] };
-  confidence: number;
-}
+/** A memory candidate: what the memory service's `upsert` takes (lib/memory/schema.ts). */
+export type DistilledCandidate = MemoryCandidate;
 
 /** What every distillation of one conversation knows about it. */
 export interface DistillContext {
   conversation_id: string;
   /** The conversation's project folder; null (or "") when it has none. */
   project_path: string | null;
-  /** Configured internal account-id patterns (lib/memory `compileAccountPatterns` syntax): text matching one is sensitive. */
-  accountPatterns?: readonly string[];
+  /** Configured internal account-id patterns (raw or compiled, as `redact` takes them): text matching one is sensitive. */
+  accountPatterns?: RedactOptions["accountPatterns"];
 }

@@ -20,6 +20,7 @@ import "server-only";
 import path from "node:path";
 import { z } from "zod";
 import { collectConclusions, distillByRules, distillMessages, parseDistillAnswer, retryMessages, type Conclusion, type DistillContext, type DistilledCandidate } from "@/lib/memory/distill";
+import { accountPatternsFor } from "@/lib/memory/redaction-config";
 import { auxModelKey, loadRegistry, resolveModel } from "@/lib/models";
 import { SYSTEM_PARTY } from "@/lib/protocol";
 import { NotFoundError } from "@/lib/errors";
@@ -43,6 +44,7 @@ export const DistilledStateSchema = z.looseObject({
       through: z.number().int().nonnegative(),
       /** The `message_id` of the last of them, to tell that a history still continues the one read. */
       last_message_id: z.string().nullable(),
+      /** When the last run ended (ISO 8601), also when it found nothing new. */
       at: z.string(),
     }),
   ),
@@ -146,12 +148,18 @@ export async function distillConversation(sink: DistillSink, trigger: DistillTri
   // The history read last time must still be this one's start; otherwise it is read again whole.
   const continues = seen && seen.through <= messages.length && (seen.through === 0 || (messages[seen.through - 1]?.message_id ?? null) === seen.last_message_id);
   const from = continues ? seen.through : 0;
-  if (from >= messages.length) return;
+  const last = messages[messages.length - 1];
+  const progress = () =>
+    updateJsonFile(stateFile, DistilledStateSchema, (s) => ({ ...s, conversations: { ...s.conversations, [convId]: { through: messages.length, last_message_id: last?.message_id ?? null, at: new Date().toISOString() } } }), { create: empty });
+  // Nothing new: the run is still recorded (when it ran), and reads nothing.
+  if (from >= messages.length) return void (await progress());
   const conv = await sink.store.get(convId);
   const { agents } = await sink.store.listAgents(convId);
   const pendingQuestions = new Set((agents as AgentMeta[]).flatMap((a) => (a.pending_tool_calls ?? []).filter((p) => p.tool_name === "ask_master").map((p) => p.question_id)));
   const conclusions = collectConclusions(messages, { from, agents: agents.map((a) => ({ agent_id: a.agent_id, role_id: a.role_id, display_name: a.display_name })), pendingQuestions });
-  const ctx: DistillContext = { conversation_id: convId, project_path: conv.project_path || null };
+  // The configured account-id patterns make a statement sensitive (restricted) as they make the service mask it.
+  const accountPatterns = await accountPatternsFor(root).catch(() => undefined);
+  const ctx: DistillContext = { conversation_id: convId, project_path: conv.project_path || null, accountPatterns };
   let distilled: Distilled = { candidates: [], by: "rules" };
   if (conclusions.length) {
     const registry = await loadRegistry(root);
@@ -160,8 +168,7 @@ export async function distillConversation(sink: DistillSink, trigger: DistillTri
     distilled = entry.provider === "offline" ? { candidates: distillByRules(conclusions, ctx), by: "rules" } : await byModel(sink, key, conclusions, ctx, conv.title);
   }
   const written = distilled.candidates.length ? await memory.upsert(distilled.candidates) : { added: [], updated: [] };
-  const last = messages[messages.length - 1]!;
-  await updateJsonFile(stateFile, DistilledStateSchema, (s) => ({ ...s, conversations: { ...s.conversations, [convId]: { through: messages.length, last_message_id: last.message_id ?? null, at: new Date().toISOString() } } }), { create: empty });
+  await progress();
   if (!written.added.length && !written.updated.length) return;
   const ids = (list: ReadonlyArray<{ id: string; kind: string; level: string }>) => list.map((e) => ({ id: e.id, kind: e.kind, level: e.level }));
   await sink.emitNow({
