@@ -42,13 +42,17 @@ export const TOOL_SCOPES: Readonly<Record<string, AgentScope>> = {
   ask_master: "message:leader",
   read_shared_context: "shared_context:read",
   update_shared_context: "shared_context:write",
-  // Long-term memory (lib/runtime/team/memory-tools.ts): a read every agent may make; which
-  // entries it gets is the memory service's access rule for its role and project.
-  recall_memory: "project:read",
   // Any ability of a teammate's role (lib/runtime/team/abilities.ts) is checked under this name:
   // a call hands a teammate a task, as a message does.
   [ABILITY_CALL_TOOL]: "message:teammates",
 };
+
+/**
+ * Engine tools defined beside their runtime module rather than in the lib/tools registry.
+ * `recall_memory` (lib/runtime/team/memory-tools.ts) is a read every agent may make, like reading
+ * the project: which entries it gets is the memory service's access rule for its role and project.
+ */
+const ENGINE_TOOL_SCOPES: Readonly<Record<string, AgentScope>> = { recall_memory: "project:read" };
 
 /**
  * Gateway tools (`gw__<source>__<operation>`, lib/gateway) need `gateway:call`. Every live token
@@ -62,7 +66,7 @@ export function toolScope(tool: string): AgentScope | undefined {
   if (GATEWAY_TOOL.test(tool)) return "gateway:call";
   // MCP tools are named by their servers (`mcp__<server>__<tool>`): one scope covers them all.
   if (tool.startsWith("mcp__")) return "tools:mcp";
-  return ownValue(TOOL_SCOPES, tool);
+  return ownValue(TOOL_SCOPES, tool) ?? ownValue(ENGINE_TOOL_SCOPES, tool);
 }
 
 /** Tools whose `path` argument names a place in the project folder. */
