@@ -1,0 +1,21 @@
+import { json, parseWith, queryOf, readBody, route } from "@/lib/http";
+import { CreateMemoryBodySchema, MemoryListQuerySchema } from "@/lib/memory";
+import { getApp } from "@/lib/server/app";
+
+export const dynamic = "force-dynamic";
+export const runtime = "nodejs";
+
+/** Entries of long-term memory: `q` searches (ranked), `kind`, `level`, `project` (`none`) filter, `offset`/`limit` page. */
+export const GET = route(async (request) => {
+  const query = parseWith(MemoryListQuerySchema, queryOf(request), "Bad memory query");
+  const app = await getApp();
+  return json(await app.memory.list(query));
+});
+
+/** Adds an entry by hand (author "person"), redacted first; a duplicate or contradiction updates the older entry. */
+export const POST = route(async (request) => {
+  const body = await readBody(request, CreateMemoryBodySchema);
+  const app = await getApp();
+  const result = await app.memory.create(body);
+  return json(result, { status: result.action === "added" ? 201 : 200 });
+});
