@@ -122,6 +122,8 @@ export const CreateMemoryBodySchema = z.strictObject({
   level: MemoryLevelSchema.default("project"),
   grant: z.array(GrantRoleSchema).max(50).default([]),
   confidence: z.number().min(0).max(1).default(1),
+  /** The conversation (and messages) the conclusion comes from, when a person records one from it. */
+  source: MemorySourceSchema.optional(),
 });
 export type CreateMemoryBody = z.infer<typeof CreateMemoryBodySchema>;
 

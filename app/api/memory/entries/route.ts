@@ -1,3 +1,4 @@
+import { NotFoundError, ValidationError } from "@/lib/errors";
 import { json, parseWith, queryOf, readBody, route } from "@/lib/http";
 import { CreateMemoryBodySchema, MemoryListQuerySchema } from "@/lib/memory";
 import { getApp } from "@/lib/server/app";
@@ -16,6 +17,15 @@ export const GET = route(async (request) => {
 export const POST = route(async (request) => {
   const body = await readBody(request, CreateMemoryBodySchema);
   const app = await getApp();
+  const conversation = body.source?.conversation_id;
+  if (conversation) {
+    // A source must resolve: the Memory page links to it.
+    const known = await app.store.get(conversation).then(
+      () => true,
+      (error: unknown) => (error instanceof NotFoundError ? false : Promise.reject(error)),
+    );
+    if (!known) throw new ValidationError(`No conversation "${conversation}" to cite as the source.`, [{ path: "source.conversation_id", message: "unknown conversation" }]);
+  }
   const result = await app.memory.create(body);
   return json(result, { status: result.action === "added" ? 201 : 200 });
 });
