@@ -9,6 +9,7 @@ import { formatLocalTime } from "@/components/ui/format";
 import { badgeClass, cardClass } from "@/components/ui/styles";
 import { McpServersSection } from "./mcp-servers";
 import { GatewaySection } from "./gateway-section";
+import { MemoryRedactionSection } from "./memory-redaction-section";
 
 /** Server facts (/api/health), the model registry (/api/models) and the MCP servers (/api/mcp/servers). */
 export function SettingsView() {
@@ -129,6 +130,7 @@ export function SettingsView() {
         )}
       </section>
 
+      <MemoryRedactionSection />
       <McpServersSection />
       <GatewaySection />
     </div>

@@ -13,3 +13,4 @@ export * from "./shared-context";
 export * from "./export";
 export * from "./search";
 export * from "./mcp";
+export * from "./memory";

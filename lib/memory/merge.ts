@@ -13,6 +13,7 @@
  * - Otherwise the candidate is added. Either update pushes the previous version to `history`.
  */
 import { tokenize } from "@/lib/search/text";
+import { isStopWord } from "./words";
 import type { MemoryCandidate, MemoryEntry, MemoryHistoryItem, MemoryLevel } from "./schema";
 
 /** Share of content words two statements need in common (Jaccard) to be the same statement. */
@@ -20,10 +21,6 @@ export const DUPLICATE_JACCARD = 0.8;
 /** Share of the shorter statement's content words found in the other for a "same point" contradiction. */
 export const RELATED_OVERLAP = 0.5;
 
-const EN_STOP = new Set(
-  "a an the is are was were be been being of to in on at for by with and or as it its this that these those there has have had do does did will would should can could may might must we you they he she i our your their".split(" "),
-);
-const ZH_STOP = new Set([..."的了是在和与及也都就这那个我们你他她它把被对从而并且或"]);
 /** Negations: English words and contractions, Chinese negating characters. */
 const NEGATION = /\b(?:not|no|never|none|nobody|nothing|neither|nor|without|cannot|\w+n't)\b|[不没沒无無未非别別勿否]/gu;
 /** Chinese words that hold a negating character without negating ("very", "whatever", "not only", "future"). */
@@ -58,7 +55,7 @@ export function shapeOf(statement: string): StatementShape {
   const values = new Set<string>();
   for (const t of tokenize(text.replace(NEGATION, " "))) {
     if (HAS_DIGIT.test(t.word)) values.add(t.word);
-    else if (!EN_STOP.has(t.word) && !ZH_STOP.has(t.word)) words.add(t.word);
+    else if (!isStopWord(t.word)) words.add(t.word);
   }
   return { words, values, negated: negations % 2 === 1 };
 }

@@ -55,9 +55,12 @@ export type MemoryRedaction = z.infer<typeof MemoryRedactionSchema>;
 /** An absolute project folder, or null for memory not tied to one. */
 export const ProjectPathSchema = z.string().min(1).max(4096).nullable();
 
+/** An entry's id (`mem_` + random). */
+export const MemoryIdSchema = z.string().regex(/^mem_[A-Za-z0-9_-]{4,64}$/, "an id like mem_…");
+
 /** One entry of long-term memory. */
 export const MemoryEntrySchema = z.object({
-  id: z.string().regex(/^mem_[A-Za-z0-9_-]{4,64}$/, "an id like mem_…"),
+  id: MemoryIdSchema,
   kind: MemoryKindSchema,
   statement: z.string().min(1).max(MAX_STATEMENT_CHARS * 4),
   subject: z.string().max(MAX_SUBJECT_CHARS * 4),
@@ -101,15 +104,26 @@ export const MemoryReaderSchema = z.object({
 });
 export type MemoryReader = z.infer<typeof MemoryReaderSchema>;
 
+/** A project folder in an API body: absolute (POSIX `/…` or Windows `C:\…`), or null. */
+export const AbsoluteProjectPathSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(4096)
+  .regex(/^(?:\/|[A-Za-z]:[\\/])/, "an absolute folder path")
+  .nullable();
+
 /** `POST /api/memory/entries`: an entry added by hand. */
-export const CreateMemoryBodySchema = z.object({
+export const CreateMemoryBodySchema = z.strictObject({
   kind: MemoryKindSchema,
   statement: z.string().trim().min(1).max(MAX_STATEMENT_CHARS),
   subject: z.string().trim().max(MAX_SUBJECT_CHARS).default(""),
-  project_path: ProjectPathSchema.default(null),
+  project_path: AbsoluteProjectPathSchema.default(null),
   level: MemoryLevelSchema.default("project"),
   grant: z.array(GrantRoleSchema).max(50).default([]),
   confidence: z.number().min(0).max(1).default(1),
+  /** The conversation (and messages) the conclusion comes from, when a person records one from it. */
+  source: MemorySourceSchema.optional(),
 });
 export type CreateMemoryBody = z.infer<typeof CreateMemoryBodySchema>;
 
@@ -121,7 +135,7 @@ export const PatchMemoryBodySchema = z
     subject: z.string().trim().max(MAX_SUBJECT_CHARS).optional(),
     level: MemoryLevelSchema.optional(),
     grant: z.array(GrantRoleSchema).max(50).optional(),
-    project_path: ProjectPathSchema.optional(),
+    project_path: AbsoluteProjectPathSchema.optional(),
   })
   .strict()
   .refine((b) => Object.values(b).some((v) => v !== undefined), { message: "nothing to change: name at least one field" });
@@ -139,12 +153,19 @@ export const MemoryListQuerySchema = z.object({
 });
 export type MemoryListQuery = z.infer<typeof MemoryListQuerySchema>;
 
-/** What `GET /api/memory/entries` answers. */
-export interface MemoryListAnswer {
-  entries: MemoryEntry[];
-  total: number;
-  offset: number;
-  limit: number;
-  /** Every project folder named by an entry (for the filter). */
-  projects: string[];
-}
+/** What `GET /api/memory/entries` answers; `projects` lists every project folder an entry names (for the filter). */
+export const MemoryListAnswerSchema = z.object({
+  entries: z.array(MemoryEntrySchema),
+  total: z.number().int(),
+  offset: z.number().int(),
+  limit: z.number().int(),
+  projects: z.array(z.string()),
+});
+export type MemoryListAnswer = z.infer<typeof MemoryListAnswerSchema>;
+
+/** What `POST /api/memory/entries` answers: the entry as stored and whether it was added or merged into an older one. */
+export const CreateMemoryAnswerSchema = z.object({ entry: MemoryEntrySchema, action: z.enum(["added", "duplicate", "contradiction"]) });
+export type CreateMemoryAnswer = z.infer<typeof CreateMemoryAnswerSchema>;
+
+/** `PUT /api/memory/redaction`: the configured internal account-id patterns (stored in models.json). */
+export const RedactionSettingsBodySchema = z.strictObject({ account_patterns: z.array(z.string().min(3).max(128)).max(64) });

@@ -12,6 +12,7 @@ import { createHash } from "node:crypto";
 import { count, create, insert, load, remove, save, search, type AnyOrama, type RawData } from "@orama/orama";
 import { z } from "zod";
 import { tokenize } from "@/lib/search/text";
+import { isStopWord } from "./words";
 import type { MemoryEntry } from "./schema";
 
 /** Version of the persisted index's layout; another version is rebuilt. */
@@ -31,9 +32,14 @@ export function textHash(text: string): string {
   return createHash("sha256").update(text).digest("base64url").slice(0, 22);
 }
 
-/** The words of a text as indexed and queried. */
+/**
+ * The words of a text as indexed and queried, stop words left out: they carry no meaning for
+ * ranking, and each would otherwise make a query score most of the entries.
+ */
 export function searchTokens(text: string): string[] {
-  return tokenize(text).map((t) => t.word);
+  const out: string[] = [];
+  for (const t of tokenize(text)) if (!isStopWord(t.word)) out.push(t.word);
+  return out;
 }
 
 /** What the embedding part of the index was built with. */
@@ -148,7 +154,9 @@ export class MemoryIndex {
    */
   query(text: string, opts: { vector?: number[] | null; offset?: number; limit: number }): { hits: IndexHit[]; total: number } {
     const useVector = Boolean(this.embedding && opts.vector && opts.vector.length === this.embedding.dims);
-    const base = { term: text, properties: ["text"], threshold: 1, offset: opts.offset ?? 0, limit: opts.limit };
+    // includeVectors: without it Orama deletes the vector from each hit, and a hit is the stored
+    // document itself, so every search would strip vectors from what the index saves.
+    const base = { term: text, properties: ["text"], threshold: 1, offset: opts.offset ?? 0, limit: opts.limit, includeVectors: true };
     const result = useVector
       ? search(this.#db, {
           ...base,

@@ -15,6 +15,7 @@ import type { StoreProblem } from "@/lib/api/contract";
 import { canRead } from "./access";
 import { applyContradiction, applyDuplicate, decideMerge, historyItem, type StatementShape } from "./merge";
 import { brokenCopies, entriesPath, loadEntries, readIndexFile, writeEntries, writeIndexFile } from "./memory-files";
+import { rankEntries, type RecallHit } from "./recall";
 import { redactStatement } from "./redact-fields";
 import { accountPatternsFor } from "./redaction-config";
 import { indexedText, MemoryIndex, textHash, type IndexEmbedding } from "./search-index";
@@ -37,17 +38,13 @@ export const EMBED_RETRY_MS = 60_000;
 /** Default number of entries a recall returns. */
 export const DEFAULT_RECALL_LIMIT = 8;
 
-/** One recalled entry and its relevance. */
-export interface RecallHit {
-  entry: MemoryEntry;
-  score: number;
-}
-
 /** What a hand-made entry became: added, or merged into an older one. */
 export interface CreateResult {
   entry: MemoryEntry;
   action: "added" | "duplicate" | "contradiction";
 }
+
+export type { RecallHit } from "./recall";
 
 /** Options of the service (tests give their own embedder source). */
 export interface MemoryServiceOptions {
@@ -307,26 +304,12 @@ export class MemoryService {
     return ranked.slice(0, limit);
   }
 
-  /**
-   * Ranked entries for `text` that pass `keep`, at least `want` of them when there are that many:
-   * the filter runs before the cut, so entries a reader may not see never take a place.
-   */
+  /** Ranked, filtered entries for `text` (see {@link rankEntries}); the query is embedded when the index has vectors. */
   async #ranked(text: string, keep: (e: MemoryEntry) => boolean, want: number): Promise<RecallHit[]> {
     if (text.trim() === "" || this.#entries.size === 0) return [];
     const embedder = await this.#indexEmbedder();
-    let vector: number[] | null = null;
-    if (embedder) vector = (await this.#embed(embedder, [text]))?.[0] ?? null;
-    let fetch = Math.min(want * 4 + 16, this.#entries.size);
-    for (;;) {
-      const { hits, total } = this.#index.query(text, { vector, limit: fetch });
-      const out: RecallHit[] = [];
-      for (const h of hits) {
-        const entry = this.#entries.get(h.id);
-        if (entry && keep(entry)) out.push({ entry, score: h.score });
-      }
-      if (out.length >= want || hits.length >= total) return out;
-      fetch = total;
-    }
+    const vector = embedder ? ((await this.#embed(embedder, [text]))?.[0] ?? null) : null;
+    return rankEntries(this.#index, this.#entries, text, vector, keep, want);
   }
 
   /** Entries for the Memory page: searched (ranked) or newest first, filtered, paged. Not access-filtered: a person sees all. */
@@ -359,7 +342,7 @@ export class MemoryService {
   /** Adds an entry by hand (author "person"); redacted and merged like any candidate. */
   async create(input: CreateMemoryBody): Promise<CreateResult> {
     checkLevel(input.level, input.project_path, input.grant);
-    const candidate = MemoryCandidateSchema.parse({ ...input, source: { conversation_id: null, message_ids: [] } });
+    const candidate = MemoryCandidateSchema.parse({ ...input, source: input.source ?? { conversation_id: null, message_ids: [] } });
     await this.#ready;
     return this.#serial(async () => (await this.#merge([candidate], "person"))[0]!);
   }
