@@ -195,6 +195,10 @@ describe("memory levels through the runtime", () => {
     const recalls = (await timeline(id)).filter((r) => r.action === "memory_recall");
     const key = (r: TimelineRecord) => `${r.envelope.payload.via}:${r.envelope.payload.reader_role}`;
     expect(recalls.map(key)).toEqual(expect.arrayContaining(["slice:leader", "slice:role-a", "slice:role-b", "tool:role-a", "tool:role-b"]));
+    // Once per request and reader, not per model call: the leader made more than one call in this request.
+    expect(requests.filter(isLeader).length).toBeGreaterThanOrEqual(2);
+    expect(recalls.filter((r) => key(r) === "slice:leader")).toHaveLength(1);
+    expect(recalls.filter((r) => key(r) === "slice:role-a")).toHaveLength(1);
     for (const r of recalls) {
       const entries = r.envelope.payload.entries as Array<{ id: string; level: string }>;
       expect(entries.length).toBe(r.envelope.payload.count);
