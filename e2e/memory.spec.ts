@@ -90,10 +90,10 @@ test("the Memory page edits, re-levels, deletes, shows redaction kinds and opens
 
   // Delete, after a confirmation; cancelling keeps it.
   await card(doomed.id).getByTestId("memory-entry-delete").click();
-  await page.getByTestId("memory-delete-dialog-cancel").click();
+  await card(doomed.id).getByTestId("memory-delete-dialog-cancel").click();
   await expect(card(doomed.id)).toBeVisible();
   await card(doomed.id).getByTestId("memory-entry-delete").click();
-  await page.getByTestId("memory-delete-dialog-confirm").click();
+  await card(doomed.id).getByTestId("memory-delete-dialog-confirm").click();
   await expect(card(doomed.id)).toHaveCount(0);
   expect((await getEntry(request, doomed.id)).status).toBe(404);
 
@@ -120,4 +120,24 @@ test("an entry is added by hand from the Memory page", async ({ page, request })
   await expect(page.getByTestId("memory-entry-statement")).toHaveText(`${word}: answers in Chinese with code examples`);
   const list = (await (await request.get(`/api/memory/entries?q=${word}`)).json()) as { entries: Array<{ author: string; kind: string }> };
   expect(list.entries).toMatchObject([{ author: "person", kind: "preference" }]);
+});
+
+test("the Settings page stores memory's account-id patterns in models.json, refusing a bad one", async ({ page, astrionHome }) => {
+  const fs = await import("node:fs");
+  const path = await import("node:path");
+  await page.goto("/settings");
+  const field = page.getByTestId("settings-memory-patterns");
+  await field.fill("{digit:8}");
+  await page.getByTestId("settings-memory-patterns-save").click();
+  await expect(page.getByTestId("settings-memory-patterns-error")).toContainText("refused");
+  await field.fill("acct_{digit:8}\nUID-{digit:6-10}");
+  await page.getByTestId("settings-memory-patterns-save").click();
+  await expect(page.getByTestId("settings-memory-patterns-saved")).toBeVisible();
+  const models = JSON.parse(fs.readFileSync(path.join(astrionHome, "models.json"), "utf8")) as { redaction?: unknown; models: Record<string, unknown> };
+  expect(models.redaction).toEqual({ account_patterns: ["acct_{digit:8}", "UID-{digit:6-10}"] });
+  expect(models.models.offline).toBeTruthy();
+  // put the file back as the other specs expect it
+  await field.fill("");
+  await page.getByTestId("settings-memory-patterns-save").click();
+  await expect(page.getByTestId("settings-memory-patterns-saved")).toBeVisible();
 });

@@ -23,7 +23,7 @@ export function MemoryRedactionSection() {
           <Banner tone="error">{t("common.loadFailed", { message: current.error.message })}</Banner>
         </div>
       ) : (
-        <PatternsForm key={current.data.account_patterns.join("\n")} initial={current.data.account_patterns} />
+        <PatternsForm initial={current.data.account_patterns} />
       )}
     </section>
   );

@@ -108,3 +108,15 @@ describe("applying a merge", () => {
     expect(subjectKey("Payment  Service!")).toBe(subjectKey("payment-service"));
   });
 });
+
+describe("history", () => {
+  it("keeps the newest MAX_HISTORY versions", async () => {
+    const { MAX_HISTORY, withHistory, historyItem } = await import("./merge");
+    let history: MemoryEntry["history"] = [];
+    const e = entry({ statement: "s" });
+    for (let i = 0; i < MAX_HISTORY + 5; i++) history = withHistory(history, historyItem({ ...e, statement: `v${i}` }, "duplicate", `t${i}`));
+    expect(history).toHaveLength(MAX_HISTORY);
+    expect(history[0]!.statement).toBe("v5");
+    expect(history.at(-1)!.statement).toBe(`v${MAX_HISTORY + 4}`);
+  });
+});

@@ -135,6 +135,14 @@ export function stricterLevel(a: MemoryLevel, b: MemoryLevel): MemoryLevel {
   return LEVEL_RANK[a] >= LEVEL_RANK[b] ? a : b;
 }
 
+/** Earlier versions kept per entry; a conclusion repeated in every conversation must not grow without end. */
+export const MAX_HISTORY = 50;
+
+/** `history` with one more item, the oldest dropped past {@link MAX_HISTORY}. */
+export function withHistory(history: readonly MemoryHistoryItem[], item: MemoryHistoryItem): MemoryHistoryItem[] {
+  return [...history, item].slice(-MAX_HISTORY);
+}
+
 /** The history item that records `entry` as it was before a change for `reason`. */
 export function historyItem(entry: MemoryEntry, reason: MemoryHistoryItem["reason"], at: string): MemoryHistoryItem {
   return { at, statement: entry.statement, subject: entry.subject, level: entry.level, confidence: entry.confidence, source: entry.source, reason };
@@ -168,7 +176,7 @@ export function applyDuplicate(older: MemoryEntry, candidate: MergeInput, at: st
     source,
     confidence: Math.round(confidence * 1000) / 1000,
     updated_at: at,
-    history: [...older.history, historyItem(older, "duplicate", at)],
+    history: withHistory(older.history, historyItem(older, "duplicate", at)),
   };
 }
 
@@ -185,6 +193,6 @@ export function applyContradiction(older: MemoryEntry, candidate: MergeInput, at
     confidence: candidate.confidence,
     redactions: candidate.redactions,
     updated_at: at,
-    history: [...older.history, historyItem(older, "contradiction", at)],
+    history: withHistory(older.history, historyItem(older, "contradiction", at)),
   };
 }

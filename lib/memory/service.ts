@@ -8,12 +8,13 @@ import "server-only";
  * Writes are serialized; reads never wait for the disk.
  */
 import { randomBytes } from "node:crypto";
-import { CorruptFileError, NotFoundError, ValidationError } from "@/lib/errors";
+import { CorruptFileError, NotFoundError } from "@/lib/errors";
 import { embedderFor } from "@/lib/runtime/models";
 import type { Embedder } from "@/lib/models";
 import type { StoreProblem } from "@/lib/api/contract";
 import { canRead } from "./access";
-import { applyContradiction, applyDuplicate, decideMerge, historyItem, type StatementShape } from "./merge";
+import { checkLevel, editedSpans } from "./edit";
+import { applyContradiction, applyDuplicate, decideMerge, historyItem, withHistory, type StatementShape } from "./merge";
 import { brokenCopies, entriesPath, loadEntries, readIndexFile, writeEntries, writeIndexFile } from "./memory-files";
 import { rankEntries, type RecallHit } from "./recall";
 import { redactStatement } from "./redact-fields";
@@ -68,6 +69,7 @@ export class MemoryService {
   #index: MemoryIndex = MemoryIndex.build([], null);
   #sha = "";
   #ready: Promise<void>;
+  #loaded: Promise<void>;
   #chain: Promise<unknown> = Promise.resolve();
   #problems: StoreProblem[] = [];
   #embedNotice: string | null = null;
@@ -80,14 +82,23 @@ export class MemoryService {
     this.root = root;
     this.#embedder = options.embedder ?? (() => embedderFor(root));
     // Never rejects: what goes wrong is recorded for /api/health and memory starts empty.
-    this.#ready = this.#load().catch((error: unknown) => {
-      this.#problems.push({ file: "memory/entries.json", message: `memory could not be loaded: ${(error as Error).message}` });
-    });
+    let entriesRead: () => void = () => undefined;
+    this.#loaded = new Promise<void>((resolve) => (entriesRead = resolve));
+    this.#ready = this.#load(entriesRead)
+      .catch((error: unknown) => {
+        this.#problems.push({ file: "memory/entries.json", message: `memory could not be loaded: ${(error as Error).message}` });
+      })
+      .finally(entriesRead);
   }
 
   /** Resolves once the entries and the index are loaded. */
   ready(): Promise<void> {
     return this.#ready;
+  }
+
+  /** Resolves once entries.json has been read (its problems known), without waiting for the index. */
+  loaded(): Promise<void> {
+    return this.#loaded;
   }
 
   /** Problems for /api/health: a broken entries.json kept aside, embedding failures. */
@@ -97,7 +108,7 @@ export class MemoryService {
     return out;
   }
 
-  async #load(): Promise<void> {
+  async #load(entriesRead: () => void): Promise<void> {
     const loaded = await loadEntries(this.root);
     if (!loaded.ok) {
       const where = loaded.keptAs ? `kept as memory/${loaded.keptAs.split(/[\\/]/).pop()}` : "left in place";
@@ -113,6 +124,7 @@ export class MemoryService {
         this.#problems.push({ file: `memory/${name}`, message: "a broken copy of entries.json kept aside by an earlier start; merge it back by hand, then delete it" });
       }
     }
+    entriesRead();
     await this.#openIndex();
   }
 
@@ -362,9 +374,9 @@ export class MemoryService {
       if (patch.statement !== undefined || patch.subject !== undefined) {
         const r = redactStatement(patch.statement ?? old.statement, patch.subject ?? old.subject, { accountPatterns: await accountPatternsFor(this.root) });
         // Text already stored was redacted when written; only the spans of the fields given are new.
-        next = { ...next, statement: r.statement, subject: r.subject, redactions: mergeSpans(old, r, patch) };
+        next = { ...next, statement: r.statement, subject: r.subject, redactions: editedSpans(old, r.redactions, patch) };
       }
-      next.history = [...old.history, historyItem(old, textChanged ? "edit" : "relevel", now)];
+      next.history = withHistory(old.history, historyItem(old, textChanged ? "edit" : "relevel", now));
       await this.#commit([next]);
       return next;
     });
@@ -378,22 +390,6 @@ export class MemoryService {
       await this.#commit([], [id]);
     });
   }
-}
-
-/** Spans of the fields not edited are kept; the edited ones come from the new pass. */
-function keptSpans(old: MemoryEntry, patch: PatchMemoryBody): MemoryEntry["redactions"] {
-  return old.redactions.filter((r) => (r.field === "statement" ? patch.statement === undefined : patch.subject === undefined));
-}
-
-function mergeSpans(old: MemoryEntry, r: { redactions: MemoryEntry["redactions"] }, patch: PatchMemoryBody): MemoryEntry["redactions"] {
-  const fresh = r.redactions.filter((s) => (s.field === "statement" ? patch.statement !== undefined : patch.subject !== undefined));
-  return [...keptSpans(old, patch), ...fresh];
-}
-
-/** A person's entry must be readable by someone: a project entry names its project, a restricted one a role. */
-function checkLevel(level: MemoryEntry["level"], project: string | null, grant: readonly string[]): void {
-  if (level === "project" && project === null) throw new ValidationError("A project entry needs a project folder (project_path).", [{ path: "project_path", message: "required for level project" }]);
-  if (level === "restricted" && grant.length === 0) throw new ValidationError("A restricted entry needs at least one role in its grant.", [{ path: "grant", message: "required for level restricted" }]);
 }
 
 function dedupe(entries: MemoryEntry[]): MemoryEntry[] {
