@@ -19,6 +19,8 @@
  *   index rebuilt from the seed files, and queries with and without filters over HTTP;
  * - knowledge (bench/knowledge.mjs): search_knowledge's service over a generated 3,000-file project
  *   (build throughput, refreshes, search median) and the 50-question retrieval benchmark;
+ * - memory (bench/memory.mjs): memory recall over 10,000 entries, BM25 and hybrid (vectors from
+ *   the fake embedding endpoint), with the access filter;
  * - overhead, grow, sse (bench/runtime.mjs): per-call orchestration gaps, a leader turn and the
  *   202 accept time as a conversation grows to 1,000 messages, SSE delivery under load.
  * Request loops are bounded; nothing leaves this machine. Progress goes to stderr.
@@ -28,13 +30,14 @@ import { benchContext } from "./context.mjs";
 import { benchEngine } from "./engine.mjs";
 import { benchIndex } from "./index-scale.mjs";
 import { benchKnowledge } from "./knowledge.mjs";
+import { benchMemory } from "./memory.mjs";
 import { closeAgent } from "./lib.mjs";
 import { benchRuntime, RUNTIME_PARTS } from "./runtime.mjs";
 import { benchSearch } from "./search.mjs";
 import { benchSerializer } from "./serializer.mjs";
 import { benchStore } from "./store.mjs";
 
-const PARTS = ["serializer", "context", "store", "index", "search", "knowledge", "engine", ...RUNTIME_PARTS];
+const PARTS = ["serializer", "context", "store", "index", "search", "knowledge", "memory", "engine", ...RUNTIME_PARTS];
 const ALIASES = { runtime: RUNTIME_PARTS };
 const asked = process.argv.slice(2).flatMap((a) => a.split(",")).filter(Boolean);
 const unknown = asked.filter((p) => !PARTS.includes(p) && !Object.hasOwn(ALIASES, p));
@@ -64,6 +67,7 @@ try {
   if (has("index")) Object.assign(result, await benchIndex());
   if (has("search")) Object.assign(result, await benchSearch());
   if (has("knowledge")) Object.assign(result, await benchKnowledge());
+  if (has("memory")) Object.assign(result, await benchMemory());
   if (has("engine")) Object.assign(result, await benchEngine());
   const runtimeParts = RUNTIME_PARTS.filter(has);
   if (runtimeParts.length) Object.assign(result, await benchRuntime(runtimeParts));

@@ -79,7 +79,7 @@ describe("a role's tools:", () => {
     }
     const team = ["report_to_leader", "ask_master", "send_message"];
     const reads = ["list_files", "read_file", "search_files"];
-    expect(offered["reader-role"]!.filter((n) => !n.endsWith("_shared_context"))).toEqual([...team, ...reads]);
+    expect(offered["reader-role"]!.filter((n) => !n.endsWith("_shared_context"))).toEqual([...team, ...reads, "recall_memory"]);
     expect(offered["reader-role"]).not.toContain("write_file");
     expect(offered["writer-role"]).toEqual(expect.arrayContaining([...reads, "write_file"]));
     // Bash offers run_command; Edit offers write_file and nothing to read; no other role runs commands.

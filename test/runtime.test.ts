@@ -14,6 +14,7 @@ import { until } from "./helpers/wait";
 import { isProcessAlive } from "@/lib/store/lock";
 import type { ToolSpec } from "@/lib/models/types";
 import { createSubAgentArgs, parametersOf, toolNamed, toolsOf, toolSpec } from "@/lib/tools";
+import { RECALL_MEMORY } from "@/lib/runtime/team/memory-tools";
 import { writeFakeModels } from "./helpers/models-file";
 
 type Msg = {
@@ -291,16 +292,18 @@ describe("a team at work", () => {
     expect(leaderCalls.map((r) => reports(r.body!))).toEqual([0, 0, 3]);
     // What each model was offered, as the endpoint received it: the registry's generated schemas.
     const leaderSpecs = leaderCalls[0]!.body!.tools as ToolSpec[];
-    expect(leaderSpecs.map((t) => t.function.name)).toEqual([...toolsOf("leader"), ...toolsOf("both")].map((t) => t.name));
+    // recall_memory is an engine tool defined beside its runtime module (lib/runtime/team/memory-tools.ts).
+    const specOf = (name: string) => toolNamed(name) ?? (name === RECALL_MEMORY.name ? RECALL_MEMORY : undefined);
+    expect(leaderSpecs.map((t) => t.function.name)).toEqual([...toolsOf("leader"), ...toolsOf("both"), RECALL_MEMORY].map((t) => t.name));
     const [create, ...rest] = leaderSpecs;
     const roleIds = (create!.function.parameters as { properties: { role_id: { enum: string[] } } }).properties.role_id.enum;
     expect(roleIds).toEqual(expect.arrayContaining(["researcher", "code-reviewer", "ui-operator"]));
     expect(create!.function.parameters).toEqual(parametersOf(createSubAgentArgs(roleIds)));
-    for (const t of rest) expect(t).toEqual(toolSpec(toolNamed(t.function.name)!));
+    for (const t of rest) expect(t).toEqual(toolSpec(specOf(t.function.name)!));
     const agentCall = fake.requests.slice(before).find((r) => r.body && !isLeader(r.body) && scenario(r.body) === "fanout")!;
     const agentSpecs = agentCall.body!.tools as ToolSpec[];
-    expect(agentSpecs.map((t) => t.function.name)).toEqual(expect.arrayContaining(["report_to_leader", "read_file", "update_shared_context"]));
-    for (const t of agentSpecs) expect(t).toEqual(toolSpec(toolNamed(t.function.name)!));
+    expect(agentSpecs.map((t) => t.function.name)).toEqual(expect.arrayContaining(["report_to_leader", "read_file", "update_shared_context", "recall_memory"]));
+    for (const t of agentSpecs) expect(t).toEqual(toolSpec(specOf(t.function.name)!));
     expect(JSON.stringify([leaderSpecs, agentSpecs])).not.toContain("$schema");
     const { agents: list } = await agents(id);
     expect(list).toHaveLength(3);

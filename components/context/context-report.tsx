@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { useParams } from "next/navigation";
 import { useState } from "react";
 import { z } from "zod";
@@ -134,6 +135,9 @@ function SliceHeader({ name, used, budget, overBudget }: { name: "global" | "pri
 
 function LineSlice({ name, slice }: { name: "global" | "private"; slice: LineSliceReport }) {
   const t = useT();
+  // Recalled long-term memory is its own part of the global slice, each line with its source.
+  const memory = slice.lines.filter((l) => l.memory);
+  const lines = slice.lines.filter((l) => !l.memory);
   return (
     <section className="space-y-1">
       <SliceHeader name={name} used={slice.used} budget={slice.budget} overBudget={slice.over_budget} />
@@ -141,12 +145,60 @@ function LineSlice({ name, slice }: { name: "global" | "private"; slice: LineSli
         <p className="text-zinc-400 italic dark:text-zinc-500">{t("ctx.empty")}</p>
       ) : (
         <ul className="space-y-0.5">
-          {slice.lines.map((line, i) => (
+          {lines.map((line, i) => (
             <Line key={`${line.label}-${i}`} line={line} />
           ))}
         </ul>
       )}
+      {memory.length > 0 ? (
+        <div className="space-y-0.5 rounded border border-zinc-200 px-2 py-1 dark:border-zinc-700/70" data-testid="context-memory">
+          <p className="font-medium text-zinc-700 dark:text-zinc-300">{t("ctx.memory.title")}</p>
+          <ul className="space-y-0.5">
+            {memory.map((line, i) => (
+              <MemoryLine key={`${line.memory!.entry_id}-${i}`} line={line} />
+            ))}
+          </ul>
+        </div>
+      ) : null}
     </section>
+  );
+}
+
+const LEVEL_KEY: Record<string, MessageKey> = { public: "ctx.memory.level.public", project: "ctx.memory.level.project", restricted: "ctx.memory.level.restricted" };
+
+/** A recalled memory entry: kept or left out, its level, its text's preview, and a link to its source conversation. */
+function MemoryLine({ line }: { line: SliceLine }) {
+  const t = useT();
+  const num = useNumber();
+  const m = line.memory!;
+  const levelKey = LEVEL_KEY[m.level];
+  return (
+    <li
+      className={`flex flex-wrap items-baseline gap-x-1.5 ${line.included ? "" : "text-zinc-400 line-through decoration-zinc-400/60 dark:text-zinc-500"}`}
+      data-testid="context-memory-line"
+      data-entry-id={m.entry_id}
+      data-level={m.level}
+      data-included={line.included}
+    >
+      <span aria-hidden className={line.included ? "text-emerald-600 dark:text-emerald-400" : "text-zinc-400"}>
+        {line.included ? "✓" : "✕"}
+      </span>
+      <span className="sr-only">{line.included ? t("ctx.included") : t("ctx.dropped")}</span>
+      <span className="shrink-0 rounded bg-zinc-100 px-1 text-zinc-600 dark:bg-zinc-800 dark:text-zinc-400">{levelKey ? t(levelKey) : m.level}</span>
+      <span className="min-w-0 flex-1 truncate text-zinc-700 dark:text-zinc-300" title={line.preview}>
+        {line.preview}
+      </span>
+      <span className="shrink-0 text-zinc-500" data-testid="context-memory-source">
+        {m.conversation_id ? (
+          <Link className="underline decoration-dotted hover:text-indigo-600" href={`/conversations/${encodeURIComponent(m.conversation_id)}`}>
+            {t("ctx.memory.from", { title: m.title ?? m.conversation_id })}
+          </Link>
+        ) : (
+          t("ctx.memory.byPerson")
+        )}
+      </span>
+      <span className="shrink-0 tabular-nums">{num(line.tokens)}</span>
+    </li>
   );
 }
 

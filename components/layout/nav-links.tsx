@@ -7,6 +7,7 @@ import { useT, type MessageKey } from "@/lib/i18n";
 const LINKS: ReadonlyArray<{ href: string; key: MessageKey; testId: string; match: (path: string) => boolean }> = [
   { href: "/", key: "nav.conversations", testId: "nav-conversations", match: (p) => p === "/" || p.startsWith("/conversations") },
   { href: "/search", key: "nav.search", testId: "nav-search", match: (p) => p.startsWith("/search") },
+  { href: "/memory", key: "nav.memory", testId: "nav-memory", match: (p) => p.startsWith("/memory") },
   { href: "/roles", key: "nav.roles", testId: "nav-roles", match: (p) => p.startsWith("/roles") },
   { href: "/settings", key: "nav.settings", testId: "nav-settings", match: (p) => p.startsWith("/settings") },
 ];

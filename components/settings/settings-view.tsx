@@ -10,6 +10,7 @@ import { badgeClass, cardClass } from "@/components/ui/styles";
 import { McpServersSection } from "./mcp-servers";
 import { GatewaySection } from "./gateway-section";
 import { KnowledgeSection } from "./knowledge-section";
+import { MemoryRedactionSection } from "./memory-redaction-section";
 
 /** Server facts (/api/health), the model registry (/api/models) and the MCP servers (/api/mcp/servers). */
 export function SettingsView() {
@@ -130,6 +131,7 @@ export function SettingsView() {
         )}
       </section>
 
+      <MemoryRedactionSection />
       <McpServersSection />
       <GatewaySection />
       <KnowledgeSection />

@@ -14,3 +14,4 @@ export * from "./export";
 export * from "./search";
 export * from "./mcp";
 export * from "./knowledge";
+export * from "./memory";

@@ -3,12 +3,16 @@
  * note, filled while the rendered section stays within its token budget, rendered into the
  * system message. Pure.
  */
-import { preview, type LineSliceReport, type SliceLine } from "./report";
+import { preview, type LineSliceReport, type MemoryCitation, type SliceLine } from "./report";
 import { countTokens, MESSAGE_OVERHEAD, truncateToTokens } from "./tokens";
-import type { ContextFacts } from "./types";
+import type { ContextFacts, RecalledMemory } from "./types";
 
 /** The goal may take at most this share of the global budget, so conclusions keep room. */
 const GOAL_SHARE = 0.5;
+/** Recalled memory may take at most this share of the global budget, so the conversation's own conclusions keep room. */
+export const MEMORY_SHARE = 0.4;
+/** The sub-heading of recalled memory in the global slice. */
+export const MEMORY_HEADING = "Recalled from memory (earlier conversations, most relevant first):";
 
 /** The heading of the global slice in the system message (the offline model reads its conclusions under it). */
 export const GLOBAL_HEADING = "## Shared context (global slice: facts and conclusions that stay in view)";
@@ -24,6 +28,9 @@ interface Candidate {
   cutTo?: number;
   /** Stop at the first candidate that does not fit (newest-first lists) instead of trying later ones. */
   stopOnMiss?: boolean;
+  /** Left out whatever room is left (over its group's share of the budget); still reported. */
+  skip?: boolean;
+  memory?: MemoryCitation;
 }
 
 /** A rendered slice ("" when nothing went in) and its report. */
@@ -50,24 +57,25 @@ function fillLines(heading: string, candidates: readonly Candidate[], budget: nu
     const guess = estimate + breaks + countTokens(line);
     return guess + breaks <= budget || countTokens(render(line)) <= budget;
   };
-  let stopped = false;
+  // Lists stop at their first miss (newest or most relevant first); each list on its own.
+  const stopped = new Set<string>();
   for (const c of candidates) {
     let line = c.line;
     let truncated = false;
-    if (!stopped && c.cutTo !== undefined && countTokens(c.text) > c.cutTo) {
+    if (!stopped.has(c.label) && c.cutTo !== undefined && countTokens(c.text) > c.cutTo) {
       const cut = truncateToTokens(c.text, c.cutTo, () => " …[cut]");
       if (cut !== null) {
         line = c.line.replace(c.text, () => cut);
         truncated = true;
       }
     }
-    const fits = !stopped && fitsBudget(line);
+    const fits = !stopped.has(c.label) && !c.skip && fitsBudget(line);
     if (fits) {
       lines.push(line);
       estimate += countTokens(line) + 1;
     }
-    else if (c.stopOnMiss) stopped = true;
-    report.push({ label: c.label, preview: preview(c.text), tokens: countTokens(line), included: fits, ...(fits && truncated ? { truncated: true } : {}) });
+    else if (c.stopOnMiss && !c.skip) stopped.add(c.label);
+    report.push({ label: c.label, preview: preview(c.text), tokens: countTokens(line), included: fits, ...(fits && truncated ? { truncated: true } : {}), ...(c.memory ? { memory: c.memory } : {}) });
   }
   const text = lines.length ? render() : "";
   return { text, report: { budget, used: countTokens(text), over_budget: false, lines: report } };
@@ -105,8 +113,34 @@ export function systemMessageTokens(base: readonly string[], global: LineSlice, 
   return MESSAGE_OVERHEAD + joinedTokens(base) + global.report.used + priv.report.used + seams * SEAM_TOKENS;
 }
 
-/** The global slice: project folder, target paths, goal, then promoted conclusions newest first. */
-export function buildGlobal(facts: ContextFacts, promoted: readonly string[], budget: number): LineSlice {
+/** How a recalled entry reads in the global slice: kind, statement, and the conversation it came from. */
+export function memoryLineText(m: RecalledMemory): string {
+  const statement = m.statement.replace(/\s+/g, " ").trim();
+  const from = m.source.conversation_id ? `from ${m.source.conversation_id}${m.source.title ? ` "${m.source.title.replace(/\s+/g, " ").trim().slice(0, 60)}"` : ""}` : "added by a person";
+  return `[${m.kind}] ${statement} (${from})`;
+}
+
+/**
+ * Recalled entries as global-slice candidates, most relevant first: each whole line while the
+ * group stays within {@link MEMORY_SHARE} of the budget; the rest are reported as left out.
+ */
+function memoryCandidates(memory: readonly RecalledMemory[], budget: number): Candidate[] {
+  const share = Math.floor(budget * MEMORY_SHARE);
+  let used = countTokens(MEMORY_HEADING) + 1;
+  let full = false;
+  return memory.map((m, i): Candidate => {
+    const text = memoryLineText(m);
+    const line = i === 0 ? `${MEMORY_HEADING}\n- ${text}` : `- ${text}`;
+    const cost = countTokens(`- ${text}`) + 1;
+    if (!full && used + cost <= share) used += cost;
+    else full = true;
+    const memoryCitation: MemoryCitation = { entry_id: m.entry_id, kind: m.kind, level: m.level, conversation_id: m.source.conversation_id, ...(m.source.title ? { title: m.source.title } : {}) };
+    return { label: "memory", text, line, stopOnMiss: true, skip: full, memory: memoryCitation };
+  });
+}
+
+/** The global slice: project folder, target paths, goal, recalled memory, then promoted conclusions newest first. */
+export function buildGlobal(facts: ContextFacts, promoted: readonly string[], budget: number, memory: readonly RecalledMemory[] = []): LineSlice {
   const candidates: Candidate[] = [{ label: "project", text: facts.project_path, line: `Project folder: ${facts.project_path}` }];
   const targets = (facts.target_paths ?? []).filter((p) => p.trim());
   if (targets.length) {
@@ -117,6 +151,7 @@ export function buildGlobal(facts: ContextFacts, promoted: readonly string[], bu
     const goal = facts.goal.trim();
     candidates.push({ label: "goal", text: goal, line: `Goal: ${goal}`, cutTo: Math.floor(budget * GOAL_SHARE) });
   }
+  candidates.push(...memoryCandidates(memory, budget));
   const conclusions = newestFirst(promoted);
   if (conclusions.length) {
     // the sub-heading only costs tokens when a conclusion follows it; it is added with the first

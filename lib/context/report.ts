@@ -25,15 +25,28 @@ export type SliceName = z.infer<typeof SliceNameSchema>;
 export const SceneWeightSchema = z.enum(["flow", "negotiation", "instruction", "system"]);
 export type SceneWeight = z.infer<typeof SceneWeightSchema>;
 
+/** The citation of a recalled memory line: which entry, at what level, from which conversation. */
+export const MemoryCitationSchema = z.object({
+  entry_id: z.string(),
+  kind: z.string(),
+  level: z.string(),
+  /** The conversation the entry was distilled from; null when a person added it. */
+  conversation_id: z.string().nullable(),
+  title: z.string().optional(),
+});
+export type MemoryCitation = z.infer<typeof MemoryCitationSchema>;
+
 /** One line of the global or private slice. */
 export const SliceLineSchema = z.object({
-  /** Short label: `project`, `goal`, `targets`, `conclusion`, `note`. */
+  /** Short label: `project`, `goal`, `targets`, `memory`, `conclusion`, `note`. */
   label: z.string(),
   preview: z.string().max(PREVIEW_CHARS),
   tokens: z.number().int().nonnegative(),
   included: z.boolean(),
   /** True when only the start of the text fitted. */
   truncated: z.boolean().optional(),
+  /** On a `memory` line: the recalled entry and its source (never more of its text than the preview). */
+  memory: MemoryCitationSchema.optional(),
 });
 export type SliceLine = z.infer<typeof SliceLineSchema>;
 

@@ -24,6 +24,19 @@ export interface ContextFacts {
   target_paths?: string[];
 }
 
+/**
+ * One memory entry recalled for this request (long-term memory, seed 003 §5), shown in the
+ * global slice with a citation to the conversation it came from.
+ */
+export interface RecalledMemory {
+  entry_id: string;
+  kind: string;
+  level: string;
+  statement: string;
+  /** The conversation it was distilled from (null: added by a person) and its title when known. */
+  source: { conversation_id: string | null; title?: string };
+}
+
 /** Input of {@link buildModelInput}. */
 export interface BuildModelInputOptions {
   /** Whose call: decides which message is "the newest instruction". */
@@ -43,6 +56,12 @@ export interface BuildModelInputOptions {
   promoted?: readonly string[];
   /** The agent's own notes, oldest first (see `deriveWorkNotes`); the newest are kept. */
   privateNotes?: readonly string[];
+  /**
+   * Long-term memory recalled for the current request, most relevant first (see
+   * `lib/runtime/team/memory-recall.ts`): placed in the global slice after the goal, newest
+   * relevance first until its share of the budget.
+   */
+  memory?: readonly RecalledMemory[];
   budgets?: Partial<ContextBudgets>;
 }
 

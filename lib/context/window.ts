@@ -91,7 +91,7 @@ export class ContextWindow {
     // an agent's saved system message (base + role prompt) comes first; `system` adds to it
     const base = [this.#scene.leadText, options.system.trim()];
     const systemText = base.filter(Boolean).join("\n\n");
-    const global = buildGlobal(options.facts, options.promoted ?? [], budgets.global);
+    const global = buildGlobal(options.facts, options.promoted ?? [], budgets.global, options.memory ?? []);
     const priv = buildPrivate(options.privateNotes ?? [], budgets.private);
     const systemMessage: ChatMessage = { role: "system", content: [systemText, global.text, priv.text].filter(Boolean).join("\n\n") };
     const report: SliceReport = {

@@ -25,6 +25,12 @@ describe("scopes", () => {
     expect(scopesFor([])).toEqual(["project:read", "message:leader", "message:teammates", "shared_context:read", "shared_context:write", "tools:mcp", "gateway:call"]);
   });
 
+  it("lets every live token call recall_memory (a read, like the project's), and nothing named like it", () => {
+    expect(toolScope("recall_memory")).toBe("project:read");
+    expect(toolScope("recall_memory_all")).toBeUndefined();
+    expect(checkToolCall(issueAgentToken(reader), { conversation_id: "conv_a", tool: "recall_memory" })).toEqual({ ok: true, scope: "project:read" });
+  });
+
   it("gives gateway tools (gw__<source>__<op>) the gateway:call scope, and nothing to look-alikes", () => {
     expect(toolScope("gw__orders__getOrder")).toBe("gateway:call");
     expect(toolScope("gw____getOrder")).toBeUndefined();

@@ -50,6 +50,13 @@ export const TOOL_SCOPES: Readonly<Record<string, AgentScope>> = {
 };
 
 /**
+ * Engine tools defined beside their runtime module rather than in the lib/tools registry.
+ * `recall_memory` (lib/runtime/team/memory-tools.ts) is a read every agent may make, like reading
+ * the project: which entries it gets is the memory service's access rule for its role and project.
+ */
+const ENGINE_TOOL_SCOPES: Readonly<Record<string, AgentScope>> = { recall_memory: "project:read" };
+
+/**
  * Gateway tools (`gw__<source>__<operation>`, lib/gateway) need `gateway:call`. Every live token
  * holds it; which sources an agent may call is its role's `gateway:` / `tools:` grant, checked
  * at every call against the role file as it is then (lib/runtime/team/gateway-tools.ts).
@@ -61,7 +68,7 @@ export function toolScope(tool: string): AgentScope | undefined {
   if (GATEWAY_TOOL.test(tool)) return "gateway:call";
   // MCP tools are named by their servers (`mcp__<server>__<tool>`): one scope covers them all.
   if (tool.startsWith("mcp__")) return "tools:mcp";
-  return ownValue(TOOL_SCOPES, tool);
+  return ownValue(TOOL_SCOPES, tool) ?? ownValue(ENGINE_TOOL_SCOPES, tool);
 }
 
 /** Tools whose `path` argument names a place in the project folder. */

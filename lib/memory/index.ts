@@ -1,7 +1,13 @@
 /**
- * Public face of long-term memory's pure parts. Today: the redaction pass that runs before any
- * write, and the compiler of configured account-id patterns.
+ * Public face of long-term memory's pure parts: the formats (entries, candidates, readers, API
+ * bodies), the access rule, the dedup/contradiction rules, the redaction pass that runs before
+ * any write and the compiler of configured account-id patterns. The I/O side is
+ * `lib/memory/service.ts` (server-only), reached as `(await getApp()).memory`.
  */
+export * from "./schema";
+export { canRead } from "./access";
+export { decideMerge, type MergeDecision } from "./merge";
+export { redactField, redactStatement, type RedactedField } from "./redact-fields";
 export {
   accountIdPatternSchema,
   accountIdPatternsSchema,

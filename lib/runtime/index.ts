@@ -12,6 +12,8 @@ import { getApp } from "@/lib/server/app";
 import { limitsFromEnv } from "./config";
 import { Residency, type ResidencyCounts } from "./residency";
 import { TeamRun } from "./team-run";
+import { scheduleDistill } from "./team/memory-distill";
+import { TeamState } from "./team/state";
 
 export { TeamRun, LEADER_DISPLAY_NAME, CONTEXT_FILE_NAME } from "./team-run";
 export { limitsFromEnv, type RuntimeLimits } from "./config";
@@ -159,4 +161,15 @@ export async function resumeAll(): Promise<number> {
     if (offset + page.items.length >= page.total) break;
   }
   return resumed;
+}
+
+/**
+ * An archived conversation's conclusions are distilled into long-term memory, in the background
+ * (the caller does not wait). The conversation is held meanwhile and let go afterwards.
+ */
+export function distillArchived(convId: string): void {
+  void withConversation(convId, async () => {
+    const app = await getApp();
+    await scheduleDistill(new TeamState(app, convId, limitsFromEnv()), "archive");
+  }).catch((error: unknown) => console.error(`[astrion] ${convId}: could not distil the archived conversation:`, (error as Error).message));
 }

@@ -34,6 +34,7 @@ import { endAbilityCalls, resumeAbilityCalls } from "./team/abilities";
 import { AgentLoops } from "./team/agent-loop";
 import { decideApproval, type ApprovalDecision } from "./team/approvals";
 import { LeaderLoop } from "./team/leader-loop";
+import { scheduleDistill } from "./team/memory-distill";
 import { terminateAgent } from "./team/leader-tools";
 import { answerQuestion, messageAgent, reportFailure } from "./team/mail";
 import { TeamState } from "./team/state";
@@ -59,6 +60,8 @@ export class TeamRun {
     this.#leader = new LeaderLoop(this.#s, (error) => this.#crashed(null, error));
     this.#agents = new AgentLoops(this.#s, (agentId, error) => this.#crashed(agentId, error));
     this.#s.setWakers({ wakeLeader: () => this.wakeLeader(), notifyAgent: (agentId) => this.#notifyAgent(agentId) });
+    // A final summary (back to IDLE) is distilled into long-term memory in the background.
+    this.#s.onIdle = () => void scheduleDistill(this.#s, "summary");
     this.#offHealth = subscribeModelHealth((h) => {
       if (h.meta?.conversation_id === this.convId) void this.#onModelHealth(h).catch(() => undefined);
     });

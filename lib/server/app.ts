@@ -12,6 +12,7 @@ import { RoleLibrary } from "@/lib/roles";
 import { seedModelsFile } from "@/lib/models";
 import { protectFolder } from "@/lib/workspace";
 import { startSearch, type SearchIndexer } from "@/lib/search";
+import { MemoryService } from "@/lib/memory/service";
 
 export interface AstrionApp {
   root: string;
@@ -19,6 +20,8 @@ export interface AstrionApp {
   roles: RoleLibrary;
   /** The history search index (lib/search). */
   search: SearchIndexer;
+  /** Long-term memory (lib/memory/service.ts). */
+  memory: MemoryService;
   startedAt: string;
   version: string;
 }
@@ -49,9 +52,11 @@ async function start(): Promise<AstrionApp> {
   const seeded = await roles.seedFromRepo(REPO_AGENTS_DIR);
   if (seeded.length > 0) console.log(`[astrion] copied the product roles into ${path.join(root, "agents")}: ${seeded.join(", ")}`);
   await seedModelsFile(root);
+  // Loads in the background (an index rebuild may call the embedding model); every call waits for it.
+  const memory = new MemoryService(root);
   const pkg = JSON.parse(await fs.readFile(path.join(process.cwd(), "package.json"), "utf8")) as { version?: string };
   console.log(`[astrion] data folder ${root}`);
-  return { root, store, roles, search, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
+  return { root, store, roles, search, memory, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
 }
 
 /** The started app; the first call starts it (taking the data folder's lock). */

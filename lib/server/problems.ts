@@ -9,13 +9,20 @@ import type { StoreProblem } from "@/lib/api/contract";
 import { MCP_FILE_NAME, readMcpFile } from "@/lib/mcp";
 import { gatewayProblems } from "@/lib/gateway";
 import { registryProblem } from "@/lib/models";
+import { redactionProblem } from "@/lib/memory/redaction-config";
 import type { AstrionApp } from "./app";
 
 /** The store's recorded problems, models.json's and the role files' that do not load, sorted by file. */
-export async function collectProblems(app: Pick<AstrionApp, "root" | "store" | "roles"> & Partial<Pick<AstrionApp, "search">>): Promise<StoreProblem[]> {
+export async function collectProblems(app: Pick<AstrionApp, "root" | "store" | "roles"> & Partial<Pick<AstrionApp, "search" | "memory">>): Promise<StoreProblem[]> {
   const problems = [...app.store.problems(), ...(app.search?.notices() ?? [])];
   const models = await registryProblem(app.root);
   if (models) problems.push(models);
+  if (app.memory) {
+    await app.memory.ready();
+    problems.push(...app.memory.notices());
+    const redaction = await redactionProblem(app.root);
+    if (redaction) problems.push({ file: "models.json", message: redaction });
+  }
   const mcp = await readMcpFile(app.root);
   if (!mcp.ok) problems.push({ file: MCP_FILE_NAME, message: mcp.error.slice(MCP_FILE_NAME.length + 2) });
   problems.push(...(await gatewayProblems(app.root)));

@@ -23,6 +23,8 @@ import { knowledgeOffer } from "./knowledge-tools";
 import { resolveDangling } from "./effects";
 import { deliverReport, reportFailure } from "./mail";
 import { mcpToolSpecs } from "./mcp-tools";
+import { recalledForRequest } from "./memory-recall";
+import { memoryToolSpecs } from "./memory-tools";
 import type { TeamState } from "./state";
 import { appendToolResult, assistantMessage, callModel, saveAnswer, saveInterrupted } from "./steps";
 import { isErrorResult, LEADER_DISPLAY_NAME, messageId, type AgentMeta } from "./types";
@@ -153,6 +155,8 @@ export class AgentLoops {
     const leaderMessages = (await s.store.readLeaderMessages(s.convId)).messages;
     // search_knowledge only for a task that asks for precise facts (seed 003 §5.3), with a hint.
     const knowledge = await knowledgeOffer(s, agentId, meta, messages, conv.project_path);
+    // Long-term memory this agent's role may read, recalled once per request (not per call).
+    const memory = await recalledForRequest(s, agentId, meta.role_id, meta.trace_id);
     const input = buildModelInput({
       kind: "agent",
       system: `${PROMOTION_HINT}\n${NOTE_HINT}${knowledge.hint}`,
@@ -160,11 +164,12 @@ export class AgentLoops {
       facts: { project_path: conv.project_path, goal: conversationGoal(leaderMessages) ?? conv.title },
       promoted: [...collectPromotions(leaderMessages), ...collectPromotions(messages)],
       privateNotes: deriveWorkNotes(messages),
+      memory,
       budgets: s.limits.budgets,
     });
     // MCP servers start here, on the first model call that offers their tools (lib/runtime/team/mcp-tools.ts).
     const mcpTools = await mcpToolSpecs(s, agentId, meta);
-    const outcome = await callModel(s, model, agentId, input.messages, [...agentTools(permissions, meta.file_tools), ...sharedContextTools(), ...mcpTools, ...(await abilityToolsFor(s, meta)), ...(await gatewayToolsFor(s, meta)), ...knowledge.tools], thinking, signal);
+    const outcome = await callModel(s, model, agentId, input.messages, [...agentTools(permissions, meta.file_tools), ...sharedContextTools(), ...memoryToolSpecs(), ...mcpTools, ...(await abilityToolsFor(s, meta)), ...(await gatewayToolsFor(s, meta)), ...knowledge.tools], thinking, signal);
     meta = await counted;
     const traceId = meta.trace_id ?? (await s.traceOrNew()).trace_id;
     if (!outcome.ok) {

@@ -25,6 +25,7 @@ import { once } from "./effects";
 import { dispatchMcpTool } from "./mcp-tools";
 import { dispatchGatewayTool, isGatewayToolName } from "./gateway-tools";
 import { dispatchKnowledgeTool, isKnowledgeTool, KNOWLEDGE_TOOL } from "./knowledge-tools";
+import { dispatchMemoryTool, isMemoryToolName } from "./memory-tools";
 import { deliverReport, messageAgent, toLeaderInbox } from "./mail";
 import type { TeamState } from "./state";
 import { errorResult, messageId, summarize, type AgentMeta } from "./types";
@@ -45,15 +46,16 @@ export async function dispatchAgentTool(s: TeamState, agentId: number, call: Too
   const mcp = isMcpToolName(name);
   // Gateway tools (gw__<source>__<op>) validate their arguments against their operation's schema.
   const gateway = isGatewayToolName(name);
-  // search_knowledge (knowledge-tools.ts) parses its own arguments.
+  // search_knowledge (knowledge-tools.ts) and recall_memory (memory-tools.ts) parse their own arguments.
   const knowledge = isKnowledgeTool(name);
+  const memory = isMemoryToolName(name);
   const meta = await s.readAgent(agentId);
   // A teammate role's ability (lib/runtime/team/abilities.ts): checked against its declared input there.
-  const ability = shared || mcp || gateway || knowledge || hasOwnKey(AGENT_TOOL_ARGS, name) ? null : await findAbility(s, meta, name);
+  const ability = shared || mcp || gateway || knowledge || memory || hasOwnKey(AGENT_TOOL_ARGS, name) ? null : await findAbility(s, meta, name);
   if (ability === "own") return errorResult(`${name} is an ability of your own role: do it yourself`);
-  if (!shared && !mcp && !gateway && !knowledge && !ability && !hasOwnKey(AGENT_TOOL_ARGS, name)) return errorResult(`unknown tool ${name}`);
+  if (!shared && !mcp && !gateway && !knowledge && !memory && !ability && !hasOwnKey(AGENT_TOOL_ARGS, name)) return errorResult(`unknown tool ${name}`);
   // Shared-context, MCP, gateway and ability tools validate their own arguments; the permission check only needs the name.
-  const parsed = shared || mcp || gateway || knowledge || ability ? ({ ok: true, args: {} } as const) : parseToolArguments(AGENT_TOOL_ARGS[name as keyof typeof AGENT_TOOL_ARGS], call.function.arguments);
+  const parsed = shared || mcp || gateway || knowledge || memory || ability ? ({ ok: true, args: {} } as const) : parseToolArguments(AGENT_TOOL_ARGS[name as keyof typeof AGENT_TOOL_ARGS], call.function.arguments);
   if (!parsed.ok) return errorResult(parsed.error);
   const args = parsed.args as Record<string, unknown>;
   // No tool runs while the project folder is refused or metadata.json names another folder.
@@ -83,6 +85,7 @@ export async function dispatchAgentTool(s: TeamState, agentId: number, call: Too
   const gate: ApprovalGate = (effect) => approvalGate(s, agentId, meta, call, { name, effect, command: name === "run_command" ? String(args.command) : undefined, cwd: root });
   if (mcp) return dispatchMcpTool(s, agentId, meta, call, gate);
   if (gateway) return dispatchGatewayTool(s, agentId, meta, call, gate);
+  if (memory) return dispatchMemoryTool(s, agentId, meta.role_id, call, gate);
   const verdict = await gate(ability ? ABILITY_EFFECT : knowledge ? KNOWLEDGE_TOOL.effect : (toolEffect(name) ?? "write"));
   if (verdict.kind === "refused") return verdict.result;
   if (verdict.kind === "wait") return null;

@@ -7,6 +7,7 @@ import "server-only";
  */
 import { buildModelInput, collectPromotions, conversationGoal, PROMOTION_HINT, summarizeReport } from "@/lib/context";
 import { buildRegistry, candidateNote, classifierModelKey, classifyIntent, classifyIntentWithModel, restrictRegistry, type IntentResult } from "@/lib/governance";
+import { LEADER_READER } from "@/lib/memory/distill";
 import { loadRegistry, type ChatModel } from "@/lib/models";
 import { LEADER_PARTY, needsModelCall, SYSTEM_PARTY, unansweredToolCalls, USER_PARTY } from "@/lib/protocol";
 import { sharedContextTools } from "@/lib/shared-context";
@@ -19,6 +20,8 @@ import { leaderTools, type RoleChoice } from "../tools";
 import { runTool } from "./dispatch";
 import { resolveDangling } from "./effects";
 import { drainLeaderInbox } from "./mail";
+import { recalledForRequest } from "./memory-recall";
+import { memoryToolSpecs } from "./memory-tools";
 import type { TeamState } from "./state";
 import { appendToolResult, assistantMessage, callModel, saveAnswer, saveInterrupted, thinkingLevel } from "./steps";
 import type { AgentMeta } from "./types";
@@ -104,6 +107,8 @@ export class LeaderLoop {
     const { allowed } = await s.authorizedChoices();
     const intent = await this.#routeIntent(file.messages, allowed);
     const note = intent ? candidateNote(intent) : "";
+    // Long-term memory relevant to the person's request, recalled once per request (not per call).
+    const memory = await recalledForRequest(s, null, LEADER_READER, (await s.traceOrNew()).trace_id);
     // What the model sees: the three context slices within their token budgets (seed 003 §4.2);
     // the full history stays in messages.json.
     const input = buildModelInput({
@@ -112,10 +117,11 @@ export class LeaderLoop {
       messages: file.messages,
       facts: { project_path: conv.project_path, goal: conversationGoal(file.messages) ?? conv.title },
       promoted: collectPromotions(file.messages),
+      memory,
       budgets: s.limits.budgets,
     });
     const t = await s.traceOrNew();
-    const outcome = await callModel(s, model, null, input.messages, [...leaderTools(allowed), ...sharedContextTools()], thinkingLevel(conv), s.stopController.signal);
+    const outcome = await callModel(s, model, null, input.messages, [...leaderTools(allowed), ...sharedContextTools(), ...memoryToolSpecs()], thinkingLevel(conv), s.stopController.signal);
     if (!outcome.ok) {
       await saveInterrupted(s, null, outcome.error, t.trace_id, model.key);
       return false;

@@ -18,6 +18,7 @@ import { LEADER_TOOL_ARGS, parseToolArguments } from "../tools";
 import { endAbilityCalls } from "./abilities";
 import { once } from "./effects";
 import { answerQuestion, messageAgent } from "./mail";
+import { dispatchMemoryTool, isMemoryToolName } from "./memory-tools";
 import type { TeamState } from "./state";
 import { atWork, errorResult, LEADER_DISPLAY_NAME, summarize, type AgentMeta, type Sender } from "./types";
 
@@ -47,6 +48,7 @@ export async function dispatchLeaderTool(s: TeamState, call: ToolCall): Promise<
       });
     return SHARED_CONTEXT_READ_ONLY_TOOLS.has(name) ? run() : once(s, null, call, run);
   }
+  if (isMemoryToolName(name)) return (await dispatchMemoryTool(s, null, null, call)) ?? errorResult("recall_memory could not run");
   if (!hasOwnKey(LEADER_TOOL_ARGS, name)) return errorResult(`unknown tool ${name}`);
   const parsed = parseToolArguments(LEADER_TOOL_ARGS[name as keyof typeof LEADER_TOOL_ARGS], call.function.arguments);
   if (!parsed.ok) return errorResult(parsed.error);

@@ -82,6 +82,8 @@ export class TeamState {
   /** Project-folder refusals already told to the person (one notice each, not one per tool call). */
   readonly #projectNoticed = new Set<string>();
   #wakers: Wakers | null = null;
+  /** Called, not awaited, each time the phase comes back to IDLE (the run schedules memory distillation). */
+  onIdle: (() => void) | null = null;
   /** Audit records of tool calls whose results are not saved yet. */
   #audits: Promise<void>[] = [];
 
@@ -339,6 +341,7 @@ export class TeamState {
     if (current === target || !phasePath(current, target)) return;
     await this.store.update(this.convId, { phase: target });
     this.publish({ type: "phase", phase: target });
+    if (target === "IDLE") this.onIdle?.();
   }
 
   setLeaderBusy(busy: boolean): void {

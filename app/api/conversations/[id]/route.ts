@@ -1,6 +1,6 @@
 import { PatchConversationBodySchema } from "@/lib/api/contract";
 import { json, parseWith, readBody, route } from "@/lib/http";
-import { forgetRun, resumeRun, withConversation } from "@/lib/runtime";
+import { distillArchived, forgetRun, resumeRun, withConversation } from "@/lib/runtime";
 import { getApp } from "@/lib/server/app";
 import { ConversationIdSchema } from "@/lib/store/schemas";
 
@@ -24,7 +24,11 @@ export const PATCH = route<Params>(async (request, params) => {
   // Held meanwhile: a conversation being let go is not written under its checkpoint.
   const conversation = await withConversation(id, () => app.store.update(id, body));
   // An archived conversation does no work: its run stops and its agents' tokens are revoked.
-  if (body.status === "archived") await forgetRun(id);
+  // Its conclusions then go to long-term memory in the background.
+  if (body.status === "archived" && before.status !== "archived") {
+    await forgetRun(id);
+    distillArchived(id);
+  } else if (body.status === "archived") await forgetRun(id);
   // Unarchived: its agents' tokens are issued again (it resumes as at boot).
   else if (body.status === "active" && before.status === "archived") await resumeRun(id);
   return json({ conversation });

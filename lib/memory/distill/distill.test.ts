@@ -1,0 +1,168 @@
+import { describe, expect, it } from "vitest";
+import { formatAgentMessage } from "@/lib/protocol/messages";
+import type { Message } from "@/lib/store/schemas";
+import { collectConclusions, distillAnswerJsonSchema, distillByRules, distillMessages, parseDistillAnswer, subjectOf, type DistillContext } from ".";
+
+const ctx: DistillContext = { conversation_id: "conv_20261130_120000_001", project_path: "/work/shop" };
+const agents = [
+  { agent_id: 1, role_id: "code-reviewer", display_name: "Code Reviewer_1" },
+  { agent_id: 2, role_id: "tester", display_name: "Tester_2" },
+];
+
+const person = (id: string, content: string): Message => ({ role: "user", content, message_id: id, metadata: { message_source: "user" } });
+const leader = (id: string, content: string | null, calls: Array<{ name: string; args: Record<string, unknown> }> = []): Message => ({
+  role: "assistant",
+  content,
+  message_id: id,
+  metadata: { message_source: "leader" },
+  ...(calls.length ? { tool_calls: calls.map((c, i) => ({ id: `call_${id}_${i}`, type: "function" as const, function: { name: c.name, arguments: JSON.stringify(c.args) } })) } : {}),
+});
+const report = (id: string, agentId: number, body: string): Message => ({
+  role: "user",
+  content: formatAgentMessage("report", agents[agentId - 1]!.display_name, `out_x_00${agentId}`, body),
+  message_id: id,
+  metadata: { message_source: "sub_agent", agent_id: agentId },
+});
+const ask = (id: string, agentId: number, qid: string, question: string): Message => ({
+  role: "user",
+  content: formatAgentMessage("message", agents[agentId - 1]!.display_name, qid, question),
+  message_id: id,
+  metadata: { message_source: "sub_agent", agent_id: agentId },
+});
+const tool = (id: string): Message => ({ role: "tool", content: '{"ok":true}', tool_call_id: "x", message_id: id });
+
+const history: Message[] = [
+  person("m1", "Review the payment service. I prefer concise answers with code examples."),
+  leader("m2", null, [{ name: "create_sub_agent", args: { role_id: "code-reviewer", task: "review" } }]),
+  tool("m3"),
+  ask("m4", 1, "ask_cr_001", "Should the v1 order API stay supported?"),
+  ask("m5", 2, "ask_t_001", "Which database does staging use?"),
+  leader("m6", null, [{ name: "answer_question", args: { question_id: "ask_t_001", answer: "Postgres" } }]),
+  tool("m7"),
+  report("m8", 1, "Findings:\n- The order API `POST /v1/orders` is deprecated in favour of `/v2/orders`.\n- Refunds over 10,000 CNY need a second approval.\n\nNext steps:\n- Migrate the mobile client.\n\nCONCLUSION: `PaymentGateway.charge()` retries three times before failing."),
+  report("m9", 2, "- Payment callback tests do not cover concurrency yet.\n- Contact the owner at ops.lead@example.com for staging keys."),
+  leader("m10", "## Team summary\nKey findings:\n- The order API `POST /v1/orders` is deprecated in favour of `/v2/orders`.\n\nCONCLUSION: Team for \"review\": Code Reviewer_1 (code-reviewer, agent 1)"),
+];
+
+describe("collectConclusions", () => {
+  it("reads reports, markers, preferences, the final summary and unanswered questions with their message ids", () => {
+    const cs = collectConclusions(history, { agents });
+    const by = (text: string) => cs.find((c) => c.text.includes(text));
+    expect(by("concise answers")).toMatchObject({ source: "person", message_ids: ["m1"] });
+    expect(by("Should the v1 order API")).toMatchObject({ source: "question", open: true, message_ids: ["m4"] });
+    // answered by the leader: not open
+    expect(by("Which database")).toBeUndefined();
+    // a finding repeated in the final summary keeps its place and cites both messages
+    expect(by("is deprecated in favour")).toMatchObject({ source: "report", role_id: "code-reviewer", message_ids: ["m8", "m10"] });
+    expect(by("PaymentGateway.charge()")).toMatchObject({ source: "marker", message_ids: ["m8"] });
+    // advice is not a finding; the team line names this conversation's agents
+    expect(by("Migrate the mobile client")).toBeUndefined();
+    expect(cs.some((c) => c.text.includes("Team for"))).toBe(false);
+    expect(cs.map((c) => c.id)).toEqual(cs.map((_, i) => `c${i + 1}`));
+  });
+
+  it("reads only the messages from `from` on", () => {
+    const cs = collectConclusions(history, { agents, from: 8 });
+    expect(cs.every((c) => c.message_ids.every((id) => ["m9", "m10"].includes(id)))).toBe(true);
+    expect(cs.some((c) => c.text.includes("concurrency"))).toBe(true);
+    expect(cs.some((c) => c.text.includes("concise"))).toBe(false);
+  });
+
+  it("with pending questions given, a question is open exactly when it is still pending (a person may have answered it)", () => {
+    const cs = collectConclusions(history, { agents, pendingQuestions: new Set(["ask_t_001"]) });
+    expect(cs.some((c) => c.text.includes("Which database"))).toBe(true);
+    expect(cs.some((c) => c.text.includes("v1 order API stay"))).toBe(false);
+  });
+
+  it("reads Chinese: 结论 lines, preferences, open lists and sentence findings", () => {
+    const zh: Message[] = [
+      person("z1", "请审查支付服务。我希望回答简洁，并附上代码示例。"),
+      report("z2", 1, "订单接口 `/v1/orders` 已废弃，应改用 `/v2/orders`。退款超过一万元需要二次审批。\n\n结论：支付回调使用 `notify_url` 字段"),
+      leader("z3", "## 团队总结\n主要发现：\n- 订单接口已废弃。\n\n未解决问题：\n- 支付回调的并发测试尚未覆盖。\n\n待确认：生产环境的限流阈值"),
+    ];
+    const cs = collectConclusions(zh, { agents });
+    expect(cs.find((c) => c.text.includes("我希望回答简洁"))).toMatchObject({ source: "person" });
+    expect(cs.find((c) => c.text.includes("notify_url"))).toMatchObject({ source: "marker", message_ids: ["z2"] });
+    expect(cs.find((c) => c.text.startsWith("退款超过一万元"))).toMatchObject({ source: "report" });
+    expect(cs.find((c) => c.text.includes("并发测试"))).toMatchObject({ open: true, message_ids: ["z3"] });
+    expect(cs.find((c) => c.text.includes("限流阈值"))).toMatchObject({ open: true });
+  });
+});
+
+describe("distillByRules", () => {
+  const candidates = distillByRules(collectConclusions(history, { agents }), ctx);
+  const by = (text: string) => candidates.find((c) => c.statement.includes(text))!;
+
+  it("gives each conclusion a kind, a subject, a level by the documented rule, a confidence and its sources", () => {
+    expect(by("concise answers")).toMatchObject({ kind: "preference", level: "project", project_path: "/work/shop", grant: [], confidence: 0.85 });
+    expect(by("Should the v1 order API")).toMatchObject({ kind: "open_issue", level: "project", confidence: 0.6 });
+    expect(by("concurrency yet")).toMatchObject({ kind: "open_issue", level: "project" });
+    // technical (names an API): public; a business rule: project
+    expect(by("is deprecated in favour")).toMatchObject({ kind: "fact", level: "public", subject: "post /v1/orders", confidence: 0.75, source: { conversation_id: ctx.conversation_id, message_ids: ["m8", "m10"] } });
+    expect(by("Refunds over")).toMatchObject({ kind: "fact", level: "project", subject: "refunds over 10,000 cny" });
+    expect(by("PaymentGateway.charge()")).toMatchObject({ kind: "fact", level: "public", confidence: 0.9 });
+  });
+
+  it("makes text with sensitive content restricted, granted to the reporting role and the leader only", () => {
+    expect(by("ops.lead@example.com")).toMatchObject({ level: "restricted", grant: ["leader", "tester"] });
+  });
+
+  it("without a project folder nothing is project-level (it could never be read)", () => {
+    const none = distillByRules(collectConclusions(history, { agents }), { ...ctx, project_path: "" });
+    expect(none.every((c) => c.project_path === null && c.level !== "project")).toBe(true);
+    expect(none.find((c) => c.statement.includes("ops.lead"))!.level).toBe("restricted");
+  });
+
+  it("a configured account-id pattern makes a statement restricted", () => {
+    const cs = collectConclusions([report("a1", 1, "- Customer account ACC-12345678 has a stuck refund in the ledger.")], { agents });
+    expect(distillByRules(cs, ctx)[0]!.level).toBe("project");
+    expect(distillByRules(cs, { ...ctx, accountPatterns: ["ACC-{digit:8}"] })[0]).toMatchObject({ level: "restricted", grant: ["leader", "code-reviewer"] });
+  });
+
+  it("a failed report's findings get a low confidence", () => {
+    const cs = collectConclusions([report("f1", 1, "[failed] The staging deploy script `deploy.sh` exits early.")], { agents });
+    expect(distillByRules(cs, ctx)[0]).toMatchObject({ confidence: 0.4, kind: "fact" });
+  });
+});
+
+describe("subjectOf", () => {
+  it("takes a code span, a path, the words before the verb, or the Chinese head", () => {
+    expect(subjectOf("The `OrderService` is deprecated.")).toBe("orderservice");
+    expect(subjectOf("Config lives in src/config/app.yaml now")).toBe("src/config/app.yaml");
+    expect(subjectOf("The payment service's order API is deprecated")).toBe("payment service's order api");
+    expect(subjectOf("支付回调测试尚未覆盖并发")).toBe("支付回调测试");
+  });
+});
+
+describe("the model path", () => {
+  const cs = collectConclusions(history, { agents });
+  const id = (text: string) => cs.find((c) => c.text.includes(text))!.id;
+
+  it("prompts with the conclusions and a JSON Schema generated from the zod schema", () => {
+    const [system, user] = distillMessages(cs, "Payment review");
+    expect(system!.content).toContain(distillAnswerJsonSchema());
+    expect(JSON.parse(distillAnswerJsonSchema())).toMatchObject({ type: "object", required: ["entries"] });
+    expect(user!.content).toContain(`[${id("concise")}] (person) I prefer concise answers`);
+  });
+
+  it("reads a valid answer, sources mapped to message ids, level only raised by the model", () => {
+    const answer = JSON.stringify({
+      entries: [
+        { kind: "fact", statement: "POST /v1/orders is deprecated; use /v2/orders.", subject: "Order API", level: "project", confidence: 0.8, sources: [id("deprecated")] },
+        { kind: "fact", statement: "Staging keys come from the ops lead.", subject: "staging keys", level: "public", confidence: 0.5, sources: [id("ops.lead")] },
+      ],
+    });
+    const r = parseDistillAnswer("```json\n" + answer + "\n```", cs, ctx);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(r.candidates[0]).toMatchObject({ level: "project", subject: "order api", source: { message_ids: ["m8", "m10"] }, confidence: 0.8 });
+    // the cited conclusion held an e-mail address: restricted whatever the model said
+    expect(r.candidates[1]).toMatchObject({ level: "restricted", grant: ["leader", "tester"] });
+  });
+
+  it("refuses an invalid answer: not JSON, wrong shape, unknown sources", () => {
+    expect(parseDistillAnswer("no idea", cs, ctx)).toMatchObject({ ok: false });
+    expect(parseDistillAnswer('{"entries":[{"kind":"rumour","statement":"x","subject":"x","level":"public","confidence":1,"sources":["c1"]}]}', cs, ctx)).toMatchObject({ ok: false, error: expect.stringContaining("kind") });
+    expect(parseDistillAnswer('{"entries":[{"kind":"fact","statement":"x","subject":"x","level":"public","confidence":1,"sources":["c999"]}]}', cs, ctx)).toMatchObject({ ok: false, error: expect.stringContaining("c999") });
+  });
+});

@@ -1,0 +1,202 @@
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Embedder } from "@/lib/models";
+import { entriesPath, indexPath } from "./memory-files";
+import type { MemoryCandidate } from "./schema";
+import { MemoryService } from "./service";
+
+let root: string;
+beforeEach(async () => {
+  root = await fs.mkdtemp(path.join(os.tmpdir(), "astrion-mem-"));
+});
+afterEach(async () => {
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+const noEmbedder = { embedder: async () => null };
+const reader = { project_path: "/p", role_id: "leader" };
+
+function cand(statement: string, over: Partial<MemoryCandidate> = {}): MemoryCandidate {
+  return { kind: "fact", statement, subject: "", project_path: "/p", level: "project", grant: [], source: { conversation_id: "conv_20260101_000000_001", message_ids: ["m1"] }, confidence: 0.7, ...over };
+}
+
+describe("MemoryService", () => {
+  it("adds entries, writes entries.json in seed style, and recalls them by BM25 (English and Chinese)", async () => {
+    const mem = new MemoryService(root, noEmbedder);
+    const { added, updated } = await mem.upsert([
+      cand("The payment service's order API is deprecated", { subject: "order API" }),
+      cand("支付回调测试还没有覆盖并发场景", { kind: "open_issue", subject: "支付回调测试" }),
+      cand("Answers should be concise with code examples", { kind: "preference", subject: "answer style", level: "public", project_path: null }),
+    ]);
+    expect(added).toHaveLength(3);
+    expect(updated).toEqual([]);
+    expect(added[0]!.id).toMatch(/^mem_/);
+    const text = await fs.readFile(entriesPath(root), "utf8");
+    expect(text).toContain('  "entries": [\n');
+    expect(text).toContain("支付回调测试还没有覆盖并发场景"); // not escaped
+    const en = await mem.recall({ text: "is the order API deprecated?", reader });
+    expect(en[0]?.entry.statement).toBe("The payment service's order API is deprecated");
+    const zh = await mem.recall({ text: "回调测试并发", reader });
+    expect(zh[0]?.entry.kind).toBe("open_issue");
+    expect(await mem.recall({ text: "", reader })).toEqual([]);
+  });
+
+  it("redacts before writing and stores the markers' kinds and offsets, never the content", async () => {
+    const mem = new MemoryService(root, noEmbedder);
+    const { added } = await mem.upsert([cand("Contact ops at ops@example.com or 13812345678", { subject: "ops contact" })]);
+    const e = added[0]!;
+    expect(e.statement).toBe("Contact ops at [redacted:email] or [redacted:phone]");
+    expect(e.redactions.map((r) => [r.field, r.kind, e.statement.slice(r.start, r.end)])).toEqual([
+      ["statement", "email", "[redacted:email]"],
+      ["statement", "phone", "[redacted:phone]"],
+    ]);
+    const disk = await fs.readFile(entriesPath(root), "utf8");
+    expect(disk).not.toContain("ops@example.com");
+    expect(disk).not.toContain("13812345678");
+  });
+
+  it("uses the account-id patterns of models.json, and refuses to write with a bad one", async () => {
+    await fs.writeFile(path.join(root, "models.json"), JSON.stringify({ default: "offline", models: {}, redaction: { account_patterns: ["acct_{digit:8}"] } }));
+    const mem = new MemoryService(root, noEmbedder);
+    const { added } = await mem.upsert([cand("The refund went to acct_12345678 yesterday")]);
+    expect(added[0]!.statement).toBe("The refund went to [redacted:account_id] yesterday");
+    await fs.writeFile(path.join(root, "models.json"), JSON.stringify({ default: "offline", models: {}, redaction: { account_patterns: ["{digit:8}"] } }));
+    await expect(mem.upsert([cand("another acct_87654321")])).rejects.toThrow(/refused/);
+    expect(await fs.readFile(entriesPath(root), "utf8")).not.toContain("87654321");
+  });
+
+  it("merges a duplicate and a contradiction into the older entry, with history, never adding twice", async () => {
+    const mem = new MemoryService(root, noEmbedder);
+    const [first] = (await mem.upsert([cand("The order API is deprecated", { subject: "order API", confidence: 0.5 })])).added;
+    const dup = await mem.upsert([cand("the order API is deprecated.", { subject: "Order API", confidence: 0.5, source: { conversation_id: "conv_20260102_000000_001", message_ids: ["m7"] } })]);
+    expect(dup.added).toEqual([]);
+    expect(dup.updated[0]).toMatchObject({ id: first!.id, confidence: 0.75, source: { conversation_id: "conv_20260102_000000_001" } });
+    expect(dup.updated[0]!.history.map((h) => h.reason)).toEqual(["duplicate"]);
+    const contra = await mem.upsert([cand("The order API is not deprecated", { subject: "order API" })]);
+    expect(contra.updated[0]).toMatchObject({ id: first!.id, statement: "The order API is not deprecated" });
+    expect(contra.updated[0]!.history.map((h) => [h.reason, h.statement])).toEqual([
+      ["duplicate", "The order API is deprecated"],
+      ["contradiction", "The order API is deprecated"],
+    ]);
+    // one batch with the same conclusion twice: one entry
+    const batch = await mem.upsert([cand("Deploys run on Fridays", { subject: "deploys" }), cand("deploys run on fridays", { subject: "deploys" })]);
+    expect(batch.added).toHaveLength(1);
+    expect(mem.size).toBe(2);
+  });
+
+  it("filters by access before the limit: a restricted entry reaches only granted roles", async () => {
+    const mem = new MemoryService(root, noEmbedder);
+    await mem.upsert([
+      cand("salary table lives in finance db", { level: "restricted", grant: ["finance"], subject: "salary" }),
+      cand("salary questions go to HR", { level: "public", project_path: null, subject: "salary routing" }),
+      cand("salary export job runs nightly", { level: "project", project_path: "/other", subject: "salary export" }),
+    ]);
+    const leader = await mem.recall({ text: "salary", reader, limit: 1 });
+    expect(leader.map((h) => h.entry.statement)).toEqual(["salary questions go to HR"]);
+    const finance = await mem.recall({ text: "salary finance db", reader: { project_path: "/p", role_id: "finance" } });
+    expect(finance.map((h) => h.entry.statement)).toContain("salary table lives in finance db");
+    const other = await mem.recall({ text: "salary", reader: { project_path: "/other", role_id: "leader" } });
+    expect(other.map((h) => h.entry.statement).sort()).toEqual(["salary export job runs nightly", "salary questions go to HR"]);
+  });
+
+  it("creates, edits (redacted, history), re-levels and deletes by hand", async () => {
+    const mem = new MemoryService(root, noEmbedder);
+    const { entry, action } = await mem.create({ kind: "fact", statement: "Staging is at 10.1.2.3", subject: "staging", project_path: "/p", level: "project", grant: [], confidence: 1 });
+    expect(action).toBe("added");
+    expect(entry.author).toBe("person");
+    expect(entry.statement).toBe("Staging is at [redacted:ipv4]");
+    const edited = await mem.update(entry.id, { statement: "Staging moved; ask admin@corp.example" });
+    expect(edited.statement).toBe("Staging moved; ask [redacted:email]");
+    expect(edited.redactions.map((r) => r.kind)).toEqual(["email"]);
+    expect(edited.history.at(-1)).toMatchObject({ reason: "edit", statement: "Staging is at [redacted:ipv4]" });
+    const relevelled = await mem.update(entry.id, { level: "restricted", grant: ["ops"] });
+    expect(relevelled).toMatchObject({ level: "restricted", grant: ["ops"] });
+    expect(relevelled.history.at(-1)?.reason).toBe("relevel");
+    await expect(mem.update(entry.id, { level: "restricted", grant: [] })).rejects.toThrow(/grant/);
+    await mem.remove(entry.id);
+    await expect(mem.get(entry.id)).rejects.toThrow(/No memory entry/);
+    await expect(mem.remove(entry.id)).rejects.toThrow(/No memory entry/);
+  });
+
+  it("reloads from disk, rebuilding a missing or outdated index and restoring a current one", async () => {
+    const a = new MemoryService(root, noEmbedder);
+    await a.upsert([cand("Redis holds the session cache", { subject: "sessions" })]);
+    await a.saveIndex();
+    const saved = JSON.parse(await fs.readFile(indexPath(root), "utf8"));
+    expect(saved.entries_sha256).toMatch(/^[0-9a-f]{64}$/);
+    const b = new MemoryService(root, noEmbedder);
+    expect((await b.recall({ text: "session cache", reader }))[0]?.entry.statement).toBe("Redis holds the session cache");
+    // entries.json edited by hand: the index no longer matches it and is rebuilt
+    const file = JSON.parse(await fs.readFile(entriesPath(root), "utf8"));
+    file.entries[0].statement = "Memcached holds the session cache";
+    await fs.writeFile(entriesPath(root), JSON.stringify(file, null, 2));
+    const c = new MemoryService(root, noEmbedder);
+    expect((await c.recall({ text: "memcached", reader }))[0]?.entry.statement).toBe("Memcached holds the session cache");
+    await fs.writeFile(indexPath(root), "{broken");
+    const d = new MemoryService(root, noEmbedder);
+    expect((await d.recall({ text: "memcached", reader })).length).toBe(1);
+  });
+
+  it("keeps a broken entries.json aside, reports it, and starts empty without losing it", async () => {
+    await fs.mkdir(path.dirname(entriesPath(root)), { recursive: true });
+    await fs.writeFile(entriesPath(root), '{"version": 1, "entries": [');
+    const mem = new MemoryService(root, noEmbedder);
+    await mem.ready();
+    const notes = mem.notices();
+    expect(notes[0]?.file).toBe("memory/entries.json");
+    expect(notes[0]?.message).toMatch(/not valid JSON.*kept as memory\/entries\.json\.broken-/);
+    const kept = (await fs.readdir(path.dirname(entriesPath(root)))).find((n) => n.startsWith("entries.json.broken-"))!;
+    expect(await fs.readFile(path.join(root, "memory", kept), "utf8")).toBe('{"version": 1, "entries": [');
+    await mem.upsert([cand("new fact after the repair")]);
+    expect(mem.size).toBe(1);
+    // a later start still says a broken copy waits to be merged back
+    const again = new MemoryService(root, noEmbedder);
+    await again.ready();
+    expect(again.notices().map((n) => n.file)).toContain(`memory/${kept}`);
+  });
+});
+
+describe("MemoryService with an embedding model", () => {
+  function fakeEmbedder(calls: string[][], fail = { on: false }): Embedder {
+    return {
+      key: "emb",
+      async embed(texts) {
+        calls.push([...texts]);
+        if (fail.on) throw new Error("HTTP 500");
+        // two dimensions: "cache"-ness and "deploy"-ness, so a query without shared words can still match
+        return texts.map((t) => [/cache|缓存|redis/i.test(t) ? 1 : 0.01, /deploy|发布|release/i.test(t) ? 1 : 0.01]);
+      },
+    };
+  }
+
+  it("embeds at write time, stores the vectors in the index, and ranks by vectors too", async () => {
+    const calls: string[][] = [];
+    const embedder = fakeEmbedder(calls);
+    const mem = new MemoryService(root, { embedder: async () => embedder });
+    await mem.upsert([cand("Redis holds sessions", { subject: "sessions" }), cand("Releases go out on Fridays", { subject: "ship day" })]);
+    expect(calls.at(-1)).toEqual(["sessions\nRedis holds sessions", "ship day\nReleases go out on Fridays"]);
+    // no word in common with either entry: only the vectors can find it
+    const hits = await mem.recall({ text: "缓存", reader });
+    expect(hits.map((h) => h.entry.statement)).toEqual(["Redis holds sessions"]);
+    await mem.saveIndex();
+    const saved = JSON.parse(await fs.readFile(indexPath(root), "utf8"));
+    expect(saved.embedding).toEqual({ key: "emb", dims: 2 });
+    // a restart with the same model reuses the stored vectors: nothing is embedded again
+    const before = calls.length;
+    const again = new MemoryService(root, { embedder: async () => embedder });
+    await again.ready();
+    expect(calls.length).toBe(before);
+  });
+
+  it("falls back to BM25 with a notice when embedding fails, and never fails the write", async () => {
+    const calls: string[][] = [];
+    const fail = { on: true };
+    const mem = new MemoryService(root, { embedder: async () => fakeEmbedder(calls, fail) });
+    const { added } = await mem.upsert([cand("Redis holds sessions", { subject: "sessions" })]);
+    expect(added).toHaveLength(1);
+    expect((await mem.recall({ text: "redis", reader }))[0]?.entry.id).toBe(added[0]!.id);
+    expect(mem.notices().some((n) => /falls back to BM25/.test(n.message))).toBe(true);
+  });
+});

@@ -1,0 +1,397 @@
+import "server-only";
+/**
+ * The memory service: long-term memory's one writer and reader in the process, reachable as
+ * `(await getApp()).memory`. The entries are loaded once and held in memory; every change is
+ * redacted first (lib/memory/redact), merged (./merge), written to `memory/entries.json`
+ * atomically, then applied to the in-memory entries and search index (./search-index); the index
+ * file is saved shortly after (it is derived, and rebuilt when missing, broken or outdated).
+ * Writes are serialized; reads never wait for the disk.
+ */
+import { randomBytes } from "node:crypto";
+import { CorruptFileError, NotFoundError } from "@/lib/errors";
+import { embedderFor } from "@/lib/runtime/models";
+import type { Embedder } from "@/lib/models";
+import type { StoreProblem } from "@/lib/api/contract";
+import { canRead } from "./access";
+import { checkLevel, editedSpans } from "./edit";
+import { applyContradiction, applyDuplicate, decideMerge, historyItem, withHistory, type StatementShape } from "./merge";
+import { brokenCopies, entriesPath, loadEntries, readIndexFile, writeEntries, writeIndexFile } from "./memory-files";
+import { rankEntries, type RecallHit } from "./recall";
+import { redactStatement } from "./redact-fields";
+import { accountPatternsFor } from "./redaction-config";
+import { indexedText, MemoryIndex, textHash, type IndexEmbedding } from "./search-index";
+import {
+  MemoryCandidateSchema,
+  MemoryEntrySchema,
+  type CreateMemoryBody,
+  type MemoryCandidate,
+  type MemoryEntry,
+  type MemoryListAnswer,
+  type MemoryListQuery,
+  type MemoryReader,
+  type PatchMemoryBody,
+} from "./schema";
+
+/** How long after a change the index file is saved (ms). */
+export const INDEX_SAVE_DELAY_MS = 1000;
+/** How long after a failed embedding call vectors are tried again (ms). */
+export const EMBED_RETRY_MS = 60_000;
+/** Default number of entries a recall returns. */
+export const DEFAULT_RECALL_LIMIT = 8;
+
+/** What a hand-made entry became: added, or merged into an older one. */
+export interface CreateResult {
+  entry: MemoryEntry;
+  action: "added" | "duplicate" | "contradiction";
+}
+
+export type { RecallHit } from "./recall";
+
+/** Options of the service (tests give their own embedder source). */
+export interface MemoryServiceOptions {
+  /** The embedder to use now, or null (default: the `embedding` key of models.json). */
+  embedder?: () => Promise<Embedder | null>;
+}
+
+function newId(): string {
+  return `mem_${randomBytes(9).toString("base64url")}`;
+}
+
+function poolKey(kind: string, project: string | null): string {
+  return `${kind}\u0000${project ?? ""}`;
+}
+
+/** Long-term memory of one data folder. */
+export class MemoryService {
+  readonly root: string;
+  #entries = new Map<string, MemoryEntry>();
+  #shapes = new Map<string, StatementShape>();
+  #index: MemoryIndex = MemoryIndex.build([], null);
+  #sha = "";
+  #ready: Promise<void>;
+  #loaded: Promise<void>;
+  #chain: Promise<unknown> = Promise.resolve();
+  #problems: StoreProblem[] = [];
+  #embedNotice: string | null = null;
+  #embedRetryAt = 0;
+  #saveTimer: NodeJS.Timeout | null = null;
+  #blocked: string | null = null;
+  readonly #embedder: () => Promise<Embedder | null>;
+
+  constructor(root: string, options: MemoryServiceOptions = {}) {
+    this.root = root;
+    this.#embedder = options.embedder ?? (() => embedderFor(root));
+    // Never rejects: what goes wrong is recorded for /api/health and memory starts empty.
+    let entriesRead: () => void = () => undefined;
+    this.#loaded = new Promise<void>((resolve) => (entriesRead = resolve));
+    this.#ready = this.#load(entriesRead)
+      .catch((error: unknown) => {
+        this.#problems.push({ file: "memory/entries.json", message: `memory could not be loaded: ${(error as Error).message}` });
+      })
+      .finally(entriesRead);
+  }
+
+  /** Resolves once the entries and the index are loaded. */
+  ready(): Promise<void> {
+    return this.#ready;
+  }
+
+  /** Resolves once entries.json has been read (its problems known), without waiting for the index. */
+  loaded(): Promise<void> {
+    return this.#loaded;
+  }
+
+  /** Problems for /api/health: a broken entries.json kept aside, embedding failures. */
+  notices(): StoreProblem[] {
+    const out = [...this.#problems];
+    if (this.#embedNotice) out.push({ file: "memory/index.json", message: this.#embedNotice });
+    return out;
+  }
+
+  async #load(entriesRead: () => void): Promise<void> {
+    const loaded = await loadEntries(this.root);
+    if (!loaded.ok) {
+      const where = loaded.keptAs ? `kept as memory/${loaded.keptAs.split(/[\\/]/).pop()}` : "left in place";
+      this.#problems.push({ file: "memory/entries.json", message: `${loaded.reason}; the broken file is ${where} and memory starts empty (merge it back by hand)` });
+      // Left in place, it must not be written over: writes are refused until it is repaired.
+      if (!loaded.keptAs) this.#blocked = "memory/entries.json is broken and could not be moved aside; repair it and restart";
+    } else {
+      for (const e of loaded.entries) this.#entries.set(e.id, e);
+      this.#sha = loaded.sha256;
+    }
+    for (const name of await brokenCopies(this.root)) {
+      if (!this.#problems.some((p) => p.message.includes(name))) {
+        this.#problems.push({ file: `memory/${name}`, message: "a broken copy of entries.json kept aside by an earlier start; merge it back by hand, then delete it" });
+      }
+    }
+    entriesRead();
+    await this.#openIndex();
+  }
+
+  /** Restores the saved index when it matches entries.json and the embedding model; else rebuilds. */
+  async #openIndex(): Promise<void> {
+    const embedder = await this.#currentEmbedder();
+    const saved = await readIndexFile(this.root);
+    if (saved.file && saved.file.entries_sha256 === this.#sha && (saved.file.embedding?.key ?? null) === (embedder?.key ?? null)) {
+      try {
+        this.#index = MemoryIndex.restore(saved.file);
+        if (this.#index.size === this.#entries.size) return;
+      } catch {
+        // falls through to a rebuild
+      }
+    }
+    await this.#rebuild(embedder, saved.raw);
+  }
+
+  async #currentEmbedder(): Promise<Embedder | null> {
+    try {
+      return await this.#embedder();
+    } catch (error) {
+      this.#embedNotice = `the embedding model cannot be used (${(error as Error).message}); memory search is lexical only`;
+      return null;
+    }
+  }
+
+  /** Builds the index from the entries, reusing saved vectors of unchanged texts, embedding the rest. */
+  async #rebuild(embedder: Embedder | null, savedRaw: unknown): Promise<void> {
+    const entries = [...this.#entries.values()];
+    let embedding: IndexEmbedding = null;
+    const vectors = new Map<string, number[]>();
+    if (embedder) {
+      const saved = MemoryIndex.savedVectors(savedRaw);
+      const todo: MemoryEntry[] = [];
+      for (const e of entries) {
+        const old = saved.get(e.id);
+        if (old && old.hash === textHash(indexedText(e))) vectors.set(e.id, old.vector);
+        else todo.push(e);
+      }
+      const fresh = await this.#embed(embedder, todo.map(indexedText));
+      if (fresh) todo.forEach((e, i) => vectors.set(e.id, fresh[i]!));
+      const dims = vectors.values().next().value?.length;
+      if (dims) embedding = { key: embedder.key, dims };
+    }
+    this.#index = MemoryIndex.build(entries, embedding, vectors);
+    this.#scheduleSave();
+  }
+
+  /** Vectors of `texts`, or null after recording why (the caller falls back to BM25). */
+  async #embed(embedder: Embedder, texts: string[]): Promise<number[][] | null> {
+    if (texts.length === 0) return [];
+    if (Date.now() < this.#embedRetryAt) return null;
+    try {
+      const vectors = await embedder.embed(texts);
+      this.#embedNotice = null;
+      return vectors;
+    } catch (error) {
+      this.#embedRetryAt = Date.now() + EMBED_RETRY_MS;
+      this.#embedNotice = `embedding with model "${embedder.key}" failed (${(error as Error).message}); memory search falls back to BM25 until it works again`;
+      return null;
+    }
+  }
+
+  /** The embedder when the index is built for it; rebuilds the index when the configured model changed. */
+  async #indexEmbedder(): Promise<Embedder | null> {
+    const embedder = await this.#currentEmbedder();
+    const built = this.#index.embedding?.key ?? null;
+    if ((embedder?.key ?? null) !== built && (built !== null || Date.now() >= this.#embedRetryAt)) {
+      await this.#serial(() => this.#rebuild(embedder, this.#index.embedding ? this.#index.toFile(this.#sha) : null));
+    }
+    return embedder && this.#index.embedding?.key === embedder.key ? embedder : null;
+  }
+
+  #scheduleSave(): void {
+    if (this.#saveTimer) return;
+    this.#saveTimer = setTimeout(() => {
+      this.#saveTimer = null;
+      void this.saveIndex().catch((error: unknown) => console.error("[astrion] memory: could not save the search index (it is rebuilt at the next start)", error));
+    }, INDEX_SAVE_DELAY_MS);
+    this.#saveTimer.unref();
+  }
+
+  /** Saves the index file now (tests, shutdown). */
+  async saveIndex(): Promise<void> {
+    if (this.#saveTimer) clearTimeout(this.#saveTimer);
+    this.#saveTimer = null;
+    await this.#ready;
+    await writeIndexFile(this.root, this.#index.toFile(this.#sha));
+  }
+
+  /** Runs `fn` after every earlier write. */
+  #serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.#chain.then(fn, fn);
+    this.#chain = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * Writes `changed` entries (and drops `removed` ids): entries.json first, then memory and the
+   * index, so a failed write changes nothing. Vectors are computed for changed texts.
+   */
+  async #commit(changed: MemoryEntry[], removed: string[] = []): Promise<void> {
+    if (this.#blocked) throw new CorruptFileError(entriesPath(this.root), this.#blocked);
+    for (const e of changed) MemoryEntrySchema.parse(e);
+    const next = new Map(this.#entries);
+    for (const id of removed) next.delete(id);
+    for (const e of changed) next.set(e.id, e);
+    const sha = await writeEntries(this.root, [...next.values()]);
+    this.#entries = next;
+    this.#sha = sha;
+    const embedder = await this.#currentEmbedder();
+    const built = this.#index.embedding?.key ?? null;
+    if ((embedder?.key ?? null) !== built && (embedder === null || Date.now() >= this.#embedRetryAt)) {
+      // The first vectors (their width is known only now), or the embedding model changed: all entries again.
+      await this.#rebuild(embedder, built ? this.#index.toFile(this.#sha) : null);
+      return;
+    }
+    const vectors = embedder && embedder.key === built ? await this.#embed(embedder, changed.map(indexedText)) : null;
+    for (const id of removed) {
+      this.#index.delete(id);
+      this.#shapes.delete(id);
+    }
+    changed.forEach((e, i) => {
+      this.#shapes.delete(e.id);
+      this.#index.put(e, vectors?.[i]);
+    });
+    this.#scheduleSave();
+  }
+
+  /** Redacts a candidate's text with the configured account patterns. */
+  #redacted(c: MemoryCandidate, patterns: Awaited<ReturnType<typeof accountPatternsFor>>) {
+    return { ...c, ...redactStatement(c.statement, c.subject, { accountPatterns: patterns }) };
+  }
+
+  /** Redacts, then adds or merges (duplicate → update older, contradiction → update older; history kept). */
+  async upsert(candidates: MemoryCandidate[]): Promise<{ added: MemoryEntry[]; updated: MemoryEntry[] }> {
+    const parsed = candidates.map((c) => MemoryCandidateSchema.parse(c));
+    await this.#ready;
+    return this.#serial(async () => {
+      const merged = await this.#merge(parsed, "distiller");
+      return { added: merged.filter((m) => m.action === "added").map((m) => m.entry), updated: dedupe(merged.filter((m) => m.action !== "added").map((m) => m.entry)) };
+    });
+  }
+
+  async #merge(candidates: MemoryCandidate[], author: MemoryEntry["author"]): Promise<CreateResult[]> {
+    const patterns = await accountPatternsFor(this.root);
+    const now = new Date().toISOString();
+    const pools = new Map<string, MemoryEntry[]>();
+    for (const e of this.#entries.values()) {
+      const key = poolKey(e.kind, e.project_path);
+      const pool = pools.get(key) ?? [];
+      pool.push(e);
+      pools.set(key, pool);
+    }
+    const changed = new Map<string, MemoryEntry>();
+    const results: CreateResult[] = [];
+    for (const raw of candidates) {
+      const c = this.#redacted(raw, patterns);
+      const grant = c.level === "restricted" ? [...new Set(c.grant)] : [];
+      const key = poolKey(c.kind, c.project_path);
+      const pool = pools.get(key) ?? [];
+      pools.set(key, pool);
+      const decision = decideMerge(c, pool, this.#shapes);
+      let entry: MemoryEntry;
+      if (decision.action === "add") {
+        entry = { id: newId(), kind: c.kind, statement: c.statement, subject: c.subject, project_path: c.project_path, level: c.level, grant, source: c.source, created_at: now, updated_at: now, confidence: c.confidence, history: [], redactions: c.redactions, author };
+        pool.push(entry);
+        results.push({ entry, action: "added" });
+      } else {
+        const input = { ...c, grant };
+        entry = decision.action === "duplicate" ? applyDuplicate(decision.target, input, now) : applyContradiction(decision.target, input, now);
+        pool[pool.indexOf(decision.target)] = entry;
+        this.#shapes.delete(entry.id);
+        results.push({ entry, action: decision.action });
+      }
+      changed.set(entry.id, entry);
+    }
+    await this.#commit([...changed.values()]);
+    // A batch may touch one entry twice; every result shows it as finally stored.
+    return results.map((r) => ({ ...r, entry: changed.get(r.entry.id)! }));
+  }
+
+  /** Hybrid relevance (BM25 over statement+subject, + vectors when an embedding model is configured), access-filtered. */
+  async recall(q: { text: string; reader: MemoryReader; limit?: number }): Promise<RecallHit[]> {
+    await this.#ready;
+    const limit = Math.max(1, Math.min(q.limit ?? DEFAULT_RECALL_LIMIT, 100));
+    const ranked = await this.#ranked(q.text, (e) => canRead(e, q.reader), limit);
+    return ranked.slice(0, limit);
+  }
+
+  /** Ranked, filtered entries for `text` (see {@link rankEntries}); the query is embedded when the index has vectors. */
+  async #ranked(text: string, keep: (e: MemoryEntry) => boolean, want: number): Promise<RecallHit[]> {
+    if (text.trim() === "" || this.#entries.size === 0) return [];
+    const embedder = await this.#indexEmbedder();
+    const vector = embedder ? ((await this.#embed(embedder, [text]))?.[0] ?? null) : null;
+    return rankEntries(this.#index, this.#entries, text, vector, keep, want);
+  }
+
+  /** Entries for the Memory page: searched (ranked) or newest first, filtered, paged. Not access-filtered: a person sees all. */
+  async list(filter: MemoryListQuery): Promise<MemoryListAnswer> {
+    await this.#ready;
+    const keep = (e: MemoryEntry) =>
+      (!filter.kind || e.kind === filter.kind) &&
+      (!filter.level || e.level === filter.level) &&
+      (!filter.project || (filter.project === "none" ? e.project_path === null : e.project_path === filter.project));
+    const all = filter.q?.trim()
+      ? (await this.#ranked(filter.q, keep, Number.MAX_SAFE_INTEGER)).map((h) => h.entry)
+      : [...this.#entries.values()].filter(keep).sort((a, b) => (a.updated_at < b.updated_at ? 1 : a.updated_at > b.updated_at ? -1 : 0));
+    const projects = [...new Set([...this.#entries.values()].map((e) => e.project_path).filter((p): p is string => p !== null))].sort();
+    return { entries: all.slice(filter.offset, filter.offset + filter.limit), total: all.length, offset: filter.offset, limit: filter.limit, projects };
+  }
+
+  /** One entry, or a NotFoundError. */
+  async get(id: string): Promise<MemoryEntry> {
+    await this.#ready;
+    const entry = this.#entries.get(id);
+    if (!entry) throw new NotFoundError(`No memory entry "${id}"`, { id });
+    return entry;
+  }
+
+  /** Number of entries. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /** Adds an entry by hand (author "person"); redacted and merged like any candidate. */
+  async create(input: CreateMemoryBody): Promise<CreateResult> {
+    checkLevel(input.level, input.project_path, input.grant);
+    const candidate = MemoryCandidateSchema.parse({ ...input, source: input.source ?? { conversation_id: null, message_ids: [] } });
+    await this.#ready;
+    return this.#serial(async () => (await this.#merge([candidate], "person"))[0]!);
+  }
+
+  /** Edits the text or kind (history reason "edit") or the level, grant or project ("relevel"); redacted first. */
+  async update(id: string, patch: PatchMemoryBody): Promise<MemoryEntry> {
+    await this.#ready;
+    return this.#serial(async () => {
+      const old = await this.get(id);
+      const textChanged = patch.statement !== undefined || patch.subject !== undefined || (patch.kind !== undefined && patch.kind !== old.kind);
+      const level = patch.level ?? old.level;
+      const project_path = patch.project_path !== undefined ? patch.project_path : old.project_path;
+      const grant = level === "restricted" ? [...new Set(patch.grant ?? old.grant)] : [];
+      checkLevel(level, project_path, grant);
+      const now = new Date().toISOString();
+      let next: MemoryEntry = { ...old, kind: patch.kind ?? old.kind, level, project_path, grant, updated_at: now };
+      if (patch.statement !== undefined || patch.subject !== undefined) {
+        const r = redactStatement(patch.statement ?? old.statement, patch.subject ?? old.subject, { accountPatterns: await accountPatternsFor(this.root) });
+        // Text already stored was redacted when written; only the spans of the fields given are new.
+        next = { ...next, statement: r.statement, subject: r.subject, redactions: editedSpans(old, r.redactions, patch) };
+      }
+      next.history = withHistory(old.history, historyItem(old, textChanged ? "edit" : "relevel", now));
+      await this.#commit([next]);
+      return next;
+    });
+  }
+
+  /** Deletes an entry; a NotFoundError when there is none. */
+  async remove(id: string): Promise<void> {
+    await this.#ready;
+    await this.#serial(async () => {
+      await this.get(id);
+      await this.#commit([], [id]);
+    });
+  }
+}
+
+function dedupe(entries: MemoryEntry[]): MemoryEntry[] {
+  return [...new Map(entries.map((e) => [e.id, e])).values()];
+}

@@ -1,0 +1,183 @@
+import "server-only";
+/**
+ * The memory distiller in the runtime (seed 003 §5): when a conversation reaches a final summary
+ * (its phase is back to IDLE after a person's request) and when it is archived, its conclusions
+ * become long-term memory entries — in the background, never on the path of a model call.
+ *
+ * - Which model: the `memory` key of models.json, else the conversation's model. The offline
+ *   model distils by rules (lib/memory/distill); any other gets the conclusions in a prompt and
+ *   must answer JSON matching the zod answer schema: an invalid answer is asked again once, then
+ *   the rules distil instead and the person gets a notice.
+ * - Once per message: `memory/distilled.json` remembers, per conversation, how far its leader's
+ *   history was distilled (the count and the last message's id, so a history that does not
+ *   continue it is read again whole); a run reads only what came after. The service's `upsert`
+ *   merges duplicates besides, so a history read again adds nothing twice.
+ * - One run at a time per conversation (runs queue); a failure is logged and told, never thrown
+ *   into the conversation.
+ * - Each run that wrote something puts a `memory_write` event on the timeline (entry ids, kinds
+ *   and levels, never their text) and a notice.
+ */
+import path from "node:path";
+import { z } from "zod";
+import { collectConclusions, distillByRules, distillMessages, parseDistillAnswer, retryMessages, type Conclusion, type DistillContext, type DistilledCandidate } from "@/lib/memory/distill";
+import { accountPatternsFor } from "@/lib/memory/redaction-config";
+import { auxModelKey, loadRegistry, resolveModel } from "@/lib/models";
+import { SYSTEM_PARTY } from "@/lib/protocol";
+import { NotFoundError } from "@/lib/errors";
+import { readJsonFile, updateJsonFile, type Message } from "@/lib/store";
+import { modelFor } from "../models";
+import type { EmitInit, NoticeKey } from "./state";
+import type { TeamState } from "./state";
+import { memoryOf } from "./memory-port";
+import type { AgentMeta } from "./types";
+
+/** What started a distillation. */
+export type DistillTrigger = "summary" | "archive";
+
+/** `memory/distilled.json`: per conversation, how far its leader's history was distilled. */
+export const DistilledStateSchema = z.looseObject({
+  version: z.literal(1),
+  conversations: z.record(
+    z.string(),
+    z.looseObject({
+      /** Leader messages read so far. */
+      through: z.number().int().nonnegative(),
+      /** The `message_id` of the last of them, to tell that a history still continues the one read. */
+      last_message_id: z.string().nullable(),
+      /** When the last run ended (ISO 8601), also when it found nothing new. */
+      at: z.string(),
+    }),
+  ),
+});
+export type DistilledState = z.infer<typeof DistilledStateSchema>;
+
+/** The file of {@link DistilledStateSchema} in a data folder. */
+export function distilledStateFile(root: string): string {
+  return path.join(root, "memory", "distilled.json");
+}
+
+/** The distilled-state file, or an empty state when there is none yet. */
+async function readDistilledState(file: string): Promise<DistilledState> {
+  try {
+    return await readJsonFile(file, DistilledStateSchema);
+  } catch (error) {
+    if (error instanceof NotFoundError) return { version: 1, conversations: {} };
+    throw error;
+  }
+}
+
+/** Where a run's events and notices go: the conversation's run state, or one made for an archived conversation. */
+export type DistillSink = Pick<TeamState, "app" | "convId" | "store"> & {
+  emitNow(init: EmitInit): Promise<unknown>;
+  notice(level: "info" | "warning" | "error", code: string, key: NoticeKey, params?: Record<string, string | number>): void;
+};
+
+const QUEUE_KEY = Symbol.for("astrion.runtime.memory-distill");
+
+function queues(): Map<string, Promise<void>> {
+  const g = globalThis as unknown as Record<symbol, Map<string, Promise<void>> | undefined>;
+  return (g[QUEUE_KEY] ??= new Map());
+}
+
+/**
+ * Schedules a distillation of the conversation (not awaited by the caller: it runs in the
+ * background, after any run already queued for it). Resolves when this one is done.
+ */
+export function scheduleDistill(sink: DistillSink, trigger: DistillTrigger): Promise<void> {
+  const q = queues();
+  const before = q.get(sink.convId) ?? Promise.resolve();
+  const run = before
+    .then(() => distillConversation(sink, trigger))
+    .catch((error: unknown) => {
+      console.error(`[astrion] ${sink.convId} memory distillation failed:`, error);
+      sink.notice("error", "memory_failed", "notice.msg.memoryFailed", { error: (error as Error).message ?? String(error) });
+    });
+  q.set(sink.convId, run);
+  void run.finally(() => {
+    if (q.get(sink.convId) === run) q.delete(sink.convId);
+  });
+  return run;
+}
+
+/** Whether the history ends with the leader's final answer (text, no tool call) after a person's request. */
+function endsWithSummary(messages: readonly Message[]): boolean {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role === "assistant" && m.metadata?.message_source !== "sub_agent") return !m.tool_calls?.length && !!m.content?.trim();
+    if (m.role === "user" && m.metadata?.message_source === "user") return false;
+  }
+  return false;
+}
+
+/** How the candidates were made: by a model (its key), by rules, or by rules after the model failed. */
+type Distilled = { candidates: DistilledCandidate[]; by: string };
+
+async function byModel(sink: DistillSink, key: string, conclusions: Conclusion[], ctx: DistillContext, title: string): Promise<Distilled> {
+  const model = await modelFor(sink.app.root, key);
+  const messages = distillMessages(conclusions, title);
+  let error = "";
+  let next = messages;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    let answer = "";
+    try {
+      answer = (await model.stream({ messages: next, thinking: "off", meta: { conversation_id: sink.convId } })).content ?? "";
+    } catch (e) {
+      error = (e as Error).message;
+      break;
+    }
+    const parsed = parseDistillAnswer(answer, conclusions, ctx);
+    if (parsed.ok) return { candidates: parsed.candidates, by: `model:${key}` };
+    error = parsed.error;
+    next = retryMessages(messages, answer, parsed.error);
+  }
+  sink.notice("warning", "memory_fallback", "notice.msg.memoryFallback", { model: key, error: error.slice(0, 200) });
+  return { candidates: distillByRules(conclusions, ctx), by: "rules_fallback" };
+}
+
+/** One distillation of a conversation (see the module comment); exported for tests. */
+export async function distillConversation(sink: DistillSink, trigger: DistillTrigger): Promise<void> {
+  const memory = await memoryOf(sink.app);
+  if (!memory) return;
+  const convId = sink.convId;
+  const root = sink.app.root;
+  const messages = (await sink.store.readLeaderMessages(convId)).messages;
+  if (trigger === "summary" && !endsWithSummary(messages)) return;
+  const stateFile = distilledStateFile(root);
+  const empty = (): DistilledState => ({ version: 1, conversations: {} });
+  const seen = (await readDistilledState(stateFile)).conversations[convId];
+  // The history read last time must still be this one's start; otherwise it is read again whole.
+  const continues = seen && seen.through <= messages.length && (seen.through === 0 || (messages[seen.through - 1]?.message_id ?? null) === seen.last_message_id);
+  const from = continues ? seen.through : 0;
+  const last = messages[messages.length - 1];
+  const progress = () =>
+    updateJsonFile(stateFile, DistilledStateSchema, (s) => ({ ...s, conversations: { ...s.conversations, [convId]: { through: messages.length, last_message_id: last?.message_id ?? null, at: new Date().toISOString() } } }), { create: empty });
+  // Nothing new: the run is still recorded (when it ran), and reads nothing.
+  if (from >= messages.length) return void (await progress());
+  const conv = await sink.store.get(convId);
+  const { agents } = await sink.store.listAgents(convId);
+  const pendingQuestions = new Set((agents as AgentMeta[]).flatMap((a) => (a.pending_tool_calls ?? []).filter((p) => p.tool_name === "ask_master").map((p) => p.question_id)));
+  const conclusions = collectConclusions(messages, { from, agents: agents.map((a) => ({ agent_id: a.agent_id, role_id: a.role_id, display_name: a.display_name })), pendingQuestions });
+  // The configured account-id patterns make a statement sensitive (restricted) as they make the service mask it.
+  const accountPatterns = await accountPatternsFor(root).catch(() => undefined);
+  const ctx: DistillContext = { conversation_id: convId, project_path: conv.project_path || null, accountPatterns };
+  let distilled: Distilled = { candidates: [], by: "rules" };
+  if (conclusions.length) {
+    const registry = await loadRegistry(root);
+    const key = auxModelKey(registry, "memory") ?? conv.model_key;
+    const entry = resolveModel(registry, key);
+    distilled = entry.provider === "offline" ? { candidates: distillByRules(conclusions, ctx), by: "rules" } : await byModel(sink, key, conclusions, ctx, conv.title);
+  }
+  const written = distilled.candidates.length ? await memory.upsert(distilled.candidates) : { added: [], updated: [] };
+  await progress();
+  if (!written.added.length && !written.updated.length) return;
+  const ids = (list: ReadonlyArray<{ id: string; kind: string; level: string }>) => list.map((e) => ({ id: e.id, kind: e.kind, level: e.level }));
+  await sink.emitNow({
+    type: "event",
+    from: SYSTEM_PARTY,
+    to: SYSTEM_PARTY,
+    payload: { trigger, distilled_by: distilled.by, conclusions: conclusions.length, messages_read: messages.length - from, added: ids(written.added), updated: ids(written.updated) },
+    action: "memory_write",
+    resource: "memory",
+  });
+  sink.notice("info", "memory_write", trigger === "archive" ? "notice.msg.memoryDistilledArchive" : "notice.msg.memoryDistilled", { added: written.added.length, updated: written.updated.length });
+}
