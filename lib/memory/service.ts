@@ -145,7 +145,10 @@ export class MemoryService {
 
   async #currentEmbedder(): Promise<Embedder | null> {
     try {
-      return await this.#embedder();
+      const embedder = await this.#embedder();
+      // None configured (any more): nothing is wrong with embedding.
+      if (!embedder) this.#embedNotice = null;
+      return embedder;
     } catch (error) {
       this.#embedNotice = `the embedding model cannot be used (${(error as Error).message}); memory search is lexical only`;
       return null;
