@@ -200,3 +200,18 @@ describe("MemoryService with an embedding model", () => {
     expect(mem.notices().some((n) => /falls back to BM25/.test(n.message))).toBe(true);
   });
 });
+
+describe("MemoryService and a broken models.json", () => {
+  it("searches lexically and adds no problem of its own (models.json is reported by the registry)", async () => {
+    const { CorruptFileError } = await import("@/lib/errors");
+    const mem = new MemoryService(root, {
+      embedder: async () => {
+        throw new CorruptFileError("models.json", "not valid JSON");
+      },
+    });
+    await fs.writeFile(path.join(root, "models.json"), JSON.stringify({ default: "offline", models: {} }));
+    await mem.upsert([cand("Redis holds sessions")]);
+    expect((await mem.recall({ text: "redis", reader })).length).toBe(1);
+    expect(mem.notices()).toEqual([]);
+  });
+});
