@@ -139,6 +139,16 @@ describe("MemoryService", () => {
     expect((await d.recall({ text: "memcached", reader })).length).toBe(1);
   });
 
+  it("holds the entries in memory: a write never reads back entries.json", async () => {
+    const mem = new MemoryService(root, noEmbedder);
+    await mem.upsert([cand("first fact about the cache", { subject: "cache" })]);
+    // The file is replaced behind the service's back; the next write is made from memory.
+    await fs.writeFile(entriesPath(root), JSON.stringify({ version: 1, entries: [] }));
+    await mem.upsert([cand("second fact about deploys", { subject: "deploys" })]);
+    const disk = JSON.parse(await fs.readFile(entriesPath(root), "utf8"));
+    expect(disk.entries.map((e: { statement: string }) => e.statement)).toEqual(["first fact about the cache", "second fact about deploys"]);
+  });
+
   it("keeps a broken entries.json aside, reports it, and starts empty without losing it", async () => {
     await fs.mkdir(path.dirname(entriesPath(root)), { recursive: true });
     await fs.writeFile(entriesPath(root), '{"version": 1, "entries": [');
