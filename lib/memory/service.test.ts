@@ -139,6 +139,16 @@ describe("MemoryService", () => {
     expect((await d.recall({ text: "memcached", reader })).length).toBe(1);
   });
 
+  it("holds the entries in memory: a write never reads back entries.json", async () => {
+    const mem = new MemoryService(root, noEmbedder);
+    await mem.upsert([cand("first fact about the cache", { subject: "cache" })]);
+    // The file is replaced behind the service's back; the next write is made from memory.
+    await fs.writeFile(entriesPath(root), JSON.stringify({ version: 1, entries: [] }));
+    await mem.upsert([cand("second fact about deploys", { subject: "deploys" })]);
+    const disk = JSON.parse(await fs.readFile(entriesPath(root), "utf8"));
+    expect(disk.entries.map((e: { statement: string }) => e.statement)).toEqual(["first fact about the cache", "second fact about deploys"]);
+  });
+
   it("keeps a broken entries.json aside, reports it, and starts empty without losing it", async () => {
     await fs.mkdir(path.dirname(entriesPath(root)), { recursive: true });
     await fs.writeFile(entriesPath(root), '{"version": 1, "entries": [');
@@ -198,5 +208,20 @@ describe("MemoryService with an embedding model", () => {
     expect(added).toHaveLength(1);
     expect((await mem.recall({ text: "redis", reader }))[0]?.entry.id).toBe(added[0]!.id);
     expect(mem.notices().some((n) => /falls back to BM25/.test(n.message))).toBe(true);
+  });
+});
+
+describe("MemoryService and a broken models.json", () => {
+  it("searches lexically and adds no problem of its own (models.json is reported by the registry)", async () => {
+    const { CorruptFileError } = await import("@/lib/errors");
+    const mem = new MemoryService(root, {
+      embedder: async () => {
+        throw new CorruptFileError("models.json", "not valid JSON");
+      },
+    });
+    await fs.writeFile(path.join(root, "models.json"), JSON.stringify({ default: "offline", models: {} }));
+    await mem.upsert([cand("Redis holds sessions")]);
+    expect((await mem.recall({ text: "redis", reader })).length).toBe(1);
+    expect(mem.notices()).toEqual([]);
   });
 });

@@ -145,8 +145,16 @@ export class MemoryService {
 
   async #currentEmbedder(): Promise<Embedder | null> {
     try {
-      return await this.#embedder();
+      const embedder = await this.#embedder();
+      // None configured (any more): nothing is wrong with embedding.
+      if (!embedder) this.#embedNotice = null;
+      return embedder;
     } catch (error) {
+      // A broken models.json is reported on its own (lib/models registryProblem); search is lexical meanwhile.
+      if (error instanceof CorruptFileError) {
+        this.#embedNotice = null;
+        return null;
+      }
       this.#embedNotice = `the embedding model cannot be used (${(error as Error).message}); memory search is lexical only`;
       return null;
     }

@@ -18,7 +18,8 @@ export async function collectProblems(app: Pick<AstrionApp, "root" | "store" | "
   const models = await registryProblem(app.root);
   if (models) problems.push(models);
   if (app.memory) {
-    await app.memory.ready();
+    // Not the index: a rebuild may be embedding thousands of entries, and health must answer now.
+    await app.memory.loaded();
     problems.push(...app.memory.notices());
     const redaction = await redactionProblem(app.root);
     if (redaction) problems.push({ file: "models.json", message: redaction });
