@@ -95,9 +95,12 @@ const NOTHING_HELD: ResidentReport = {
 
 /** Waits until the server holds nothing for any conversation. */
 async function nothingHeld(): Promise<void> {
+  let last: ResidentReport | undefined;
   await until("nothing held for any conversation", async () => {
-    const now = await resident();
-    return JSON.stringify(now) === JSON.stringify(NOTHING_HELD) ? true : null;
+    last = await resident();
+    return JSON.stringify(last) === JSON.stringify(NOTHING_HELD) ? true : null;
+  }).catch((error: Error) => {
+    throw new Error(`${error.message}; still held: ${JSON.stringify(last)}`);
   });
 }
 

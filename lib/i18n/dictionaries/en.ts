@@ -620,9 +620,6 @@ export const en = {
   "ctx.memory.level.public": "public",
   "ctx.memory.level.project": "project",
   "ctx.memory.level.restricted": "restricted",
-  "notice.msg.memoryDistilled": "Memory: {added} new and {updated} updated entries distilled from this request's conclusions.",
-  "notice.msg.memoryDistilledArchive": "Memory: {added} new and {updated} updated entries distilled when this conversation was archived.",
-  "notice.msg.memoryFallback": "Memory: the distiller model {model} gave no valid answer ({error}); the entries were distilled by rules instead.",
   "notice.msg.memoryFailed": "Memory: could not distil this conversation: {error}",
   // ---- Memory (issue 11, mem) ----
   "nav.memory": "Memory",

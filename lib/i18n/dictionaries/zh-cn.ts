@@ -622,9 +622,6 @@ export const zhCN: Record<MessageKey, string> = {
   "ctx.memory.level.public": "公开",
   "ctx.memory.level.project": "项目",
   "ctx.memory.level.restricted": "受限",
-  "notice.msg.memoryDistilled": "记忆：从本次请求的结论中提炼，新增 {added} 条、更新 {updated} 条。",
-  "notice.msg.memoryDistilledArchive": "记忆：会话归档时提炼，新增 {added} 条、更新 {updated} 条。",
-  "notice.msg.memoryFallback": "记忆：提炼模型 {model} 没有给出有效回答（{error}），已改用规则提炼。",
   "notice.msg.memoryFailed": "记忆：无法提炼本会话：{error}",
   // ---- Memory (issue 11, mem) ----
   "nav.memory": "记忆",

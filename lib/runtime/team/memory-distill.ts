@@ -7,7 +7,7 @@ import "server-only";
  * - Which model: the `memory` key of models.json, else the conversation's model. The offline
  *   model distils by rules (lib/memory/distill); any other gets the conclusions in a prompt and
  *   must answer JSON matching the zod answer schema: an invalid answer is asked again once, then
- *   the rules distil instead and the person gets a notice.
+ *   the rules distil instead (the model's error on the timeline event and in the log).
  * - Once per message: `memory/distilled.json` remembers, per conversation, how far its leader's
  *   history was distilled (the count and the last message's id, so a history that does not
  *   continue it is read again whole); a run reads only what came after. The service's `upsert`
@@ -15,7 +15,7 @@ import "server-only";
  * - One run at a time per conversation (runs queue); a failure is logged and told, never thrown
  *   into the conversation.
  * - Each run that wrote something puts a `memory_write` event on the timeline (entry ids, kinds
- *   and levels, never their text) and a notice.
+ *   and levels, never their text) (no notice: it would keep an idle run in memory).
  */
 import path from "node:path";
 import { z } from "zod";
@@ -25,6 +25,7 @@ import { auxModelKey, loadRegistry, resolveModel } from "@/lib/models";
 import { SYSTEM_PARTY } from "@/lib/protocol";
 import { NotFoundError } from "@/lib/errors";
 import { readJsonFile, updateJsonFile, type Message } from "@/lib/store";
+import { closeJsonLines } from "@/lib/store/jsonl";
 import { modelFor } from "../models";
 import type { EmitInit, NoticeKey } from "./state";
 import type { TeamState } from "./state";
@@ -93,8 +94,11 @@ export function scheduleDistill(sink: DistillSink, trigger: DistillTrigger): Pro
       sink.notice("error", "memory_failed", "notice.msg.memoryFailed", { error: (error as Error).message ?? String(error) });
     });
   q.set(sink.convId, run);
-  void run.finally(() => {
+  void run.finally(async () => {
     if (q.get(sink.convId) === run) q.delete(sink.convId);
+    // The run may have let the conversation go while this one worked: the timeline file its event
+    // was appended to is closed again, so nothing stays held for a conversation nobody uses.
+    if (!sink.app.store.isOpen(sink.convId)) await closeJsonLines(path.join(sink.app.root, "conversations", sink.convId)).catch(() => undefined);
   });
   return run;
 }
@@ -110,7 +114,7 @@ function endsWithSummary(messages: readonly Message[]): boolean {
 }
 
 /** How the candidates were made: by a model (its key), by rules, or by rules after the model failed. */
-type Distilled = { candidates: DistilledCandidate[]; by: string };
+type Distilled = { candidates: DistilledCandidate[]; by: string; error?: string };
 
 async function byModel(sink: DistillSink, key: string, conclusions: Conclusion[], ctx: DistillContext, title: string): Promise<Distilled> {
   const model = await modelFor(sink.app.root, key);
@@ -130,8 +134,10 @@ async function byModel(sink: DistillSink, key: string, conclusions: Conclusion[]
     error = parsed.error;
     next = retryMessages(messages, answer, parsed.error);
   }
-  sink.notice("warning", "memory_fallback", "notice.msg.memoryFallback", { model: key, error: error.slice(0, 200) });
-  return { candidates: distillByRules(conclusions, ctx), by: "rules_fallback" };
+  // Said on the timeline (the memory_write event) and in the server log, not as a notice: a notice
+  // would keep the idle conversation's run in memory until someone looks.
+  console.warn(`[astrion] ${sink.convId}: the memory model "${key}" gave no usable answer (${error.slice(0, 200)}); distilled by rules instead`);
+  return { candidates: distillByRules(conclusions, ctx), by: "rules_fallback", error: error.slice(0, 200) };
 }
 
 /** One distillation of a conversation (see the module comment); exported for tests. */
@@ -169,15 +175,15 @@ export async function distillConversation(sink: DistillSink, trigger: DistillTri
   }
   const written = distilled.candidates.length ? await memory.upsert(distilled.candidates) : { added: [], updated: [] };
   await progress();
-  if (!written.added.length && !written.updated.length) return;
+  if (!written.added.length && !written.updated.length && distilled.error === undefined) return;
   const ids = (list: ReadonlyArray<{ id: string; kind: string; level: string }>) => list.map((e) => ({ id: e.id, kind: e.kind, level: e.level }));
   await sink.emitNow({
     type: "event",
     from: SYSTEM_PARTY,
     to: SYSTEM_PARTY,
-    payload: { trigger, distilled_by: distilled.by, conclusions: conclusions.length, messages_read: messages.length - from, added: ids(written.added), updated: ids(written.updated) },
+    payload: { trigger, distilled_by: distilled.by, ...(distilled.error !== undefined ? { model_error: distilled.error } : {}), conclusions: conclusions.length, messages_read: messages.length - from, added: ids(written.added), updated: ids(written.updated) },
     action: "memory_write",
     resource: "memory",
   });
-  sink.notice("info", "memory_write", trigger === "archive" ? "notice.msg.memoryDistilledArchive" : "notice.msg.memoryDistilled", { added: written.added.length, updated: written.updated.length });
+  // The timeline says it; a notice would keep the idle conversation's run in memory until viewed.
 }
