@@ -5,7 +5,7 @@ import { ModelCallError, type ChatDelta, type ChatRequest, type ChatResult } fro
 import { createOfflineModel, DEFAULT_OFFLINE_DELAY_MS, OFFLINE_MODEL_LABEL, OFFLINE_MODEL_NAME } from "./index";
 import { describeFile } from "./files";
 import { chunkArguments, chunkText, hashText } from "./text";
-import { ROLES, agentSystem } from "./test-kit";
+import { ROLES, agentSystem } from "@/test/helpers/offline-kit";
 
 const leaderRequest = (goal = "Research how the app stores data and write docs for it"): ChatRequest => ({
   messages: [

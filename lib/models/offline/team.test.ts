@@ -7,7 +7,7 @@ import { matchRoles, parseCatalog } from "./leader-plan";
 import { isAmbiguousGoal } from "./text";
 import { generateProject, repoProject } from "@/test/helpers/projects";
 import { MAX_STEPS } from "./sub-agent";
-import { DEMO_PROJECT, ROLES, agentSystem, runSubAgent, runTeam } from "./test-kit";
+import { DEMO_PROJECT, ROLES, agentSystem, runSubAgent, runTeam } from "@/test/helpers/offline-kit";
 
 const model = createOfflineModel("offline", { delayMs: 0 });
 const catalog = parseCatalog(leaderTools(ROLES)[0]);

@@ -8,7 +8,7 @@ import { formatAgentMessage, nextSeedId, roleAbbreviation, type SeedCounters } f
 import { buildModelInput, collectPromotions, deriveWorkNotes, NOTE_HINT, PROMOTION_HINT } from "@/lib/context";
 import type { Message } from "@/lib/store/schemas";
 import { capToolOutput } from "@/lib/workspace/cap";
-import type { ChatMessage, ChatModel, ChatResult, ToolCall } from "../types";
+import type { ChatMessage, ChatModel, ChatResult, ToolCall } from "@/lib/models/types";
 
 /** The runtime's default cap on one tool result (characters; ASTRION_TOOL_OUTPUT_MAX). */
 const TOOL_OUTPUT_MAX = 12_000;
