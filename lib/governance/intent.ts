@@ -15,6 +15,7 @@ import { normalizeTag, type CapabilityRegistry, type RoleLifecycle } from "./reg
 import { roleIndex } from "./role-index";
 import { CJK, STOP_WORDS, normalizeText, stems, tokenize } from "./terms";
 import { CAPABILITY_SYNONYMS } from "./vocabulary";
+import { jsonObjectIn } from "@/lib/models/answer-json";
 
 /** One role that fits the request. */
 export interface IntentCandidate {
@@ -172,17 +173,6 @@ export interface ModelClassifyOptions extends ClassifyOptions {
   meta?: { conversation_id?: string; trace_id?: string };
 }
 
-/** The JSON object in a model answer, with or without a code fence around it. */
-function extractJson(answer: string): unknown {
-  // A label list is short; a long answer is not one, and the fence search below must stay linear.
-  const content = answer.slice(0, 20_000);
-  const fenced = /```(?:json)?([\s\S]*?)```/i.exec(content);
-  const body = (fenced?.[1] ?? content).trim();
-  const start = body.indexOf("{");
-  const end = body.lastIndexOf("}");
-  if (start < 0 || end <= start) throw new Error("no JSON object in the answer");
-  return JSON.parse(body.slice(start, end + 1));
-}
 
 /**
  * Classification by a small model: one call asks for `{"labels": [...]}` chosen from the
@@ -218,7 +208,7 @@ export async function classifyIntentWithModel(
       signal: controller.signal,
       meta: options.meta,
     });
-    const parsed = ClassifierAnswerSchema.safeParse(extractJson(result.content));
+    const parsed = ClassifierAnswerSchema.safeParse(jsonObjectIn(result.content, 20_000));
     if (!parsed.success) return fallback();
     const known = new Set(tags);
     const labels = new Set(parsed.data.labels.map(normalizeTag).filter((l) => known.has(l)));

@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import type { ChatModel } from "@/lib/models/types";
+import { jsonObjectIn } from "@/lib/models/answer-json";
 
 /** Passages sent to the reranker. */
 export const RERANK_TOP = 10;
@@ -33,16 +34,6 @@ export interface RerankItem {
 /** The reranker's order of `items` (indexes into it), or why it could not give one. */
 export type RerankOutcome = { ok: true; order: number[] } | { ok: false; reason: string };
 
-/** The JSON object in an answer, with or without a code fence around it. */
-function extractJson(answer: string): unknown {
-  const content = answer.slice(0, 20_000);
-  const fenced = /```(?:json)?([\s\S]*?)```/i.exec(content);
-  const body = (fenced?.[1] ?? content).trim();
-  const start = body.indexOf("{");
-  const end = body.lastIndexOf("}");
-  if (start < 0 || end <= start) throw new Error("no JSON object in the answer");
-  return JSON.parse(body.slice(start, end + 1));
-}
 
 /** The reranker's messages. */
 export function rerankMessages(query: string, items: readonly RerankItem[]): Array<{ role: "system" | "user"; content: string }> {
@@ -59,7 +50,7 @@ export function rerankMessages(query: string, items: readonly RerankItem[]): Arr
 
 /** Parses an answer for `count` passages into an order (best first); throws on anything that does not fit. */
 export function orderFromAnswer(answer: string, count: number): number[] {
-  const parsed = RerankAnswerSchema.parse(extractJson(answer));
+  const parsed = RerankAnswerSchema.parse(jsonObjectIn(answer, 20_000));
   const score = new Map<number, number>();
   for (const s of parsed.scores) {
     if (s.id > count) throw new Error(`passage ${s.id} was not shown`);

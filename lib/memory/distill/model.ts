@@ -9,6 +9,7 @@ import { z } from "zod";
 import type { ChatMessage } from "@/lib/models/types";
 import { decideLevel, projectOf } from "./level";
 import { MAX_CANDIDATES, MAX_STATEMENT_CHARS, MAX_SUBJECT_CHARS, type Conclusion, type DistillContext, type DistilledCandidate } from "./types";
+import { jsonObjectIn } from "@/lib/models/answer-json";
 
 /** One entry of a model's answer. `sources` are conclusion ids (`c1`…) from the prompt. */
 export const DistillAnswerEntrySchema = z.strictObject({
@@ -63,16 +64,6 @@ export function retryMessages(first: readonly ChatMessage[], answer: string, err
   return [...first, { role: "assistant", content: answer.slice(0, 4000) }, { role: "user", content: `That answer is not valid: ${error}. Answer again with one JSON object only, matching the JSON Schema.` }];
 }
 
-/** The JSON object in an answer, with or without a code fence around it. */
-function extractJson(answer: string): unknown {
-  const content = answer.slice(0, 200_000);
-  const fenced = /```(?:json)?([\s\S]*?)```/i.exec(content);
-  const body = (fenced?.[1] ?? content).trim();
-  const start = body.indexOf("{");
-  const end = body.lastIndexOf("}");
-  if (start < 0 || end <= start) throw new Error("no JSON object in the answer");
-  return JSON.parse(body.slice(start, end + 1));
-}
 
 /** What reading an answer gives: candidates, or why the answer is invalid. */
 export type ParsedDistillAnswer = { ok: true; candidates: DistilledCandidate[] } | { ok: false; error: string };
@@ -85,7 +76,7 @@ export type ParsedDistillAnswer = { ok: true; candidates: DistilledCandidate[] }
 export function parseDistillAnswer(answer: string, conclusions: readonly Conclusion[], ctx: DistillContext): ParsedDistillAnswer {
   let raw: unknown;
   try {
-    raw = extractJson(answer);
+    raw = jsonObjectIn(answer, 200_000);
   } catch (error) {
     return { ok: false, error: (error as Error).message };
   }
