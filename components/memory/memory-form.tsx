@@ -4,6 +4,7 @@ import { useState, type FormEvent } from "react";
 import type { MemoryEntry, MemoryKind, MemoryLevel } from "@/lib/memory/schema";
 import { useT } from "@/lib/i18n";
 import { buttonPrimary, buttonSecondary, hintClass, inputClass, labelClass } from "@/components/ui/styles";
+import { ChoiceSelect } from "./choice-select";
 
 /** What the form edits; strings as typed (the server checks them). */
 export interface MemoryFormValues {
@@ -66,26 +67,8 @@ export function MemoryForm({
   return (
     <form onSubmit={submit} className="space-y-3" data-testid={testId}>
       <div className="grid gap-3 sm:grid-cols-3">
-        <label className={labelClass}>
-          {t("memory.filter.kind")}
-          <select className={`${inputClass} mt-1`} value={v.kind} onChange={(e) => set("kind", e.target.value as MemoryKind)} data-testid={`${testId}-kind`}>
-            {KINDS.map((k) => (
-              <option key={k} value={k}>
-                {t(`memory.kind.${k}`)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className={labelClass}>
-          {t("memory.filter.level")}
-          <select className={`${inputClass} mt-1`} value={v.level} onChange={(e) => set("level", e.target.value as MemoryLevel)} data-testid={`${testId}-level`}>
-            {LEVELS.map((l) => (
-              <option key={l} value={l}>
-                {t(`memory.level.${l}`)}
-              </option>
-            ))}
-          </select>
-        </label>
+        <ChoiceSelect label={t("memory.filter.kind")} value={v.kind} onChange={(k) => set("kind", k)} choices={KINDS.map((k) => ({ value: k, label: t(`memory.kind.${k}`) }))} testId={`${testId}-kind`} />
+        <ChoiceSelect label={t("memory.filter.level")} value={v.level} onChange={(l) => set("level", l)} choices={LEVELS.map((l) => ({ value: l, label: t(`memory.level.${l}`) }))} testId={`${testId}-level`} />
         <label className={labelClass}>
           {t("memory.subject")}
           <input className={`${inputClass} mt-1`} value={v.subject} onChange={(e) => set("subject", e.target.value)} maxLength={200} data-testid={`${testId}-subject`} />

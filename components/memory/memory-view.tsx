@@ -7,6 +7,7 @@ import type { MemoryKind, MemoryLevel } from "@/lib/memory/schema";
 import { useT } from "@/lib/i18n";
 import { Banner } from "@/components/ui/banner";
 import { buttonSecondary, cardClass, inputClass, labelClass } from "@/components/ui/styles";
+import { ChoiceSelect } from "./choice-select";
 import { MemoryEntryCard } from "./memory-entry-card";
 import { formValuesOf, grantOf, KINDS, LEVELS, MemoryForm, type MemoryFormValues } from "./memory-form";
 
@@ -53,40 +54,27 @@ export function MemoryView() {
           {t("memory.search.label")}
           <input type="search" className={`${inputClass} mt-1`} value={q} onChange={(e) => setQ(e.target.value)} placeholder={t("memory.search.placeholder")} data-testid="memory-search" />
         </label>
-        <label className={labelClass}>
-          {t("memory.filter.kind")}
-          <select className={`${inputClass} mt-1`} value={kind} onChange={(e) => setKind(e.target.value as MemoryKind | "")} data-testid="memory-filter-kind">
-            <option value="">{t("memory.filter.any")}</option>
-            {KINDS.map((k) => (
-              <option key={k} value={k}>
-                {t(`memory.kind.${k}`)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className={labelClass}>
-          {t("memory.filter.level")}
-          <select className={`${inputClass} mt-1`} value={level} onChange={(e) => setLevel(e.target.value as MemoryLevel | "")} data-testid="memory-filter-level">
-            <option value="">{t("memory.filter.any")}</option>
-            {LEVELS.map((l) => (
-              <option key={l} value={l}>
-                {t(`memory.level.${l}`)}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className={labelClass}>
-          {t("memory.filter.project")}
-          <select className={`${inputClass} mt-1`} value={project} onChange={(e) => setProject(e.target.value)} data-testid="memory-filter-project">
-            <option value="">{t("memory.filter.any")}</option>
-            <option value="none">{t("memory.filter.noProject")}</option>
-            {(list.data?.projects ?? []).map((p) => (
-              <option key={p} value={p}>
-                {p}
-              </option>
-            ))}
-          </select>
-        </label>
+        <ChoiceSelect<MemoryKind | "">
+          label={t("memory.filter.kind")}
+          value={kind}
+          onChange={setKind}
+          choices={[{ value: "", label: t("memory.filter.any") }, ...KINDS.map((k) => ({ value: k, label: t(`memory.kind.${k}`) }))]}
+          testId="memory-filter-kind"
+        />
+        <ChoiceSelect<MemoryLevel | "">
+          label={t("memory.filter.level")}
+          value={level}
+          onChange={setLevel}
+          choices={[{ value: "", label: t("memory.filter.any") }, ...LEVELS.map((l) => ({ value: l, label: t(`memory.level.${l}`) }))]}
+          testId="memory-filter-level"
+        />
+        <ChoiceSelect
+          label={t("memory.filter.project")}
+          value={project}
+          onChange={setProject}
+          choices={[{ value: "", label: t("memory.filter.any") }, { value: "none", label: t("memory.filter.noProject") }, ...(list.data?.projects ?? []).map((p) => ({ value: p, label: p }))]}
+          testId="memory-filter-project"
+        />
       </div>
 
       <div>
