@@ -72,6 +72,22 @@ describe("runCommand", () => {
     expect(alive(pid)).toBe(false);
   });
 
+  it("kills what left the group (setsid) by the command's marker: at the deadline, and when the command ends holding the output open", async () => {
+    const marked = (id: string) => ({ ...base.env, AGENT_COMMAND_ID: `test-${process.pid}-${id}` });
+    const cwd = dir();
+    const timedOut = await runCommand({ ...base, env: marked("a"), timeoutMs: 500, command: "setsid sleep 30 > /dev/null 2>&1 & echo $! > escaped.pid; sleep 30", cwd });
+    expect(timedOut.timed_out).toBe(true);
+    const first = Number(readFileSync(path.join(cwd, "escaped.pid"), "utf8"));
+    expect(first).toBeGreaterThan(0);
+    expect(alive(first)).toBe(false);
+    // This one keeps stdout open: without the sweep the command would never be reported done.
+    const finished = await runCommand({ ...base, env: marked("b"), command: "setsid sleep 30 & echo $! > escaped.pid", cwd });
+    expect(finished.exit_code).toBe(0);
+    const second = Number(readFileSync(path.join(cwd, "escaped.pid"), "utf8"));
+    expect(second).not.toBe(first);
+    expect(alive(second)).toBe(false);
+  });
+
   it("stops on an abort and says so", async () => {
     const controller = new AbortController();
     const cwd = dir();

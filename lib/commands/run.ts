@@ -5,7 +5,9 @@ import "server-only";
  * project folder, never a path from the command). Output is streamed to `onOutput` and kept
  * within a budget (head and tail); a deadline or an abort ends the whole process group (SIGTERM,
  * then SIGKILL after a grace period), and whatever the command left running in its group when
- * it exits is killed too.
+ * it exits is killed too. A process that left the group (`setsid`, a daemon) is found by the
+ * command's environment marker ({@link COMMAND_ID_VARIABLE}, when `env` carries one) and killed
+ * as the command ends; one that also cleared its environment is not followed.
  */
 import { spawn } from "node:child_process";
 import { promises as fs } from "node:fs";
@@ -114,13 +116,19 @@ export function runCommand(input: RunCommandInput): Promise<CommandResult> {
     child.on("error", (error: NodeJS.ErrnoException) => {
       spawnError = error.code === "ENOENT" ? `command not found: ${file}` : error.code === "EACCES" ? `permission denied: ${file}` : error.message;
     });
+    // Processes that left the group still hold the output pipes open ("close" waits for them).
+    const marker = input.env[COMMAND_ID_VARIABLE];
+    let sweep: Promise<number> = Promise.resolve(0);
     child.on("exit", (code, signal) => {
       exitSeen = true;
       exit = { code, signal };
-      // What the command left running in its group (a background `sleep &`) ends with it.
+      // What the command left running in its group (a background `sleep &`) ends with it, and so
+      // does what left the group (`setsid sleep &`) but still carries the command's marker.
       if (pgid !== undefined) killGroup(pgid, "SIGKILL");
+      if (marker) sweep = killLeftoverCommand(marker);
     });
-    child.on("close", () => {
+    child.on("close", async () => {
+      await sweep;
       if (pgid !== undefined) liveGroups.delete(pgid);
       clearTimeout(deadline);
       if (killTimer) clearTimeout(killTimer);
