@@ -120,10 +120,20 @@ export const EnvelopeSchema = z.looseObject({
 export type Envelope = z.infer<typeof EnvelopeSchema>;
 
 /** Random lowercase hex of `bytes` bytes, from Web Crypto so this module also runs in the browser. */
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
+// Random bytes are drawn a few kilobytes at a time: one draw per id cost more than the rest of
+// making an envelope. Each byte is used once.
+const pool = new Uint8Array(4096);
+let poolAt = pool.length;
+
 function randomHex(bytes: number): string {
-  const buf = new Uint8Array(bytes);
-  globalThis.crypto.getRandomValues(buf);
-  return Array.from(buf, (b) => b.toString(16).padStart(2, "0")).join("");
+  if (poolAt + bytes > pool.length) {
+    globalThis.crypto.getRandomValues(pool);
+    poolAt = 0;
+  }
+  let out = "";
+  for (let i = 0; i < bytes; i++) out += HEX[pool[poolAt++]!]!;
+  return out;
 }
 
 // 8 random bytes: the seed shows 8 hex digits, but 16 make collisions across a long-lived data

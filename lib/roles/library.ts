@@ -12,7 +12,7 @@ import { applyRoleEdit, serializeNewRole } from "./edit";
 import { derivedCapabilitiesOf } from "./derived";
 import { isMap } from "yaml";
 import { parseFrontmatter } from "./frontmatter";
-import { FolderCache } from "./folder-cache";
+import { FolderCache, type FolderSnapshot } from "./folder-cache";
 import { isIdFileName, ROLE_FILE, stemOf, suggestRoleId } from "./file-names";
 import { parseRoleFile, roleIdFromFileName } from "./parse";
 import {
@@ -110,6 +110,8 @@ type CachedRole = RoleAnyDetail | { kind: "unreadable"; code: string };
 export class RoleLibrary {
   readonly rolesDir: string;
   readonly #files: FolderCache<CachedRole>;
+  /** What {@link list} made of the current snapshot (entries are not changed by callers). */
+  #listed: { files: FolderSnapshot<CachedRole>; entries: readonly RoleListEntry[] } | null = null;
 
   constructor(rolesDir: string) {
     this.rolesDir = path.resolve(rolesDir);
@@ -160,6 +162,12 @@ export class RoleLibrary {
    */
   async list(): Promise<RoleListEntry[]> {
     const files = await this.#files.get();
+    // The same snapshot lists the same way: the runtime asks on every model call.
+    if (this.#listed?.files !== files) this.#listed = { files, entries: this.#listEntries(files) };
+    return [...this.#listed.entries];
+  }
+
+  #listEntries(files: FolderSnapshot<CachedRole>): readonly RoleListEntry[] {
     const taken = takenIds(files.keys());
     const entries = [...files].map(([name, role]): RoleListEntry => {
       const entry: RoleListEntry =

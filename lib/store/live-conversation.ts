@@ -52,6 +52,9 @@ import { applyDelta, checked, headOf, messagesDelta, parsed, StepRecordSchema, t
 export { messagesDelta, StepRecordSchema, type StepRecord } from "./step-records";
 import { localTimestamp } from "./time";
 
+/** New messages, as a change adds them (made once: a zod schema is costly to build). */
+const MessagesSchema = z.array(MessageSchema);
+
 /** File name of a conversation's step log. */
 export const STEP_LOG_FILE = "steps.jsonl";
 
@@ -285,7 +288,7 @@ export class LiveConversation {
     const next = { ...changed, id: this.id, title: this.#meta.title, updated_at: now };
     const { at, add } = messagesDelta(prev.messages, next.messages);
     checked(LeaderMessagesFileSchema, { ...next, messages: [] }, "messages.json");
-    checked(z.array(MessageSchema), add, "messages.json");
+    checked(MessagesSchema, add, "messages.json");
     this.#leader = next;
     const records: StepRecord[] = [{ k: "leader", at, add, head: headOf(next) }];
     const keys: FileKey[] = ["leader"];
@@ -335,7 +338,7 @@ export class LiveConversation {
     const next = { ...changed, agent_id: agentId, updated_at: localTimestamp() };
     const { at, add } = messagesDelta(prev.messages, next.messages);
     checked(AgentMessagesFileSchema, { ...next, messages: [] }, `agent ${agentId}'s messages.json`);
-    checked(z.array(MessageSchema), add, `agent ${agentId}'s messages.json`);
+    checked(MessagesSchema, add, `agent ${agentId}'s messages.json`);
     files.messages = next;
     await this.#commit([{ k: "agent_messages", id: agentId, at, add, head: headOf(next) }], [`agent_messages:${agentId}`]);
     this.#hooks.onMessages?.(agentId, at);
