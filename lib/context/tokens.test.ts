@@ -3,7 +3,20 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { countTokens as countRaw } from "gpt-tokenizer";
 import { describe, expect, it } from "vitest";
-import { countTokens, EXACT_COUNT_LIMIT, MAX_CHUNK_CHARS, MAX_RUN_CHARS, MESSAGE_OVERHEAD, messageTokens, tokenizerChunks, truncateToTokens } from "./tokens";
+import {
+  countTokens,
+  EXACT_COUNT_LIMIT,
+  MAX_CHUNK_CHARS,
+  MAX_RUN_CHARS,
+  MESSAGE_OVERHEAD,
+  messageTokens,
+  TOKEN_CACHE_CHARS_LIMIT,
+  TOKEN_CACHE_LIMIT,
+  tokenCacheSize,
+  tokenizerChunks,
+  tokenizerStats,
+  truncateToTokens,
+} from "./tokens";
 
 describe("countTokens", () => {
   it("counts with the real o200k tokenizer", () => {
@@ -22,6 +35,24 @@ describe("countTokens", () => {
   it("gives the same answer from the cache", () => {
     const text = "x ".repeat(1000);
     expect(countTokens(text)).toBe(countTokens(text));
+  });
+
+  it("keeps a text used again while a stream of texts used once passes through, within its bounds", () => {
+    const hot = `system prompt ${"of a conversation at work ".repeat(40)}`;
+    countTokens(hot);
+    // Many conversations each leave texts of their own (their agents' system prompts, slices).
+    for (let i = 0; i < 3 * TOKEN_CACHE_LIMIT; i++) {
+      countTokens(`conversation ${i}: ${"its own prompt ".repeat(30)}`);
+      if (i % 100 === 0) {
+        const before = tokenizerStats.chars;
+        countTokens(hot);
+        // Counted once, ever: each use keeps it from being the least recently used.
+        expect(tokenizerStats.chars).toBe(before);
+      }
+      const held = tokenCacheSize();
+      expect(held.texts).toBeLessThanOrEqual(TOKEN_CACHE_LIMIT);
+      expect(held.chars).toBeLessThanOrEqual(TOKEN_CACHE_CHARS_LIMIT);
+    }
   });
 });
 

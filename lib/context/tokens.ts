@@ -45,10 +45,15 @@ const SAMPLE_ORDER = Array.from({ length: SAMPLE_COUNT }, (_, i) => parseInt(i.t
 const PLAIN = { disallowedSpecial: new Set<string>() };
 
 // The same text is often counted again (a system prompt, a conclusion, a line of a slice); the
-// history's own messages are counted once each and kept by ContextWindow. Bounded by entries and
-// by characters held, so a history of huge texts cannot pin gigabytes.
-const CACHE_LIMIT = 5000;
-const CACHE_CHARS_LIMIT = 16_000_000;
+// history's own messages are counted once each and kept by ContextWindow. Least recently used
+// texts go first, and the cache is bounded by entries and by characters held: it holds what the
+// conversations at work use again (a few system prompts and slices each), and a server that has
+// run many conversations holds no more than one that has run a few dozen (each leaves texts of
+// its own: its agents' system prompts, its slices).
+export const TOKEN_CACHE_LIMIT = 2000;
+export const TOKEN_CACHE_CHARS_LIMIT = 1_000_000;
+const CACHE_LIMIT = TOKEN_CACHE_LIMIT;
+const CACHE_CHARS_LIMIT = TOKEN_CACHE_CHARS_LIMIT;
 const cache = new Map<string, number>();
 let cachedChars = 0;
 
@@ -180,7 +185,12 @@ function remember(text: string, n: number): void {
 export function countTokens(text: string | null | undefined): number {
   if (!text) return 0;
   const hit = cache.get(text);
-  if (hit !== undefined) return hit;
+  if (hit !== undefined) {
+    // Used again: it moves to the back of the eviction order.
+    cache.delete(text);
+    cache.set(text, hit);
+    return hit;
+  }
   const n = boundedCount(text);
   remember(text, n);
   return n;
@@ -201,6 +211,11 @@ export function callTokens(call: { id: string; function: { name: string; argumen
 
 /** Characters handed to the tokenizer by this process (cache hits cost none), for tests and benchmarks. */
 export const tokenizerStats = { chars: 0 };
+
+/** Texts and characters the per-text count cache holds, for tests. */
+export function tokenCacheSize(): { texts: number; chars: number } {
+  return { texts: cache.size, chars: cachedChars };
+}
 
 /** Empties the per-text count cache, as if every text had been evicted from it. For tests. */
 export function resetTokenCacheForTests(): void {
