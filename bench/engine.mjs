@@ -173,11 +173,15 @@ export async function benchEngine() {
 
     const first = samples[0];
     const last = samples.at(-1);
+    const half = samples.findLast((x) => x.conversations <= RUNS / 2) ?? first;
     const memory = {
       [`peak_rss_mb_for_${RUNS}_conversations_run_one_after_another`]: last.peak_rss_mb,
       [`rss_mb_after_${first.conversations}_conversations`]: first.rss_mb,
       [`rss_mb_after_${RUNS}_conversations`]: last.rss_mb,
       [`rss_growth_mb_from_${first.conversations}_to_${RUNS}_conversations`]: round2(last.rss_mb - first.rss_mb),
+      // Once the JIT's code and the heap's size have settled (the first few dozen runs), what is
+      // left of any growth with the number of conversations run.
+      [`rss_growth_mb_over_the_last_${RUNS - half.conversations}_conversations`]: round2(last.rss_mb - half.rss_mb),
       after_warm_up: afterWarmUp,
       [`every_${MEMORY_EVERY}_conversations`]: samples,
       held_for_conversations: held,
