@@ -10,9 +10,10 @@
  * over the runs) and at 10 conversations at once (per round, median over rounds). Overhead is
  * app minus floor. The server's resident memory (VmRSS, and its peak VmHWM) is sampled every 10
  * of the 100 conversations run one after another (each with its viewer, closed once it is over),
- * with what the server still holds for conversations (`GET /api/health` → `resident`): the peak
- * RSS for the 100 conversations and the RSS after 10 against after 100 show whether memory grows
- * with the number of conversations run.
+ * and of 100 more run after them for this alone (`BENCH_ENGINE_MEMORY_RUNS`), with what the
+ * server still holds for conversations (`GET /api/health` → `resident`): the peak RSS for the
+ * first 100 against the peak for all 200, and the RSS after 10, 50, 100 and 200, show whether
+ * memory grows with the number of conversations run.
  */
 import { rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -24,6 +25,8 @@ import { nowMs, request, startServer, stats, tempDir } from "./lib.mjs";
 import { GOAL, PLANNED_CALLS, SUMMARY_MARK, WORKER_ROLES, workloadHandler, writeFixtureProject } from "./workload.mjs";
 
 const RUNS = Number(process.env.BENCH_ENGINE_RUNS) || 100;
+/** Conversations run after the timed ones, for the memory figures only. */
+const MORE_RUNS = Number(process.env.BENCH_ENGINE_MEMORY_RUNS ?? RUNS);
 const CONCURRENT = 10;
 const ROUNDS = 3;
 /** Memory is sampled every this many conversations (and after the last). */
@@ -153,12 +156,15 @@ export async function benchEngine() {
     const floorSequential = await floor.sequential(RUNS, "floor-seq");
     progress(`app: ${RUNS} conversations one after another`);
     const appSequential = [];
-    for (let i = 1; i <= RUNS; i++) {
-      appSequential.push(await appRuns(ctx, [`seq-${i}`]));
-      if (i % MEMORY_EVERY === 0 || i === RUNS) {
+    for (let i = 1; i <= RUNS + MORE_RUNS; i++) {
+      const run = await appRuns(ctx, [`seq-${i}`]);
+      // The timed figures are the first RUNS; the next MORE_RUNS only show whether memory keeps rising.
+      if (i <= RUNS) appSequential.push(run);
+      if (i === RUNS + 1) progress(`app: ${MORE_RUNS} more, for memory only`);
+      if (i % MEMORY_EVERY === 0 || i === RUNS || i === RUNS + MORE_RUNS) {
         // What the server still holds once the last run is over and its viewer gone.
         const resident = await settledResident(port);
-        if (i === MEMORY_EVERY || i === RUNS) held[`after_${i}_conversations`] = resident;
+        if (i === MEMORY_EVERY || i === RUNS || i === RUNS + MORE_RUNS) held[`after_${i}_conversations`] = resident;
         samples.push({ conversations: i, ...processMemoryMb(pid) });
       }
       if (i % 25 === 0) progress(`  ${i} done`);
@@ -172,23 +178,32 @@ export async function benchEngine() {
     }
 
     const first = samples[0];
+    const atRuns = samples.find((x) => x.conversations === RUNS);
     const last = samples.at(-1);
     const half = samples.findLast((x) => x.conversations <= RUNS / 2) ?? first;
     const memory = {
-      [`peak_rss_mb_for_${RUNS}_conversations_run_one_after_another`]: last.peak_rss_mb,
+      [`peak_rss_mb_for_${RUNS}_conversations_run_one_after_another`]: atRuns.peak_rss_mb,
       [`rss_mb_after_${first.conversations}_conversations`]: first.rss_mb,
-      [`rss_mb_after_${RUNS}_conversations`]: last.rss_mb,
-      [`rss_growth_mb_from_${first.conversations}_to_${RUNS}_conversations`]: round2(last.rss_mb - first.rss_mb),
+      [`rss_mb_after_${RUNS}_conversations`]: atRuns.rss_mb,
+      [`rss_growth_mb_from_${first.conversations}_to_${RUNS}_conversations`]: round2(atRuns.rss_mb - first.rss_mb),
       // Once the JIT's code and the heap's size have settled (the first few dozen runs), what is
       // left of any growth with the number of conversations run.
-      [`rss_growth_mb_over_the_last_${RUNS - half.conversations}_conversations`]: round2(last.rss_mb - half.rss_mb),
+      [`rss_growth_mb_from_${half.conversations}_to_${RUNS}_conversations`]: round2(atRuns.rss_mb - half.rss_mb),
+      ...(MORE_RUNS > 0
+        ? {
+            [`peak_rss_mb_for_${RUNS + MORE_RUNS}_conversations`]: last.peak_rss_mb,
+            [`rss_mb_after_${RUNS + MORE_RUNS}_conversations`]: last.rss_mb,
+            [`rss_growth_mb_from_${RUNS}_to_${RUNS + MORE_RUNS}_conversations`]: round2(last.rss_mb - atRuns.rss_mb),
+          }
+        : {}),
       after_warm_up: afterWarmUp,
       [`every_${MEMORY_EVERY}_conversations`]: samples,
       held_for_conversations: held,
     };
     progress(
-      `peak RSS for ${RUNS} conversations run one after another: ${last.peak_rss_mb} MB; ` +
-        `RSS after ${first.conversations}: ${first.rss_mb} MB, after ${RUNS}: ${last.rss_mb} MB`,
+      `peak RSS for ${RUNS} conversations run one after another: ${atRuns.peak_rss_mb} MB; ` +
+        `RSS after ${first.conversations}: ${first.rss_mb} MB, after ${RUNS}: ${atRuns.rss_mb} MB` +
+        (MORE_RUNS > 0 ? `; peak for ${RUNS + MORE_RUNS}: ${last.peak_rss_mb} MB, RSS after ${RUNS + MORE_RUNS}: ${last.rss_mb} MB` : ""),
     );
     const seq = { floor: sequentialFigures(floorSequential), app: sequentialFigures(appSequential) };
     const par = { floor: concurrentFigures(floorRounds), app: concurrentFigures(appRounds) };
