@@ -75,7 +75,7 @@ await ensureBuild();
  * V8's heap grows by up to 4× what survived the last full collection before it collects again, so
  * a busy server's resident memory climbs about a megabyte per conversation run for a long while
  * (nothing is held: a forced collection brings it back). At 1.2× the next full collection comes
- * soon enough that memory follows what is live (`npm run bench`: flat over 100 conversations).
+ * soon enough that memory follows what is live (`npm run bench`, under "Measured figures" in the README).
  */
 const SERVER_V8_FLAGS = ["--heap-growing-percent=20"];
 
