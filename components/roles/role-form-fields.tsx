@@ -52,8 +52,9 @@ function described(id: string, hint: string | undefined, error: string | undefin
 }
 
 /**
- * A one-line text field. `code`: a name, a key or a list of them (monospace, no spell check or
- * autocomplete). `after`: what shows under the input (tags, a mapping, a warning).
+ * A text field. `code`: a name, a key or a list of them (monospace, no spell check or
+ * autocomplete). `multiline`: a text area across the grid. `after`: what shows under the input
+ * (tags, a mapping, a warning).
  */
 export function TextField({
   id,
@@ -65,6 +66,7 @@ export function TextField({
   onChange,
   testId,
   code,
+  multiline,
   className,
   after,
   ...input
@@ -78,49 +80,25 @@ export function TextField({
   onChange: (value: string) => void;
   testId: string;
   code?: boolean;
+  multiline?: boolean;
   className?: string;
   after?: ReactNode;
 } & Pick<InputHTMLAttributes<HTMLInputElement>, "readOnly" | "placeholder" | "list" | "type" | "min" | "max" | "step" | "spellCheck" | "autoComplete">) {
+  const shared = { id, value, ...described(id, hint, error), "data-testid": testId };
   return (
-    <Field label={label} htmlFor={id} hint={hint} error={error} name={name}>
-      <input
-        id={id}
-        className={`${inputClass}${code ? " font-mono" : ""}${className ? ` ${className}` : ""}`}
-        value={value}
-        onChange={(e) => onChange(e.target.value)}
-        {...(code ? { spellCheck: false, autoComplete: "off" } : {})}
-        {...input}
-        {...described(id, hint, error)}
-        data-testid={testId}
-      />
+    <Field label={label} htmlFor={id} hint={hint} error={error} name={name} wide={multiline}>
+      {multiline ? (
+        <textarea {...shared} className={`${inputClass} min-h-20`} onChange={(e) => onChange(e.target.value)} />
+      ) : (
+        <input
+          {...shared}
+          className={`${inputClass}${code ? " font-mono" : ""}${className ? ` ${className}` : ""}`}
+          onChange={(e) => onChange(e.target.value)}
+          {...(code ? { spellCheck: false, autoComplete: "off" } : {})}
+          {...input}
+        />
+      )}
       {after}
-    </Field>
-  );
-}
-
-/** A multi-line text field across the grid. */
-export function TextAreaField({
-  id,
-  name,
-  label,
-  hint,
-  error,
-  value,
-  onChange,
-  testId,
-}: {
-  id: string;
-  name: RoleFieldName;
-  label: string;
-  hint?: string;
-  error: string | undefined;
-  value: string;
-  onChange: (value: string) => void;
-  testId: string;
-}) {
-  return (
-    <Field label={label} htmlFor={id} hint={hint} error={error} name={name} wide>
-      <textarea id={id} className={`${inputClass} min-h-20`} value={value} onChange={(e) => onChange(e.target.value)} {...described(id, hint, error)} data-testid={testId} />
     </Field>
   );
 }

@@ -9,7 +9,7 @@ import { useT } from "@/lib/i18n";
 import { Banner } from "@/components/ui/banner";
 import { badgeClass, buttonPrimary, inputClass } from "@/components/ui/styles";
 import { ExtraFieldsTable } from "./extra-fields-table";
-import { Field, ModelResolution, PermissionsField, TextAreaField, TextField } from "./role-form-fields";
+import { Field, ModelResolution, PermissionsField, TextField } from "./role-form-fields";
 import { RoleAbilities } from "./role-abilities";
 import { PromptBodyField } from "./prompt-body-field";
 import { RoleToolMapping } from "./role-tool-mapping";
@@ -183,7 +183,7 @@ export function RoleForm({
           readOnly={Boolean(role)}
         />
         <TextField {...field("name")} label={t("editor.field.name")} testId="role-field-name" />
-        <TextAreaField {...field("description")} label={t("editor.field.description")} hint={t("editor.field.description.hint")} testId="role-field-description" />
+        <TextField {...field("description")} label={t("editor.field.description")} hint={t("editor.field.description.hint")} testId="role-field-description" multiline />
         <TextField
           {...field("model")}
           label={t("editor.field.model")}
