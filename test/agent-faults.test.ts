@@ -162,8 +162,12 @@ describe("faults in tools and loops", () => {
     }
     const { agents } = (await server.api("GET", `/api/conversations/${id}/agents`)).json;
     expect(agents).toHaveLength(1);
-    const agent = agents[0].metadata;
-    expect(agent.status).toBe("completed");
+    // The agent marks itself completed just after its report is delivered, and the leader may
+    // answer the report before that: wait for it, never more than the helper's deadline.
+    const agent = await until("the agent completed", async () => {
+      const meta = (await server.api("GET", `/api/conversations/${id}/agents`)).json.agents[0].metadata;
+      return meta.status === "completed" && meta;
+    });
     expect(agent.failure).toBeUndefined();
     const detail = (await server.api("GET", `/api/conversations/${id}/agents/${agent.agent_id}`)).json;
     for (const call of AGENT_FAULTS) {
