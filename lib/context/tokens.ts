@@ -52,8 +52,6 @@ const PLAIN = { disallowedSpecial: new Set<string>() };
 // its own: its agents' system prompts, its slices).
 export const TOKEN_CACHE_LIMIT = 2000;
 export const TOKEN_CACHE_CHARS_LIMIT = 1_000_000;
-const CACHE_LIMIT = TOKEN_CACHE_LIMIT;
-const CACHE_CHARS_LIMIT = TOKEN_CACHE_CHARS_LIMIT;
 const cache = new Map<string, number>();
 let cachedChars = 0;
 
@@ -166,13 +164,13 @@ function boundedCount(text: string): number {
 }
 
 function remember(text: string, n: number): void {
-  while (cache.size > 0 && (cache.size >= CACHE_LIMIT || cachedChars + text.length > CACHE_CHARS_LIMIT)) {
+  while (cache.size > 0 && (cache.size >= TOKEN_CACHE_LIMIT || cachedChars + text.length > TOKEN_CACHE_CHARS_LIMIT)) {
     // Map keeps insertion order: drop the oldest first
     const oldest = cache.keys().next().value as string;
     cache.delete(oldest);
     cachedChars -= oldest.length;
   }
-  if (text.length > CACHE_CHARS_LIMIT) return;
+  if (text.length > TOKEN_CACHE_CHARS_LIMIT) return;
   cache.set(text, n);
   cachedChars += text.length;
 }

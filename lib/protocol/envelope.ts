@@ -119,13 +119,13 @@ export const EnvelopeSchema = z.looseObject({
 /** One envelope. */
 export type Envelope = z.infer<typeof EnvelopeSchema>;
 
-/** Random lowercase hex of `bytes` bytes, from Web Crypto so this module also runs in the browser. */
 const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
 // Random bytes are drawn a few kilobytes at a time: one draw per id cost more than the rest of
 // making an envelope. Each byte is used once.
 const pool = new Uint8Array(4096);
 let poolAt = pool.length;
 
+/** Random lowercase hex of `bytes` bytes (at most the pool's), from Web Crypto so this module also runs in the browser. */
 function randomHex(bytes: number): string {
   if (poolAt + bytes > pool.length) {
     globalThis.crypto.getRandomValues(pool);

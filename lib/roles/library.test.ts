@@ -88,6 +88,20 @@ describe("RoleLibrary.list and get", () => {
     }
   });
 
+  it("lists anew after its own writes and after a hand edit, and hands out a fresh array each time", async () => {
+    await write("alpha.md", GOOD);
+    const first = await lib.list();
+    const again = await lib.list();
+    expect(again).toEqual(first);
+    expect(again).not.toBe(first);
+    await lib.remove("alpha");
+    expect(await lib.list()).toEqual([]);
+    await write("beta.md", GOOD.replace("id: alpha", "id: beta").replace("alpha Role", "Beta Role"));
+    // A hand edit reaches the next listing through the folder's watch.
+    for (let i = 0; i < 100 && (await lib.list()).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect((await lib.list()).map((e) => e.kind === "role" && e.name)).toEqual(["Beta Role"]);
+  });
+
   it("never rewrites a broken file when listing or reading it", async () => {
     const files = await Promise.all(Object.entries(BROKEN).map(([name, { text }]) => write(name, text)));
     const before = await Promise.all(files.map(snapshot));
@@ -245,20 +259,6 @@ describe("RoleLibrary.update", () => {
 });
 
 describe("RoleLibrary.remove", () => {
-  it("lists anew after its own writes and after a hand edit, and hands out a fresh array each time", async () => {
-    await write("alpha.md", GOOD);
-    const first = await lib.list();
-    const again = await lib.list();
-    expect(again).toEqual(first);
-    expect(again).not.toBe(first);
-    await lib.remove("alpha");
-    expect(await lib.list()).toEqual([]);
-    await write("beta.md", GOOD.replace("id: alpha", "id: beta").replace("alpha Role", "Beta Role"));
-    // A hand edit reaches the next listing through the folder's watch.
-    for (let i = 0; i < 100 && (await lib.list()).length === 0; i++) await new Promise((r) => setTimeout(r, 20));
-    expect((await lib.list()).map((e) => e.kind === "role" && e.name)).toEqual(["Beta Role"]);
-  });
-
   it("deletes a role file, and 404s when there is none", async () => {
     await write("alpha.md", GOOD);
     await lib.remove("alpha");

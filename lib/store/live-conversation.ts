@@ -25,13 +25,12 @@ import "server-only";
  * Reads never touch the disk. Writes validate only what changed (the new messages, the small
  * metadata), so a step costs O(what it adds) plus the seed's whole-file rewrite of messages.json.
  */
-import { promises as fs } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { NotFoundError } from "@/lib/errors";
 import { readJsonFile } from "./files";
 import { toPythonJson } from "./json";
-import { agentMessagesFile, agentMetadataFile, agentsDir, conversationDir, conversationMetadataFile, leaderMessagesFile } from "./paths";
+import { agentMessagesFile, agentMetadataFile, conversationDir, conversationMetadataFile, leaderMessagesFile } from "./paths";
 import {
   AgentMessagesFileSchema,
   AgentMetadataSchema,
@@ -47,7 +46,8 @@ import { ChangeQueues } from "./change-queues";
 import { SeedWriter } from "./seed-writer";
 import { openStepLog, type StepLog } from "./step-log";
 import { LineFiles, restoreLines } from "./logged-lines";
-import { applyDelta, checked, headOf, messagesDelta, parsed, StepRecordSchema, type LoggedLineFile, type StepRecord } from "./step-records";
+import { readAgentFolders, replayRecord, type AgentFiles, type BrokenFile } from "./live-load";
+import { checked, headOf, messagesDelta, parsed, StepRecordSchema, type LoggedLineFile, type StepRecord } from "./step-records";
 
 export { messagesDelta, StepRecordSchema, type StepRecord } from "./step-records";
 import { localTimestamp } from "./time";
@@ -66,11 +66,6 @@ type FileKey = "meta" | "leader" | `agent:${number}` | `agent_messages:${number}
 /** A change to one file: the current value in, the new value out (it may be async). */
 export type Mutator<T> = (current: T) => T | Promise<T>;
 
-interface AgentFiles {
-  meta: AgentMetadata;
-  messages: AgentMessagesFile;
-}
-
 /** What a load found and did, for logs and health. */
 export interface LoadReport {
   /** Log records replayed over the seed files. */
@@ -78,7 +73,7 @@ export interface LoadReport {
   /** Bytes of a torn last log line that were cut off. */
   repairedBytes: number;
   /** Sub-agent files that could not be used (the agent is left out; the store reports them). */
-  broken: Array<{ file: string; error: unknown }>;
+  broken: BrokenFile[];
 }
 
 /** Hooks of the store that owns the live conversation. */
@@ -133,37 +128,20 @@ export class LiveConversation {
     const leader = await readJsonFile(leaderMessagesFile(root, id), LeaderMessagesFileSchema);
     const { log, records, repairedBytes } = await openStepLog(path.join(conversationDir(root, id), STEP_LOG_FILE));
     const live = new LiveConversation(root, id, meta, leader, log, hooks);
-    const broken: LoadReport["broken"] = [];
+    let broken: LoadReport["broken"] = [];
     try {
-      let names: string[] = [];
-      try {
-        names = await fs.readdir(agentsDir(root, id));
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-      }
-      // What a crash left of an agent's creation (its files were being written beside their folder).
-      for (const name of names.filter((n) => n.startsWith(".creating-"))) await fs.rm(path.join(agentsDir(root, id), name), { recursive: true, force: true });
-      for (const agentId of names.filter((n) => /^[1-9]\d{0,15}$/.test(n)).map(Number).sort((a, b) => a - b)) {
-        // An agent whose files are missing or broken is left out and reported (a folder without
-        // files is one whose creation a crash cut short: its files are written before it is announced).
-        const failures: LoadReport["broken"] = [];
-        const read = async <S extends z.ZodType>(file: string, schema: S): Promise<z.output<S> | null> =>
-          readJsonFile(file, schema).catch((error: unknown) => {
-            failures.push({ file, error });
-            return null;
-          });
-        const agentMeta = await read(agentMetadataFile(root, id, agentId), AgentMetadataSchema);
-        const agentMessages = await read(agentMessagesFile(root, id, agentId), AgentMessagesFileSchema);
-        if (agentMeta && agentMessages) live.#agents.set(agentId, { meta: agentMeta, messages: agentMessages });
-        // An empty folder is an id claimed by a creation that a crash cut short: nothing to report.
-        else if (!(failures.length === 2 && failures.every((f) => f.error instanceof NotFoundError))) broken.push(...failures);
-      }
+      const found = await readAgentFolders(root, id);
+      broken = found.broken;
+      const files = { meta, leader, agents: found.agents };
       const lines: Array<{ f: LoggedLineFile; line: string }> = [];
       for (const raw of records) {
         const record = parsed(StepRecordSchema, raw, `A record of ${STEP_LOG_FILE}`);
         if (record.k === "line") lines.push(record);
-        else live.#replay(record);
+        else replayRecord(files, record);
       }
+      live.#meta = files.meta;
+      live.#leader = files.leader;
+      for (const [agentId, agent] of files.agents) live.#agents.set(agentId, agent);
       if (lines.length) await restoreLines(conversationDir(root, id), lines);
       if (records.length) {
         // The replay changed memory, not the files: every file is written from it, durably.
@@ -175,27 +153,6 @@ export class LiveConversation {
       throw error;
     }
     return { live, report: { replayed: records.length, repairedBytes, broken } };
-  }
-
-  #replay(record: Exclude<StepRecord, { k: "line" }>): void {
-    switch (record.k) {
-      case "conv":
-        this.#meta = record.v;
-        break;
-      case "leader":
-        this.#leader = applyDelta(this.#leader, record.at, record.add, record.head);
-        break;
-      case "agent": {
-        const files = this.#agents.get(record.id);
-        if (files) files.meta = record.v;
-        break;
-      }
-      case "agent_messages": {
-        const files = this.#agents.get(record.id);
-        if (files) files.messages = applyDelta(files.messages, record.at, record.add, record.head);
-        break;
-      }
-    }
   }
 
   // ---------------------------------------------------------------- reads (memory only)
