@@ -43,10 +43,16 @@ function residency(): Residency {
 /**
  * Runs `fn` with the conversation's run, held in memory meanwhile; afterwards the conversation is
  * let go unless a loop works or a viewer follows it (an SSE stream opened inside `fn` is one).
- * Every request that uses a run goes through here.
+ * Every request that uses a run goes through here, and is answered only once what it changed and
+ * what it read is durable (the engine's changes resolve before they are: TeamRun.durable).
  */
 export function withRun<T>(convId: string, fn: (run: TeamRun) => Promise<T>): Promise<T> {
-  return residency().use(convId, async () => fn(await runFor(convId)));
+  return residency().use(convId, async () => {
+    const run = await runFor(convId);
+    const result = await fn(run);
+    await run.durable();
+    return result;
+  });
 }
 
 /**

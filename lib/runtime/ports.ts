@@ -14,7 +14,7 @@ import "server-only";
 import path from "node:path";
 import { getBus, type Bus } from "@/lib/bus";
 import { TIMELINE_FILE_NAME, timelineLine, type TimelineRecord } from "@/lib/protocol";
-import type { ConversationStore } from "@/lib/store";
+import type { ConversationStore, Durability } from "@/lib/store";
 import { ActionJournal, JOURNAL_FILE_NAME, type JournalState } from "./journal";
 
 /** Per-call context reports of a conversation (an addition to the seed's layout). */
@@ -22,8 +22,10 @@ export const CONTEXT_FILE_NAME = "context.jsonl";
 
 /**
  * One conversation's files as the engine reads and changes them. Reads of an open conversation
- * must be served from memory (the engine is its single writer); a change resolves once it is
- * durable, and changes to one file are applied in order.
+ * must be served from memory (the engine is its single writer); changes to one file are applied
+ * in order. A change resolves once it is applied and ordered for durability, not once it is
+ * durable: the engine computes ahead while the storage commits, and waits on
+ * {@link EngineStorage.durability} before it publishes, acknowledges or runs a side effect.
  */
 export type ConversationFiles = Pick<
   ConversationStore,
@@ -51,12 +53,19 @@ export interface EffectJournal {
 export interface EngineStorage {
   /** The conversations' seed files (metadata, messages, agents). */
   readonly conversations: ConversationFiles;
-  /** Appends a record to a conversation's timeline; resolves once it is durable (it is published only then). */
+  /** Appends a record to a conversation's timeline, ordered with the conversation's changes (durable like them). */
   appendTimeline(convId: string, record: TimelineRecord): Promise<void>;
-  /** Appends one call's context report (a JSON line) to a conversation's reports; resolves once durable. */
+  /** Appends one call's context report (a JSON line) to a conversation's reports, ordered like the timeline. */
   appendContextReport(convId: string, line: string): Promise<void>;
-  /** The action journal of a conversation (one object per conversation, kept while the run lives). */
+  /** The action journal of a conversation (one object per conversation, kept while the run lives); its records resolve once durable. */
   journal(convId: string): EffectJournal;
+  /**
+   * Where a conversation's changes stand: a mark of every change made so far, whether the changes
+   * before a mark are durable, and a wait for them; durability must follow the order of changes
+   * (a later change is never durable before an earlier one). Null when every change is durable
+   * as it is made.
+   */
+  durability(convId: string): Durability | null;
 }
 
 /**
@@ -76,10 +85,31 @@ export type EngineBus = Pick<Bus, "publish" | "subscribe">;
 export function fileStorage(root: string, store: ConversationStore): EngineStorage {
   const dirOf = (convId: string) => path.join(root, "conversations", convId);
   return {
-    conversations: store,
-    appendTimeline: (convId, record) => store.appendLine(convId, TIMELINE_FILE_NAME, timelineLine(record)),
-    appendContextReport: (convId, line) => store.appendLine(convId, CONTEXT_FILE_NAME, line),
+    conversations: eagerFiles(store),
+    appendTimeline: (convId, record) => store.appendLine(convId, TIMELINE_FILE_NAME, timelineLine(record), EAGER),
+    appendContextReport: (convId, line) => store.appendLine(convId, CONTEXT_FILE_NAME, line, EAGER),
+    // Durable before it resolves: a side effect runs only once its `started` is on disk.
     journal: (convId) => new ActionJournal(dirOf(convId), (line) => store.appendLine(convId, JOURNAL_FILE_NAME, line)),
+    durability: (convId) => store.durability(convId),
+  };
+}
+
+const EAGER = { eager: true } as const;
+
+/** The store's conversation files with every change made eagerly (see {@link ConversationFiles}). */
+function eagerFiles(store: ConversationStore): ConversationFiles {
+  return {
+    get: (id) => store.get(id),
+    update: (id, patch) => store.update(id, patch, EAGER),
+    readLeaderMessages: (id) => store.readLeaderMessages(id),
+    updateLeaderMessages: (id, fn, opts) => store.updateLeaderMessages(id, fn, { ...opts, ...EAGER }),
+    createAgent: (convId, input) => store.createAgent(convId, input),
+    readAgentMetadata: (convId, agentId) => store.readAgentMetadata(convId, agentId),
+    updateAgentMetadata: (convId, agentId, fn) => store.updateAgentMetadata(convId, agentId, fn, EAGER),
+    readAgentMessages: (convId, agentId) => store.readAgentMessages(convId, agentId),
+    updateAgentMessages: (convId, agentId, fn) => store.updateAgentMessages(convId, agentId, fn, EAGER),
+    listAgents: (convId) => store.listAgents(convId),
+    appendLine: (id, name, line) => store.appendLine(id, name, line, EAGER),
   };
 }
 

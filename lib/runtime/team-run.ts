@@ -105,6 +105,8 @@ export class TeamRun {
     // unknown key is shown as it is, and the leader's calls report the error.
     const registry = await loadRegistry(s.app.root).catch(() => null);
     const modelLabel = (registry && publicModels(registry).find((m) => m.key === conversation.model_key)?.label) || conversation.model_key;
+    // Shown to a browser: only once what it holds is durable.
+    await s.durable();
     return {
       conversation,
       leader: { messages: leader.messages, busy: s.leaderBusy, token_statistics: stats as Record<string, unknown> },
@@ -114,6 +116,15 @@ export class TeamRun {
       caps: { max_agents: this.limits.maxAgents, max_calls_per_task: this.limits.maxCallsPerTask },
       model_label: modelLabel,
     };
+  }
+
+  /**
+   * Resolves once every change made so far is durable and the events describing them are
+   * published: a person's request is answered, and a viewer shown state, only then (the engine
+   * computes ahead of its step log: lib/runtime/team/state.ts).
+   */
+  durable(): Promise<void> {
+    return this.#s.durable();
   }
 
   /** One agent's view and whole conversation. */

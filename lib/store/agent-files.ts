@@ -12,7 +12,7 @@ import { AstrionError, CorruptFileError, NotFoundError, ValidationError } from "
 import { fsyncDir } from "./atomic";
 import { getConversation, updateConversation } from "./conversation-files";
 import { readJsonFile, updateJsonFile, writeJsonAtomic } from "./files";
-import { messagesDelta } from "./live-conversation";
+import { messagesDelta, type ChangeOptions } from "./live-conversation";
 import { agentDir, agentMessagesFile, agentMetadataFile, agentsDir, conversationMetadataFile, parseAgentId } from "./paths";
 import { AgentMessagesFileSchema, AgentMetadataSchema, type AgentMessagesFile, type AgentMetadata } from "./schemas";
 import { errnoCode, type Mutator, type StoreCore } from "./store-core";
@@ -138,10 +138,10 @@ export async function readAgentMetadata(core: StoreCore, convId: string, agentId
 }
 
 /** Read-modify-write of a sub-agent's metadata.json (`agent_id` fixed, `updated_at` set to now). */
-export async function updateAgentMetadata(core: StoreCore, convId: string, agentId: number | string, fn: Mutator<AgentMetadata>): Promise<AgentMetadata> {
+export async function updateAgentMetadata(core: StoreCore, convId: string, agentId: number | string, fn: Mutator<AgentMetadata>, opts: ChangeOptions = {}): Promise<AgentMetadata> {
   const n = parseAgentId(agentId);
   const live = core.live.get(convId);
-  if (live) return core.changing(convId, () => live.updateAgentMetadata(n, fn));
+  if (live) return core.changing(convId, () => live.updateAgentMetadata(n, fn, opts));
   return ofAgent(convId, agentId, async () => {
     const file = agentMetadataFile(core.root, convId, n);
     const next = await core.changing(convId, () =>
@@ -163,10 +163,10 @@ export async function readAgentMessages(core: StoreCore, convId: string, agentId
 }
 
 /** Read-modify-write of a sub-agent's messages.json (`agent_id` fixed, `updated_at` set to now). */
-export async function updateAgentMessages(core: StoreCore, convId: string, agentId: number | string, fn: Mutator<AgentMessagesFile>): Promise<AgentMessagesFile> {
+export async function updateAgentMessages(core: StoreCore, convId: string, agentId: number | string, fn: Mutator<AgentMessagesFile>, opts: ChangeOptions = {}): Promise<AgentMessagesFile> {
   const n = parseAgentId(agentId);
   const live = core.live.get(convId);
-  if (live) return core.changing(convId, () => live.updateAgentMessages(n, fn));
+  if (live) return core.changing(convId, () => live.updateAgentMessages(n, fn, opts));
   return ofAgent(convId, agentId, async () => {
     const file = agentMessagesFile(core.root, convId, n);
     let at = 0;

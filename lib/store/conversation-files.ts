@@ -23,6 +23,7 @@ import {
   type RunMode,
 } from "./schemas";
 import { errnoCode, type Mutator, type StoreCore } from "./store-core";
+import type { ChangeOptions } from "./live-conversation";
 import { compareConversationIds, localTimestamp } from "./time";
 
 /** Title given to a conversation created without one. */
@@ -134,7 +135,7 @@ function checkedId(id: string, changed: ConversationMetadata): ConversationMetad
  * messages.json's `title`/`updated_at` and the index entry follow. Updates of one conversation
  * are applied one after another, so none is lost.
  */
-export async function updateConversation(core: StoreCore, id: string, patch: ConversationPatch | Mutator<ConversationMetadata>): Promise<ConversationMetadata> {
+export async function updateConversation(core: StoreCore, id: string, patch: ConversationPatch | Mutator<ConversationMetadata>, opts: ChangeOptions = {}): Promise<ConversationMetadata> {
   parseConversationId(id);
   let apply: Mutator<ConversationMetadata>;
   if (typeof patch === "function") {
@@ -147,7 +148,7 @@ export async function updateConversation(core: StoreCore, id: string, patch: Con
   }
   await core.keeper.ready();
   const live = core.live.get(id);
-  if (live) return core.changing(id, () => live.updateMetadata(async (current) => checkedId(id, await apply(structuredClone(current)))));
+  if (live) return core.changing(id, () => live.updateMetadata(async (current) => checkedId(id, await apply(structuredClone(current))), opts));
   return core.withConversationLock(id, () =>
     core.changing(id, async () => {
       const changed = checkedId(id, await apply(structuredClone(await getConversation(core, id))));

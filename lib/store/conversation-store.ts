@@ -35,7 +35,7 @@ import type { ConversationPatch, CreateConversationInput } from "./conversation-
 import { installConversation } from "./conversation-install";
 import { readFolderFiles, type ReadBudget } from "./folder-files";
 import * as leader from "./leader-files";
-import { LiveConversation, type LoadReport } from "./live-conversation";
+import { LiveConversation, type ChangeOptions, type Durability, type LoadReport } from "./live-conversation";
 import { conversationDir, conversationsDir, leaderMessagesFile, parseConversationId, resolveDataRoot, rolesDir } from "./paths";
 import type { AgentMessagesFile, AgentMetadata, ConversationMetadata, LeaderMessagesFile } from "./schemas";
 import type { LoggedLineFile } from "./step-records";
@@ -204,8 +204,8 @@ export class ConversationStore {
    * `updated_at` is set to now; messages.json's `title`/`updated_at` and the index entry follow.
    * Updates of one conversation are applied one after another, so none is lost.
    */
-  update(id: string, patch: ConversationPatch | Mutator<ConversationMetadata>): Promise<ConversationMetadata> {
-    return conversations.updateConversation(this.#core, id, patch);
+  update(id: string, patch: ConversationPatch | Mutator<ConversationMetadata>, opts: ChangeOptions = {}): Promise<ConversationMetadata> {
+    return conversations.updateConversation(this.#core, id, patch, opts);
   }
 
   /**
@@ -263,10 +263,19 @@ export class ConversationStore {
 
   /**
    * Appends `line` to one of a conversation's JSON Lines files (timeline.jsonl, context.jsonl,
-   * actions.jsonl) and resolves once it is durable.
+   * actions.jsonl) and resolves once it is durable (see {@link ChangeOptions} for `eager`).
    */
-  appendLine(id: string, name: LoggedLineFile, line: string): Promise<void> {
-    return leader.appendLine(this.#core, id, name, line);
+  appendLine(id: string, name: LoggedLineFile, line: string, opts: ChangeOptions = {}): Promise<void> {
+    return leader.appendLine(this.#core, id, name, line, opts);
+  }
+
+  /**
+   * Where a conversation held in memory stands in its step log: a mark of every change made so
+   * far, whether the changes before a mark are durable, and a wait for them (for a writer that
+   * makes changes `eager`ly). Null when the conversation is not held: its changes are durable as made.
+   */
+  durability(id: string): Durability | null {
+    return this.#core.live.get(id) ?? null;
   }
 
   // ---------------------------------------------------------------- leader messages
@@ -281,7 +290,7 @@ export class ConversationStore {
    * conversation; `updated_at` becomes now and, unless `touch` is false, the conversation's
    * metadata.json and index entry get the same `updated_at` (so the list shows recent activity first).
    */
-  updateLeaderMessages(id: string, fn: Mutator<LeaderMessagesFile>, opts: { touch?: boolean } = {}): Promise<LeaderMessagesFile> {
+  updateLeaderMessages(id: string, fn: Mutator<LeaderMessagesFile>, opts: { touch?: boolean } & ChangeOptions = {}): Promise<LeaderMessagesFile> {
     return leader.updateLeaderMessages(this.#core, id, fn, opts);
   }
 
@@ -302,8 +311,8 @@ export class ConversationStore {
   }
 
   /** Read-modify-write of a sub-agent's metadata.json (`agent_id` fixed, `updated_at` set to now). */
-  updateAgentMetadata(convId: string, agentId: number | string, fn: Mutator<AgentMetadata>): Promise<AgentMetadata> {
-    return agents.updateAgentMetadata(this.#core, convId, agentId, fn);
+  updateAgentMetadata(convId: string, agentId: number | string, fn: Mutator<AgentMetadata>, opts: ChangeOptions = {}): Promise<AgentMetadata> {
+    return agents.updateAgentMetadata(this.#core, convId, agentId, fn, opts);
   }
 
   /** A sub-agent's full conversation (messages.json). */
@@ -312,8 +321,8 @@ export class ConversationStore {
   }
 
   /** Read-modify-write of a sub-agent's messages.json (`agent_id` fixed, `updated_at` set to now). */
-  updateAgentMessages(convId: string, agentId: number | string, fn: Mutator<AgentMessagesFile>): Promise<AgentMessagesFile> {
-    return agents.updateAgentMessages(this.#core, convId, agentId, fn);
+  updateAgentMessages(convId: string, agentId: number | string, fn: Mutator<AgentMessagesFile>, opts: ChangeOptions = {}): Promise<AgentMessagesFile> {
+    return agents.updateAgentMessages(this.#core, convId, agentId, fn, opts);
   }
 
   /**

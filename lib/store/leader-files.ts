@@ -10,7 +10,7 @@ import { NotFoundError } from "@/lib/errors";
 import { getConversation } from "./conversation-files";
 import { updateJsonFile, readJsonFile, writeJsonAtomicUnlocked } from "./files";
 import { appendJsonLine } from "./jsonl";
-import { messagesDelta } from "./live-conversation";
+import { messagesDelta, type ChangeOptions } from "./live-conversation";
 import { conversationDir, conversationMetadataFile, leaderMessagesFile, parseConversationId } from "./paths";
 import { ConversationMetadataSchema, LeaderMessagesFileSchema, type ConversationMetadata, type LeaderMessagesFile } from "./schemas";
 import type { LoggedLineFile } from "./step-records";
@@ -22,10 +22,10 @@ import { localTimestamp } from "./time";
  * through the step log when the conversation is open (lib/store/logged-lines.ts), with an fsync
  * of its own otherwise. The conversation's folder must exist (a deleted one is not recreated).
  */
-export async function appendLine(core: StoreCore, id: string, name: LoggedLineFile, line: string): Promise<void> {
+export async function appendLine(core: StoreCore, id: string, name: LoggedLineFile, line: string, opts: ChangeOptions = {}): Promise<void> {
   parseConversationId(id);
   const live = core.live.get(id);
-  if (live) return live.appendLine(name, line);
+  if (live) return live.appendLine(name, line, opts);
   await appendJsonLine(path.join(conversationDir(core.root, id), name), line);
 }
 
@@ -54,7 +54,7 @@ export async function readLeaderMessages(core: StoreCore, id: string): Promise<L
  * conversation; `updated_at` becomes now and, unless `touch` is false, the conversation's
  * metadata.json and index entry get the same `updated_at` (so the list shows recent activity first).
  */
-export async function updateLeaderMessages(core: StoreCore, id: string, fn: Mutator<LeaderMessagesFile>, opts: { touch?: boolean } = {}): Promise<LeaderMessagesFile> {
+export async function updateLeaderMessages(core: StoreCore, id: string, fn: Mutator<LeaderMessagesFile>, opts: { touch?: boolean } & ChangeOptions = {}): Promise<LeaderMessagesFile> {
   parseConversationId(id);
   await core.keeper.ready();
   const live = core.live.get(id);

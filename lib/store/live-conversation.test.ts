@@ -1,4 +1,4 @@
-import { promises as fs } from "node:fs";
+import { closeSync, promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -125,6 +125,59 @@ describe("a live conversation", () => {
     expect(live.logStats).toMatchObject({ records: 3, syncs: 1 });
     expect((await fs.stat(path.join(convDir, STEP_LOG_FILE))).size).toBeGreaterThan(before);
     await live.close();
+  });
+
+  it("resolves an eager change before it is durable, tells when it is, and tells the store's hooks only then", async () => {
+    const { store, id, agentId, convDir } = await conversation();
+    const seen: string[] = [];
+    const { live } = await LiveConversation.load(store.root, id, {
+      onMessages: (agent, at) => seen.push(`messages ${agent} ${at}`),
+      onAgent: (meta) => seen.push(`agent ${meta.task_summary}`),
+    });
+    const mark0 = live.durableMark;
+    const messages = await live.updateAgentMessages(agentId, (f) => ({ ...f, messages: [...f.messages, msg(1)] }), { eager: true });
+    await live.updateAgentMetadata(agentId, (m) => ({ ...m, task_summary: "eager" }), { eager: true });
+    await live.appendLine("timeline.jsonl", JSON.stringify({ probe: 1 }), { eager: true });
+    // Applied in memory and ordered, not durable: nothing reached the log yet, no hook ran.
+    const mark = live.durableMark;
+    expect(mark).toBe(mark0 + 3);
+    expect(live.isDurable(mark)).toBe(false);
+    expect(live.agentMessages(agentId)).toBe(messages);
+    expect(live.agentMetadata(agentId).task_summary).toBe("eager");
+    expect(live.logStats.records).toBe(0);
+    expect(seen).toEqual([]);
+    await live.whenDurable(mark);
+    expect(live.isDurable(mark)).toBe(true);
+    // The three changes made in one go share one sync.
+    expect(live.logStats).toMatchObject({ records: 3, syncs: 1 });
+    await live.flushed();
+    expect(seen).toEqual(["messages " + agentId + " 0", "agent eager"]);
+    // A default change resolves durable, and with it every eager change made before it.
+    void live.updateAgentMetadata(agentId, (m) => ({ ...m, task_summary: "later" }), { eager: true });
+    await live.updateLeader((f) => ({ ...f, messages: [...f.messages, msg(2)] }));
+    expect(live.isDurable(live.durableMark)).toBe(true);
+    await live.close();
+    expect(JSON.parse(await fileText(path.join(convDir, "agents", String(agentId), "metadata.json"))).task_summary).toBe("later");
+    expect(await fileText(path.join(convDir, "timeline.jsonl"))).toContain('{"probe":1}');
+  });
+
+  it("refuses every change once its step log failed, eager ones included, and rejects the waits", async () => {
+    const { store, id, agentId, convDir } = await conversation();
+    const { live } = await LiveConversation.load(store.root, id);
+    await live.updateAgentMetadata(agentId, (m) => ({ ...m, task_summary: "before" }));
+    // No background write may open a file (and take the descriptor's number) meanwhile.
+    await live.flushed();
+    // The log's descriptor closed under it: its next write fails (EBADF), as a failing disk would fail it.
+    const logFile = path.join(convDir, STEP_LOG_FILE);
+    const fds = await fs.readdir("/proc/self/fd");
+    const fd = (await Promise.all(fds.map(async (n) => ((await fs.readlink(`/proc/self/fd/${n}`).catch(() => "")) === logFile ? Number(n) : -1)))).find((n) => n >= 0);
+    expect(fd).toBeGreaterThanOrEqual(0);
+    closeSync(fd!);
+    await live.updateAgentMetadata(agentId, (m) => ({ ...m, task_summary: "lost" }), { eager: true });
+    await expect(live.whenDurable()).rejects.toThrow(/EBADF/);
+    await expect(live.updateAgentMetadata(agentId, (m) => ({ ...m, task_summary: "refused" }), { eager: true })).rejects.toThrow(/step log failed/);
+    await expect(live.appendLine("timeline.jsonl", "{}", { eager: true })).rejects.toThrow(/step log failed/);
+    await live.detach();
   });
 
   it("writes nothing for a change that hands back the object it was given", async () => {

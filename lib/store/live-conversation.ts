@@ -66,6 +66,23 @@ type FileKey = "meta" | "leader" | `agent:${number}` | `agent_messages:${number}
 /** A change to one file: the current value in, the new value out (it may be async). */
 export type Mutator<T> = (current: T) => T | Promise<T>;
 
+/**
+ * How a change resolves: by default once it is durable. `eager`: once it is applied in memory and
+ * queued for the step log, for a writer (the conversation engine) that goes on computing while the
+ * log commits, and that waits ({@link LiveConversation.whenDurable}) before it shows or
+ * acknowledges the change, or runs a side effect that depends on it.
+ */
+export interface ChangeOptions {
+  eager?: boolean;
+}
+
+/** Where a conversation's changes stand: a mark of all made so far, and whether (when) they are durable. */
+export interface Durability {
+  readonly durableMark: number;
+  isDurable(mark: number): boolean;
+  whenDurable(mark?: number): Promise<void>;
+}
+
 /** What a load found and did, for logs and health. */
 export interface LoadReport {
   /** Log records replayed over the seed files. */
@@ -87,7 +104,7 @@ export interface LiveHooks {
 }
 
 /** A conversation's files in memory, with their one durable write path. */
-export class LiveConversation {
+export class LiveConversation implements Durability {
   readonly root: string;
   readonly id: string;
   #meta: ConversationMetadata;
@@ -200,21 +217,20 @@ export class LiveConversation {
 
   // ---------------------------------------------------------------- writes
 
-  /** Changes metadata.json (`id` fixed, `updated_at` now); resolves once durable. */
-  updateMetadata(fn: Mutator<ConversationMetadata>): Promise<ConversationMetadata> {
+  /** Changes metadata.json (`id` fixed, `updated_at` now); resolves once durable (see {@link ChangeOptions}). */
+  updateMetadata(fn: Mutator<ConversationMetadata>, opts: ChangeOptions = {}): Promise<ConversationMetadata> {
     return this.#changes.serial("meta", async () => {
       this.#assertOpen();
       const changed = await fn(this.#meta);
-      return changed === this.#meta ? changed : this.#applyMetadata(changed);
+      return changed === this.#meta ? changed : this.#applyMetadata(changed, opts);
     });
   }
 
-  async #applyMetadata(changed: ConversationMetadata): Promise<ConversationMetadata> {
+  async #applyMetadata(changed: ConversationMetadata, opts: ChangeOptions): Promise<ConversationMetadata> {
     const next = checked(ConversationMetadataSchema, { ...changed, id: this.id, updated_at: localTimestamp() }, "metadata.json");
     this.#meta = next;
     const leader = this.#syncLeaderHeader();
-    await this.#commit(leader ? [{ k: "conv", v: next }, leader] : [{ k: "conv", v: next }], leader ? ["meta", "leader"] : ["meta"]);
-    await this.#hooks.onMetadata?.(next);
+    await this.#commit(leader ? [{ k: "conv", v: next }, leader] : [{ k: "conv", v: next }], leader ? ["meta", "leader"] : ["meta"], opts, () => this.#hooks.onMetadata?.(next));
     return next;
   }
 
@@ -232,7 +248,7 @@ export class LiveConversation {
    * Changes the Team Leader's messages.json (`id`, `title` kept, `updated_at` now); unless `touch`
    * is false, metadata.json gets the same `updated_at`. Resolves once durable.
    */
-  updateLeader(fn: Mutator<LeaderMessagesFile>, opts: { touch?: boolean } = {}): Promise<LeaderMessagesFile> {
+  updateLeader(fn: Mutator<LeaderMessagesFile>, opts: { touch?: boolean } & ChangeOptions = {}): Promise<LeaderMessagesFile> {
     return this.#changes.serial("leader", async () => {
       this.#assertOpen();
       const changed = await fn(this.#leader);
@@ -240,7 +256,7 @@ export class LiveConversation {
     });
   }
 
-  async #applyLeader(prev: LeaderMessagesFile, changed: LeaderMessagesFile, opts: { touch?: boolean }): Promise<LeaderMessagesFile> {
+  async #applyLeader(prev: LeaderMessagesFile, changed: LeaderMessagesFile, opts: { touch?: boolean } & ChangeOptions): Promise<LeaderMessagesFile> {
     const now = localTimestamp();
     const next = { ...changed, id: this.id, title: this.#meta.title, updated_at: now };
     const { at, add } = messagesDelta(prev.messages, next.messages);
@@ -254,9 +270,11 @@ export class LiveConversation {
       records.push({ k: "conv", v: this.#meta });
       keys.push("meta");
     }
-    await this.#commit(records, keys);
-    this.#hooks.onMessages?.(null, at);
-    if (opts.touch !== false) await this.#hooks.onMetadata?.(this.#meta);
+    const meta = this.#meta;
+    await this.#commit(records, keys, opts, async () => {
+      this.#hooks.onMessages?.(null, at);
+      if (opts.touch !== false) await this.#hooks.onMetadata?.(meta);
+    });
     return next;
   }
 
@@ -265,8 +283,8 @@ export class LiveConversation {
     this.#agents.set(meta.agent_id, { meta, messages });
   }
 
-  /** Changes a sub-agent's metadata.json (`agent_id` fixed, `updated_at` now); resolves once durable. */
-  updateAgentMetadata(agentId: number, fn: Mutator<AgentMetadata>): Promise<AgentMetadata> {
+  /** Changes a sub-agent's metadata.json (`agent_id` fixed, `updated_at` now); resolves once durable (see {@link ChangeOptions}). */
+  updateAgentMetadata(agentId: number, fn: Mutator<AgentMetadata>, opts: ChangeOptions = {}): Promise<AgentMetadata> {
     const files = this.#agent(agentId);
     return this.#changes.serial(`agent:${agentId}`, async () => {
       this.#assertOpen();
@@ -274,46 +292,49 @@ export class LiveConversation {
       if (changed === files.meta) return changed;
       const next = checked(AgentMetadataSchema, { ...changed, agent_id: agentId, updated_at: localTimestamp() }, `agent ${agentId}'s metadata.json`);
       files.meta = next;
-      await this.#commit([{ k: "agent", id: agentId, v: next }], [`agent:${agentId}`]);
-      this.#hooks.onAgent?.(next);
+      await this.#commit([{ k: "agent", id: agentId, v: next }], [`agent:${agentId}`], opts, () => this.#hooks.onAgent?.(next));
       return next;
     });
   }
 
-  /** Changes a sub-agent's messages.json (`agent_id` fixed, `updated_at` now); resolves once durable. */
-  updateAgentMessages(agentId: number, fn: Mutator<AgentMessagesFile>): Promise<AgentMessagesFile> {
+  /** Changes a sub-agent's messages.json (`agent_id` fixed, `updated_at` now); resolves once durable (see {@link ChangeOptions}). */
+  updateAgentMessages(agentId: number, fn: Mutator<AgentMessagesFile>, opts: ChangeOptions = {}): Promise<AgentMessagesFile> {
     const files = this.#agent(agentId);
     return this.#changes.serial(`agent_messages:${agentId}`, async () => {
       this.#assertOpen();
       const changed = await fn(files.messages);
-      return changed === files.messages ? changed : this.#applyAgentMessages(agentId, files, changed);
+      return changed === files.messages ? changed : this.#applyAgentMessages(agentId, files, changed, opts);
     });
   }
 
-  async #applyAgentMessages(agentId: number, files: AgentFiles, changed: AgentMessagesFile): Promise<AgentMessagesFile> {
+  async #applyAgentMessages(agentId: number, files: AgentFiles, changed: AgentMessagesFile, opts: ChangeOptions): Promise<AgentMessagesFile> {
     const prev = files.messages;
     const next = { ...changed, agent_id: agentId, updated_at: localTimestamp() };
     const { at, add } = messagesDelta(prev.messages, next.messages);
     checked(AgentMessagesFileSchema, { ...next, messages: [] }, `agent ${agentId}'s messages.json`);
     checked(MessagesSchema, add, `agent ${agentId}'s messages.json`);
     files.messages = next;
-    await this.#commit([{ k: "agent_messages", id: agentId, at, add, head: headOf(next) }], [`agent_messages:${agentId}`]);
-    this.#hooks.onMessages?.(agentId, at);
+    await this.#commit([{ k: "agent_messages", id: agentId, at, add, head: headOf(next) }], [`agent_messages:${agentId}`], opts, () => this.#hooks.onMessages?.(agentId, at));
     return next;
   }
 
   /**
    * Appends `line` to one of the JSON Lines files beside the seed files (timeline, context
    * reports, action journal): recorded in the step log with the tick's other changes and written
-   * to its file in the same tick; resolves once both are done (durable through the log).
+   * to its file in the same tick; resolves once both are done (durable through the log), or with
+   * `eager` once both are queued.
    */
-  appendLine(name: LoggedLineFile, line: string): Promise<void> {
+  appendLine(name: LoggedLineFile, line: string, opts: ChangeOptions = {}): Promise<void> {
     this.#assertOpen();
     return this.#changes.track(
       (async () => {
         while (this.#checkpointing) await this.#checkpointing;
-        await Promise.all([this.#log.append({ k: "line", f: name, line }), this.#lines.write(name, line)]);
-        if (this.#log.size > CHECKPOINT_BYTES && !this.#checkpointing) await this.checkpoint();
+        this.#assertDurable();
+        const written = Promise.all([this.#log.append({ k: "line", f: name, line }), this.#lines.write(name, line)]).then(async () => {
+          if (this.#log.size > CHECKPOINT_BYTES && !this.#checkpointing) await this.checkpoint();
+        });
+        if (opts.eager) this.#background(written);
+        else await written;
       })(),
     );
   }
@@ -324,14 +345,49 @@ export class LiveConversation {
     if (this.#closed) throw new Error(`conversation ${this.id} was closed`);
   }
 
-  async #commit(records: StepRecord[], keys: FileKey[]): Promise<void> {
+  /** A change cannot be made once the log failed: nothing after it could become durable. */
+  #assertDurable(): void {
+    const failed = this.#log.failed;
+    if (failed) throw new Error(`conversation ${this.id} cannot save changes: its step log failed (${failed.message})`);
+  }
+
+  /** An eager change's write, counted as under way until it settles (close waits for it); its failure poisons the log, which later changes and waiters see. */
+  #background(write: Promise<void>): void {
+    this.#changes.track(write).catch(() => undefined);
+  }
+
+  /**
+   * Records a change in the step log; `durable` runs once it is durable (the store's hooks: the
+   * index and the history search learn only of changes a crash cannot take back).
+   */
+  async #commit(records: StepRecord[], keys: FileKey[], opts: ChangeOptions, durable?: () => unknown): Promise<void> {
     this.#assertOpen();
     while (this.#checkpointing) await this.#checkpointing;
+    this.#assertDurable();
     this.#seed.mark(keys);
-    await Promise.all(records.map((r) => this.#log.append(r)));
-    // Durable now (the log). The seed files follow in the background (lib/store/seed-writer.ts).
-    this.#seed.soon();
-    if (this.#log.size > CHECKPOINT_BYTES && !this.#checkpointing) await this.checkpoint();
+    const logged = Promise.all(records.map((r) => this.#log.append(r))).then(async () => {
+      // Durable now (the log). The seed files follow in the background (lib/store/seed-writer.ts).
+      this.#seed.soon();
+      if (this.#log.size > CHECKPOINT_BYTES && !this.#checkpointing) await this.checkpoint();
+      await durable?.();
+    });
+    if (opts.eager) this.#background(logged);
+    else await logged;
+  }
+
+  /** A position in the step log: every change made so far is durable once {@link isDurable} says so for it. */
+  get durableMark(): number {
+    return this.#log.mark;
+  }
+
+  /** Whether every change made before `mark` is durable. */
+  isDurable(mark: number): boolean {
+    return this.#log.isDurable(mark);
+  }
+
+  /** Resolves once every change made before `mark` (default: now) is durable; rejects when the log failed. */
+  whenDurable(mark?: number): Promise<void> {
+    return this.#log.whenDurable(mark);
   }
 
   /** Resolves once the seed files on disk show every change made so far (readers of the files, tests). */

@@ -65,6 +65,47 @@ describe("the step log", () => {
     await expect(log.append({ a: 4 })).rejects.toThrow(/closed|EBADF/);
   });
 
+  it("marks positions: a mark is durable once every record appended before it is, in order", async () => {
+    const { log } = await openStepLog(path.join(dir, "marks.jsonl"));
+    expect(log.mark).toBe(0);
+    expect(log.isDurable(0)).toBe(true);
+    await log.whenDurable(); // nothing appended: at once
+    const first = log.append({ a: 1 });
+    const afterFirst = log.mark;
+    expect(afterFirst).toBe(1);
+    expect(log.isDurable(afterFirst)).toBe(false);
+    const order: string[] = [];
+    const waitFirst = log.whenDurable(afterFirst).then(() => order.push(`mark ${afterFirst}`));
+    await first;
+    expect(log.isDurable(afterFirst)).toBe(true);
+    // A later group: its mark waits for it, an earlier mark asked for later does not.
+    void log.append({ a: 2 });
+    void log.append({ a: 3 });
+    const afterThird = log.mark;
+    expect(afterThird).toBe(3);
+    expect(log.isDurable(afterThird)).toBe(false);
+    const waitThird = log.whenDurable().then(() => order.push(`mark ${afterThird}`));
+    await log.whenDurable(afterFirst);
+    await Promise.all([waitFirst, waitThird]);
+    expect(order).toEqual(["mark 1", "mark 3"]);
+    expect(log.isDurable(afterThird)).toBe(true);
+    expect(log.stats.records).toBe(3);
+    await log.close();
+  });
+
+  it("rejects the waits of marks that a failed write leaves behind, and every later one", async () => {
+    const file = path.join(dir, "poison-marks.jsonl");
+    await fs.writeFile(file, "");
+    const log = new StepLog(file, await fs.open(file, "r"), 0);
+    void log.append({ a: 1 }).catch(() => undefined);
+    const waiting = log.whenDurable();
+    await expect(waiting).rejects.toThrow(/EBADF/);
+    expect(log.failed?.message).toMatch(/EBADF/);
+    expect(log.isDurable(log.mark)).toBe(false);
+    await expect(log.whenDurable()).rejects.toThrow(/EBADF/);
+    await log.close();
+  });
+
   it("empties on truncate after committing what was queued", async () => {
     const file = path.join(dir, "trunc.jsonl");
     const { log } = await openStepLog(file);

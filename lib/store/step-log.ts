@@ -31,6 +31,13 @@ interface Waiter {
   reject: (error: Error) => void;
 }
 
+/** Someone waiting until the first `mark` records appended are durable. */
+interface MarkWaiter {
+  mark: number;
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
 /** The log of one conversation (or anything else that needs ordered, durable records). */
 export class StepLog {
   readonly file: string;
@@ -40,6 +47,11 @@ export class StepLog {
   #failed: Error | null = null;
   #closed = false;
   #size: number;
+  /** Records appended so far (accepted, not necessarily durable). */
+  #appended = 0;
+  /** Records made durable so far; the log is durable in order, so these are the first ones appended. */
+  #durable = 0;
+  #markWaiters: MarkWaiter[] = [];
   readonly stats: StepLogStats = { records: 0, syncs: 0, bytes: 0 };
 
   /** Use {@link openStepLog}. */
@@ -52,6 +64,34 @@ export class StepLog {
   /** Bytes in the log file. */
   get size(): number {
     return this.#size;
+  }
+
+  /** The error that poisoned the log, if a write or sync failed. */
+  get failed(): Error | null {
+    return this.#failed;
+  }
+
+  /**
+   * A position in the log: the number of records appended so far. Everything appended before a
+   * mark is durable once {@link isDurable} says so for it; records become durable in order.
+   */
+  get mark(): number {
+    return this.#appended;
+  }
+
+  /** Whether every record appended before `mark` is durable. */
+  isDurable(mark: number): boolean {
+    return this.#durable >= mark;
+  }
+
+  /**
+   * Resolves once every record appended before `mark` (default: now) is durable; rejects when the
+   * log failed first. Costs nothing when they are durable already.
+   */
+  whenDurable(mark: number = this.#appended): Promise<void> {
+    if (this.#durable >= mark) return Promise.resolve();
+    if (this.#failed) return Promise.reject(this.#failed);
+    return new Promise<void>((resolve, reject) => this.#markWaiters.push({ mark, resolve, reject }));
   }
 
   /**
@@ -68,6 +108,7 @@ export class StepLog {
     if (this.#closed) return Promise.reject(new Error(`the step log ${this.file} is closed`));
     if (this.#failed) return Promise.reject(this.#failed);
     if (line.includes("\n")) return Promise.reject(new RangeError("a log record must not contain a line break"));
+    this.#appended++;
     return new Promise<void>((resolve, reject) => {
       this.#queue.push({ data: `${line}\n`, resolve, reject });
       this.#flushing ??= this.#flush();
@@ -95,15 +136,30 @@ export class StepLog {
           this.stats.records += batch.length;
           this.stats.syncs += 1;
           this.stats.bytes += data.length;
+          this.#durable += batch.length;
           for (const w of batch) w.resolve();
+          this.#settleMarks();
         } catch (error) {
           this.#failed ??= error instanceof Error ? error : new Error(String(error));
           for (const w of batch) w.reject(this.#failed);
+          this.#settleMarks();
         }
       }
     } finally {
       this.#flushing = null;
     }
+  }
+
+  /** Resolves the mark waiters whose records are durable; rejects the rest once the log failed. */
+  #settleMarks(): void {
+    if (!this.#markWaiters.length) return;
+    const waiting: MarkWaiter[] = [];
+    for (const w of this.#markWaiters) {
+      if (w.mark <= this.#durable) w.resolve();
+      else if (this.#failed) w.reject(this.#failed);
+      else waiting.push(w);
+    }
+    this.#markWaiters = waiting;
   }
 
   /** Resolves once everything appended so far is durable (or refused). */

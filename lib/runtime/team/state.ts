@@ -7,6 +7,10 @@ import "server-only";
  * Rules kept here (issue 3, seed §8.1):
  * - Every envelope is appended to `timeline.jsonl` before it is published; every other event is
  *   published after the change it describes was saved. A browser never sees what a crash loses.
+ * - The engine computes ahead: its changes resolve once they are ordered for durability, and an
+ *   event waits in the outbox until every change made before it was published is durable (one
+ *   group commit releases all the events of its tick, in order). A person's request is answered
+ *   only after {@link TeamState.durable}.
  * - Statuses change only through lib/runtime/state-machine; the phase is derived from them.
  */
 import path from "node:path";
@@ -86,6 +90,14 @@ export class TeamState {
   onIdle: (() => void) | null = null;
   /** Audit records of tool calls whose results are not saved yet. */
   #audits: Promise<void>[] = [];
+  /** Events waiting for the changes made before them to be durable, in publication order. */
+  #outbox: Array<{ mark: number; event: RuntimeEvent }> = [];
+  #outboxDraining = false;
+  /** Events put in the outbox, and events that left it (published or dropped), since the start. */
+  #outboxIn = 0;
+  #outboxOut = 0;
+  /** Waiting until the events put in the outbox before them have left it. */
+  #outboxWaiters: Array<{ upTo: number; resolve: () => void }> = [];
 
   constructor(app: AstrionApp, convId: string, limits: RuntimeLimits, ports: { storage?: EngineStorage; bus?: EngineBus } = {}) {
     this.app = app;
@@ -117,8 +129,58 @@ export class TeamState {
 
   // ---------------------------------------------------------------- events and timeline
 
+  /**
+   * Publishes `event` to the conversation's viewers once every change made so far is durable
+   * (at once when it is); events keep their order. When the storage fails, the waiting events
+   * are dropped: what they describe may be lost, so no browser may see it.
+   */
   publish(event: RuntimeEvent): void {
-    this.bus.publish(conversationTopic(this.convId), event);
+    const durability = this.storage.durability(this.convId);
+    if (!this.#outbox.length && (!durability || durability.isDurable(durability.durableMark))) {
+      this.bus.publish(conversationTopic(this.convId), event);
+      return;
+    }
+    this.#outbox.push({ mark: durability?.durableMark ?? 0, event });
+    this.#outboxIn++;
+    if (!this.#outboxDraining) void this.#drainOutbox();
+  }
+
+  #left(n: number): void {
+    this.#outboxOut += n;
+    if (!this.#outboxWaiters.length) return;
+    this.#outboxWaiters = this.#outboxWaiters.filter((w) => (w.upTo <= this.#outboxOut ? (w.resolve(), false) : true));
+  }
+
+  async #drainOutbox(): Promise<void> {
+    this.#outboxDraining = true;
+    const topic = conversationTopic(this.convId);
+    try {
+      while (this.#outbox.length) {
+        const durability = this.storage.durability(this.convId);
+        // Let go of (closed) or never held: its changes were made durable as it closed.
+        if (durability) await durability.whenDurable(this.#outbox[0]!.mark);
+        let n = 0;
+        while (n < this.#outbox.length && (!durability || durability.isDurable(this.#outbox[n]!.mark))) n++;
+        for (const { event } of this.#outbox.splice(0, n)) this.bus.publish(topic, event);
+        this.#left(n);
+      }
+    } catch {
+      const dropped = this.#outbox.length;
+      this.#outbox = [];
+      this.#left(dropped);
+    } finally {
+      this.#outboxDraining = false;
+    }
+  }
+
+  /**
+   * Resolves once every change made so far is durable and every event published before the call
+   * has reached the bus: what a person's request changed is then safe to acknowledge.
+   */
+  async durable(): Promise<void> {
+    const upTo = this.#outboxIn;
+    await this.storage.durability(this.convId)?.whenDurable();
+    if (this.#outboxOut < upTo) await new Promise<void>((resolve) => this.#outboxWaiters.push({ upTo, resolve }));
   }
 
   /** Appends an envelope to the timeline (durably), then publishes it. */
