@@ -47,80 +47,27 @@ describe("the engine's ports", () => {
   });
 });
 
-/** A storage whose changes become durable only when the test says so (a slow disk, under control). */
-function slowDurability() {
-  let made = 0;
-  let durable = 0;
-  let failed: Error | null = null;
-  let waiters: Array<{ mark: number; resolve: () => void; reject: (e: Error) => void }> = [];
-  const settle = () => {
-    waiters = waiters.filter((w) => (w.mark <= durable ? (w.resolve(), false) : failed ? (w.reject(failed), false) : true));
-  };
-  return {
-    durability: {
-      get durableMark() {
-        return made;
-      },
-      isDurable: (mark: number) => durable >= mark,
-      whenDurable: (mark = made) => (durable >= mark ? Promise.resolve() : failed ? Promise.reject(failed) : new Promise<void>((resolve, reject) => waiters.push({ mark, resolve, reject }))),
-    },
-    change: () => void made++,
-    commit: () => {
-      durable = made;
-      settle();
-    },
-    fail: (error: Error) => {
-      failed = error;
-      settle();
-    },
-  };
-}
 
-describe("the engine's outbox", () => {
-  function state() {
+describe("the engine's events and the storage's durability", () => {
+  it("holds an event until the storage says the changes made before it are durable, and answers a request only then", async () => {
     const ports = recordingPorts();
-    const slow = slowDurability();
+    let made = 0;
+    let durable = 0;
+    const waiters: Array<() => void> = [];
+    const storage = {
+      ...ports.storage,
+      durability: () => ({ durableMark: made, isDurable: (m: number) => durable >= m, whenDurable: (m = made) => (durable >= m ? Promise.resolve() : new Promise<void>((r) => waiters.push(r))) }),
+    };
     const app = { root: "/nonexistent-astrion-root", store: null, roles: null } as unknown as AstrionApp;
-    const s = new TeamState(app, "conv_outbox", limitsFromEnv({}), { storage: { ...ports.storage, durability: () => slow.durability }, bus: ports.bus });
-    const types = () => ports.published.map((p) => (p.event as { type: string; text?: string }).text ?? (p.event as { type: string }).type);
-    return { s, slow, types };
-  }
-  const delta = (text: string) => ({ type: "delta" as const, agent_id: 1, kind: "content" as const, text });
-
-  it("publishes an event only once every change made before it is durable, and keeps the order", async () => {
-    const { s, slow, types } = state();
-    s.publish(delta("a")); // nothing pending: at once
-    expect(types()).toEqual(["a"]);
-    slow.change();
-    s.publish(delta("b"));
-    slow.change();
-    s.publish(delta("c"));
+    const state = new TeamState(app, "conv_held", limitsFromEnv({}), { storage, bus: ports.bus });
+    made = 1; // a change the storage has not made durable yet
+    state.notice("info", "stopped", "notice.msg.stopped");
+    const answered = state.durable();
     await new Promise((r) => setImmediate(r));
-    expect(types()).toEqual(["a"]);
-    let acknowledged = false;
-    const ack = s.durable().then(() => (acknowledged = true));
-    await new Promise((r) => setImmediate(r));
-    expect(acknowledged).toBe(false);
-    slow.commit();
-    await ack;
-    expect(types()).toEqual(["a", "b", "c"]);
-    // With events still waiting, a new one waits behind them even when its own changes are durable.
-    slow.change();
-    s.publish(delta("d"));
-    slow.commit();
-    s.publish(delta("e"));
-    await s.durable();
-    expect(types()).toEqual(["a", "b", "c", "d", "e"]);
-  });
-
-  it("drops the waiting events when the storage fails, and refuses the acknowledgement", async () => {
-    const { s, slow, types } = state();
-    slow.change();
-    s.publish(delta("lost"));
-    const ack = s.durable();
-    slow.fail(new Error("disk failed"));
-    await expect(ack).rejects.toThrow(/disk failed/);
-    await new Promise((r) => setImmediate(r));
-    expect(types()).toEqual([]);
+    expect(ports.published).toEqual([]);
+    durable = 1;
+    for (const w of waiters.splice(0)) w();
+    await answered;
+    expect(ports.published.map((p) => (p.event as { type: string }).type)).toEqual(["notice"]);
   });
 });

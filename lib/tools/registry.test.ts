@@ -194,6 +194,19 @@ describe("create_sub_agent: the roles of the conversation", () => {
     ]);
   });
 
+  it("makes the specs once per role catalog and makes them again when a role changes", () => {
+    const first = leaderTools(roles);
+    const again = leaderTools(roles.map((r) => ({ ...r })));
+    // The same roles (equal, not the same objects): the same frozen spec, its JSON Schema not made again.
+    expect(again[0]).toBe(first[0]);
+    expect(again).not.toBe(first);
+    const renamed = leaderTools([{ ...roles[0]!, description: "Finds other things out" }, roles[1]!]);
+    expect(renamed[0]).not.toBe(first[0]);
+    expect(renamed[0]!.function.description).toMatch(/Finds other things out/);
+    const fewer = leaderTools([roles[0]!]);
+    expect((fewer[0]!.function.parameters as ObjectSchema).properties.role_id!.enum).toEqual(["researcher"]);
+  });
+
   it("what the model is offered is accepted by the tool's own schema; other roles are not offered", () => {
     const offeredArgs = createSubAgentArgs(["researcher"]);
     expect(offeredArgs.safeParse({ role_id: "researcher", task: "t" }).success).toBe(true);

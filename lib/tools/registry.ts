@@ -92,13 +92,26 @@ export function createSubAgentArgs(ids: readonly string[]) {
   return CREATE_SUB_AGENT.args.extend({ role_id: roleId });
 }
 
+/** The leader's tool lists made lately, by role catalog (a JSON Schema is costly to make; the specs are frozen). */
+const leaderToolCache = new Map<string, readonly ToolSpec[]>();
+const LEADER_TOOL_CACHE_LIMIT = 32;
+
 /** The leader's tools; `create_sub_agent.role_id` is an enum of exactly the roles given. */
 export function leaderTools(roles: readonly RoleChoice[]): ToolSpec[] {
-  return toolsOf("leader").map((tool) =>
-    tool === CREATE_SUB_AGENT
-      ? customToolSpec(tool, `${tool.description}\nAvailable roles:${roles.length ? `\n${roleCatalog(roles)}` : " none."}`, createSubAgentArgs(roles.map((r) => r.id)))
-      : toolSpec(tool),
-  );
+  const catalog = roles.length ? `\n${roleCatalog(roles)}` : " none.";
+  const key = `${catalog}\u0000${roles.map((r) => r.id).join("\u0000")}`;
+  let specs = leaderToolCache.get(key);
+  if (specs) {
+    // Most recently used last: the first entry is the one to let go.
+    leaderToolCache.delete(key);
+  } else {
+    specs = toolsOf("leader").map((tool) =>
+      tool === CREATE_SUB_AGENT ? customToolSpec(tool, `${tool.description}\nAvailable roles:${catalog}`, createSubAgentArgs(roles.map((r) => r.id))) : toolSpec(tool),
+    );
+    if (leaderToolCache.size >= LEADER_TOOL_CACHE_LIMIT) leaderToolCache.delete(leaderToolCache.keys().next().value!);
+  }
+  leaderToolCache.set(key, specs);
+  return [...specs];
 }
 
 const FILE_TOOL_NAMES: ReadonlySet<string> = new Set(FILE_TOOLS);

@@ -29,6 +29,7 @@ import type { AgentView, Notice, PendingQuestion, RuntimeEvent } from "../events
 import { fileStorage, processBus, type EffectJournal, type EngineBus, type EngineStorage } from "../ports";
 import { derivePhase, transitionAgent, type AgentEvent } from "../state-machine";
 import type { RoleChoice } from "../tools";
+import { Outbox } from "./outbox";
 import { errorResult, phasePath, traceCause, type AgentMeta } from "./types";
 
 /** What an envelope written by the runtime says. */
@@ -90,14 +91,8 @@ export class TeamState {
   onIdle: (() => void) | null = null;
   /** Audit records of tool calls whose results are not saved yet. */
   #audits: Promise<void>[] = [];
-  /** Events waiting for the changes made before them to be durable, in publication order. */
-  #outbox: Array<{ mark: number; event: RuntimeEvent }> = [];
-  #outboxDraining = false;
-  /** Events put in the outbox, and events that left it (published or dropped), since the start. */
-  #outboxIn = 0;
-  #outboxOut = 0;
-  /** Waiting until the events put in the outbox before them have left it. */
-  #outboxWaiters: Array<{ upTo: number; resolve: () => void }> = [];
+  /** Events wait here until the changes made before them are durable (./outbox.ts). */
+  readonly #outbox: Outbox<RuntimeEvent>;
 
   constructor(app: AstrionApp, convId: string, limits: RuntimeLimits, ports: { storage?: EngineStorage; bus?: EngineBus } = {}) {
     this.app = app;
@@ -107,6 +102,8 @@ export class TeamState {
     this.storage = ports.storage ?? fileStorage(app.root, app.store);
     this.bus = ports.bus ?? processBus();
     this.journal = this.storage.journal(convId);
+    const topic = conversationTopic(convId);
+    this.#outbox = new Outbox(() => this.storage.durability(convId), (event) => this.bus.publish(topic, event));
   }
 
   /** The conversation's files (through the storage port). */
@@ -131,56 +128,18 @@ export class TeamState {
 
   /**
    * Publishes `event` to the conversation's viewers once every change made so far is durable
-   * (at once when it is); events keep their order. When the storage fails, the waiting events
-   * are dropped: what they describe may be lost, so no browser may see it.
+   * (at once when it is), in order; dropped when the storage fails (./outbox.ts).
    */
   publish(event: RuntimeEvent): void {
-    const durability = this.storage.durability(this.convId);
-    if (!this.#outbox.length && (!durability || durability.isDurable(durability.durableMark))) {
-      this.bus.publish(conversationTopic(this.convId), event);
-      return;
-    }
-    this.#outbox.push({ mark: durability?.durableMark ?? 0, event });
-    this.#outboxIn++;
-    if (!this.#outboxDraining) void this.#drainOutbox();
-  }
-
-  #left(n: number): void {
-    this.#outboxOut += n;
-    if (!this.#outboxWaiters.length) return;
-    this.#outboxWaiters = this.#outboxWaiters.filter((w) => (w.upTo <= this.#outboxOut ? (w.resolve(), false) : true));
-  }
-
-  async #drainOutbox(): Promise<void> {
-    this.#outboxDraining = true;
-    const topic = conversationTopic(this.convId);
-    try {
-      while (this.#outbox.length) {
-        const durability = this.storage.durability(this.convId);
-        // Let go of (closed) or never held: its changes were made durable as it closed.
-        if (durability) await durability.whenDurable(this.#outbox[0]!.mark);
-        let n = 0;
-        while (n < this.#outbox.length && (!durability || durability.isDurable(this.#outbox[n]!.mark))) n++;
-        for (const { event } of this.#outbox.splice(0, n)) this.bus.publish(topic, event);
-        this.#left(n);
-      }
-    } catch {
-      const dropped = this.#outbox.length;
-      this.#outbox = [];
-      this.#left(dropped);
-    } finally {
-      this.#outboxDraining = false;
-    }
+    this.#outbox.publish(event);
   }
 
   /**
    * Resolves once every change made so far is durable and every event published before the call
    * has reached the bus: what a person's request changed is then safe to acknowledge.
    */
-  async durable(): Promise<void> {
-    const upTo = this.#outboxIn;
-    await this.storage.durability(this.convId)?.whenDurable();
-    if (this.#outboxOut < upTo) await new Promise<void>((resolve) => this.#outboxWaiters.push({ upTo, resolve }));
+  durable(): Promise<void> {
+    return this.#outbox.durable();
   }
 
   /** Appends an envelope to the timeline (durably), then publishes it. */
