@@ -48,6 +48,15 @@ describe("first start", () => {
     expect(res.json.models).toEqual(expect.arrayContaining([expect.objectContaining({ key: "offline", offline: true, configured: true })]));
     expect(res.text).not.toMatch(/api_key|sk-/);
   });
+
+  it("answers a browser that accepts gzip uncompressed: on localhost compression only costs CPU", async () => {
+    const res = await server.api("GET", "/api/roles", undefined, { "accept-encoding": "gzip, deflate, br" });
+    expect(res.status).toBe(200);
+    // Large enough that Next would compress it (its threshold is 1 KB) were compression on.
+    expect(Buffer.byteLength(res.text)).toBeGreaterThan(2048);
+    expect(res.headers["content-encoding"]).toBeUndefined();
+    expect(res.json.roles.length).toBeGreaterThan(0);
+  });
 });
 
 describe("conversations", () => {

@@ -20,9 +20,11 @@ import { fsyncDir, writeFileAtomicUnlocked } from "./atomic";
 /**
  * How long after a change the seed files it touched are rewritten (ms). With a model that takes
  * seconds to answer, every step's files are on disk within this delay; with one that answers at
- * once, a file is rewritten at most about ten times a second instead of once per step.
+ * once, a file is rewritten at most about twice a second instead of once per step (a long
+ * conversation's messages.json is rewritten whole: seed §8.2). A team run that ends sooner has its
+ * files written once, when it is let go (the checkpoint).
  */
-export const SEED_WRITE_DELAY_MS = 100;
+export const SEED_WRITE_DELAY_MS = 500;
 
 /** Where a key's file is, and its text as it is now in memory. */
 export interface SeedFiles<K extends string> {
