@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStepLog, StepLog } from "./step-log";
+import { openStepLog, StepLog, SYNC_APPEND_LIMIT } from "./step-log";
 
 let dir: string;
 
@@ -33,6 +33,20 @@ describe("the step log", () => {
     const again = await openStepLog(file);
     expect(again.records.map((r) => (r as { seq: number }).seq)).toEqual(Array.from({ length: 53 }, (_, i) => i));
     expect(again.repairedBytes).toBe(0);
+    await again.log.close();
+  });
+
+  it("writes a group past the synchronous limit too, whole and in order", async () => {
+    const file = path.join(dir, "large.jsonl");
+    const { log } = await openStepLog(file);
+    const big = "x".repeat(SYNC_APPEND_LIMIT);
+    await Promise.all([log.append({ seq: 0, big }), log.append({ seq: 1 })]);
+    await log.append({ seq: 2 });
+    expect(log.stats).toMatchObject({ records: 3, syncs: 2 });
+    await log.close();
+    const again = await openStepLog(file);
+    expect(again.records.map((r) => (r as { seq: number }).seq)).toEqual([0, 1, 2]);
+    expect((again.records[0] as { big: string }).big).toBe(big);
     await again.log.close();
   });
 
