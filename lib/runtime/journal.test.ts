@@ -22,4 +22,31 @@ describe("the action journal", () => {
     expect(await again.state("b")).toEqual({ status: "started" });
     expect((await fs.readFile(path.join(dir, JOURNAL_FILE_NAME), "utf8")).trim().split("\n")).toHaveLength(4);
   });
+
+  it("writes `started` through the durable append and `done` through the ordered one", async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), "astrion-journal-"));
+    const lines: Array<[string, string]> = [];
+    let releaseDurable!: () => void;
+    const durable = (line: string) => {
+      lines.push(["durable", JSON.parse(line).status]);
+      return new Promise<void>((r) => (releaseDurable = r));
+    };
+    const ordered = async (line: string) => void lines.push(["ordered", JSON.parse(line).status]);
+    const journal = new ActionJournal(dir, durable, ordered);
+    const started = journal.started("k");
+    await new Promise((r) => setImmediate(r));
+    // `started` waits for the disk: the action may not run before it resolves.
+    let ran = false;
+    void started.then(() => (ran = true));
+    await new Promise((r) => setImmediate(r));
+    expect(ran).toBe(false);
+    releaseDurable();
+    await started;
+    await journal.done("k", "R");
+    expect(lines).toEqual([
+      ["durable", "started"],
+      ["ordered", "done"],
+    ]);
+    expect(await journal.state("k")).toEqual({ status: "done", result: "R" });
+  });
 });

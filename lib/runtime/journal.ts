@@ -22,15 +22,21 @@ export type JournalState = { status: "none" } | { status: "started" } | { status
 export class ActionJournal {
   readonly file: string;
   readonly #append: (line: string) => Promise<unknown>;
+  readonly #appendDone: (line: string) => Promise<unknown>;
   #states: Promise<Map<string, JournalState>> | null = null;
 
   /**
    * `append` writes one line to the journal's file and resolves once it is durable (by default an
    * fsynced append; the engine's storage sends it through the conversation's step log).
+   * `appendDone` writes a `done` line (default: `append`); it may resolve once the line is ordered
+   * after the `started` one, before it is durable: a crash that loses it leaves the action
+   * `started`, which is what a crash during the action leaves (reported as interrupted, never run
+   * again), and nothing waits on the disk between an action and its result.
    */
-  constructor(conversationDir: string, append?: (line: string) => Promise<unknown>) {
+  constructor(conversationDir: string, append?: (line: string) => Promise<unknown>, appendDone?: (line: string) => Promise<unknown>) {
     this.file = path.join(conversationDir, JOURNAL_FILE_NAME);
     this.#append = append ?? ((line) => appendJsonLine(this.file, line));
+    this.#appendDone = appendDone ?? this.#append;
   }
 
   /** Every key's state, loaded on first use (this process is the journal's only writer). */
@@ -64,10 +70,10 @@ export class ActionJournal {
     if (states.get(key)?.status !== "done") states.set(key, { status: "started" });
   }
 
-  /** Records the action's result. */
+  /** Records the action's result (see `appendDone` in the constructor for when it is durable). */
   async done(key: string, result: string): Promise<void> {
     const states = await this.#load();
-    await this.#append(JSON.stringify({ key, status: "done", result, at: new Date().toISOString() }));
+    await this.#appendDone(JSON.stringify({ key, status: "done", result, at: new Date().toISOString() }));
     states.set(key, { status: "done", result });
   }
 

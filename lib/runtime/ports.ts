@@ -42,7 +42,11 @@ export type ConversationFiles = Pick<
   | "appendLine"
 >;
 
-/** The action journal of one conversation: a key is durably `started` before its effect runs, `done` with its result after. */
+/**
+ * The action journal of one conversation: a key is durably `started` before its effect runs (the
+ * call resolves once durable), `done` with its result after (resolves once ordered after it; a
+ * crash that loses it leaves the key `started`, reported as interrupted).
+ */
 export interface EffectJournal {
   state(key: string): Promise<JournalState>;
   started(key: string): Promise<void>;
@@ -88,8 +92,14 @@ export function fileStorage(root: string, store: ConversationStore): EngineStora
     conversations: eagerFiles(store),
     appendTimeline: (convId, record) => store.appendLine(convId, TIMELINE_FILE_NAME, timelineLine(record), EAGER),
     appendContextReport: (convId, line) => store.appendLine(convId, CONTEXT_FILE_NAME, line, EAGER),
-    // Durable before it resolves: a side effect runs only once its `started` is on disk.
-    journal: (convId) => new ActionJournal(dirOf(convId), (line) => store.appendLine(convId, JOURNAL_FILE_NAME, line)),
+    // `started` is durable before it resolves: a side effect runs only once it is on disk. `done` is
+    // ordered after it (lib/runtime/journal.ts says why it need not wait for the disk).
+    journal: (convId) =>
+      new ActionJournal(
+        dirOf(convId),
+        (line) => store.appendLine(convId, JOURNAL_FILE_NAME, line),
+        (line) => store.appendLine(convId, JOURNAL_FILE_NAME, line, EAGER),
+      ),
     durability: (convId) => store.durability(convId),
   };
 }

@@ -11,7 +11,7 @@ import type { StoreProblem } from "@/lib/api/contract";
 import { AstrionError, CorruptFileError, NotFoundError, ValidationError } from "@/lib/errors";
 import { fsyncDir } from "./atomic";
 import { getConversation, updateConversation } from "./conversation-files";
-import { readJsonFile, updateJsonFile, writeJsonAtomic } from "./files";
+import { readJsonFile, updateJsonFile, writeJsonNewDurable } from "./files";
 import { messagesDelta, type ChangeOptions } from "./live-conversation";
 import { agentDir, agentMessagesFile, agentMetadataFile, agentsDir, conversationMetadataFile, parseAgentId } from "./paths";
 import { AgentMessagesFileSchema, AgentMetadataSchema, type AgentMessagesFile, type AgentMetadata } from "./schemas";
@@ -109,8 +109,10 @@ export async function createAgent(core: StoreCore, convId: string, input: Create
     const staging = path.join(agentsDir(core.root, convId), `.creating-${agentId}-${randomBytes(4).toString("hex")}`);
     await fs.mkdir(staging);
     try {
-      await writeJsonAtomic(path.join(staging, "metadata.json"), meta, AgentMetadataSchema);
-      await writeJsonAtomic(path.join(staging, "messages.json"), messages, AgentMessagesFileSchema);
+      // Durable before the folder is renamed into place; written together (nobody sees the
+      // staging folder), and the folder is synced once for both names.
+      await Promise.all([writeJsonNewDurable(path.join(staging, "metadata.json"), meta, AgentMetadataSchema), writeJsonNewDurable(path.join(staging, "messages.json"), messages, AgentMessagesFileSchema)]);
+      await fsyncDir(staging);
       await fs.rename(staging, final);
     } catch (error) {
       await fs.rm(staging, { recursive: true, force: true }).catch(() => undefined);

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { removeOrphanTempFiles, TEMP_FILE_PATTERN, withFileLock, writeFileAtomic, writeFileAtomicUnlocked } from "./atomic";
+import { removeOrphanTempFiles, TEMP_FILE_PATTERN, withFileLock, writeFileAtomic, writeFileAtomicUnlocked, writeNewFileDurable } from "./atomic";
 
 let dir: string;
 
@@ -189,5 +189,17 @@ describe("withFileLock", () => {
     const results = await Promise.allSettled([task("1"), task("2", true), task("3")]);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
     expect(order).toEqual(["start 1", "end 1", "start 2", "end 2", "start 3", "end 3"]);
+  });
+});
+
+describe("writeNewFileDurable", () => {
+  it("creates the file with its content and refuses one that is already there", async () => {
+    const folder = await fs.mkdtemp(path.join(os.tmpdir(), "astrion-new-file-"));
+    const file = path.join(folder, "metadata.json");
+    await writeNewFileDurable(file, "多 {}\n");
+    expect(await fs.readFile(file, "utf8")).toBe("多 {}\n");
+    await expect(writeNewFileDurable(file, "other")).rejects.toMatchObject({ code: "EEXIST" });
+    expect(await fs.readFile(file, "utf8")).toBe("多 {}\n");
+    await fs.rm(folder, { recursive: true, force: true });
   });
 });

@@ -126,6 +126,21 @@ export async function writeFileAtomicUnlocked(file: string, data: string | Uint8
   if (durable) await fsyncDir(dir);
 }
 
+/**
+ * Creates `file` (refusing one already there) with `data` and fsyncs it; no temp file, no rename
+ * and no sync of its folder: for a file in a folder nobody sees yet (a staging folder, which the
+ * caller syncs once and renames into place), so several such files can be written at once.
+ */
+export async function writeNewFileDurable(file: string, data: string | Uint8Array): Promise<void> {
+  const handle = await fs.open(file, "wx", 0o644);
+  try {
+    await handle.writeFile(data, typeof data === "string" ? { encoding: "utf8" } : undefined);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
 /** Atomically replaces `file` with `data` (creating it), queued behind other writes to it. */
 export async function writeFileAtomic(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
   const abs = path.resolve(file);

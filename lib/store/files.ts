@@ -9,7 +9,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { z } from "zod";
 import { CorruptFileError, NotFoundError, ValidationError, zodIssues } from "@/lib/errors";
-import { withFileLock, writeFileAtomic, writeFileAtomicUnlocked } from "./atomic";
+import { withFileLock, writeFileAtomic, writeFileAtomicUnlocked, writeNewFileDurable } from "./atomic";
 import { toPythonJsonBytes } from "./json";
 import { hasOwnKey, setOwn } from "@/lib/own";
 
@@ -236,6 +236,15 @@ function serialize<S extends z.ZodType>(file: string, value: z.output<S>, schema
  */
 export async function writeJsonAtomic<S extends z.ZodType>(file: string, value: z.output<S>, schema: S): Promise<void> {
   await writeFileAtomic(file, serialize(file, value, schema));
+}
+
+/**
+ * Writes `value` as a new file of a staging folder (checked against `schema`, fsynced; no rename,
+ * no folder sync: ./atomic.ts `writeNewFileDurable`).
+ * @throws ValidationError when `value` does not fit `schema` (nothing is written).
+ */
+export async function writeJsonNewDurable<S extends z.ZodType>(file: string, value: z.output<S>, schema: S): Promise<void> {
+  await writeNewFileDurable(file, serialize(file, value, schema));
 }
 
 /**
