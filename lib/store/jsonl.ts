@@ -20,7 +20,6 @@ import "server-only";
 import { promises as fs, writeSync } from "node:fs";
 import path from "node:path";
 import { fsyncDir } from "./atomic";
-import { SYNC_APPEND_LIMIT } from "./step-log";
 
 const NEWLINE = 0x0a;
 
@@ -76,6 +75,13 @@ export function appendJsonLine(file: string, line: string, opts: { durable?: boo
     a.flushing ??= flush(a);
   });
 }
+
+/**
+ * A group of at most this many bytes is appended with a synchronous `write` (to the page cache),
+ * as the step log's groups are (./step-log.ts; this module imports only Node built-ins and
+ * ./atomic, so a test can run it in a child process); a larger one goes to the thread pool.
+ */
+const SYNC_APPEND_LIMIT = 64 * 1024;
 
 function appenderOf(file: string): Appender {
   const abs = path.resolve(file);
