@@ -182,8 +182,14 @@ export class McpConnection {
     return out;
   }
 
-  /** Calls a tool within `timeoutMs` (aborted by `signal`, e.g. Stop). */
+  /**
+   * Calls a tool within `timeoutMs` (aborted by `signal`, e.g. Stop). A tool that is not marked
+   * read-only may change the server's tools: the listing is asked again at the next model call.
+   * (Its `list_changed` may come on the server's other stream, after the result; the engine does
+   * not wait for the disk between a result and the next call, so it could come too late.)
+   */
   async call(tool: string, args: Record<string, unknown>, timeoutMs: number, signal?: AbortSignal): Promise<CallAnswer> {
+    const readOnly = this.#tools?.find((t) => t.name === tool)?.annotations?.readOnlyHint === true;
     try {
       const r = await this.#client.callTool({ name: tool, arguments: args }, undefined, { timeout: timeoutMs, signal });
       // A server may echo what it was started with (a token in its env): scrubbed before anyone sees it.
@@ -198,6 +204,8 @@ export class McpConnection {
       // Stopped by the person (Stop, terminate): not the server's failure.
       if (signal?.aborted) throw new McpCallError("aborted", `${tool} was stopped before it answered`);
       throw this.#callError(error, tool, timeoutMs);
+    } finally {
+      if (!readOnly) this.#tools = null;
     }
   }
 

@@ -109,16 +109,16 @@ const EAGER = { eager: true } as const;
 /** The store's conversation files with every change made eagerly (see {@link ConversationFiles}). */
 function eagerFiles(store: ConversationStore): ConversationFiles {
   return {
-    get: (id) => store.get(id),
+    get: (id) => store.get(id, EAGER),
     update: (id, patch) => store.update(id, patch, EAGER),
-    readLeaderMessages: (id) => store.readLeaderMessages(id),
+    readLeaderMessages: (id) => store.readLeaderMessages(id, EAGER),
     updateLeaderMessages: (id, fn, opts) => store.updateLeaderMessages(id, fn, { ...opts, ...EAGER }),
     createAgent: (convId, input) => store.createAgent(convId, input),
-    readAgentMetadata: (convId, agentId) => store.readAgentMetadata(convId, agentId),
+    readAgentMetadata: (convId, agentId) => store.readAgentMetadata(convId, agentId, EAGER),
     updateAgentMetadata: (convId, agentId, fn) => store.updateAgentMetadata(convId, agentId, fn, EAGER),
-    readAgentMessages: (convId, agentId) => store.readAgentMessages(convId, agentId),
+    readAgentMessages: (convId, agentId) => store.readAgentMessages(convId, agentId, EAGER),
     updateAgentMessages: (convId, agentId, fn) => store.updateAgentMessages(convId, agentId, fn, EAGER),
-    listAgents: (convId) => store.listAgents(convId),
+    listAgents: (convId) => store.listAgents(convId, EAGER),
     appendLine: (id, name, line) => store.appendLine(id, name, line, EAGER),
   };
 }

@@ -194,8 +194,21 @@ export class ConversationStore {
    * @throws ValidationError for a malformed id, NotFoundError when it does not exist,
    *   CorruptFileError when its metadata.json cannot be used.
    */
-  get(id: string): Promise<ConversationMetadata> {
-    return conversations.getConversation(this.#core, id);
+  get(id: string, opts: ChangeOptions = {}): Promise<ConversationMetadata> {
+    return this.#shown(id, opts, () => conversations.getConversation(this.#core, id));
+  }
+
+  /**
+   * What a read of a held conversation gives is shown to someone: unless `eager` (the engine
+   * reading its own state), it is answered once every change it may include is durable, so a
+   * crash cannot take back what a person was shown (the engine makes its changes ahead of the
+   * disk: ./live-conversation.ts `ChangeOptions`).
+   */
+  async #shown<T>(id: string, opts: ChangeOptions, read: () => Promise<T>): Promise<T> {
+    const value = await read();
+    const live = opts.eager ? undefined : this.#core.live.get(id);
+    if (live && !live.isDurable(live.durableMark)) await live.whenDurable();
+    return value;
   }
 
   /**
@@ -281,8 +294,8 @@ export class ConversationStore {
   // ---------------------------------------------------------------- leader messages
 
   /** The Team Leader's conversation (messages.json). */
-  readLeaderMessages(id: string): Promise<LeaderMessagesFile> {
-    return leader.readLeaderMessages(this.#core, id);
+  readLeaderMessages(id: string, opts: ChangeOptions = {}): Promise<LeaderMessagesFile> {
+    return this.#shown(id, opts, () => leader.readLeaderMessages(this.#core, id));
   }
 
   /**
@@ -306,8 +319,8 @@ export class ConversationStore {
   }
 
   /** A sub-agent's metadata.json. */
-  readAgentMetadata(convId: string, agentId: number | string): Promise<AgentMetadata> {
-    return agents.readAgentMetadata(this.#core, convId, agentId);
+  readAgentMetadata(convId: string, agentId: number | string, opts: ChangeOptions = {}): Promise<AgentMetadata> {
+    return this.#shown(convId, opts, () => agents.readAgentMetadata(this.#core, convId, agentId));
   }
 
   /** Read-modify-write of a sub-agent's metadata.json (`agent_id` fixed, `updated_at` set to now). */
@@ -316,8 +329,8 @@ export class ConversationStore {
   }
 
   /** A sub-agent's full conversation (messages.json). */
-  readAgentMessages(convId: string, agentId: number | string): Promise<AgentMessagesFile> {
-    return agents.readAgentMessages(this.#core, convId, agentId);
+  readAgentMessages(convId: string, agentId: number | string, opts: ChangeOptions = {}): Promise<AgentMessagesFile> {
+    return this.#shown(convId, opts, () => agents.readAgentMessages(this.#core, convId, agentId));
   }
 
   /** Read-modify-write of a sub-agent's messages.json (`agent_id` fixed, `updated_at` set to now). */
@@ -329,8 +342,8 @@ export class ConversationStore {
    * Every sub-agent of a conversation, by agent id. An agent whose metadata.json cannot be read,
    * or that the conversation lists but has no folder, is reported in `problems`, not thrown.
    */
-  listAgents(convId: string): Promise<AgentList> {
-    return agents.listAgents(this.#core, convId);
+  listAgents(convId: string, opts: ChangeOptions = {}): Promise<AgentList> {
+    return this.#shown(convId, opts, () => agents.listAgents(this.#core, convId));
   }
 }
 

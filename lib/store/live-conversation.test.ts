@@ -161,6 +161,26 @@ describe("a live conversation", () => {
     expect(await fileText(path.join(convDir, "timeline.jsonl"))).toContain('{"probe":1}');
   });
 
+  it("answers the store's reads once what they show is durable, and the engine's eager reads at once", async () => {
+    const { store, id, agentId } = await conversation();
+    const live = await store.open(id);
+    await store.updateAgentMetadata(id, agentId, (m) => ({ ...m, task_summary: "ahead" }), { eager: true });
+    const mark = live.durableMark;
+    expect(live.isDurable(mark)).toBe(false);
+    const eager = await store.readAgentMetadata(id, agentId, { eager: true });
+    expect(eager.task_summary).toBe("ahead");
+    expect(live.isDurable(mark)).toBe(false);
+    const shown = await store.readAgentMetadata(id, agentId);
+    expect(shown.task_summary).toBe("ahead");
+    expect(live.isDurable(mark)).toBe(true);
+    // Every read waits the same way.
+    await store.updateLeaderMessages(id, (f) => ({ ...f, messages: [...f.messages, msg(1)] }), { eager: true });
+    const after = live.durableMark;
+    expect((await store.readLeaderMessages(id)).messages.map((m) => m.message_id)).toEqual(["msg_1"]);
+    expect(live.isDurable(after)).toBe(true);
+    await store.closeConversation(id);
+  });
+
   it("refuses every change once its step log failed, eager ones included, and rejects the waits", async () => {
     const { store, id, agentId, convDir } = await conversation();
     const { live } = await LiveConversation.load(store.root, id);

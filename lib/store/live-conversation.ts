@@ -70,7 +70,9 @@ export type Mutator<T> = (current: T) => T | Promise<T>;
  * How a change resolves: by default once it is durable. `eager`: once it is applied in memory and
  * queued for the step log, for a writer (the conversation engine) that goes on computing while the
  * log commits, and that waits ({@link LiveConversation.whenDurable}) before it shows or
- * acknowledges the change, or runs a side effect that depends on it.
+ * acknowledges the change, or runs a side effect that depends on it. For the store's reads:
+ * by default a read of a held conversation is answered once the changes it may include are
+ * durable (it is shown to someone); `eager` answers from memory at once (the engine's own reads).
  */
 export interface ChangeOptions {
   eager?: boolean;
