@@ -7,7 +7,9 @@ import "server-only";
  * 1. A change is applied in memory, then recorded in the conversation's step log
  *    (`steps.jsonl`, an addition to the seed's layout) — one fsync per tick for every change made
  *    in it, whichever agent made it ({@link StepLog}).
- * 2. Once the record is durable, the change is acknowledged, and the seed files it touched are
+ * 2. Once the record is durable, the change is acknowledged (an `eager` change resolves as soon as
+ *    it is queued, and its writer waits with {@link LiveConversation.whenDurable} before it shows
+ *    it to anyone), and the seed files it touched are
  *    rewritten from memory in the background, atomically (temp file + rename) but without their
  *    own fsync: the log already holds the change. A burst of changes costs one rewrite per file.
  * 3. When the log grows past {@link CHECKPOINT_BYTES}, and when the conversation is closed, every

@@ -69,6 +69,8 @@ async function readDistilledState(file: string): Promise<DistilledState> {
 
 /** Where a run's events and notices go: the conversation's run state, or one made for an archived conversation. */
 export type DistillSink = Pick<TeamState, "app" | "convId" | "store"> & {
+  /** Resolves once what the store holds is durable (a run's state computes ahead of its log): memory is distilled only from that. */
+  durable?(): Promise<void>;
   emitNow(init: EmitInit): Promise<unknown>;
   notice(level: "info" | "warning" | "error", code: string, key: NoticeKey, params?: Record<string, string | number>): void;
 };
@@ -146,6 +148,7 @@ export async function distillConversation(sink: DistillSink, trigger: DistillTri
   if (!memory) return;
   const convId = sink.convId;
   const root = sink.app.root;
+  await sink.durable?.();
   const messages = (await sink.store.readLeaderMessages(convId)).messages;
   if (trigger === "summary" && !endsWithSummary(messages)) return;
   const stateFile = distilledStateFile(root);

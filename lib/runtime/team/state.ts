@@ -191,7 +191,7 @@ export class TeamState {
     this.#audits.push(audit);
   }
 
-  /** Resolves once every audit record started so far is durable (and published); rejects with the first failure. */
+  /** Resolves once every audit record started so far is recorded (ordered with the step's changes; published once durable); rejects with the first failure. */
   async settleAudits(): Promise<void> {
     const pending = this.#audits;
     this.#audits = [];
