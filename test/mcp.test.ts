@@ -298,6 +298,8 @@ describe("MCP servers", () => {
       ],
       () => [{ id: "call_add", name: "mcp__remote__add_tool", arguments: {} }],
       () => [{ id: "call_added", name: "mcp__remote__added_1", arguments: {} }],
+      () => [{ id: "call_quiet", name: "mcp__remote__add_tool_quietly", arguments: {} }],
+      () => [{ id: "call_quiet_1", name: "mcp__remote__quiet_1", arguments: {} }],
     ];
     const id = await run("http-role", "http");
     const results = resultsOf("http");
@@ -316,6 +318,11 @@ describe("MCP servers", () => {
     expect(namesOf(reqs[1]!)).not.toContain("mcp__remote__added_1");
     expect(namesOf(reqs[2]!)).toContain("mcp__remote__added_1");
     expect(results.call_added).toContain("added_1 ran");
+    // A tool not marked read-only may change the server's tools: they are listed again at the next
+    // call, so even a change the server does not announce is seen.
+    expect(namesOf(reqs[3]!)).not.toContain("mcp__remote__quiet_1");
+    expect(namesOf(reqs[4]!)).toContain("mcp__remote__quiet_1");
+    expect(results.call_quiet_1).toContain("quiet_1 ran");
     expect(remote.refused).toBe(0);
     // A tool whose model name would be too long is skipped with a notice, never renamed.
     expect(namesOf(reqs[0]!).some((n) => n.includes(LONG_TOOL_NAME.slice(0, 20)))).toBe(false);

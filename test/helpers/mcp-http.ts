@@ -7,6 +7,8 @@
  * - `slow`: never answers (until the client gives up);
  * - `hang_write` (not read-only, so a write): never answers (a side effect a crash cuts short);
  * - `add_tool`: registers a tool `added_<n>` on the session, which sends `notifications/tools/list_changed`;
+ * - `add_tool_quietly`: registers a tool `quiet_<n>` without that notification (a server that
+ *   changes its tools and does not say so: only a client that lists again after a write sees it);
  * - `big`: returns 50,000 characters between `BEGIN` and `END`;
  * - `leak`: returns the expected token in its text (a server that echoes a secret);
  * - {@link LONG_TOOL_NAME}: a name too long for `mcp__remote__<tool>` (64 characters at most).
@@ -56,6 +58,23 @@ function makeServer(calls: Record<string, number>, token: string): McpServer {
       count(name);
       return { content: [{ type: "text", text: `${name} ran` }] };
     });
+    return { content: [{ type: "text", text: `added ${name}` }] };
+  });
+  let quiet = 0;
+  server.registerTool("add_tool_quietly", { description: "Adds a tool without announcing it.", inputSchema: {} }, async () => {
+    count("add_tool_quietly");
+    const name = `quiet_${++quiet}`;
+    // The SDK announces every registration to a connected client; this one is not announced.
+    const announce = server.sendToolListChanged.bind(server);
+    server.sendToolListChanged = () => undefined;
+    try {
+      server.registerTool(name, { description: `A tool added without notice (${name}).`, inputSchema: {}, annotations: { readOnlyHint: true } }, async () => {
+        count(name);
+        return { content: [{ type: "text", text: `${name} ran` }] };
+      });
+    } finally {
+      server.sendToolListChanged = announce;
+    }
     return { content: [{ type: "text", text: `added ${name}` }] };
   });
   server.registerTool("leak", { description: "Returns the token it was called with.", inputSchema: {}, annotations: { readOnlyHint: true } }, async () => {
