@@ -32,7 +32,7 @@ import { z } from "zod";
 import { NotFoundError } from "@/lib/errors";
 import { readJsonFile } from "./files";
 import { toPythonJson } from "./json";
-import { agentMessagesFile, agentMetadataFile, conversationDir, conversationMetadataFile, leaderMessagesFile } from "./paths";
+import { conversationDir, conversationMetadataFile, leaderMessagesFile } from "./paths";
 import {
   AgentMessagesFileSchema,
   AgentMetadataSchema,
@@ -48,64 +48,16 @@ import { ChangeQueues } from "./change-queues";
 import { SeedWriter } from "./seed-writer";
 import { openStepLog, type StepLog } from "./step-log";
 import { LineFiles, restoreLines } from "./logged-lines";
-import { readAgentFolders, replayRecord, type AgentFiles, type BrokenFile } from "./live-load";
+import { readAgentFolders, replayRecord, type AgentFiles } from "./live-load";
+import { CHECKPOINT_BYTES, seedFilePath, seedKeys, STEP_LOG_FILE, type ChangeOptions, type Durability, type FileKey, type LiveHooks, type LoadReport, type Mutator } from "./live-contract";
 import { checked, headOf, messagesDelta, parsed, StepRecordSchema, type LoggedLineFile, type StepRecord } from "./step-records";
+import { localTimestamp } from "./time";
 
 export { messagesDelta, StepRecordSchema, type StepRecord } from "./step-records";
-import { localTimestamp } from "./time";
+export { CHECKPOINT_BYTES, STEP_LOG_FILE, type ChangeOptions, type Durability, type LiveHooks, type LoadReport, type Mutator } from "./live-contract";
 
 /** New messages, as a change adds them (made once: a zod schema is costly to build). */
 const MessagesSchema = z.array(MessageSchema);
-
-/** File name of a conversation's step log. */
-export const STEP_LOG_FILE = "steps.jsonl";
-
-/** Log size past which a checkpoint writes the seed files durably and empties the log. */
-export const CHECKPOINT_BYTES = 4 * 1024 * 1024;
-
-type FileKey = "meta" | "leader" | `agent:${number}` | `agent_messages:${number}`;
-
-/** A change to one file: the current value in, the new value out (it may be async). */
-export type Mutator<T> = (current: T) => T | Promise<T>;
-
-/**
- * How a change resolves: by default once it is durable. `eager`: once it is applied in memory and
- * queued for the step log, for a writer (the conversation engine) that goes on computing while the
- * log commits, and that waits ({@link LiveConversation.whenDurable}) before it shows or
- * acknowledges the change, or runs a side effect that depends on it. For the store's reads:
- * by default a read of a held conversation is answered once the changes it may include are
- * durable (it is shown to someone); `eager` answers from memory at once (the engine's own reads).
- */
-export interface ChangeOptions {
-  eager?: boolean;
-}
-
-/** Where a conversation's changes stand: a mark of all made so far, and whether (when) they are durable. */
-export interface Durability {
-  readonly durableMark: number;
-  isDurable(mark: number): boolean;
-  whenDurable(mark?: number): Promise<void>;
-}
-
-/** What a load found and did, for logs and health. */
-export interface LoadReport {
-  /** Log records replayed over the seed files. */
-  replayed: number;
-  /** Bytes of a torn last log line that were cut off. */
-  repairedBytes: number;
-  /** Sub-agent files that could not be used (the agent is left out; the store reports them). */
-  broken: BrokenFile[];
-}
-
-/** Hooks of the store that owns the live conversation. */
-export interface LiveHooks {
-  /** Called after a durable change of metadata.json (the store keeps its index in step). */
-  onMetadata?: (meta: ConversationMetadata) => void | Promise<void>;
-  /** Called after a durable change of a messages.json (`null`: the leader's); messages from `at` on are new or changed. */
-  onMessages?: (agentId: number | null, at: number) => void;
-  /** Called after a durable change of a sub-agent's metadata.json. */
-  onAgent?: (meta: AgentMetadata) => void;
-}
 
 /** A conversation's files in memory, with their one durable write path. */
 export class LiveConversation implements Durability {
@@ -128,7 +80,7 @@ export class LiveConversation implements Durability {
   private constructor(root: string, id: string, meta: ConversationMetadata, leader: LeaderMessagesFile, log: StepLog, hooks: LiveHooks) {
     this.root = root;
     this.id = id;
-    this.#seed = new SeedWriter({ path: (key) => this.#pathOf(key), text: (key) => this.#textOf(key) }, `conversation ${id}`);
+    this.#seed = new SeedWriter({ path: (key) => seedFilePath(root, id, key), text: (key) => this.#textOf(key) }, `conversation ${id}`);
     this.#lines = new LineFiles(conversationDir(root, id));
     this.#meta = meta;
     this.#leader = leader;
@@ -166,7 +118,7 @@ export class LiveConversation implements Durability {
       if (lines.length) await restoreLines(conversationDir(root, id), lines);
       if (records.length) {
         // The replay changed memory, not the files: every file is written from it, durably.
-        live.#seed.mark(live.#allKeys());
+        live.#seed.mark(seedKeys(live.agentIds()));
         await live.checkpoint();
       }
     } catch (error) {
@@ -399,25 +351,12 @@ export class LiveConversation implements Durability {
     await this.#seed.all();
   }
 
-  #pathOf(key: FileKey): string {
-    if (key === "meta") return conversationMetadataFile(this.root, this.id);
-    if (key === "leader") return leaderMessagesFile(this.root, this.id);
-    const [kind, raw] = key.split(":") as [string, string];
-    const agentId = Number(raw);
-    return kind === "agent" ? agentMetadataFile(this.root, this.id, agentId) : agentMessagesFile(this.root, this.id, agentId);
-  }
-
   #textOf(key: FileKey): string {
     if (key === "meta") return toPythonJson(this.#meta);
     if (key === "leader") return toPythonJson(this.#leader);
     const [kind, raw] = key.split(":") as [string, string];
     const files = this.#agent(Number(raw));
     return toPythonJson(kind === "agent" ? files.meta : files.messages);
-  }
-
-  /** Every seed file of the conversation. */
-  #allKeys(): FileKey[] {
-    return ["meta", "leader", ...this.agentIds().flatMap((id): FileKey[] => [`agent:${id}`, `agent_messages:${id}`])];
   }
 
   async #writeCheckpoint(): Promise<void> {
