@@ -43,10 +43,14 @@ describe("the action journal", () => {
     releaseDurable();
     await started;
     await journal.done("k", "R");
+    // An action that is wholly changes of the conversation's state: `started` only ordered.
+    await journal.started("m", { ordered: true });
     expect(lines).toEqual([
       ["durable", "started"],
       ["ordered", "done"],
+      ["ordered", "started"],
     ]);
     expect(await journal.state("k")).toEqual({ status: "done", result: "R" });
+    expect(await journal.state("m")).toEqual({ status: "started" });
   });
 });

@@ -22,21 +22,22 @@ export type JournalState = { status: "none" } | { status: "started" } | { status
 export class ActionJournal {
   readonly file: string;
   readonly #append: (line: string) => Promise<unknown>;
-  readonly #appendDone: (line: string) => Promise<unknown>;
+  readonly #appendOrdered: (line: string) => Promise<unknown>;
   #states: Promise<Map<string, JournalState>> | null = null;
 
   /**
    * `append` writes one line to the journal's file and resolves once it is durable (by default an
    * fsynced append; the engine's storage sends it through the conversation's step log).
-   * `appendDone` writes a `done` line (default: `append`); it may resolve once the line is ordered
-   * after the `started` one, before it is durable: a crash that loses it leaves the action
-   * `started`, which is what a crash during the action leaves (reported as interrupted, never run
-   * again), and nothing waits on the disk between an action and its result.
+   * `appendOrdered` writes a `done` line, and an ordered `started` one (default: `append`); it may
+   * resolve once the line is ordered after the lines before it, before it is durable: a crash that
+   * loses a `done` line leaves the action `started`, which is what a crash during the action leaves
+   * (reported as interrupted, never run again), and nothing waits on the disk between an action
+   * and its result.
    */
-  constructor(conversationDir: string, append?: (line: string) => Promise<unknown>, appendDone?: (line: string) => Promise<unknown>) {
+  constructor(conversationDir: string, append?: (line: string) => Promise<unknown>, appendOrdered?: (line: string) => Promise<unknown>) {
     this.file = path.join(conversationDir, JOURNAL_FILE_NAME);
     this.#append = append ?? ((line) => appendJsonLine(this.file, line));
-    this.#appendDone = appendDone ?? this.#append;
+    this.#appendOrdered = appendOrdered ?? this.#append;
   }
 
   /** Every key's state, loaded on first use (this process is the journal's only writer). */
@@ -63,17 +64,22 @@ export class ActionJournal {
     return this.#states;
   }
 
-  /** Records that the action under `key` is about to run (durable before it runs). */
-  async started(key: string): Promise<void> {
+  /**
+   * Records that the action under `key` is about to run: durable before it resolves, or with
+   * `ordered` only ordered like a `done` line (see the constructor), for an action that is wholly
+   * changes of the conversation's own state made through the same ordered log after this line: a
+   * crash that loses the line loses the action's changes too, so the action did not happen.
+   */
+  async started(key: string, options: { ordered?: boolean } = {}): Promise<void> {
     const states = await this.#load();
-    await this.#append(JSON.stringify({ key, status: "started", at: new Date().toISOString() }));
+    await (options.ordered ? this.#appendOrdered : this.#append)(JSON.stringify({ key, status: "started", at: new Date().toISOString() }));
     if (states.get(key)?.status !== "done") states.set(key, { status: "started" });
   }
 
-  /** Records the action's result (see `appendDone` in the constructor for when it is durable). */
+  /** Records the action's result (see `appendOrdered` in the constructor for when it is durable). */
   async done(key: string, result: string): Promise<void> {
     const states = await this.#load();
-    await this.#appendDone(JSON.stringify({ key, status: "done", result, at: new Date().toISOString() }));
+    await this.#appendOrdered(JSON.stringify({ key, status: "done", result, at: new Date().toISOString() }));
     states.set(key, { status: "done", result });
   }
 

@@ -49,7 +49,7 @@ export type ConversationFiles = Pick<
  */
 export interface EffectJournal {
   state(key: string): Promise<JournalState>;
-  started(key: string): Promise<void>;
+  started(key: string, options?: { ordered?: boolean }): Promise<void>;
   done(key: string, result: string): Promise<void>;
 }
 
@@ -113,7 +113,7 @@ function eagerFiles(store: ConversationStore): ConversationFiles {
     update: (id, patch) => store.update(id, patch, EAGER),
     readLeaderMessages: (id) => store.readLeaderMessages(id, EAGER),
     updateLeaderMessages: (id, fn, opts) => store.updateLeaderMessages(id, fn, { ...opts, ...EAGER }),
-    createAgent: (convId, input) => store.createAgent(convId, input),
+    createAgent: (convId, input) => store.createAgent(convId, input, EAGER),
     readAgentMetadata: (convId, agentId) => store.readAgentMetadata(convId, agentId, EAGER),
     updateAgentMetadata: (convId, agentId, fn) => store.updateAgentMetadata(convId, agentId, fn, EAGER),
     readAgentMessages: (convId, agentId) => store.readAgentMessages(convId, agentId, EAGER),

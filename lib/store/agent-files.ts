@@ -5,7 +5,7 @@
  */
 import "server-only";
 import { randomBytes } from "node:crypto";
-import { promises as fs } from "node:fs";
+import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
 import type { StoreProblem } from "@/lib/api/contract";
 import { AstrionError, CorruptFileError, NotFoundError, ValidationError } from "@/lib/errors";
@@ -14,7 +14,7 @@ import { getConversation, updateConversation } from "./conversation-files";
 import { readJsonFile, updateJsonFile, writeJsonNewDurable } from "./files";
 import { messagesDelta, type ChangeOptions } from "./live-conversation";
 import { agentDir, agentMessagesFile, agentMetadataFile, agentsDir, conversationMetadataFile, parseAgentId } from "./paths";
-import { AgentMessagesFileSchema, AgentMetadataSchema, type AgentMessagesFile, type AgentMetadata } from "./schemas";
+import { AgentMessagesFileSchema, AgentMetadataSchema, type AgentMessagesFile, type AgentMetadata, type ConversationMetadata } from "./schemas";
 import { errnoCode, type Mutator, type StoreCore } from "./store-core";
 import { mapLimit, SCAN_CONCURRENCY } from "./store-scan";
 import { localTimestamp } from "./time";
@@ -52,16 +52,56 @@ async function ofAgent<T>(convId: string, agentId: unknown, fn: () => Promise<T>
 }
 
 /**
- * Creates a sub-agent in a conversation: takes the next global agent id from state.json's
- * `agent_id_counter`, writes `agents/<agent_id>/metadata.json` and `messages.json`, and adds
- * the id to the conversation's `agent_ids` / `agent_count` (and the index's `agent_count`).
+ * Creates a sub-agent in a conversation: takes the next global agent id (state.json's
+ * `agent_id_counter`, reserved in blocks: ./agent-ids.ts), writes `agents/<agent_id>/metadata.json`
+ * and `messages.json`, and adds the id to the conversation's `agent_ids` / `agent_count` (and the
+ * index's `agent_count`). An open conversation takes both files and its new `agent_ids` as changes
+ * of its step log (made together, durable together; the folder is written from memory); a closed
+ * one gets the folder written durably beside its place and renamed into it. Resolves once durable
+ * (see {@link ChangeOptions}).
  */
-export async function createAgent(core: StoreCore, convId: string, input: CreateAgentInput): Promise<AgentMetadata> {
+export async function createAgent(core: StoreCore, convId: string, input: CreateAgentInput, opts: ChangeOptions = {}): Promise<AgentMetadata> {
   const roleId = typeof input.role_id === "string" ? input.role_id.trim() : "";
   const roleName = typeof input.role_name === "string" ? input.role_name.trim() : "";
   if (!roleId) throw new ValidationError("Invalid role", [{ path: "role_id", message: "a role id is required" }]);
   if (!roleName) throw new ValidationError("Invalid role", [{ path: "role_name", message: "a role name is required" }]);
   const conv = await getConversation(core, convId);
+  const live = core.live.get(convId);
+  const files = (agentId: number) => {
+    const now = localTimestamp();
+    const displayName = `${roleName}_${agentId}`;
+    const meta: AgentMetadata = {
+      agent_id: agentId,
+      role_id: roleId,
+      display_name: displayName,
+      status: "running",
+      created_at: now,
+      updated_at: now,
+      task_summary: input.task_summary ?? "",
+      model_key: input.model_key ?? conv.model_key,
+      thinking_mode: input.thinking_mode ?? (conv.run_mode === "fast" ? "fast" : "thinking"),
+      pending_messages: [],
+      pending_tool_calls: [],
+    };
+    const messages: AgentMessagesFile = { agent_id: agentId, role_id: roleId, display_name: displayName, created_at: now, updated_at: now, messages: [] };
+    return { meta, messages };
+  };
+  const addId = (agentId: number) => (m: ConversationMetadata) => {
+    const ids = [...new Set([...m.agent_ids, agentId])].sort((a, b) => a - b);
+    return { ...m, agent_ids: ids, agent_count: ids.length };
+  };
+  if (live) {
+    let agentId = await core.agentIds.next();
+    // Taken already (state.json restored from a backup, or rebuilt behind a folder): the next one.
+    while (live.agentIds().includes(agentId) || existsSync(agentDir(core.root, convId, agentId))) agentId = await core.agentIds.next();
+    const { meta, messages } = files(agentId);
+    // Both changes are made in this tick, so one group commit of the log makes them durable.
+    // Observers hear of the agent once it is durable (the conversation's `onAgent` hook).
+    const created = live.createAgent(meta, messages, opts);
+    const listed = updateConversation(core, convId, addId(agentId), opts);
+    await Promise.all([created, listed]);
+    return meta;
+  }
 
   const parent = agentsDir(core.root, convId);
   try {
@@ -71,11 +111,9 @@ export async function createAgent(core: StoreCore, convId: string, input: Create
     if (code === "ENOENT") throw new NotFoundError(`Conversation ${convId} does not exist`, { id: convId });
     if (code !== "EEXIST") throw error;
   }
-
   let agentId = 0;
   for (;;) {
-    const state = await core.updateState((s) => ({ ...s, agent_id_counter: (s.agent_id_counter ?? 0) + 1, updated_at: localTimestamp() }));
-    agentId = state.agent_id_counter ?? 1;
+    agentId = await core.agentIds.next();
     try {
       await fs.mkdir(agentDir(core.root, convId, agentId));
       break;
@@ -84,23 +122,7 @@ export async function createAgent(core: StoreCore, convId: string, input: Create
       if (errnoCode(error) !== "EEXIST") throw error;
     }
   }
-
-  const now = localTimestamp();
-  const displayName = `${roleName}_${agentId}`;
-  const meta: AgentMetadata = {
-    agent_id: agentId,
-    role_id: roleId,
-    display_name: displayName,
-    status: "running",
-    created_at: now,
-    updated_at: now,
-    task_summary: input.task_summary ?? "",
-    model_key: input.model_key ?? conv.model_key,
-    thinking_mode: input.thinking_mode ?? (conv.run_mode === "fast" ? "fast" : "thinking"),
-    pending_messages: [],
-    pending_tool_calls: [],
-  };
-  const messages: AgentMessagesFile = { agent_id: agentId, role_id: roleId, display_name: displayName, created_at: now, updated_at: now, messages: [] };
+  const { meta, messages } = files(agentId);
   await core.changing(convId, async () => {
     // Both files appear at once: they are written into a folder of their own, which is then
     // renamed over the (empty) folder that claimed the id. A crash leaves an empty folder or
@@ -120,12 +142,8 @@ export async function createAgent(core: StoreCore, convId: string, input: Create
     }
     await fsyncDir(agentsDir(core.root, convId));
   });
-  core.live.get(convId)?.addAgent(meta, messages);
   core.notify({ type: "agent", convId, meta });
-  await updateConversation(core, convId, (m) => {
-    const ids = [...new Set([...m.agent_ids, agentId])].sort((a, b) => a - b);
-    return { ...m, agent_ids: ids, agent_count: ids.length };
-  });
+  await updateConversation(core, convId, addId(agentId));
   return meta;
 }
 

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { CorruptFileError, NotFoundError, ValidationError } from "@/lib/errors";
+import { AGENT_ID_BLOCK } from "./agent-ids";
 import {
   ConversationStore,
   CONVERSATION_ID_PATTERN,
@@ -303,12 +304,13 @@ describe("the seed's examples, built through the store", () => {
     });
     expect(Object.keys(index[conv.id] as object)).toEqual(Object.keys(SEED_INDEX_ENTRY));
 
-    // §3 state.json after the conversation and its three agents.
+    // §3 state.json after the conversation and its three agents: the counter is past every id
+    // handed out, one block of ids reserved at once (lib/store/agent-ids.ts).
     const state = await readJson(path.join(store.root, "state.json"));
     expect(state).toEqual({
       ...SEED_STATE,
       last_conversation_id: conv.id,
-      agent_id_counter: 3,
+      agent_id_counter: AGENT_ID_BLOCK,
       created_at: initialState.created_at,
       updated_at: expect.stringMatching(TS),
     });
@@ -543,7 +545,7 @@ describe("get, update and remove", () => {
     expect(Object.keys(index)).toEqual([a.id]);
     const state = await readJsonFile(statePath, StateFileSchema);
     expect(state.last_conversation_id).toBe(a.id);
-    expect(state.agent_id_counter).toBe(1); // agent ids are never reused
+    expect(state.agent_id_counter).toBe(AGENT_ID_BLOCK); // agent ids are never reused: past agent 1 and its block
     expect(await catchError(store.get(b.id))).toBeInstanceOf(NotFoundError);
     expect(await catchError(store.remove(b.id))).toBeInstanceOf(NotFoundError);
 
@@ -744,7 +746,7 @@ describe("broken files", () => {
     expect(aside).toHaveLength(1);
     expect(await readText(path.join(store.root, aside[0]!))).toBe(broken);
     const state = await readJsonFile(statePath, StateFileSchema);
-    expect(state).toMatchObject({ version: "1.0", agent_id_counter: 3, last_conversation_id: b.id });
+    expect(state).toMatchObject({ version: "1.0", agent_id_counter: 2 + AGENT_ID_BLOCK, last_conversation_id: b.id });
     expect(restarted.problems().map((p) => p.file)).toEqual([aside[0]]);
   });
 

@@ -310,12 +310,13 @@ export class ConversationStore {
   // ---------------------------------------------------------------- sub-agents
 
   /**
-   * Creates a sub-agent in a conversation: takes the next global agent id from state.json's
-   * `agent_id_counter`, writes `agents/<agent_id>/metadata.json` and `messages.json`, and adds
-   * the id to the conversation's `agent_ids` / `agent_count` (and the index's `agent_count`).
+   * Creates a sub-agent in a conversation: takes the next global agent id (state.json's
+   * `agent_id_counter`, reserved in blocks), writes `agents/<agent_id>/metadata.json` and
+   * `messages.json`, and adds the id to the conversation's `agent_ids` / `agent_count` (and the
+   * index's `agent_count`). Resolves once durable, or with `eager` once made (see {@link ChangeOptions}).
    */
-  createAgent(convId: string, input: CreateAgentInput): Promise<AgentMetadata> {
-    return agents.createAgent(this.#core, convId, input);
+  createAgent(convId: string, input: CreateAgentInput, opts: ChangeOptions = {}): Promise<AgentMetadata> {
+    return agents.createAgent(this.#core, convId, input, opts);
   }
 
   /** A sub-agent's metadata.json. */

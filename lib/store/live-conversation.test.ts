@@ -441,6 +441,51 @@ describe("the store with an open conversation", () => {
     expect(JSON.parse(await fileText(path.join(convDir, "agents", String(agentId), "metadata.json"))).calls_this_task).toBe(20);
   });
 
+  it("creates a sub-agent through the step log: made at once with eager, durable in one group, its folder written from memory", async () => {
+    const { store, id, convDir } = await conversation();
+    const live = await store.open(id);
+    const syncs = live.logStats.syncs;
+    const agent = await store.createAgent(id, { role_id: "code-reviewer", role_name: "Code Reviewer" }, { eager: true });
+    // Made and ordered, nothing on disk yet: no folder, no log sync.
+    expect(live.isDurable(live.durableMark)).toBe(false);
+    expect(live.agentMetadata(agent.agent_id).display_name).toBe(`Code Reviewer_${agent.agent_id}`);
+    expect(live.metadata.agent_ids).toContain(agent.agent_id);
+    await expect(fs.access(path.join(convDir, "agents", String(agent.agent_id)))).rejects.toThrow();
+    await live.whenDurable();
+    // The agent's two files and the conversation's new agent_ids: one sync of the log.
+    expect(live.logStats.syncs).toBe(syncs + 1);
+    await live.flushed();
+    expect((await fs.readdir(path.join(convDir, "agents", String(agent.agent_id)))).sort()).toEqual(["messages.json", "metadata.json"]);
+    expect(JSON.parse(await fileText(path.join(convDir, "agents", String(agent.agent_id), "metadata.json")))).toEqual(live.agentMetadata(agent.agent_id));
+    await store.closeConversation(id);
+  });
+
+  it("brings back, after a crash, a sub-agent whose folder was never written or was cut short, without reporting it", async () => {
+    for (const left of ["nothing", "metadata.json only"]) {
+      const { store, id, convDir } = await conversation();
+      const live = await store.open(id);
+      const agent = await store.createAgent(id, { role_id: "code-reviewer", role_name: "Code Reviewer" });
+      await live.updateAgentMessages(agent.agent_id, (f) => ({ ...f, messages: [...f.messages, msg(1)] }));
+      const expected = { meta: live.agentMetadata(agent.agent_id), messages: live.agentMessages(agent.agent_id) };
+      // The crash came before the seed writer had written the folder whole.
+      await live.detach();
+      const folder = path.join(convDir, "agents", String(agent.agent_id));
+      await fs.rm(folder, { recursive: true, force: true });
+      if (left !== "nothing") {
+        await fs.mkdir(folder);
+        await fs.writeFile(path.join(folder, "metadata.json"), toPythonJson(expected.meta));
+      }
+      const { live: again, report } = await LiveConversation.load(store.root, id);
+      expect(report.broken).toEqual([]);
+      expect(again.agentMetadata(agent.agent_id)).toEqual(expected.meta);
+      expect(again.agentMessages(agent.agent_id)).toEqual(expected.messages);
+      expect(again.metadata.agent_ids).toContain(agent.agent_id);
+      // The replay wrote the folder whole, durably.
+      expect(JSON.parse(await fileText(path.join(folder, "messages.json")))).toEqual(expected.messages);
+      await again.close();
+    }
+  });
+
   it("closes an open conversation before removing it", async () => {
     const { store, id } = await conversation();
     await store.open(id);

@@ -29,7 +29,7 @@ import "server-only";
  */
 import path from "node:path";
 import { z } from "zod";
-import { NotFoundError } from "@/lib/errors";
+import { NotFoundError, ValidationError } from "@/lib/errors";
 import { readJsonFile } from "./files";
 import { toPythonJson } from "./json";
 import { conversationDir, conversationMetadataFile, leaderMessagesFile } from "./paths";
@@ -115,6 +115,8 @@ export class LiveConversation implements Durability {
       live.#meta = files.meta;
       live.#leader = files.leader;
       for (const [agentId, agent] of files.agents) live.#agents.set(agentId, agent);
+      // A folder a crash left half written is whole again when the log holds the agent's creation.
+      broken = broken.filter((b) => !files.agents.has(Number(path.basename(path.dirname(b.file)))));
       if (lines.length) await restoreLines(conversationDir(root, id), lines);
       if (records.length) {
         // The replay changed memory, not the files: every file is written from it, durably.
@@ -234,9 +236,17 @@ export class LiveConversation implements Durability {
     return next;
   }
 
-  /** Adds a sub-agent whose files the store has just created durably. */
-  addAgent(meta: AgentMetadata, messages: AgentMessagesFile): void {
-    this.#agents.set(meta.agent_id, { meta, messages });
+  /**
+   * Adds a sub-agent: both of its files in one record of the step log, its folder written from
+   * memory like every seed file (created by the writer). Resolves once durable (see {@link ChangeOptions}).
+   */
+  createAgent(meta: AgentMetadata, messages: AgentMessagesFile, opts: ChangeOptions = {}): Promise<void> {
+    const agentId = meta.agent_id;
+    if (this.#agents.has(agentId)) throw new ValidationError(`Agent ${agentId} of conversation ${this.id} exists already`, [{ path: "agent_id", message: "taken" }]);
+    checked(AgentMetadataSchema, meta, `agent ${agentId}'s metadata.json`);
+    checked(AgentMessagesFileSchema, messages, `agent ${agentId}'s messages.json`);
+    this.#agents.set(agentId, { meta, messages });
+    return this.#commit([{ k: "agent_new", id: agentId, v: meta, messages }], [`agent:${agentId}`, `agent_messages:${agentId}`], opts, () => this.#hooks.onAgent?.(meta));
   }
 
   /** Changes a sub-agent's metadata.json (`agent_id` fixed, `updated_at` now); resolves once durable (see {@link ChangeOptions}). */

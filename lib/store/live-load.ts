@@ -38,8 +38,9 @@ export async function readAgentFolders(root: string, id: string): Promise<{ agen
   // What a crash left of an agent's creation (its files were being written beside their folder).
   for (const name of names.filter((n) => n.startsWith(".creating-"))) await fs.rm(path.join(agentsDir(root, id), name), { recursive: true, force: true });
   for (const agentId of names.filter((n) => /^[1-9]\d{0,15}$/.test(n)).map(Number).sort((a, b) => a - b)) {
-    // An agent whose files are missing or broken is left out and reported (a folder without
-    // files is one whose creation a crash cut short: its files are written before it is announced).
+    // An agent whose files are missing or broken is left out and reported, unless the step log
+    // holds its creation (a crash cut short the first write of its folder; see LiveConversation.load).
+    // A folder without files is an id a closed conversation's creation claimed before a crash.
     const failures: BrokenFile[] = [];
     const read = async <S extends z.ZodType>(file: string, schema: S): Promise<z.output<S> | null> =>
       readJsonFile(file, schema).catch((error: unknown) => {
@@ -70,6 +71,9 @@ export function replayRecord(files: ReplayedFiles, record: Exclude<StepRecord, {
       break;
     case "leader":
       files.leader = applyDelta(files.leader, record.at, record.add, record.head);
+      break;
+    case "agent_new":
+      files.agents.set(record.id, { meta: record.v, messages: record.messages });
       break;
     case "agent": {
       const agent = files.agents.get(record.id);

@@ -7,7 +7,8 @@ import "server-only";
  *   burst share one rewrite of each file and a file is rewritten at most once per delay however
  *   fast the steps come; a pass that ends with more changes schedules the next;
  * - or now ({@link SeedWriter.all}): readers of the files, a checkpoint (durably), a close.
- * Writes are atomic (temp file + rename). A failed write leaves its files marked, so the next
+ * Writes are atomic (temp file + rename); a new sub-agent's folder is made by the first write of
+ * one of its files. A failed write leaves its files marked, so the next
  * pass tries again; nothing is lost, the log holds every change.
  * A durable pass rewrites only the files that changed since they were last written; one that a
  * background pass already wrote, and that has not changed since, is synced where it is (an fsync
@@ -39,6 +40,8 @@ export class SeedWriter<K extends string> {
   readonly #dirty = new Set<K>();
   /** Files written by a background pass (no fsync) and not synced since. */
   readonly #unsynced = new Set<K>();
+  /** Parents of folders made by a pass without a sync (a new sub-agent's), to be synced by a durable one. */
+  readonly #newFolders = new Set<string>();
   #writing: Promise<void> | null = null;
   #background: Promise<void> | null = null;
   #timer: NodeJS.Timeout | null = null;
@@ -92,6 +95,7 @@ export class SeedWriter<K extends string> {
       await this.#write(this.#take(), durable);
     }
     if (durable && this.#unsynced.size) await this.#syncInPlace();
+    if (durable && this.#newFolders.size) await this.#syncNewFolders();
   }
 
   /** No more background passes; resolves once a pass under way has ended. */
@@ -122,7 +126,7 @@ export class SeedWriter<K extends string> {
     const files = keys.map((k) => ({ file: this.#files.path(k), text: this.#files.text(k) }));
     // The one writer of these files while the conversation is open, so no file lock is taken:
     // the store's conversation lock (keyed on metadata.json) may be held by the caller (a load).
-    this.#writing = Promise.all(files.map((f) => writeFileAtomicUnlocked(path.resolve(f.file), f.text, { durable }))).then(() => undefined);
+    this.#writing = Promise.all(files.map((f) => this.#writeOne(path.resolve(f.file), f.text, durable))).then(() => undefined);
     try {
       await this.#writing;
       for (const key of keys) {
@@ -134,6 +138,46 @@ export class SeedWriter<K extends string> {
       throw error;
     } finally {
       this.#writing = null;
+    }
+  }
+
+  /**
+   * Writes one file; a folder not there yet (a new sub-agent's) is made first. The made folder's
+   * own name is synced in its parent: now when `durable`, else by the next durable pass.
+   */
+  async #writeOne(file: string, text: string, durable: boolean): Promise<void> {
+    try {
+      await writeFileAtomicUnlocked(file, text, { durable });
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
+    // The agent's folder, and the conversation's agents/ before its first agent. Not recursive
+    // beyond that: a conversation removed meanwhile fails the write rather than being made again.
+    const dir = path.dirname(file);
+    for (const folder of [path.dirname(dir), dir]) {
+      const made = await fs.mkdir(folder).then(
+        () => true,
+        (error: NodeJS.ErrnoException) => {
+          if (error.code !== "EEXIST") throw error;
+          return false;
+        },
+      );
+      if (made) this.#newFolders.add(path.dirname(folder));
+    }
+    await writeFileAtomicUnlocked(file, text, { durable });
+    if (durable) await this.#syncNewFolders();
+  }
+
+  /** fsyncs the parents of the folders made since the last sync, so the folders' names are durable. */
+  async #syncNewFolders(): Promise<void> {
+    const parents = [...this.#newFolders];
+    this.#newFolders.clear();
+    try {
+      await Promise.all(parents.map((d) => fsyncDir(d)));
+    } catch (error) {
+      for (const d of parents) this.#newFolders.add(d);
+      throw error;
     }
   }
 

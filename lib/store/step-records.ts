@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { ValidationError, zodIssues } from "@/lib/errors";
-import { AgentMetadataSchema, ConversationMetadataSchema, MessageSchema, type Message } from "./schemas";
+import { AgentMessagesFileSchema, AgentMetadataSchema, ConversationMetadataSchema, MessageSchema, type Message } from "./schemas";
 
 const HeadSchema = z.record(z.string(), z.unknown());
 const MessagesDelta = { at: z.number().int().nonnegative(), add: z.array(MessageSchema), head: HeadSchema };
@@ -24,6 +24,8 @@ export const StepRecordSchema = z.discriminatedUnion("k", [
   z.object({ k: z.literal("conv"), v: ConversationMetadataSchema }),
   z.object({ k: z.literal("leader"), ...MessagesDelta }),
   z.object({ k: z.literal("agent"), id: z.number().int().positive(), v: AgentMetadataSchema }),
+  // A sub-agent created: both of its files whole (its folder is written from memory later).
+  z.object({ k: z.literal("agent_new"), id: z.number().int().positive(), v: AgentMetadataSchema, messages: AgentMessagesFileSchema }),
   z.object({ k: z.literal("agent_messages"), id: z.number().int().positive(), ...MessagesDelta }),
   z.object({ k: z.literal("line"), f: z.enum(LOGGED_LINE_FILES), line: z.string() }),
 ]);

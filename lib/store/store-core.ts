@@ -16,6 +16,7 @@ import path from "node:path";
 import type { StoreProblem } from "@/lib/api/contract";
 import { ConflictError, CorruptFileError, NotFoundError } from "@/lib/errors";
 import { assertProjectFolder } from "@/lib/workspace/project-folder";
+import { AgentIds } from "./agent-ids";
 import { withFileLock } from "./atomic";
 import { readJsonFile, writeJsonAtomic } from "./files";
 import { IndexKeeper } from "./index-keeper";
@@ -23,7 +24,7 @@ import type { LiveConversation, Mutator } from "./live-conversation";
 import { conversationDir, conversationMetadataFile, indexFile, stateFile } from "./paths";
 import { StateFileSchema, type AgentMetadata, type ConversationMetadata, type StateFile } from "./schemas";
 import { rebuildState, scanConversations, type ScannedConversations } from "./store-scan";
-import { compactTimestamp, conversationIdPrefix, MAX_CONVERSATION_SEQ, newConversationId } from "./time";
+import { compactTimestamp, conversationIdPrefix, localTimestamp, MAX_CONVERSATION_SEQ, newConversationId } from "./time";
 
 /**
  * A durable change the store made, for whoever keeps something derived from the conversations
@@ -79,6 +80,8 @@ export class StoreCore {
   /** index.json and the in-memory index that lists and searches conversations. */
   readonly keeper: IndexKeeper;
   readonly #observers = new Set<StoreObserver>();
+  /** Global sub-agent ids, reserved from state.json in blocks. */
+  readonly agentIds = new AgentIds((floor, count) => this.#reserveAgentIds(floor, count));
 
   constructor(root: string) {
     this.root = path.resolve(root);
@@ -232,6 +235,15 @@ export class StoreCore {
    * recorded as a problem.
    */
   async updateState(fn: (state: StateFile) => StateFile | Promise<StateFile>): Promise<StateFile> {
+    return this.#writeState(async (current) => {
+      const next = await fn(current);
+      // The counter moved by someone else (an import brings its agents' ids): reserved ids may be taken.
+      if ((next.agent_id_counter ?? 0) !== (current.agent_id_counter ?? 0)) this.agentIds.drop();
+      return next;
+    });
+  }
+
+  #writeState(fn: (state: StateFile) => StateFile | Promise<StateFile>): Promise<StateFile> {
     return this.withRootLock(async () => {
       const file = stateFile(this.root);
       const current = await this.#loadState(file);
@@ -239,6 +251,12 @@ export class StoreCore {
       await writeJsonAtomic(file, next, StateFileSchema);
       return next;
     });
+  }
+
+  /** Moves state.json's agent counter on by a block of ids (./agent-ids.ts); resolves with the new counter. */
+  async #reserveAgentIds(floor: number, count: number): Promise<number> {
+    const state = await this.#writeState((s) => ({ ...s, agent_id_counter: Math.max(s.agent_id_counter ?? 0, floor) + count, updated_at: localTimestamp() }));
+    return state.agent_id_counter ?? count;
   }
 
   async #loadState(file: string): Promise<StateFile> {

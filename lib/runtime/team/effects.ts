@@ -65,6 +65,12 @@ async function effectOutcome(s: TeamState, key: string, call: ToolCall): Promise
 export interface OnceOptions {
   internal?: boolean;
   outcome?: (key: string) => Promise<string | null>;
+  /**
+   * The effect is wholly changes of this conversation's own state, made through its step log
+   * after the `started` line (no other conversation, no file or process outside): the line need
+   * not be durable before the effect runs, only ordered before its changes.
+   */
+  ordered?: boolean;
 }
 
 /** Runs a side-effecting action at most once under its idempotency key, written durably before it runs. */
@@ -81,7 +87,7 @@ export async function once(s: TeamState, agentId: number | null, call: ToolCall,
     if (!INTERNAL_EFFECTS.has(call.function.name) && !options.internal) return errorResult(`interrupted earlier; ${call.function.name} was not run again`);
     // An internal effect is one change of the conversation's own state: not found, it did not happen.
   } else {
-    await s.journal.started(key);
+    await s.journal.started(key, { ordered: options.ordered });
   }
   let result: string;
   try {

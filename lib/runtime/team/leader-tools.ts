@@ -63,7 +63,8 @@ export async function dispatchLeaderTool(s: TeamState, call: ToolCall): Promise<
           await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: LEADER_PARTY, payload: { role_id: String(args.role_id), reason: refusal }, action: "create_sub_agent", resource: `role:${String(args.role_id)}`, status: "refused" });
           return errorResult(refusal);
         }
-        return await once(s, null, call, (key) => createSubAgent(s, String(args.role_id), String(args.task), args.critical !== false, key));
+        // A new agent is changes of this conversation's state only (its files through the step log).
+        return await once(s, null, call, (key) => createSubAgent(s, String(args.role_id), String(args.task), args.critical !== false, key), { ordered: true });
       }
       case "send_message_to_agent":
         return await once(s, null, call, async () => JSON.stringify({ delivered: true, message_id: await messageAgent(s, Number(args.agent_id), String(args.content), LEADER_SENDER) }));

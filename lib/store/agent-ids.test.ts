@@ -1,0 +1,100 @@
+import { describe, expect, it } from "vitest";
+import { AGENT_ID_BLOCK, AgentIds } from "./agent-ids";
+
+/** A counter like state.json's, whose durable writes the test releases one by one. */
+function counter(start = 0) {
+  const state = { counter: start, reserves: [] as Array<{ floor: number; count: number; release: () => void }> };
+  const reserve = (floor: number, count: number) =>
+    new Promise<number>((resolve) => {
+      state.reserves.push({
+        floor,
+        count,
+        release: () => {
+          state.counter = Math.max(state.counter, floor) + count;
+          resolve(state.counter);
+        },
+      });
+    });
+  return { state, reserve };
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe("global agent ids", () => {
+  it("hands out a block of consecutive ids with one write, and reserves the next block before this one runs out", async () => {
+    const { state, reserve } = counter(4);
+    const ids = new AgentIds(reserve);
+    const first = ids.next();
+    await tick();
+    expect(state.reserves).toHaveLength(1);
+    state.reserves[0]!.release();
+    expect(await first).toBe(5);
+    const taken = [5];
+    // Half the block is handed out from memory, with no write.
+    while (taken.length < AGENT_ID_BLOCK / 2) taken.push(await ids.next());
+    expect(state.reserves).toHaveLength(1);
+    // Fewer than half left: the next block is asked for, and ids keep coming meanwhile.
+    taken.push(await ids.next());
+    expect(state.reserves).toHaveLength(2);
+    while (taken.length < AGENT_ID_BLOCK) taken.push(await ids.next());
+    expect(taken).toEqual(Array.from({ length: AGENT_ID_BLOCK }, (_, i) => 5 + i));
+    // The block is used up: the next id waits for the write under way.
+    let next: number | undefined;
+    void ids.next().then((id) => (next = id));
+    await tick();
+    expect(next).toBeUndefined();
+    // Asked for past the highest id handed out then (the ninth: 13).
+    expect(state.reserves[1]!.floor).toBe(13);
+    state.reserves[1]!.release();
+    await tick();
+    expect(next).toBe(5 + AGENT_ID_BLOCK);
+    // state.json is always past every id handed out.
+    expect(state.counter).toBeGreaterThanOrEqual(next!);
+  });
+
+  it("forgets the reserved ids when the counter was moved by someone else, a reservation under way included", async () => {
+    const { state, reserve } = counter();
+    const ids = new AgentIds(reserve);
+    const first = ids.next();
+    await tick();
+    state.reserves[0]!.release();
+    expect(await first).toBe(1);
+    // An import moved the counter to 40 (its agents may hold any id up to there).
+    ids.drop();
+    state.counter = 40;
+    const second = ids.next();
+    await tick();
+    expect(state.reserves).toHaveLength(2);
+    state.reserves[1]!.release();
+    expect(await second).toBe(41);
+
+    // A drop while a reservation is under way: that block is not used either.
+    for (let i = 0; i < AGENT_ID_BLOCK / 2; i++) await ids.next();
+    expect(state.reserves).toHaveLength(3);
+    ids.drop();
+    state.counter = 100;
+    state.reserves[2]!.release();
+    const third = ids.next();
+    await tick();
+    expect(state.reserves).toHaveLength(4);
+    state.reserves[3]!.release();
+    // The block of the overlapped reservation (101…116) is skipped.
+    expect(await third).toBe(117);
+  });
+
+  it("never hands out an id at or below one it handed out, even when the counter fell behind (state.json rebuilt)", async () => {
+    const { state, reserve } = counter();
+    const ids = new AgentIds(reserve);
+    const first = ids.next();
+    await tick();
+    state.reserves[0]!.release();
+    expect(await first).toBe(1);
+    ids.drop();
+    state.counter = 0;
+    const second = ids.next();
+    await tick();
+    expect(state.reserves[1]!.floor).toBe(1);
+    state.reserves[1]!.release();
+    expect(await second).toBe(2);
+  });
+});
