@@ -13,7 +13,8 @@
  *    save their results and the agent's metadata, publish events, append the timeline, read the
  *    files back and build the next request. Only gaps after tool calls count: after a text answer
  *    an agent is idle until something wakes it, which is waiting, not overhead.
- * 2. The cost of a save as one leader conversation grows past 1,000 messages: the fake leader
+ * 2. The cost of a save as a leader conversation grows past 1,000 messages (three conversations
+ *    grown one after another, their turns pooled per checkpoint): the fake leader
  *    answers `grow N` by calling `list_agents` until the conversation holds N messages (each call
  *    adds an assistant message and a tool result) and `ping` with a short text. Near 10, 100, 500
  *    and 1,000 messages we report the per-turn gap of method 1 for the list_agents calls around
@@ -38,6 +39,8 @@ const OVERHEAD_CONVERSATIONS = 5;
 const OVERHEAD_AGENT_STEPS = 4;
 const GROW_CHECKPOINTS = [10, 100, 500, 1000];
 const GROW_WINDOW = 8;
+/** Conversations grown one after another; a checkpoint's figures pool their turns. */
+const GROW_REPEATS = 3;
 /**
  * Messages of the "grow" conversation's leader, counted by the bench as they are made (a person's
  * message: 1; a leader answer with a tool call: 2, the call and its result; a text answer: 1). The
@@ -174,50 +177,57 @@ async function measureOverhead({ port, project, fake, info, signal }) {
 // ---------------------------------------------------------------------------------------- 2. grow
 
 async function measureGrowth({ port, project, home, fake, info, signal, viewers }) {
-  const id = await newConversation(port, "grow", project);
-  const watch = viewer(port, id);
-  viewers.push(watch);
-  await watch.until((s) => s.snapshot, 30_000, "grow snapshot");
-  const messagesFile = path.join(home, "conversations", id, "messages.json");
-  /** Sends a person message, waits until the leader has answered and gone idle; returns the POST's ms. */
-  const turn = async (content) => {
-    const before = watch.state.busyFalse;
-    signal.reset("grow:answered");
-    const answered = signal.wait("grow:answered");
-    growing.count += 1; // the person's message, saved before the 202
-    const ms = await post(port, id, content);
-    await withTimeout(answered, 300_000, `answer to ${content}`);
-    await watch.until((s) => s.busyFalse > before, 30_000, `leader idle after ${content}`);
-    return ms;
-  };
-  const checkpoints = {};
+  const samples = Object.fromEntries(GROW_CHECKPOINTS.map((c) => [c, { post202: [], reads: [], count: 0, bytes: 0, fileBytes: 0 }]));
   const started = Date.now();
-  for (const c of GROW_CHECKPOINTS) {
-    await turn(`grow ${c + GROW_WINDOW}`);
-    const post202 = [];
-    for (let k = 0; k < PINGS; k++) post202.push(await turn("ping"));
-    const reads = [];
-    let count = 0;
-    let bytes = 0;
-    for (let k = 0; k < 5; k++) {
-      const { ms, result } = await timed(() => request(port, "GET", `/api/conversations/${id}/messages`));
-      reads.push(ms);
-      count = result.json.messages.length;
-      bytes = result.bytes;
+  // The same growth, in GROW_REPEATS conversations one after another (all titled "grow"), so each
+  // checkpoint's medians pool GROW_REPEATS times as many turns.
+  for (let rep = 0; rep < GROW_REPEATS; rep++) {
+    growing.count = 0;
+    const id = await newConversation(port, "grow", project);
+    const watch = viewer(port, id);
+    viewers.push(watch);
+    await watch.until((s) => s.snapshot, 30_000, "grow snapshot");
+    const messagesFile = path.join(home, "conversations", id, "messages.json");
+    /** Sends a person message, waits until the leader has answered and gone idle; returns the POST's ms. */
+    const turn = async (content) => {
+      const before = watch.state.busyFalse;
+      signal.reset("grow:answered");
+      const answered = signal.wait("grow:answered");
+      growing.count += 1; // the person's message, saved before the 202
+      const ms = await post(port, id, content);
+      await withTimeout(answered, 300_000, `answer to ${content}`);
+      await watch.until((s) => s.busyFalse > before, 30_000, `leader idle after ${content}`);
+      return ms;
+    };
+    for (const c of GROW_CHECKPOINTS) {
+      const at = samples[c];
+      await turn(`grow ${c + GROW_WINDOW}`);
+      for (let k = 0; k < PINGS; k++) at.post202.push(await turn("ping"));
+      for (let k = 0; k < 5; k++) {
+        const { ms, result } = await timed(() => request(port, "GET", `/api/conversations/${id}/messages`));
+        at.reads.push(ms);
+        at.count = result.json.messages.length;
+        at.bytes = result.bytes;
+      }
+      at.fileBytes = statSync(messagesFile).size;
     }
+    watch.close();
+  }
+  const checkpoints = {};
+  for (const c of GROW_CHECKPOINTS) {
+    const at = samples[c];
     const window = gaps(fake, info, (i) => i.conv === "grow" && i.name === "list_agents" && i.count >= c - GROW_WINDOW && i.count < c + GROW_WINDOW);
     checkpoints[`${c}_messages`] = {
-      messages_after_checkpoint: count,
-      messages_json_bytes: statSync(messagesFile).size,
+      messages_after_checkpoint: at.count,
+      messages_json_bytes: at.fileBytes,
       turn_ms: { messages_from: Math.max(0, c - GROW_WINDOW), messages_to: c + GROW_WINDOW - 1, ...stats(window.map((g) => g.gap)) },
-      post_message_202_ms: stats(post202),
-      get_messages_ms: { response_bytes: bytes, ...stats(reads) },
+      post_message_202_ms: stats(at.post202),
+      get_messages_ms: { response_bytes: at.bytes, ...stats(at.reads) },
     };
   }
-  watch.close();
   return {
     method:
-      `One leader conversation grown by the fake leader calling list_agents in a loop (each call adds 2 messages). turn_ms: for the list_agents calls whose request held ` +
+      `${GROW_REPEATS} leader conversations, one after another, each grown by the fake leader calling list_agents in a loop (each call adds 2 messages; a checkpoint's figures pool the ${GROW_REPEATS}). turn_ms: for the list_agents calls whose request held ` +
       `${GROW_WINDOW} messages either side of the checkpoint, the gap from the end of the fake's answer to the leader's next request (saves the assistant message and the usage, ` +
       `runs list_agents, saves the tool result, reads messages.json back, builds the next request). post_message_202_ms: ${PINGS} person messages at that size, time until 202 ` +
       `(appends to messages.json and timeline.jsonl), each sent once the leader had answered the previous one and gone idle. get_messages_ms: reading the conversation back (5 times).`,
