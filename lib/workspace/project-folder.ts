@@ -125,6 +125,10 @@ export async function checkProjectFolder(value: unknown, extra: readonly Protect
   if (trimmed.includes("\0") || trimmed.length > MAX_PATH_LENGTH) return refused("invalid", trimmed.replace(/\0/g, "\\0").slice(0, 200));
   if (!path.isAbsolute(trimmed)) return refused("not_absolute", trimmed);
   const resolved = path.resolve(trimmed);
+  // The protected folders are resolved while the folder itself is (two trips through the thread
+  // pool one after the other instead of four); a refused folder leaves the answer unused.
+  const protectedRoots = protectedFoldersWith(extra);
+  protectedRoots.catch(() => undefined);
   let real: string;
   try {
     real = await fs.realpath(resolved);
@@ -137,7 +141,7 @@ export async function checkProjectFolder(value: unknown, extra: readonly Protect
   const st = await statId(real);
   if (!st) return refused("unreadable", resolved);
   if (!st.isDirectory()) return refused("not_a_folder", resolved);
-  const roots = await protectedFoldersWith(extra);
+  const roots = await protectedRoots;
   const verdict = projectFolderRefusal({ names: await namesOf(real, st, roots), home: await realHome(), protectedFolders: roots });
   if (verdict) return refused(verdict.reason, resolved, verdict.folder);
   return { ok: true, path: resolved, real };

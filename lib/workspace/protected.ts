@@ -124,9 +124,17 @@ export function protectedMatch(
  */
 export async function protectedAncestor(real: string, roots: readonly ProtectedRoot[] = protectedFolders()): Promise<ProtectedRoot | undefined> {
   if (roots.length === 0) return undefined;
+  const chain: string[] = [];
   for (let at = real; ; at = path.dirname(at)) {
-    const hit = protectedMatch(at, await statId(at), roots);
-    if (hit) return hit;
-    if (path.dirname(at) === at) return undefined;
+    chain.push(at);
+    if (path.dirname(at) === at) break;
   }
+  // Every ancestor is stat'ed at once (one trip through the thread pool, not one per level), then
+  // judged nearest first.
+  const stats = await Promise.all(chain.map((at) => statId(at)));
+  for (const [i, at] of chain.entries()) {
+    const hit = protectedMatch(at, stats[i], roots);
+    if (hit) return hit;
+  }
+  return undefined;
 }
