@@ -20,6 +20,15 @@ function counter(start = 0) {
 
 const tick = () => new Promise((r) => setImmediate(r));
 
+/** The next id, when it waits for a reservation: the reservation (the `index`th) is written, then the id comes. */
+async function reserved(ids: AgentIds, state: ReturnType<typeof counter>["state"], index: number): Promise<number> {
+  const id = ids.next();
+  await tick();
+  expect(state.reserves).toHaveLength(index + 1);
+  state.reserves[index]!.release();
+  return id;
+}
+
 describe("global agent ids", () => {
   it("hands out a block of consecutive ids with one write, and reserves the next block before this one runs out", async () => {
     const { state, reserve } = counter(4);
@@ -55,18 +64,11 @@ describe("global agent ids", () => {
   it("forgets the reserved ids when the counter was moved by someone else, a reservation under way included", async () => {
     const { state, reserve } = counter();
     const ids = new AgentIds(reserve);
-    const first = ids.next();
-    await tick();
-    state.reserves[0]!.release();
-    expect(await first).toBe(1);
+    expect(await reserved(ids, state, 0)).toBe(1);
     // An import moved the counter to 40 (its agents may hold any id up to there).
     ids.drop();
     state.counter = 40;
-    const second = ids.next();
-    await tick();
-    expect(state.reserves).toHaveLength(2);
-    state.reserves[1]!.release();
-    expect(await second).toBe(41);
+    expect(await reserved(ids, state, 1)).toBe(41);
 
     // A drop while a reservation is under way: that block is not used either.
     for (let i = 0; i < AGENT_ID_BLOCK / 2; i++) await ids.next();
@@ -74,27 +76,17 @@ describe("global agent ids", () => {
     ids.drop();
     state.counter = 100;
     state.reserves[2]!.release();
-    const third = ids.next();
-    await tick();
-    expect(state.reserves).toHaveLength(4);
-    state.reserves[3]!.release();
     // The block of the overlapped reservation (101…116) is skipped.
-    expect(await third).toBe(117);
+    expect(await reserved(ids, state, 3)).toBe(117);
   });
 
   it("never hands out an id at or below one it handed out, even when the counter fell behind (state.json rebuilt)", async () => {
     const { state, reserve } = counter();
     const ids = new AgentIds(reserve);
-    const first = ids.next();
-    await tick();
-    state.reserves[0]!.release();
-    expect(await first).toBe(1);
+    expect(await reserved(ids, state, 0)).toBe(1);
     ids.drop();
     state.counter = 0;
-    const second = ids.next();
-    await tick();
+    expect(await reserved(ids, state, 1)).toBe(2);
     expect(state.reserves[1]!.floor).toBe(1);
-    state.reserves[1]!.release();
-    expect(await second).toBe(2);
   });
 });
