@@ -32,13 +32,16 @@ export const TOOL_CALL_OVERHEAD = 8;
 export const MAX_RUN_CHARS = 64;
 /** Chunks given to the tokenizer end before whitespace once they are this long. */
 export const MAX_CHUNK_CHARS = 2048;
-/** Texts up to this many characters are counted whole (unless they exceed the token budget); longer ones from {@link SAMPLE_COUNT} windows totalling this many characters. */
+/** Texts up to this many characters are counted whole (unless they exceed the token budget); longer ones from {@link SAMPLE_COUNT} windows totalling about this many characters. */
 export const EXACT_COUNT_LIMIT = 8_000;
 /** Tokens one count may produce before it extrapolates from what it has counted. */
 export const COUNT_TOKEN_BUDGET = 2_500;
-const SAMPLE_COUNT = 32;
-/** The windows in an order that spreads any prefix of it evenly over the text (bit-reversed 0…31). */
-const SAMPLE_ORDER = Array.from({ length: SAMPLE_COUNT }, (_, i) => parseInt(i.toString(2).padStart(5, "0").split("").reverse().join(""), 2));
+const SAMPLE_BITS = 6;
+const SAMPLE_COUNT = 2 ** SAMPLE_BITS;
+/** The windows in an order that spreads any prefix of it evenly over the text (bit-reversed 0…63). */
+const SAMPLE_ORDER = Array.from({ length: SAMPLE_COUNT }, (_, i) => parseInt(i.toString(2).padStart(SAMPLE_BITS, "0").split("").reverse().join(""), 2));
+/** How far a sample window's ends move to reach whitespace (a word cut in two counts as more tokens than it is). */
+const SAMPLE_SNAP_CHARS = 32;
 
 // Tool results can contain text like `<|endoftext|>` (a file the agent read); the library throws
 // on special tokens by default, but for us it is plain text sent as plain text.
@@ -138,7 +141,23 @@ function scaled(tokens: number, chars: number, length: number): number {
   return chars >= length ? tokens : Math.max(1, Math.round((tokens * length) / Math.max(1, chars)));
 }
 
-/** Estimate for a long text: windows spread evenly over it, counted until the token budget, scaled to the whole length. */
+/**
+ * `at` moved (back for `dir` -1, forward for 1) to just after whitespace, by at most
+ * {@link SAMPLE_SNAP_CHARS}; `at` itself when there is none that near.
+ */
+function afterSpace(text: string, at: number, dir: -1 | 1): number {
+  for (let d = 0; d <= SAMPLE_SNAP_CHARS; d++) {
+    const p = at + dir * d;
+    if (p <= 0 || p >= text.length) return Math.max(0, Math.min(text.length, p));
+    if (isSpace(text.charCodeAt(p - 1))) return p;
+  }
+  return at;
+}
+
+/**
+ * Estimate for a long text: windows spread evenly over it (their ends moved to whitespace, so no
+ * word is counted cut in two), counted until the token budget, scaled to the whole length.
+ */
 function estimate(text: string): number {
   const n = text.length;
   const width = Math.floor(EXACT_COUNT_LIMIT / SAMPLE_COUNT);
@@ -146,8 +165,8 @@ function estimate(text: string): number {
   let tokens = 0;
   let chars = 0;
   for (const k of SAMPLE_ORDER) {
-    const from = codePointBoundary(text, Math.round(k * step));
-    const to = codePointBoundary(text, Math.min(n, from + width));
+    const from = codePointBoundary(text, afterSpace(text, Math.round(k * step), -1));
+    const to = codePointBoundary(text, afterSpace(text, Math.min(n, from + width), 1));
     const counted = countChunked(text.slice(from, to), COUNT_TOKEN_BUDGET - tokens);
     tokens += counted.tokens;
     chars += counted.chars;
