@@ -257,12 +257,20 @@ describe("distillation", () => {
     }
     const conclusion = mine.find((e) => e.statement.includes("idempotent"))!;
     expect(conclusion).toMatchObject({ kind: "fact", project_path: project });
-    const state = JSON.parse(readFileSync(path.join(home, "memory", "distilled.json"), "utf8"));
-    expect(state.conversations[id].through).toBe(messages.length);
+    // The progress log's latest line for the conversation.
+    const progressOf = (convId: string) =>
+      readFileSync(path.join(home, "memory", "distilled.jsonl"), "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+        .filter((l) => l.conversation_id === convId)
+        .at(-1);
+    const state = progressOf(id);
+    expect(state.through).toBe(messages.length);
 
     expect((await server.api("PATCH", `/api/conversations/${id}`, { status: "archived" })).status).toBe(200);
     // the archive run reads nothing new: no second write, no entry added twice
-    await until("the archive run", () => JSON.parse(readFileSync(path.join(home, "memory", "distilled.json"), "utf8")).conversations[id].at !== state.conversations[id].at);
+    await until("the archive run", () => progressOf(id).at !== state.at);
     expect(entriesFile().filter((e) => e.source.conversation_id === id).length).toBe(mine.length);
     expect((await timeline(id)).filter((r) => r.action === "memory_write").length).toBe(1);
     // The runs let go of the conversation while it was distilled: nothing stays open for it.

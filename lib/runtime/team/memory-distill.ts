@@ -8,64 +8,31 @@ import "server-only";
  *   model distils by rules (lib/memory/distill); any other gets the conclusions in a prompt and
  *   must answer JSON matching the zod answer schema: an invalid answer is asked again once, then
  *   the rules distil instead (the model's error on the timeline event and in the log).
- * - Once per message: `memory/distilled.json` remembers, per conversation, how far its leader's
+ * - Once per message: `memory/distilled.jsonl` remembers, per conversation, how far its leader's
  *   history was distilled (the count and the last message's id, so a history that does not
- *   continue it is read again whole); a run reads only what came after. The service's `upsert`
- *   merges duplicates besides, so a history read again adds nothing twice.
+ *   continue it is read again whole; ./distilled-progress.ts); a run reads only what came after.
+ *   The service's `upsert` merges duplicates besides, so a history read again adds nothing twice.
  * - One run at a time per conversation (runs queue); a failure is logged and told, never thrown
  *   into the conversation.
  * - Each run that wrote something puts a `memory_write` event on the timeline (entry ids, kinds
  *   and levels, never their text) (no notice: it would keep an idle run in memory).
  */
 import path from "node:path";
-import { z } from "zod";
 import { collectConclusions, distillByRules, distillMessages, parseDistillAnswer, retryMessages, type Conclusion, type DistillContext, type DistilledCandidate } from "@/lib/memory/distill";
 import { accountPatternsFor } from "@/lib/memory/redaction-config";
 import { auxModelKey, loadRegistry, resolveModel } from "@/lib/models";
 import { SYSTEM_PARTY } from "@/lib/protocol";
-import { NotFoundError } from "@/lib/errors";
-import { readJsonFile, updateJsonFile, type Message } from "@/lib/store";
+import type { Message } from "@/lib/store";
 import { closeJsonLines } from "@/lib/store/jsonl";
 import { modelFor } from "../models";
 import type { EmitInit, NoticeKey } from "./state";
 import type { TeamState } from "./state";
+import { distilledProgress } from "./distilled-progress";
 import { memoryOf } from "./memory-port";
 import type { AgentMeta } from "./types";
 
 /** What started a distillation. */
 export type DistillTrigger = "summary" | "archive";
-
-/** `memory/distilled.json`: per conversation, how far its leader's history was distilled. */
-export const DistilledStateSchema = z.looseObject({
-  version: z.literal(1),
-  conversations: z.record(
-    z.string(),
-    z.looseObject({
-      /** Leader messages read so far. */
-      through: z.number().int().nonnegative(),
-      /** The `message_id` of the last of them, to tell that a history still continues the one read. */
-      last_message_id: z.string().nullable(),
-      /** When the last run ended (ISO 8601), also when it found nothing new. */
-      at: z.string(),
-    }),
-  ),
-});
-export type DistilledState = z.infer<typeof DistilledStateSchema>;
-
-/** The file of {@link DistilledStateSchema} in a data folder. */
-export function distilledStateFile(root: string): string {
-  return path.join(root, "memory", "distilled.json");
-}
-
-/** The distilled-state file, or an empty state when there is none yet. */
-async function readDistilledState(file: string): Promise<DistilledState> {
-  try {
-    return await readJsonFile(file, DistilledStateSchema);
-  } catch (error) {
-    if (error instanceof NotFoundError) return { version: 1, conversations: {} };
-    throw error;
-  }
-}
 
 /** Where a run's events and notices go: the conversation's run state, or one made for an archived conversation. */
 export type DistillSink = Pick<TeamState, "app" | "convId" | "store"> & {
@@ -151,15 +118,13 @@ export async function distillConversation(sink: DistillSink, trigger: DistillTri
   await sink.durable?.();
   const messages = (await sink.store.readLeaderMessages(convId)).messages;
   if (trigger === "summary" && !endsWithSummary(messages)) return;
-  const stateFile = distilledStateFile(root);
-  const empty = (): DistilledState => ({ version: 1, conversations: {} });
-  const seen = (await readDistilledState(stateFile)).conversations[convId];
+  const progressLog = distilledProgress(root);
+  const seen = await progressLog.get(convId);
   // The history read last time must still be this one's start; otherwise it is read again whole.
   const continues = seen && seen.through <= messages.length && (seen.through === 0 || (messages[seen.through - 1]?.message_id ?? null) === seen.last_message_id);
   const from = continues ? seen.through : 0;
   const last = messages[messages.length - 1];
-  const progress = () =>
-    updateJsonFile(stateFile, DistilledStateSchema, (s) => ({ ...s, conversations: { ...s.conversations, [convId]: { through: messages.length, last_message_id: last?.message_id ?? null, at: new Date().toISOString() } } }), { create: empty });
+  const progress = () => progressLog.record(convId, { through: messages.length, last_message_id: last?.message_id ?? null, at: new Date().toISOString() });
   // Nothing new: the run is still recorded (when it ran), and reads nothing.
   if (from >= messages.length) return void (await progress());
   const conv = await sink.store.get(convId);
