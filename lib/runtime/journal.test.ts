@@ -34,7 +34,8 @@ describe("the action journal", () => {
     const ordered = async (line: string) => void lines.push(["ordered", JSON.parse(line).status]);
     const journal = new ActionJournal(dir, durable, ordered);
     const started = journal.started("k");
-    await new Promise((r) => setImmediate(r));
+    // The journal reads its file first (the thread pool: no fixed number of turns), then appends.
+    while (lines.length === 0) await new Promise((r) => setImmediate(r));
     // `started` waits for the disk: the action may not run before it resolves.
     let ran = false;
     void started.then(() => (ran = true));
