@@ -155,6 +155,8 @@ describe("counts stay close to the real tokenizer", () => {
     ["TypeScript code, short", readFileSync(path.join(repo, "lib/context/index.ts"), "utf8")],
     ["Chinese text", readFileSync(path.join(repo, "lib/i18n/dictionaries/zh-cn.ts"), "utf8").slice(0, 6000)],
     ["JSON", JSON.stringify(JSON.parse(readFileSync(path.join(repo, "package.json"), "utf8")), null, 2).repeat(10)],
+    // Just over the exact limit: the sample windows together are longer than the text and overlap.
+    ["a capped tool result just over the exact limit", JSON.stringify({ result: `BEGIN${"x".repeat(5900)}\n…[38000 characters omitted]…\n${"x".repeat(5900)}END` })],
   ];
 
   it.each(samples)("%s: within 4%% of the exact count", (_name, text) => {

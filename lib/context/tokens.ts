@@ -179,7 +179,9 @@ function estimate(text: string): number {
     chars += counted.chars;
     if (tokens >= ESTIMATE_TOKEN_BUDGET) break;
   }
-  return scaled(tokens, chars, n);
+  // Always scaled: on a text shorter than the windows together they overlap, and what they
+  // counted is more than the text holds.
+  return Math.max(1, Math.round((tokens * n) / Math.max(1, chars)));
 }
 
 /** Count of `text` within the token budget: exact when it fits, else scaled from its counted start (short texts) or from samples (long ones). */
