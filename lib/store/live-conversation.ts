@@ -48,9 +48,9 @@ import { ChangeQueues } from "./change-queues";
 import { SeedWriter } from "./seed-writer";
 import { openStepLog, type StepLog } from "./step-log";
 import { LineFiles, restoreLines } from "./logged-lines";
-import { readAgentFolders, replayRecord, type AgentFiles } from "./live-load";
+import { readAgentFolders, replayLog, type AgentFiles } from "./live-load";
 import { CHECKPOINT_BYTES, seedFilePath, seedKeys, STEP_LOG_FILE, type ChangeOptions, type Durability, type FileKey, type LiveHooks, type LoadReport, type Mutator } from "./live-contract";
-import { checked, headOf, messagesDelta, parsed, StepRecordSchema, type LoggedLineFile, type StepRecord } from "./step-records";
+import { checked, headOf, messagesDelta, type LoggedLineFile, type StepRecord } from "./step-records";
 import { localTimestamp } from "./time";
 
 export { messagesDelta, StepRecordSchema, type StepRecord } from "./step-records";
@@ -104,19 +104,13 @@ export class LiveConversation implements Durability {
     let broken: LoadReport["broken"] = [];
     try {
       const found = await readAgentFolders(root, id);
-      broken = found.broken;
       const files = { meta, leader, agents: found.agents };
-      const lines: Array<{ f: LoggedLineFile; line: string }> = [];
-      for (const raw of records) {
-        const record = parsed(StepRecordSchema, raw, `A record of ${STEP_LOG_FILE}`);
-        if (record.k === "line") lines.push(record);
-        else replayRecord(files, record);
-      }
+      const replayed = replayLog(files, records, found.broken);
+      const lines = replayed.lines;
+      broken = replayed.broken;
       live.#meta = files.meta;
       live.#leader = files.leader;
       for (const [agentId, agent] of files.agents) live.#agents.set(agentId, agent);
-      // A folder a crash left half written is whole again when the log holds the agent's creation.
-      broken = broken.filter((b) => !files.agents.has(Number(path.basename(path.dirname(b.file)))));
       if (lines.length) await restoreLines(conversationDir(root, id), lines);
       if (records.length) {
         // The replay changed memory, not the files: every file is written from it, durably.

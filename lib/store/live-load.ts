@@ -11,7 +11,8 @@ import { NotFoundError } from "@/lib/errors";
 import { readJsonFile } from "./files";
 import { agentMessagesFile, agentMetadataFile, agentsDir } from "./paths";
 import { AgentMessagesFileSchema, AgentMetadataSchema, type AgentMessagesFile, type AgentMetadata, type ConversationMetadata, type LeaderMessagesFile } from "./schemas";
-import { applyDelta, type StepRecord } from "./step-records";
+import { STEP_LOG_FILE } from "./live-contract";
+import { applyDelta, parsed, StepRecordSchema, type LoggedLineFile, type StepRecord } from "./step-records";
 
 /** One sub-agent's two files. */
 export interface AgentFiles {
@@ -61,6 +62,22 @@ export interface ReplayedFiles {
   meta: ConversationMetadata;
   leader: LeaderMessagesFile;
   agents: Map<number, AgentFiles>;
+}
+
+/**
+ * Replays the step log's records over `files` (read from disk), in order. Returns the logged
+ * lines apart (to be put back in their files) and `broken` without the files of an agent the log
+ * brings back (a folder a crash left half written is whole again from the log's record of it).
+ * @throws ValidationError for a record that does not match its schema.
+ */
+export function replayLog(files: ReplayedFiles, records: readonly unknown[], broken: readonly BrokenFile[]): { lines: Array<{ f: LoggedLineFile; line: string }>; broken: BrokenFile[] } {
+  const lines: Array<{ f: LoggedLineFile; line: string }> = [];
+  for (const raw of records) {
+    const record = parsed(StepRecordSchema, raw, `A record of ${STEP_LOG_FILE}`);
+    if (record.k === "line") lines.push(record);
+    else replayRecord(files, record);
+  }
+  return { lines, broken: broken.filter((b) => !files.agents.has(Number(path.basename(path.dirname(b.file))))) };
 }
 
 /** Applies one log record (not a JSON Lines one) to `files`; a record for an agent left out changes nothing. */
