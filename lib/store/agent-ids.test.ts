@@ -66,18 +66,28 @@ describe("global agent ids", () => {
     const ids = new AgentIds(reserve);
     expect(await reserved(ids, state, 0)).toBe(1);
     // An import moved the counter to 40 (its agents may hold any id up to there).
-    ids.drop();
+    ids.drop(40);
     state.counter = 40;
     expect(await reserved(ids, state, 1)).toBe(41);
 
     // A drop while a reservation is under way: that block is not used either.
     for (let i = 0; i < AGENT_ID_BLOCK / 2; i++) await ids.next();
     expect(state.reserves).toHaveLength(3);
-    ids.drop();
+    ids.drop(100);
     state.counter = 100;
     state.reserves[2]!.release();
     // The block of the overlapped reservation (101…116) is skipped.
     expect(await reserved(ids, state, 3)).toBe(117);
+  });
+
+  it("after a drop, hands out no id at or below the ids known taken, though the counter is past them", async () => {
+    const { state, reserve } = counter();
+    const ids = new AgentIds(reserve);
+    expect(await reserved(ids, state, 0)).toBe(1);
+    // An import brings ids up to 5, inside the block 1…16 this reserved: the counter stays at 16.
+    ids.drop(5);
+    const next = await reserved(ids, state, 1);
+    expect(next).toBeGreaterThan(16);
   });
 
   it("never hands out an id at or below one it handed out, even when the counter fell behind (state.json rebuilt)", async () => {

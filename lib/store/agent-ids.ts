@@ -24,7 +24,7 @@ export class AgentIds {
   /** Reserved ranges, inclusive, in order; the first is handed out from. */
   #ranges: Array<{ next: number; end: number }> = [];
   #refill: Promise<void> | null = null;
-  /** The highest id handed out: a rebuilt state.json (from the folders) may be behind it. */
+  /** The highest id handed out or known taken: a rebuilt state.json (from the folders) may be behind it. */
   #highest = 0;
   /** Counts {@link drop}s: a block whose reservation a drop overlapped is not used. */
   #generation = 0;
@@ -50,12 +50,14 @@ export class AgentIds {
   }
 
   /**
-   * Forgets the ids reserved and not handed out: someone else moved the counter (an imported
-   * conversation brings its agents' ids), so they may be taken. The next id comes from a new block.
+   * Forgets the ids reserved and not handed out, a reservation under way included: ids up to
+   * `taken` now exist that this did not hand out (an imported conversation brings its agents'
+   * ids), so any of them may be taken. The next id comes from a new block past `taken`.
    */
-  drop(): void {
+  drop(taken = 0): void {
     this.#ranges = [];
     this.#generation++;
+    this.#highest = Math.max(this.#highest, taken);
   }
 
   #left(): number {

@@ -98,6 +98,16 @@ describe("installConversation", () => {
     await expect(store.installConversation(FIXTURE_ID, "create", files)).rejects.toBeInstanceOf(ConflictError);
   });
 
+  it("gives no later agent an imported agent's id, when the ids lie in a block already reserved", async () => {
+    const store = await newStore();
+    const { id } = await store.create({ title: "Before", project_path: project, model_key: "offline" });
+    // Agent 1 reserves ids 1…16 (state.json's counter moves to 16, past the imported agent 3).
+    expect((await store.createAgent(id, { role_id: "r", role_name: "R" })).agent_id).toBe(1);
+    await store.installConversation(FIXTURE_ID, "create", files);
+    const next = (await store.createAgent(id, { role_id: "r", role_name: "R" })).agent_id;
+    expect(next).toBeGreaterThan(3);
+  });
+
   it("imports a copy under a new id, rewritten", async () => {
     const store = await newStore();
     await store.installConversation(FIXTURE_ID, "create", files);

@@ -80,6 +80,8 @@ export async function installConversation(
     await core.indexed(meta);
     core.notify({ type: "installed", convId: target });
     const maxAgentId = Math.max(0, ...meta.agent_ids);
+    // Its agents' ids may lie in a block reserved here and not handed out yet: the next id comes after them.
+    core.agentIds.drop(maxAgentId);
     await core.updateState((state) => ({
       ...state,
       agent_id_counter: Math.max(state.agent_id_counter ?? 0, maxAgentId),

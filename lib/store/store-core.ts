@@ -234,16 +234,7 @@ export class StoreCore {
    * Corrupt: moved aside to `<name>.corrupt-<YYYYMMDDHHMMSS>`, rebuilt from the folders, and
    * recorded as a problem.
    */
-  async updateState(fn: (state: StateFile) => StateFile | Promise<StateFile>): Promise<StateFile> {
-    return this.#writeState(async (current) => {
-      const next = await fn(current);
-      // The counter moved by someone else (an import brings its agents' ids): reserved ids may be taken.
-      if ((next.agent_id_counter ?? 0) !== (current.agent_id_counter ?? 0)) this.agentIds.drop();
-      return next;
-    });
-  }
-
-  #writeState(fn: (state: StateFile) => StateFile | Promise<StateFile>): Promise<StateFile> {
+  updateState(fn: (state: StateFile) => StateFile | Promise<StateFile>): Promise<StateFile> {
     return this.withRootLock(async () => {
       const file = stateFile(this.root);
       const current = await this.#loadState(file);
@@ -255,7 +246,7 @@ export class StoreCore {
 
   /** Moves state.json's agent counter on by a block of ids (./agent-ids.ts); resolves with the new counter. */
   async #reserveAgentIds(floor: number, count: number): Promise<number> {
-    const state = await this.#writeState((s) => ({ ...s, agent_id_counter: Math.max(s.agent_id_counter ?? 0, floor) + count, updated_at: localTimestamp() }));
+    const state = await this.updateState((s) => ({ ...s, agent_id_counter: Math.max(s.agent_id_counter ?? 0, floor) + count, updated_at: localTimestamp() }));
     return state.agent_id_counter ?? count;
   }
 
