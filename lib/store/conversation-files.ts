@@ -112,10 +112,14 @@ export async function createConversation(core: StoreCore, input: CreateConversat
   return meta;
 }
 
-/** A conversation's metadata.json (from memory when it is open). */
+/**
+ * A conversation's metadata.json (from memory when it is open). An open conversation's object is
+ * the one it holds, as for an agent's metadata: every change replaces it, and callers only read it
+ * (a copy for every step's reads cost more than any of them).
+ */
 export async function getConversation(core: StoreCore, id: string): Promise<ConversationMetadata> {
   const live = core.live.get(id);
-  if (live) return structuredClone(live.metadata);
+  if (live) return live.metadata;
   const file = conversationMetadataFile(core.root, id);
   try {
     return await core.tracked(file, () => readJsonFile(file, ConversationMetadataSchema));

@@ -452,6 +452,24 @@ describe("get, update and remove", () => {
     expect(await catchError(store.get("conv_20260711_210000_001"))).toBeInstanceOf(NotFoundError);
   });
 
+  it("reads an open conversation's metadata from memory without a copy, and a change replaces it, never changing what a reader holds", async () => {
+    const store = await freshStore();
+    const conv = await store.create({ title: "Held", project_path: project, model_key: "m" });
+    await store.open(conv.id);
+    const first = await store.get(conv.id);
+    expect(await store.get(conv.id)).toBe(first);
+    const updated = await store.update(conv.id, { title: "Changed" });
+    expect(await store.get(conv.id)).toBe(updated);
+    expect(first.title).toBe("Held");
+    await store.update(conv.id, (m) => {
+      m.agent_ids.push(7); // a mutator works on a copy
+      return m;
+    });
+    expect(updated.agent_ids).toEqual([]);
+    expect((await store.get(conv.id)).agent_ids).toEqual([7]);
+    await store.closeConversation(conv.id);
+  });
+
   it("keeps metadata.json, messages.json and index.json in step on update", async () => {
     const store = await freshStore();
     const conv = await store.create({ title: "Before", project_path: project, model_key: "m" });
