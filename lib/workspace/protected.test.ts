@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveProjectPath, WorkspaceError } from "./resolve";
-import { protectedAncestor, protectedFolders, protectFolder, resetProtectedFoldersForTests } from "./protected";
+import { protectedAncestor, protectedFolders, protectedFoldersWith, protectFolder, resetProtectedFoldersForTests } from "./protected";
 import { listFiles, readFile, searchFiles, writeFile } from "./tools";
 
 let base: string;
@@ -185,6 +185,28 @@ describe("Astrion's own folders inside a project", () => {
       resetProtectedFoldersForTests();
       await protectFolder({ kind: "data", path: data });
       await protectFolder({ kind: "app", path: app });
+    }
+  });
+});
+
+describe("protectedFoldersWith", () => {
+  it("takes a folder registered at boot as it was resolved then, and resolves any other now", async () => {
+    const registered = protectedFolders().find((r) => r.kind === "data")!;
+    // The registered data folder, given again: the boot-time description, no new resolution (a
+    // link put in its place since is not followed; the workspace never resolves it per call).
+    const moved = path.join(base, "moved-data");
+    await fs.rename(data, moved);
+    await fs.symlink(path.join(base, "proj", "src"), data);
+    try {
+      const same = await protectedFoldersWith([{ kind: "data", path: data }]);
+      expect(same.filter((r) => r.kind === "data")).toEqual([registered]);
+      // Another folder is resolved now: through the link, to where it points.
+      const other = await protectedFoldersWith([{ kind: "data", path: path.join(base, "alias-data") }]);
+      expect(other.map((r) => r.real)).toContain(path.join(base, "proj", "src"));
+      expect(other).toHaveLength(protectedFolders().length + 1);
+    } finally {
+      await fs.rm(data);
+      await fs.rename(moved, data);
     }
   });
 });

@@ -90,10 +90,17 @@ export function protectedFolders(): ProtectedRoot[] {
   return [...registry().values()];
 }
 
-/** The registered folders plus `extra` (resolved now), without duplicates. */
+/**
+ * The registered folders plus `extra`, without duplicates. An extra folder registered already
+ * (same kind, same path as given: the store's data folder, registered at boot) is taken as it was
+ * resolved then, as every registered folder is; any other is resolved now.
+ */
 export async function protectedFoldersWith(extra: readonly ProtectedInput[]): Promise<ProtectedRoot[]> {
-  const all = new Map(registry());
+  const registered = registry();
+  const all = new Map(registered);
   for (const input of extra) {
+    const given = path.resolve(input.path);
+    if ([...registered.values()].some((r) => r.kind === input.kind && r.path === given)) continue;
     const root = await describeProtected(input);
     all.set(`${root.kind}:${root.real}`, root);
   }
