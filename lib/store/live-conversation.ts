@@ -50,7 +50,7 @@ import { openStepLog, type StepLog } from "./step-log";
 import { LineFiles, restoreLines } from "./logged-lines";
 import { readAgentFolders, replayLog, type AgentFiles } from "./live-load";
 import { CHECKPOINT_BYTES, seedFilePath, seedKeys, STEP_LOG_FILE, type ChangeOptions, type Durability, type FileKey, type LiveHooks, type LoadReport, type Mutator } from "./live-contract";
-import { checked, headOf, messagesDelta, type LoggedLineFile, type StepRecord } from "./step-records";
+import { checked, checkedChange, headOf, messagesDelta, type LoggedLineFile, type StepRecord } from "./step-records";
 import { localTimestamp } from "./time";
 
 export { messagesDelta, StepRecordSchema, type StepRecord } from "./step-records";
@@ -179,7 +179,7 @@ export class LiveConversation implements Durability {
   }
 
   async #applyMetadata(changed: ConversationMetadata, opts: ChangeOptions): Promise<ConversationMetadata> {
-    const next = checked(ConversationMetadataSchema, { ...changed, id: this.id, updated_at: localTimestamp() }, "metadata.json");
+    const next = checkedChange(ConversationMetadataSchema, this.#meta, { ...changed, id: this.id, updated_at: localTimestamp() }, "metadata.json");
     this.#meta = next;
     const leader = this.#syncLeaderHeader();
     await this.#commit(leader ? [{ k: "conv", v: next }, leader] : [{ k: "conv", v: next }], leader ? ["meta", "leader"] : ["meta"], opts, () => this.#hooks.onMetadata?.(next));
@@ -212,7 +212,7 @@ export class LiveConversation implements Durability {
     const now = localTimestamp();
     const next = { ...changed, id: this.id, title: this.#meta.title, updated_at: now };
     const { at, add } = messagesDelta(prev.messages, next.messages);
-    checked(LeaderMessagesFileSchema, { ...next, messages: [] }, "messages.json");
+    checkedChange(LeaderMessagesFileSchema, prev, next, "messages.json", "messages");
     checked(MessagesSchema, add, "messages.json");
     this.#leader = next;
     const records: StepRecord[] = [{ k: "leader", at, add, head: headOf(next) }];
@@ -250,7 +250,7 @@ export class LiveConversation implements Durability {
       this.#assertOpen();
       const changed = await fn(files.meta);
       if (changed === files.meta) return changed;
-      const next = checked(AgentMetadataSchema, { ...changed, agent_id: agentId, updated_at: localTimestamp() }, `agent ${agentId}'s metadata.json`);
+      const next = checkedChange(AgentMetadataSchema, files.meta, { ...changed, agent_id: agentId, updated_at: localTimestamp() }, `agent ${agentId}'s metadata.json`);
       files.meta = next;
       await this.#commit([{ k: "agent", id: agentId, v: next }], [`agent:${agentId}`], opts, () => this.#hooks.onAgent?.(next));
       return next;
@@ -271,7 +271,7 @@ export class LiveConversation implements Durability {
     const prev = files.messages;
     const next = { ...changed, agent_id: agentId, updated_at: localTimestamp() };
     const { at, add } = messagesDelta(prev.messages, next.messages);
-    checked(AgentMessagesFileSchema, { ...next, messages: [] }, `agent ${agentId}'s messages.json`);
+    checkedChange(AgentMessagesFileSchema, prev, next, `agent ${agentId}'s messages.json`, "messages");
     checked(MessagesSchema, add, `agent ${agentId}'s messages.json`);
     files.messages = next;
     await this.#commit([{ k: "agent_messages", id: agentId, at, add, head: headOf(next) }], [`agent_messages:${agentId}`], opts, () => this.#hooks.onMessages?.(agentId, at));

@@ -74,6 +74,30 @@ export function checked<S extends z.ZodType>(schema: S, value: z.output<S>, what
   return value;
 }
 
+/**
+ * {@link checked} for a change of a value that passed the same check (`prev`): only the fields
+ * whose values differ from `prev`'s (by identity), or that `next` dropped, are checked, each
+ * against its own schema; the others are the values that passed before. For the seed files'
+ * object schemas, whose rules are all per field (no rule spans fields), this accepts exactly what
+ * a whole check accepts, at the cost of what changed. `skip`: fields checked elsewhere (a messages
+ * file's `messages`, checked as the delta a record carries).
+ * @throws ValidationError naming what was refused, with each issue's path from the file's root.
+ */
+export function checkedChange<T extends Record<string, unknown>>(schema: z.ZodObject, prev: T, next: T, what: string, skip?: string): T {
+  const shape = schema.shape as Record<string, z.ZodType | undefined>;
+  const issues: { path: string; message: string }[] = [];
+  const check = (key: string, value: unknown) => {
+    const field = shape[key];
+    if (!field) return; // an extra field: the seed's schemas are loose, any value passes
+    const result = field.safeParse(value);
+    if (!result.success) for (const issue of zodIssues(result.error)) issues.push({ path: issue.path ? `${key}.${issue.path}` : key, message: issue.message });
+  };
+  for (const key of Object.keys(next)) if (key !== skip && next[key] !== prev[key]) check(key, next[key]);
+  for (const key of Object.keys(prev)) if (key !== skip && !Object.hasOwn(next, key)) check(key, undefined);
+  if (issues.length) throw new ValidationError(`Refusing to save ${what}`, issues);
+  return next;
+}
+
 /** The value as `schema` parses it. @throws ValidationError naming what did not match. */
 export function parsed<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
   const result = schema.safeParse(value);
