@@ -273,5 +273,14 @@ export function follow(cause: Envelope, init: FollowInit): Envelope {
 export function parseEnvelope(value: unknown): Envelope {
   const parsed = EnvelopeSchema.safeParse(value);
   if (!parsed.success) throw new ValidationError("Invalid envelope", zodIssues(parsed.error));
+  checkedEnvelopes.add(parsed.data);
   return parsed.data;
+}
+
+/** The envelopes {@link parseEnvelope} returned (every one built here is; envelopes are never changed in place). */
+const checkedEnvelopes = new WeakSet<object>();
+
+/** Whether `value` is an envelope {@link parseEnvelope} returned, so checked against the schema already. */
+export function isCheckedEnvelope(value: unknown): value is Envelope {
+  return typeof value === "object" && value !== null && checkedEnvelopes.has(value);
 }

@@ -3,11 +3,11 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import ts from "typescript";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ValidationError } from "@/lib/errors";
-import { follow, replyTo, startTrace } from "./envelope";
+import { follow, isCheckedEnvelope, replyTo, startTrace, type Envelope } from "./envelope";
 import { appendJsonLine, appendStats, closeJsonLines, parseJsonLines, syncJsonLines } from "@/lib/store/jsonl";
-import { appendTimeline, readTimeline, timelineFile } from "./timeline";
+import { appendTimeline, readTimeline, timelineFile, timelineLine } from "./timeline";
 import { timelineRecord, TimelineRecordSchema, type TimelineRecord } from "./timeline-record";
 
 let dir: string;
@@ -62,6 +62,29 @@ describe("timeline records", () => {
     expect(result.success).toBe(false);
     expect(result.error?.issues[0]?.path).toEqual(["trace_id"]);
     expect(TimelineRecordSchema.safeParse({ ...rec, parent_turn_id: b.turn_id }).success).toBe(false);
+  });
+});
+
+describe("checked once", () => {
+  /** `envelope` with its payload read through a getter that counts the reads (a check reads it). */
+  function counted(envelope: Envelope): { envelope: Envelope; reads: () => number } {
+    let reads = 0;
+    const payload = envelope.payload;
+    Object.defineProperty(envelope, "payload", { enumerable: true, get: () => (reads++, payload) });
+    return { envelope, reads: () => reads };
+  }
+
+  it("makes the record of a built envelope without checking the envelope again, and checks any other envelope whole", () => {
+    const built = counted(startTrace("user", "leader", { content: "hi" }));
+    expect(isCheckedEnvelope(built.envelope)).toBe(true);
+    expect(timelineRecord(built.envelope, { action: "x" }).envelope).toBe(built.envelope);
+    expect(built.reads()).toBe(0);
+    // A copy is not an envelope built here: it is checked whole, and refused when it is not one.
+    const copy = counted({ ...startTrace("user", "leader", { content: "hi" }) });
+    expect(isCheckedEnvelope(copy.envelope)).toBe(false);
+    timelineRecord(copy.envelope, { action: "x" });
+    expect(copy.reads()).toBeGreaterThan(0);
+    expect(() => timelineRecord({ ...startTrace("user", "leader", {}), type: "gossip" } as never, { action: "x" })).toThrow();
   });
 });
 
@@ -168,6 +191,21 @@ describe("appendTimeline / readTimeline", () => {
     const bad = { ...record(1), action: "" };
     await expect(appendTimeline(file, bad)).rejects.toBeInstanceOf(ValidationError);
     await expect(fs.stat(file)).rejects.toMatchObject({ code: "ENOENT" });
+  });
+
+  it("serializes a record timelineRecord made without checking it again, and checks any other", () => {
+    const made = record(1);
+    const parse = vi.spyOn(TimelineRecordSchema, "safeParse");
+    try {
+      expect(JSON.parse(timelineLine(made))).toEqual(made);
+      expect(parse).not.toHaveBeenCalled();
+      // A copy (or a record changed from it) is not one it made: it is checked.
+      expect(timelineLine({ ...made })).toBe(timelineLine(made));
+      expect(parse).toHaveBeenCalledTimes(1);
+      expect(() => timelineLine({ ...made, status: "" })).toThrow(ValidationError);
+    } finally {
+      parse.mockRestore();
+    }
   });
 
   it("does not recreate a deleted conversation folder", async () => {

@@ -8,7 +8,7 @@ import path from "node:path";
 import { promises as fs } from "node:fs";
 import { ValidationError, zodIssues } from "@/lib/errors";
 import { appendJsonLine, parseJsonLines, type BadLine } from "@/lib/store/jsonl";
-import { TimelineRecordSchema, type TimelineRecord } from "./timeline-record";
+import { isCheckedRecord, TimelineRecordSchema, type TimelineRecord } from "./timeline-record";
 
 /** File name of the timeline inside a conversation folder. */
 export const TIMELINE_FILE_NAME = "timeline.jsonl";
@@ -34,6 +34,8 @@ export async function appendTimeline(file: string, record: TimelineRecord): Prom
  * @throws ValidationError when `record` does not fit {@link TimelineRecordSchema}.
  */
 export function timelineLine(record: TimelineRecord): string {
+  // One made by timelineRecord was checked as it was made (the engine's records, one per step).
+  if (isCheckedRecord(record)) return JSON.stringify(record);
   const parsed = TimelineRecordSchema.safeParse(record);
   if (!parsed.success) throw new ValidationError("Invalid timeline record", zodIssues(parsed.error));
   return JSON.stringify(parsed.data);

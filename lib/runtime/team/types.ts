@@ -3,7 +3,7 @@
  * (lib/runtime/team/*): the keys the runtime adds to the seed's files, and the text helpers of
  * its messages. Pure: no I/O.
  */
-import { LEADER_PARTY, parseEnvelope, USER_PARTY, type Envelope } from "@/lib/protocol";
+import { LEADER_PARTY, USER_PARTY, type Envelope } from "@/lib/protocol";
 import { MessageSchema, type AgentFailure, type AgentMetadata, type ConversationPhase, type Message } from "@/lib/store";
 import { PHASE_TRANSITIONS } from "../state-machine";
 
@@ -106,9 +106,13 @@ export function messageId(prefix: string): string {
   return `${prefix}_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
 }
 
-/** An envelope standing for the request that started a trace, rebuilt from its saved ids. */
+/**
+ * An envelope standing for the request that started a trace, rebuilt from its saved ids. Only a
+ * cause: what is recorded is the envelope built from it (`follow`, `replyTo`), which copies its
+ * ids and is checked whole as it is built, so this one is not checked on its own.
+ */
 export function traceCause(traceId: string, turnId: string): Envelope {
-  return parseEnvelope({
+  return {
     message_id: `msg_${turnId.slice(5)}`,
     trace_id: traceId,
     turn_id: turnId,
@@ -120,7 +124,7 @@ export function traceCause(traceId: string, turnId: string): Envelope {
     created_at: new Date().toISOString(),
     payload: {},
     meta: {},
-  });
+  };
 }
 
 /** The shortest path of phases from `from` to `to` through the transition table (BFS). */
