@@ -42,6 +42,16 @@ describe("addUsage", () => {
     expect((stats as Record<string, unknown>).note).toBe("kept");
   });
 
+  it("reads one statistics object once: the same object reads as the same result, and what addUsage made reads as itself", () => {
+    const loaded = JSON.parse(JSON.stringify(addUsage({}, { agentKey: "leader", modelKey: "m", usage: u(1, 1) })));
+    const first = normalizeTokenStatistics(loaded);
+    expect(normalizeTokenStatistics(loaded)).toBe(first);
+    expect(normalizeTokenStatistics(first)).toBe(first);
+    const next = addUsage(first, { agentKey: "agent_1", modelKey: "m", usage: u(2, 2) });
+    expect(normalizeTokenStatistics(next)).toBe(next);
+    expect(first.total.calls).toBe(1);
+  });
+
   it("names agents leader or agent_<id>", () => {
     expect(usageAgentKey(null)).toBe("leader");
     expect(usageAgentKey(undefined)).toBe("leader");

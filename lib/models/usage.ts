@@ -52,9 +52,23 @@ export function usageAgentKey(agentId: number | null | undefined): UsageAgentKey
  * broken object) as full statistics; unknown keys are kept, broken counts read as zero.
  */
 export function normalizeTokenStatistics(stats: unknown): TokenStatistics {
+  const key = typeof stats === "object" && stats !== null ? stats : null;
+  const known = key && normalized.get(key);
+  if (known) return known;
   const parsed = TokenStatisticsSchema.safeParse(stats ?? {});
-  return parsed.success ? parsed.data : emptyTokenStatistics();
+  const out = parsed.success ? parsed.data : emptyTokenStatistics();
+  if (key) normalized.set(key, out);
+  normalized.set(out, out);
+  return out;
 }
+
+/**
+ * What {@link normalizeTokenStatistics} made of an object, by that object: a conversation's
+ * statistics are read at every step (each agent's view shows its share), and replaced, never
+ * changed in place, when a call is added, so one object is parsed once however often it is read.
+ * The results are shared: read them, never change them.
+ */
+const normalized = new WeakMap<object, TokenStatistics>();
 
 function sum(bucket: UsageBucket | undefined, usage: Usage | null): UsageBucket {
   const base = bucket ?? emptyBucket();
@@ -78,10 +92,13 @@ export function addUsage(
   call: { agentKey: UsageAgentKey; modelKey: string; usage: Usage | null },
 ): TokenStatistics {
   const current = normalizeTokenStatistics(stats);
-  return {
+  const next: TokenStatistics = {
     ...current,
     total: sum(current.total, call.usage),
     by_agent: { ...current.by_agent, [call.agentKey]: sum(ownValue(current.by_agent, call.agentKey), call.usage) },
     by_model: { ...current.by_model, [call.modelKey]: sum(ownValue(current.by_model, call.modelKey), call.usage) },
   };
+  // Made of normalized parts: it reads as itself.
+  normalized.set(next, next);
+  return next;
 }
