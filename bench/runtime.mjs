@@ -46,8 +46,9 @@ const GROW_REPEATS = 3;
  * message: 1; a leader answer with a tool call: 2, the call and its result; a text answer: 1). The
  * model only sees the context budget's share of a long history, and messages.json on disk follows
  * the step log in the background, so neither says how long the history is at a given call.
+ * `rep`: which of the GROW_REPEATS conversations is growing.
  */
-const growing = { count: 0 };
+const growing = { count: 0, rep: 0 };
 const PINGS = 5;
 const TEAM_CONVERSATIONS = 10;
 const TEAM_VIEWERS = 3;
@@ -102,7 +103,10 @@ function makeHandler({ fakeText, fakeToolCalls }, info, signal) {
       if (countCalls(body, "list_files") < steps) script = tools([{ name: "list_files", arguments: { path: "." } }]);
       else script = tools([{ name: "report_to_leader", arguments: { summary: `${who} listed the project ${steps} times; it holds README.md and src/.` } }]);
     }
-    info.set(callIndex, { conv, who, key: `${conv}/${who}`, count, tools: Boolean(script.toolCalls?.length), name: script.toolCalls?.[0]?.name ?? null });
+    // The grown conversations share a title: each one's calls are paired with its own (the last
+    // call in one's window must not be paired with the next conversation's first).
+    const key = conv === "grow" ? `grow#${growing.rep}/${who}` : `${conv}/${who}`;
+    info.set(callIndex, { conv, who, key, count, tools: Boolean(script.toolCalls?.length), name: script.toolCalls?.[0]?.name ?? null });
     if (leader && conv === "grow") growing.count += script.toolCalls?.length ? 2 : 1;
     if (conv === "grow" && !script.toolCalls?.length) signal.fire("grow:answered");
     return script;
@@ -183,6 +187,7 @@ async function measureGrowth({ port, project, home, fake, info, signal, viewers 
   // checkpoint's medians pool GROW_REPEATS times as many turns.
   for (let rep = 0; rep < GROW_REPEATS; rep++) {
     growing.count = 0;
+    growing.rep = rep;
     const id = await newConversation(port, "grow", project);
     const watch = viewer(port, id);
     viewers.push(watch);
