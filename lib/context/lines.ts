@@ -4,7 +4,7 @@
  * system message. Pure.
  */
 import { preview, type LineSliceReport, type MemoryCitation, type SliceLine } from "./report";
-import { countTokens, MESSAGE_OVERHEAD, truncateToTokens } from "./tokens";
+import { countParagraphTokens, countTokens, MESSAGE_OVERHEAD, truncateToTokens } from "./tokens";
 import type { ContextFacts, RecalledMemory } from "./types";
 
 /** The goal may take at most this share of the global budget, so conclusions keep room. */
@@ -86,16 +86,18 @@ const SEAM_TOKENS = countTokens("\n\n");
 
 /**
  * Estimated tokens of texts joined by blank lines (empty ones left out): their counts added up,
- * each cached, so a joined text whose parts recur is not counted again whole. A seam can merge
- * or split a token (a final "." and the blank line after it are one token), so this is within a
- * token or two per seam of the exact count.
+ * each counted by its paragraphs (`countParagraphTokens`: exact, each paragraph cached), so a
+ * joined text whose parts or paragraphs recur is not counted again whole (an agent's system
+ * message repeats its role's prompt). A seam between parts can merge or split a token (a final
+ * "." and the blank line after it are one token), so this is within a token or two per seam of
+ * the exact count.
  */
 export function joinedTokens(parts: readonly string[]): number {
   let tokens = 0;
   let seams = -1;
   for (const part of parts) {
     if (!part) continue;
-    tokens += countTokens(part);
+    tokens += countParagraphTokens(part);
     seams++;
   }
   return tokens + Math.max(0, seams) * SEAM_TOKENS;

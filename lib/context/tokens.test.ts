@@ -1,9 +1,10 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { countTokens as countRaw } from "gpt-tokenizer";
 import { describe, expect, it } from "vitest";
 import {
+  countParagraphTokens,
   countTokens,
   EXACT_COUNT_LIMIT,
   MAX_CHUNK_CHARS,
@@ -53,6 +54,48 @@ describe("countTokens", () => {
       expect(held.texts).toBeLessThanOrEqual(TOKEN_CACHE_LIMIT);
       expect(held.chars).toBeLessThanOrEqual(TOKEN_CACHE_CHARS_LIMIT);
     }
+  });
+});
+
+describe("countParagraphTokens", () => {
+  const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+  const CORPUS = process.env.ASTRION_ROLE_CORPUS ?? "/work/shared/corpus/roles";
+  const roleFiles = [
+    ...readdirSync(path.join(ROOT, "agents")).map((f) => path.join(ROOT, "agents", f)),
+    ...(existsSync(CORPUS) ? readdirSync(CORPUS).map((f) => path.join(CORPUS, f)) : []),
+  ].filter((f) => f.endsWith(".md") && !f.endsWith("SOURCE.md"));
+  /** An agent's system message as the runtime makes it: its own lines, a blank line, its role's prompt. */
+  const systemMessage = (file: string, agent: number) =>
+    `You are: Agent_${agent} (agent id ${agent}).\nConversation: conv_${agent}\n\n${readFileSync(file, "utf8").replace(/^---[\s\S]*?\n---\n/, "").trim()}`;
+
+  it("is the real tokenizer's count of the whole text, for role prompts and texts cut in awkward places", () => {
+    const texts = [
+      ...roleFiles.map((f, i) => systemMessage(f, i + 1)),
+      "end.\n\n/path/after/a/blank/line",
+      "end.\n\n\n\nFour newlines, then text",
+      "a\n\n  indented\n\n\tabbed\n\n- list\n\n## heading\n\n```ts\ncode();\n```\n\n",
+      "\n\nstarts with a blank line\n\n",
+      "中文段落。\n\n第二段：继续。\n\n'quoted' and 's contraction\n\n123 numbers\n\n!!! punctuation",
+      "word\r\n\r\nwindows line ends\n\nthen unix",
+    ];
+    expect(roleFiles.length).toBeGreaterThanOrEqual(6);
+    for (const text of texts) {
+      if (text.length > EXACT_COUNT_LIMIT) continue;
+      expect(countParagraphTokens(text), text.slice(0, 60)).toBe(countRaw(text, { disallowedSpecial: new Set() }));
+    }
+  });
+
+  it("tokenizes only the paragraphs it has not seen: a second agent of a role costs its own lines", () => {
+    const file = path.join(ROOT, "agents", "researcher.md");
+    const first = systemMessage(file, 901);
+    countParagraphTokens(first);
+    const before = tokenizerStats.chars;
+    const second = systemMessage(file, 902);
+    countParagraphTokens(second);
+    const counted = tokenizerStats.chars - before;
+    expect(counted).toBeGreaterThan(0);
+    expect(counted).toBeLessThan(100);
+    expect(second.length).toBeGreaterThan(1000);
   });
 });
 

@@ -222,6 +222,41 @@ export function countTokens(text: string | null | undefined): number {
   return n;
 }
 
+/**
+ * Whether the tokenizer (o200k's pre-tokenizer) always starts a new piece at `at`, whatever the
+ * text around: just after a blank line ("\n\n"), before a character that no piece ending in a
+ * line break takes in (not whitespace, not "/", which a piece of punctuation and line breaks
+ * continues with).
+ */
+function paragraphStart(text: string, at: number): boolean {
+  const c = text.charCodeAt(at);
+  return text.charCodeAt(at - 1) === 0x0a && text.charCodeAt(at - 2) === 0x0a && !isSpace(c) && c !== 0x2f && at < text.length;
+}
+
+/**
+ * {@link countTokens} of a text whose paragraphs recur in other texts (an agent's system message:
+ * its own first lines, then its role's prompt, the same for every agent of the role): the sum of
+ * its paragraphs' counts, each cached, so only the paragraphs not seen before are tokenized. It
+ * cuts only where the tokenizer starts a new piece anyway, so the sum is the text's count: exact
+ * where {@link countTokens} is exact (a text of up to {@link COUNT_TOKEN_BUDGET} tokens), exact
+ * too where it would have scaled (each paragraph is counted whole). A text over
+ * {@link EXACT_COUNT_LIMIT} characters is left to {@link countTokens}.
+ */
+export function countParagraphTokens(text: string): number {
+  if (text.length > EXACT_COUNT_LIMIT) return countTokens(text);
+  let tokens = 0;
+  let from = 0;
+  for (let at = text.indexOf("\n\n"); at >= 0; at = text.indexOf("\n\n", at + 1)) {
+    let cut = at + 2;
+    while (cut < text.length && text.charCodeAt(cut) === 0x0a) cut++;
+    if (!paragraphStart(text, cut)) continue;
+    tokens += countTokens(text.slice(from, cut));
+    from = cut;
+    at = cut - 1;
+  }
+  return tokens + countTokens(text.slice(from));
+}
+
 /** Estimated tokens of one chat message as sent (content, tool calls, overhead). */
 export function messageTokens(m: ChatMessage): number {
   let n = MESSAGE_OVERHEAD + countTokens(m.content);
