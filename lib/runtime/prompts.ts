@@ -32,22 +32,31 @@ function projectToolsLine(projectPath: string, readTools: readonly string[], can
   return `Project folder: ${projectPath}. Use ${readTools.join(", ")} on it (paths are relative to it)${canWrite ? ", and write_file to change it" : "; you may not write files"}.`;
 }
 
-/** A sub-agent's system prompt: base prompt, then the role's own prompt. */
+/** What every sub-agent is told first, the same for all (so its token count is made once; see below). */
+const AGENT_BASE_PROMPT = [
+  "你是智能体集群团队的一员。You are a member of a team of AI agents led by a Team Leader.",
+  "Your task arrives as a message headed 「来自 Team Leader 的任务发布」. Work step by step with your tools; look at the real files rather than guessing.",
+  "If something essential is unclear, ask with ask_master and wait for the answer. Messages from teammates or the leader may arrive between your steps; take them into account.",
+  "When you are done, call report_to_leader once with a concrete summary (files, findings, what you changed, open questions). That ends your task.",
+  "Answer in the language of your task.",
+].join("\n");
+
+/**
+ * A sub-agent's system prompt: the base prompt every agent shares, the lines about this agent
+ * (who it is, its conversation, its project folder and tools), then the role's own prompt, each
+ * a paragraph of its own. The context window counts a system message by paragraphs, each kept in
+ * the count cache (lib/context/tokens.ts), so a new agent costs the tokenization of its own lines.
+ */
 export function agentSystemPrompt(
   facts: PromptFacts & { displayName: string; agentId: number; roleName: string; canWrite: boolean; readTools?: readonly string[]; canExecute?: boolean },
   rolePrompt: string,
 ): string {
-  const base = [
-    "你是智能体集群团队的一员。You are a member of a team of AI agents led by a Team Leader.",
+  const own = [
     `You are: ${facts.displayName} (agent id ${facts.agentId}, role ${facts.roleName}).`,
     `Conversation: ${facts.conversationTitle}`,
     projectToolsLine(facts.projectPath, facts.readTools ?? ["list_files", "read_file", "search_files"], facts.canWrite),
     ...(facts.canExecute ? ["Use run_command to run a command in the project folder (it always runs there); a person may have to approve it first, and a refusal comes back with their reason."] : []),
-    "Your task arrives as a message headed 「来自 Team Leader 的任务发布」. Work step by step with your tools; look at the real files rather than guessing.",
-    "If something essential is unclear, ask with ask_master and wait for the answer. Messages from teammates or the leader may arrive between your steps; take them into account.",
-    "When you are done, call report_to_leader once with a concrete summary (files, findings, what you changed, open questions). That ends your task.",
-    "Answer in the language of your task.",
   ].join("\n");
   const role = rolePrompt.trim();
-  return role ? `${base}\n\n${role}` : base;
+  return [AGENT_BASE_PROMPT, own, ...(role ? [role] : [])].join("\n\n");
 }
