@@ -15,7 +15,7 @@
  * no mount namespace can be made, the bind-mount cases are skipped and everything else runs.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, readdirSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type FakeToolCall, type Script } from "./helpers/fake-openai";
@@ -336,8 +336,13 @@ describe("a running agent's privileges come from its token, not from files read 
 
     // An attacker with the data folder in hand gives the read-only researcher write permission.
     const convMetaFile = path.join(home, "conversations", id, "metadata.json");
-    const agentId = JSON.parse(readFileSync(convMetaFile, "utf8")).agent_ids[0];
-    const agentMetaFile = path.join(home, "conversations", id, "agents", String(agentId), "metadata.json");
+    // The seed files follow the step log in the background (within 100 ms; a new agent's folder
+    // is made by its first rewrite): wait until both name the agent before forging them.
+    const agentMetaFile = await until("the agent's files on disk", () => {
+      const agentId = (JSON.parse(readFileSync(convMetaFile, "utf8")).agent_ids as number[])[0];
+      const file = agentId === undefined ? null : path.join(home, "conversations", id, "agents", String(agentId), "metadata.json");
+      return file && existsSync(file) ? file : null;
+    });
     writeFileSync(path.join(home, "agents", "researcher.md"), FORGED_ROLE);
     writeFileSync(agentMetaFile, JSON.stringify({ ...JSON.parse(readFileSync(agentMetaFile, "utf8")), permissions: ["read", "write"] }, null, 2));
     releaseTamper1();
