@@ -4,7 +4,7 @@
  * (its `started` journal line is on disk, its result is not) is recorded as interrupted and not
  * run again on its own.
  */
-import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type Script } from "./helpers/fake-openai";
@@ -75,11 +75,16 @@ describe("restart", () => {
     });
     await until("leader idle", async () => (await server.api("GET", `/api/conversations/${id}`)).json.conversation.phase === "WAITING");
     await server.stop();
+    const dir = path.join(home, "conversations", id);
+    // The files are edited below as a crash would have left them, which holds only if the stop
+    // checkpointed the conversation: a step log left behind is replayed over the files at the
+    // next start (a clean stop that runs past its deadline leaves it, and says so).
+    const log = path.join(dir, "steps.jsonl");
+    expect(existsSync(log) ? statSync(log).size : 0, `the stop left a step log behind; the server said:\n${server.output().slice(-2000)}`).toBe(0);
 
     // The engineer was about to write a file when the server died: its model asked for write_file,
     // the journal says the write started, and no result was saved.
     const engineer = list.agents.find((a: { metadata: { role_id: string } }) => a.metadata.role_id === "full-stack-engineer").metadata.agent_id;
-    const dir = path.join(home, "conversations", id);
     const agentDir = path.join(dir, "agents", String(engineer));
     const messages = JSON.parse(readFileSync(path.join(agentDir, "messages.json"), "utf8"));
     messages.messages.push({
