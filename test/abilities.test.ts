@@ -11,7 +11,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type Script } from "./helpers/fake-openai";
 import { writeFakeModels } from "./helpers/models-file";
-import { startServer, tempDir, type TestServer } from "./helpers/server";
+import { killServer, startServer, tempDir, type TestServer } from "./helpers/server";
 import { until } from "./helpers/wait";
 
 type Call = { id: string; function: { name: string; arguments: string } };
@@ -298,8 +298,7 @@ describe("abilities as tools", () => {
       const inFlight = fake.requests.some((q) => q.body && scenario(q.body) === "abl-restart" && me(q.body).startsWith("Tester"));
       return r?.metadata.status === "waiting" && inFlight ? r : null;
     });
-    process.kill(-server.proc.pid!, "SIGKILL");
-    await new Promise<void>((resolve) => (server.proc.exitCode !== null || server.proc.signalCode !== null ? resolve() : server.proc.once("exit", () => resolve())));
+    await killServer(server);
     restarted = true;
     server = await start();
     const done = await reviewerDone(id);

@@ -23,7 +23,7 @@ import {
 } from "@/lib/store/schemas";
 import { fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type Script } from "./helpers/fake-openai";
 import { seedRolesAllowingWrites } from "./helpers/roles";
-import { startServer, tempDir, type TestServer } from "./helpers/server";
+import { killServer, startServer, tempDir, type TestServer } from "./helpers/server";
 import { until } from "./helpers/wait";
 
 type Msg = { role: string; content?: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }> };
@@ -86,17 +86,8 @@ function writeModels() {
 
 const env = { FAKE_OPENAI_KEY: "sk-fake", ASTRION_LEADER_BATCH_MS: "20" };
 
-function kill(s: TestServer): Promise<void> {
-  return new Promise((resolve) => {
-    if (s.proc.exitCode !== null || s.proc.signalCode !== null) return resolve();
-    s.proc.once("exit", () => resolve());
-    try {
-      process.kill(-s.proc.pid!, "SIGKILL");
-    } catch {
-      resolve();
-    }
-  });
-}
+/** SIGKILL of the server's whole process group, once all of it is gone (test/helpers/server.ts). */
+const kill = killServer;
 
 /** Every JSON file of the data folder parses and matches the seed format. */
 function checkFiles(): void {

@@ -13,25 +13,15 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type FakeToolCall, type Script } from "./helpers/fake-openai";
 import { writeFakeModels } from "./helpers/models-file";
-import { startServer, tempDir, type TestServer } from "./helpers/server";
+import { killServer, startServer, tempDir, type TestServer } from "./helpers/server";
 import { openSse, type SseConnection } from "./helpers/sse";
 import { until } from "./helpers/wait";
 
 const SECRET = "sk-gw-SECRET-7f3a91c2";
 const SERVER_ENV = { FAKE_OPENAI_KEY: "sk-gw", ASTRION_LEADER_BATCH_MS: "0", SHOP_TOKEN: SECRET };
 
-/** SIGKILL of the server's whole process group. */
-function kill(s: TestServer): Promise<void> {
-  return new Promise((resolve) => {
-    if (s.proc.exitCode !== null || s.proc.signalCode !== null) return resolve();
-    s.proc.once("exit", () => resolve());
-    try {
-      process.kill(-s.proc.pid!, "SIGKILL");
-    } catch {
-      resolve();
-    }
-  });
-}
+/** SIGKILL of the server's whole process group, once all of it is gone (test/helpers/server.ts). */
+const kill = killServer;
 
 const SPEC = `openapi: 3.0.3
 info: { title: shop, version: "1" }

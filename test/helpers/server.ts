@@ -4,7 +4,7 @@
  * Origin or content-type, which `fetch` would not allow).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import os from "node:os";
@@ -89,6 +89,47 @@ export interface TestServer {
  * `launcher` is a command the start script is handed to (its arguments follow the launcher's),
  * e.g. `unshare` to run the server in its own mount namespace.
  */
+/** Whether a process of group `pgid` is still alive (a zombie is not: it owns nothing). */
+function groupAlive(pgid: number): boolean {
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue; // gone meanwhile
+    }
+    // After the command's ")": state, ppid, pgrp, …
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(pgrp) === pgid && state !== "Z" && state !== "X") return true;
+  }
+  return false;
+}
+
+/**
+ * SIGKILL of the server's whole process group (start.mjs and the server it spawned), resolved once
+ * none of it is alive. A killed process can outlive its parent for a while (a SIGKILL waits for a
+ * disk write under way to return), and a server started meanwhile would find the data folder's
+ * lock still held by a live process.
+ */
+export async function killServer(s: TestServer, timeoutMs = 30_000): Promise<void> {
+  const pgid = s.proc.pid!;
+  if (s.proc.exitCode === null && s.proc.signalCode === null) {
+    const exited = new Promise<void>((resolve) => s.proc.once("exit", () => resolve()));
+    try {
+      process.kill(-pgid, "SIGKILL");
+      await exited;
+    } catch {
+      /* already gone */
+    }
+  }
+  const deadline = Date.now() + timeoutMs;
+  while (groupAlive(pgid)) {
+    if (Date.now() > deadline) throw new Error(`the server's process group ${pgid} is still alive ${timeoutMs} ms after SIGKILL`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
 export async function startServer(options: { home?: string; env?: Record<string, string>; port?: number; launcher?: string[] } = {}): Promise<TestServer> {
   const port = options.port ?? (await freePort());
   const home = options.home ?? tempDir("astrion-home-");
