@@ -133,6 +133,8 @@ export async function closeAll(): Promise<void> {
     await unload(convId, false).catch((error: unknown) => console.error(`[astrion] could not close ${convId}:`, (error as Error).message));
   }
   const app = await getApp();
+  // A conversation let go just before (an idle release) may still be checkpointing: wait for it.
+  await app.store.closeAll().catch((error: unknown) => console.error("[astrion] could not close the open conversations:", (error as Error).message));
   await app.store.flushIndex().catch((error: unknown) => console.error("[astrion] could not write conversations/index.json:", (error as Error).message));
   await app.search.close().catch((error: unknown) => console.error("[astrion] could not write the search index:", (error as Error).message));
 }

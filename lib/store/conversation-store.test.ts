@@ -470,6 +470,20 @@ describe("get, update and remove", () => {
     await store.closeConversation(conv.id);
   });
 
+  it("closeAll waits for a close under way: when it resolves, every conversation is checkpointed (empty step log) and let go", async () => {
+    const store = await freshStore();
+    const conv = await store.create({ title: "Closing", project_path: project, model_key: "m" });
+    const live = await store.open(conv.id);
+    await live.updateLeader((f) => ({ ...f, messages: [...f.messages, { role: "user", content: "hello", message_id: "msg_close_1" }] }));
+    const log = convFile(store, conv.id, "steps.jsonl");
+    expect((await fs.stat(log)).size).toBeGreaterThan(0);
+    const releasing = store.closeConversation(conv.id); // an idle release, not awaited
+    await store.closeAll();
+    expect((await fs.stat(log).catch(() => null))?.size ?? 0).toBe(0);
+    expect(store.isOpen(conv.id)).toBe(false);
+    await releasing;
+  });
+
   it("keeps metadata.json, messages.json and index.json in step on update", async () => {
     const store = await freshStore();
     const conv = await store.create({ title: "Before", project_path: project, model_key: "m" });

@@ -122,6 +122,14 @@ export class ConversationStore {
     else forget();
   }
 
+  /**
+   * Checkpoints and lets go of every conversation held in memory, those whose close is under way
+   * included (a clean shutdown waits for an idle release that began before it).
+   */
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.#core.opening.keys()].map((id) => this.closeConversation(id)));
+  }
+
   /** Whether a conversation is held in memory. */
   isOpen(id: string): boolean {
     return this.#core.live.has(id);

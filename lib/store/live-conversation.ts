@@ -429,7 +429,17 @@ export class LiveConversation implements Durability {
    * stop routing changes here exactly then: until that moment this object takes them, and after it
    * the files on disk are complete.
    */
-  async close(onClosed?: () => void): Promise<void> {
+  close(onClosed?: () => void): Promise<void> {
+    // One close, however many ask for it (an idle release and a shutdown can overlap): each
+    // caller's promise resolves once the conversation is checkpointed and let go.
+    if (this.#closing) return this.#closing.then(() => onClosed?.());
+    this.#closing = this.#close(onClosed);
+    return this.#closing;
+  }
+
+  #closing: Promise<void> | null = null;
+
+  async #close(onClosed?: () => void): Promise<void> {
     if (this.#closed) return;
     // Every change a caller began before the close (queued behind another change of its file, or
     // waiting for a checkpoint) is made and checkpointed, not refused: a loop's step that was under
