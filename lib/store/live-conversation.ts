@@ -28,7 +28,6 @@ import "server-only";
  * metadata), so a step costs O(what it adds) plus the seed's whole-file rewrite of messages.json.
  */
 import path from "node:path";
-import { z } from "zod";
 import { NotFoundError, ValidationError } from "@/lib/errors";
 import { readJsonFile } from "./files";
 import { toPythonJson } from "./json";
@@ -38,7 +37,6 @@ import {
   AgentMetadataSchema,
   ConversationMetadataSchema,
   LeaderMessagesFileSchema,
-  MessageSchema,
   type AgentMessagesFile,
   type AgentMetadata,
   type ConversationMetadata,
@@ -50,14 +48,11 @@ import { openStepLog, type StepLog } from "./step-log";
 import { LineFiles, restoreLines } from "./logged-lines";
 import { readAgentFolders, replayLog, type AgentFiles } from "./live-load";
 import { CHECKPOINT_BYTES, seedFilePath, seedKeys, STEP_LOG_FILE, type ChangeOptions, type Durability, type FileKey, type LiveHooks, type LoadReport, type Mutator } from "./live-contract";
-import { checked, checkedChange, headOf, messagesDelta, type LoggedLineFile, type StepRecord } from "./step-records";
+import { checked, checkedChange, checkedMessagesChange, headOf, messagesDelta, type LoggedLineFile, type StepRecord } from "./step-records";
 import { localTimestamp } from "./time";
 
 export { messagesDelta, StepRecordSchema, type StepRecord } from "./step-records";
 export { CHECKPOINT_BYTES, STEP_LOG_FILE, type ChangeOptions, type Durability, type LiveHooks, type LoadReport, type Mutator } from "./live-contract";
-
-/** New messages, as a change adds them (made once: a zod schema is costly to build). */
-const MessagesSchema = z.array(MessageSchema);
 
 /** A conversation's files in memory, with their one durable write path. */
 export class LiveConversation implements Durability {
@@ -212,8 +207,7 @@ export class LiveConversation implements Durability {
     const now = localTimestamp();
     const next = { ...changed, id: this.id, title: this.#meta.title, updated_at: now };
     const { at, add } = messagesDelta(prev.messages, next.messages);
-    checkedChange(LeaderMessagesFileSchema, prev, next, "messages.json", "messages");
-    checked(MessagesSchema, add, "messages.json");
+    checkedMessagesChange(LeaderMessagesFileSchema, prev, next, add, "messages.json");
     this.#leader = next;
     const records: StepRecord[] = [{ k: "leader", at, add, head: headOf(next) }];
     const keys: FileKey[] = ["leader"];
@@ -271,8 +265,7 @@ export class LiveConversation implements Durability {
     const prev = files.messages;
     const next = { ...changed, agent_id: agentId, updated_at: localTimestamp() };
     const { at, add } = messagesDelta(prev.messages, next.messages);
-    checkedChange(AgentMessagesFileSchema, prev, next, `agent ${agentId}'s messages.json`, "messages");
-    checked(MessagesSchema, add, `agent ${agentId}'s messages.json`);
+    checkedMessagesChange(AgentMessagesFileSchema, prev, next, add, `agent ${agentId}'s messages.json`);
     files.messages = next;
     await this.#commit([{ k: "agent_messages", id: agentId, at, add, head: headOf(next) }], [`agent_messages:${agentId}`], opts, () => this.#hooks.onMessages?.(agentId, at));
     return next;
@@ -410,10 +403,7 @@ export class LiveConversation implements Durability {
     }
   }
 
-  /**
-   * Closes the log without a checkpoint, leaving the files as a crash would (the log replays at
-   * the next load): for a disk that failed, and for tests of recovery.
-   */
+  /** Closes the log without a checkpoint, as a crash would (it replays at the next load): a failed disk, tests. */
   async detach(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -427,14 +417,12 @@ export class LiveConversation implements Durability {
    * durable already: nothing is rewritten, so letting go of one that was only viewed costs no write.
    * `onClosed` runs at the moment changes stop being accepted (in the same tick), so a holder can
    * stop routing changes here exactly then: until that moment this object takes them, and after it
-   * the files on disk are complete.
+   * the files on disk are complete. One close however many ask (an idle release and a shutdown
+   * can overlap): a later caller's promise resolves, and its `onClosed` runs, once it is done.
    */
   close(onClosed?: () => void): Promise<void> {
-    // One close, however many ask for it (an idle release and a shutdown can overlap): each
-    // caller's promise resolves once the conversation is checkpointed and let go.
     if (this.#closing) return this.#closing.then(() => onClosed?.());
-    this.#closing = this.#close(onClosed);
-    return this.#closing;
+    return (this.#closing = this.#close(onClosed));
   }
 
   #closing: Promise<void> | null = null;

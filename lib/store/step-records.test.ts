@@ -63,7 +63,8 @@ describe("checkedChange", () => {
   });
 
   it("refuses a required field dropped, and names each issue's path from the file's root", () => {
-    const { title: _dropped, ...withoutTitle } = conv;
+    const withoutTitle: Partial<ConversationMetadata> = { ...conv };
+    delete withoutTitle.title;
     expect(verdict(() => checkedChange(ConversationMetadataSchema, conv, withoutTitle as ConversationMetadata, "x"))).toBe("title");
     expect(verdict(() => checkedChange(ConversationMetadataSchema, conv, { ...conv, agent_ids: [1, -2] }, "x"))).toBe("agent_ids.1");
     // an optional field dropped is fine

@@ -98,6 +98,19 @@ export function checkedChange<T extends Record<string, unknown>>(schema: z.ZodOb
   return next;
 }
 
+/** New messages, as a change adds them (made once: a zod schema is costly to build). */
+const NewMessagesSchema = z.array(MessageSchema);
+
+/**
+ * A change of a messages file: its head checked where it changed ({@link checkedChange}) and the
+ * messages it adds checked whole (`add`, the delta its record carries).
+ * @throws ValidationError naming what was refused.
+ */
+export function checkedMessagesChange<T extends { messages: Message[] }>(schema: z.ZodObject, prev: T, next: T, add: Message[], what: string): void {
+  checkedChange(schema, prev, next, what, "messages");
+  checked(NewMessagesSchema, add, what);
+}
+
 /** The value as `schema` parses it. @throws ValidationError naming what did not match. */
 export function parsed<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
   const result = schema.safeParse(value);
