@@ -147,6 +147,7 @@ export async function benchEngine() {
 
     // Warm-up, not counted: module loading and route compilation in the server, JIT in both.
     await floor.sequential(3, "floor-warm");
+    await floor.sequential(3, "floor-app-transport-warm", "app");
     for (let i = 0; i < 2; i++) await appRuns(ctx, [`warm-${i}`]);
     const afterWarmUp = processMemoryMb(pid);
     const samples = [];
@@ -154,6 +155,8 @@ export async function benchEngine() {
 
     progress(`floor: ${RUNS} runs one after another`);
     const floorSequential = await floor.sequential(RUNS, "floor-seq");
+    progress(`floor on the app's transport: ${RUNS} runs one after another`);
+    const floorAppSequential = await floor.sequential(RUNS, "floor-app-transport-seq", "app");
     progress(`app: ${RUNS} conversations one after another`);
     const appSequential = [];
     for (let i = 1; i <= RUNS + MORE_RUNS; i++) {
@@ -171,9 +174,11 @@ export async function benchEngine() {
     }
     progress(`${ROUNDS} rounds of ${CONCURRENT} conversations at once, floor and app alternating`);
     const floorRounds = [];
+    const floorAppRounds = [];
     const appRounds = [];
     for (let r = 0; r < ROUNDS; r++) {
       floorRounds.push(await floor.concurrent(CONCURRENT, `floor-par-${r}`));
+      floorAppRounds.push(await floor.concurrent(CONCURRENT, `floor-app-transport-par-${r}`, "app"));
       appRounds.push(await appRuns(ctx, Array.from({ length: CONCURRENT }, (_, i) => `par-${r}-${i}`)));
     }
 
@@ -205,19 +210,26 @@ export async function benchEngine() {
         `RSS after ${first.conversations}: ${first.rss_mb} MB, after ${RUNS}: ${atRuns.rss_mb} MB` +
         (MORE_RUNS > 0 ? `; peak for ${RUNS + MORE_RUNS}: ${last.peak_rss_mb} MB, RSS after ${RUNS + MORE_RUNS}: ${last.rss_mb} MB` : ""),
     );
-    const seq = { floor: sequentialFigures(floorSequential), app: sequentialFigures(appSequential) };
-    const par = { floor: concurrentFigures(floorRounds), app: concurrentFigures(appRounds) };
+    const seq = { floor: sequentialFigures(floorSequential), floor_on_app_transport: sequentialFigures(floorAppSequential), app: sequentialFigures(appSequential) };
+    const par = { floor: concurrentFigures(floorRounds), floor_on_app_transport: concurrentFigures(floorAppRounds), app: concurrentFigures(appRounds) };
     return {
       engine_vs_floor: {
         conditions:
           `Fake OpenAI-compatible model answering at zero latency on loopback (bench/fake-model.mjs), same for both. Workload per run: leader creates ${WORKER_ROLES.length} workers; ` +
           `each worker reads 2 files of a fixture project (read_file) then reports; leader summarizes (${PLANNED_CALLS} model calls planned; the app's leader also answers ` +
-          `"waiting" when reports reach it one by one). Floor: bare openai@6 streaming tool loop in a child process, workers concurrent. App: the built server ` +
+          `"waiting" when reports reach it one by one). Floor: bare openai@6 streaming tool loop in a child process, workers concurrent, on the client's default fetch ` +
+          `(side_by_side) and on the app's own transport over node:http (side_by_side_floor_on_app_transport). App: the built server ` +
           `(next start) over HTTP with one SSE viewer per conversation, ASTRION_LEADER_BATCH_MS=0; wall = POST → summary received by the viewer; server CPU = POST → ` +
           `leader idle, from /proc/<pid>/stat (10 ms ticks). Load average at start ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}.`,
         side_by_side: {
           one_conversation_at_a_time: sideBySide(seq.floor, seq.app, (x) => x.cpu_ms_per_call),
           [`${CONCURRENT}_conversations_at_once`]: sideBySide(par.floor, par.app, (x) => x.cpu_ms_per_call.median),
+        },
+        // The same, against a floor whose client sends its requests as the app's does (over
+        // node:http, lib/models/http-fetch.ts): what is left once the transport is the same.
+        side_by_side_floor_on_app_transport: {
+          one_conversation_at_a_time: sideBySide(seq.floor_on_app_transport, seq.app, (x) => x.cpu_ms_per_call),
+          [`${CONCURRENT}_conversations_at_once`]: sideBySide(par.floor_on_app_transport, par.app, (x) => x.cpu_ms_per_call.median),
         },
         one_conversation_at_a_time: seq,
         [`${CONCURRENT}_conversations_at_once`]: par,

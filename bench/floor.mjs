@@ -6,6 +6,10 @@
  * project's file. The leader sees each worker's report as the app shows it (the seed's
  * `来自 … 的任务完成汇报` header).
  *
+ * It runs with either of two transports under the client: the `fetch` the `openai` client uses
+ * by default (Node's own; the floor the issue names) or the app's own (`modelFetch` of
+ * lib/models/http-fetch.ts, over node:http), so the app's overhead can be read against both.
+ *
  * It runs in a child process (`startFloor()` forks this file), so its CPU time from
  * `process.cpuUsage()` is the loop's own and not the fake model's, which lives in the parent,
  * just as the app server's CPU time excludes it.
@@ -15,6 +19,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import OpenAI from "openai";
+import { importTsGraph } from "./ts-module.mjs";
 import { GOAL, SUMMARY_MARK, WORKER_ROLES } from "./workload.mjs";
 
 const fn = (name, description, parameters) => ({ type: "function", function: { name, description, parameters } });
@@ -111,12 +116,18 @@ const cpuMs = () => {
   return (u.user + u.system) / 1000;
 };
 
-/** The child: answers `{ id, kind: "sequential" | "concurrent", count, prefix }` requests over IPC. */
+/** The child: answers `{ id, kind: "sequential" | "concurrent", count, prefix, transport: "fetch" | "app" }` requests over IPC. */
 async function child() {
   const { url, project } = JSON.parse(process.argv[3]);
-  const client = new OpenAI({ baseURL: url, apiKey: "sk-bench-floor", maxRetries: 0 });
-  process.on("message", async ({ id, kind, count, prefix }) => {
+  const { mods, cleanup } = await importTsGraph(["lib/models/http-fetch.ts"], { allowServerOnly: true });
+  cleanup();
+  const clients = {
+    fetch: new OpenAI({ baseURL: url, apiKey: "sk-bench-floor", maxRetries: 0 }),
+    app: new OpenAI({ baseURL: url, apiKey: "sk-bench-floor", maxRetries: 0, fetch: mods[0].modelFetch }),
+  };
+  process.on("message", async ({ id, kind, count, prefix, transport }) => {
     try {
+      const client = clients[transport];
       let result;
       if (kind === "sequential") {
         result = [];
@@ -139,9 +150,10 @@ async function child() {
 }
 
 /**
- * Forks the floor. `sequential(count, prefix)` runs the workload `count` times one after another
- * (per run: wall and CPU milliseconds, model calls); `concurrent(count, prefix)` runs `count` at
- * once (totals). Conversation names are `<prefix>-<n>`. `stop()` ends the child.
+ * Forks the floor. `sequential(count, prefix, transport)` runs the workload `count` times one
+ * after another (per run: wall and CPU milliseconds, model calls); `concurrent(count, prefix,
+ * transport)` runs `count` at once (totals). `transport` is "fetch" (the client's default) or
+ * "app" (the app's `modelFetch`). Conversation names are `<prefix>-<n>`. `stop()` ends the child.
  */
 export async function startFloor({ url, project }) {
   const proc = fork(fileURLToPath(import.meta.url), ["--child", JSON.stringify({ url, project })], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
@@ -158,16 +170,16 @@ export async function startFloor({ url, project }) {
     if (error) p?.reject(new Error(error));
     else p?.resolve(result);
   });
-  const ask = (kind, count, prefix) =>
+  const ask = (kind, count, prefix, transport = "fetch") =>
     new Promise((resolve, reject) => {
       const id = nextId++;
       pending.set(id, { resolve, reject });
-      proc.send({ id, kind, count, prefix });
+      proc.send({ id, kind, count, prefix, transport });
     });
   return {
     pid: proc.pid,
-    sequential: (count, prefix) => ask("sequential", count, prefix),
-    concurrent: (count, prefix) => ask("concurrent", count, prefix),
+    sequential: (count, prefix, transport) => ask("sequential", count, prefix, transport),
+    concurrent: (count, prefix, transport) => ask("concurrent", count, prefix, transport),
     stop: () => {
       proc.removeAllListeners("exit");
       proc.kill();

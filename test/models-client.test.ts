@@ -76,6 +76,9 @@ describe("streaming", () => {
       { role: "user", content: "Hi" },
     ]);
     expect(req.body).not.toHaveProperty("tools");
+    // sent by the model client's own fetch over node:http (lib/models/http-fetch.ts), which asks
+    // for no compression; Node's fetch would ask for gzip, deflate and br
+    expect(req.headers["accept-encoding"]).toBeUndefined();
   });
 
   it("assembles two parallel tool calls whose arguments arrive interleaved across chunks", async () => {

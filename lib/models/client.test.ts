@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
-import { displayUrl, plainFetch, redactSecrets, retryAfterMs, retryDelayMs } from "./client";
+import { displayUrl, redactSecrets, retryAfterMs, retryDelayMs } from "./client";
 import { buildRequestBody, thinkingParams, toOpenAIMessages } from "./request";
 import { MAX_ANSWER_CHARS, StreamAccumulator } from "./stream";
 import type { ChatDelta } from "./types";
@@ -148,20 +148,5 @@ describe("bounded work on what an endpoint sends", () => {
     for (let i = 0; i < 8; i++) acc.add(chunk({ tool_calls: [{ index: 0, id: "a", function: { name: "write_file", arguments: piece } }] }), () => undefined);
     expect(() => acc.add(chunk({ content: "one more" }), () => undefined)).toThrow();
     expect(MAX_ANSWER_CHARS).toBe(8_000_000);
-  });
-});
-
-describe("plainFetch", () => {
-  it("is Node's own fetch under Next's patched one, and the global fetch otherwise", () => {
-    const real = globalThis.fetch;
-    try {
-      const patched = Object.assign(async () => new Response("patched"), { _nextOriginalFetch: real });
-      globalThis.fetch = patched as unknown as typeof fetch;
-      expect(plainFetch()).toBe(real);
-      globalThis.fetch = real;
-      expect(plainFetch()).toBe(real);
-    } finally {
-      globalThis.fetch = real;
-    }
   });
 });

@@ -8,6 +8,7 @@ import "server-only";
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
+import { modelFetch } from "./http-fetch";
 import { buildRequestBody } from "./request";
 import { MAX_ANSWER_CHARS, OversizeAnswer, StreamAccumulator } from "./stream";
 import type { ModelEntry } from "./schema";
@@ -141,16 +142,6 @@ class Aborted {
 }
 
 /**
- * Node's own fetch. Inside the Next server the global `fetch` is Next's patched one (request
- * tracing, caching and de-duplication for pages), which costs every model call CPU and does
- * nothing for a streamed API call; Next keeps the original on the patched function.
- */
-export function plainFetch(): typeof fetch {
-  const current = globalThis.fetch as typeof fetch & { _nextOriginalFetch?: typeof fetch };
-  return current._nextOriginalFetch ?? current;
-}
-
-/**
  * A {@link ChatModel} for one OpenAI-compatible registry entry (OpenAI, Qwen compatible mode,
  * DeepSeek, Ollama, vLLM…). Every call streams; see the module comment for retries and timeouts.
  */
@@ -180,7 +171,7 @@ export function createOpenAIModel(key: string, entry: ModelEntry, opts: OpenAIMo
 
   function client(secret: string): OpenAI {
     if (cached?.apiKey !== secret) {
-      cached = { apiKey: secret, client: new OpenAI({ apiKey: secret, baseURL, maxRetries: 0, timeout: firstMs + 1_000, fetch: plainFetch() }) };
+      cached = { apiKey: secret, client: new OpenAI({ apiKey: secret, baseURL, maxRetries: 0, timeout: firstMs + 1_000, fetch: modelFetch }) };
     }
     return cached.client;
   }

@@ -9,7 +9,8 @@ import "server-only";
  */
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import { z } from "zod";
-import { DUMMY_API_KEY, displayUrl, plainFetch, redactSecrets } from "./client";
+import { DUMMY_API_KEY, displayUrl, redactSecrets } from "./client";
+import { modelFetch } from "./http-fetch";
 import type { ModelEntry } from "./schema";
 import { ModelCallError } from "./types";
 
@@ -87,7 +88,7 @@ export function createEmbedder(key: string, entry: ModelEntry, opts: EmbedderOpt
   }
 
   function client(secret: string): OpenAI {
-    if (cached?.apiKey !== secret) cached = { apiKey: secret, client: new OpenAI({ apiKey: secret, baseURL, maxRetries: 2, timeout, fetch: plainFetch() }) };
+    if (cached?.apiKey !== secret) cached = { apiKey: secret, client: new OpenAI({ apiKey: secret, baseURL, maxRetries: 2, timeout, fetch: modelFetch }) };
     return cached.client;
   }
 
