@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { Readable } from "node:stream";
 import zlib from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
-import { modelFetch, plainFetch } from "./http-fetch";
+import { IDLE_CONNECTION_MS, modelFetch, plainFetch } from "./http-fetch";
 
 type Handler = (req: http.IncomingMessage, body: string, res: http.ServerResponse) => void;
 
@@ -50,6 +50,22 @@ describe("modelFetch", () => {
     }
     expect(seen).toEqual([0, 1, 2].map((i) => ({ method: "POST", auth: "Bearer sk-x", type: "application/json", body: `{"n":${i}}` })));
     expect(sockets).toHaveLength(1);
+  });
+
+  it("closes a connection left idle for IDLE_CONNECTION_MS, and not one in use for longer", async () => {
+    const { url, sockets } = await serve((_req, _body, res) => {
+      res.writeHead(200);
+      res.write("data: first\n\n");
+      // an answer that takes longer than the idle timeout is not cut by it
+      setTimeout(() => res.end("data: last\n\n"), IDLE_CONNECTION_MS + 300);
+    });
+    const started = Date.now();
+    const r = await modelFetch(url, { method: "POST", body: "{}" });
+    expect(await drain(r.body)).toBe("data: first\n\ndata: last\n\n");
+    expect(Date.now() - started).toBeGreaterThanOrEqual(IDLE_CONNECTION_MS);
+    expect(sockets[0]!.destroyed).toBe(false);
+    await new Promise((r) => setTimeout(r, IDLE_CONNECTION_MS + 500));
+    expect(sockets[0]!.destroyed).toBe(true);
   });
 
   it("hands over the body as it streams, before the answer ends", async () => {

@@ -21,9 +21,18 @@ import https from "node:https";
 import { pipeline, type Readable } from "node:stream";
 import zlib from "node:zlib";
 
+/**
+ * How long a connection is kept for the next call once idle (ms): as long as Node's `fetch`
+ * keeps one by default, shorter than most servers and proxies do, so a call is rarely sent on a
+ * connection the other end is closing. A server's `Keep-Alive: timeout=…` hint shortens it further
+ * (Node's agent honours it, a second early). A call that waits longer than this for its answer is
+ * not cut by it.
+ */
+export const IDLE_CONNECTION_MS = 4_000;
+
 const agents = {
-  "http:": new http.Agent({ keepAlive: true, scheduling: "lifo" }),
-  "https:": new https.Agent({ keepAlive: true, scheduling: "lifo" }),
+  "http:": new http.Agent({ keepAlive: true, scheduling: "lifo", timeout: IDLE_CONNECTION_MS }),
+  "https:": new https.Agent({ keepAlive: true, scheduling: "lifo", timeout: IDLE_CONNECTION_MS }),
 };
 
 /** Node's own fetch. Inside the Next server the global `fetch` is Next's patched one (request tracing, caching and de-duplication for pages), which costs every call CPU and does nothing for an API call; Next keeps the original on the patched function. */
