@@ -1,6 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import v8 from "node:v8";
+import vm from "node:vm";
 import { countTokens as countRaw } from "gpt-tokenizer";
 import { describe, expect, it } from "vitest";
 import {
@@ -11,6 +13,7 @@ import {
   MAX_RUN_CHARS,
   MESSAGE_OVERHEAD,
   messageTokens,
+  resetTokenCacheForTests,
   TOKEN_CACHE_CHARS_LIMIT,
   TOKEN_CACHE_LIMIT,
   tokenCacheSize,
@@ -54,6 +57,26 @@ describe("countTokens", () => {
       expect(held.texts).toBeLessThanOrEqual(TOKEN_CACHE_LIMIT);
       expect(held.chars).toBeLessThanOrEqual(TOKEN_CACHE_CHARS_LIMIT);
     }
+  });
+});
+
+describe("the cache and the texts it was given", () => {
+  it("keeps no longer text alive through a cached slice of it", () => {
+    v8.setFlagsFromString("--expose-gc");
+    const gc = vm.runInNewContext("gc") as () => void;
+    const heapUsed = () => {
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    resetTokenCacheForTests();
+    const before = heapUsed();
+    for (let i = 0; i < 40; i++) {
+      // a new agent's system prompt, of which a paragraph is counted (and cached)
+      const prompt = `${i} 你是团队的一员。 ${"A paragraph of a role's long system prompt. ".repeat(8_000)}`;
+      countTokens(prompt.slice(0, 60));
+    }
+    // the 40 prompts are about 28 MB (two bytes a character); a cached slice may not keep its prompt
+    expect(heapUsed() - before).toBeLessThan(4 * 1024 * 1024);
   });
 });
 

@@ -191,6 +191,15 @@ function boundedCount(text: string): number {
   return scaled(counted.tokens, counted.chars, text.length);
 }
 
+/**
+ * `text` as a string of its own. A slice of a longer string (a paragraph of a system prompt, a
+ * line of a slice) can be kept by V8 as a view of its parent: a cached slice would keep the whole
+ * parent alive, a new agent's full prompt per cached paragraph, up to the cache's 2,000 entries.
+ */
+function ownCopy(text: string): string {
+  return JSON.parse(JSON.stringify(text)) as string;
+}
+
 function remember(text: string, n: number): void {
   while (cache.size > 0 && (cache.size >= TOKEN_CACHE_LIMIT || cachedChars + text.length > TOKEN_CACHE_CHARS_LIMIT)) {
     // Map keeps insertion order: drop the oldest first
@@ -199,7 +208,7 @@ function remember(text: string, n: number): void {
     cachedChars -= oldest.length;
   }
   if (text.length > TOKEN_CACHE_CHARS_LIMIT) return;
-  cache.set(text, n);
+  cache.set(ownCopy(text), n);
   cachedChars += text.length;
 }
 
