@@ -3,7 +3,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import v8 from "node:v8";
 import vm from "node:vm";
-import { countTokens as countRaw } from "gpt-tokenizer";
+import tokenizer, { countTokens as countRaw } from "gpt-tokenizer";
 import { describe, expect, it } from "vitest";
 import {
   countParagraphTokens,
@@ -11,6 +11,7 @@ import {
   EXACT_COUNT_LIMIT,
   MAX_CHUNK_CHARS,
   MAX_RUN_CHARS,
+  MERGE_CACHE_ENTRIES,
   MESSAGE_OVERHEAD,
   messageTokens,
   resetTokenCacheForTests,
@@ -68,15 +69,51 @@ describe("the cache and the texts it was given", () => {
       gc();
       return process.memoryUsage().heapUsed;
     };
+    const role = "A paragraph of a role's long system prompt. ".repeat(8_000);
+    const own = (i: number) => `You are agent ${i} of this team, working on its task.`;
     resetTokenCacheForTests();
+    // the first paragraphs of the second half of the prompts below, counted before as texts of their own
+    for (let i = 20; i < 40; i++) countTokens(own(i));
     const before = heapUsed();
     for (let i = 0; i < 40; i++) {
-      // a new agent's system prompt, of which a paragraph is counted (and cached)
-      const prompt = `${i} 你是团队的一员。 ${"A paragraph of a role's long system prompt. ".repeat(8_000)}`;
-      countTokens(prompt.slice(0, 60));
+      // a new agent's system prompt: its own first paragraph is counted as a slice of it, new to
+      // the cache (the first 20) or found there (the last 20)
+      const prompt = `${own(i)}\n\n${role}`;
+      countTokens(prompt.slice(0, own(i).length));
     }
-    // the 40 prompts are about 28 MB (two bytes a character); a cached slice may not keep its prompt
+    // the 40 prompts are about 28 MB (two bytes a character); a cached slice, new or found again,
+    // may not keep its prompt
     expect(heapUsed() - before).toBeLessThan(4 * 1024 * 1024);
+  });
+});
+
+describe("the tokenizer's own cache and the texts counted", () => {
+  it("keeps no counted text alive through a piece the tokenizer caches", () => {
+    v8.setFlagsFromString("--expose-gc");
+    const gc = vm.runInNewContext("gc") as () => void;
+    const heapUsed = () => {
+      gc();
+      return process.memoryUsage().heapUsed;
+    };
+    resetTokenCacheForTests();
+    const body = "    const someLongVariableName = computeSomething(input);\n".repeat(7_000);
+    const before = heapUsed();
+    for (let i = 0; i < 40; i++) {
+      // a file an agent read: a name of its own (one long piece, new to the tokenizer's cache), then the rest
+      const name = `averylonglowercasename${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`;
+      const file = `export const ${name} = 1;\n${body}`;
+      countTokens(file);
+      countTokens(file.slice(0, 6_000));
+    }
+    // the 40 files are about 16 MB; the per-text count cache may keep 1,000,000 characters of them
+    expect(heapUsed() - before).toBeLessThan(4 * 1024 * 1024);
+  });
+
+  it("bounds the tokenizer's cache of pieces, and so the chunks it can keep", () => {
+    // gpt-tokenizer keeps 100,000 by default; its processor is public in JavaScript, not in its types
+    const processor = (tokenizer as unknown as { bytePairEncodingCoreProcessor: { mergeCacheSize: number } }).bytePairEncodingCoreProcessor;
+    expect(processor.mergeCacheSize).toBe(MERGE_CACHE_ENTRIES);
+    expect(MERGE_CACHE_ENTRIES).toBeLessThanOrEqual(5_000);
   });
 });
 

@@ -15,7 +15,7 @@
  * samples, scaled to the whole length (within about 2% on prose, markdown, code, JSON and Chinese).
  * Ordinary text up to {@link EXACT_COUNT_LIMIT} characters is counted exactly.
  */
-import { countTokens as countRaw, decode, encode } from "gpt-tokenizer";
+import { countTokens as countRaw, decode, encode, setMergeCacheSize } from "gpt-tokenizer";
 import type { ChatMessage } from "@/lib/models/types";
 
 /** The encoding the counts come from (reported with every {@link SliceReport}). */
@@ -60,7 +60,8 @@ const PLAIN = { disallowedSpecial: new Set<string>() };
 // its own: its agents' system prompts, its slices).
 export const TOKEN_CACHE_LIMIT = 2000;
 export const TOKEN_CACHE_CHARS_LIMIT = 1_000_000;
-const cache = new Map<string, number>();
+/** Each entry keeps the key it was stored under (its own copy), so a hit can move it without the caller's string. */
+const cache = new Map<string, { key: string; tokens: number }>();
 let cachedChars = 0;
 
 /** `\s` of JavaScript regular expressions, by code unit. */
@@ -133,7 +134,7 @@ function countChunked(text: string, budget = Number.POSITIVE_INFINITY): { tokens
   let tokens = 0;
   let chars = 0;
   for (const chunk of tokenizerChunks(text)) {
-    tokens += countRaw(chunk, PLAIN);
+    tokens += countRaw(ownCopy(chunk), PLAIN);
     chars += chunk.length;
     tokenizerStats.chars += chunk.length;
     if (tokens >= budget) break;
@@ -192,9 +193,21 @@ function boundedCount(text: string): number {
 }
 
 /**
+ * Pieces the tokenizer keeps the merges of (gpt-tokenizer's own cache, 100,000 by default). A
+ * piece it keeps is a slice of the text it was given; the texts given it are copies of one chunk
+ * each (see {@link countChunked}), so what the cache can keep alive is bounded by this many
+ * chunks, not by the texts counted (a file read, a long result). 5,000 counts repeated text as
+ * fast as the default on this repository's own files.
+ */
+export const MERGE_CACHE_ENTRIES = 5_000;
+setMergeCacheSize(MERGE_CACHE_ENTRIES);
+
+/**
  * `text` as a string of its own. A slice of a longer string (a paragraph of a system prompt, a
  * line of a slice) can be kept by V8 as a view of its parent: a cached slice would keep the whole
- * parent alive, a new agent's full prompt per cached paragraph, up to the cache's 2,000 entries.
+ * parent alive, a new agent's full prompt per cached paragraph, up to the cache's 2,000 entries;
+ * and a piece the tokenizer caches would keep the whole text it was cut from (a file read, say).
+ * (A string parsed from JSON is at most a view of that JSON text, two characters longer.)
  */
 function ownCopy(text: string): string {
   return JSON.parse(JSON.stringify(text)) as string;
@@ -208,7 +221,8 @@ function remember(text: string, n: number): void {
     cachedChars -= oldest.length;
   }
   if (text.length > TOKEN_CACHE_CHARS_LIMIT) return;
-  cache.set(ownCopy(text), n);
+  const key = ownCopy(text);
+  cache.set(key, { key, tokens: n });
   cachedChars += text.length;
 }
 
@@ -221,10 +235,11 @@ export function countTokens(text: string | null | undefined): number {
   if (!text) return 0;
   const hit = cache.get(text);
   if (hit !== undefined) {
-    // Used again: it moves to the back of the eviction order.
+    // Used again: it moves to the back of the eviction order, under its own key (`text` may be a
+    // slice of a longer string; see ownCopy).
     cache.delete(text);
-    cache.set(text, hit);
-    return hit;
+    cache.set(hit.key, hit);
+    return hit.tokens;
   }
   const n = boundedCount(text);
   remember(text, n);
@@ -297,7 +312,7 @@ export function resetTokenCacheForTests(): void {
 function leadingTokens(text: string, max: number): number[] {
   const tokens: number[] = [];
   for (const chunk of tokenizerChunks(text)) {
-    for (const t of encode(chunk, PLAIN)) tokens.push(t);
+    for (const t of encode(ownCopy(chunk), PLAIN)) tokens.push(t);
     if (tokens.length >= max) break;
   }
   return tokens.slice(0, max);
