@@ -45,9 +45,9 @@ async function start(): Promise<AstrionApp> {
   // no workspace tool may see or touch them (lib/workspace/protected.ts). Of the program, what
   // the running server executes is protected (its build and installed packages); its sources
   // are an ordinary project, so Astrion's own checkout can be worked on.
-  await protectFolder({ kind: "data", path: root });
-  await protectFolder({ kind: "app", path: path.join(process.cwd(), ".next") });
-  await protectFolder({ kind: "app", path: path.join(process.cwd(), "node_modules") });
+  protectFolder({ kind: "data", path: root });
+  protectFolder({ kind: "app", path: path.join(process.cwd(), ".next") });
+  protectFolder({ kind: "app", path: path.join(process.cwd(), "node_modules") });
   const roles = new RoleLibrary(path.join(root, "agents"));
   const seeded = await roles.seedFromRepo(REPO_AGENTS_DIR);
   if (seeded.length > 0) console.log(`[astrion] copied the product roles into ${path.join(root, "agents")}: ${seeded.join(", ")}`);

@@ -3,7 +3,10 @@
  * "lines 1-240 of 5312". Bounded: a file is counted only up to a size, in chunks of 1 MiB.
  */
 import "server-only";
-import type { promises as fs } from "node:fs";
+import { read } from "node:fs";
+import { promisify } from "node:util";
+
+const readAt = promisify(read);
 
 /** Newlines in `bytes`. */
 export function countNewlines(bytes: Uint8Array): number {
@@ -16,13 +19,13 @@ export function countNewlines(bytes: Uint8Array): number {
  * Lines of the open file whose first bytes are `head` (its newlines, and one more when it does
  * not end with one): the rest is read in chunks. Null for a file of more than `maxBytes` bytes.
  */
-export async function totalLinesOf(handle: fs.FileHandle, head: Uint8Array, size: number, maxBytes: number): Promise<number | null> {
+export async function totalLinesOf(fd: number, head: Uint8Array, size: number, maxBytes: number): Promise<number | null> {
   if (size > maxBytes) return null;
   let newlines = countNewlines(head);
   let last = head.at(-1);
   const chunk = Buffer.alloc(1 << 20);
   for (let at = head.length; ; ) {
-    const { bytesRead } = await handle.read(chunk, 0, chunk.length, at);
+    const { bytesRead } = await readAt(fd, chunk, 0, chunk.length, at);
     if (bytesRead === 0) break;
     const part = chunk.subarray(0, bytesRead);
     newlines += countNewlines(part);

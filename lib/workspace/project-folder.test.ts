@@ -1,7 +1,7 @@
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { ValidationError } from "@/lib/errors";
 import { assertProjectFolder, checkProjectFolder, confirmProjectFolder, type ProjectFolderCheck } from "./project-folder";
 import { protectFolder, resetProtectedFoldersForTests } from "./protected";
@@ -108,6 +108,17 @@ describe("checkProjectFolder", () => {
     expect((await checkProjectFolder(os.tmpdir(), [])).ok).toBe(true);
   });
 
+  it("checks a folder (as before every tool call) without a trip through the thread pool", async () => {
+    const spies = (["stat", "lstat", "realpath", "open", "readdir", "access"] as const).map((name) => vi.spyOn(fs, name));
+    try {
+      expect((await checkProjectFolder(`${base}/proj/`, withData())).ok).toBe(true);
+      expect((await checkProjectFolder(path.join(base, "DATA"), withData())).ok).toBe(false);
+      for (const spy of spies) expect(spy).not.toHaveBeenCalled();
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+  });
+
   it("keeps the path as written (not its real path) for metadata.json", async () => {
     await fs.symlink(path.join(base, "proj"), path.join(base, "links", "to-proj"));
     const ok = await checkProjectFolder(path.join(base, "links", "to-proj"), withData());
@@ -134,8 +145,8 @@ describe("checkProjectFolder", () => {
 
   it("protects the folders registered with protectFolder without being told again", async () => {
     expect((await checkProjectFolder(base)).ok).toBe(true);
-    await protectFolder({ kind: "data", path: data });
-    await protectFolder({ kind: "app", path: path.join(base, "proj") });
+    protectFolder({ kind: "data", path: data });
+    protectFolder({ kind: "app", path: path.join(base, "proj") });
     expect(reasonOf(await checkProjectFolder(base))).toBe("contains_data_folder");
     expect(reasonOf(await checkProjectFolder(path.join(base, "proj")))).toBe("inside_app_folder");
     expect((await checkProjectFolder(path.join(base, "data-evil"))).ok).toBe(true);

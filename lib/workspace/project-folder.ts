@@ -6,7 +6,7 @@
  * a conversation is created; the runtime when a run starts or resumes and before every tool call.
  */
 import "server-only";
-import { promises as fs } from "node:fs";
+import { realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { ProjectFolderIssue } from "@/lib/api/contract";
@@ -41,25 +41,30 @@ export interface ProjectFolderRefused {
 export type ProjectFolderCheck = ProjectFolderAccepted | ProjectFolderRefused;
 
 /** Identities of the system folders that exist here (they do not change while the server runs). */
-let systemIds: Promise<Array<{ p: string; dev: bigint; ino: bigint }>> | null = null;
+let systemIds: Array<{ p: string; dev: bigint; ino: bigint }> | null = null;
 
-function knownSystemFolders(): Promise<Array<{ p: string; dev: bigint; ino: bigint }>> {
-  systemIds ??= (async () => {
-    const out: Array<{ p: string; dev: bigint; ino: bigint }> = [];
-    for (const p of ["/", "/root", ...SYSTEM_TREES, ...SYSTEM_FOLDERS]) {
-      const st = await statId(p);
-      if (st?.isDirectory()) out.push({ p, dev: st.dev, ino: st.ino });
-    }
-    return out;
-  })();
-  return systemIds;
+function knownSystemFolders(): Array<{ p: string; dev: bigint; ino: bigint }> {
+  if (systemIds) return systemIds;
+  const out: Array<{ p: string; dev: bigint; ino: bigint }> = [];
+  for (const p of ["/", "/root", ...SYSTEM_TREES, ...SYSTEM_FOLDERS]) {
+    const st = statId(p);
+    if (st?.isDirectory()) out.push({ p, dev: st.dev, ino: st.ino });
+  }
+  systemIds = out;
+  return out;
 }
 
-let homeReal: Promise<string | null> | null = null;
+let homeReal: { real: string | null } | null = null;
 
-function realHome(): Promise<string | null> {
-  homeReal ??= fs.realpath(os.homedir()).catch(() => null);
-  return homeReal;
+function realHome(): string | null {
+  if (!homeReal) {
+    try {
+      homeReal = { real: realpathSync.native(os.homedir()) };
+    } catch {
+      homeReal = { real: null };
+    }
+  }
+  return homeReal.real;
 }
 
 /**
@@ -67,7 +72,7 @@ function realHome(): Promise<string | null> {
  * folder, protected folder) that it, or one of its ancestors, is the same folder as; and an
  * ancestor of a protected folder that it is the same folder as.
  */
-async function namesOf(real: string, self: { dev: bigint; ino: bigint }, roots: readonly ProtectedRoot[]): Promise<string[]> {
+function namesOf(real: string, self: { dev: bigint; ino: bigint }, roots: readonly ProtectedRoot[]): string[] {
   // Every tool call checks the folder again; the walk below stats every ancestor of the folder and
   // of each protected folder. Its answer depends only on those folders' real paths and identities,
   // so it is kept per (real path, device and inode of the folder and of each protected folder):
@@ -75,7 +80,7 @@ async function namesOf(real: string, self: { dev: bigint; ino: bigint }, roots: 
   const key = `${real}\0${self.dev}:${self.ino}\0${roots.map((r) => `${r.kind}:${r.real}:${r.id ? `${r.id.dev}:${r.id.ino}` : "-"}`).join("\0")}`;
   const known = walkedNames.get(key);
   if (known) return known;
-  const names = await walkNames(real, roots);
+  const names = walkNames(real, roots);
   if (walkedNames.size >= MAX_WALKED) walkedNames.clear();
   walkedNames.set(key, names);
   return names;
@@ -85,11 +90,11 @@ async function namesOf(real: string, self: { dev: bigint; ino: bigint }, roots: 
 const walkedNames = new Map<string, string[]>();
 const MAX_WALKED = 256;
 
-async function walkNames(real: string, roots: readonly ProtectedRoot[]): Promise<string[]> {
+function walkNames(real: string, roots: readonly ProtectedRoot[]): string[] {
   const names = new Set([real]);
-  const known = [...(await knownSystemFolders()), ...roots.flatMap((r) => (r.id ? [{ p: r.real, ...r.id }] : []))];
+  const known = [...knownSystemFolders(), ...roots.flatMap((r) => (r.id ? [{ p: r.real, ...r.id }] : []))];
   for (let at = real; ; at = path.dirname(at)) {
-    const st = await statId(at);
+    const st = statId(at);
     if (st) {
       for (const k of known) {
         if (k.dev === st.dev && k.ino === st.ino && k.p !== at) names.add(path.join(k.p, path.relative(at, real)));
@@ -97,11 +102,11 @@ async function walkNames(real: string, roots: readonly ProtectedRoot[]): Promise
     }
     if (path.dirname(at) === at) break;
   }
-  const self = await statId(real);
+  const self = statId(real);
   if (self) {
     for (const r of roots) {
       for (let at = r.real; ; at = path.dirname(at)) {
-        const st = await statId(at);
+        const st = statId(at);
         if (st && st.dev === self.dev && st.ino === self.ino) names.add(at);
         if (path.dirname(at) === at) break;
       }
@@ -125,24 +130,20 @@ export async function checkProjectFolder(value: unknown, extra: readonly Protect
   if (trimmed.includes("\0") || trimmed.length > MAX_PATH_LENGTH) return refused("invalid", trimmed.replace(/\0/g, "\\0").slice(0, 200));
   if (!path.isAbsolute(trimmed)) return refused("not_absolute", trimmed);
   const resolved = path.resolve(trimmed);
-  // The protected folders are resolved while the folder itself is (two trips through the thread
-  // pool one after the other instead of four); a refused folder leaves the answer unused.
-  const protectedRoots = protectedFoldersWith(extra);
-  protectedRoots.catch(() => undefined);
   let real: string;
   try {
-    real = await fs.realpath(resolved);
+    real = realpathSync.native(resolved);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return refused("not_found", resolved);
     if (code === "EACCES" || code === "EPERM") return refused("unreadable", resolved);
     return refused("invalid", resolved);
   }
-  const st = await statId(real);
+  const st = statId(real);
   if (!st) return refused("unreadable", resolved);
   if (!st.isDirectory()) return refused("not_a_folder", resolved);
-  const roots = await protectedRoots;
-  const verdict = projectFolderRefusal({ names: await namesOf(real, st, roots), home: await realHome(), protectedFolders: roots });
+  const roots = protectedFoldersWith(extra);
+  const verdict = projectFolderRefusal({ names: namesOf(real, st, roots), home: realHome(), protectedFolders: roots });
   if (verdict) return refused(verdict.reason, resolved, verdict.folder);
   return { ok: true, path: resolved, real };
 }

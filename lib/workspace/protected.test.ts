@@ -48,8 +48,8 @@ beforeAll(async () => {
   await fs.symlink(path.join(".astrion", "astrion", "host"), path.join(proj, "link-host"));
   await fs.symlink(path.join(".astrion", "astrion", "host", "mutiagents", "models.json"), path.join(proj, "link-models"));
   await fs.symlink(data, path.join(base, "alias-data"));
-  await protectFolder({ kind: "data", path: data });
-  await protectFolder({ kind: "app", path: app });
+  protectFolder({ kind: "data", path: data });
+  protectFolder({ kind: "app", path: app });
 });
 
 afterAll(async () => {
@@ -170,12 +170,12 @@ describe("Astrion's own folders inside a project", () => {
       await expect(writeFile(root, "x.json", "{}"), root).rejects.toMatchObject({ reason: "app_data" });
       await expect(searchFiles(root, "NEEDLE"), root).rejects.toMatchObject({ reason: "app_data" });
     }
-    expect(await protectedAncestor(path.join(data, "conversations", "c1"))).toMatchObject({ kind: "data" });
-    expect(await protectedAncestor(path.join(proj, "src"))).toBeUndefined();
+    expect(protectedAncestor(path.join(data, "conversations", "c1"))).toMatchObject({ kind: "data" });
+    expect(protectedAncestor(path.join(proj, "src"))).toBeUndefined();
   });
 
   it("protects a folder that does not exist yet by its name, and creates nothing there", async () => {
-    await protectFolder({ kind: "data", path: path.join(proj, "later", "data") });
+    protectFolder({ kind: "data", path: path.join(proj, "later", "data") });
     try {
       await expect(writeFile(proj, "later/data/models.json", "{}")).rejects.toMatchObject({ reason: "app_data" });
       await expect(fs.stat(path.join(proj, "later"))).rejects.toMatchObject({ code: "ENOENT" });
@@ -183,8 +183,8 @@ describe("Astrion's own folders inside a project", () => {
       await writeFile(proj, "later/other/x.json", "{}");
     } finally {
       resetProtectedFoldersForTests();
-      await protectFolder({ kind: "data", path: data });
-      await protectFolder({ kind: "app", path: app });
+      protectFolder({ kind: "data", path: data });
+      protectFolder({ kind: "app", path: app });
     }
   });
 });
@@ -198,10 +198,10 @@ describe("protectedFoldersWith", () => {
     await fs.rename(data, moved);
     await fs.symlink(path.join(base, "proj", "src"), data);
     try {
-      const same = await protectedFoldersWith([{ kind: "data", path: data }]);
+      const same = protectedFoldersWith([{ kind: "data", path: data }]);
       expect(same.filter((r) => r.kind === "data")).toEqual([registered]);
       // Another folder is resolved now: through the link, to where it points.
-      const other = await protectedFoldersWith([{ kind: "data", path: path.join(base, "alias-data") }]);
+      const other = protectedFoldersWith([{ kind: "data", path: path.join(base, "alias-data") }]);
       expect(other.map((r) => r.real)).toContain(path.join(base, "proj", "src"));
       expect(other).toHaveLength(protectedFolders().length + 1);
     } finally {

@@ -12,9 +12,17 @@
  *
  * The registry lives on globalThis: Next bundles server code per entry, and the folders
  * registered at boot must be seen by every copy of this module.
+ *
+ * The workspace's metadata calls (stat, lstat, realpath, here and in resolve.ts and
+ * project-folder.ts) are synchronous. Each answers from the kernel's caches in a few microseconds
+ * on a local disk, where the same call through the thread pool (`fs.promises`) costs about 55 µs
+ * of CPU (a hand-off to a pool thread and back, on the 2-core bench machine), and every tool call
+ * makes about a dozen of them. A folder on a network file system that stops answering stalls such
+ * a call; through the pool it would hold one of its four threads instead, which every file write
+ * of the server shares.
  */
 import "server-only";
-import { promises as fs, type BigIntStats } from "node:fs";
+import { realpathSync, statSync, type BigIntStats } from "node:fs";
 import path from "node:path";
 import { isInsideRoot, type ProtectedFolder } from "./project-folder-rules";
 
@@ -44,9 +52,9 @@ function errnoCode(error: unknown): string | undefined {
 }
 
 /** `stat` with exact (bigint) device and inode numbers, or null when the path cannot be reached. */
-export async function statId(p: string): Promise<BigIntStats | null> {
+export function statId(p: string): BigIntStats | null {
   try {
-    return await fs.stat(p, { bigint: true });
+    return statSync(p, { bigint: true });
   } catch {
     return null;
   }
@@ -56,12 +64,12 @@ export async function statId(p: string): Promise<BigIntStats | null> {
  * The real path of `p`; for a path that does not exist (yet), the real path of its deepest
  * existing ancestor joined with the rest, so the data folder is protected before it is created.
  */
-export async function realOrNearest(p: string): Promise<string> {
+export function realOrNearest(p: string): string {
   const absolute = path.resolve(p);
   const rest: string[] = [];
   for (let at = absolute; ; at = path.dirname(at)) {
     try {
-      return path.join(await fs.realpath(at), ...rest.reverse());
+      return path.join(realpathSync.native(at), ...rest.reverse());
     } catch (error) {
       const code = errnoCode(error);
       if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
@@ -72,15 +80,15 @@ export async function realOrNearest(p: string): Promise<string> {
 }
 
 /** Resolves a folder to protect: its real path and identity. */
-export async function describeProtected(input: ProtectedInput): Promise<ProtectedRoot> {
-  const real = await realOrNearest(input.path);
-  const st = await statId(real);
+export function describeProtected(input: ProtectedInput): ProtectedRoot {
+  const real = realOrNearest(input.path);
+  const st = statId(real);
   return { kind: input.kind, path: path.resolve(input.path), real, id: st?.isDirectory() ? { dev: st.dev, ino: st.ino } : null };
 }
 
 /** Adds a folder to the process-wide set of protected folders (idempotent) and returns it resolved. */
-export async function protectFolder(input: ProtectedInput): Promise<ProtectedRoot> {
-  const root = await describeProtected(input);
+export function protectFolder(input: ProtectedInput): ProtectedRoot {
+  const root = describeProtected(input);
   registry().set(`${root.kind}:${root.real}`, root);
   return root;
 }
@@ -95,13 +103,13 @@ export function protectedFolders(): ProtectedRoot[] {
  * (same kind, same path as given: the store's data folder, registered at boot) is taken as it was
  * resolved then, as every registered folder is; any other is resolved now.
  */
-export async function protectedFoldersWith(extra: readonly ProtectedInput[]): Promise<ProtectedRoot[]> {
+export function protectedFoldersWith(extra: readonly ProtectedInput[]): ProtectedRoot[] {
   const registered = registry();
   const all = new Map(registered);
   for (const input of extra) {
     const given = path.resolve(input.path);
     if ([...registered.values()].some((r) => r.kind === input.kind && r.path === given)) continue;
-    const root = await describeProtected(input);
+    const root = describeProtected(input);
     all.set(`${root.kind}:${root.real}`, root);
   }
   return [...all.values()];
@@ -129,19 +137,11 @@ export function protectedMatch(
  * ancestors by name and by identity (so a project folder reached through a bind mount of a
  * protected folder, or of a folder above one, is caught).
  */
-export async function protectedAncestor(real: string, roots: readonly ProtectedRoot[] = protectedFolders()): Promise<ProtectedRoot | undefined> {
+export function protectedAncestor(real: string, roots: readonly ProtectedRoot[] = protectedFolders()): ProtectedRoot | undefined {
   if (roots.length === 0) return undefined;
-  const chain: string[] = [];
   for (let at = real; ; at = path.dirname(at)) {
-    chain.push(at);
-    if (path.dirname(at) === at) break;
-  }
-  // Every ancestor is stat'ed at once (one trip through the thread pool, not one per level), then
-  // judged nearest first.
-  const stats = await Promise.all(chain.map((at) => statId(at)));
-  for (const [i, at] of chain.entries()) {
-    const hit = protectedMatch(at, stats[i], roots);
+    const hit = protectedMatch(at, statId(at), roots);
     if (hit) return hit;
+    if (path.dirname(at) === at) return undefined;
   }
-  return undefined;
 }

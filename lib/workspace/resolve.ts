@@ -23,9 +23,11 @@
  * local process) is outside what a path check can prevent; the tools narrow it further by
  * refusing to follow a symlink at the final open (O_NOFOLLOW). Hard links cannot be told apart
  * from ordinary files by path.
+ *
+ * The walk's stat, lstat and realpath calls are synchronous: protected.ts says why.
  */
 import "server-only";
-import { promises as fs } from "node:fs";
+import { lstatSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { AstrionError, NotFoundError, ValidationError } from "@/lib/errors";
 import { isInsideRoot } from "./project-folder-rules";
@@ -127,7 +129,7 @@ export async function projectRealRoot(projectRoot: string): Promise<string> {
   }
   let real: string;
   try {
-    real = await fs.realpath(projectRoot);
+    real = realpathSync.native(projectRoot);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") {
@@ -135,7 +137,7 @@ export async function projectRealRoot(projectRoot: string): Promise<string> {
     }
     throw error;
   }
-  if (!(await fs.stat(real)).isDirectory()) {
+  if (!statSync(real).isDirectory()) {
     throw new NotFoundError(`The project folder ${projectRoot} is not a folder.`, { projectRoot });
   }
   return real;
@@ -188,7 +190,7 @@ export async function resolveProjectPath(
   }
   const root = await projectRealRoot(projectRoot);
   const roots = protectedFolders();
-  if (await protectedAncestor(root, roots)) throw new WorkspaceError("app_data", requestedPath);
+  if (protectedAncestor(root, roots)) throw new WorkspaceError("app_data", requestedPath);
 
   let current = root;
   let exists = true;
@@ -196,7 +198,7 @@ export async function resolveProjectPath(
     const next = path.join(current, segments[i] ?? "");
     let stat: import("node:fs").BigIntStats;
     try {
-      stat = await fs.lstat(next, { bigint: true });
+      stat = lstatSync(next, { bigint: true });
     } catch (error) {
       if (!isNotThere(error)) throw error;
       // Nothing below here exists, so the remaining names cannot be links: the real path is the
@@ -208,7 +210,7 @@ export async function resolveProjectPath(
     if (stat.isSymbolicLink()) {
       let real: string;
       try {
-        real = await fs.realpath(next);
+        real = realpathSync.native(next);
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
         if (code === "ENOENT" || code === "ENOTDIR" || code === "ELOOP") {
@@ -217,7 +219,7 @@ export async function resolveProjectPath(
         throw error;
       }
       if (!isInsideRoot(root, real)) throw new WorkspaceError("symlink_escape", requestedPath);
-      if (roots.length && protectedMatch(real, await fs.stat(real, { bigint: true }).catch(() => null), roots)) {
+      if (roots.length && protectedMatch(real, statSync(real, { bigint: true, throwIfNoEntry: false }) ?? null, roots)) {
         throw new WorkspaceError("app_data", requestedPath);
       }
       current = real;

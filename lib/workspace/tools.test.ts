@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { AstrionError, NotFoundError, ValidationError } from "@/lib/errors";
 import { TEMP_FILE_PATTERN } from "@/lib/store/atomic";
 import { WorkspaceError } from "./resolve";
@@ -115,6 +115,18 @@ describe("readFile", () => {
       linesShown: 2,
       totalLines: 2,
     });
+  });
+
+  it("makes no trip through the thread pool for a small file (its checks and its read are synchronous)", async () => {
+    // Each fs.promises call costs a hand-off to a pool thread and back (protected.ts); a read_file
+    // used to make about a dozen of them.
+    const spies = (["stat", "lstat", "realpath", "open", "readFile", "access"] as const).map((name) => vi.spyOn(fs, name));
+    try {
+      expect((await readFile(proj, "link-in/util/c.ts")).content).toContain("NEEDLE");
+      for (const spy of spies) expect(spy).not.toHaveBeenCalled();
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
   });
 
   it("reads through a symlink inside the project, answering with the real path", async () => {
