@@ -157,7 +157,7 @@ describe("reconcileIndex", () => {
     const broken = id(8);
     const file = {
       [gone]: indexEntryOf(meta(gone)),
-      [a.id]: { ...indexEntryOf(a), agent_count: 5, note: "kept" },
+      [a.id]: { ...indexEntryOf(a), title: "An old title", agent_count: 5, note: "kept" },
       [broken]: indexEntryOf(meta(broken, { title: "Broken now" })),
     };
     const r = reconcileIndex(file, [a, c], new Set([broken]));

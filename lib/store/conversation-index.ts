@@ -100,7 +100,16 @@ function listsBefore(a: ConversationListItem, b: ConversationListItem): number {
 }
 
 function sameSeedFields(a: IndexEntry, b: IndexEntry): boolean {
-  return a.title === b.title && a.created_at === b.created_at && a.updated_at === b.updated_at && a.agent_count === b.agent_count;
+  return sameOutsideSteps(a, b) && a.updated_at === b.updated_at && a.agent_count === b.agent_count;
+}
+
+/**
+ * The same in the fields the engine's steps do not move. A step moves `updated_at`, and one that
+ * creates a sub-agent `agent_count`; both are in the conversation's metadata.json (and its step
+ * log) first, so index.json may lag behind them (IndexKeeper.putSoon).
+ */
+function sameOutsideSteps(a: IndexEntry, b: IndexEntry): boolean {
+  return a.title === b.title && a.created_at === b.created_at;
 }
 
 /** What {@link reconcileIndex} found: the entries to keep and how index.json differed from the metadata. */
@@ -143,7 +152,7 @@ export function reconcileIndex(
       continue;
     }
     const entry = indexEntryOf(meta, previous);
-    if (!sameSeedFields(entry, previous)) (sameSeedFields(entry, { ...previous, updated_at: entry.updated_at }) ? touched : changed).push(id);
+    if (!sameSeedFields(entry, previous)) (sameOutsideSteps(entry, previous) ? touched : changed).push(id);
     entries.set(id, entry);
   }
   const added = metas
@@ -201,12 +210,12 @@ export class ConversationIndex {
     const previous = this.#entries.get(meta.id);
     const entry = indexEntryOf(meta, previous);
     this.#entries.set(meta.id, entry);
-    this.lastPutMovedOnlyTime = previous !== undefined && !sameSeedFields(entry, previous) && sameSeedFields(entry, { ...previous, updated_at: entry.updated_at });
+    this.lastPutMovedOnlyStepFields = previous !== undefined && !sameSeedFields(entry, previous) && sameOutsideSteps(entry, previous);
     return !previous || !sameSeedFields(entry, previous);
   }
 
-  /** Whether the last {@link put} changed index.json's entry in `updated_at` only. */
-  lastPutMovedOnlyTime = false;
+  /** Whether the last {@link put} changed index.json's entry in `updated_at` or `agent_count` only (what a step moves). */
+  lastPutMovedOnlyStepFields = false;
 
   /** Forgets a deleted conversation (its list row and its index.json entry). */
   remove(id: string): void {

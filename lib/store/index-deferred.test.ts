@@ -23,7 +23,7 @@ afterEach(() => {
 const indexOf = async (root: string): Promise<IndexFile> => JSON.parse(await fs.readFile(path.join(root, "conversations", "index.json"), "utf8"));
 
 describe("index.json and the engine's steps", () => {
-  it("a step that only moves updated_at does not wait for index.json; a rename does", async () => {
+  it("a step that only moves updated_at or the agent count does not wait for index.json; a rename does", async () => {
     const store = new ConversationStore(path.join(dir, "root-steps"));
     await store.init();
     const meta = await store.create({ title: "Steps", project_path: project, model_key: "offline" });
@@ -40,13 +40,20 @@ describe("index.json and the engine's steps", () => {
     expect((await indexOf(store.root))[meta.id]!.updated_at).toBe(before);
     await store.flushIndex();
     expect((await indexOf(store.root))[meta.id]!.updated_at).toBe(moved);
+    // A new sub-agent's count: shown at once, written in the background (it waited for a whole
+    // index.json rewrite and two fsyncs).
+    await store.update(meta.id, { agent_count: 1, agent_ids: [1] });
+    expect((await store.list({ limit: 10, offset: 0 })).items[0]?.agent_count).toBe(1);
+    expect((await indexOf(store.root))[meta.id]!.agent_count).toBe(0);
+    await store.flushIndex();
+    expect((await indexOf(store.root))[meta.id]!.agent_count).toBe(1);
     // A title is a change of the index's fields: written before the change resolves.
     await store.update(meta.id, { title: "Renamed" });
     expect((await indexOf(store.root))[meta.id]!.title).toBe("Renamed");
     await store.closeConversation(meta.id);
   });
 
-  it("after a crash only updated_at times can be behind; the next start catches them up without reporting a rebuild", async () => {
+  it("after a crash only updated_at times and agent counts can be behind; the next start catches them up without reporting a rebuild", async () => {
     const store = new ConversationStore(path.join(dir, "root-crash"));
     await store.init();
     const meta = await store.create({ title: "Crash", project_path: project, model_key: "offline" });
@@ -54,17 +61,20 @@ describe("index.json and the engine's steps", () => {
     const index = await indexOf(store.root);
     // As if the background write never happened: index.json one change behind metadata.json.
     index[meta.id]!.updated_at = "2020-01-01T00:00:00";
+    index[meta.id]!.agent_count = 3;
     await fs.writeFile(file, JSON.stringify(index));
     const restarted = new ConversationStore(store.root);
     await restarted.init();
     expect(restarted.indexReport().rebuilds).toEqual([]);
-    expect((await indexOf(store.root))[meta.id]!.updated_at).toBe(meta.updated_at);
+    expect((await indexOf(store.root))[meta.id]).toMatchObject({ updated_at: meta.updated_at, agent_count: 0 });
   });
 
-  it("tells a time-only difference from a changed entry", () => {
+  it("tells a difference a step makes (time, agent count) from a changed entry", () => {
     const meta = { id: "conv_20260101_000000_001", title: "T", created_at: "2026-01-01T00:00:00", updated_at: "2026-01-02T00:00:00", agent_count: 1 } as never;
     const entry = { title: "T", created_at: "2026-01-01T00:00:00", updated_at: "2026-01-01T12:00:00", agent_count: 1 };
     expect(reconcileIndex({ conv_20260101_000000_001: entry }, [meta], new Set())).toMatchObject({ touched: ["conv_20260101_000000_001"], changed: [] });
+    expect(reconcileIndex({ conv_20260101_000000_001: { ...entry, agent_count: 0 } }, [meta], new Set())).toMatchObject({ touched: ["conv_20260101_000000_001"], changed: [] });
     expect(reconcileIndex({ conv_20260101_000000_001: { ...entry, title: "Old" } }, [meta], new Set())).toMatchObject({ touched: [], changed: ["conv_20260101_000000_001"] });
+    expect(reconcileIndex({ conv_20260101_000000_001: { ...entry, created_at: "2025-01-01T00:00:00" } }, [meta], new Set())).toMatchObject({ touched: [], changed: ["conv_20260101_000000_001"] });
   });
 });

@@ -102,20 +102,22 @@ export class IndexKeeper {
   }
 
   /**
-   * {@link put} for the conversation engine's steps. A change of title or agent count is written
-   * before it resolves, as {@link put}; a step that only moves `updated_at` (most of them) does
-   * not wait: the list shows it at once and index.json is rewritten in the background
-   * ({@link INDEX_WRITE_DELAY_MS} later, every such change of that time in one write), so a step
-   * never waits for a whole-file rewrite whose size grows with the number of conversations. A
-   * crash before that write leaves only `updated_at` times behind, which the next start catches
-   * up ({@link reconcileIndex}'s `touched`).
+   * {@link put} for the conversation engine's steps. A change of title is written before it
+   * resolves, as {@link put}; a step that only moves `updated_at` (most of them) or `agent_count`
+   * (one that creates a sub-agent) does not wait: the list shows it at once and index.json is
+   * rewritten in the background ({@link INDEX_WRITE_DELAY_MS} later, every such change of that time
+   * in one write), so a step never waits for a whole-file rewrite whose size grows with the number
+   * of conversations (a new sub-agent waited for it: about ten trips through the thread pool and
+   * two fsyncs). Both fields are in the conversation's metadata.json and step log first; a crash
+   * before the write leaves only them behind, which the next start catches up
+   * ({@link reconcileIndex}'s `touched`).
    */
   async putSoon(meta: ConversationMetadata): Promise<void> {
     if (!this.index.put(meta)) {
       this.#unchanged++;
       return;
     }
-    if (!this.index.lastPutMovedOnlyTime) return this.persist();
+    if (!this.index.lastPutMovedOnlyStepFields) return this.persist();
     this.#pending++;
     if (this.#timer) return;
     this.#timer = setTimeout(() => {
@@ -208,9 +210,9 @@ export class IndexKeeper {
         return;
       }
       if (onDisk && inStep) {
-        // Only `updated_at` times behind (written in the background before a stop or crash): caught up, not a rebuild.
+        // Only `updated_at` times and agent counts behind (written in the background before a stop or crash): caught up, not a rebuild.
         await this.#writeUnchecked();
-        console.log(`[astrion] conversation index: caught up the last-change time of ${touched.length} conversation(s)`);
+        console.log(`[astrion] conversation index: caught up the last-change time or agent count of ${touched.length} conversation(s)`);
         return;
       }
       await this.#writeUnchecked();

@@ -413,6 +413,8 @@ describe("the store with an open conversation", () => {
     expect((await fs.stat(path.join(convDir, STEP_LOG_FILE))).size).toBe(0);
     expect((await store.readAgentMetadata(id, agentId)).status).toBe("idle");
     expect((await store.readLeaderMessages(id)).title).toBe("Renamed");
+    // index.json had the title at once; the agent count follows in the background (IndexKeeper.putSoon).
+    await store.flushIndex();
     const index = JSON.parse(await fs.readFile(path.join(store.root, "conversations", "index.json"), "utf8"));
     expect(index[id]).toMatchObject({ title: "Renamed", agent_count: 2 });
   });
