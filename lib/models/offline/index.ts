@@ -129,6 +129,20 @@ function messageChars(req: ChatRequest): number {
 
 class AbortedSignal {}
 
+/**
+ * Answering with no delay, the model still gives the event loop back now and then, as an answer
+ * read from a socket does: at the start of every answer and after every {@link YIELD_EVERY_MS} of
+ * streaming. Without it a run on the offline model, whose tools may answer at once as well, can
+ * be one chain of promise callbacks from answer to answer, holding every other request until it
+ * ends (a leader handed a 100,000-character message held the loop for over a second).
+ */
+const YIELD_EVERY_MS = 5;
+
+/** Resolves on a later turn of the event loop (`setImmediate`; a timer where there is none, in the browser). */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => (typeof setImmediate === "function" ? setImmediate(resolve) : setTimeout(resolve, 0)));
+}
+
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new AbortedSignal());
@@ -159,6 +173,8 @@ export function createOfflineModel(key = "offline", opts: OfflineModelOptions = 
       const delayMs = opts.delayMs ?? envDelay();
       const result: ChatResult = { content: "", reasoning: "", tool_calls: [], usage: null, finish_reason: null, model: OFFLINE_MODEL_NAME };
       let emitted = false;
+      await nextTurn();
+      let sliceStarted = performance.now();
       const aborted = () =>
         new ModelCallError("aborted", "The offline model call was stopped.", {
           modelKey: key,
@@ -175,6 +191,10 @@ export function createOfflineModel(key = "offline", opts: OfflineModelOptions = 
             if (error instanceof AbortedSignal) throw aborted();
             throw error;
           }
+        } else if (performance.now() - sliceStarted > YIELD_EVERY_MS) {
+          await nextTurn();
+          sliceStarted = performance.now();
+          if (req.signal?.aborted) throw aborted();
         }
       };
 
