@@ -15,7 +15,8 @@ beforeAll(async () => {
   await fs.mkdir(project);
 });
 afterAll(async () => {
-  await fs.rm(dir, { recursive: true, force: true });
+  // maxRetries: a background index.json write may still be landing (IndexKeeper.putSoon).
+  await fs.rm(dir, { recursive: true, force: true, maxRetries: 5 });
 });
 
 async function boot(root: string): Promise<{ store: ConversationStore; search: SearchIndexer }> {

@@ -31,7 +31,8 @@ beforeAll(async () => {
   await fs.mkdir(project);
 });
 afterAll(async () => {
-  await fs.rm(dir, { recursive: true, force: true });
+  // maxRetries: a background index.json write may still be landing (IndexKeeper.putSoon).
+  await fs.rm(dir, { recursive: true, force: true, maxRetries: 5 });
 });
 
 /** A new, initialized store in its own data folder. */

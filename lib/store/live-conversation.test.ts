@@ -20,12 +20,19 @@ beforeAll(async () => {
   await fs.mkdir(project);
 });
 afterAll(async () => {
-  await fs.rm(dir, { recursive: true, force: true });
+  // A step that moves only updated_at or the agent count leaves index.json to a background write
+  // (IndexKeeper.putSoon): let it land before the folders go.
+  await Promise.all(stores.map((s) => s.flushIndex().catch(() => undefined)));
+  await fs.rm(dir, { recursive: true, force: true, maxRetries: 5 });
 });
 
 /** A store with one conversation that has one sub-agent. */
+/** Every store made by {@link conversation}. */
+const stores: ConversationStore[] = [];
+
 async function conversation(): Promise<{ store: ConversationStore; id: string; agentId: number; convDir: string }> {
   const store = new ConversationStore(path.join(dir, `root-${++counter}`));
+  stores.push(store);
   await store.init();
   const meta = await store.create({ title: "Live", project_path: project, model_key: "offline" });
   const agent = await store.createAgent(meta.id, { role_id: "researcher", role_name: "Researcher" });
