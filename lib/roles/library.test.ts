@@ -102,6 +102,22 @@ describe("RoleLibrary.list and get", () => {
     expect((await lib.list()).map((e) => e.kind === "role" && e.name)).toEqual(["Beta Role"]);
   });
 
+  it("catalogs each readable id-named role as get gives it, the same object while the folder is unchanged", async () => {
+    await write("alpha.md", GOOD);
+    await write("beta.md", GOOD.replace("id: alpha", "id: beta").replace("alpha Role", "Beta Role"));
+    await write("Not An Id.md", GOOD.replace("id: alpha", "id: gamma").replace("alpha Role", "Gamma Role"));
+    await write("broken.md", BROKEN["bad-yaml.md"]?.text ?? "");
+    const catalog = await lib.catalog();
+    expect(await lib.catalog()).toBe(catalog);
+    expect(catalog.entries).toEqual(await lib.list());
+    expect([...catalog.details.keys()].sort()).toEqual(["alpha", "beta"]);
+    for (const id of ["alpha", "beta"]) expect(catalog.details.get(id)).toEqual(await lib.get(id));
+    await lib.remove("beta");
+    const after = await lib.catalog();
+    expect(after).not.toBe(catalog);
+    expect([...after.details.keys()]).toEqual(["alpha"]);
+  });
+
   it("never rewrites a broken file when listing or reading it", async () => {
     const files = await Promise.all(Object.entries(BROKEN).map(([name, { text }]) => write(name, text)));
     const before = await Promise.all(files.map(snapshot));

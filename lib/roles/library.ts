@@ -103,6 +103,23 @@ async function roleFileNames(dir: string): Promise<string[]> {
 /** One role file as the folder cache holds it: parsed, or the code of the error that kept it from being read. */
 type CachedRole = RoleAnyDetail | { kind: "unreadable"; code: string };
 
+/** What {@link RoleLibrary.catalog} gives: the listing, and each readable role's detail by id (what `get(id)` gives). */
+export interface RoleCatalog {
+  readonly entries: readonly RoleListEntry[];
+  readonly details: ReadonlyMap<string, RoleDetail>;
+}
+
+/** The roles of a snapshot by id: the files named `<id>.md`, as `get(id)` finds them. */
+function detailsOf(files: FolderSnapshot<CachedRole>): ReadonlyMap<string, RoleDetail> {
+  const details = new Map<string, RoleDetail>();
+  for (const [name, role] of files) {
+    if (role.kind !== "role") continue;
+    const id = roleIdFromFileName(name);
+    if (name === `${id}.md` && isIdFileName(name)) details.set(id, role);
+  }
+  return details;
+}
+
 /**
  * Reads, creates, edits, imports and deletes role files in one folder. Reads are served from
  * memory while the folder does not change (lib/roles/folder-cache.ts).
@@ -111,7 +128,7 @@ export class RoleLibrary {
   readonly rolesDir: string;
   readonly #files: FolderCache<CachedRole>;
   /** What {@link list} made of the current snapshot (entries are not changed by callers). */
-  #listed: { files: FolderSnapshot<CachedRole>; entries: readonly RoleListEntry[] } | null = null;
+  #listed: ({ files: FolderSnapshot<CachedRole> } & RoleCatalog) | null = null;
 
   constructor(rolesDir: string) {
     this.rolesDir = path.resolve(rolesDir);
@@ -161,10 +178,18 @@ export class RoleLibrary {
    * error entries, and one unreadable file never hides the others.
    */
   async list(): Promise<RoleListEntry[]> {
+    return [...(await this.catalog()).entries];
+  }
+
+  /**
+   * The listing and the detail of each role in it (by id), from one snapshot of the folder. The
+   * same snapshot gives the same object, so a caller may keep what it derives from it: the
+   * runtime asks on every model call.
+   */
+  async catalog(): Promise<RoleCatalog> {
     const files = await this.#files.get();
-    // The same snapshot lists the same way: the runtime asks on every model call.
-    if (this.#listed?.files !== files) this.#listed = { files, entries: this.#listEntries(files) };
-    return [...this.#listed.entries];
+    if (this.#listed?.files !== files) this.#listed = { files, entries: this.#listEntries(files), details: detailsOf(files) };
+    return this.#listed;
   }
 
   #listEntries(files: FolderSnapshot<CachedRole>): readonly RoleListEntry[] {

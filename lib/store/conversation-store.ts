@@ -212,9 +212,15 @@ export class ConversationStore {
    * crash cannot take back what a person was shown (the engine makes its changes ahead of the
    * disk: ./live-conversation.ts `ChangeOptions`).
    */
-  async #shown<T>(id: string, opts: ChangeOptions, read: () => Promise<T>): Promise<T> {
+  #shown<T>(id: string, opts: ChangeOptions, read: () => Promise<T>): Promise<T> {
+    // The engine's own reads (every step makes several) take no extra turn through here.
+    if (opts.eager) return read();
+    return this.#shownDurably(id, read);
+  }
+
+  async #shownDurably<T>(id: string, read: () => Promise<T>): Promise<T> {
     const value = await read();
-    const live = opts.eager ? undefined : this.#core.live.get(id);
+    const live = this.#core.live.get(id);
     if (live && !live.isDurable(live.durableMark)) await live.whenDurable();
     return value;
   }

@@ -20,7 +20,7 @@ import { translate, type MessageVars } from "@/lib/i18n/translate";
 import { agentToken, auditPayload, allowListFromMetadata, authorizedRoles, type AgentToken } from "@/lib/governance";
 import { normalizeTokenStatistics, usageAgentKey } from "@/lib/models";
 import { agentParty, follow, newTraceId, newTurnId, nextSeedId, replyTo, SYSTEM_PARTY, timelineRecord, type Envelope, type EnvelopeType, type SeedCounters, type SeedIdKind } from "@/lib/protocol";
-import type { RoleDetail } from "@/lib/roles";
+import type { RoleCatalog, RoleDetail } from "@/lib/roles";
 import type { AstrionApp } from "@/lib/server/app";
 import type { ConversationMetadata } from "@/lib/store";
 import { confirmProjectFolder, type ProjectFolderChanged, type ProjectFolderRefused } from "@/lib/workspace";
@@ -58,10 +58,33 @@ interface ConversationExtras {
   seed_counters?: SeedCounters;
 }
 
-/** One conversation's shared run state. Made by {@link TeamRun}; one per conversation. */
 /** The i18n key of a notice's text. */
 export type NoticeKey = Extract<MessageKey, `notice.msg.${string}`>;
 
+/** The roles an agent may be made of (every readable, id-named role file), and their details by id. */
+export interface RoleChoices {
+  readonly choices: readonly RoleChoice[];
+  readonly byId: ReadonlyMap<string, RoleDetail>;
+}
+
+function roleChoicesOf(catalog: RoleCatalog): RoleChoices {
+  const choices: RoleChoice[] = [];
+  for (const entry of catalog.entries) {
+    // A file whose name is no valid id cannot be addressed by id until it is renamed.
+    if (entry.kind !== "role" || entry.suggested_id !== undefined || !catalog.details.has(entry.id)) continue;
+    const derived = entry.capabilities.length === 0 && entry.derived_capabilities !== undefined;
+    choices.push({
+      id: entry.id,
+      name: entry.name,
+      description: entry.description,
+      capabilities: derived ? entry.derived_capabilities! : entry.capabilities,
+      ...(derived ? { capabilities_source: "derived" as const } : {}),
+    });
+  }
+  return { choices, byId: catalog.details };
+}
+
+/** One conversation's shared run state. Made by {@link TeamRun}; one per conversation. */
 export class TeamState {
   readonly app: AstrionApp;
   readonly convId: string;
@@ -80,6 +103,7 @@ export class TeamState {
   leaderBusy = false;
   readonly activity = new Map<number, { text: string; at: string }>();
   #lastTrace: { trace_id: string; turn_id: string } | null = null;
+  #roleChoices: { catalog: RoleCatalog; value: RoleChoices } | null = null;
   /** Serializes read-modify-writes of the conversation's seed counters. */
   #counterChain: Promise<unknown> = Promise.resolve();
   /** The project folder this run started (or resumed) with: the one its agents' tokens carry. */
@@ -279,31 +303,18 @@ export class TeamState {
 
   // ---------------------------------------------------------------- roles
 
-  async roleChoices(): Promise<{ choices: RoleChoice[]; byId: Map<string, RoleDetail> }> {
-    const list = await this.app.roles.list();
-    const byId = new Map<string, RoleDetail>();
-    const choices: RoleChoice[] = [];
-    for (const entry of list) {
-      // A file whose name is no valid id cannot be addressed by id until it is renamed.
-      if (entry.kind !== "role" || entry.suggested_id !== undefined) continue;
-      const derived = entry.capabilities.length === 0 && entry.derived_capabilities !== undefined;
-      choices.push({
-        id: entry.id,
-        name: entry.name,
-        description: entry.description,
-        capabilities: derived ? entry.derived_capabilities! : entry.capabilities,
-        ...(derived ? { capabilities_source: "derived" as const } : {}),
-      });
-    }
-    for (const c of choices) {
-      const detail = await this.app.roles.get(c.id).catch(() => null);
-      if (detail?.kind === "role") byId.set(c.id, detail);
-    }
-    return { choices: choices.filter((c) => byId.has(c.id)), byId };
+  /**
+   * The registered roles an agent may be made of, with their details: worked out once per
+   * snapshot of the role folder (every step asks), so what it gives must not be changed.
+   */
+  async roleChoices(): Promise<RoleChoices> {
+    const catalog = await this.app.roles.catalog();
+    if (this.#roleChoices?.catalog !== catalog) this.#roleChoices = { catalog, value: roleChoicesOf(catalog) };
+    return this.#roleChoices.value;
   }
 
   /** The registered roles this conversation may use (its `allowed_roles`, when set, narrows them). */
-  async authorizedChoices(): Promise<{ all: RoleChoice[]; allowed: RoleChoice[]; allowList: string[] | undefined }> {
+  async authorizedChoices(): Promise<{ all: readonly RoleChoice[]; allowed: RoleChoice[]; allowList: string[] | undefined }> {
     const { choices } = await this.roleChoices();
     const allowList = allowListFromMetadata(await this.store.get(this.convId));
     return { all: choices, allowed: authorizedRoles(choices, allowList), allowList };
