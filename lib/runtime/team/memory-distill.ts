@@ -116,6 +116,10 @@ export async function distillConversation(sink: DistillSink, trigger: DistillTri
   const convId = sink.convId;
   const root = sink.app.root;
   await sink.durable?.();
+  // Background work goes after what that durable point releases: the run's outbox hands the
+  // summary's events to the viewers' streams on the next turn of the event loop, and reading and
+  // sifting the history here first would hold them back.
+  await new Promise<void>((resolve) => setTimeout(resolve, 0));
   const messages = (await sink.store.readLeaderMessages(convId)).messages;
   if (trigger === "summary" && !endsWithSummary(messages)) return;
   const progressLog = distilledProgress(root);
