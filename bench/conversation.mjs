@@ -156,6 +156,13 @@ export function processCpuMs(pid) {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond();
 }
 
+/** CPU time (user + system) of the main thread of `pid` (the event loop, JavaScript), in ms (/proc/<pid>/task/<pid>/stat). */
+export function mainThreadCpuMs(pid) {
+  const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond();
+}
+
 /** Resident memory of `pid` now and at its peak, in MB (VmRSS and VmHWM of /proc/<pid>/status). */
 export function processMemoryMb(pid) {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");

@@ -18,7 +18,7 @@
 import { rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { finished, newConversation, post, processCpuMs, processMemoryMb, signals, viewer } from "./conversation.mjs";
+import { finished, mainThreadCpuMs, newConversation, post, processCpuMs, processMemoryMb, signals, viewer } from "./conversation.mjs";
 import { instrument, loadFakeOpenAI } from "./fake-model.mjs";
 import { startFloor } from "./floor.mjs";
 import { nowMs, request, startServer, stats, tempDir } from "./lib.mjs";
@@ -27,6 +27,8 @@ import { GOAL, PLANNED_CALLS, SUMMARY_MARK, WORKER_ROLES, workloadHandler, write
 const RUNS = Number(process.env.BENCH_ENGINE_RUNS) || 100;
 /** Conversations run after the timed ones, for the memory figures only. */
 const MORE_RUNS = Number(process.env.BENCH_ENGINE_MEMORY_RUNS ?? RUNS);
+/** App runs before the timed ones (the floor's warm-up is 3 runs per transport). */
+const WARM_RUNS = Number(process.env.BENCH_ENGINE_WARMUP ?? 30);
 const CONCURRENT = 10;
 const ROUNDS = 3;
 /** Memory is sampled every this many conversations (and after the last). */
@@ -51,6 +53,7 @@ async function appRuns({ port, project, pid, calls }, titles) {
   }
   await Promise.all(runs.map((r) => r.watch.until((s) => s.snapshot, 30_000, `snapshot of ${r.title}`)));
   const cpu0 = processCpuMs(pid);
+  const main0 = mainThreadCpuMs(pid);
   const t0 = nowMs();
   await Promise.all(runs.map((r) => post(port, r.id, GOAL)));
   const summaryOf = (s) => s.leaderTexts.find((m) => m.content.includes(SUMMARY_MARK));
@@ -67,11 +70,12 @@ async function appRuns({ port, project, pid, calls }, titles) {
     ),
   );
   const cpu = processCpuMs(pid) - cpu0;
+  const mainCpu = mainThreadCpuMs(pid) - main0;
   const wall = Math.max(...runs.map((r) => summaryOf(r.watch.state).at)) - t0;
   for (const r of runs) r.watch.close();
   // Let each run settle (agents done, files written) before the next one is measured.
   for (const r of runs) await finished(port, r.id, { agents: WORKER_ROLES.length, marker: SUMMARY_MARK });
-  return { wall_ms: wall, cpu_ms: cpu, calls: runs.reduce((n, r) => n + callsOf(calls, r.title), 0) };
+  return { wall_ms: wall, cpu_ms: cpu, main_thread_cpu_ms: mainCpu, calls: runs.reduce((n, r) => n + callsOf(calls, r.title), 0) };
 }
 
 /** `resident` of `GET /api/health` once no release is under way (the last run is let go as its viewer leaves). */
@@ -86,10 +90,17 @@ async function settledResident(port) {
 /** Figures of sequential runs: per-run wall per call (median…), CPU per call over all runs, calls per run. */
 function sequentialFigures(runs) {
   const calls = runs.reduce((n, r) => n + r.calls, 0);
+  const half = Math.floor(runs.length / 2);
   return {
     runs: runs.length,
     ms_per_call: stats(runs.map((r) => r.wall_ms / r.calls)),
+    // The JIT keeps compiling for the first few dozen runs of a new server (see the README).
+    ms_per_call_median_first_half: stats(runs.slice(0, half).map((r) => r.wall_ms / r.calls)).median,
+    ms_per_call_median_second_half: stats(runs.slice(half).map((r) => r.wall_ms / r.calls)).median,
     cpu_ms_per_call: round2(runs.reduce((n, r) => n + r.cpu_ms, 0) / calls),
+    ...(runs[0]?.main_thread_cpu_ms !== undefined
+      ? { main_thread_cpu_ms_per_call: round2(runs.reduce((n, r) => n + r.main_thread_cpu_ms, 0) / calls) }
+      : {}),
     wall_ms_per_run: stats(runs.map((r) => r.wall_ms)),
     calls_per_run: stats(runs.map((r) => r.calls)),
   };
@@ -101,12 +112,14 @@ function concurrentFigures(rounds) {
     rounds: rounds.length,
     ms_per_call: stats(rounds.map((r) => r.wall_ms / r.calls)),
     cpu_ms_per_call: stats(rounds.map((r) => r.cpu_ms / r.calls)),
+    ...(rounds[0]?.main_thread_cpu_ms !== undefined ? { main_thread_cpu_ms_per_call: stats(rounds.map((r) => r.main_thread_cpu_ms / r.calls)) } : {}),
     wall_ms_per_round: stats(rounds.map((r) => r.wall_ms)),
     calls_per_round: stats(rounds.map((r) => r.calls)),
   };
 }
 
 function sideBySide(floor, app, cpuOf) {
+  const mainOf = (x) => (typeof x.main_thread_cpu_ms_per_call === "number" ? x.main_thread_cpu_ms_per_call : x.main_thread_cpu_ms_per_call?.median);
   return {
     floor_ms_per_call: floor.ms_per_call.median,
     app_ms_per_call: app.ms_per_call.median,
@@ -114,6 +127,9 @@ function sideBySide(floor, app, cpuOf) {
     floor_cpu_ms_per_call: cpuOf(floor),
     app_cpu_ms_per_call: cpuOf(app),
     overhead_cpu_ms_per_call: round2(cpuOf(app) - cpuOf(floor)),
+    // Of that CPU, the main thread's (the rest: V8's compiler and GC threads, the file system's thread pool).
+    floor_main_thread_cpu_ms_per_call: mainOf(floor),
+    app_main_thread_cpu_ms_per_call: mainOf(app),
   };
 }
 
@@ -148,7 +164,7 @@ export async function benchEngine() {
     // Warm-up, not counted: module loading and route compilation in the server, JIT in both.
     await floor.sequential(3, "floor-warm");
     await floor.sequential(3, "floor-app-transport-warm", "app");
-    for (let i = 0; i < 2; i++) await appRuns(ctx, [`warm-${i}`]);
+    for (let i = 0; i < WARM_RUNS; i++) await appRuns(ctx, [`warm-${i}`]);
     const afterWarmUp = processMemoryMb(pid);
     const samples = [];
     const held = {};
@@ -220,7 +236,7 @@ export async function benchEngine() {
           `"waiting" when reports reach it one by one). Floor: bare openai@6 streaming tool loop in a child process, workers concurrent, on the client's default fetch ` +
           `(side_by_side) and on the app's own transport over node:http (side_by_side_floor_on_app_transport). App: the built server ` +
           `(next start) over HTTP with one SSE viewer per conversation, ASTRION_LEADER_BATCH_MS=0; wall = POST → summary received by the viewer; server CPU = POST → ` +
-          `leader idle, from /proc/<pid>/stat (10 ms ticks). Load average at start ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}.`,
+          `leader idle, from /proc/<pid>/stat (10 ms ticks), the main thread's from /proc/<pid>/task/<pid>/stat. Load average at start ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}.`,
         side_by_side: {
           one_conversation_at_a_time: sideBySide(seq.floor, seq.app, (x) => x.cpu_ms_per_call),
           [`${CONCURRENT}_conversations_at_once`]: sideBySide(par.floor, par.app, (x) => x.cpu_ms_per_call.median),

@@ -19,6 +19,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import OpenAI from "openai";
+import { mainThreadCpuMs } from "./conversation.mjs";
 import { importTsGraph } from "./ts-module.mjs";
 import { GOAL, SUMMARY_MARK, WORKER_ROLES } from "./workload.mjs";
 
@@ -115,6 +116,7 @@ const cpuMs = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
 };
+const mainMs = () => mainThreadCpuMs(process.pid);
 
 /** The child: answers `{ id, kind: "sequential" | "concurrent", count, prefix, transport: "fetch" | "app" }` requests over IPC. */
 async function child() {
@@ -132,14 +134,14 @@ async function child() {
       if (kind === "sequential") {
         result = [];
         for (let i = 0; i < count; i++) {
-          const [t, c] = [performance.now(), cpuMs()];
+          const [t, c, m] = [performance.now(), cpuMs(), mainMs()];
           const calls = await runOnce(client, project, `${prefix}-${i}`);
-          result.push({ wall_ms: performance.now() - t, cpu_ms: cpuMs() - c, calls });
+          result.push({ wall_ms: performance.now() - t, cpu_ms: cpuMs() - c, main_thread_cpu_ms: mainMs() - m, calls });
         }
       } else {
-        const [t, c] = [performance.now(), cpuMs()];
+        const [t, c, m] = [performance.now(), cpuMs(), mainMs()];
         const calls = await Promise.all(Array.from({ length: count }, (_, i) => runOnce(client, project, `${prefix}-${i}`)));
-        result = { wall_ms: performance.now() - t, cpu_ms: cpuMs() - c, calls: calls.reduce((a, b) => a + b, 0) };
+        result = { wall_ms: performance.now() - t, cpu_ms: cpuMs() - c, main_thread_cpu_ms: mainMs() - m, calls: calls.reduce((a, b) => a + b, 0) };
       }
       process.send({ id, result });
     } catch (error) {
