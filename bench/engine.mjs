@@ -30,7 +30,8 @@ const MORE_RUNS = Number(process.env.BENCH_ENGINE_MEMORY_RUNS ?? RUNS);
 /** App runs before the timed ones (the floor's warm-up is 3 runs per transport). */
 const WARM_RUNS = Number(process.env.BENCH_ENGINE_WARMUP ?? 30);
 const CONCURRENT = 10;
-const ROUNDS = 3;
+/** Rounds of CONCURRENT conversations at once (the median over 3 moved by a millisecond between runs). */
+const ROUNDS = Number(process.env.BENCH_ENGINE_ROUNDS) || 7;
 /** Memory is sampled every this many conversations (and after the last). */
 const MEMORY_EVERY = 10;
 const round2 = (x) => +x.toFixed(2);
