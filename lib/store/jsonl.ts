@@ -11,7 +11,8 @@
  * event that a crash could lose. A non-durable append (`{ durable: false }`) is for a line that is
  * durable elsewhere already (an open conversation's step log holds it and puts it back after a
  * crash; lib/store/live-conversation.ts): it resolves once written, and {@link syncJsonLines}
- * makes it durable later. A crash can still cut the last line short (power loss mid-write);
+ * makes it durable later, with the folder's entry of a file it created (a durable append syncs
+ * a new file's folder at once). A crash can still cut the last line short (power loss mid-write);
  * readers drop such a tail, and the next append first ends it with a newline, so a torn fragment
  * never glues itself to the front of a good record. The fragment is kept (an audit log is never
  * rewritten) and readers report it as a bad line.
@@ -51,8 +52,35 @@ interface Appender {
 
 const APPENDERS_KEY = Symbol.for("astrion.protocol.jsonlAppenders");
 
-/** Lines appended and fsyncs made by this process (benchmarks and tests read them). */
-export const appendStats = { lines: 0, syncs: 0 };
+/** Lines appended, fsyncs of files and of folders made by this process (benchmarks and tests read them). */
+export const appendStats = { lines: 0, syncs: 0, folderSyncs: 0 };
+
+const UNSYNCED_FOLDERS_KEY = Symbol.for("astrion.protocol.jsonlUnsyncedFolders");
+
+/**
+ * Folders holding a file that a non-durable append created and no fsync of the folder followed
+ * yet. Kept apart from the appenders, which a failed write or a close drops.
+ */
+function unsyncedFolders(): Set<string> {
+  const g = globalThis as unknown as Record<symbol, Set<string> | undefined>;
+  return (g[UNSYNCED_FOLDERS_KEY] ??= new Set());
+}
+
+/** Fsyncs `dir` when a file created in it by a non-durable append is not in a synced folder yet. */
+async function syncFolderOf(file: string, always = false): Promise<void> {
+  const dir = path.dirname(file);
+  const pending = unsyncedFolders();
+  if (!always && !pending.has(dir)) return;
+  // Taken off first: a file created while this sync runs marks the folder again.
+  pending.delete(dir);
+  try {
+    await fsyncDir(dir);
+    appendStats.folderSyncs += 1;
+  } catch (error) {
+    pending.add(dir);
+    throw error;
+  }
+}
 
 /** One map per process, on globalThis so every bundle of this module shares the open files. */
 function appenders(): Map<string, Appender> {
@@ -101,9 +129,11 @@ function appenderOf(file: string): Appender {
  */
 export async function syncJsonLines(file: string): Promise<void> {
   const a = appenders().get(path.resolve(file));
-  if (!a) return;
-  while (a.flushing) await a.flushing;
-  if (a.unsynced && a.handle) await syncHandle(a, a.handle);
+  if (a) {
+    while (a.flushing) await a.flushing;
+    if (a.unsynced && a.handle) await syncHandle(a, a.handle);
+  }
+  await syncFolderOf(path.resolve(file));
 }
 
 async function syncHandle(a: Appender, handle: fs.FileHandle): Promise<void> {
@@ -119,6 +149,7 @@ async function closeAppender(a: Appender): Promise<void> {
   if (!handle) return;
   try {
     if (a.unsynced) await syncHandle(a, handle);
+    await syncFolderOf(a.file);
   } finally {
     await handle.close().catch(() => undefined);
   }
@@ -159,8 +190,15 @@ async function flush(a: Appender): Promise<void> {
           await a.handle.sync();
           appendStats.syncs += 1;
           a.unsynced = false;
-        } else a.unsynced = true;
-        if (created) await fsyncDir(path.dirname(a.file));
+          // A durable line is in a file the folder lists durably (a new one, or one whose folder
+          // a non-durable append left unsynced).
+          await syncFolderOf(a.file, created);
+        } else {
+          a.unsynced = true;
+          // Not synced until the lines are made durable (syncJsonLines, a close): the log that
+          // holds them puts back a file a crash took away, folder entry and all.
+          if (created) unsyncedFolders().add(path.dirname(a.file));
+        }
         batch.forEach((w, i) => w.resolve({ sealedTornLine: sealed && i === 0 }));
       } catch (error) {
         // What reached the disk is unknown: the next append reopens the file and seals any torn line.

@@ -224,6 +224,7 @@ describe("a live conversation", () => {
     const { store, id, agentId, convDir } = await conversation();
     const { live } = await LiveConversation.load(store.root, id);
     const syncs = appendStats.syncs;
+    const folderSyncs = appendStats.folderSyncs;
     await Promise.all([
       live.updateAgentMessages(agentId, (f) => ({ ...f, messages: [...f.messages, msg(1, "assistant")] })),
       live.appendLine("timeline.jsonl", JSON.stringify({ n: 1 })),
@@ -235,9 +236,12 @@ describe("a live conversation", () => {
     expect(await fileText(path.join(convDir, "timeline.jsonl"))).toBe('{"n":1}\n');
     expect(await fileText(path.join(convDir, "context.jsonl"))).toBe('{"n":2}\n');
     expect(appendStats.syncs).toBe(syncs);
-    // the checkpoint at close syncs them before it empties the log
+    // nor of the folder that lists the files they created
+    expect(appendStats.folderSyncs).toBe(folderSyncs);
+    // the checkpoint at close syncs them, and the folder once, before it empties the log
     await live.close();
     expect(appendStats.syncs).toBe(syncs + 3);
+    expect(appendStats.folderSyncs).toBe(folderSyncs + 1);
     expect((await fs.stat(path.join(convDir, STEP_LOG_FILE))).size).toBe(0);
   });
 
