@@ -96,16 +96,16 @@ export async function writeFileAtomicUnlocked(file: string, data: string | Uint8
     // a rename over an existing file can wait for the disk (ext4's auto_da_alloc starts writing
     // the new file back first), which a profile measured at 0.25 ms on a quiet machine and several
     // ms under I/O load, on the event loop. `wx` refuses to follow anything already there.
+    let created = false;
     try {
-      if (data.length <= SYNC_WRITE_LIMIT) {
-        writeFileSync(tmp, data, { flag: "wx", mode: 0o644 });
-        await fs.rename(tmp, file);
-      } else {
-        await fs.writeFile(tmp, data, { flag: "wx", mode: 0o644 });
-        await fs.rename(tmp, file);
-      }
+      if (data.length <= SYNC_WRITE_LIMIT) writeFileSync(tmp, data, { flag: "wx", mode: 0o644 });
+      else await fs.writeFile(tmp, data, { flag: "wx", mode: 0o644 });
+      created = true;
+      await fs.rename(tmp, file);
     } catch (error) {
-      await fs.rm(tmp, { force: true }).catch(() => undefined);
+      // A temp file that could not be opened because its folder is not there (ENOENT comes only
+      // from the open) was never made: nothing to remove. Anything else may have left one.
+      if (created || (error as NodeJS.ErrnoException).code !== "ENOENT") await fs.rm(tmp, { force: true }).catch(() => undefined);
       throw error;
     }
     return;

@@ -14,7 +14,7 @@ import "server-only";
  * background pass already wrote, and that has not changed since, is synced where it is (an fsync
  * of the file and of its folder), not rewritten.
  */
-import { promises as fs } from "node:fs";
+import { mkdirSync, promises as fs } from "node:fs";
 import path from "node:path";
 import { fsyncDir, writeFileAtomicUnlocked } from "./atomic";
 
@@ -154,16 +154,16 @@ export class SeedWriter<K extends string> {
     }
     // The agent's folder, and the conversation's agents/ before its first agent. Not recursive
     // beyond that: a conversation removed meanwhile fails the write rather than being made again.
+    // Made synchronously, as a small file's temp file is (./atomic.ts): a trip through the thread
+    // pool costs more than the call, and a new agent's two files each came here.
     const dir = path.dirname(file);
     for (const folder of [path.dirname(dir), dir]) {
-      const made = await fs.mkdir(folder).then(
-        () => true,
-        (error: NodeJS.ErrnoException) => {
-          if (error.code !== "EEXIST") throw error;
-          return false;
-        },
-      );
-      if (made) this.#newFolders.add(path.dirname(folder));
+      try {
+        mkdirSync(folder);
+        this.#newFolders.add(path.dirname(folder));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
     }
     await writeFileAtomicUnlocked(file, text, { durable });
     if (durable) await this.#syncNewFolders();

@@ -1,0 +1,53 @@
+import { promises as fs } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { TEMP_FILE_PATTERN } from "./atomic";
+import { SeedWriter } from "./seed-writer";
+
+let root: string;
+
+beforeEach(async () => {
+  root = await fs.mkdtemp(path.join(os.tmpdir(), "astrion-seed-writer-"));
+});
+
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await fs.rm(root, { recursive: true, force: true });
+});
+
+type Key = "meta" | "messages";
+
+function writerFor(dir: string, texts: Record<Key, string>): SeedWriter<Key> {
+  return new SeedWriter<Key>({ path: (k) => path.join(dir, k === "meta" ? "metadata.json" : "messages.json"), text: (k) => texts[k] }, "test");
+}
+
+describe("SeedWriter and a new sub-agent's folder", () => {
+  it("makes the agent's folder (and agents/) on its first write without a trip through the thread pool, leaving no temp file", async () => {
+    const conv = path.join(root, "conv");
+    await fs.mkdir(conv);
+    const agentDir = path.join(conv, "agents", "7");
+    const mkdir = vi.spyOn(fs, "mkdir");
+    const rm = vi.spyOn(fs, "rm");
+    const writer = writerFor(agentDir, { meta: '{"agent_id": 7}', messages: '{"messages": []}' });
+    writer.mark(["meta", "messages"]);
+    await writer.all();
+    expect(await fs.readFile(path.join(agentDir, "metadata.json"), "utf8")).toBe('{"agent_id": 7}');
+    expect(await fs.readFile(path.join(agentDir, "messages.json"), "utf8")).toBe('{"messages": []}');
+    expect(mkdir).not.toHaveBeenCalled();
+    expect(rm).not.toHaveBeenCalled();
+    expect((await fs.readdir(agentDir)).filter((n) => TEMP_FILE_PATTERN.test(n))).toEqual([]);
+    // a durable pass then has the new folders' names synced, and writes again into them
+    writer.mark(["meta"]);
+    await writer.all(true);
+    expect(writer.pending).toBe(false);
+  });
+
+  it("does not make again a conversation removed meanwhile (only its agents/ and the agent's folder are made)", async () => {
+    const writer = writerFor(path.join(root, "gone", "agents", "3"), { meta: "{}", messages: "{}" });
+    writer.mark(["meta"]);
+    await expect(writer.all()).rejects.toMatchObject({ code: "ENOENT" });
+    await expect(fs.stat(path.join(root, "gone"))).rejects.toMatchObject({ code: "ENOENT" });
+    expect(writer.pending).toBe(true);
+  });
+});
