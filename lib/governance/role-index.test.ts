@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { roleIndex, roleIndexBuilds, SEARCH_READ_CHARS, type IndexableRole } from "./role-index";
+import { roleIndex, roleIndexBuilds, SEARCH_MAX_TERMS, SEARCH_READ_CHARS, type IndexableRole } from "./role-index";
 
 const roles: IndexableRole[] = [
   { id: "graphql-architect", name: "GraphQL Architect", description: "Designs GraphQL schemas, resolvers and federation.", capabilities: [] },
@@ -50,6 +50,15 @@ describe("roleIndex (MiniSearch BM25)", () => {
     const index = roleIndex(roles);
     expect(index.search(`${"x ".repeat(SEARCH_READ_CHARS)} graphql`)).toEqual([]);
     expect(index.search(`graphql ${"x ".repeat(100_000)}`).map((h) => h.role_id)).toEqual(["graphql-architect"]);
+  });
+
+  it("searches only the first terms of a request, however few characters they take (a CJK run is a bigram per character)", () => {
+    const index = roleIndex(roles);
+    // distinct words no role has, then one a role has: that one is past the terms searched
+    const filler = Array.from({ length: SEARCH_MAX_TERMS }, (_, i) => `zz${i}`).join(" ");
+    expect(filler.length).toBeLessThan(SEARCH_READ_CHARS);
+    expect(index.search(`graphql ${filler}`).map((h) => h.role_id)).toEqual(["graphql-architect"]);
+    expect(index.search(`${filler} graphql`)).toEqual([]);
   });
 
   it("matches Chinese text by bigrams", () => {
