@@ -24,7 +24,9 @@ export function isCjk(ch: string): boolean {
 
 /** `text` with a space on each side of every CJK character: the form FTS5 indexes. */
 export function segmentCjk(text: string): string {
-  return text.replace(CJK_CHARS, (c) => ` ${c} `);
+  // A replacement pattern, not a function: no call back into JavaScript per character (32,768
+  // CJK characters, what one message indexes at most, took about 20 ms with one).
+  return text.replace(CJK_CHARS, " $& ");
 }
 
 /** A word as it is compared: lower case, without diacritics (as unicode61 `remove_diacritics 2`). */
