@@ -9,9 +9,9 @@ import path from "node:path";
 import { ConflictError, NotFoundError, ValidationError, zodIssues } from "@/lib/errors";
 import { withFileLock, writeFileAtomicUnlocked } from "@/lib/store/atomic";
 import { applyRoleEdit, serializeNewRole } from "./edit";
-import { derivedCapabilitiesOf } from "./derived";
 import { isMap } from "yaml";
 import { parseFrontmatter } from "./frontmatter";
+import { catalogOf, takenIds, type CachedRole, type RoleCatalog } from "./catalog";
 import { FolderCache, type FolderSnapshot } from "./folder-cache";
 import { isIdFileName, ROLE_FILE, stemOf, suggestRoleId } from "./file-names";
 import { parseRoleFile, roleIdFromFileName } from "./parse";
@@ -34,7 +34,6 @@ import {
   type RoleListEntry,
   type UpdateRoleBody,
 } from "./schema";
-
 
 /** Validates a role id from a URL or body; anything that could name another path is a 400. */
 export function assertRoleId(id: string): string {
@@ -59,31 +58,6 @@ function errorDetails(path: string, error: RoleErrorDetail["error"]) {
   return [{ path, message: error.message, ...(error.line !== undefined ? { line: error.line } : {}) }];
 }
 
-function toListEntry(detail: RoleAnyDetail): RoleListEntry {
-  if (detail.kind === "error") return { kind: "error", id: detail.id, file: detail.file, message: detail.error.message, ...(detail.error.line !== undefined ? { line: detail.error.line } : {}) };
-  const { fields, extra } = detail;
-  return {
-    kind: "role",
-    id: detail.id,
-    file: detail.file,
-    name: fields.name,
-    description: fields.description,
-    ...(fields.model !== undefined ? { model: fields.model } : {}),
-    ...(fields.thinking_mode !== undefined ? { thinking_mode: fields.thinking_mode } : {}),
-    capabilities: fields.capabilities ?? [],
-    ...derivedCapabilitiesOf(fields),
-    tools: fields.tools ?? [],
-    permissions: fields.permissions ?? [],
-    ...(fields.mcp_servers?.length ? { mcp_servers: fields.mcp_servers } : {}),
-    ...(fields.provides?.length ? { provides: fields.provides.map((a) => ({ name: a.name, description: a.description })) } : {}),
-    ...(fields.gateway?.length ? { gateway: fields.gateway } : {}),
-    ...(fields.tool_policy !== undefined ? { tool_policy: fields.tool_policy } : {}),
-    ...(fields.allowed_commands !== undefined ? { allowed_commands: fields.allowed_commands } : {}),
-    ...(typeof extra.color === "string" ? { color: extra.color } : {}),
-    warnings: detail.warnings,
-  };
-}
-
 function isErrno(error: unknown, code: string): boolean {
   return (error as NodeJS.ErrnoException | undefined)?.code === code;
 }
@@ -98,26 +72,6 @@ async function roleFileNames(dir: string): Promise<string[]> {
     throw error;
   }
   return entries.filter((e) => e.isFile() && ROLE_FILE.test(e.name)).map((e) => e.name);
-}
-
-/** One role file as the folder cache holds it: parsed, or the code of the error that kept it from being read. */
-type CachedRole = RoleAnyDetail | { kind: "unreadable"; code: string };
-
-/** What {@link RoleLibrary.catalog} gives: the listing, and each readable role's detail by id (what `get(id)` gives). */
-export interface RoleCatalog {
-  readonly entries: readonly RoleListEntry[];
-  readonly details: ReadonlyMap<string, RoleDetail>;
-}
-
-/** The roles of a snapshot by id: the files named `<id>.md`, as `get(id)` finds them. */
-function detailsOf(files: FolderSnapshot<CachedRole>): ReadonlyMap<string, RoleDetail> {
-  const details = new Map<string, RoleDetail>();
-  for (const [name, role] of files) {
-    if (role.kind !== "role") continue;
-    const id = roleIdFromFileName(name);
-    if (name === `${id}.md` && isIdFileName(name)) details.set(id, role);
-  }
-  return details;
 }
 
 /**
@@ -188,19 +142,8 @@ export class RoleLibrary {
    */
   async catalog(): Promise<RoleCatalog> {
     const files = await this.#files.get();
-    if (this.#listed?.files !== files) this.#listed = { files, entries: this.#listEntries(files), details: detailsOf(files) };
+    if (this.#listed?.files !== files) this.#listed = { files, ...catalogOf(files) };
     return this.#listed;
-  }
-
-  #listEntries(files: FolderSnapshot<CachedRole>): readonly RoleListEntry[] {
-    const taken = takenIds(files.keys());
-    const entries = [...files].map(([name, role]): RoleListEntry => {
-      const entry: RoleListEntry =
-        role.kind === "unreadable" ? { kind: "error", id: roleIdFromFileName(name), file: name, message: `could not read the file (${role.code})` } : toListEntry(role);
-      return isIdFileName(name) ? entry : { ...entry, suggested_id: suggestRoleId(name, taken) };
-    });
-    const sortKey = (e: RoleListEntry) => (e.kind === "role" ? e.name : e.id).toLocaleLowerCase("en");
-    return entries.sort((a, b) => sortKey(a).localeCompare(sortKey(b), "en") || a.id.localeCompare(b.id, "en"));
   }
 
   /** One role, loaded or as an error entry with its raw text. */
@@ -428,11 +371,6 @@ export class RoleLibrary {
     this.#files.invalidate();
     return copied;
   }
-}
-
-/** The ids the folder's files take (their stems, misnamed ones included: a rename must not collide on a case-insensitive disk). */
-function takenIds(names: Iterable<string>): string[] {
-  return [...names].map(stemOf);
 }
 
 async function exists(file: string): Promise<boolean> {
