@@ -37,6 +37,17 @@ describe("appendJsonLine and the folder of a new file", () => {
     expect(appendStats.folderSyncs).toBe(before + 1);
   });
 
+  it("has every caller that makes lines durable wait for the folder's sync, whoever started it", async () => {
+    const before = appendStats.folderSyncs;
+    await appendJsonLine(path.join(dir, "a.jsonl"), '{"n":1}', { durable: false });
+    await appendJsonLine(path.join(dir, "b.jsonl"), '{"n":2}', { durable: false });
+    const syncs = [syncJsonLines(path.join(dir, "a.jsonl")), syncJsonLines(path.join(dir, "b.jsonl"))];
+    for (const sync of syncs) {
+      await sync;
+      expect(appendStats.folderSyncs).toBe(before + 1);
+    }
+  });
+
   it("syncs that folder at the next durable append to a file in it, or when the files are closed", async () => {
     const before = appendStats.folderSyncs;
     await appendJsonLine(path.join(dir, "a.jsonl"), '{"n":1}', { durable: false });

@@ -66,19 +66,37 @@ function unsyncedFolders(): Set<string> {
   return (g[UNSYNCED_FOLDERS_KEY] ??= new Set());
 }
 
-/** Fsyncs `dir` when a file created in it by a non-durable append is not in a synced folder yet. */
+const FOLDER_SYNCS_KEY = Symbol.for("astrion.protocol.jsonlFolderSyncs");
+
+/** Folder syncs under way, so a caller that finds its folder no longer pending still waits for them. */
+function folderSyncsUnderWay(): Map<string, Promise<void>> {
+  const g = globalThis as unknown as Record<symbol, Map<string, Promise<void>> | undefined>;
+  return (g[FOLDER_SYNCS_KEY] ??= new Map());
+}
+
+/**
+ * Fsyncs `dir` when a file created in it by a non-durable append is not in a synced folder yet
+ * (or `always`); otherwise waits for a sync of it already under way.
+ */
 async function syncFolderOf(file: string, always = false): Promise<void> {
   const dir = path.dirname(file);
   const pending = unsyncedFolders();
-  if (!always && !pending.has(dir)) return;
+  const underWay = folderSyncsUnderWay();
+  if (!always && !pending.has(dir)) return underWay.get(dir);
   // Taken off first: a file created while this sync runs marks the folder again.
   pending.delete(dir);
+  const run = fsyncDir(dir).then(
+    () => void (appendStats.folderSyncs += 1),
+    (error: unknown) => {
+      pending.add(dir);
+      throw error;
+    },
+  );
+  underWay.set(dir, run);
   try {
-    await fsyncDir(dir);
-    appendStats.folderSyncs += 1;
-  } catch (error) {
-    pending.add(dir);
-    throw error;
+    await run;
+  } finally {
+    if (underWay.get(dir) === run) underWay.delete(dir);
   }
 }
 
