@@ -140,20 +140,29 @@ describe("writeFileAtomic", () => {
     expect((await fs.readdir(dir)).filter((n) => TEMP_FILE_PATTERN.test(n))).toEqual([]);
   });
 
-  it("renames off the event loop, even for a small non-durable write (a rename over a file can wait for the disk)", async () => {
+  it("creates the temp file and renames it off the event loop, even for a small non-durable write (both can wait for the journal)", async () => {
     const file = path.join(dir, "small.json");
     await fs.writeFile(file, "old");
     const renames: string[] = [];
-    const real = fs.rename.bind(fs);
-    const spy = vi.spyOn(fs, "rename").mockImplementation(async (from, to) => {
+    const created: string[] = [];
+    const realRename = fs.rename.bind(fs);
+    const realWrite = fs.writeFile.bind(fs);
+    const rename = vi.spyOn(fs, "rename").mockImplementation(async (from, to) => {
       renames.push(String(to));
-      return real(from, to);
+      return realRename(from, to);
+    });
+    const write = vi.spyOn(fs, "writeFile").mockImplementation(async (target, data, options) => {
+      created.push(String(target));
+      return realWrite(target as string, data as string, options as never);
     });
     try {
       await writeFileAtomicUnlocked(file, "new", { durable: false });
     } finally {
-      spy.mockRestore();
+      rename.mockRestore();
+      write.mockRestore();
     }
+    expect(created).toHaveLength(1);
+    expect(TEMP_FILE_PATTERN.test(created[0]!)).toBe(true);
     expect(renames).toEqual([file]);
     expect(await fs.readFile(file, "utf8")).toBe("new");
   });

@@ -7,7 +7,7 @@
  * file, never torn. Writes (and read-modify-writes) to one path are queued so none is lost.
  */
 import { randomBytes } from "node:crypto";
-import { promises as fs, writeFileSync } from "node:fs";
+import { promises as fs } from "node:fs";
 import path from "node:path";
 
 /** Temp files are `<name>.<pid>.<random>.tmp` beside their target: recognizable for clean-up. */
@@ -67,13 +67,6 @@ export interface AtomicWriteOptions {
   durable?: boolean;
 }
 
-/**
- * A non-durable write of at most this many characters (UTF-16 units; a few hundred KB at most)
- * goes to the page cache synchronously: well under a millisecond, and cheaper than the thread
- * pool's round trips. Its rename does not (see {@link writeFileAtomicUnlocked}).
- */
-export const SYNC_WRITE_LIMIT = 128 * 1024;
-
 // Temp names count up from a random start (drawn once: a random draw per write cost more than the write).
 const TEMP_SPACE = 2 ** 48;
 let tempCounter = randomBytes(6).readUIntBE(0, 6);
@@ -90,16 +83,16 @@ export async function writeFileAtomicUnlocked(file: string, data: string | Uint8
   const dir = path.dirname(file);
   const tmp = tempNameOf(file);
   if (!durable) {
-    // Nothing waits for the disk here (no fsync): a small file is written to the page cache
-    // synchronously, which costs a fraction of three trips through the thread pool; a large one
-    // asynchronously, so it never holds the event loop. The rename always goes to the thread pool:
-    // a rename over an existing file can wait for the disk (ext4's auto_da_alloc starts writing
-    // the new file back first), which a profile measured at 0.25 ms on a quiet machine and several
-    // ms under I/O load, on the event loop. `wx` refuses to follow anything already there.
+    // Nothing waits for the disk here (no fsync), but every step goes to the thread pool all the
+    // same: creating the temp file and renaming it over the target change the folder, and on ext4
+    // such a change waits for the journal while a commit is under way (an fsync of any file of
+    // the file system starts one). Made synchronously, the temp file's create held the event loop
+    // for 214 ms once in 60 bench runs on the development machine, where no write to an open file
+    // took 1 ms; a rename over a file can also wait for the new file's write-back (ext4's
+    // auto_da_alloc). `wx` refuses to follow anything already there.
     let created = false;
     try {
-      if (data.length <= SYNC_WRITE_LIMIT) writeFileSync(tmp, data, { flag: "wx", mode: 0o644 });
-      else await fs.writeFile(tmp, data, { flag: "wx", mode: 0o644 });
+      await fs.writeFile(tmp, data, { flag: "wx", mode: 0o644 });
       created = true;
       await fs.rename(tmp, file);
     } catch (error) {

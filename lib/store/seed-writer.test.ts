@@ -23,7 +23,7 @@ function writerFor(dir: string, texts: Record<Key, string>): SeedWriter<Key> {
 }
 
 describe("SeedWriter and a new sub-agent's folder", () => {
-  it("makes the agent's folder (and agents/) on its first write without a trip through the thread pool, leaving no temp file", async () => {
+  it("makes the agent's folder (and agents/) on its first write, off the event loop (a create can wait for the journal), leaving no temp file", async () => {
     const conv = path.join(root, "conv");
     await fs.mkdir(conv);
     const agentDir = path.join(conv, "agents", "7");
@@ -34,7 +34,7 @@ describe("SeedWriter and a new sub-agent's folder", () => {
     await writer.all();
     expect(await fs.readFile(path.join(agentDir, "metadata.json"), "utf8")).toBe('{"agent_id": 7}');
     expect(await fs.readFile(path.join(agentDir, "messages.json"), "utf8")).toBe('{"messages": []}');
-    expect(mkdir).not.toHaveBeenCalled();
+    expect(mkdir.mock.calls.map(([folder]) => path.relative(conv, String(folder)))).toEqual(["agents", path.join("agents", "7")]);
     expect(rm).not.toHaveBeenCalled();
     expect((await fs.readdir(agentDir)).filter((n) => TEMP_FILE_PATTERN.test(n))).toEqual([]);
     // a durable pass then has the new folders' names synced, and writes again into them

@@ -14,7 +14,7 @@ import "server-only";
  * background pass already wrote, and that has not changed since, is synced where it is (an fsync
  * of the file and of its folder), not rewritten.
  */
-import { mkdirSync, promises as fs } from "node:fs";
+import { promises as fs } from "node:fs";
 import path from "node:path";
 import { fsyncDir, writeFileAtomicUnlocked } from "./atomic";
 
@@ -42,6 +42,8 @@ export class SeedWriter<K extends string> {
   readonly #unsynced = new Set<K>();
   /** Parents of folders made by a pass without a sync (a new sub-agent's), to be synced by a durable one. */
   readonly #newFolders = new Set<string>();
+  /** Folders being made (a new sub-agent's), so the files waiting for one share its mkdir. */
+  readonly #making = new Map<string, Promise<void>>();
   #writing: Promise<void> | null = null;
   #background: Promise<void> | null = null;
   #timer: NodeJS.Timeout | null = null;
@@ -154,19 +156,33 @@ export class SeedWriter<K extends string> {
     }
     // The agent's folder, and the conversation's agents/ before its first agent. Not recursive
     // beyond that: a conversation removed meanwhile fails the write rather than being made again.
-    // Made synchronously, as a small file's temp file is (./atomic.ts): a trip through the thread
-    // pool costs more than the call, and a new agent's two files each came here.
+    // Through the thread pool, as every change of a folder is (./atomic.ts): a create can wait
+    // for the file system's journal.
     const dir = path.dirname(file);
-    for (const folder of [path.dirname(dir), dir]) {
-      try {
-        mkdirSync(folder);
-        this.#newFolders.add(path.dirname(folder));
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      }
-    }
+    for (const folder of [path.dirname(dir), dir]) await this.#makeFolder(folder);
     await writeFileAtomicUnlocked(file, text, { durable });
     if (durable) await this.#syncNewFolders();
+  }
+
+  /** Makes `folder` (one already there is fine); the files of one pass that need it share one mkdir. */
+  #makeFolder(folder: string): Promise<void> {
+    let making = this.#making.get(folder);
+    if (!making) {
+      making = fs.mkdir(folder).then(
+        () => {
+          this.#newFolders.add(path.dirname(folder));
+        },
+        (error: unknown) => {
+          if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+        },
+      );
+      const done = () => {
+        if (this.#making.get(folder) === making) this.#making.delete(folder);
+      };
+      making.then(done, done);
+      this.#making.set(folder, making);
+    }
+    return making;
   }
 
   /** fsyncs the parents of the folders made since the last sync, so the folders' names are durable. */
