@@ -79,9 +79,9 @@ await ensureBuild();
  *
  * The young generation may grow to 32 MB a half instead of 16: a run of the bench's workload
  * allocates about 13 MB, and each scavenge costs about 2.5 ms of the event loop whatever it frees
- * (what survives it is the runs in flight), so half as many save CPU on every model call: about
- * 0.2 ms of CPU and 0.1 ms of wall time per call in three paired runs of 60–80 conversations, for
- * about 30 MB more resident memory.
+ * (what survives it is the runs in flight), so half as many save CPU on every model call: 0.22
+ * and 0.36 ms of CPU and 0.14 and 0.10 ms of wall time per call in two paired runs of 80 and 60
+ * conversations each way, for about 30 MB more resident memory.
  */
 const SERVER_V8_FLAGS = ["--heap-growing-percent=20", "--max-semi-space-size=32"];
 
