@@ -15,6 +15,7 @@ import "server-only";
  *   the filter tokens (`tags`, ./tags.ts).
  */
 import Database from "better-sqlite3";
+import { Checkpointer, type CheckpointResult } from "./checkpointer";
 import { segmentCjk } from "./text";
 import { tagsOf } from "./tags";
 import type { IndexedMessage } from "./rows";
@@ -95,6 +96,8 @@ export class SearchDbError extends Error {
 export class SearchDb {
   readonly #db: Database.Database;
   readonly #st;
+  /** Checkpoints the log off the event loop (./checkpointer.ts); this connection runs none. */
+  #checkpointer: Checkpointer | null = null;
 
   private constructor(db: Database.Database) {
     this.#db = db;
@@ -131,7 +134,7 @@ export class SearchDb {
    * Opens (creating when `create`) the database at `file`.
    * @throws SearchDbError when it is not a search index of this version, or is unreadable.
    */
-  static open(file: string, create: boolean): SearchDb {
+  static open(file: string, create: boolean, options: { checkpointEveryMs?: number } = {}): SearchDb {
     let db: Database.Database | null = null;
     try {
       db = new Database(file, { fileMustExist: !create });
@@ -139,6 +142,8 @@ export class SearchDb {
       // WAL + NORMAL: a commit survives a crash of the process (what kill -9 tests); a power cut
       // may lose the last commits, which the start-up reconcile re-reads from the files.
       db.pragma("synchronous = NORMAL");
+      // A checkpoint fsyncs the database file: not on the event loop (./checkpointer.ts).
+      db.pragma("wal_autocheckpoint = 0");
       const fresh = (db.prepare("SELECT count(*) AS n FROM sqlite_master").get() as { n: number }).n === 0;
       if (!fresh && !create) {
         const version = db.prepare("SELECT value FROM info WHERE key = 'schema'").pluck().get() as string | undefined;
@@ -150,6 +155,7 @@ export class SearchDb {
       const index = new SearchDb(db);
       index.counts();
       db.prepare("SELECT rowid FROM fts WHERE fts MATCH 'astrion' LIMIT 1").all();
+      index.#checkpointer = new Checkpointer(file, options.checkpointEveryMs);
       return index;
     } catch (error) {
       db?.close();
@@ -290,7 +296,20 @@ export class SearchDb {
     };
   }
 
-  close(): void {
+  /** Checkpoints the log now, in the checkpointer's thread (tests; the worker also runs one every second). */
+  checkpoint(): Promise<CheckpointResult> {
+    if (!this.#checkpointer) return Promise.reject(new Error("the search database is closed"));
+    return this.#checkpointer.checkpoint();
+  }
+
+  /**
+   * Closes this connection, then the checkpointer's: the last connection to close checkpoints the
+   * log, and that is the worker's. Resolves once the worker's connection is closed.
+   */
+  close(): Promise<void> {
     if (this.#db.open) this.#db.close();
+    const checkpointer = this.#checkpointer;
+    this.#checkpointer = null;
+    return checkpointer?.close() ?? Promise.resolve();
   }
 }

@@ -326,7 +326,7 @@ export class SearchIndexer {
   }
 
   async #closeAndMoveAside(): Promise<string | null> {
-    this.#db?.close();
+    await this.#db?.close();
     this.#db = null;
     const moved = await this.#moveAside().catch(() => null);
     this.#db = SearchDb.open(this.file, true);
@@ -351,7 +351,7 @@ export class SearchIndexer {
   /** Writes what is queued and closes the database (a clean stop). */
   async close(): Promise<void> {
     await this.flush().catch(() => undefined);
-    this.#db?.close();
+    await this.#db?.close();
     this.#db = null;
   }
 }
