@@ -85,6 +85,6 @@ describe("the search database's checkpoints", () => {
     const db = SearchDb.open(path.join(dir, "history.sqlite"), true);
     await db.close();
     await db.close();
-    await expect(db.checkpoint()).rejects.toThrow(/closed/);
+    await expect(db.checkpoint()).rejects.toThrow(/no checkpoint worker/);
   });
 });

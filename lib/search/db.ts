@@ -155,12 +155,26 @@ export class SearchDb {
       const index = new SearchDb(db);
       index.counts();
       db.prepare("SELECT rowid FROM fts WHERE fts MATCH 'astrion' LIMIT 1").all();
-      index.#checkpointer = new Checkpointer(file, options.checkpointEveryMs);
+      index.#startCheckpointer(file, options.checkpointEveryMs);
       return index;
     } catch (error) {
       db?.close();
       if (error instanceof SearchDbError) throw error;
       throw new SearchDbError("corrupt", (error as Error).message, { cause: error });
+    }
+  }
+
+  /**
+   * Starts the checkpoint worker; when it cannot start, this connection checkpoints as SQLite does
+   * by default (on the event loop) rather than letting the log grow: a worker that fails to start
+   * says nothing about the database.
+   */
+  #startCheckpointer(file: string, everyMs?: number): void {
+    try {
+      this.#checkpointer = new Checkpointer(file, everyMs);
+    } catch (error) {
+      console.error("[astrion] search index: the checkpoint worker could not start; checkpoints run on the event loop", error);
+      this.#db.pragma("wal_autocheckpoint = 1000");
     }
   }
 
@@ -298,7 +312,7 @@ export class SearchDb {
 
   /** Checkpoints the log now, in the checkpointer's thread (tests; the worker also runs one every second). */
   checkpoint(): Promise<CheckpointResult> {
-    if (!this.#checkpointer) return Promise.reject(new Error("the search database is closed"));
+    if (!this.#checkpointer) return Promise.reject(new Error("the search database has no checkpoint worker (closed, or it could not start)"));
     return this.#checkpointer.checkpoint();
   }
 
