@@ -167,16 +167,19 @@ describe("writeFileAtomic", () => {
     expect(await fs.readFile(file, "utf8")).toBe("new");
   });
 
-  it("removes no temp file when its folder is not there (none was made), and removes one a failed rename left", async () => {
+  it("removes no temp file when its folder is not there (none was made), and removes one a failed rename left, durable or not", async () => {
     const rm = vi.spyOn(fs, "rm");
     try {
       await expect(writeFileAtomicUnlocked(path.join(dir, "no-such-folder", "small.json"), "x", { durable: false })).rejects.toMatchObject({ code: "ENOENT" });
+      await expect(writeFileAtomicUnlocked(path.join(dir, "no-such-folder", "durable.json"), "x")).rejects.toMatchObject({ code: "ENOENT" });
       expect(rm).not.toHaveBeenCalled();
       // the temp file was made and the rename failed (a folder in the way): it is removed
       const blocked = path.join(dir, "blocked");
       await fs.mkdir(path.join(blocked, "inner"), { recursive: true });
       await expect(writeFileAtomicUnlocked(blocked, "x", { durable: false })).rejects.toBeTruthy();
       expect(rm).toHaveBeenCalledTimes(1);
+      await expect(writeFileAtomicUnlocked(blocked, "x")).rejects.toBeTruthy();
+      expect(rm).toHaveBeenCalledTimes(2);
       expect((await fs.readdir(dir)).filter((n) => TEMP_FILE_PATTERN.test(n))).toEqual([]);
     } finally {
       rm.mockRestore();

@@ -104,19 +104,24 @@ export async function writeFileAtomicUnlocked(file: string, data: string | Uint8
     return;
   }
   let handle: fs.FileHandle | undefined;
+  let created = false;
   try {
     handle = await fs.open(tmp, "wx", 0o644);
+    created = true;
     await handle.writeFile(data, typeof data === "string" ? { encoding: "utf8" } : undefined);
-    if (durable) await handle.sync();
+    await handle.sync();
     await handle.close();
     handle = undefined;
     await fs.rename(tmp, file);
   } catch (error) {
     await handle?.close().catch(() => undefined);
-    await fs.rm(tmp, { force: true }).catch(() => undefined);
+    // An open that failed made nothing (`wx`): a missing folder (a new sub-agent's first write,
+    // which the seed writer answers by making it) costs no removal, and a name already there is
+    // not ours to remove.
+    if (created) await fs.rm(tmp, { force: true }).catch(() => undefined);
     throw error;
   }
-  if (durable) await fsyncDir(dir);
+  await fsyncDir(dir);
 }
 
 /**
