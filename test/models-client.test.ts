@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createOpenAIModel, type OpenAIModelOptions } from "@/lib/models/client";
 import type { ModelEntry } from "@/lib/models/schema";
+import { MAX_EVENT_BYTES } from "@/lib/models/sse-frames";
 import type { ChatDelta, ChatRequest } from "@/lib/models/types";
 import { fakeError, fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI } from "./helpers/fake-openai";
 import { failure } from "./helpers/expect-failure";
@@ -270,6 +271,14 @@ describe("failures in the middle of a stream", () => {
     expect(error.reason).toBe("network");
     expect(error.message).toContain("before the answer was complete");
     expect(error.partial?.tool_calls[0]?.function.arguments).toBe('{"path":"a.txt","content":"hal');
+    expect(fake.calls).toBe(1);
+  });
+
+  it("cuts a stream whose one event grows past MAX_EVENT_BYTES as a bad answer, without retrying", async () => {
+    fake.enqueue({ kind: "raw", events: ["x".repeat(MAX_EVENT_BYTES)], end: "stall" }, fakeText("must not be requested"));
+    const error = await failure(model().stream(ask(), () => undefined));
+    expect(error.reason).toBe("bad_response");
+    expect(error.message).toContain(`one stream event longer than ${MAX_EVENT_BYTES} bytes`);
     expect(fake.calls).toBe(1);
   });
 

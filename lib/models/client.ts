@@ -10,6 +10,7 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUse
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { modelFetch } from "./http-fetch";
 import { buildRequestBody } from "./request";
+import { OversizeEvent } from "./sse-frames";
 import { MAX_ANSWER_CHARS, OversizeAnswer, StreamAccumulator } from "./stream";
 import type { ModelEntry } from "./schema";
 import {
@@ -250,6 +251,9 @@ export function createOpenAIModel(key: string, entry: ModelEntry, opts: OpenAIMo
     }
     if (error instanceof OversizeAnswer) {
       return new ModelCallError("bad_response", `${where} (model "${key}") sent an answer longer than ${MAX_ANSWER_CHARS} characters; it was cut off.`, base);
+    }
+    if (error instanceof OversizeEvent) {
+      return new ModelCallError("bad_response", `${where} (model "${key}") sent one stream event longer than ${error.limit} bytes; the answer was cut off.`, base);
     }
     if (error instanceof TruncatedStream) {
       return new ModelCallError(

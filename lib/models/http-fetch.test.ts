@@ -85,6 +85,37 @@ describe("modelFetch", () => {
     expect((await it.next()).done).toBe(true);
   });
 
+  it("hands a streamed answer's event that arrives over many reads to the SDK in one chunk, and other bodies as they arrive", async () => {
+    const event = `data: ${JSON.stringify({ arguments: "\n".repeat(1_000_000) })}\n\n`;
+    const pieces = (text: string) => Array.from({ length: Math.ceil(text.length / 16_384) }, (_, i) => text.slice(i * 16_384, (i + 1) * 16_384));
+    const sendSlowly = async (res: http.ServerResponse, text: string) => {
+      for (const piece of pieces(text)) {
+        await new Promise<void>((resolve) => res.write(piece, () => resolve()));
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      res.end();
+    };
+    const streamed = await serve((_req, _body, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8" });
+      void sendSlowly(res, `data: first\n\n${event}data: [DONE]\n\n`);
+    });
+    const seen: string[] = [];
+    for await (const chunk of (await modelFetch(streamed.url, { method: "POST", body: "{}" })).body as unknown as AsyncIterable<Buffer>) seen.push(chunk.toString("utf8"));
+    expect(seen.join("")).toBe(`data: first\n\n${event}data: [DONE]\n\n`);
+    // every chunk ends where an event ends: the 2 MB event came whole, not in some 120 reads
+    for (const chunk of seen) expect(chunk.endsWith("\n\n")).toBe(true);
+    expect(seen.length).toBeLessThanOrEqual(3);
+    // a body that is not a stream of events is handed on read by read
+    const plain = await serve((_req, _body, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      void sendSlowly(res, "x".repeat(200_000));
+    });
+    const reads: number[] = [];
+    for await (const chunk of (await modelFetch(plain.url, { method: "POST", body: "{}" })).body as unknown as AsyncIterable<Buffer>) reads.push(chunk.length);
+    expect(reads.reduce((a, b) => a + b, 0)).toBe(200_000);
+    expect(reads.length).toBeGreaterThan(3);
+  });
+
   it("reads an error answer's text and refuses to read a body twice", async () => {
     const { url } = await serve((_req, _body, res) => res.writeHead(429, "Too Many Requests", { "retry-after": "2" }).end('{"error":{"message":"slow down"}}'));
     const r = await modelFetch(url, { method: "POST", body: "{}" });
@@ -119,9 +150,9 @@ describe("modelFetch", () => {
     expect(await r.text()).toBe("got bytes");
   });
 
-  it("fails a body being read with an AbortError when the signal aborts, and frees the connection", async () => {
+  it.each([["a body", {}], ["a streamed answer's body", { "content-type": "text/event-stream" }]])("fails %s being read with an AbortError when the signal aborts, and frees the connection", async (_what, head) => {
     const { url, sockets } = await serve((_req, _body, res) => {
-      res.writeHead(200);
+      res.writeHead(200, head);
       res.write("data: first\n\n");
     });
     const controller = new AbortController();

@@ -20,6 +20,7 @@ import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
 import { pipeline, type Readable } from "node:stream";
 import zlib from "node:zlib";
+import { eventFrames } from "./sse-frames";
 
 /**
  * How long a connection is kept for the next call once idle (ms): as long as Node's `fetch`
@@ -118,8 +119,18 @@ function responseOf(res: IncomingMessage, url: string): Response {
   return response as unknown as Response;
 }
 
-/** The response's body, decompressed when the server compressed it unasked. */
+/**
+ * The response's body, decompressed when the server compressed it unasked, and a streamed answer
+ * (`text/event-stream`) in chunks that end where its events end (./sse-frames.ts).
+ */
 function decoded(res: IncomingMessage): Readable {
+  const body = uncompressed(res);
+  if (!String(res.headers["content-type"] ?? "").toLowerCase().includes("text/event-stream")) return body;
+  return pipeline(body, eventFrames(), () => undefined);
+}
+
+/** The response's body, decompressed when the server compressed it unasked. */
+function uncompressed(res: IncomingMessage): Readable {
   const encoding = String(res.headers["content-encoding"] ?? "").trim().toLowerCase();
   const decoder =
     encoding === "gzip" || encoding === "x-gzip"
