@@ -5,10 +5,19 @@ import Database from "better-sqlite3";
 import { afterEach, expect, it, vi } from "vitest";
 import { SearchDb, type ConvRow } from "./db";
 
+const worker = vi.hoisted(() => ({ fails: "at start" as "at start" | "later" }));
 vi.mock("./checkpointer", () => ({
   Checkpointer: class {
-    constructor() {
-      throw new Error("no worker threads here");
+    constructor(_file: string, _everyMs: number | undefined, onStop: () => void) {
+      if (worker.fails === "at start") throw new Error("no worker threads here");
+      // A worker that started and then stopped unasked (it could not load better-sqlite3, say).
+      setTimeout(() => onStop?.(), 0);
+    }
+    checkpoint(): Promise<never> {
+      return Promise.reject(new Error("stopped"));
+    }
+    close(): Promise<void> {
+      return Promise.resolve();
     }
   },
 }));
@@ -18,11 +27,13 @@ afterEach(async () => {
   if (dir) await fs.rm(dir, { recursive: true, force: true });
 });
 
-it("opens the database when the checkpoint worker cannot start, and checkpoints in its own connection as SQLite does by default", async () => {
+it.each(["at start", "later"] as const)("opens the database when the checkpoint worker fails %s, and checkpoints in its own connection as SQLite does by default", async (when) => {
+  worker.fails = when;
   dir = await fs.mkdtemp(path.join(os.tmpdir(), "astrion-checkpoint-fallback-"));
   const file = path.join(dir, "history.sqlite");
   vi.spyOn(console, "error").mockImplementation(() => undefined);
   const db = SearchDb.open(file, true);
+  await new Promise((resolve) => setTimeout(resolve, 10));
   const conv: ConvRow = { conv_id: "conv_20261202_000000_000", title: "Fallback", status: "active", model_key: "offline", updated_at: "2026-12-02T00:00:00" };
   try {
     for (let i = 0; i < 150; i++) {

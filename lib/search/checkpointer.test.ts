@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { Checkpointer } from "./checkpointer";
 import { SearchDb, type ConvRow, type SourceRow } from "./db";
 import type { IndexedMessage } from "./rows";
 
@@ -79,6 +80,21 @@ describe("the search database's checkpoints", () => {
     } finally {
       await db.close();
     }
+  });
+
+  it("tell their owner once when the worker stops unasked (here: its file is not there), and not when closed", async () => {
+    let stops = 0;
+    const broken = new Checkpointer(path.join(dir, "missing.sqlite"), 1_000, () => stops++);
+    await expect(broken.checkpoint()).rejects.toThrow();
+    for (let i = 0; i < 100 && stops === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(stops).toBe(1);
+    const file = path.join(dir, "history.sqlite");
+    SearchDb.open(file, true).close();
+    let closedStops = 0;
+    const fine = new Checkpointer(file, 1_000, () => closedStops++);
+    await fine.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(closedStops).toBe(0);
   });
 
   it("close without waiting for a worker that has already stopped, and refuse after close", async () => {

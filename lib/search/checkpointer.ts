@@ -12,8 +12,9 @@ import "server-only";
  * and on demand. A checkpoint with nothing to copy costs a few microseconds of the worker.
  *
  * The worker's code is a string (no file for the bundler to move) and loads better-sqlite3 from
- * the path the main thread resolved. If the worker dies, checkpoints stop and the log grows; the
- * index stays correct (the log is part of the database), and the next start checkpoints it.
+ * the path the main thread resolved. If the worker stops unasked (it could not load the module or
+ * open the file, or it failed later), `onStop` is called once, so the owner can checkpoint in its
+ * own connection again rather than let the log grow.
  */
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -69,8 +70,11 @@ export class Checkpointer {
   #exited = false;
   #closed: Promise<void> | null = null;
 
-  /** Starts the worker for the database at `file` (which must exist and be in WAL mode). */
-  constructor(file: string, everyMs: number = CHECKPOINT_EVERY_MS) {
+  /**
+   * Starts the worker for the database at `file` (which must exist and be in WAL mode); `onStop`
+   * runs once if the worker stops before {@link close} is asked.
+   */
+  constructor(file: string, everyMs: number = CHECKPOINT_EVERY_MS, onStop?: () => void) {
     this.#worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, sqlite: sqlitePath(), everyMs } });
     // A checkpointer never keeps the process alive (tests, shutdown).
     this.#worker.unref();
@@ -85,12 +89,13 @@ export class Checkpointer {
       this.#pending.clear();
     };
     this.#worker.on("error", (error) => {
-      console.error("[astrion] search index: the checkpoint worker failed; the log is checkpointed at the next start", error);
+      console.error("[astrion] search index: the checkpoint worker failed; checkpoints run on the event loop", error);
       failAll(error);
     });
     this.#worker.on("exit", () => {
       this.#exited = true;
       failAll(new Error("the search index's checkpoint worker has stopped"));
+      if (!this.#closed) onStop?.();
     });
   }
 

@@ -165,16 +165,21 @@ export class SearchDb {
   }
 
   /**
-   * Starts the checkpoint worker; when it cannot start, this connection checkpoints as SQLite does
-   * by default (on the event loop) rather than letting the log grow: a worker that fails to start
-   * says nothing about the database.
+   * Starts the checkpoint worker; when it cannot start, or stops, this connection checkpoints as
+   * SQLite does by default (on the event loop) rather than letting the log grow: a worker that
+   * fails says nothing about the database.
    */
   #startCheckpointer(file: string, everyMs?: number): void {
+    // SQLite's default: a checkpoint in the committing connection every 1,000 pages of log.
+    const checkpointHere = () => {
+      this.#checkpointer = null;
+      if (this.#db.open) this.#db.pragma("wal_autocheckpoint = 1000");
+    };
     try {
-      this.#checkpointer = new Checkpointer(file, everyMs);
+      this.#checkpointer = new Checkpointer(file, everyMs, checkpointHere);
     } catch (error) {
       console.error("[astrion] search index: the checkpoint worker could not start; checkpoints run on the event loop", error);
-      this.#db.pragma("wal_autocheckpoint = 1000");
+      checkpointHere();
     }
   }
 
