@@ -26,12 +26,13 @@
  * Request loops are bounded; nothing leaves this machine. Progress goes to stderr.
  */
 import os from "node:os";
+import { ensureBuild } from "../scripts/build-state.mjs";
 import { benchContext } from "./context.mjs";
 import { benchEngine } from "./engine.mjs";
 import { benchIndex } from "./index-scale.mjs";
 import { benchKnowledge } from "./knowledge.mjs";
 import { benchMemory } from "./memory.mjs";
-import { closeAgent } from "./lib.mjs";
+import { closeAgent, ROOT } from "./lib.mjs";
 import { benchRuntime, RUNTIME_PARTS } from "./runtime.mjs";
 import { benchSearch } from "./search.mjs";
 import { benchSerializer } from "./serializer.mjs";
@@ -56,6 +57,14 @@ const machine = () => ({
   platform: `${os.platform()} ${os.release()}`,
   load_average_1_5_15: os.loadavg().map((x) => +x.toFixed(2)),
 });
+
+// Built first when the build is missing or stale (as `npm start` does), so no part's server waits
+// for a build: a build on a loaded machine took longer than a server is given to start.
+const built = await ensureBuild(ROOT, { ...process.env, NEXT_TELEMETRY_DISABLED: "1" }, { toStderr: true });
+if (built !== 0) {
+  console.error("The build failed; see the output above.");
+  process.exit(built);
+}
 
 const started = Date.now();
 const before = machine();

@@ -3,3 +3,4 @@ export declare const BUILD_SOURCES: readonly string[];
 export declare function newestSource(root: string, sources?: readonly string[]): number;
 export declare function buildNeeded(root: string): "missing" | "stale" | null;
 export declare function tryBuildLock(root: string): (() => void) | null;
+export declare function ensureBuild(root: string, env?: NodeJS.ProcessEnv, options?: { toStderr?: boolean }): Promise<number>;

@@ -1,7 +1,9 @@
 /**
- * Whether the production build in `<root>/.next` is current, and a lock so that two start
- * scripts never build into the same folder together. Used by `scripts/start.mjs`; no Next code.
+ * Whether the production build in `<root>/.next` is current, a lock so that two start scripts
+ * never build into the same folder together, and the build itself when it is needed. Used by
+ * `scripts/start.mjs` and `npm run bench`; no Next code.
  */
+import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
@@ -70,4 +72,33 @@ export function tryBuildLock(root) {
     }
   }
   return null;
+}
+
+/**
+ * Builds when there is no build or it is older than the sources (`next build`, its output on this
+ * process's). Two callers at once (tests start servers together) must not build into the same
+ * folder together: the build runs under the lock, and a second caller waits for it and then
+ * looks again. Resolves with `next build`'s exit status, 0 when nothing was needed. With
+ * `toStderr`, what the build prints goes to standard error (a caller whose output is data).
+ */
+export async function ensureBuild(root, env = process.env, { toStderr = false } = {}) {
+  const nextBin = path.join(root, "node_modules", "next", "dist", "bin", "next");
+  for (;;) {
+    const reason = buildNeeded(root);
+    if (!reason) return 0;
+    const release = tryBuildLock(root);
+    if (!release) {
+      await new Promise((r) => setTimeout(r, 500));
+      continue;
+    }
+    let status = 0;
+    try {
+      if (!buildNeeded(root)) return 0;
+      (toStderr ? console.error : console.log)(`${reason === "missing" ? "No build found" : "The build is older than the sources"}: building Astrion Team first (this takes a minute or two)…`);
+      status = spawnSync(process.execPath, [nextBin, "build"], { cwd: root, env, stdio: ["ignore", toStderr ? 2 : "inherit", "inherit"] }).status ?? 1;
+    } finally {
+      release();
+    }
+    if (status !== 0) return status;
+  }
 }

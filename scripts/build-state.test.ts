@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, utimesSync, writeFileSync, existsSync, readFile
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildNeeded, tryBuildLock } from "./build-state.mjs";
+import { buildNeeded, ensureBuild, tryBuildLock } from "./build-state.mjs";
 
 function tree(): string {
   const root = mkdtempSync(path.join(os.tmpdir(), "astrion-build-state-"));
@@ -54,5 +54,26 @@ describe("npm start's build check", () => {
     expect(again).toBeTypeOf("function");
     expect(readFileSync(path.join(root, ".next-build.lock", "pid"), "utf8")).toBe(String(process.pid));
     again!();
+  });
+
+  it("runs `next build` only when the build is missing or stale, and passes on its failure", async () => {
+    const root = tree();
+    // A stand-in for Next's CLI: counts its runs, prints a line, and writes the build's id (or fails).
+    const bin = path.join(root, "node_modules", "next", "dist", "bin");
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(
+      path.join(bin, "next"),
+      `const fs = require("node:fs"); fs.appendFileSync("runs", "x"); console.log("building"); if (process.env.FAIL_BUILD) process.exit(3); fs.mkdirSync(".next", { recursive: true }); fs.writeFileSync(".next/BUILD_ID", "id");`,
+    );
+    const runs = () => (existsSync(path.join(root, "runs")) ? readFileSync(path.join(root, "runs"), "utf8").length : 0);
+    expect(await ensureBuild(root, { ...process.env, FAIL_BUILD: "1" }, { toStderr: true })).toBe(3);
+    expect(runs()).toBe(1);
+    expect(existsSync(path.join(root, ".next-build.lock"))).toBe(false);
+    expect(await ensureBuild(root, process.env, { toStderr: true })).toBe(0);
+    expect(runs()).toBe(2);
+    expect(buildNeeded(root)).toBeNull();
+    // Current: nothing runs.
+    expect(await ensureBuild(root, process.env, { toStderr: true })).toBe(0);
+    expect(runs()).toBe(2);
   });
 });

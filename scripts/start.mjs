@@ -11,50 +11,20 @@
  * The server itself is scripts/serve.mjs (Next's handler on node:http, stamping each request with
  * the client's socket address for per-client limits).
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildNeeded, tryBuildLock } from "./build-state.mjs";
+import { ensureBuild } from "./build-state.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const host = process.env.HOST || "127.0.0.1";
 const port = process.env.PORT || "3000";
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ASTRION_BIND_HOST: host };
-const nextBin = path.join(root, "node_modules", "next", "dist", "bin", "next");
 
 /** True for addresses only this machine can reach. */
 function isLoopback(h) {
   const bare = h.replace(/^\[|\]$/g, "").toLowerCase();
   return bare === "localhost" || bare === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare);
-}
-
-/**
- * Builds when there is no build or it is older than the sources. Two servers started at once
- * (tests do that) must not build into the same folder together: the build runs under a lock,
- * and a second start waits for it and then looks again.
- */
-async function ensureBuild() {
-  for (;;) {
-    const reason = buildNeeded(root);
-    if (!reason) return;
-    const release = tryBuildLock(root);
-    if (!release) {
-      await new Promise((r) => setTimeout(r, 500));
-      continue;
-    }
-    let status = 0;
-    try {
-      if (!buildNeeded(root)) return;
-      console.log(`${reason === "missing" ? "No build found" : "The build is older than the sources"}: building Astrion Team first (this takes a minute or two)…`);
-      status = spawnSync(process.execPath, [nextBin, "build"], { cwd: root, env, stdio: "inherit" }).status ?? 1;
-    } finally {
-      release();
-    }
-    if (status !== 0) {
-      console.error("The build failed; see the output above.");
-      process.exit(status);
-    }
-  }
 }
 
 if (!isLoopback(host) && !process.env.ASTRION_TOKEN) {
@@ -69,7 +39,11 @@ if (!/^\d{1,5}$/.test(port) || Number(port) > 65535) {
   process.exit(1);
 }
 
-await ensureBuild();
+const built = await ensureBuild(root, env);
+if (built !== 0) {
+  console.error("The build failed; see the output above.");
+  process.exit(built);
+}
 
 /**
  * V8's heap grows by up to 4× what survived the last full collection before it collects again, so
