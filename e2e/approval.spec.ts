@@ -112,3 +112,19 @@ test("the role card shows the approval policy and the execute permission written
   await expect(card.getByTestId("role-policy-commands")).toContainText("npm test · npm run lint*");
   await expect(card).toContainText("read · execute");
 });
+
+test("the role editor warns about an allow-list entry that trusts agent-written code", async ({ page }) => {
+  const id = `trusting-${suffix}`;
+  const home = process.env.E2E_ASTRION_HOME!;
+  fs.writeFileSync(
+    path.join(home, "agents", `${id}.md`),
+    `---\nname: Trusting ${suffix}\ndescription: Builds without asking\npermissions: [read, write, execute]\nallowed_commands:\n  - npm test\n  - { pattern: "npm run build", trust_agent_code: true }\n---\nYou build.\n`,
+  );
+  await page.goto(`/roles/${id}`);
+  const policy = page.getByTestId("role-policy");
+  await expect(policy.getByTestId("role-policy-commands")).toContainText("npm test");
+  await expect(policy.getByTestId("role-policy-commands")).not.toContainText("npm run build");
+  const trusted = policy.getByTestId("role-policy-trusted");
+  await expect(trusted).toContainText("npm run build");
+  await expect(trusted.getByTestId("role-policy-trusted-warning")).toContainText("any program");
+});

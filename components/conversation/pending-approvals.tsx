@@ -64,6 +64,11 @@ function ApprovalCard({ conversationId, item }: { conversationId: string; item: 
       <p className="text-amber-800 dark:text-amber-200" data-testid="approval-folder">
         {t("approvals.folder", { folder: approval.cwd })}
       </p>
+      {approval.held ? (
+        <p className="font-medium text-amber-900 dark:text-amber-100" data-testid="approval-held" data-held={approval.held.code}>
+          {t(`approvals.held.${approval.held.code}`, { detail: approval.held.detail ?? "" })}
+        </p>
+      ) : null}
       {decide.error ? <Banner tone="error">{t("approvals.error", { error: decide.error.message })}</Banner> : null}
       {mode === "buttons" ? (
         <div className="flex flex-wrap gap-2">

@@ -58,3 +58,20 @@ describe("commandAllowed", () => {
     expect(commandAllowed("npm test 'x", ["npm test*"]).allowed).toBe(false);
   });
 });
+
+describe("commandAllowed: what each allowed part runs", () => {
+  it("says each part's kind and whether its entry trusts agent-written code", () => {
+    const verdict = commandAllowed("git status && npm test && npm run build", ["git status*", "npm test", { pattern: "npm run build", trust_agent_code: true }]);
+    expect(verdict.allowed).toBe(true);
+    expect(verdict.parts?.map((p) => [p.words.join(" "), p.kind, p.trusts_agent_code])).toEqual([
+      ["git status", "git", false],
+      ["npm test", "project_code", false],
+      ["npm run build", "project_code", true],
+    ]);
+  });
+
+  it("trusts a part when any entry matching it trusts", () => {
+    const verdict = commandAllowed("npm test", ["npm *", { pattern: "npm test", trust_agent_code: true }]);
+    expect(verdict.parts?.[0]?.trusts_agent_code).toBe(true);
+  });
+});

@@ -10,8 +10,27 @@
  * redirection, subshell…) and **every** simple command in it, its words joined by one space,
  * matches some pattern. So `npm test; rm -rf /` is not allowed by `npm test*`: its second part
  * `rm -rf /` matches nothing.
+ *
+ * Matching the words is not the whole answer: each matched part also says what kind of program
+ * it runs (./classify.ts) and whether the entry that matched it trusts agent-written code, so
+ * the policy (lib/governance/tool-policy.ts) can ask again when the project changed under it.
  */
+import { commandKind, type CommandKind } from "./classify";
 import { parseCommandLine } from "./parse";
+
+/**
+ * One allow-list entry: a pattern, and whether it runs even after an agent changed the project's
+ * files (`trust_agent_code`; a plain string entry does not).
+ */
+export interface CommandEntry {
+  pattern: string;
+  trust_agent_code?: boolean;
+}
+
+/** An entry as written (a pattern string, or `{pattern, trust_agent_code}`) as an object. */
+export function toCommandEntry(entry: string | CommandEntry): CommandEntry {
+  return typeof entry === "string" ? { pattern: entry } : entry;
+}
 
 /** True when `text` matches `pattern` as a whole (`*` = any characters). */
 export function wildcardMatch(pattern: string, text: string): boolean {
@@ -37,23 +56,36 @@ export function normalizeCommandText(text: string): string {
   return text.trim().split(/\s+/).join(" ");
 }
 
+/** One simple command of an allowed line. */
+export interface AllowedPart {
+  words: string[];
+  kind: CommandKind;
+  /** Whether a matching entry trusts agent-written code. */
+  trusts_agent_code: boolean;
+}
+
 /** The verdict of {@link commandAllowed}. */
 export interface CommandAllowance {
   allowed: boolean;
   /** The part that matched no pattern, or why the line cannot be allow-listed. */
   unmatched?: string;
+  /** When allowed: each simple command, its kind and whether its entry trusts agent-written code. */
+  parts?: AllowedPart[];
 }
 
-/** Whether every simple command of `line` matches one of `patterns` (see the module comment). */
-export function commandAllowed(line: string, patterns: readonly string[]): CommandAllowance {
-  const wanted = patterns.map(normalizeCommandText).filter(Boolean);
+/** Whether every simple command of `line` matches one of `entries` (see the module comment). */
+export function commandAllowed(line: string, entries: readonly (string | CommandEntry)[]): CommandAllowance {
+  const wanted = entries.map(toCommandEntry).map((e) => ({ pattern: normalizeCommandText(e.pattern), trust: e.trust_agent_code === true })).filter((e) => e.pattern);
   if (!wanted.length) return { allowed: false, unmatched: "no allowed commands" };
   const parsed = parseCommandLine(line);
   if (parsed.error) return { allowed: false, unmatched: parsed.error };
   if (parsed.opaque) return { allowed: false, unmatched: "the command uses shell features (expansions, redirections, subshells…) an allow-list cannot vouch for" };
+  const parts: AllowedPart[] = [];
   for (const words of parsed.parts) {
     const text = words.join(" ");
-    if (!wanted.some((p) => wildcardMatch(p, text))) return { allowed: false, unmatched: text };
+    const matching = wanted.filter((e) => wildcardMatch(e.pattern, text));
+    if (!matching.length) return { allowed: false, unmatched: text };
+    parts.push({ words, kind: commandKind(words), trusts_agent_code: matching.some((e) => e.trust) });
   }
-  return { allowed: true };
+  return { allowed: true, parts };
 }

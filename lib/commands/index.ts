@@ -4,6 +4,7 @@
  * runner itself (server only: import it from `@/lib/commands/run`).
  */
 export { parseCommandLine, type ParsedCommand } from "./parse";
-export { commandAllowed, normalizeCommandText, wildcardMatch, type CommandAllowance } from "./allow-list";
+export { commandAllowed, normalizeCommandText, toCommandEntry, wildcardMatch, type AllowedPart, type CommandAllowance, type CommandEntry } from "./allow-list";
+export { commandKind, gitSubcommand, lineKind, type CommandKind } from "./classify";
 export { COMMAND_ID_VARIABLE, commandEnvironment, isWithheldVariable } from "./env";
 export { elidedMarker, OutputCollector } from "./output";

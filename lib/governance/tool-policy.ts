@@ -6,7 +6,11 @@
  * Precedence, first that applies:
  * 1. the role's policy says `deny` for the tool: denied (nothing a conversation says overrides it);
  * 2. `run_command` whose command the role's `allowed_commands` or the conversation's allow-list
- *    allows (lib/commands/allow-list.ts): allowed;
+ *    allows (lib/commands/allow-list.ts) and whose code nobody but a person can have written:
+ *    allowed. A command that runs project code (lib/commands/classify.ts) after an agent of the
+ *    conversation changed the project's files, unless its entry says `trust_agent_code`, and git
+ *    where the repository is not one the person had (or its configuration runs programs git cannot
+ *    be kept from running), are held: the rules below decide, and by default that means asking;
  * 3. the conversation's policy (set by "always allow" in the approval card) allows the tool;
  * 4. the role's policy for the tool (`allow` or `ask`);
  * 5. the default by what the tool does: `read` and `internal` (the team's own messages and shared
@@ -16,7 +20,7 @@
  * characters, then the first written.
  */
 import { z } from "zod";
-import { commandAllowed, wildcardMatch } from "@/lib/commands";
+import { commandAllowed, wildcardMatch, type AllowedPart } from "@/lib/commands";
 
 /** What a tool does to the world: reads, writes, executes, or only changes the team's own state. */
 export const ToolEffectSchema = z.enum(["read", "write", "execute", "internal"]);
@@ -39,9 +43,16 @@ export type ToolPolicy = z.infer<typeof ToolPolicySchema>;
 /** A command pattern of `allowed_commands:` (`npm test`, `npm run lint*`). */
 export const CommandPatternSchema = z.string().trim().min(1, "a command pattern is required").max(500, "at most 500 characters");
 
+/**
+ * One `allowed_commands:` entry: a pattern, or `{pattern, trust_agent_code: true}` for a command
+ * that may run code agents wrote without asking again (the role editor warns about it).
+ */
+export const CommandEntrySchema = z.union([CommandPatternSchema, z.strictObject({ pattern: CommandPatternSchema, trust_agent_code: z.boolean().optional() })]);
+export type CommandEntryValue = z.infer<typeof CommandEntrySchema>;
+
 /** The allow-lists of a conversation (metadata.json `approval_policy`), set from the approval card. */
 export const ConversationApprovalPolicySchema = z.object({
-  allowed_commands: z.array(CommandPatternSchema).max(500).default([]),
+  allowed_commands: z.array(CommandEntrySchema).max(500).default([]),
   tool_policy: ToolPolicySchema.default({}),
 });
 export type ConversationApprovalPolicy = z.infer<typeof ConversationApprovalPolicySchema>;
@@ -70,8 +81,25 @@ export interface ToolPolicyInput {
   effect: ToolEffect;
   /** The command line of a `run_command` call. */
   command?: string;
-  role: { tool_policy?: ToolPolicy; allowed_commands?: readonly string[] };
+  role: { tool_policy?: ToolPolicy; allowed_commands?: readonly CommandEntryValue[] };
   conversation?: Partial<ConversationApprovalPolicy>;
+  /** What the project is like now; absent, it is taken as changed by an agent (the safe side). */
+  commandContext?: CommandContext;
+}
+
+/** What decides whether an allow-listed command's code can be trusted (found by the caller). */
+export interface CommandContext {
+  /** An agent of this conversation changed files since a person last approved a command here. */
+  agentChangedProject: boolean;
+  /** Why git may not run without a person here (the repository or its configuration), if so. */
+  gitRefusal?: CommandHold;
+}
+
+/** Why an allow-listed command was held for a person: a stable code, English text, and the name it is about. */
+export interface CommandHold {
+  code: "agent_changed_files" | "git_repository_new" | "git_diff_program" | "git_alias";
+  message: string;
+  detail?: string;
 }
 
 /** The decision and what made it (shown on the timeline and to the model). */
@@ -79,18 +107,44 @@ export interface ToolPolicyDecision {
   decision: ToolPolicyValue;
   source: "role_policy" | "role_commands" | "conversation_commands" | "conversation_policy" | "default";
   pattern?: string;
+  /** Allowed by an allow-list: run it hardened (git without programs from the project's configuration). */
+  hardened?: boolean;
+  /** An allow-list matched the command but could not vouch for it. */
+  held?: CommandHold;
+}
+
+/** Why the allowed `parts` of a line may not run without a person, if they may not. */
+export function commandHold(parts: readonly AllowedPart[], context: CommandContext = { agentChangedProject: true }): CommandHold | undefined {
+  const untrustedCode = parts.find((p) => p.kind === "project_code" && !p.trusts_agent_code);
+  if (untrustedCode && context.agentChangedProject) {
+    const detail = untrustedCode.words.join(" ");
+    return { code: "agent_changed_files", message: `an agent changed the project's files since a person last approved a command, and \`${detail}\` runs project code`, detail };
+  }
+  if (context.gitRefusal && parts.some((p) => p.kind === "git")) return context.gitRefusal;
+  return undefined;
 }
 
 /** The policy for one tool call (see the module comment). */
 export function decideToolPolicy(input: ToolPolicyInput): ToolPolicyDecision {
   const role = policyFor(input.role.tool_policy, input.tool);
   if (role?.value === "deny") return { decision: "deny", source: "role_policy", pattern: role.pattern };
+  let held: CommandHold | undefined;
   if (input.command !== undefined) {
-    if (commandAllowed(input.command, input.role.allowed_commands ?? []).allowed) return { decision: "allow", source: "role_commands" };
-    if (commandAllowed(input.command, input.conversation?.allowed_commands ?? []).allowed) return { decision: "allow", source: "conversation_commands" };
+    const lists = [
+      ["role_commands", input.role.allowed_commands],
+      ["conversation_commands", input.conversation?.allowed_commands],
+    ] as const;
+    for (const [source, list] of lists) {
+      const allowance = commandAllowed(input.command, list ?? []);
+      if (!allowance.allowed) continue;
+      const hold = commandHold(allowance.parts ?? [], input.commandContext);
+      if (!hold) return { decision: "allow", source, hardened: true };
+      held ??= hold;
+    }
   }
+  const withHold = (d: ToolPolicyDecision): ToolPolicyDecision => (held && d.decision !== "allow" ? { ...d, held } : d);
   const conversation = policyFor(input.conversation?.tool_policy, input.tool);
   if (conversation?.value === "allow") return { decision: "allow", source: "conversation_policy", pattern: conversation.pattern };
-  if (role) return { decision: role.value, source: "role_policy", pattern: role.pattern };
-  return { decision: defaultPolicy(input.effect), source: "default" };
+  if (role) return withHold({ decision: role.value, source: "role_policy", pattern: role.pattern });
+  return withHold({ decision: defaultPolicy(input.effect), source: "default" });
 }

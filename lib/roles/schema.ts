@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { McpServerNameSchema } from "@/lib/mcp/schema";
 import { ProvidesSchema } from "@/lib/abilities/schema";
-import { CommandPatternSchema, ToolPolicySchema } from "@/lib/governance/tool-policy";
+import { CommandEntrySchema, ToolPolicySchema } from "@/lib/governance/tool-policy";
 
 /**
  * A role id: also its file name (`<id>.md`). Letters, digits, `-` and `_` only, so no id can
@@ -69,7 +69,7 @@ export const RoleFieldsSchema = z.object({
   // Approval policy (issue 10, lib/governance/tool-policy.ts): per tool `allow | ask | deny`, and
   // the commands `run_command` may run without asking.
   tool_policy: ToolPolicySchema.optional(),
-  allowed_commands: z.array(CommandPatternSchema).max(100, "at most 100 commands").optional(),
+  allowed_commands: z.array(CommandEntrySchema).max(100, "at most 100 commands").optional(),
 });
 export type RoleFields = z.infer<typeof RoleFieldsSchema>;
 
@@ -130,7 +130,7 @@ export const RoleListEntrySchema = z.discriminatedUnion("kind", [
     gateway: z.array(z.string()).optional(),
     /** The role's approval policy (issue 10), when its file sets one. */
     tool_policy: ToolPolicySchema.optional(),
-    allowed_commands: z.array(z.string()).optional(),
+    allowed_commands: z.array(CommandEntrySchema).optional(),
     color: z.string().optional(),
     warnings: z.array(z.string()),
     /** Set when the file name is no valid `<id>.md` (the card offers "rename to" it). */

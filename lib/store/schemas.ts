@@ -152,6 +152,10 @@ export const PendingApprovalSchema = PendingToolCallSchema.extend({
   command: z.string().optional(),
   cwd: z.string(),
   arguments_preview: z.string(),
+  /** A command: the conversation's count of agent changes when it was asked for. */
+  agent_changes: z.number().int().min(0).optional(),
+  /** An allow-listed command asked for anyway, and why (lib/governance/tool-policy.ts `commandHold`). */
+  held: z.object({ code: z.enum(["agent_changed_files", "git_repository_new", "git_diff_program", "git_alias"]), message: z.string(), detail: z.string().optional() }).optional(),
 });
 export type PendingApproval = z.infer<typeof PendingApprovalSchema>;
 

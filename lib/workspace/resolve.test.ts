@@ -122,8 +122,25 @@ describe("resolveInProject refuses every escape", () => {
     ["a new file inside .git", ".git/hooks/pre-commit", "protected_path"],
     ["an existing file inside .git", ".git/config", "protected_path"],
     [".git in another case", ".GIT/config", "protected_path"],
+    ["HEAD at the top (with objects/ and refs/, a bare repository git would use)", "HEAD", "protected_path"],
+    ["HEAD in a subfolder", "sub/HEAD", "protected_path"],
+    ["head in another case", "deep/Head", "protected_path"],
+    ["commondir (it stands in for objects/ and refs/)", "commondir", "protected_path"],
+    ["the config of a bare repository already in the project", "bare/config", "protected_path"],
+    ["a hook of that repository", "bare/hooks/fsmonitor-watchman", "protected_path"],
   ] as const)("for writing: %s", async (_name, requested, reason) => {
+    await fs.mkdir(path.join(proj, "bare", "objects"), { recursive: true });
+    await fs.mkdir(path.join(proj, "bare", "refs"), { recursive: true });
+    await fs.writeFile(path.join(proj, "bare", "HEAD"), "ref: refs/heads/main\n");
     expect((await refusal(requested, true)).reason).toBe(reason);
+  });
+
+  it("writes files named like a repository's parts where no HEAD makes them one", async () => {
+    await fs.mkdir(path.join(proj, "lib", "objects"), { recursive: true });
+    await fs.mkdir(path.join(proj, "lib", "refs"), { recursive: true });
+    await expect(resolveInProject(proj, "lib/objects/user.ts", { forWrite: true })).resolves.toBe(path.join(proj, "lib", "objects", "user.ts"));
+    await expect(resolveInProject(proj, "lib/config", { forWrite: true })).resolves.toBe(path.join(proj, "lib", "config"));
+    await expect(resolveInProject(proj, "docs/HEAD.md", { forWrite: true })).resolves.toBe(path.join(proj, "docs", "HEAD.md"));
   });
 
   it("refuses non-string input", () => {

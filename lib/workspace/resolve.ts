@@ -24,6 +24,11 @@
  * refusing to follow a symlink at the final open (O_NOFOLLOW). Hard links cannot be told apart
  * from ordinary files by path.
  *
+ * 4. Writes may not make or change a git repository: nothing inside `.git`, no file named `HEAD`
+ *    or `commondir` (with `objects/` and `refs/` beside it, either makes a folder a repository
+ *    git would use, configuration and fsmonitor included), nothing inside a folder that already is
+ *    one (a bare repository in the project).
+ *
  * The walk's stat, lstat and realpath calls are synchronous: protected.ts says why.
  */
 import "server-only";
@@ -64,7 +69,7 @@ const REFUSAL_TEXT: Record<WorkspaceRefusal, string> = {
   outside_project: "is outside the project folder",
   symlink_escape: "goes through a symbolic link that points outside the project folder",
   dangling_symlink: "goes through a symbolic link whose target does not exist",
-  protected_path: "is inside .git, which the workspace tools may not change",
+  protected_path: "is inside .git or a git repository, or would make a folder one (HEAD, commondir), which the workspace tools may not change",
   app_data: "is part of Astrion's own files (its data folder or the folder it runs from), which the workspace tools may not see or change",
 };
 
@@ -234,7 +239,34 @@ export async function resolveProjectPath(
   if (options.forWrite && toRelative(root, current).split("/").some((s) => s.toLowerCase() === ".git")) {
     throw new WorkspaceError("protected_path", requestedPath);
   }
+  if (options.forWrite && makesOrChangesRepository(root, current)) throw new WorkspaceError("protected_path", requestedPath);
   return { root, absolute: current, relative: toRelative(root, current), exists };
+}
+
+/** Names that make a folder a git directory (with `objects/` and `refs/`); case-insensitive file systems included. */
+const REPOSITORY_FILES = new Set(["head", "commondir"]);
+
+/** Whether `dir` is a git directory: a `HEAD` file with `objects/` and `refs/` folders beside it. */
+function isGitDirectory(dir: string): boolean {
+  const kind = (name: string) => {
+    try {
+      return lstatSync(path.join(dir, name), { throwIfNoEntry: false });
+    } catch {
+      // ENOTDIR: `dir` is a file (the write is refused for that elsewhere); not a repository.
+      return undefined;
+    }
+  };
+  return kind("HEAD")?.isFile() === true && kind("objects")?.isDirectory() === true && kind("refs")?.isDirectory() === true;
+}
+
+/** Whether writing `target` (inside `root`) would make a git repository or change one (module comment, 4). */
+function makesOrChangesRepository(root: string, target: string): boolean {
+  if (target !== root && REPOSITORY_FILES.has(path.basename(target).toLowerCase())) return true;
+  for (let dir = path.dirname(target); isInsideRoot(root, dir); dir = path.dirname(dir)) {
+    if (isGitDirectory(dir)) return true;
+    if (dir === root) break;
+  }
+  return false;
 }
 
 /**

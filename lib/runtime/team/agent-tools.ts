@@ -136,7 +136,8 @@ export async function dispatchAgentTool(s: TeamState, agentId: number, call: Too
       case "run_command": {
         const command = String(args.command);
         const timeout = typeof args.timeout_seconds === "number" ? args.timeout_seconds : undefined;
-        return await once(s, agentId, call, (key) => executeRunCommand(s, agentId, call.id, key, command, timeout, root));
+        const hardened = verdict.kind === "run" ? verdict.hardened : undefined;
+        return await once(s, agentId, call, (key) => executeRunCommand(s, agentId, call.id, key, command, timeout, root, hardened));
       }
       case "send_message": {
         const target = Number(args.agent_id);

@@ -13,9 +13,19 @@ import "server-only";
  * `once()`). Denying answers the call with a tool error that carries the person's reason.
  * "Always allow" adds the command (or a pattern the person wrote) to the conversation's
  * allow-list, or allows the tool for the rest of the conversation.
+ *
+ * What an allow-list may vouch for depends on who changed the project (lib/governance/tool-policy.ts
+ * `commandHold`): every tool call that writes and passes the gate counts one agent change in the
+ * conversation's metadata (`command_trust.agent_changes`, before it runs), and a person approving a
+ * command marks the changes made until it was asked for as reviewed. While some are not, an
+ * allow-listed command that runs project code asks again. An allow-listed git is inspected first
+ * (lib/commands/git-guard.ts) and run hardened.
  */
+import { z } from "zod";
+import { commandEnvironment, commandKind, gitSubcommand, parseCommandLine, toCommandEntry } from "@/lib/commands";
+import { inspectGit } from "@/lib/commands/git-guard";
 import { ConflictError, NotFoundError } from "@/lib/errors";
-import { ConversationApprovalPolicySchema, decideToolPolicy, type ConversationApprovalPolicy, type ToolEffect } from "@/lib/governance";
+import { ConversationApprovalPolicySchema, decideToolPolicy, type CommandContext, type ConversationApprovalPolicy, type ToolEffect } from "@/lib/governance";
 import type { ToolCall } from "@/lib/models";
 import { agentParty, SYSTEM_PARTY, USER_PARTY } from "@/lib/protocol";
 import { epochSeconds } from "@/lib/store";
@@ -38,8 +48,48 @@ export interface GatedCall {
   cwd: string;
 }
 
-/** What the gate says: run the call, answer it with `result`, or wait for a person. */
-export type GateOutcome = { kind: "run" } | { kind: "refused"; result: string } | { kind: "wait" };
+/**
+ * What the gate says: run the call (an allow-listed command `hardened`, with git's extra
+ * settings), answer it with `result`, or wait for a person.
+ */
+export type GateOutcome = { kind: "run"; hardened?: { gitOverrides: Array<[string, string]> } } | { kind: "refused"; result: string } | { kind: "wait" };
+
+/** `command_trust` of a conversation's metadata.json: agent changes counted and those a person reviewed. */
+export const CommandTrustSchema = z.object({
+  agent_changes: z.number().int().min(0).default(0),
+  reviewed_changes: z.number().int().min(0).default(0),
+  /** Epoch ms of the last approval of a command: a `.git` made before it is the person's. */
+  reviewed_at: z.number().optional(),
+});
+export type CommandTrust = z.infer<typeof CommandTrustSchema>;
+
+function trustOf(raw: unknown): CommandTrust {
+  const parsed = CommandTrustSchema.safeParse(raw ?? {});
+  // Unreadable: as if agents had changed files (the safe side).
+  return parsed.success ? parsed.data : { agent_changes: 1, reviewed_changes: 0 };
+}
+
+/** Counts one agent change of the project, before the call that makes it runs. */
+async function countAgentChange(s: TeamState): Promise<void> {
+  await s.store.update(s.convId, (conv) => {
+    const trust = trustOf(conv.command_trust);
+    return { ...conv, command_trust: { ...trust, agent_changes: trust.agent_changes + 1 } };
+  });
+}
+
+/** What the policy needs to know about the project to trust an allow-listed command, and git's settings. */
+async function commandContext(s: TeamState, command: string, cwd: string): Promise<{ context: CommandContext; trust: CommandTrust; gitOverrides: Array<[string, string]> }> {
+  const conv = await s.store.get(s.convId);
+  const trust = trustOf(conv.command_trust);
+  const context: CommandContext = { agentChangedProject: trust.agent_changes > trust.reviewed_changes };
+  const gitParts = parseCommandLine(command).parts.filter((w) => commandKind(w) === "git");
+  if (!gitParts.length) return { context, trust, gitOverrides: [] };
+  const since = Math.max(new Date(conv.created_at).getTime() || 0, trust.reviewed_at ?? 0);
+  const git = await inspectGit(cwd, since, commandEnvironment(process.env, new Set(), "git-inspection"));
+  const alias = gitParts.map(gitSubcommand).find((sub) => sub !== undefined && git.aliases.includes(sub));
+  const refusal = git.refusal ?? (alias ? ({ code: "git_alias", message: `\`git ${alias}\` is an alias of the repository's configuration, which can run any program`, detail: alias } as const) : undefined);
+  return { context: { ...context, ...(refusal ? { gitRefusal: refusal } : {}) }, trust, gitOverrides: git.overrides };
+}
 
 /** The gate bound to one call, given what the tool does: what a tool source's dispatcher calls once it knows. */
 export type ApprovalGate = (effect: ToolEffect) => Promise<GateOutcome>;
@@ -64,12 +114,17 @@ export async function approvalGate(s: TeamState, agentId: number, meta: AgentMet
   if ((meta.approved_tool_calls ?? []).includes(call.id)) {
     // Approved once: it runs now, and the approval is used up.
     await s.updateAgent(agentId, (m) => ({ ...m, approved_tool_calls: (m.approved_tool_calls ?? []).filter((id) => id !== call.id) }));
+    if (tool.effect === "write") await countAgentChange(s);
     return { kind: "run" };
   }
   const role = await s.app.roles.get(meta.role_id).catch(() => null);
   const fields = role?.kind === "role" ? role.fields : {};
-  const verdict = decideToolPolicy({ tool: tool.name, effect: tool.effect, command: tool.command, role: fields, conversation: await conversationPolicy(s) });
-  if (verdict.decision === "allow") return { kind: "run" };
+  const found = tool.command !== undefined ? await commandContext(s, tool.command, tool.cwd) : undefined;
+  const verdict = decideToolPolicy({ tool: tool.name, effect: tool.effect, command: tool.command, role: fields, conversation: await conversationPolicy(s), commandContext: found?.context });
+  if (verdict.decision === "allow") {
+    if (tool.effect === "write") await countAgentChange(s);
+    return verdict.hardened ? { kind: "run", hardened: { gitOverrides: found?.gitOverrides ?? [] } } : { kind: "run" };
+  }
   if (verdict.decision === "deny") {
     const reason = `denied by policy: your role's tool_policy denies ${tool.name}${verdict.pattern && verdict.pattern !== tool.name ? ` (pattern ${verdict.pattern})` : ""}`;
     await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { tool: tool.name, code: "policy_deny", reason, ...(tool.command ? { command: tool.command } : {}) }, action: tool.name, resource: `agent:${agentId}`, status: "refused" });
@@ -85,13 +140,15 @@ export async function approvalGate(s: TeamState, agentId: number, meta: AgentMet
     ...(tool.command !== undefined ? { command: tool.command } : {}),
     cwd: tool.cwd,
     arguments_preview: summarize(call.function.arguments, 400),
+    ...(found ? { agent_changes: found.trust.agent_changes } : {}),
+    ...(verdict.held ? { held: verdict.held } : {}),
   };
   // The request is on the timeline before the agent shows as waiting: whoever sees the wait finds its record.
   await s.emit(await s.causeFor(meta), {
     type: "request",
     from: agentParty(agentId),
     to: USER_PARTY,
-    payload: { tool_call_id: call.id, tool: tool.name, effect: tool.effect, cwd: tool.cwd, ...(tool.command !== undefined ? { command: tool.command } : { arguments: entry.arguments_preview }) },
+    payload: { tool_call_id: call.id, tool: tool.name, effect: tool.effect, cwd: tool.cwd, ...(tool.command !== undefined ? { command: tool.command } : { arguments: entry.arguments_preview }), ...(verdict.held ? { held: verdict.held } : {}) },
     action: "approval",
     resource: `tool_call:${call.id}`,
     producer: "model",
@@ -138,13 +195,21 @@ export async function decideApproval(s: TeamState, agentId: number, d: ApprovalD
   }
   const call: ToolCall = { id: entry.tool_call_id, type: "function", function: { name: entry.tool_name, arguments: "" } };
   const cause = await s.causeFor(meta);
+  if (d.decision === "approve" && entry.command !== undefined) {
+    // A person approved a command: the agent changes made until it was asked for are reviewed.
+    await s.store.update(s.convId, (conv) => {
+      const trust = trustOf(conv.command_trust);
+      const reviewed = Math.min(trust.agent_changes, Math.max(trust.reviewed_changes, entry.agent_changes ?? 0));
+      return { ...conv, command_trust: { ...trust, reviewed_changes: reviewed, reviewed_at: Date.now() } };
+    });
+  }
   if (d.decision === "approve" && d.always) {
     await s.store.update(s.convId, (conv) => {
       const now = ConversationApprovalPolicySchema.safeParse(conv.approval_policy ?? {});
       const policy: ConversationApprovalPolicy = now.success ? now.data : { allowed_commands: [], tool_policy: {} };
       if (entry.command !== undefined) {
         const pattern = (d.pattern ?? entry.command).trim();
-        if (!policy.allowed_commands.includes(pattern)) policy.allowed_commands = [...policy.allowed_commands, pattern];
+        if (!policy.allowed_commands.some((e) => toCommandEntry(e).pattern === pattern)) policy.allowed_commands = [...policy.allowed_commands, pattern];
       } else {
         policy.tool_policy = { ...policy.tool_policy, [entry.tool_name]: "allow" };
       }

@@ -4,10 +4,12 @@ import "server-only";
  * server's environment minus secrets and the app's own variables, under the call's deadline
  * (capped by the server's maximum), killed with its process group on Stop or termination. Its
  * live output goes to viewers as a live-only event; the capped output is the tool's result.
- * Always called under `once()`: a command that completed is never run again.
+ * Always called under `once()`: a command that completed is never run again. A command an
+ * allow-list let through (not a person) runs `hardened` (lib/commands/git-guard.ts).
  */
 import { createHash } from "node:crypto";
 import { commandEnvironment } from "@/lib/commands";
+import { hardenedEnvironment } from "@/lib/commands/git-guard";
 import { killLeftoverCommand, runCommand } from "@/lib/commands/run";
 import { loadRegistry } from "@/lib/models";
 import { agentParty, SYSTEM_PARTY } from "@/lib/protocol";
@@ -31,10 +33,21 @@ async function registryKeyNames(root: string): Promise<Set<string>> {
 }
 
 /** Runs one `run_command` call (inside `once()`, whose key is `key`); the JSON result for the model. */
-export async function executeRunCommand(s: TeamState, agentId: number, toolCallId: string, key: string, command: string, timeoutSeconds: number | undefined, cwd: string): Promise<string> {
+export async function executeRunCommand(
+  s: TeamState,
+  agentId: number,
+  toolCallId: string,
+  key: string,
+  command: string,
+  timeoutSeconds: number | undefined,
+  cwd: string,
+  hardened?: { gitOverrides: Array<[string, string]> },
+): Promise<string> {
   const timeoutMs = Math.min(timeoutSeconds !== undefined ? timeoutSeconds * 1000 : s.limits.commandTimeoutMs, s.limits.commandTimeoutMaxMs);
   const commandId = commandIdFor(s.convId, key);
-  const env = commandEnvironment(process.env, await registryKeyNames(s.app.root), commandId);
+  const clean = commandEnvironment(process.env, await registryKeyNames(s.app.root), commandId);
+  // Run by an allow-list, not a person: git without the programs a repository's files can name.
+  const env = hardened ? hardenedEnvironment(clean, hardened.gitOverrides) : clean;
   const signal = AbortSignal.any([s.stopController.signal, s.agentSignal(agentId).signal]);
   let pending = "";
   let timer: NodeJS.Timeout | undefined;
