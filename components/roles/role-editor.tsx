@@ -13,6 +13,7 @@ import { RawRoleEditor } from "./raw-role-editor";
 import { RoleDeleteDialog } from "./role-delete-dialog";
 import { RoleFileEditor } from "./role-file-editor";
 import { RoleForm } from "./role-form";
+import { RolePolicySummary } from "./role-policy-summary";
 
 function BackLink() {
   const t = useT();
@@ -134,6 +135,8 @@ function RoleIdEditor({ id }: { id: string }) {
           {notice}
         </Banner>
       ) : null}
+
+      {role.kind === "role" ? <RolePolicySummary toolPolicy={role.fields.tool_policy} allowedCommands={role.fields.allowed_commands} /> : null}
 
       {effectiveMode === "raw" ? (
         <RawRoleEditor key={role.etag} role={role} onSaved={saved} onReload={reload} />
