@@ -84,7 +84,8 @@ async function commandContext(s: TeamState, command: string, cwd: string): Promi
   const context: CommandContext = { agentChangedProject: trust.agent_changes > trust.reviewed_changes };
   const gitParts = parseCommandLine(command).parts.filter((w) => commandKind(w) === "git");
   if (!gitParts.length) return { context, trust, gitOverrides: [] };
-  const since = Math.max(new Date(conv.created_at).getTime() || 0, trust.reviewed_at ?? 0);
+  // created_at is kept to the second: a `.git` made within that second counts as before.
+  const since = Math.max((new Date(conv.created_at).getTime() || 0) + 999, trust.reviewed_at ?? 0);
   const git = await inspectGit(cwd, since, commandEnvironment(process.env, new Set(), "git-inspection"));
   const alias = gitParts.map(gitSubcommand).find((sub) => sub !== undefined && git.aliases.includes(sub));
   const refusal = git.refusal ?? (alias ? ({ code: "git_alias", message: `\`git ${alias}\` is an alias of the repository's configuration, which can run any program`, detail: alias } as const) : undefined);
