@@ -8,11 +8,13 @@
  * in is kept as the client sent it. So every request is stamped here with the socket's remote
  * address in `x-astrion-client-address`, overwriting any value the client sent, and the process
  * is marked (ASTRION_STAMPS_CLIENT_ADDRESS=1) so lib/security trusts that header only here.
- * Keep the names in step with lib/security/client-address.ts.
+ * Keep the names in step with lib/security/client-address.ts. What it answers itself (methods
+ * the app does not serve, requests Node's parser refuses) is in scripts/http-refusals.mjs.
  */
 import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { installRefusals, refuseUnservedMethod } from "./http-refusals.mjs";
 
 const CLIENT_ADDRESS_HEADER = "x-astrion-client-address";
 
@@ -32,6 +34,8 @@ const handle = app.getRequestHandler();
 await app.prepare();
 
 const server = http.createServer((req, res) => {
+  // A method Next cannot take (TRACE made it throw: 500) is answered here (scripts/http-refusals.mjs).
+  if (refuseUnservedMethod(req, res)) return;
   req.headers[CLIENT_ADDRESS_HEADER] = req.socket.remoteAddress ?? "unknown";
   handle(req, res).catch((error) => {
     console.error(`[astrion] failed to handle ${req.method} ${req.url}`, error);
@@ -39,6 +43,8 @@ const server = http.createServer((req, res) => {
     res.end();
   });
 });
+// Oversize headers, a method Node does not know, CONNECT: answered, then closed without a reset.
+installRefusals(server);
 server.on("error", (error) => {
   console.error(`[astrion] cannot listen on ${host}:${port}: ${error.message}`);
   process.exit(1);

@@ -12,6 +12,7 @@ import { REPO_ROOT, startServer, type TestServer } from "./helpers/server";
 const SECRET = "sk-api-literal-secret-55aa";
 const MASK = "••••••••";
 const EVERYTHING = path.join(REPO_ROOT, "node_modules", ".bin", "mcp-server-everything");
+const FLOOD = path.join(REPO_ROOT, "test", "helpers", "mcp-flood-server.mjs");
 
 let server: TestServer;
 const file = () => path.join(server.home, "mcp.json");
@@ -85,6 +86,26 @@ describe("the MCP servers API", () => {
     expect(dead.json).toMatchObject({ ok: false, tools: [] });
     expect(dead.json.error).toMatch(/could not start/);
     expect((await server.api("GET", "/api/mcp/servers")).json.servers.find((s: { name: string }) => s.name === "dead").status.last_error).toMatch(/could not start/);
+  });
+
+  it("ends a stdio server's connection at a message over 10 MiB with an error saying so, answering meanwhile", async () => {
+    // The server sends one line of 12 MB right after initialize; one of 10 MB (under the SDK's own limit) still works.
+    await server.api("PUT", "/api/mcp/servers/flood", { config: { command: process.execPath, args: [FLOOD], env: { FLOOD_AT_START: "1", FLOOD_BYTES: "12000000" } } });
+    await server.api("PUT", "/api/mcp/servers/big", { config: { command: process.execPath, args: [FLOOD], env: { FLOOD_AT_START: "1", FLOOD_BYTES: "10000000" } } });
+    let done = false;
+    const tested = server.api("POST", "/api/mcp/servers/flood/test").finally(() => (done = true));
+    const health: number[] = [];
+    while (!done) health.push((await server.request({ path: "/api/health" })).status);
+    const flood = await tested;
+    expect(health.every((s) => s === 200)).toBe(true);
+    expect(flood.json).toMatchObject({ ok: false, tools: [] });
+    expect(flood.json.error).toMatch(/sent a message longer than 10485760 bytes \(the most one MCP message may have\); its connection was ended/);
+    const status = (await server.api("GET", "/api/mcp/servers")).json.servers.find((s: { name: string }) => s.name === "flood").status;
+    expect(status.last_error).toMatch(/longer than 10485760 bytes/);
+    const big = await server.api("POST", "/api/mcp/servers/big/test");
+    expect(big.json).toMatchObject({ ok: true, error: null });
+    expect(big.json.tools.map((t: { name: string }) => t.name)).toEqual(["flood", "ping"]);
+    for (const name of ["flood", "big"]) expect((await server.api("DELETE", `/api/mcp/servers/${name}`)).status).toBe(200);
   });
 
   it("replaces the whole map, removes a server (404 the second time)", async () => {

@@ -300,6 +300,8 @@ describe("MCP servers", () => {
       () => [{ id: "call_added", name: "mcp__remote__added_1", arguments: {} }],
       () => [{ id: "call_quiet", name: "mcp__remote__add_tool_quietly", arguments: {} }],
       () => [{ id: "call_quiet_1", name: "mcp__remote__quiet_1", arguments: {} }],
+      // The tool skipped for its name (never offered), called by the name it would have had.
+      () => [{ id: "call_long", name: `mcp__remote__${LONG_TOOL_NAME}`, arguments: {} }],
     ];
     const id = await run("http-role", "http");
     const results = resultsOf("http");
@@ -329,7 +331,11 @@ describe("MCP servers", () => {
     for (const n of namesOf(reqs[0]!)) expect(n).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
     const snapshot = (await firstEvents(server, id)).find((e) => e.type === "snapshot")!;
     expect(snapshot.snapshot.notices).toEqual(expect.arrayContaining([expect.objectContaining({ code: "mcp_tool_skipped", params: { server: "remote", tool: LONG_TOOL_NAME } })]));
+    // ...and calling it by that name is refused like any unknown tool: the server never runs it.
+    expect(JSON.parse(results.call_long!).error).toMatch(/unknown tool mcp__remote__a_tool_whose_name/);
+    expect(results.call_long).not.toContain("never offered");
     const records = await timeline(id);
+    expect(records.find((r) => r.action === `mcp__remote__${LONG_TOOL_NAME}`)).toMatchObject({ status: "refused", envelope: { payload: { outcome: "unknown_tool" } } });
     expect(records.find((r) => r.action === "mcp__remote__slow")).toMatchObject({ status: "timeout" });
     expect(records.find((r) => r.action === "mcp__remote__fail")).toMatchObject({ status: "failed" });
     for (const r of records) expect(JSON.stringify(r)).not.toContain(HTTP_TOKEN);

@@ -6,7 +6,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runToExit, startServer, tempDir, type TestServer } from "./helpers/server";
+import { runToExit, socketExchange, startServer, tempDir, type TestServer } from "./helpers/server";
 
 let server: TestServer;
 let project: string;
@@ -217,6 +217,36 @@ describe("malformed percent-encoding", () => {
     expect((await server.api("GET", "/api/roles/%72esearcher")).status).toBe(200);
     expect((await server.api("GET", "/api/roles/%E4%B8%AD")).status).toBe(400); // a bad role id, said so
     expect((await server.request({ path: `/conversations/${convId}` })).status).toBe(200);
+  });
+});
+
+describe("requests the app cannot serve", () => {
+  const get = (target: string, headers = "") => `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n${headers}\r\n`;
+
+  it("answers a 100 KB URL (or headers) 431 with a JSON error and closes without resetting the connection", async () => {
+    for (const bytes of [get(`/api/search?q=${"a".repeat(100_000)}`), get(`/conversations/${"c".repeat(100_000)}`), get("/api/health", `X-Big: ${"b".repeat(100_000)}\r\n`)]) {
+      const r = await socketExchange(server.port, bytes);
+      expect(r.error).toBeNull();
+      expect(r.statusLine).toBe("HTTP/1.1 431 Request Header Fields Too Large");
+      expect(JSON.parse(r.body).error).toMatchObject({ code: "headers_too_large", message: expect.stringMatching(/larger than 16384 bytes/) });
+    }
+    // A long query under the header limit is the route's to refuse, as before.
+    expect((await server.request({ path: `/api/search?q=${"a".repeat(10_000)}` })).status).toBe(400);
+    expect((await server.request({ path: "/api/health" })).status).toBe(200);
+  });
+
+  it("answers 501 with Allow to every method it does not serve (TRACE answered 500), on pages and the API alike", async () => {
+    for (const method of ["TRACE", "TRACK", "PROPFIND", "MKCOL", "LOCK", "FOOBAR"]) {
+      for (const target of ["/", "/api/health", `/api/conversations/${convId}`, "/_next/static/x.js"]) {
+        const r = await socketExchange(server.port, `${method} ${target} HTTP/1.1\r\nHost: 127.0.0.1:${server.port}\r\n\r\n`);
+        expect(r.statusLine, `${method} ${target}`).toBe("HTTP/1.1 501 Not Implemented");
+        expect(r.headers.allow).toBe("GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS");
+        expect(JSON.parse(r.body).error.code).toBe("method_not_implemented");
+      }
+    }
+    const connect = await socketExchange(server.port, `CONNECT 127.0.0.1:443 HTTP/1.1\r\nHost: 127.0.0.1:443\r\n\r\n`);
+    expect(connect.statusLine).toBe("HTTP/1.1 501 Not Implemented");
+    expect(server.output()).not.toMatch(/HTTP method is unsupported|failed to handle/);
   });
 });
 

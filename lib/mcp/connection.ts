@@ -8,6 +8,7 @@ import "server-only";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { scrub, type ResolvedServer } from "./config";
+import { frameStdioTransport, OversizeMessageError } from "./line-framer";
 import type { ResultBlock } from "./tools";
 
 /** One tool as the server lists it. */
@@ -42,6 +43,7 @@ interface Sdk {
   Client: typeof import("@modelcontextprotocol/sdk/client/index.js").Client;
   StdioClientTransport: typeof import("@modelcontextprotocol/sdk/client/stdio.js").StdioClientTransport;
   getDefaultEnvironment: typeof import("@modelcontextprotocol/sdk/client/stdio.js").getDefaultEnvironment;
+  deserializeMessage: typeof import("@modelcontextprotocol/sdk/shared/stdio.js").deserializeMessage;
   StreamableHTTPClientTransport: typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js").StreamableHTTPClientTransport;
   McpError: typeof import("@modelcontextprotocol/sdk/types.js").McpError;
   ErrorCode: typeof import("@modelcontextprotocol/sdk/types.js").ErrorCode;
@@ -60,10 +62,12 @@ function loadSdk(): Promise<Sdk> {
     import("@modelcontextprotocol/sdk/client/stdio.js"),
     import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
     import("@modelcontextprotocol/sdk/types.js"),
-  ]).then(([client, stdio, http, types]) => ({
+    import("@modelcontextprotocol/sdk/shared/stdio.js"),
+  ]).then(([client, stdio, http, types, framing]) => ({
     Client: client.Client,
     StdioClientTransport: stdio.StdioClientTransport,
     getDefaultEnvironment: stdio.getDefaultEnvironment,
+    deserializeMessage: framing.deserializeMessage,
     StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
     McpError: types.McpError,
     ErrorCode: types.ErrorCode,
@@ -93,6 +97,8 @@ export class McpConnection {
   #closing = false;
   #closed = false;
   #stderr = "";
+  /** Why the connection was ended from this side (an oversize message): every later error says this. */
+  #fatal: string | null = null;
   #onClosed: (unexpected: boolean) => void = () => undefined;
 
   private constructor(sdk: Sdk, server: ResolvedServer, client: Client, transport: Transport) {
@@ -108,13 +114,16 @@ export class McpConnection {
    */
   static async open(server: ResolvedServer, timeoutMs: number, onClosed: (unexpected: boolean) => void): Promise<McpConnection> {
     const sdk = await loadSdk();
-    const { Client, StdioClientTransport, StreamableHTTPClientTransport, getDefaultEnvironment, ToolListChangedNotificationSchema } = sdk;
+    const { Client, StdioClientTransport, StreamableHTTPClientTransport, getDefaultEnvironment, deserializeMessage, ToolListChangedNotificationSchema } = sdk;
     let transport: Transport;
     try {
-      transport =
-        server.type === "http"
-          ? new StreamableHTTPClientTransport(new URL(server.url!), { requestInit: { headers: server.headers ?? {} } })
-          : new StdioClientTransport({ command: server.command!, args: server.args ?? [], env: { ...getDefaultEnvironment(), ...server.env }, stderr: "pipe" });
+      if (server.type === "http") transport = new StreamableHTTPClientTransport(new URL(server.url!), { requestInit: { headers: server.headers ?? {} } });
+      else {
+        const stdio = new StdioClientTransport({ command: server.command!, args: server.args ?? [], env: { ...getDefaultEnvironment(), ...server.env }, stderr: "pipe" });
+        // The SDK's reader copies and rescans an unfinished line on every read (lib/mcp/line-framer.ts).
+        frameStdioTransport(stdio, deserializeMessage);
+        transport = stdio;
+      }
     } catch (error) {
       throw new McpCallError("connection", `could not start: ${scrub(error instanceof Error ? error.message : String(error), server.secrets)}`);
     }
@@ -129,6 +138,12 @@ export class McpConnection {
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       conn.#tools = null;
     });
+    // A message over the limit: nothing more is read, and the connection ends (a crash, restarted by the next call).
+    client.onerror = (error) => {
+      if (!(error instanceof OversizeMessageError) || conn.#fatal) return;
+      conn.#fatal = error.message;
+      void client.close().catch(() => undefined);
+    };
     client.onclose = () => {
       if (conn.#closed) return;
       conn.#closed = true;
@@ -158,7 +173,7 @@ export class McpConnection {
 
   /** An error as text, with the server's last stderr lines, every secret scrubbed. */
   describe(error: unknown): string {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = this.#fatal ?? (error instanceof Error ? error.message : String(error));
     const tail = this.#stderr.trim().split("\n").slice(-5).join(" | ");
     return scrub(tail ? `${message} (stderr: ${tail})` : message, this.server.secrets);
   }

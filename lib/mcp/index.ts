@@ -9,5 +9,5 @@ export { expandVars, isShowable, MASK, MaskedValueError, maskServer, mcpLimitsFr
 export { McpCallError, type CallAnswer, type ListedTool } from "./connection";
 export { MCP_FILE_NAME, mcpFilePath, readMcpFile, updateMcpFile, type McpFileRead } from "./file";
 export { mcpManager, McpManager, McpUnavailableError, skippedWarning, toolInfo } from "./manager";
-export { grants, headTail, isMcpToolName, mcpGrants, mcpToolName, parseMcpName, resultText, toolEffect, type ServerGrant } from "./tools";
+export { grants, headTail, isMcpToolName, mcpGrants, mcpToolName, offeredMcpTool, parseMcpName, resultText, toolEffect, type ServerGrant } from "./tools";
 export { deleteServer, listServers, putAllServers, putServer, testServer } from "./service";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { elisionMarker, grants, headTail, isMcpToolName, mcpGrants, mcpToolName, parseMcpName, resultText, toolEffect } from "./tools";
+import { elisionMarker, grants, headTail, isMcpToolName, mcpGrants, mcpToolName, offeredMcpTool, parseMcpName, resultText, toolEffect } from "./tools";
 
 describe("MCP tool names", () => {
   it("makes mcp__<server>__<tool> only when it is a valid function name (≤ 64, [A-Za-z0-9_-])", () => {
@@ -20,6 +20,19 @@ describe("MCP tool names", () => {
     expect(parseMcpName("read_file")).toBeNull();
     expect(isMcpToolName("mcp__github")).toBe(false);
     expect(isMcpToolName("mcp__github__x")).toBe(true);
+  });
+
+  it("reaches a tool only by a name it can be offered under", () => {
+    expect(offeredMcpTool("mcp__github__create_issue")).toEqual({ server: "github", tool: "create_issue" });
+    expect(offeredMcpTool("mcp__my_srv__a__b")).toEqual({ server: "my_srv", tool: "a__b" });
+    expect(offeredMcpTool(`mcp__fs__${"x".repeat(55)}`)).toEqual({ server: "fs", tool: "x".repeat(55) });
+    // Skipped when offered (mcpToolName gives null for them), so not reachable by name either.
+    expect(offeredMcpTool(`mcp__fs__${"x".repeat(56)}`)).toBeNull();
+    expect(offeredMcpTool("mcp__fs__read.file")).toBeNull();
+    expect(offeredMcpTool("mcp__fs__读取")).toBeNull();
+    expect(offeredMcpTool("mcp__fs__read file")).toBeNull();
+    expect(offeredMcpTool("mcp__fs")).toBeNull();
+    expect(offeredMcpTool("read_file")).toBeNull();
   });
 
   it("reads only readOnlyHint === true as read", () => {

@@ -31,6 +31,18 @@ export function isMcpToolName(name: string): boolean {
   return parseMcpName(name)?.tool != null;
 }
 
+/**
+ * The server and tool a model's call may reach by `name`, or null. A tool the model is offered is
+ * named {@link mcpToolName}, so a name that function would not give (a tool skipped for its
+ * name: too long, or a character a function name may not hold) names no tool the model could have
+ * been offered, and is not run even though its server has such a tool.
+ */
+export function offeredMcpTool(name: string): { server: string; tool: string } | null {
+  const parsed = parseMcpName(name);
+  if (!parsed?.tool || mcpToolName(parsed.server, parsed.tool) !== name) return null;
+  return { server: parsed.server, tool: parsed.tool };
+}
+
 /** What a tool does to the world: only `annotations.readOnlyHint === true` reads; anything else writes. */
 export function toolEffect(annotations: { readOnlyHint?: unknown } | undefined | null): McpToolEffect {
   return annotations?.readOnlyHint === true ? "read" : "write";

@@ -71,6 +71,42 @@ export function rawRequest(port: number, req: RawRequest): Promise<RawResponse> 
   });
 }
 
+/** What came back on a raw connection: the bytes read until it closed, and how it ended (`ECONNRESET`, say). */
+export interface SocketExchange {
+  text: string;
+  /** The status line, e.g. `HTTP/1.1 431 Request Header Fields Too Large` ("" when nothing came). */
+  statusLine: string;
+  headers: Record<string, string>;
+  body: string;
+  error: string | null;
+}
+
+/**
+ * Writes `bytes` on a new TCP connection (HTTP/1.1 as given, nothing checked or added) and reads
+ * until the server closes it; our side ends once all is written.
+ */
+export function socketExchange(port: number, bytes: string | Buffer): Promise<SocketExchange> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, "127.0.0.1");
+    const chunks: Buffer[] = [];
+    let error: string | null = null;
+    socket.on("data", (c: Buffer) => chunks.push(c));
+    socket.on("error", (e: NodeJS.ErrnoException) => (error = e.code ?? e.message));
+    socket.on("close", () => {
+      const text = Buffer.concat(chunks).toString("utf8");
+      const end = text.indexOf("\r\n\r\n");
+      const head = (end < 0 ? text : text.slice(0, end)).split("\r\n");
+      const headers: Record<string, string> = {};
+      for (const line of head.slice(1)) {
+        const at = line.indexOf(":");
+        if (at > 0) headers[line.slice(0, at).trim().toLowerCase()] = line.slice(at + 1).trim();
+      }
+      resolve({ text, statusLine: head[0] ?? "", headers, body: end < 0 ? "" : text.slice(end + 4), error });
+    });
+    socket.write(bytes, () => socket.end());
+  });
+}
+
 export interface TestServer {
   port: number;
   home: string;

@@ -3,12 +3,13 @@ import "server-only";
  * MCP tools in a conversation's team run: what a sub-agent is offered (its role's grants, each
  * server's own JSON Schema and description, listed on the model call that needs them, so a
  * server starts on first use and `list_changed` shows at the next call) and how a call runs
- * (the role's grant checked again, the server's answer capped head-and-tail, an MCP error or
- * `isError` answer made a tool error, a write run under `once()`, every call on the timeline).
+ * (only under a name it can be offered under, the role's grant checked again, the server's answer
+ * capped head-and-tail, an MCP error or `isError` answer made a tool error, a write run under
+ * `once()`, every call on the timeline).
  * The token check comes first, in agent-tools.ts.
  */
 import type { ToolCall, ToolSpec } from "@/lib/models";
-import { grants, headTail, McpCallError, mcpGrants, mcpManager, mcpToolName, parseMcpName, resultText, toolEffect, type ListedTool, type ServerGrant } from "@/lib/mcp";
+import { grants, headTail, McpCallError, mcpGrants, mcpManager, mcpToolName, offeredMcpTool, parseMcpName, resultText, toolEffect, type ListedTool, type ServerGrant } from "@/lib/mcp";
 import { agentParty, SYSTEM_PARTY } from "@/lib/protocol";
 import type { ApprovalGate } from "./approvals";
 import { once } from "./effects";
@@ -82,6 +83,12 @@ export async function dispatchMcpTool(s: TeamState, agentId: number, meta: Agent
   const parsed = parseMcpName(name)!;
   const server = parsed.server;
   const tool = parsed.tool!;
+  // A tool skipped when offered (its name is no valid function name) is unknown here too: the
+  // model may name it anyway (a guess, or one of the tool's own names), and must not reach it.
+  if (!offeredMcpTool(name)) {
+    await audit(s, agentId, name, server, tool, "refused", { outcome: "unknown_tool" });
+    return errorResult(`unknown tool ${name}: it is not one of the tools you are offered`);
+  }
   if (!grants((await roleGrants(s, meta)).get(server), tool)) {
     const reason = `permission denied: your role's mcp_servers and tools do not include ${name}`;
     await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { tool: name, code: "role_tools", reason, scope: null }, action: name, resource: `mcp:${server}/${tool}`, status: "refused" });
