@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expandVars, isShowable, MASK, MaskedValueError, maskServer, mcpLimitsFromEnv, mergeMasked, MissingVariableError, resolveServer, restartDelay, scrub } from "./config";
+import { expandVars, isNonSecretVariable, isShowable, MASK, MaskedValueError, maskServer, mcpLimitsFromEnv, mergeMasked, MissingVariableError, resolveServer, restartDelay, scrub } from "./config";
 import { McpFileSchema } from "./schema";
 
 describe("expandVars", () => {
@@ -29,6 +29,39 @@ describe("resolveServer", () => {
     // The token alone is scrubbed too, not the scheme word.
     expect(http.secrets).toEqual(expect.arrayContaining(["Bearer tok-abcdef", "tok-abcdef"]));
     expect(http.secrets).not.toContain("Bearer");
+  });
+
+  it("scrubs what a ${VAR} expanded to anywhere in the entry: command, args, url, not only env and headers", () => {
+    const env = { GH: "ghp_from_args_123", BIN: "/opt/tools/secret-bin", KEY: "key-in-query-456", HOME: "/home/someone", TMPDIR: "/tmp/run-1234" };
+    const stdio = resolveServer("gh", { command: "${BIN}", args: ["--token=${GH}", "${HOME}/data", "--tmp", "${TMPDIR}", "--literal-flag-value"] }, env);
+    expect(stdio.args).toEqual(["--token=ghp_from_args_123", "/home/someone/data", "--tmp", "/tmp/run-1234", "--literal-flag-value"]);
+    expect(stdio.secrets).toEqual(expect.arrayContaining(["ghp_from_args_123", "/opt/tools/secret-bin"]));
+    // Well-known non-secret variables are not scrubbed: the home folder stays readable everywhere.
+    expect(stdio.secrets).not.toContain("/home/someone");
+    expect(stdio.secrets).not.toContain("/tmp/run-1234");
+    // A literal argument is shown as written by the API anyway: it is not a secret.
+    expect(stdio.secrets).not.toContain("--literal-flag-value");
+    expect(scrub(`argv: ["--token=${env.GH}", "${env.HOME}/data"]`, stdio.secrets)).toBe('argv: ["--token=[redacted]", "/home/someone/data"]');
+
+    const http = resolveServer("api", { type: "http", url: "https://h.example/mcp?key=${KEY}&home=${HOME}" }, env);
+    expect(http.url).toBe("https://h.example/mcp?key=key-in-query-456&home=/home/someone");
+    expect(http.secrets).toEqual(["key-in-query-456"]);
+    // A default used in place of an unset variable is what it expanded to: a secret too.
+    expect(resolveServer("d", { command: "x", args: ["--token=${UNSET_TOKEN:-default-token-789}"] }, {}).secrets).toEqual(["default-token-789"]);
+    // Short expansions would blank ordinary text: not scrubbed.
+    expect(resolveServer("s", { command: "x", args: ["--port=${PORT}"] }, { PORT: "8080" }).secrets).toEqual([]);
+  });
+
+  it("treats every env and header value as a secret, but one made only of non-secret references", () => {
+    const r = resolveServer("e", { command: "x", env: { HOME: "${HOME}", P: "${PATH}", DATA: "${HOME}/data", T: "${TOKEN}" } }, { HOME: "/home/someone", PATH: "/usr/bin:/bin", TOKEN: "tok-in-env-321" });
+    expect(r.secrets).toEqual(expect.arrayContaining(["/home/someone/data", "tok-in-env-321"]));
+    expect(r.secrets).not.toContain("/home/someone");
+    expect(r.secrets).not.toContain("/usr/bin:/bin");
+  });
+
+  it("names the non-secret variables, whole and in any case", () => {
+    for (const n of ["HOME", "PWD", "USER", "PATH", "TMPDIR", "LANG", "LC_ALL", "XDG_CONFIG_HOME", "Path", "USERPROFILE"]) expect(isNonSecretVariable(n)).toBe(true);
+    for (const n of ["GITHUB_TOKEN", "HOME_TOKEN", "MY_PATH", "PATH_SECRET", "API_KEY", "LC_"]) expect(isNonSecretVariable(n)).toBe(false);
   });
 
   it("throws naming the unset variables, never a value", () => {
