@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expandVars, isNonSecretVariable, isShowable, MASK, MaskedValueError, maskServer, mcpLimitsFromEnv, mergeMasked, MissingVariableError, resolveServer, restartDelay, scrub } from "./config";
+import { destinationChange, expandVars, isNonSecretVariable, isShowable, MASK, MaskedValueError, maskServer, mcpLimitsFromEnv, mergeMasked, MissingVariableError, resolveServer, restartDelay, scrub } from "./config";
 import { McpFileSchema } from "./schema";
 
 describe("expandVars", () => {
@@ -100,7 +100,48 @@ describe("masking", () => {
     expect(() => mergeMasked("gh", { command: "npx", env: { D: MASK } }, stored)).toThrow(MaskedValueError);
     // A stdio entry's env is not kept for an http entry's headers.
     expect(() => mergeMasked("gh", { type: "http", url: "http://x", headers: { B: MASK } }, stored)).toThrow(MaskedValueError);
-    expect(mergeMasked("h", { type: "http", url: "http://x", headers: { A: MASK } }, { type: "http", url: "http://y", headers: { A: "Bearer t" } })).toEqual({ type: "http", url: "http://x", headers: { A: "Bearer t" } });
+    expect(mergeMasked("h", { type: "http", url: "http://x", headers: { A: MASK } }, { type: "http", url: "http://x", headers: { A: "Bearer t" } })).toEqual({ type: "http", url: "http://x", headers: { A: "Bearer t" } });
+  });
+
+  it("drops the stored secrets when the destination changes: a masked value is refused naming its key", () => {
+    const http = { type: "http" as const, url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer sk-stored", "X-Team": "t" } };
+    const refused = (next: Parameters<typeof mergeMasked>[1], stored: Parameters<typeof mergeMasked>[2] = http) => {
+      try {
+        mergeMasked("remote", next, stored);
+      } catch (error) {
+        return error as MaskedValueError;
+      }
+      throw new Error("not refused");
+    };
+    // Another host, port, scheme, path or query: refused, the message names the key and why.
+    for (const url of ["https://evil.example/mcp", "https://mcp.example.com:8443/mcp", "http://mcp.example.com/mcp", "https://mcp.example.com/other", "https://mcp.example.com/mcp?tenant=b"]) {
+      const e = refused({ type: "http", url, headers: { Authorization: MASK, "X-Team": "t" } });
+      expect(e).toBeInstanceOf(MaskedValueError);
+      expect(e).toMatchObject({ key: "Authorization", reason: "destination_changed" });
+      expect(e.message).toMatch(/Authorization is sent masked, but the url changed; type the value again: the destination changed/);
+    }
+    // The value typed again is taken; the old one is not kept anywhere.
+    const typed = mergeMasked("remote", { type: "http", url: "https://evil.example/mcp", headers: { Authorization: "Bearer sk-new" } }, http);
+    expect(JSON.stringify(typed)).not.toContain("sk-stored");
+    // Spelling alone (case of scheme and host, the default port, a fragment) is the same destination.
+    expect(mergeMasked("remote", { type: "http", url: "HTTPS://MCP.example.com:443/mcp#x", headers: { Authorization: MASK } }, http).headers).toEqual({ Authorization: "Bearer sk-stored" });
+    // A stdio entry: a new command or new args drop the stored env; other env changes do not.
+    const stdio = { command: "npx", args: ["-y", "server-github"], env: { TOKEN: "ghp_stored" } };
+    expect(refused({ command: "node", args: ["-y", "server-github"], env: { TOKEN: MASK } }, stdio)).toMatchObject({ key: "TOKEN", reason: "destination_changed", message: expect.stringMatching(/the command changed/) });
+    expect(refused({ command: "npx", args: ["-y", "server-evil"], env: { TOKEN: MASK } }, stdio)).toMatchObject({ key: "TOKEN", reason: "destination_changed", message: expect.stringMatching(/the args changed/) });
+    expect(refused({ command: "npx", env: { TOKEN: MASK } }, stdio).reason).toBe("destination_changed");
+    expect(mergeMasked("gh", { command: "npx", args: ["-y", "server-github"], env: { TOKEN: MASK, DEBUG: "1" } }, stdio)).toEqual({ command: "npx", args: ["-y", "server-github"], env: { TOKEN: "ghp_stored", DEBUG: "1" } });
+    // A change of kind is a change of destination.
+    expect(refused({ type: "http", url: "https://x/mcp", headers: { TOKEN: MASK } }, stdio).reason).toBe("destination_changed");
+    // Nothing stored for the key (same destination): the older message.
+    expect(refused({ ...http, headers: { New: MASK } }).reason).toBe("nothing_stored");
+  });
+
+  it("compares destinations as written: a reference compares as the reference", () => {
+    expect(destinationChange({ type: "http", url: "${BASE}/mcp" }, { type: "http", url: "${BASE}/mcp" })).toBeNull();
+    expect(destinationChange({ type: "http", url: "${OTHER}/mcp" }, { type: "http", url: "${BASE}/mcp" })).toBe("url");
+    expect(destinationChange({ command: "npx", args: ["${DIR}"] }, { command: "npx", args: ["${DIR}"] })).toBeNull();
+    expect(destinationChange({ command: "npx" }, { command: "npx", args: [] })).toBeNull();
   });
 });
 

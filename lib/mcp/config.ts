@@ -1,7 +1,8 @@
 /**
  * The pure rules of MCP servers' configuration: `${VAR}` / `${VAR:-default}` expansion (as Claude
  * Code does), masking of secrets for the API, keeping stored secrets when a masked value is saved
- * back, and the values to scrub from anything a server prints or returns. No I/O.
+ * back (only while the entry's destination is the same), and the values to scrub from anything a
+ * server prints or returns. No I/O.
  */
 import { isHttpServer, type McpServerConfig, type McpServerView } from "./schema";
 
@@ -150,21 +151,63 @@ export function maskServer(name: string, config: McpServerConfig): Omit<McpServe
   return { name, type: "stdio", command: config.command, args: config.args ?? [], ...(config.env ? { env: maskMap(config.env)! } : {}) };
 }
 
-/** A masked value sent back for a key the stored entry lacks. */
+/**
+ * Why a masked value cannot keep a stored one: nothing is stored for its key, or the entry's
+ * destination changed (see {@link destinationChange}).
+ */
+export type MaskedValueReason = "nothing_stored" | "destination_changed";
+
+/** A masked value sent back that keeps nothing: the person must type the value. */
 export class MaskedValueError extends Error {
   readonly key: string;
-  constructor(server: string, key: string) {
-    super(`server ${server}: ${key} is sent masked but no value is stored for it; type the value`);
+  readonly reason: MaskedValueReason;
+  constructor(server: string, key: string, change: string | null = null) {
+    super(
+      change
+        ? `server ${server}: ${key} is sent masked, but the ${change} changed; type the value again: the destination changed, and a stored secret is never sent to a new one`
+        : `server ${server}: ${key} is sent masked but no value is stored for it; type the value`,
+    );
     this.name = new.target.name;
     this.key = key;
+    this.reason = change ? "destination_changed" : "nothing_stored";
   }
 }
 
-function keepMasked(server: string, next: Record<string, string> | undefined, stored: Record<string, string> | undefined): Record<string, string> | undefined {
+/** A URL as compared: WHATWG-normalised (`HTTPS://H:443/mcp` is `https://h/mcp`), the fragment (never sent) left out. */
+function comparableUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.hash = "";
+    return u.href;
+  } catch {
+    // `${BASE}/mcp` is no URL until expanded: compared as written.
+    return url;
+  }
+}
+
+/**
+ * What changed of where an entry sends its secrets, or null when nothing did: the kind of entry,
+ * an http entry's URL (all of it but the fragment: scheme, host, port, path and query, so a new
+ * tenant in the query is a new destination too), or a stdio entry's command or args (a new
+ * command line is a new program, which may send its env anywhere). Compared as written, so a
+ * `${VAR}` reference compares as the reference.
+ */
+export function destinationChange(next: McpServerConfig, stored: McpServerConfig): string | null {
+  if (isHttpServer(next) !== isHttpServer(stored)) return "type";
+  if (isHttpServer(next)) return comparableUrl(next.url) === comparableUrl((stored as typeof next).url) ? null : "url";
+  const before = stored as typeof next;
+  if (next.command !== before.command) return "command";
+  const a = next.args ?? [];
+  const b = before.args ?? [];
+  return a.length === b.length && a.every((x, i) => x === b[i]) ? null : "args";
+}
+
+function keepMasked(server: string, next: Record<string, string> | undefined, stored: Record<string, string> | undefined, change: string | null): Record<string, string> | undefined {
   if (!next) return undefined;
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(next)) {
     if (v !== MASK) out[k] = v;
+    else if (change) throw new MaskedValueError(server, k, change);
     else if (stored && Object.prototype.hasOwnProperty.call(stored, k)) out[k] = stored[k]!;
     else throw new MaskedValueError(server, k);
   }
@@ -173,15 +216,17 @@ function keepMasked(server: string, next: Record<string, string> | undefined, st
 
 /**
  * The entry to store when `next` comes from the API: a masked value keeps the stored one for the
- * same key (of the same kind of entry).
- * @throws MaskedValueError when a masked value has nothing stored to keep.
+ * same key while the destination is the same ({@link destinationChange}); once it changed, every
+ * stored secret is dropped and a masked value is refused, never silently kept.
+ * @throws MaskedValueError when a masked value has nothing stored to keep, or the destination changed.
  */
 export function mergeMasked(name: string, next: McpServerConfig, stored: McpServerConfig | undefined): McpServerConfig {
+  const change = stored ? destinationChange(next, stored) : null;
   if (isHttpServer(next)) {
-    const headers = keepMasked(name, next.headers, stored && isHttpServer(stored) ? stored.headers : undefined);
+    const headers = keepMasked(name, next.headers, stored && isHttpServer(stored) ? stored.headers : undefined, change);
     return { ...next, ...(headers ? { headers } : {}) };
   }
-  const env = keepMasked(name, next.env, stored && !isHttpServer(stored) ? stored.env : undefined);
+  const env = keepMasked(name, next.env, stored && !isHttpServer(stored) ? stored.env : undefined, change);
   return { ...next, ...(env ? { env } : {}) };
 }
 
