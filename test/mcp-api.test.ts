@@ -1,12 +1,16 @@
 /**
  * The MCP servers API through the real built server: add, replace, remove and test servers,
  * written to mcp.json; env and header values masked in every answer, a masked value saved back
- * keeps the stored one; bad bodies and names are clear 400s; cross-site writes are refused; a
+ * keeps the stored one while the destination is the same (a new URL, command or args refuses it,
+ * and the stored secret never reaches the new destination); bad bodies and names are clear 400s; cross-site writes are refused; a
  * broken mcp.json is reported (list and /api/health) and never overwritten.
  */
 import { readFileSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startMcpHttpServer, type McpHttpTestServer } from "./helpers/mcp-http";
 import { REPO_ROOT, startServer, type TestServer } from "./helpers/server";
 
 const SECRET = "sk-api-literal-secret-55aa";
@@ -14,16 +18,46 @@ const MASK = "••••••••";
 const EVERYTHING = path.join(REPO_ROOT, "node_modules", ".bin", "mcp-server-everything");
 const FLOOD = path.join(REPO_ROOT, "test", "helpers", "mcp-flood-server.mjs");
 
+const OLD_SECRET = "sk-stored-for-the-old-host-3e9d";
+const NEW_SECRET = "sk-typed-for-the-new-host-7b21";
+
 let server: TestServer;
+/** The destination the secret was stored for: a real MCP server that wants it. */
+let oldHost: McpHttpTestServer;
+/** A loopback listener standing for a new destination: it records every request it receives. */
+let newHost: { url: string; received: Array<{ method: string; url: string; headers: http.IncomingHttpHeaders; body: string }>; close(): Promise<void> };
 const file = () => path.join(server.home, "mcp.json");
-const onDisk = () => JSON.parse(readFileSync(file(), "utf8")) as { mcpServers: Record<string, { env?: Record<string, string>; headers?: Record<string, string> }> };
+const onDisk = () => JSON.parse(readFileSync(file(), "utf8")) as { mcpServers: Record<string, { url?: string; args?: string[]; env?: Record<string, string>; headers?: Record<string, string> }> };
+
+async function startRecorder(): Promise<typeof newHost> {
+  const received: (typeof newHost)["received"] = [];
+  const srv = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    received.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
+    res.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ error: "unauthorized" }));
+  });
+  await new Promise<void>((resolve) => srv.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(srv.address() as AddressInfo).port}/mcp`,
+    received,
+    close: async () => {
+      srv.closeAllConnections();
+      await new Promise<void>((resolve) => srv.close(() => resolve()));
+    },
+  };
+}
 
 beforeAll(async () => {
+  oldHost = await startMcpHttpServer({ token: OLD_SECRET, team: "t" });
+  newHost = await startRecorder();
   server = await startServer();
 });
 
 afterAll(async () => {
   await server?.stop();
+  await oldHost?.close();
+  await newHost?.close();
 });
 
 describe("the MCP servers API", () => {
@@ -47,6 +81,53 @@ describe("the MCP servers API", () => {
     expect(refused.status).toBe(400);
     expect(refused.json.error.message).toMatch(/NEW is sent masked but no value is stored/);
     expect(onDisk().mcpServers.everything!.env!.TOKEN).toBe(SECRET);
+  });
+
+  it("drops a stored secret when the destination changes: a masked value is refused, the new host never sees the old secret", async () => {
+    const headers = { Authorization: `Bearer ${OLD_SECRET}`, "X-Team": "t" };
+    expect((await server.api("POST", "/api/mcp/servers", { name: "moved", config: { type: "http", url: oldHost.url, headers } })).status).toBe(201);
+    // The same URL: the masked value keeps the stored one, as before.
+    const same = await server.api("PUT", "/api/mcp/servers/moved", { config: { type: "http", url: oldHost.url, headers: { Authorization: MASK, "X-Team": "t" } } });
+    expect(same.status).toBe(200);
+    expect(onDisk().mcpServers.moved!.headers!.Authorization).toBe(`Bearer ${OLD_SECRET}`);
+    expect((await server.api("POST", "/api/mcp/servers/moved/test")).json).toMatchObject({ ok: true, error: null });
+    expect(oldHost.refused).toBe(0);
+
+    // A new URL with the header sent back masked: 400 naming the key, mcp.json unchanged.
+    const before = readFileSync(file(), "utf8");
+    const moved = await server.api("PUT", "/api/mcp/servers/moved", { config: { type: "http", url: newHost.url, headers: { Authorization: MASK, "X-Team": "t" } } });
+    expect(moved.status).toBe(400);
+    expect(moved.json.error.message).toMatch(/Authorization is sent masked, but the url changed; type the value again: the destination changed/);
+    expect(moved.json.error.details).toEqual([{ path: "config.headers.Authorization", message: "type the value again: the destination changed" }]);
+    // The whole-map PUT refuses it the same way.
+    const all = await server.api("PUT", "/api/mcp/servers", { mcpServers: { everything: { command: EVERYTHING, env: { TOKEN: MASK } }, moved: { type: "http", url: newHost.url, headers: { Authorization: MASK } } } });
+    expect(all.status).toBe(400);
+    expect(all.json.error.message).toMatch(/moved: Authorization is sent masked, but the url changed/);
+    expect(readFileSync(file(), "utf8")).toBe(before);
+    // "Test connection" still goes to the stored destination only.
+    expect((await server.api("POST", "/api/mcp/servers/moved/test")).json.ok).toBe(true);
+    expect(newHost.received).toEqual([]);
+
+    // Typed again: accepted, and the new destination receives the new value only.
+    const typed = await server.api("PUT", "/api/mcp/servers/moved", { config: { type: "http", url: newHost.url, headers: { Authorization: `Bearer ${NEW_SECRET}`, "X-Team": "t" } } });
+    expect(typed.status).toBe(200);
+    expect(onDisk().mcpServers.moved).toEqual({ type: "http", url: newHost.url, headers: { Authorization: `Bearer ${NEW_SECRET}`, "X-Team": "t" } });
+    const tested = await server.api("POST", "/api/mcp/servers/moved/test");
+    expect(tested.json.ok).toBe(false);
+    expect(newHost.received.length).toBeGreaterThan(0);
+    expect(newHost.received.every((r) => r.headers.authorization === `Bearer ${NEW_SECRET}`)).toBe(true);
+    expect(JSON.stringify(newHost.received)).not.toContain(OLD_SECRET);
+    expect(readFileSync(file(), "utf8")).not.toContain(OLD_SECRET);
+
+    // A stdio server: new args (or a new command) with its env sent back masked is refused too.
+    const args = await server.api("PUT", "/api/mcp/servers/everything", { config: { command: EVERYTHING, args: ["--other"], env: { TOKEN: MASK, EXTRA: MASK } } });
+    expect(args.status).toBe(400);
+    expect(args.json.error.message).toMatch(/TOKEN is sent masked, but the args changed/);
+    const command = await server.api("PUT", "/api/mcp/servers/everything", { config: { command: process.execPath, env: { TOKEN: MASK, EXTRA: MASK } } });
+    expect(command.status).toBe(400);
+    expect(command.json.error.message).toMatch(/the command changed/);
+    expect(onDisk().mcpServers.everything!.env!.TOKEN).toBe(SECRET);
+    expect((await server.api("DELETE", "/api/mcp/servers/moved")).status).toBe(200);
   });
 
   it("answers bad names and bodies with clear 400s", async () => {

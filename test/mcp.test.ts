@@ -2,11 +2,12 @@
  * MCP servers through the real built server, the fake model scripting `mcp__…` calls, against
  * real servers: `@modelcontextprotocol/server-everything` over stdio,
  * `@modelcontextprotocol/server-filesystem` confined to a temporary folder, and a Streamable
- * HTTP server built with the SDK's server classes (test/helpers/mcp-http.ts). Covers what the
+ * HTTP server built with the SDK's server classes (test/helpers/mcp-http.ts), and a stdio one
+ * that tells its argv (test/helpers/mcp-argv-server.ts). Covers what the
  * model is offered, calls and their results, errors, a crash with restart, back-off, a deadline,
  * list_changed, Stop and idle stop, role grants, and that secrets never leave the server.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type FakeToolCall, type Script } from "./helpers/fake-openai";
@@ -18,6 +19,8 @@ import { until } from "./helpers/wait";
 
 const LITERAL_SECRET = "sk-literal-mcp-secret-7f3a9c";
 const HTTP_TOKEN = "tok-expanded-from-env-91bd";
+/** Expanded into the argv server's `args` (`--token=${MCP_ARG_SECRET}`) from the app's environment. */
+const ARG_SECRET = "argv-secret-token-5c1e77";
 const BIN = path.join(REPO_ROOT, "node_modules", ".bin");
 
 /** Every role but `fs-ask` allows its MCP tools (the approval policy asks before a tool that writes, by default). */
@@ -28,6 +31,7 @@ const ROLES: Record<string, string> = {
   "http-role": `tools: Read, mcp__remote${ALLOW_MCP}`,
   "broken-role": `mcp_servers: [broken]${ALLOW_MCP}`,
   "fs-ask": "tools: mcp__fs__read_text_file, mcp__fs__write_file",
+  "argv-role": `mcp_servers: [argv]${ALLOW_MCP}`,
 };
 
 type Msg = { role: string; content?: unknown; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>; tool_call_id?: string };
@@ -38,6 +42,8 @@ let server: TestServer;
 let remote: McpHttpTestServer;
 let project: string;
 let fsRoot: string;
+/** XDG_DATA_HOME of the app: a well-known variable whose expansion in args is no secret. */
+let xdgData: string;
 /** Each scenario's steps: what the agent calls at step n (its n-th model call); the last step reports. */
 const SCENARIOS: Record<string, Array<(body: FakeRequestBody) => FakeToolCall[] | Promise<FakeToolCall[]>>> = {};
 
@@ -117,6 +123,7 @@ beforeAll(async () => {
   project = tempDir("astrion-project-");
   fsRoot = tempDir("astrion-mcp-fs-");
   writeFileSync(path.join(fsRoot, "notes.txt"), "the fs server reads this");
+  xdgData = tempDir("astrion-xdg-data-");
   writeFileSync(
     path.join(home, "mcp.json"),
     JSON.stringify({
@@ -125,6 +132,7 @@ beforeAll(async () => {
         fs: { type: "stdio", command: path.join(BIN, "mcp-server-filesystem"), args: ["${MCP_FS_ROOT}"] },
         remote: { type: "http", url: remote.url, headers: { Authorization: "Bearer ${MCP_TEST_TOKEN}", "X-Team": "${MCP_TEAM_UNSET:-astrion-team}" } },
         broken: { command: process.execPath, args: ["-e", "process.stderr.write('boom on start'); process.exit(3)"] },
+        argv: { command: process.execPath, args: ["--no-warnings", path.join(REPO_ROOT, "test", "helpers", "mcp-argv-server.ts"), "--token=${MCP_ARG_SECRET}", "--data=${XDG_DATA_HOME}/argv"] },
       },
     }),
   );
@@ -135,6 +143,8 @@ beforeAll(async () => {
       ASTRION_LEADER_BATCH_MS: "0",
       MCP_FS_ROOT: fsRoot,
       MCP_TEST_TOKEN: HTTP_TOKEN,
+      MCP_ARG_SECRET: ARG_SECRET,
+      XDG_DATA_HOME: xdgData,
       ASTRION_MCP_CALL_TIMEOUT_MS: "1500",
       ASTRION_MCP_IDLE_MS: "4000",
       ASTRION_MCP_RESTART_BACKOFF_MS: "60000",
@@ -202,6 +212,54 @@ describe("MCP servers", () => {
     expect(listed.servers.find((s) => s.name === "everything")!.env!.LITERAL_SECRET).toBe("••••••••");
     // A reference is shown as written.
     expect(listed.servers.find((s) => s.name === "remote")!.headers!.Authorization).toBe("Bearer ${MCP_TEST_TOKEN}");
+  });
+
+  it("scrubs a secret expanded into a stdio server's args from all it says: tool descriptions, results, stderr in errors", async () => {
+    SCENARIOS.argv = [() => [{ id: "call_whoami", name: "mcp__argv__whoami", arguments: {} }], () => [{ id: "call_crash", name: "mcp__argv__crash", arguments: {} }]];
+    const created = await server.api("POST", "/api/conversations", { title: "argv", project_path: project });
+    const id = created.json.conversation.id as string;
+    requests.argv = id;
+    // Open before the run: the sub-agent's messages are streamed as they are made.
+    const stream = await openSse(server, `/api/conversations/${id}/events`);
+    try {
+      await stream.waitFor(() => stream.events.length > 0);
+      expect((await server.api("POST", `/api/conversations/${id}/messages`, { content: "run argv-role argv" })).status).toBe(202);
+      const agentId = await until("argv finished", async () => {
+        const agents = (await server.api("GET", `/api/conversations/${id}/agents`)).json.agents as Array<{ metadata: { agent_id: number; status: string; reported?: boolean } }>;
+        return agents[0]?.metadata.reported && agents[0].metadata.status !== "running" ? agents[0].metadata.agent_id : null;
+      }, 60_000);
+      requests.argvAgent = String(agentId);
+      await stream.waitFor(() => stream.raw().includes("done argv"));
+
+      // What the model saw: the tool's description and every result, the token in none.
+      const reqs = requestsOf("argv");
+      const whoami = toolsOf(reqs[0]!).find((t) => t.function.name === "mcp__argv__whoami")!;
+      expect(whoami.function.description).toContain('"--token=[redacted]"');
+      const results = resultsOf("argv");
+      expect(results.call_whoami).toContain('\\"--token=[redacted]\\"');
+      // A resource link's uri and name are scrubbed too.
+      expect(results.call_whoami).toMatch(/resource link https:\/\/example\.invalid\/started\?arg=--token%3D\[redacted\]&raw=--token=\[redacted\] \(started with --token=\[redacted\]\)/);
+      // What a well-known variable (XDG_DATA_HOME) expanded to is no secret: shown as it is.
+      expect(results.call_whoami).toContain(`--data=${xdgData}/argv`);
+      // The server died: the error the model reads holds its stderr tail, scrubbed.
+      expect(JSON.parse(results.call_crash!).error).toMatch(/stderr: argv server started with \["--token=\[redacted\]"/);
+      expect(JSON.stringify(reqs)).not.toContain(ARG_SECRET);
+
+      // Nowhere else either: the agent's saved messages, the timeline, the SSE stream, the server
+      // list (its last error), the app's output and every file of the conversation.
+      const agentMessages = (await server.api("GET", `/api/conversations/${id}/agents/${agentId}`)).text;
+      expect(agentMessages).toContain("--token=[redacted]");
+      expect(stream.raw()).toContain("--token=[redacted]");
+      const files = readdirSync(path.join(server.home, "conversations", id), { recursive: true, withFileTypes: true }).filter((f) => f.isFile());
+      expect(files.map((f) => f.name)).toEqual(expect.arrayContaining(["timeline.jsonl"]));
+      const onDisk = files.map((f) => readFileSync(path.join(f.parentPath, f.name), "utf8"));
+      expect(onDisk.join("\n")).toContain("--token=[redacted]");
+      for (const text of [agentMessages, (await server.api("GET", `/api/conversations/${id}/timeline`)).text, stream.raw(), (await server.api("GET", "/api/mcp/servers")).text, server.output(), ...onDisk]) {
+        expect(text).not.toContain(ARG_SECRET);
+      }
+    } finally {
+      stream.close();
+    }
   });
 
   it("shares one server process between the agents of a conversation", async () => {
@@ -281,7 +339,8 @@ describe("MCP servers", () => {
     expect(existsSync(target)).toBe(false);
     const decided = await server.api("POST", `/api/conversations/${id}/agents/${waiting.agentId}/approvals`, { tool_call_id: "call_ask_write", decision: "approve" });
     expect(decided.status).toBe(200);
-    await until("the approved write ran", async () => (existsSync(target) ? true : null), 30_000);
+    // The filesystem server writes in place (open, then write): the file can exist before it holds the text.
+    await until("the approved write ran", async () => (existsSync(target) && readFileSync(target, "utf8") !== "" ? true : null), 30_000);
     expect(readFileSync(target, "utf8")).toBe("written after approval");
     const approval = (await timeline(id)).find((r) => r.action === "approval");
     expect(approval?.envelope.payload).toMatchObject({ tool: "mcp__fs__write_file", effect: "write" });
@@ -392,6 +451,11 @@ describe("MCP servers", () => {
     const journal = readFileSync(path.join(server.home, "conversations", fsConv, "actions.jsonl"), "utf8");
     expect(journal).toContain("call_write");
     expect(journal).not.toContain("call_read");
+    // Saved at shutdown: the argv server's conversation files, the agent's messages.json among them.
+    const argvDir = path.join(server.home, "conversations", requests.argv!);
+    const saved = readFileSync(path.join(argvDir, "agents", requests.argvAgent!, "messages.json"), "utf8");
+    expect(saved).toContain("--token=[redacted]");
+    for (const f of readdirSync(argvDir, { recursive: true, withFileTypes: true }).filter((x) => x.isFile())) expect(readFileSync(path.join(f.parentPath, f.name), "utf8")).not.toContain(ARG_SECRET);
     expect(existsSync(path.join(server.home, "mcp.json"))).toBe(true);
   });
 });

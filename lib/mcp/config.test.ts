@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expandVars, isShowable, MASK, MaskedValueError, maskServer, mcpLimitsFromEnv, mergeMasked, MissingVariableError, resolveServer, restartDelay, scrub } from "./config";
+import { destinationChange, expandVars, isNonSecretVariable, isShowable, MASK, MaskedValueError, maskServer, mcpLimitsFromEnv, mergeMasked, MissingVariableError, resolveServer, restartDelay, scrub } from "./config";
 import { McpFileSchema } from "./schema";
 
 describe("expandVars", () => {
@@ -29,6 +29,39 @@ describe("resolveServer", () => {
     // The token alone is scrubbed too, not the scheme word.
     expect(http.secrets).toEqual(expect.arrayContaining(["Bearer tok-abcdef", "tok-abcdef"]));
     expect(http.secrets).not.toContain("Bearer");
+  });
+
+  it("scrubs what a ${VAR} expanded to anywhere in the entry: command, args, url, not only env and headers", () => {
+    const env = { GH: "ghp_from_args_123", BIN: "/opt/tools/secret-bin", KEY: "key-in-query-456", HOME: "/home/someone", TMPDIR: "/tmp/run-1234" };
+    const stdio = resolveServer("gh", { command: "${BIN}", args: ["--token=${GH}", "${HOME}/data", "--tmp", "${TMPDIR}", "--literal-flag-value"] }, env);
+    expect(stdio.args).toEqual(["--token=ghp_from_args_123", "/home/someone/data", "--tmp", "/tmp/run-1234", "--literal-flag-value"]);
+    expect(stdio.secrets).toEqual(expect.arrayContaining(["ghp_from_args_123", "/opt/tools/secret-bin"]));
+    // Well-known non-secret variables are not scrubbed: the home folder stays readable everywhere.
+    expect(stdio.secrets).not.toContain("/home/someone");
+    expect(stdio.secrets).not.toContain("/tmp/run-1234");
+    // A literal argument is shown as written by the API anyway: it is not a secret.
+    expect(stdio.secrets).not.toContain("--literal-flag-value");
+    expect(scrub(`argv: ["--token=${env.GH}", "${env.HOME}/data"]`, stdio.secrets)).toBe('argv: ["--token=[redacted]", "/home/someone/data"]');
+
+    const http = resolveServer("api", { type: "http", url: "https://h.example/mcp?key=${KEY}&home=${HOME}" }, env);
+    expect(http.url).toBe("https://h.example/mcp?key=key-in-query-456&home=/home/someone");
+    expect(http.secrets).toEqual(["key-in-query-456"]);
+    // A default used in place of an unset variable is what it expanded to: a secret too.
+    expect(resolveServer("d", { command: "x", args: ["--token=${UNSET_TOKEN:-default-token-789}"] }, {}).secrets).toEqual(["default-token-789"]);
+    // Short expansions would blank ordinary text: not scrubbed.
+    expect(resolveServer("s", { command: "x", args: ["--port=${PORT}"] }, { PORT: "8080" }).secrets).toEqual([]);
+  });
+
+  it("treats every env and header value as a secret, but one made only of non-secret references", () => {
+    const r = resolveServer("e", { command: "x", env: { HOME: "${HOME}", P: "${PATH}", DATA: "${HOME}/data", T: "${TOKEN}" } }, { HOME: "/home/someone", PATH: "/usr/bin:/bin", TOKEN: "tok-in-env-321" });
+    expect(r.secrets).toEqual(expect.arrayContaining(["/home/someone/data", "tok-in-env-321"]));
+    expect(r.secrets).not.toContain("/home/someone");
+    expect(r.secrets).not.toContain("/usr/bin:/bin");
+  });
+
+  it("names the non-secret variables, whole and in any case", () => {
+    for (const n of ["HOME", "PWD", "USER", "PATH", "TMPDIR", "LANG", "LC_ALL", "XDG_CONFIG_HOME", "Path", "USERPROFILE"]) expect(isNonSecretVariable(n)).toBe(true);
+    for (const n of ["GITHUB_TOKEN", "HOME_TOKEN", "MY_PATH", "PATH_SECRET", "API_KEY", "LC_"]) expect(isNonSecretVariable(n)).toBe(false);
   });
 
   it("throws naming the unset variables, never a value", () => {
@@ -67,7 +100,48 @@ describe("masking", () => {
     expect(() => mergeMasked("gh", { command: "npx", env: { D: MASK } }, stored)).toThrow(MaskedValueError);
     // A stdio entry's env is not kept for an http entry's headers.
     expect(() => mergeMasked("gh", { type: "http", url: "http://x", headers: { B: MASK } }, stored)).toThrow(MaskedValueError);
-    expect(mergeMasked("h", { type: "http", url: "http://x", headers: { A: MASK } }, { type: "http", url: "http://y", headers: { A: "Bearer t" } })).toEqual({ type: "http", url: "http://x", headers: { A: "Bearer t" } });
+    expect(mergeMasked("h", { type: "http", url: "http://x", headers: { A: MASK } }, { type: "http", url: "http://x", headers: { A: "Bearer t" } })).toEqual({ type: "http", url: "http://x", headers: { A: "Bearer t" } });
+  });
+
+  it("drops the stored secrets when the destination changes: a masked value is refused naming its key", () => {
+    const http = { type: "http" as const, url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer sk-stored", "X-Team": "t" } };
+    const refused = (next: Parameters<typeof mergeMasked>[1], stored: Parameters<typeof mergeMasked>[2] = http) => {
+      try {
+        mergeMasked("remote", next, stored);
+      } catch (error) {
+        return error as MaskedValueError;
+      }
+      throw new Error("not refused");
+    };
+    // Another host, port, scheme, path or query: refused, the message names the key and why.
+    for (const url of ["https://evil.example/mcp", "https://mcp.example.com:8443/mcp", "http://mcp.example.com/mcp", "https://mcp.example.com/other", "https://mcp.example.com/mcp?tenant=b"]) {
+      const e = refused({ type: "http", url, headers: { Authorization: MASK, "X-Team": "t" } });
+      expect(e).toBeInstanceOf(MaskedValueError);
+      expect(e).toMatchObject({ key: "Authorization", reason: "destination_changed" });
+      expect(e.message).toMatch(/Authorization is sent masked, but the url changed; type the value again: the destination changed/);
+    }
+    // The value typed again is taken; the old one is not kept anywhere.
+    const typed = mergeMasked("remote", { type: "http", url: "https://evil.example/mcp", headers: { Authorization: "Bearer sk-new" } }, http);
+    expect(JSON.stringify(typed)).not.toContain("sk-stored");
+    // Spelling alone (case of scheme and host, the default port, a fragment) is the same destination.
+    expect(mergeMasked("remote", { type: "http", url: "HTTPS://MCP.example.com:443/mcp#x", headers: { Authorization: MASK } }, http).headers).toEqual({ Authorization: "Bearer sk-stored" });
+    // A stdio entry: a new command or new args drop the stored env; other env changes do not.
+    const stdio = { command: "npx", args: ["-y", "server-github"], env: { TOKEN: "ghp_stored" } };
+    expect(refused({ command: "node", args: ["-y", "server-github"], env: { TOKEN: MASK } }, stdio)).toMatchObject({ key: "TOKEN", reason: "destination_changed", message: expect.stringMatching(/the command changed/) });
+    expect(refused({ command: "npx", args: ["-y", "server-evil"], env: { TOKEN: MASK } }, stdio)).toMatchObject({ key: "TOKEN", reason: "destination_changed", message: expect.stringMatching(/the args changed/) });
+    expect(refused({ command: "npx", env: { TOKEN: MASK } }, stdio).reason).toBe("destination_changed");
+    expect(mergeMasked("gh", { command: "npx", args: ["-y", "server-github"], env: { TOKEN: MASK, DEBUG: "1" } }, stdio)).toEqual({ command: "npx", args: ["-y", "server-github"], env: { TOKEN: "ghp_stored", DEBUG: "1" } });
+    // A change of kind is a change of destination.
+    expect(refused({ type: "http", url: "https://x/mcp", headers: { TOKEN: MASK } }, stdio).reason).toBe("destination_changed");
+    // Nothing stored for the key (same destination): the older message.
+    expect(refused({ ...http, headers: { New: MASK } }).reason).toBe("nothing_stored");
+  });
+
+  it("compares destinations as written: a reference compares as the reference", () => {
+    expect(destinationChange({ type: "http", url: "${BASE}/mcp" }, { type: "http", url: "${BASE}/mcp" })).toBeNull();
+    expect(destinationChange({ type: "http", url: "${OTHER}/mcp" }, { type: "http", url: "${BASE}/mcp" })).toBe("url");
+    expect(destinationChange({ command: "npx", args: ["${DIR}"] }, { command: "npx", args: ["${DIR}"] })).toBeNull();
+    expect(destinationChange({ command: "npx" }, { command: "npx", args: [] })).toBeNull();
   });
 });
 

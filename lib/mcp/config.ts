@@ -1,7 +1,8 @@
 /**
  * The pure rules of MCP servers' configuration: `${VAR}` / `${VAR:-default}` expansion (as Claude
  * Code does), masking of secrets for the API, keeping stored secrets when a masked value is saved
- * back, and the values to scrub from anything a server prints or returns. No I/O.
+ * back (only while the entry's destination is the same), and the values to scrub from anything a
+ * server prints or returns. No I/O.
  */
 import { isHttpServer, type McpServerConfig, type McpServerView } from "./schema";
 
@@ -14,16 +15,40 @@ const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
 /** A value with its references expanded, or the names that are unset and have no default. */
 export type Expanded = { ok: true; value: string } | { ok: false; missing: string[] };
 
+/**
+ * Variables whose values are no secret: the places and settings every process has (home, user,
+ * paths, locale, terminal, zone). A `${HOME}/data` argument must not blank the home folder in
+ * everything the server says. Matched whole, case-insensitively (Windows spells them either way).
+ */
+const NON_SECRET_VARIABLE = /^(?:HOME|USER|USERNAME|LOGNAME|PWD|OLDPWD|PATH|SHELL|TMPDIR|TMP|TEMP|LANG|LANGUAGE|LC_[A-Z]+|TERM|TZ|HOSTNAME|XDG_[A-Z_]+|USERPROFILE|APPDATA|LOCALAPPDATA|SYSTEMROOT|WINDIR|PROGRAMFILES)$/i;
+
+/** Whether `${name}` expands to something that is not a secret (see {@link NON_SECRET_VARIABLE}). */
+export function isNonSecretVariable(name: string): boolean {
+  return NON_SECRET_VARIABLE.test(name);
+}
+
+/**
+ * Expands `value`, adding unset names without a default to `missing` and what each reference
+ * expanded to (its variable's value, or its default) to `expansions`, unless the variable is a
+ * {@link isNonSecretVariable non-secret} one.
+ */
+function expandTracked(value: string, env: Readonly<Record<string, string | undefined>>, missing: string[], expansions: string[]): string {
+  return value.replace(REFERENCE, (_whole, name: string, fallback: string | undefined) => {
+    const v = Object.prototype.hasOwnProperty.call(env, name) ? env[name] : undefined;
+    const out = v !== undefined && v !== "" ? v : fallback;
+    if (out === undefined) {
+      missing.push(name);
+      return "";
+    }
+    if (!isNonSecretVariable(name)) expansions.push(out);
+    return out;
+  });
+}
+
 /** Expands `${NAME}` and `${NAME:-default}` from `env`; an unset name without a default is missing. */
 export function expandVars(value: string, env: Readonly<Record<string, string | undefined>>): Expanded {
   const missing: string[] = [];
-  const out = value.replace(REFERENCE, (_whole, name: string, fallback: string | undefined) => {
-    const v = Object.prototype.hasOwnProperty.call(env, name) ? env[name] : undefined;
-    if (v !== undefined && v !== "") return v;
-    if (fallback !== undefined) return fallback;
-    missing.push(name);
-    return "";
-  });
+  const out = expandTracked(value, env, missing, []);
   return missing.length ? { ok: false, missing } : { ok: true, value: out };
 }
 
@@ -36,7 +61,7 @@ export interface ResolvedServer {
   env?: Record<string, string>;
   url?: string;
   headers?: Record<string, string>;
-  /** Every env and header value (after expansion): scrubbed from whatever the server prints or returns. */
+  /** Scrubbed from whatever the server prints or returns (see {@link resolveServer}). */
   secrets: string[];
 }
 
@@ -48,22 +73,25 @@ export class MissingVariableError extends Error {
   }
 }
 
-function expandMap(server: string, map: Record<string, string> | undefined, env: Readonly<Record<string, string | undefined>>, missing: string[]): Record<string, string> | undefined {
+/** Whether a value is made only of references to non-secret variables (`${HOME}`, `${PATH}`): no literal text. */
+function onlyNonSecretReferences(value: string): boolean {
+  let secret = false;
+  const rest = value.replace(REFERENCE, (_whole, name: string) => {
+    if (!isNonSecretVariable(name)) secret = true;
+    return "";
+  });
+  return !secret && rest === "" && value !== "";
+}
+
+/** Expands a map's values; each value is a secret (but one made only of non-secret references). */
+function expandMap(map: Record<string, string> | undefined, env: Readonly<Record<string, string | undefined>>, missing: string[], secrets: string[]): Record<string, string> | undefined {
   if (!map) return undefined;
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(map)) {
-    const e = expandVars(v, env);
-    if (e.ok) out[k] = e.value;
-    else missing.push(...e.missing);
+    out[k] = expandTracked(v, env, missing, secrets);
+    if (!onlyNonSecretReferences(v)) secrets.push(out[k]);
   }
   return out;
-}
-
-function expandOne(value: string, env: Readonly<Record<string, string | undefined>>, missing: string[]): string {
-  const e = expandVars(value, env);
-  if (e.ok) return e.value;
-  missing.push(...e.missing);
-  return "";
 }
 
 /** Shortest value scrubbed from output: shorter ones (`1`, `true`) would blank ordinary text. */
@@ -71,22 +99,28 @@ export const MIN_SECRET_LENGTH = 6;
 
 /**
  * Expands an entry's command, args, env, url and headers from `env` (the app's environment).
+ * The secrets scrubbed from whatever the server prints or returns: every env and header value
+ * (literal or expanded; not one made only of non-secret references such as `${HOME}`), and what
+ * every `${VAR}` reference anywhere in the entry expanded to — a `--token=${TOKEN}` argument or a
+ * `?key=${KEY}` in the URL — except the variables {@link isNonSecretVariable} names.
  * @throws MissingVariableError naming the unset variables.
  */
 export function resolveServer(name: string, config: McpServerConfig, env: Readonly<Record<string, string | undefined>>): ResolvedServer {
   const missing: string[] = [];
+  const secrets: string[] = [];
   let resolved: ResolvedServer;
   if (isHttpServer(config)) {
-    const headers = expandMap(name, config.headers, env, missing);
-    resolved = { name, type: "http", url: expandOne(config.url, env, missing), headers, secrets: Object.values(headers ?? {}) };
+    const url = expandTracked(config.url, env, missing, secrets);
+    resolved = { name, type: "http", url, headers: expandMap(config.headers, env, missing, secrets), secrets };
   } else {
-    const vars = expandMap(name, config.env, env, missing);
-    resolved = { name, type: "stdio", command: expandOne(config.command, env, missing), args: (config.args ?? []).map((a) => expandOne(a, env, missing)), env: vars, secrets: Object.values(vars ?? {}) };
+    const command = expandTracked(config.command, env, missing, secrets);
+    const args = (config.args ?? []).map((a) => expandTracked(a, env, missing, secrets));
+    resolved = { name, type: "stdio", command, args, env: expandMap(config.env, env, missing, secrets), secrets };
   }
   if (missing.length) throw new MissingVariableError(name, missing);
   // A header like `Bearer <token>` holds the token itself too: scrub it alone as well.
-  const parts = resolved.secrets.flatMap((s) => s.split(/\s+/)).filter((p) => !/^(?:Bearer|Token|Basic|Bot)$/i.test(p));
-  resolved.secrets = [...new Set([...resolved.secrets, ...parts])].filter((s) => s.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
+  const parts = secrets.flatMap((s) => s.split(/\s+/)).filter((p) => !/^(?:Bearer|Token|Basic|Bot)$/i.test(p));
+  resolved.secrets = [...new Set([...secrets, ...parts])].filter((s) => s.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
   return resolved;
 }
 
@@ -117,21 +151,63 @@ export function maskServer(name: string, config: McpServerConfig): Omit<McpServe
   return { name, type: "stdio", command: config.command, args: config.args ?? [], ...(config.env ? { env: maskMap(config.env)! } : {}) };
 }
 
-/** A masked value sent back for a key the stored entry lacks. */
+/**
+ * Why a masked value cannot keep a stored one: nothing is stored for its key, or the entry's
+ * destination changed (see {@link destinationChange}).
+ */
+export type MaskedValueReason = "nothing_stored" | "destination_changed";
+
+/** A masked value sent back that keeps nothing: the person must type the value. */
 export class MaskedValueError extends Error {
   readonly key: string;
-  constructor(server: string, key: string) {
-    super(`server ${server}: ${key} is sent masked but no value is stored for it; type the value`);
+  readonly reason: MaskedValueReason;
+  constructor(server: string, key: string, change: string | null = null) {
+    super(
+      change
+        ? `server ${server}: ${key} is sent masked, but the ${change} changed; type the value again: the destination changed, and a stored secret is never sent to a new one`
+        : `server ${server}: ${key} is sent masked but no value is stored for it; type the value`,
+    );
     this.name = new.target.name;
     this.key = key;
+    this.reason = change ? "destination_changed" : "nothing_stored";
   }
 }
 
-function keepMasked(server: string, next: Record<string, string> | undefined, stored: Record<string, string> | undefined): Record<string, string> | undefined {
+/** A URL as compared: WHATWG-normalised (`HTTPS://H:443/mcp` is `https://h/mcp`), the fragment (never sent) left out. */
+function comparableUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.hash = "";
+    return u.href;
+  } catch {
+    // `${BASE}/mcp` is no URL until expanded: compared as written.
+    return url;
+  }
+}
+
+/**
+ * What changed of where an entry sends its secrets, or null when nothing did: the kind of entry,
+ * an http entry's URL (all of it but the fragment: scheme, host, port, path and query, so a new
+ * tenant in the query is a new destination too), or a stdio entry's command or args (a new
+ * command line is a new program, which may send its env anywhere). Compared as written, so a
+ * `${VAR}` reference compares as the reference.
+ */
+export function destinationChange(next: McpServerConfig, stored: McpServerConfig): string | null {
+  if (isHttpServer(next) !== isHttpServer(stored)) return "type";
+  if (isHttpServer(next)) return comparableUrl(next.url) === comparableUrl((stored as typeof next).url) ? null : "url";
+  const before = stored as typeof next;
+  if (next.command !== before.command) return "command";
+  const a = next.args ?? [];
+  const b = before.args ?? [];
+  return a.length === b.length && a.every((x, i) => x === b[i]) ? null : "args";
+}
+
+function keepMasked(server: string, next: Record<string, string> | undefined, stored: Record<string, string> | undefined, change: string | null): Record<string, string> | undefined {
   if (!next) return undefined;
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(next)) {
     if (v !== MASK) out[k] = v;
+    else if (change) throw new MaskedValueError(server, k, change);
     else if (stored && Object.prototype.hasOwnProperty.call(stored, k)) out[k] = stored[k]!;
     else throw new MaskedValueError(server, k);
   }
@@ -140,15 +216,17 @@ function keepMasked(server: string, next: Record<string, string> | undefined, st
 
 /**
  * The entry to store when `next` comes from the API: a masked value keeps the stored one for the
- * same key (of the same kind of entry).
- * @throws MaskedValueError when a masked value has nothing stored to keep.
+ * same key while the destination is the same ({@link destinationChange}); once it changed, every
+ * stored secret is dropped and a masked value is refused, never silently kept.
+ * @throws MaskedValueError when a masked value has nothing stored to keep, or the destination changed.
  */
 export function mergeMasked(name: string, next: McpServerConfig, stored: McpServerConfig | undefined): McpServerConfig {
+  const change = stored ? destinationChange(next, stored) : null;
   if (isHttpServer(next)) {
-    const headers = keepMasked(name, next.headers, stored && isHttpServer(stored) ? stored.headers : undefined);
+    const headers = keepMasked(name, next.headers, stored && isHttpServer(stored) ? stored.headers : undefined, change);
     return { ...next, ...(headers ? { headers } : {}) };
   }
-  const env = keepMasked(name, next.env, stored && !isHttpServer(stored) ? stored.env : undefined);
+  const env = keepMasked(name, next.env, stored && !isHttpServer(stored) ? stored.env : undefined, change);
   return { ...next, ...(env ? { env } : {}) };
 }
 

@@ -79,11 +79,15 @@ function loadSdk(): Promise<Sdk> {
   return sdkLoading;
 }
 
-/** Structured content with every secret scrubbed from its strings. */
+/** Keys holding base64 (an image's `data`, a resource's `blob`): no text a secret could be read in, and large. */
+const BINARY_KEYS = new Set(["data", "blob"]);
+
+/** A value with every secret scrubbed from its strings (keys and base64 fields kept as they are). */
 function scrubJson(value: unknown, secrets: readonly string[]): unknown {
+  if (!secrets.length) return value;
   if (typeof value === "string") return scrub(value, secrets);
   if (Array.isArray(value)) return value.map((v) => scrubJson(v, secrets));
-  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, scrubJson(v, secrets)]));
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, BINARY_KEYS.has(k) ? v : scrubJson(v, secrets)]));
   return value;
 }
 
@@ -186,7 +190,9 @@ export class McpConnection {
     try {
       for (let page = 0; page < 100; page++) {
         const r = await this.#client.listTools(cursor ? { cursor } : {}, { timeout: timeoutMs });
-        for (const t of r.tools) out.push({ name: t.name, description: t.description ?? "", inputSchema: t.inputSchema as Record<string, unknown>, annotations: t.annotations });
+        // Descriptions and schemas reach the model and the settings page: a server may put what it
+        // was started with (a token in its argv) in them, as in a result.
+        for (const t of r.tools) out.push({ name: t.name, description: scrub(t.description ?? "", this.server.secrets), inputSchema: scrubJson(t.inputSchema, this.server.secrets) as Record<string, unknown>, annotations: t.annotations });
         cursor = r.nextCursor;
         if (!cursor) break;
       }
@@ -207,13 +213,10 @@ export class McpConnection {
     const readOnly = this.#tools?.find((t) => t.name === tool)?.annotations?.readOnlyHint === true;
     try {
       const r = await this.#client.callTool({ name: tool, arguments: args }, undefined, { timeout: timeoutMs, signal });
-      // A server may echo what it was started with (a token in its env): scrubbed before anyone sees it.
+      // A server may echo what it was started with (a token in its env or argv): scrubbed before
+      // anyone sees it, in every text of every block (a resource link's uri and name too).
       const secrets = this.server.secrets;
-      const content = ((r.content ?? []) as ResultBlock[]).map((b) => ({
-        ...b,
-        ...(typeof b.text === "string" ? { text: scrub(b.text, secrets) } : {}),
-        ...(b.resource && typeof b.resource.text === "string" ? { resource: { ...b.resource, text: scrub(b.resource.text, secrets) } } : {}),
-      }));
+      const content = scrubJson(r.content ?? [], secrets) as ResultBlock[];
       return { content, structuredContent: scrubJson(r.structuredContent, secrets), isError: r.isError === true };
     } catch (error) {
       // Stopped by the person (Stop, terminate): not the server's failure.

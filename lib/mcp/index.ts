@@ -5,7 +5,7 @@ import "server-only";
  * masking and output (config.ts, tools.ts). The browser imports lib/mcp/schema.ts directly.
  */
 export * from "./schema";
-export { expandVars, isShowable, MASK, MaskedValueError, maskServer, mcpLimitsFromEnv, mergeMasked, resolveServer, restartDelay, scrub, type McpLimits, type ResolvedServer } from "./config";
+export { destinationChange, expandVars, isNonSecretVariable, isShowable, MASK, MaskedValueError, maskServer, mcpLimitsFromEnv, mergeMasked, resolveServer, restartDelay, scrub, type MaskedValueReason, type McpLimits, type ResolvedServer } from "./config";
 export { McpCallError, type CallAnswer, type ListedTool } from "./connection";
 export { MCP_FILE_NAME, mcpFilePath, readMcpFile, updateMcpFile, type McpFileRead } from "./file";
 export { mcpManager, McpManager, McpUnavailableError, skippedWarning, toolInfo } from "./manager";

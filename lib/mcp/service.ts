@@ -1,8 +1,9 @@
 import "server-only";
 /**
  * What the HTTP API does with MCP servers: list them masked with their status, add, replace and
- * remove entries of mcp.json (a masked value keeps the stored one; a changed or removed server
- * is stopped everywhere, so its next use starts it with the new entry), and test one.
+ * remove entries of mcp.json (a masked value keeps the stored one while the destination is the
+ * same, lib/mcp/config.ts `mergeMasked`; a changed or removed server is stopped everywhere, so its
+ * next use starts it with the new entry), and test one.
  */
 import { ConflictError, NotFoundError, ValidationError } from "@/lib/errors";
 import { MaskedValueError, maskServer, mergeMasked } from "./config";
@@ -29,7 +30,7 @@ function merged(name: string, next: McpServerConfig, stored: McpServerConfig | u
   try {
     return mergeMasked(name, next, stored);
   } catch (error) {
-    if (error instanceof MaskedValueError) throw new ValidationError(error.message, [{ path: `config.${next.type === "http" ? "headers" : "env"}.${error.key}`, message: "no stored value to keep" }]);
+    if (error instanceof MaskedValueError) throw new ValidationError(error.message, [{ path: `config.${next.type === "http" ? "headers" : "env"}.${error.key}`, message: error.reason === "destination_changed" ? "type the value again: the destination changed" : "no stored value to keep" }]);
     throw error;
   }
 }

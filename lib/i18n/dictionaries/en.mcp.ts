@@ -32,7 +32,7 @@ export const enMcp = {
   "settings.mcp.env": "Environment (NAME=value per line)",
   "settings.mcp.url": "URL",
   "settings.mcp.headers": "Headers (Name: value per line)",
-  "settings.mcp.secretHint": "A value shown as •••••••• is kept as stored unless you replace it.",
+  "settings.mcp.secretHint": "A value shown as •••••••• is kept as stored unless you replace it, as long as the URL (or the command and arguments) stays the same: change them and type every such value again, so a stored secret is never sent to a new destination.",
   "settings.mcp.status.configured": "configured",
   "settings.mcp.status.running": "running in {n} conversations",
   "settings.mcp.lastError": "Last error",

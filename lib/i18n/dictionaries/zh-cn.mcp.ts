@@ -34,7 +34,7 @@ export const zhCNMcp: Record<keyof typeof enMcp, string> = {
   "settings.mcp.env": "环境变量（每行 NAME=value）",
   "settings.mcp.url": "URL",
   "settings.mcp.headers": "请求头（每行 Name: value）",
-  "settings.mcp.secretHint": "显示为 •••••••• 的值会保持已存储的内容，除非你替换它。",
+  "settings.mcp.secretHint": "显示为 •••••••• 的值会保持已存储的内容，除非你替换它；但前提是 URL（或命令与参数）不变：一旦修改它们，就须重新输入每个这样的值，已存储的密钥绝不会发往新的目的地。",
   "settings.mcp.status.configured": "已配置",
   "settings.mcp.status.running": "正在 {n} 个会话中运行",
   "settings.mcp.lastError": "最近的错误",
