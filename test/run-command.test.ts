@@ -48,8 +48,19 @@ const SCENARIOS: Record<string, { role: string; calls: Array<FakeToolCall | Fake
   crash: { role: "free", calls: [cmd("cr_1", "sleep 30 & echo $! > sleep.pid; echo once >> once.txt; wait", { timeout_seconds: 120 })] },
 };
 
-const SECRETS = { GITHUB_TOKEN: "ghp-should-not-leak", SOME_SERVICE_API_KEY: "sk-should-not-leak", FAKE_OPENAI_KEY: "sk-fake-run" };
-const serverEnv = { ...SECRETS, ASTRION_LEADER_BATCH_MS: "0", ASTRION_TOOL_OUTPUT_MAX: "100000", ASTRION_COMMAND_KILL_GRACE_MS: "500" };
+const SECRETS = {
+  GITHUB_TOKEN: "ghp-should-not-leak",
+  SOME_SERVICE_API_KEY: "sk-should-not-leak",
+  FAKE_OPENAI_KEY: "sk-fake-run",
+  // A credential in a URL, npm's token, and innocent names whose values are token shapes.
+  DATABASE_URL: "postgres://app:Db-pass-should-not-leak@db.internal:5432/orders",
+  NPM_CONFIG_AUTHTOKEN: "npm-token-should-not-leak",
+  MY_SETTING: "ghp_1A2b3C4d5E6f7G8h9I0jKlMnOpQrStUvWxYz",
+  PAYMENTS_MODE: "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+};
+/** An ordinary variable (no `ASTRION_` prefix: those are the app's settings, withheld too). */
+const INNOCENT = { TEAM_INNOCENT_SETTING: "hello-world", PROXY_FOR_TESTS: "http://proxy:3128" };
+const serverEnv = { ...SECRETS, ...INNOCENT, ASTRION_LEADER_BATCH_MS: "0", ASTRION_TOOL_OUTPUT_MAX: "100000", ASTRION_COMMAND_KILL_GRACE_MS: "500" };
 
 let fake: FakeOpenAI;
 let server: TestServer;
@@ -180,6 +191,7 @@ describe("run_command with a person's approval", () => {
       expect(result.output).not.toContain(value);
     }
     expect(result.output).not.toMatch(/^(ASTRION_HOME|ASTRION_LEADER_BATCH_MS|PORT|HOST|NODE_ENV)=/m);
+    for (const [name, value] of Object.entries(INNOCENT)) expect(result.output).toContain(`\n${name}=${value}\n`);
     expect(readFileSync(path.join(project, "ran.txt"), "utf8")).toBe("approved\n");
     // Decided once: a second decision is a conflict.
     expect((await decide(id, agentId, { tool_call_id: "ap_1", decision: "approve" })).status).toBe(409);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { KIND_PRIORITY } from "@/lib/memory";
 import { en } from "./dictionaries/en";
 import { zhCN } from "./dictionaries/zh-cn";
 import { localeFromAcceptLanguage, resolveLocale } from "./locale";
@@ -36,6 +37,13 @@ describe("dictionaries", () => {
       expect(zh, key).toBeTruthy();
       const names = (s: string) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
       expect(names(zh), key).toEqual(names(en[key]));
+    }
+  });
+
+  it("labels every redaction kind the Memory page can show, in English and Chinese", () => {
+    for (const kind of KIND_PRIORITY) {
+      expect(Object.prototype.hasOwnProperty.call(en, `memory.redactionKind.${kind}`), kind).toBe(true);
+      expect(Object.prototype.hasOwnProperty.call(zhCN, `memory.redactionKind.${kind}`), kind).toBe(true);
     }
   });
 

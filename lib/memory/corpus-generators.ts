@@ -102,6 +102,47 @@ export function makeGen(seed: number) {
       () => `+${int(1, 9)}${digits(10)}`,
     ])();
 
+  /** A national-format number without a country code (NANP or a trunk 0), valid by its plan. */
+  const nationalPhone = (): string => {
+    const n = (): string => `${int(2, 9)}${int(0, 9)}${int(2, 9)}`; // NXX, never N11
+    return pick([
+      () => `(${n()}) ${n()}-${digits(4)}`,
+      () => `${n()}-${n()}-${digits(4)}`,
+      () => `${n()}.${n()}.${digits(4)}`,
+      () => `020 ${int(3, 8)}${digits(3)} ${digits(4)}`,
+      () => `07${int(1, 9)}${digits(2)} ${digits(6)}`,
+      () => `030 ${int(1, 9)}${digits(7)}`,
+      () => `0${int(1, 5)} ${digits(2)} ${digits(2)} ${digits(2)} ${digits(2)}`,
+      () => `0${pick(["10", "21", "755", "571"])}-${int(2, 8)}${digits(7)}`,
+      () => `0${int(3, 9)}-${digits(4)}-${digits(4)}`,
+    ])();
+  };
+
+  /** A key of one of the vendor shapes taken from gitleaks' rules. */
+  const vendorKey = (): string => {
+    const hex = (k: number) => chars("0123456789abcdef", k - 1) + String(int(0, 9));
+    const body = (k: number) => withDigit(chars(ALNUM, k));
+    return pick([
+      () => `${pick(["sk", "rk"])}_live_${body(24)}`,
+      () => `whsec_${body(32)}`,
+      () => `glpat-${body(20)}`,
+      () => `npm_${body(36)}`,
+      () => `hf_${chars("ABCDEFGHIJKLMNOPQRSTUVWXYZ", 1)}${chars("abcdefghijklmnopqrstuvwxyz", 1)}${chars(ALNUM, 32)}`,
+      () => `SG.${body(22)}.${body(43)}`,
+      () => `SK${hex(31)}${pick(["a", "b", "c"])}`,
+      () => `LTAI${body(20)}`,
+      () => `dop_v1_${hex(64)}`,
+      () => `shpat_${hex(31)}f`,
+    ])();
+  };
+
+  /** A PEM private key block with random base64 lines. */
+  const pem = (): string => {
+    const type = pick(["RSA ", "EC ", "OPENSSH ", ""]);
+    const lines = Array.from({ length: int(2, 5) }, () => withDigit(chars(`${ALNUM}+/`, 64)));
+    return `-----BEGIN ${type}PRIVATE KEY-----\n${lines.join("\n")}\n-----END ${type}PRIVATE KEY-----`;
+  };
+
   const NAMES = ["zhangsan", "li.si", "wang_wu", "alice", "bob.smith", "ops-team", "dev+alerts", "chen.jing2024", "j.doe"];
   const DOMAINS = ["example.com", "example.cn", "mail.example.org", "corp.example.co.uk", "qq.com", "163.com", "foo-bar.io"];
   const email = (): string => `${pick(NAMES)}${int(0, 1) ? int(1, 99) : ""}@${pick(DOMAINS)}`;
@@ -141,8 +182,8 @@ export function makeGen(seed: number) {
   const sha = (): string => chars("0123456789abcdef", 40);
 
   return {
-    int, pick, digits, chars, card, badCard, idCard, badIdCard, mobile, mobileGrouped, intlPhone, email,
-    ipv4, ipv6, jwt, openai, github, awsId, awsSecret, opaqueToken, uuid, sha,
+    int, pick, digits, chars, card, badCard, idCard, badIdCard, mobile, mobileGrouped, intlPhone, nationalPhone, email,
+    ipv4, ipv6, jwt, openai, github, vendorKey, pem, awsId, awsSecret, opaqueToken, uuid, sha,
   };
 }
 

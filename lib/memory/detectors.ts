@@ -6,48 +6,12 @@
  * start position fail at once: a failed attempt costs at most its longest span, and the pass
  * stays O(input × longest span). The 1 MB tests in redact.test.ts exercise this.
  */
+import { before, digitsOf, group, hasDigit, hasLetter, NUM_AFTER, NUM_BEFORE, VERSION_BEFORE, whole, type Detector } from "./detector-kit";
+import { NATIONAL_PHONE_DETECTORS } from "./phone-detectors";
+import { TOKEN_DETECTORS } from "./token-detectors";
 import { isBankCard, isChineseIdCard, isIPv4, isIPv6, luhnValid } from "./validators";
 
-/** What a masked span was. The Memory page shows this, never the content. */
-export type RedactionKind =
-  | "email"
-  | "phone"
-  | "api_key"
-  | "jwt"
-  | "bearer_token"
-  | "secret"
-  | "ipv4"
-  | "ipv6"
-  | "account_id"
-  | "id_card"
-  | "bank_card";
-
-/** A found span, in UTF-16 offsets of the original text, end exclusive. */
-export interface Candidate {
-  kind: RedactionKind;
-  start: number;
-  end: number;
-}
-
-/** One detector: a global regex and a function from a match to zero or one candidate. */
-export interface Detector {
-  kind: RedactionKind;
-  regex: RegExp;
-  accept(m: RegExpExecArray, text: string, now: Date): Candidate | null;
-}
-
-const whole = (kind: RedactionKind) => (m: RegExpExecArray): Candidate => ({ kind, start: m.index, end: m.index + m[0].length });
-
-/** A candidate covering only capture group `g` (the value after a label). */
-function group(kind: RedactionKind, m: RegExpExecArray, g: number): Candidate {
-  const value = m[g] ?? "";
-  const start = m.index + m[0].length - value.length;
-  return { kind, start, end: start + value.length };
-}
-
-const digitsOf = (s: string): string => s.replace(/\D/g, "");
-const hasDigit = (s: string): boolean => /\d/.test(s);
-const hasLetter = (s: string): boolean => /[A-Za-z]/.test(s);
+export type { Candidate, Detector, RedactionKind } from "./detector-kit";
 
 /** File extensions that follow `name@2x.` and the like; they are not top-level domains. */
 const FILE_EXTENSIONS = new Set([
@@ -61,15 +25,7 @@ const CARD_LABEL = /(?:card|卡号|银行卡|信用卡|借记卡|储蓄卡|账�
 /** The text before a URL's password: `scheme://user:`. */
 const URL_USER_BEFORE = /[A-Za-z][A-Za-z0-9+.\-]{0,20}:\/\/[^\s:/@]{1,64}:$/;
 
-/** Words that make a dotted quad a version number rather than an address. */
-const VERSION_BEFORE = /(?<![A-Za-z])(?:version|ver\.?|release|版本号?|版本为|v)[ \t]{0,2}[:=：]?[ \t]{0,2}$/i;
-
-/** A digit that may not touch a numeric span (a longer number, a decimal, a word). */
-const NUM_BEFORE = String.raw`(?<![0-9A-Za-z_.\/\-+])`;
-const NUM_AFTER = String.raw`(?![0-9A-Za-z_]|[.\-]\d)`;
-
-/** Built-in detectors, in no particular order: overlaps are settled by the caller. */
-export const DETECTORS: readonly Detector[] = [
+const CORE_DETECTORS: readonly Detector[] = [
   {
     kind: "email",
     regex: /(?<![A-Za-z0-9._%+\-])[A-Za-z0-9_][A-Za-z0-9._%+\-]{0,63}@(?:[A-Za-z0-9\-]{1,63}\.){1,8}[A-Za-z]{2,24}(?![A-Za-z0-9_\-@])/g,
@@ -163,7 +119,7 @@ export const DETECTORS: readonly Detector[] = [
     kind: "ipv4",
     regex: /(?<![0-9A-Za-z_.])(?:\d{1,3}\.){3}\d{1,3}(?![0-9A-Za-z_]|\.\d)/g,
     accept: (m, text) =>
-      isIPv4(m[0]) && !VERSION_BEFORE.test(text.slice(Math.max(0, m.index - 12), m.index)) ? whole("ipv4")(m) : null,
+      isIPv4(m[0]) && !VERSION_BEFORE.test(before(text, m.index)) ? whole("ipv4")(m) : null,
   },
   {
     kind: "ipv6",
@@ -199,3 +155,9 @@ export const DETECTORS: readonly Detector[] = [
     },
   },
 ];
+
+/**
+ * Built-in detectors, in no particular order: overlaps are settled by the caller. The
+ * well-known token shapes live in ./token-detectors, national phone formats in ./phone-detectors.
+ */
+export const DETECTORS: readonly Detector[] = [...CORE_DETECTORS, ...TOKEN_DETECTORS, ...NATIONAL_PHONE_DETECTORS];

@@ -16,6 +16,8 @@ export {
   type CompiledAccountPattern,
 } from "./account-patterns";
 export {
+  CREDENTIAL_KINDS,
+  holdsCredential,
   KIND_PRIORITY,
   redact,
   redactionMarker,

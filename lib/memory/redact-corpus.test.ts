@@ -53,7 +53,7 @@ describe("redaction corpus", () => {
     expect(NEGATIVE_SAMPLES.filter((s) => cjk.test(s.text)).length).toBeGreaterThanOrEqual(40);
     const kinds = new Set(POSITIVE_SAMPLES.flatMap((s) => s.spans.map((x) => x.kind)));
     expect([...kinds].sort()).toEqual(
-      ["account_id", "api_key", "bank_card", "bearer_token", "email", "id_card", "ipv4", "ipv6", "jwt", "phone", "secret"].sort(),
+      ["account_id", "api_key", "bank_card", "bearer_token", "email", "id_card", "ipv4", "ipv6", "jwt", "phone", "private_key", "secret"].sort(),
     );
   });
 

@@ -61,6 +61,15 @@ function positives(): Sample[] {
   // Equal spans: the more specific kind (api_key) wins over the URL password (secret).
   add("git remote https://bot:", ["api_key", "ghs_9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3e2f"], "@github.com/acme/app.git");
 
+  // National phone formats, key shapes from gitleaks' rules, PEM private keys.
+  add("Office ", ["phone", "(415) 555-2671"], ", cell ", ["phone", "415.555.2671"], ", fax ", ["phone", "415-555-2672"]);
+  add("London ", ["phone", "020 7946 0958"], "; Berlin ", ["phone", "030 12345678"], "; Paris ", ["phone", "01 23 45 67 89"]);
+  add("总机 ", ["phone", "010-12345678"], "，分部 ", ["phone", "0755-12345678"], "，东京 ", ["phone", "03-1234-5678"]);
+  add("STRIPE_SECRET_KEY=", ["api_key", "sk_live_4eC39HqLyjWDarjtT1zdp7dc"], " and webhook ", ["api_key", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"]);
+  add("{\"type\": \"service_account\", \"private_key\": \"", ["private_key", "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\\n-----END PRIVATE KEY-----"], "\\n\"}");
+  add("Azure: AccountName=acme;AccountKey=", ["secret", "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="], ";EndpointSuffix=core.windows.net");
+  add("Anthropic key ", ["api_key", `sk-ant-api03-${"Qx7".repeat(31)}AA`], " rotated");
+
   // Generated, through English and Chinese templates.
   for (let i = 0; i < 20; i++) add("请联系", g.pick(["王五", "李四", "小陈"]), "，手机号码：", ["phone", g.mobile()], "，谢谢。");
   for (let i = 0; i < 10; i++) add("Reach me at ", ["phone", g.mobileGrouped(g.pick([" ", "-"]))], " after 6pm");
@@ -86,6 +95,9 @@ function positives(): Sample[] {
   for (let i = 0; i < 12; i++) {
     add(g.pick(["password: ", "api_key=", "refresh_token = \"", "密码：", "令牌为 ", "secret: "]), ["secret", g.opaqueToken()], g.pick(["", "\"", " (do not share)", "，不要外传"]));
   }
+  for (let i = 0; i < 20; i++) add(g.pick(["Call me on ", "电话：", "Tel. ", "office line "]), ["phone", g.nationalPhone()], g.pick([" tomorrow.", "，谢谢", "", " (desk)"]));
+  for (let i = 0; i < 15; i++) add(g.pick(["export TOKEN_VALUE=", "key: ", "使用密钥 ", "leaked "]), ["api_key", g.vendorKey()], g.pick(["", " in CI", "，已吊销"]));
+  for (let i = 0; i < 6; i++) add("deploy key:\n", ["private_key", g.pem()], "\nkeep it safe");
   for (let i = 0; i < 8; i++) add("账号 ", ["account_id", `acct_${g.chars("ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789", 16)}`], " 的负责人");
   return out;
 }
@@ -196,6 +208,20 @@ function negatives(): Sample[] {
     "Version 1.0.0.0 released",
     "版本号：10.2.3.4，已发布",
     "https://example.com:8443/path/to/resource",
+    "Node v20.9.0, release 2026.8.31, build 1.2.3; ports :3000 and :8443",
+    "took 1500ms, then 00:15:30 in total, ETA 3m12s",
+    "dates 2026-08-31, 31/08/2026, 08-31-2026, 05.11.2026",
+    "ISBN 0-306-40615-2 and ISBN-13 978-0-306-40615-7, or 0306406152",
+    "https://github.com/vercel/next.js/commit/3f786850e387550fdab836ed7e6dc881de23001b",
+    "GET /api/items/123e4567-e89b-12d3-a456-426614174000/edit",
+    "placeholder 123-456-7890 and service 911-555-1234",
+    "desk-lamp, task-runner and sk-learn are words",
+    "npm_config_cache and hf_hub_download are names, not keys",
+    "sk_live_xxxxxxxxxxxxxxxx is a placeholder",
+    "-----BEGIN PUBLIC KEY----- is public",
+    "-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY-----",
+    "SKU 1234, SKIP and SK-12",
+    "版本 2.10.300，端口 3000，耗时 1500 毫秒",
   ];
   for (let i = 0; i < 20; i++) texts.push(`Card ${g.badCard()} was declined (bad checksum)`);
   for (let i = 0; i < 20; i++) texts.push(`身份证号 ${g.badIdCard()} 校验失败`);

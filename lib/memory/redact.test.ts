@@ -160,6 +160,101 @@ describe("redact: credentials in URLs, versions, other key prefixes", () => {
   });
 });
 
+describe("redact: national phone formats (no country code)", () => {
+  it("North American numbers: (415) 555-2671, 415-555-2671, 415.555.2671, 415 555 2671, 1-800-…", () => {
+    expect(found("(415) 555-2671, 415-555-2671; 415.555.2671 or 415 555 2671, toll-free 1-800-555-0199.")).toEqual([
+      ["phone", "(415) 555-2671"], ["phone", "415-555-2671"], ["phone", "415.555.2671"], ["phone", "415 555 2671"], ["phone", "1-800-555-0199"],
+    ]);
+    // +1 stays one international number, not a national one inside it.
+    expect(found("+1 415-555-2671")).toEqual([["phone", "+1 415-555-2671"]]);
+  });
+
+  it("numbers with a trunk 0: UK, German, French, Chinese landline, Japanese", () => {
+    expect(found("London 020 7946 0958, mobile 07700 900123, Manchester 0161 496 0000")).toEqual([
+      ["phone", "020 7946 0958"], ["phone", "07700 900123"], ["phone", "0161 496 0000"],
+    ]);
+    expect(found("Berlin 030 12345678, (030) 12345678, 030/12345678, Handy 0171 1234567")).toEqual([
+      ["phone", "030 12345678"], ["phone", "(030) 12345678"], ["phone", "030/12345678"], ["phone", "0171 1234567"],
+    ]);
+    expect(found("Paris 01 23 45 67 89；北京 010-12345678，深圳 0755-12345678；東京 03-1234-5678, 090-1234-5678")).toEqual([
+      ["phone", "01 23 45 67 89"], ["phone", "010-12345678"], ["phone", "0755-12345678"], ["phone", "03-1234-5678"], ["phone", "090-1234-5678"],
+    ]);
+    // Chinese mobiles grouped 3-4-4 were already caught, and still are.
+    expect(found("手机 138 0013 8000")).toEqual([["phone", "138 0013 8000"]]);
+  });
+
+  it("a number followed by more digits keeps only its valid part", () => {
+    expect(found("call 020 7946 0958 10 times")).toEqual([["phone", "020 7946 0958"]]);
+  });
+
+  it("leaves versions, ports, durations, dates, ISBNs, hashes, UUIDs and service codes alone", () => {
+    expect(found("1.2.3, v20.9.0, 2026.8.31, node v415.555.2671, :3000, port 8080, 1500ms, 00:15:30, 3m12s")).toEqual([]);
+    expect(found("2026-08-31, 31/08/2026, 08-31-2026, 05.11.2026, 03 06 2026 12 30")).toEqual([]);
+    expect(found("ISBN 978-3-16-148410-0, ISBN 0-306-40615-2, 0306406152, 978-0-306-40615-7")).toEqual([]);
+    expect(found("https://github.com/x/y/commit/3f786850e387550fdab836ed7e6dc881de23001b and /api/items/123e4567-e89b-12d3-a456-426614174000/edit")).toEqual([]);
+    // Area codes start 2–9 and N11 is a service code; seven digits are too few; 01-… pairs with dashes are not French.
+    expect(found("123-456-7890, 911-555-1234, 415-911-1234, 555-1234, 01-02-03-04-05")).toEqual([]);
+    // The existing address rules still decide an address with a port.
+    expect(found("127.0.0.1:8080")).toEqual([["ipv4", "127.0.0.1"]]);
+  });
+});
+
+describe("redact: key shapes from gitleaks' rules (config/gitleaks.toml)", () => {
+  const STRIPE = ["sk_live_4eC39HqLyjWDarjtT1zdp7dc", "rk_live_51HqLyjWDarjtT1zdp7dcXyZ", "pk_live_51HqLyjWDarjtT1zdp7dcXyZ", "sk_test_4eC39HqLyjWDarjtT1zdp7dc", "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"];
+  const OTHERS = [
+    "glpat-xY3kP9mQ2rT5vW8zA1bC",
+    "npm_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5",
+    "hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh",
+    "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",
+    "SK0123456789abcdef0123456789abcdef",
+    "xapp-1-A0123456789-1234567890123-abcdef0123456789abcdef0123456789",
+    "110201543:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw",
+    "MTE0NjE4NzEyMzQ1Njc4OTAxMg.GhIjKl.aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456",
+    "LTAI5tBcDeFgHiJkLmNoPq12",
+    "AKIDz8krbsJ5yKBZQpn74WFkmLPx3EXAMPLE",
+    `dop_v1_${"0123456789abcdef".repeat(4)}`,
+    "shpat_0123456789abcdef0123456789abcdef",
+    `sk-ant-api03-${"aB3".repeat(31)}AA`,
+    "sk-proj-AbC1dEf2GhI3jKl4MnO5pQr6StU7vWx8",
+  ];
+
+  it("Stripe secret, restricted, publishable and webhook keys", () => {
+    for (const k of STRIPE) expect(found(`STRIPE ${k} here`)).toEqual([["api_key", k]]);
+  });
+
+  it("GitLab, npm, Hugging Face, SendGrid, Twilio, Slack app, Telegram, Discord, Alibaba, Tencent, DigitalOcean, Shopify, Anthropic and OpenAI keys", () => {
+    for (const k of OTHERS) expect(found(`key ${k} here`)).toEqual([["api_key", k]]);
+    expect(found("https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX")).toEqual([
+      ["api_key", "T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX"],
+    ]);
+  });
+
+  it("the key of an Azure storage connection string", () => {
+    const key = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
+    expect(found(`DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=${key};EndpointSuffix=core.windows.net`)).toEqual([["secret", key]]);
+  });
+
+  it("PEM private keys, masked whole: RSA, EC, OpenSSH, PKCS#8 and inside JSON; a cut key up to its last base64 line", () => {
+    const body = "MIIEowIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF8PbnGy0AHB7MhgHcTz6sE2I2yPB\naFDrBz9vFqU4yVQ8pQ7Kx9a1b2c3d4e5f6g7h8i9j0";
+    for (const type of ["RSA ", "EC ", "OPENSSH ", "", "ENCRYPTED "]) {
+      const pem = `-----BEGIN ${type}PRIVATE KEY-----\n${body}\n-----END ${type}PRIVATE KEY-----`;
+      expect(found(`key:\n${pem}\nthanks`)).toEqual([["private_key", pem]]);
+    }
+    const json = "-----BEGIN PRIVATE KEY-----\\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7\\n-----END PRIVATE KEY-----";
+    expect(found(`{"private_key": "${json}\\n"}`)).toEqual([["private_key", json]]);
+    const cut = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\nQyNTUxOQAAACDk";
+    expect(found(`${cut}\nand the text goes on.`)).toEqual([["private_key", cut]]);
+    // A header or a placeholder body is not a key.
+    expect(found("-----BEGIN PRIVATE KEY-----\n...\n-----END PRIVATE KEY----- and -----BEGIN PUBLIC KEY-----")).toEqual([]);
+  });
+
+  it("leaves look-alikes: words with sk-, short or placeholder bodies, hashes and config names", () => {
+    expect(found("desk-lamp, task-runner, sk-learn, SKIP, SK-12, hf_short, npm_config_cache, sk_live_xxxxxxxxxxxxxxxx")).toEqual([]);
+    expect(found("glpat-xxxxxxxxxxxxxxxxxxxx, SKaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa, LTAIxxxxxxxxxxxxxxxxxxxx, 12345:Abcdefghijklmnopqrstuvwxyzabcdefgh")).toEqual([]);
+    expect(found("sha256:2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824 SG.com Microsoft.Extensions.Configuration")).toEqual([]);
+  });
+});
+
 describe("redact: overlaps", () => {
   it("the longest span wins: an e-mail whose local part is a mobile number is one e-mail", () => {
     expect(found("13812345678@qq.com")).toEqual([["email", "13812345678@qq.com"]]);
@@ -190,7 +285,10 @@ describe("redact: bounded work on hostile input (1 MB)", () => {
   const MB = 1 << 20;
   const repeat = (unit: string) => unit.repeat(Math.ceil(MB / unit.length)).slice(0, MB);
 
-  it.each(["a", "1", "@", ".", ":", "-", "+", "x@", "1.", "1:", "a:", "+1 ", "sk-", "eyJ.", "Bearer ", "token: ", "AKIA", "1-", "acct_", "UID-1", "acct_a1"])(
+  it.each([
+    "a", "1", "@", ".", ":", "-", "+", "x@", "1.", "1:", "a:", "+1 ", "sk-", "eyJ.", "Bearer ", "token: ", "AKIA", "1-", "acct_", "UID-1", "acct_a1",
+    "(415) ", "415-", "415.555.", "030/", "01-", "(0", "sk_live_", "whsec_", "glpat-", "SG.", "SK0", "123456:A", "AccountKey=", "MTE0.", "-----BEGIN PRIVATE KEY-----",
+  ])(
     "finishes on 1 MB of %j with nothing masked",
     (unit) => {
       const text = repeat(unit);
@@ -219,7 +317,12 @@ describe("redact: bounded work on hostile input (1 MB)", () => {
   });
 
   it("finishes on 1 MB of long digit, hex and key-like runs", () => {
-    for (const text of [repeat("1234567890"), repeat("abcdef0123:"), `sk-${repeat("A1")}`, `eyJ${repeat("a")}.eyJ${repeat("b")}`]) {
+    const runs = [
+      repeat("1234567890"), repeat("abcdef0123:"), `sk-${repeat("A1")}`, `eyJ${repeat("a")}.eyJ${repeat("b")}`,
+      `sk_live_${repeat("A1")}`, `glpat-${repeat("a1")}`, `SG.${repeat("a1")}.${repeat("b2")}`, repeat("0 12 "), repeat("415 555 "),
+      `-----BEGIN PRIVATE KEY-----\n${repeat("A")}`, `-----BEGIN PRIVATE KEY-----${repeat("-A")}`,
+    ];
+    for (const text of runs) {
       expect(redact(text, { now: NOW }).spans.length).toBeLessThanOrEqual(1);
     }
   });

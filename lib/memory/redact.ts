@@ -15,6 +15,7 @@ export type { RedactionKind } from "./detectors";
 
 /** Kinds from most to least specific; the earlier one wins a tie in length. */
 export const KIND_PRIORITY: readonly RedactionKind[] = [
+  "private_key",
   "jwt",
   "api_key",
   "bearer_token",
@@ -87,6 +88,28 @@ export function findCandidates(text: string, options: RedactOptions = {}): Candi
   return out;
 }
 
+/**
+ * The kinds that are credentials: what lets someone act as the owner (keys, tokens, private
+ * keys, passwords), as opposed to personal data (e-mail, phone, cards) or addresses.
+ */
+export const CREDENTIAL_KINDS: ReadonlySet<RedactionKind> = new Set(["api_key", "jwt", "bearer_token", "private_key", "secret"]);
+
+const CREDENTIAL_DETECTORS = DETECTORS.filter((d) => CREDENTIAL_KINDS.has(d.kind));
+
+/**
+ * True when `text` holds a credential by its shape: a well-known key or token, a JWT, a bearer
+ * token, a PEM private key, a URL's password or a labelled secret. Runs only those detectors.
+ * Used beyond memory (a command's environment, lib/commands/env.ts).
+ */
+export function holdsCredential(text: string): boolean {
+  const folded = foldWidth(text);
+  const now = new Date();
+  for (const d of CREDENTIAL_DETECTORS) {
+    for (const m of matches(d.regex, folded)) if (d.accept(m, folded, now)) return true;
+  }
+  return false;
+}
+
 /** Settles overlaps: longest, then most specific kind, then earliest; result sorted by start. */
 export function resolveOverlaps(candidates: readonly Candidate[], textLength: number): RedactedSpan[] {
   const order = [...candidates].sort(
@@ -115,7 +138,7 @@ export function foldWidth(text: string): string {
 }
 
 /**
- * Masks e-mail addresses, phone numbers, API keys and tokens, IP addresses, configured account
+ * Masks e-mail addresses, phone numbers, API keys and tokens, private keys, IP addresses, configured account
  * ids, Chinese resident ID cards and bank cards. Each span becomes `[redacted:<kind>]`; the
  * spans returned point into the original `text`, so a caller can show kinds without content.
  * Throws a ValidationError when a configured account pattern is refused.

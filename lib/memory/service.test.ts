@@ -225,3 +225,67 @@ describe("MemoryService and a broken models.json", () => {
     expect(mem.notices()).toEqual([]);
   });
 });
+
+describe("MemoryService: national phone numbers, vendor keys and private keys on both write paths", () => {
+  // Each value was stored verbatim before these shapes were detected.
+  const VALUES: Record<string, string> = {
+    us: "(415) 555-2671",
+    us_dashed: "415-555-2671",
+    uk: "020 7946 0958",
+    de: "030 12345678",
+    cn: "010-12345678",
+    stripe: "sk_live_4eC39HqLyjWDarjtT1zdp7dc",
+    whsec: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+    gitlab: "glpat-xY3kP9mQ2rT5vW8zA1bC",
+    npm: "npm_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5",
+    sendgrid: "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",
+    twilio: "SK0123456789abcdef0123456789abcdef",
+    hf: "hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh",
+    telegram: "110201543:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw",
+    azure: "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==",
+    pem: "-----BEGIN RSA PRIVATE KEY-----\\nMIIEowIBAAKCAQEA0Z3VS5JJcds3xfn/ygWyF8PbnGy0AHB7MhgHcTz6sE2I2yPB\\n-----END RSA PRIVATE KEY-----",
+  };
+  const sentences = [
+    `The support line is ${VALUES.us} and the backup is ${VALUES.us_dashed}`,
+    `The London office answers on ${VALUES.uk}, Berlin on ${VALUES.de}`,
+    `The Beijing desk is reachable at ${VALUES.cn} during office hours`,
+    `Payments use ${VALUES.stripe} with webhook secret ${VALUES.whsec}`,
+    `CI pushes with ${VALUES.gitlab} and publishes with ${VALUES.npm}`,
+    `Mail goes through ${VALUES.sendgrid}, SMS through ${VALUES.twilio}`,
+    `Models download with ${VALUES.hf}; alerts post via ${VALUES.telegram}`,
+    `Backups go to AccountName=acme;AccountKey=${VALUES.azure}; deploys sign with "${VALUES.pem}"`,
+  ];
+
+  async function expectMasked(mem: MemoryService) {
+    const disk = await fs.readFile(entriesPath(root), "utf8");
+    for (const [name, value] of Object.entries(VALUES)) expect(disk, name).not.toContain(value.replace(/\\n/g, "\\\\n"));
+    expect(disk).not.toContain("MIIEowIBAAKCAQEA");
+    const kinds = new Set((await mem.list({ offset: 0, limit: 100 })).entries.flatMap((e) => e.redactions.map((r) => r.kind)));
+    expect([...kinds].sort()).toEqual(["api_key", "phone", "private_key", "secret"]);
+  }
+
+  it("through the API (an entry a person adds)", async () => {
+    const mem = new MemoryService(root, noEmbedder);
+    // A distinct subject each, so that no two masked statements merge as duplicates.
+    for (const [i, statement] of sentences.entries()) {
+      await mem.create({ kind: "fact", statement, subject: ["support", "offices", "beijing", "payments", "ci", "mail", "models", "backups"][i]!, project_path: "/p", level: "project", grant: [], confidence: 1 });
+    }
+    expect(mem.size).toBe(sentences.length);
+    await expectMasked(mem);
+  });
+
+  it("through the distiller (a sub-agent's report, distilled by rules, then written)", async () => {
+    const { collectConclusions, distillByRules } = await import("./distill");
+    const { formatAgentMessage } = await import("@/lib/protocol/messages");
+    const agents = [{ agent_id: 1, role_id: "ops", display_name: "Ops_1" }];
+    const body = `Findings:\n${sentences.map((x) => `- ${x}.`).join("\n")}`;
+    const history = [{ role: "user" as const, content: formatAgentMessage("report", "Ops_1", "out_x_001", body), message_id: "m1", metadata: { message_source: "sub_agent" as const, agent_id: 1 } }];
+    const candidates = distillByRules(collectConclusions(history, { agents }), { conversation_id: "conv_20260101_000000_001", project_path: "/p" });
+    expect(candidates).toHaveLength(sentences.length);
+    // Sensitive by the same detectors: restricted to the reporting role and the leader.
+    expect(candidates.every((c) => c.level === "restricted")).toBe(true);
+    const mem = new MemoryService(root, noEmbedder);
+    await mem.upsert(candidates);
+    await expectMasked(mem);
+  });
+});

@@ -82,6 +82,7 @@ export const enMemory = {
   "memory.redactionKind.api_key": "API key",
   "memory.redactionKind.jwt": "JWT",
   "memory.redactionKind.bearer_token": "bearer token",
+  "memory.redactionKind.private_key": "private key",
   "memory.redactionKind.secret": "secret",
   "memory.redactionKind.ipv4": "IPv4 address",
   "memory.redactionKind.ipv6": "IPv6 address",

@@ -84,6 +84,7 @@ export const zhCNMemory: Record<keyof typeof enMemory, string> = {
   "memory.redactionKind.api_key": "API 密钥",
   "memory.redactionKind.jwt": "JWT",
   "memory.redactionKind.bearer_token": "Bearer 令牌",
+  "memory.redactionKind.private_key": "私钥",
   "memory.redactionKind.secret": "密钥/口令",
   "memory.redactionKind.ipv4": "IPv4 地址",
   "memory.redactionKind.ipv6": "IPv6 地址",
