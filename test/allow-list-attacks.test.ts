@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type FakeToolCall, type Script } from "./helpers/fake-openai";
 import { writeFakeModels } from "./helpers/models-file";
 import { startServer, tempDir, type TestServer } from "./helpers/server";
-import { until } from "./helpers/wait";
+import { firstAgent, waitApproval as waitApprovalOf, waitResult } from "./helpers/agent-calls";
 
 type Msg = { role: string; content?: unknown; tool_call_id?: string; tool_calls?: Array<{ id: string }> };
 
@@ -86,26 +86,9 @@ async function start(name: string, prepare: (project: string) => void): Promise<
   return { id, project };
 }
 
-async function agent(id: string): Promise<{ agent: { metadata: Record<string, any> }; messages: Msg[] }> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const list = (await server.api("GET", `/api/conversations/${id}/agents`)).json.agents as Array<{ metadata: { agent_id: number } }>;
-  if (!list.length) return { agent: { metadata: {} }, messages: [] };
-  return (await server.api("GET", `/api/conversations/${id}/agents/${list[0]!.metadata.agent_id}`)).json;
-}
-
-async function result(id: string, callId: string): Promise<string> {
-  return until(`the result of ${callId}`, async () => {
-    const m = (await agent(id)).messages.find((x) => x.role === "tool" && x.tool_call_id === callId);
-    return m === undefined ? undefined : String(m.content);
-  }, 60_000);
-}
-
-async function waitApproval(id: string, callId: string): Promise<{ agentId: number; entry: Record<string, any> }> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  return until(`${callId} waiting for approval`, async () => {
-    const a = await agent(id);
-    const entry = ((a.agent.metadata.pending_tool_calls ?? []) as Array<Record<string, unknown>>).find((p) => p.tool_call_id === callId);
-    return entry && a.agent.metadata.status === "waiting" ? { agentId: a.agent.metadata.agent_id as number, entry } : null;
-  }, 60_000);
-}
+const agent = (id: string) => firstAgent(server, id);
+const result = (id: string, callId: string) => waitResult(server, id, callId, 60_000);
+const waitApproval = (id: string, callId: string) => waitApprovalOf(server, id, callId, 60_000);
 
 beforeAll(async () => {
   fake = await startFakeOpenAI({ script: handler });

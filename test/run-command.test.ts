@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type FakeToolCall, type Script } from "./helpers/fake-openai";
 import { writeFakeModels } from "./helpers/models-file";
 import { startServer, tempDir, type TestServer } from "./helpers/server";
+import { firstAgent, waitApproval as waitApprovalOf, waitResult as waitResultOf } from "./helpers/agent-calls";
 import { until } from "./helpers/wait";
 
 type Msg = { role: string; content?: unknown; tool_call_id?: string; tool_calls?: Array<{ id: string; function: { name: string } }> };
@@ -96,28 +97,9 @@ async function start(name: string): Promise<{ id: string; project: string }> {
   return { id, project };
 }
 
-async function agent(id: string): Promise<{ agent: { metadata: Record<string, any> }; messages: Msg[] }> { // eslint-disable-line @typescript-eslint/no-explicit-any
-  const list = (await server.api("GET", `/api/conversations/${id}/agents`)).json.agents as Array<{ metadata: { agent_id: number } }>;
-  if (!list.length) return { agent: { metadata: {} }, messages: [] };
-  return (await server.api("GET", `/api/conversations/${id}/agents/${list[0]!.metadata.agent_id}`)).json;
-}
-
-function resultOf(messages: Msg[], callId: string): string | undefined {
-  const m = messages.find((x) => x.role === "tool" && x.tool_call_id === callId);
-  return m === undefined ? undefined : String(m.content);
-}
-
-async function waitResult(id: string, callId: string, timeoutMs = 30_000): Promise<string> {
-  return until(`the result of ${callId}`, async () => resultOf((await agent(id)).messages, callId), timeoutMs);
-}
-
-async function waitApproval(id: string, callId: string): Promise<{ agentId: number; entry: Record<string, unknown> }> {
-  return until(`${callId} waiting for approval`, async () => {
-    const a = await agent(id);
-    const entry = ((a.agent.metadata.pending_tool_calls ?? []) as Array<Record<string, unknown>>).find((p) => p.tool_call_id === callId);
-    return entry && a.agent.metadata.status === "waiting" ? { agentId: a.agent.metadata.agent_id as number, entry } : null;
-  });
-}
+const agent = (id: string) => firstAgent(server, id);
+const waitResult = (id: string, callId: string, timeoutMs?: number) => waitResultOf(server, id, callId, timeoutMs);
+const waitApproval = (id: string, callId: string) => waitApprovalOf(server, id, callId);
 
 function decide(id: string, agentId: number, body: Record<string, unknown>) {
   return server.api("POST", `/api/conversations/${id}/agents/${agentId}/approvals`, body);
