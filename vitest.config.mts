@@ -12,7 +12,7 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: "unit",
-          include: ["lib/**/*.test.ts", "components/**/*.test.ts", "scripts/**/*.test.ts"],
+          include: ["lib/**/*.test.ts", "components/**/*.test.ts", "scripts/**/*.test.ts", "test/helpers/**/*.test.ts"],
           environment: "node",
           testTimeout: 60_000,
         },
@@ -22,6 +22,7 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["test/**/*.test.ts"],
+          exclude: ["test/helpers/**"],
           environment: "node",
           testTimeout: 120_000,
           hookTimeout: 180_000,

@@ -5,12 +5,15 @@
  * arguments a model may send, through a scripted fake model; deeply nested JSON to every JSON
  * route; and a restart that resumes a conversation holding a 1,000,000-character message.
  * The server reports its own event-loop delay per second in `GET /api/health`; every attack is
- * measured there, while `/api/health` is pinged and must keep answering.
+ * measured there, while `/api/health` is pinged and must keep answering. An idle probe process runs
+ * beside the server: a second over the budget fails the test only when the probe was on time then
+ * (the app held its loop); one the machine held too is reported on stderr, not failed.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { measured, type LoopMeasure } from "./helpers/event-loop";
+import { judged, measured as measuredBy, type LoopMeasure } from "./helpers/event-loop";
+import { startLoopProbe, type LoopProbe } from "./helpers/loop-probe";
 import { fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type FakeToolCall, type Script } from "./helpers/fake-openai";
 import { seedRolesAllowingWrites } from "./helpers/roles";
 import { snapshotOf, startServer, tempDir, type TestServer } from "./helpers/server";
@@ -24,6 +27,7 @@ type Msg = { role: string; content?: string | null; tool_call_id?: string; tool_
 
 let fake: FakeOpenAI;
 let server: TestServer;
+let probe: LoopProbe;
 let home: string;
 let project: string;
 
@@ -305,18 +309,29 @@ async function warmUp(): Promise<void> {
   await settled(id);
 }
 
+/** An attack measured with the idle probe beside the server. */
+const measured = (s: TestServer, attack: () => Promise<void>) => measuredBy(s, attack, probe);
+
+/**
+ * Fails when a second since the attack began was over the budget and the app held it: the idle
+ * probe beside the server was on time then. A second the machine held (the probe was held as long)
+ * is reported, not failed (see test/helpers/loop-verdict.ts).
+ */
 function expectWithinBudget(m: LoopMeasure): void {
   expect(m.complete, "the attack outlasted the 60 s the server keeps").toBe(true);
   expect(m.seconds.length).toBeGreaterThan(0);
   expect(m.pings).toBeGreaterThan(0);
   expect(m.failedPings).toEqual([]);
-  expect(m.worst, `event-loop delay per second: ${JSON.stringify(m.seconds)}`).toBeLessThanOrEqual(BUDGET_MS);
+  expect(m.probe, "the idle probe answered").not.toBeNull();
+  const verdict = judged(m, BUDGET_MS);
+  expect(verdict.kind === "app" ? verdict.message : "", `event-loop delay per second: ${JSON.stringify(m.seconds)}`).toBe("");
 }
 
 /** A JSON body of exactly `bytes` bytes: `{"content":"xxx…"}`. */
 const bodyOfBytes = (bytes: number) => `{"content":"${"x".repeat(bytes - 14)}"}`;
 
 beforeAll(async () => {
+  probe = await startLoopProbe();
   fake = await startFakeOpenAI({ script: handler });
   home = tempDir("astrion-home-");
   // The product roles, allowing writes: this file tests the engine, not approval.
@@ -334,6 +349,7 @@ afterAll(async () => {
   if (process.env.DEBUG_SERVER_OUTPUT) console.log(server?.output());
   await server?.stop();
   await fake?.close();
+  await probe?.stop();
 });
 
 // ---------------------------------------------------------------- the attacks

@@ -140,7 +140,17 @@ export const EventLoopReportSchema = z.object({
   monitoring_since: z.string(),
   /** The largest value in `max_ms_per_second`. */
   max_ms: z.number(),
-  max_ms_per_second: z.array(z.object({ at: z.string(), max_ms: z.number() })),
+  max_ms_per_second: z.array(
+    z.object({
+      at: z.string(),
+      max_ms: z.number(),
+      /** CPU time the process used in that second (user + system, all its threads), in ms. */
+      cpu_ms: z.number().optional(),
+      /** Time spent in garbage-collection pauses in that second, in ms, and the longest one. */
+      gc_ms: z.number().optional(),
+      gc_max_ms: z.number().optional(),
+    }),
+  ),
 });
 export type EventLoopReport = z.infer<typeof EventLoopReportSchema>;
 

@@ -3,10 +3,13 @@ import "server-only";
  * Observability for the guarantee that no request or tool call blocks the server: the process
  * samples its own event-loop delay (`perf_hooks.monitorEventLoopDelay`, a 10 ms timer whose
  * lateness is recorded) and keeps the maximum of each second for the last minute, served in
- * `GET /api/health` as `event_loop`. One monitor per process, kept on globalThis (Next may load
- * this module in several bundles).
+ * `GET /api/health` as `event_loop`. Beside each second's delay it keeps the CPU time the process
+ * used in it and its garbage-collection pauses, so a late second can be told apart: much CPU is the
+ * app's own work, a long GC pause is the collector, little of either is time the process waited
+ * (for a core, the disk, a page). One monitor per process, kept on globalThis (Next may load this
+ * module in several bundles).
  */
-import { monitorEventLoopDelay } from "node:perf_hooks";
+import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import type { EventLoopReport } from "@/lib/api/contract";
 
 /** Seconds of history kept. */
@@ -14,8 +17,10 @@ export const EVENT_LOOP_WINDOW_S = 60;
 const RESOLUTION_MS = 10;
 const KEY = Symbol.for("astrion.eventLoopMonitor");
 
+type Second = EventLoopReport["max_ms_per_second"][number];
+
 interface Monitor {
-  seconds: Array<{ at: string; max_ms: number }>;
+  seconds: Second[];
   startedAt: string;
 }
 
@@ -31,11 +36,31 @@ export function startEventLoopMonitor(): void {
   g[KEY] = monitor;
   const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   histogram.enable();
+  let gcMs = 0;
+  let gcMaxMs = 0;
+  const gc = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      gcMs += entry.duration;
+      gcMaxMs = Math.max(gcMaxMs, entry.duration);
+    }
+  });
+  gc.observe({ entryTypes: ["gc"] });
+  let cpu = process.cpuUsage();
   const tick = setInterval(() => {
+    const used = process.cpuUsage(cpu);
+    cpu = process.cpuUsage();
     // The histogram's values are in nanoseconds; max is 0 when nothing was recorded yet.
-    monitor.seconds.push({ at: new Date().toISOString(), max_ms: round(histogram.max / 1e6) });
+    monitor.seconds.push({
+      at: new Date().toISOString(),
+      max_ms: round(histogram.max / 1e6),
+      cpu_ms: round((used.user + used.system) / 1000),
+      gc_ms: round(gcMs),
+      gc_max_ms: round(gcMaxMs),
+    });
     if (monitor.seconds.length > EVENT_LOOP_WINDOW_S) monitor.seconds.shift();
     histogram.reset();
+    gcMs = 0;
+    gcMaxMs = 0;
   }, 1000);
   tick.unref();
 }
