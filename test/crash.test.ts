@@ -20,7 +20,7 @@ import {
   IndexFileSchema,
   LeaderMessagesFileSchema,
   StateFileSchema,
-} from "@/lib/store/schemas";
+} from "@/lib/contracts/on-disk";
 import { fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type Script } from "./helpers/fake-openai";
 import { seedRolesAllowingWrites } from "./helpers/roles";
 import { killServer, startServer, tempDir, type TestServer } from "./helpers/server";

@@ -9,8 +9,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ResidentReport } from "@/lib/api/contract";
-import type { RuntimeEvent } from "@/lib/runtime/events";
+import type { ResidentReport } from "@/lib/contracts/http";
+import type { RuntimeEvent } from "@/lib/contracts/events";
 import { fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type Script } from "./helpers/fake-openai";
 import { startServer, tempDir, type TestServer } from "./helpers/server";
 import { openSse, type SseConnection } from "./helpers/sse";

@@ -10,8 +10,8 @@ import {
   terminateAgent,
   type LiveText,
 } from "@/lib/client";
-import type { AgentView, PendingQuestion } from "@/lib/runtime/events";
-import type { Message } from "@/lib/store/schemas";
+import type { AgentView, PendingQuestion } from "@/lib/contracts/events";
+import type { Message } from "@/lib/contracts/on-disk";
 import { useT } from "@/lib/i18n";
 import { Banner } from "@/components/ui/banner";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";

@@ -1,6 +1,6 @@
 "use client";
 
-import type { AgentMessage } from "@/lib/protocol/messages";
+import type { AgentMessage } from "@/lib/contracts/messages";
 import { useT } from "@/lib/i18n";
 import type { MessageKey } from "@/lib/i18n";
 import { Markdown } from "@/components/ui/markdown";

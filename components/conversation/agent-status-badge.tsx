@@ -1,6 +1,6 @@
 "use client";
 
-import type { AgentStatus } from "@/lib/store/schemas";
+import type { AgentStatus } from "@/lib/contracts/on-disk";
 import { useT } from "@/lib/i18n";
 import { TONES as TONE, type Tone } from "@/components/ui/tones";
 

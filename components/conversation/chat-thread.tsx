@@ -2,7 +2,7 @@
 
 import { useMemo, type ReactNode } from "react";
 import type { LiveText } from "@/lib/client";
-import type { Message } from "@/lib/store/schemas";
+import type { Message } from "@/lib/contracts/on-disk";
 import { useT } from "@/lib/i18n";
 import { ContextReportDisclosure } from "@/components/context/context-report";
 import { Markdown } from "@/components/ui/markdown";

@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useState } from "react";
-import type { Notice } from "@/lib/runtime/events";
+import type { Notice } from "@/lib/contracts/events";
 import { noticeText } from "@/lib/client/notices";
 import { useT } from "@/lib/i18n";
 

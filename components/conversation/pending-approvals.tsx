@@ -3,10 +3,10 @@
 import { useMutation } from "@tanstack/react-query";
 import { useState, type ReactNode } from "react";
 import { decideAgentApproval } from "@/lib/client";
-import type { ApprovalBody } from "@/lib/api/contract";
+import type { ApprovalBody } from "@/lib/contracts/http";
 import { useT } from "@/lib/i18n";
-import type { AgentView } from "@/lib/runtime/events";
-import { PendingApprovalSchema, type PendingApproval } from "@/lib/store/schemas";
+import type { AgentView } from "@/lib/contracts/events";
+import { PendingApprovalSchema, type PendingApproval } from "@/lib/contracts/on-disk";
 import { Banner } from "@/components/ui/banner";
 import { buttonGhost, buttonPrimary, buttonSecondary, inputClass } from "@/components/ui/styles";
 import { buttonDangerGhost } from "./styles";

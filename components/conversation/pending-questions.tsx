@@ -1,6 +1,6 @@
 "use client";
 
-import type { PendingQuestion } from "@/lib/runtime/events";
+import type { PendingQuestion } from "@/lib/contracts/events";
 import { useT } from "@/lib/i18n";
 
 /** Questions sub-agents wait on, above the composer; "Answer" opens that agent's drawer. */

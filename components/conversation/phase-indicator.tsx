@@ -1,6 +1,6 @@
 "use client";
 
-import type { ConversationPhase } from "@/lib/store/schemas";
+import type { ConversationPhase } from "@/lib/contracts/on-disk";
 import type { ConnectionState } from "@/lib/client";
 import { useT } from "@/lib/i18n";
 import { TONES as TONE, type Tone } from "@/components/ui/tones";

@@ -1,7 +1,7 @@
 "use client";
 
 import { normalizeTokenStatistics } from "@/lib/models/usage";
-import type { AgentView, Caps, PendingQuestion } from "@/lib/runtime/events";
+import type { AgentView, Caps, PendingQuestion } from "@/lib/contracts/events";
 import { useLocale, useT } from "@/lib/i18n";
 import { cardClass } from "@/components/ui/styles";
 import { AgentStatusBadge } from "./agent-status-badge";

@@ -3,8 +3,8 @@
  * messages dropped, inter-agent texts parsed into cards, and each tool result folded into the
  * call it answers. Pure: unit-tested beside it.
  */
-import { parseAgentMessage, type AgentMessage } from "@/lib/protocol/messages";
-import type { Message } from "@/lib/store/schemas";
+import { parseAgentMessage, type AgentMessage } from "@/lib/contracts/messages";
+import type { Message } from "@/lib/contracts/on-disk";
 import { ownValue } from "@/lib/own";
 
 /** How an inter-agent message is shown: `question` is a message whose id starts with `ask_`. */

@@ -1,6 +1,6 @@
 "use client";
 
-import type { Message, ToolCall } from "@/lib/store/schemas";
+import type { Message, ToolCall } from "@/lib/contracts/on-disk";
 import { useT } from "@/lib/i18n";
 import { summarizeToolCall, toolResultError } from "./thread-items";
 

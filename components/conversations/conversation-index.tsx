@@ -3,7 +3,7 @@
 import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useId, useState } from "react";
-import type { ConversationListItem } from "@/lib/api/contract";
+import type { ConversationListItem } from "@/lib/contracts/http";
 import {
   bulkExport,
   conversationKeys,

@@ -3,8 +3,8 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useId, useState, type FormEvent } from "react";
-import { CreateConversationBodySchema, projectFolderIssueOf, type ProjectFolderIssue } from "@/lib/api/contract";
-import type { RunMode } from "@/lib/store/schemas";
+import { CreateConversationBodySchema, projectFolderIssueOf, type ProjectFolderIssue } from "@/lib/contracts/http";
+import type { RunMode } from "@/lib/contracts/on-disk";
 import { ApiError, conversationKeys, createConversation, modelListQuery } from "@/lib/client";
 import { useT } from "@/lib/i18n";
 import { Banner } from "@/components/ui/banner";

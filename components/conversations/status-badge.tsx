@@ -1,6 +1,6 @@
 "use client";
 
-import type { ConversationStatus } from "@/lib/store/schemas";
+import type { ConversationStatus } from "@/lib/contracts/on-disk";
 import { useT } from "@/lib/i18n";
 import { badgeClass } from "@/components/ui/styles";
 import { TONES } from "@/components/ui/tones";

@@ -5,7 +5,7 @@
  * text input wired to it, the permission checkboxes and the model field's resolution line.
  */
 import type { InputHTMLAttributes, ReactNode } from "react";
-import type { ModelList } from "@/lib/api/contract";
+import type { ModelList } from "@/lib/contracts/http";
 import { modelResolutionText } from "@/lib/client/model-resolution";
 import { useT } from "@/lib/i18n";
 import { FieldError } from "@/components/ui/field-error";

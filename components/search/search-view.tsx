@@ -4,7 +4,7 @@ import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useId, useMemo, useState, type ReactNode } from "react";
-import type { SearchHit } from "@/lib/api/contract";
+import type { SearchHit } from "@/lib/contracts/http";
 import { hitHref, modelListQuery, roleListQuery, searchParamsString, searchQuery, useDebouncedValue, type SearchParams } from "@/lib/client";
 import { useLocale, useT } from "@/lib/i18n";
 import { Banner } from "@/components/ui/banner";

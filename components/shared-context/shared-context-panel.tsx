@@ -9,7 +9,7 @@ import {
   sharedContextRevision,
   writeSharedContextEntry,
 } from "@/lib/client/shared-context";
-import type { TimelineRecord } from "@/lib/protocol/timeline-record";
+import type { TimelineRecord } from "@/lib/contracts/timeline-record";
 import type { Conflict, DecisionChoice, Entry, Resolution, WriteMode } from "@/lib/shared-context/schema";
 import { useLocale, useT, type MessageKey } from "@/lib/i18n";
 import { formatRelativeTime } from "@/components/conversation/format";

@@ -1,7 +1,7 @@
 "use client";
 
 import type { KeyboardEvent } from "react";
-import type { TimelineRecord } from "@/lib/protocol/timeline-record";
+import type { TimelineRecord } from "@/lib/contracts/timeline-record";
 import { useT } from "@/lib/i18n";
 import { isConflict, statusTone, type ArrowGeometry, type LinkKind } from "./timeline-model";
 import { CONFLICT_BADGE, CONFLICT_ROW, STATUS_BADGE, TYPE_STYLES } from "./timeline-styles";

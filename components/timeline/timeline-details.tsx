@@ -1,7 +1,7 @@
 "use client";
 
 import type { ReactNode } from "react";
-import type { TimelineRecord } from "@/lib/protocol/timeline-record";
+import type { TimelineRecord } from "@/lib/contracts/timeline-record";
 import { useLocale, useT } from "@/lib/i18n";
 import { buttonGhost } from "@/components/ui/styles";
 import { isConflict, statusTone, type Lane } from "./timeline-model";

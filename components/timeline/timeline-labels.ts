@@ -1,6 +1,6 @@
 /** How the timeline names lanes, parties, types and statuses in the reader's language. Pure. */
 import type { TranslateFn } from "@/lib/i18n";
-import { agentIdOfParty, ALL_PARTY, LEADER_PARTY, SYSTEM_PARTY, USER_PARTY, type EnvelopeType } from "@/lib/protocol/envelope";
+import { agentIdOfParty, ALL_PARTY, LEADER_PARTY, SYSTEM_PARTY, USER_PARTY, type EnvelopeType } from "@/lib/contracts/envelope";
 import type { Lane } from "./timeline-model";
 
 /** The name of a lane: the fixed parties translated, sub-agents by display name. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { auditPayload } from "@/lib/governance/audit";
-import { follow, replyTo, startTrace, type Envelope } from "@/lib/protocol/envelope";
-import { timelineRecord, type TimelineRecord } from "@/lib/protocol/timeline-record";
+import { follow, replyTo, startTrace, type Envelope } from "@/lib/contracts/envelope";
+import { timelineRecord, type TimelineRecord } from "@/lib/contracts/timeline-record";
 import {
   arrowOf,
   buildLanes,

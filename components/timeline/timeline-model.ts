@@ -3,8 +3,8 @@
  * the traces a person can filter by, and which rows are linked by `turn_id`. Pure: no I/O, no
  * React, unit-tested beside it.
  */
-import { agentIdOfParty, ALL_PARTY, LEADER_PARTY, SYSTEM_PARTY, USER_PARTY } from "@/lib/protocol/envelope";
-import type { TimelineRecord } from "@/lib/protocol/timeline-record";
+import { agentIdOfParty, ALL_PARTY, LEADER_PARTY, SYSTEM_PARTY, USER_PARTY } from "@/lib/contracts/envelope";
+import type { TimelineRecord } from "@/lib/contracts/timeline-record";
 
 /** What a lane stands for; the view names the fixed ones in the reader's language. */
 export type LaneKind = "user" | "leader" | "agent" | "system" | "other";

@@ -3,7 +3,7 @@
  * tone and the conflict mark. Full class strings, so Tailwind finds them when it scans the code;
  * every pair names its dark-mode shade, because the view must read as well on a dark screen.
  */
-import type { EnvelopeType } from "@/lib/protocol/envelope";
+import type { EnvelopeType } from "@/lib/contracts/envelope";
 import type { StatusTone } from "./timeline-model";
 
 /** Classes of one envelope type. */

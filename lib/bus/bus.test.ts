@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { RuntimeEvent } from "@/lib/runtime/events";
+import type { RuntimeEvent } from "@/lib/contracts/events";
 import {
   agentTopic,
   conversationTopic,

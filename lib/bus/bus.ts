@@ -15,7 +15,7 @@ import "server-only";
  * to the current subscribers and never numbered or kept.
  */
 import { randomBytes } from "node:crypto";
-import { isLiveOnlyEvent, type RuntimeEvent } from "@/lib/runtime/events";
+import { isLiveOnlyEvent, type RuntimeEvent } from "@/lib/contracts/events";
 import type { Bus, BusMessage, BusStats, ConversationMessage, LiveEvent, NumberedEvent, PlainEvent, ReplayResult, Unsubscribe } from "./port";
 import { isConversationTopic, type AgentTopic, type ConversationTopic } from "./topics";
 

@@ -17,7 +17,7 @@
  * An implementation backed by a remote broker keeps a local copy of the window of the topics this
  * process holds, fed by its subscription.
  */
-import type { RuntimeEvent } from "@/lib/runtime/events";
+import type { RuntimeEvent } from "@/lib/contracts/events";
 import type { AgentTopic, ConversationTopic } from "./topics";
 
 /** A conversation-topic event, numbered and kept for replay. */

@@ -4,7 +4,7 @@
  * that carries the server's `{error:{code,message,details}}`.
  */
 import type { z } from "zod";
-import { ApiErrorBodySchema } from "@/lib/api/contract";
+import { ApiErrorBodySchema } from "@/lib/contracts/http";
 
 /** One field-level problem from a `validation_failed` answer (`path` like `fields.name` or `raw`). */
 export interface FieldIssue {

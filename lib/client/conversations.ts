@@ -7,8 +7,8 @@ import {
   type CreateConversationBody,
   type ListConversationsQuery,
   type PatchConversationBody,
-} from "@/lib/api/contract";
-import { LeaderMessagesFileSchema } from "@/lib/store/schemas";
+} from "@/lib/contracts/http";
+import { LeaderMessagesFileSchema } from "@/lib/contracts/on-disk";
 import { apiFetch } from "./api";
 
 /** Status filter of the conversation index. */

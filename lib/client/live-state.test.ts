@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { AgentView, RuntimeEvent } from "@/lib/runtime/events";
-import type { Message } from "@/lib/store/schemas";
-import { isLiveOnlyEvent } from "@/lib/runtime/events";
+import type { AgentView, RuntimeEvent } from "@/lib/contracts/events";
+import type { Message } from "@/lib/contracts/on-disk";
+import { isLiveOnlyEvent } from "@/lib/contracts/events";
 import { applyReconnect, applyRuntimeEvent, initialLiveState, isWorking, LIVE_COMMAND_MAX, mergeMessages, type LiveState } from "./live-state";
 import { emptySnapshot } from "./test-snapshot";
 

@@ -3,9 +3,9 @@
  * the last `snapshot` plus every change applied to it, the live text of model calls in progress
  * and the sub-agent messages that arrived since the snapshot. Pure: no I/O, unit-tested beside it.
  */
-import type { TimelineRecord } from "@/lib/protocol/timeline-record";
-import type { RuntimeEvent, ConversationSnapshot } from "@/lib/runtime/events";
-import type { AgentStatus, ConversationPhase, Message } from "@/lib/store/schemas";
+import type { TimelineRecord } from "@/lib/contracts/timeline-record";
+import type { RuntimeEvent, ConversationSnapshot } from "@/lib/contracts/events";
+import type { AgentStatus, ConversationPhase, Message } from "@/lib/contracts/on-disk";
 import { hasOwnKey } from "@/lib/own";
 
 /** Text streamed by one model call that is still running (not saved yet). */

@@ -8,9 +8,9 @@ import {
   type ApprovalBody,
   PostMessageBodySchema,
   PostMessageResponseSchema,
-} from "@/lib/api/contract";
-import { AgentViewSchema } from "@/lib/runtime/events";
-import { MessageSchema } from "@/lib/store/schemas";
+} from "@/lib/contracts/http";
+import { AgentViewSchema } from "@/lib/contracts/events";
+import { MessageSchema } from "@/lib/contracts/on-disk";
 import { apiFetch } from "./api";
 
 /** `GET /api/conversations/[id]/agents/[agentId]` answer. */

@@ -3,7 +3,7 @@
  * a registered model, an alias of `models.json` (and what it stands for), or a name the server
  * will not find. Pure: the same resolution the server makes (lib/models/aliases.ts).
  */
-import type { ModelList } from "@/lib/api/contract";
+import type { ModelList } from "@/lib/contracts/http";
 import type { TranslateFn } from "@/lib/i18n/translate";
 import { resolveModelName } from "@/lib/models/aliases";
 

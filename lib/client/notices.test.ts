@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { en, type MessageKey } from "@/lib/i18n/dictionaries/en";
 import { zhCN } from "@/lib/i18n/dictionaries/zh-cn";
 import { makeTranslator, translate } from "@/lib/i18n/translate";
-import type { Notice } from "@/lib/runtime/events";
+import type { Notice } from "@/lib/contracts/events";
 import { noticeText } from "./notices";
 
 const notice = (key: string | undefined, params: Notice["params"], message: string): Notice => ({ level: "warning", code: "cap_calls", message, ...(key ? { key } : {}), ...(params ? { params } : {}), agent_id: 3, at: "2026-11-30T10:00:00Z" });

@@ -6,7 +6,7 @@
 import { en, type MessageKey } from "@/lib/i18n/dictionaries/en";
 import type { TranslateFn } from "@/lib/i18n/translate";
 import { hasOwnKey } from "@/lib/own";
-import type { Notice } from "@/lib/runtime/events";
+import type { Notice } from "@/lib/contracts/events";
 
 /** The text of `notice` as `t` renders it. */
 export function noticeText(notice: Notice, t: TranslateFn): string {

@@ -1,6 +1,6 @@
 /** Query factory of the history search (`GET /api/search`). */
 import { infiniteQueryOptions } from "@tanstack/react-query";
-import { SearchResultSchema } from "@/lib/api/contract";
+import { SearchResultSchema } from "@/lib/contracts/http";
 import { apiFetch } from "./api";
 
 /** The search form's values, as strings (empty: not set). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { TimelineRecord } from "@/lib/protocol/timeline-record";
+import type { TimelineRecord } from "@/lib/contracts/timeline-record";
 import { isSharedContextRecord, sharedContextRevision } from "./shared-context";
 
 function record(id: string, resource: string | null): TimelineRecord {

@@ -5,7 +5,7 @@
  */
 import { queryOptions } from "@tanstack/react-query";
 import { z } from "zod";
-import type { TimelineRecord } from "@/lib/protocol/timeline-record";
+import type { TimelineRecord } from "@/lib/contracts/timeline-record";
 import {
   DecisionBodySchema,
   SharedContextFileSchema,

@@ -1,6 +1,6 @@
 /** Query factories for the server's health and its model registry. */
 import { queryOptions } from "@tanstack/react-query";
-import { HealthSchema, ModelListSchema, SignInBodySchema, SignInResponseSchema, SignOutResponseSchema } from "@/lib/api/contract";
+import { HealthSchema, ModelListSchema, SignInBodySchema, SignInResponseSchema, SignOutResponseSchema } from "@/lib/contracts/http";
 import { GatewayReportSchema } from "@/lib/gateway/schema";
 import { apiFetch } from "./api";
 

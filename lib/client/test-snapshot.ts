@@ -1,5 +1,5 @@
 /** A minimal conversation snapshot for the client state tests (data only). */
-import type { ConversationSnapshot } from "@/lib/runtime/events";
+import type { ConversationSnapshot } from "@/lib/contracts/events";
 
 /** An idle, empty conversation's snapshot, with `overrides` on top. */
 export function emptySnapshot(overrides: Partial<ConversationSnapshot> = {}): ConversationSnapshot {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { follow, startTrace } from "@/lib/protocol/envelope";
-import { timelineRecord } from "@/lib/protocol/timeline-record";
+import { follow, startTrace } from "@/lib/contracts/envelope";
+import { timelineRecord } from "@/lib/contracts/timeline-record";
 import { applyRuntimeEvent, initialLiveState } from "./live-state";
 import { mergeTimeline } from "./timeline";
 import { emptySnapshot } from "./test-snapshot";

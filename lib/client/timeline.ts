@@ -1,7 +1,7 @@
 /** Query factory and merge rule for a conversation's audit timeline (the timeline view's data). */
 import { keepPreviousData, queryOptions } from "@tanstack/react-query";
 import { z } from "zod";
-import { TimelineRecordSchema, type TimelineRecord } from "@/lib/protocol/timeline-record";
+import { TimelineRecordSchema, type TimelineRecord } from "@/lib/contracts/timeline-record";
 import { apiFetch } from "./api";
 
 /** `GET /api/conversations/[id]/timeline` answer. */

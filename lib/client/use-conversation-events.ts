@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useReducer, useState } from "react";
-import { RuntimeEventSchema, type RuntimeEvent } from "@/lib/runtime/events";
+import { RuntimeEventSchema, type RuntimeEvent } from "@/lib/contracts/events";
 import { applyReconnect, applyRuntimeEvent, initialLiveState, type LiveState } from "./live-state";
 import { conversationEventsUrl } from "./live";
 

@@ -2,7 +2,7 @@
  * Saved messages in the chat-completions shape the scene sends, and copies of them. Pure.
  */
 import type { ChatMessage, ToolCall as ChatToolCall } from "@/lib/models/types";
-import type { Message } from "@/lib/store/schemas";
+import type { Message } from "@/lib/contracts/on-disk";
 
 /** A copy in the chat-completions shape (what the runtime's `toChatMessages` produced). */
 export function toChat(m: Message): ChatMessage {

@@ -12,7 +12,7 @@
  */
 import { parseJsonWithin } from "@/lib/input-limits";
 import { ownValue } from "@/lib/own";
-import type { Message } from "@/lib/store/schemas";
+import type { Message } from "@/lib/contracts/on-disk";
 
 /** The exact wording to put in prompts so models know how to promote a conclusion. */
 export const PROMOTION_HINT =

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Message } from "@/lib/store/schemas";
+import type { Message } from "@/lib/contracts/on-disk";
 import { buildModelInput, countTokens } from ".";
 import { MEMORY_HEADING, MEMORY_SHARE } from "./lines";
 import type { RecalledMemory } from "./types";

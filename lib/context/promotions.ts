@@ -4,7 +4,7 @@
  * kept up to date by the history's `ContextWindow`, so a call reads only the messages appended
  * since the last one.
  */
-import type { Message } from "@/lib/store/schemas";
+import type { Message } from "@/lib/contracts/on-disk";
 import { contextWindowFor } from "./window";
 
 export { extractNotes, extractPromotions, isInterAgentText, NOTE_HINT, PROMOTION_HINT } from "./markers";

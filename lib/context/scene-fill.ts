@@ -15,7 +15,7 @@
  * the exact placeholder cost of that part of the run (see {@link placeholderClass}).
  */
 import type { ChatMessage } from "@/lib/models/types";
-import type { Message } from "@/lib/store/schemas";
+import type { Message } from "@/lib/contracts/on-disk";
 import { cloneChat } from "./chat";
 import type { SceneItem, SceneSliceReport } from "./report";
 import { FLOW, NEGOTIATION, type SceneUnits } from "./scene-units";

@@ -10,8 +10,8 @@
  * whose call is not in the history, and a call with no result and no text, can never be sent.
  */
 import type { ChatMessage } from "@/lib/models/types";
-import { parseAgentMessage } from "@/lib/protocol/messages";
-import type { Message } from "@/lib/store/schemas";
+import { parseAgentMessage } from "@/lib/contracts/messages";
+import type { Message } from "@/lib/contracts/on-disk";
 import { describeCalls, toChat } from "./chat";
 import { cutItem, type CutItem } from "./cut";
 import { isInterAgentText } from "./markers";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ChatMessage } from "@/lib/models/types";
-import { formatAgentMessage } from "@/lib/protocol/messages";
-import type { Message } from "@/lib/store/schemas";
+import { formatAgentMessage } from "@/lib/contracts/messages";
+import type { Message } from "@/lib/contracts/on-disk";
 import { PREVIEW_CHARS, SliceReportSchema, type SliceReport } from "./report";
 import { buildModelInput, conversationGoal, placeholderText, type BuildModelInputOptions } from "./slices";
 import { countTokens, messageTokens } from "./tokens";

@@ -10,7 +10,7 @@
  * Only what is sent is trimmed: the saved history (messages.json) is never touched and the input
  * is never mutated. Built incrementally by the history's `ContextWindow`. Pure: no I/O.
  */
-import type { Message } from "@/lib/store/schemas";
+import type { Message } from "@/lib/contracts/on-disk";
 import type { BuildModelInputOptions, ModelInput } from "./types";
 import { contextWindowFor } from "./window";
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { Message } from "@/lib/store/schemas";
+import type { Message } from "@/lib/contracts/on-disk";
 
 // Every text the tokenizer is given, counted: tokens.ts calls gpt-tokenizer's countTokens.
 const counted = new Map<string, number>();

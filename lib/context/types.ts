@@ -4,7 +4,7 @@
  * Pure: types, defaults and the placeholder line.
  */
 import type { ChatMessage } from "@/lib/models/types";
-import type { Message } from "@/lib/store/schemas";
+import type { Message } from "@/lib/contracts/on-disk";
 import type { SliceReport } from "./report";
 
 /** Token budgets of the three slices. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Message } from "@/lib/store/schemas";
+import type { Message } from "@/lib/contracts/on-disk";
 import { collectPromotions, deriveWorkNotes } from "./promotions";
 import { buildModelInput, conversationGoal, type BuildModelInputOptions } from "./slices";
 import { randomSteps, rng, words } from "./testing/histories";

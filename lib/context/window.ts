@@ -13,7 +13,7 @@
  * and a history read anew from disk gets a new one.
  */
 import type { ChatMessage } from "@/lib/models/types";
-import type { Message } from "@/lib/store/schemas";
+import type { Message } from "@/lib/contracts/on-disk";
 import { buildGlobal, buildPrivate, joinedTokens, systemMessageTokens } from "./lines";
 import { isGoalMessage, messagePromotions, messageWorkNotes } from "./markers";
 import type { SliceReport } from "./report";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AstrionError } from "@/lib/errors";
+import { AstrionError } from "@/lib/contracts/errors";
 import { bodyLimitFor } from "@/lib/input-limits";
 import { downloadName, exportEntries, exportManifest, readImportArchive, zipStream } from "./archive";
 import { parseConversationFolder, rekeyFiles } from "./bundle";

@@ -4,7 +4,7 @@
  * checked conversation folders (all of them valid, or the import is refused). Pure (no I/O).
  */
 import { Zip, ZipDeflate } from "fflate";
-import { ValidationError } from "@/lib/errors";
+import { ValidationError } from "@/lib/contracts/errors";
 import { MAX_JSON_DEPTH, parseJsonWithin } from "@/lib/input-limits";
 import { conversationOfEntry, parseConversationFolder, type ConversationFolder } from "./bundle";
 import { EXPORT_FORMAT, EXPORT_FORMAT_VERSION, ExportManifestSchema, IMPORT_LIMITS, MANIFEST_NAME, type ExportManifest } from "./schema";

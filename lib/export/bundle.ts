@@ -10,10 +10,10 @@
  */
 import { z } from "zod";
 import { ContextLineSchema } from "@/lib/context/report";
-import { AstrionError, ValidationError, zodIssues } from "@/lib/errors";
+import { AstrionError, ValidationError, zodIssues } from "@/lib/contracts/errors";
 import { MAX_JSON_DEPTH, parseJsonWithin } from "@/lib/input-limits";
-import { TimelineRecordSchema, type TimelineRecord } from "@/lib/protocol/timeline-record";
-import { JournalLineSchema } from "@/lib/runtime/journal-schema";
+import { TimelineRecordSchema, type TimelineRecord } from "@/lib/contracts/timeline-record";
+import { JournalLineSchema } from "@/lib/contracts/journal";
 import { SharedContextFileSchema } from "@/lib/shared-context/schema";
 import {
   AgentMessagesFileSchema,
@@ -25,7 +25,7 @@ import {
   type AgentMetadata,
   type ConversationMetadata,
   type LeaderMessagesFile,
-} from "@/lib/store/schemas";
+} from "@/lib/contracts/on-disk";
 
 /** Files of a conversation folder besides the agents', with the schema of the file (JSON) or of each line (JSON Lines). */
 export const CONVERSATION_FILES = {

@@ -7,9 +7,9 @@
  * sits in fences longer than any backtick run inside it; names and titles are escaped. Inter-agent
  * messages (the seed's `来自 … 的任务发布 / 消息 / 任务完成汇报` headers) become quoted cards.
  */
-import { parseAgentMessage, type AgentMessageKind } from "@/lib/protocol/messages";
+import { parseAgentMessage, type AgentMessageKind } from "@/lib/contracts/messages";
 import { normalizeTokenStatistics, type UsageBucket } from "@/lib/models/usage";
-import type { Message } from "@/lib/store/schemas";
+import type { Message } from "@/lib/contracts/on-disk";
 import type { ConversationFolder, FolderAgent } from "./bundle";
 import { clipped, fenced, htmlInline, inline, quoted, table } from "./markdown-text";
 

@@ -3,7 +3,7 @@
  * bodies, the answer of an import. Pure: the browser imports the same schemas.
  */
 import { z } from "zod";
-import { ConversationIdSchema } from "@/lib/store/schemas";
+import { ConversationIdSchema } from "@/lib/contracts/on-disk";
 
 const MiB = 1024 * 1024;
 

@@ -10,7 +10,7 @@ import "server-only";
  * is saved, and exported, once its step completes. Both the Markdown and the zip come from the
  * same bytes.
  */
-import { ConflictError, NotFoundError, ValidationError } from "@/lib/errors";
+import { ConflictError, NotFoundError, ValidationError } from "@/lib/contracts/errors";
 import { forgetRun, isRunWorking, resumeRun, withConversation } from "@/lib/runtime";
 import type { AstrionApp } from "@/lib/server/app";
 import { compactTimestamp } from "@/lib/store/time";

@@ -1,6 +1,6 @@
 import { zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
-import { AstrionError } from "@/lib/errors";
+import { AstrionError } from "@/lib/contracts/errors";
 import { craftZip, type CraftEntry } from "./testing/craft-zip";
 import { crc32, readZip, unsafeEntryName, type ZipLimits } from "./zip-read";
 

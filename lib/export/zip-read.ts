@@ -16,7 +16,7 @@
  * over the limits, output that differs from the declared size, and a CRC mismatch.
  */
 import { Inflate } from "fflate";
-import { AstrionError, ValidationError } from "@/lib/errors";
+import { AstrionError, ValidationError } from "@/lib/contracts/errors";
 
 /** Bounds of what one archive may hold. */
 export interface ZipLimits {

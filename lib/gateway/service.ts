@@ -4,7 +4,7 @@ import "server-only";
  * one tool's effect (for the approval gate), the call itself with its last failure remembered,
  * and the report `/api/gateway` and `/api/health` show. Header values never appear in any of it.
  */
-import type { StoreProblem } from "@/lib/api/contract";
+import type { StoreProblem } from "@/lib/contracts/http";
 import type { ToolSpec } from "@/lib/models/types";
 import { callGatewayOperation, defaultGatewayTimeoutMs, type GatewayCallOutcome } from "./call";
 import { loadGateway, type LoadedSource } from "./config";

@@ -6,7 +6,7 @@
  * payload into the audit log. Pure (hashing is computation, not I/O).
  */
 import { createHash } from "node:crypto";
-import type { EnvelopeType } from "@/lib/protocol/envelope";
+import type { EnvelopeType } from "@/lib/contracts/envelope";
 
 /** A summary of one text. */
 export interface AuditSummary {

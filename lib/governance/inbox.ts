@@ -3,7 +3,7 @@
  * the sender gets a clear busy answer instead of a queue that grows while the agent is stuck
  * (e.g. its model is rate limited). Pure.
  */
-import { AstrionError } from "@/lib/errors";
+import { AstrionError } from "@/lib/contracts/errors";
 
 /** Default most unread messages an agent's inbox holds. */
 export const DEFAULT_INBOX_LIMIT = 10;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { AstrionError } from "@/lib/errors";
+import { AstrionError } from "@/lib/contracts/errors";
 import { enforceRateLimit, entryRateLimiter, rateLimitConfigFromEnv, RateLimitedError, resetEntryRateLimiter, TokenBucketLimiter } from "./rate-limit";
 
 afterEach(() => resetEntryRateLimiter());

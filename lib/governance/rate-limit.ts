@@ -4,7 +4,7 @@
  * instead of piling up model calls. One limiter per process (on `globalThis`, since Next loads
  * this module once per route bundle and every copy must share the same buckets).
  */
-import { AstrionError } from "@/lib/errors";
+import { AstrionError } from "@/lib/contracts/errors";
 
 /** Settings of a bucket. */
 export interface RateLimitConfig {

@@ -20,11 +20,9 @@
  * characters, then the first written.
  */
 import { z } from "zod";
+import type { ToolEffect } from "@/lib/contracts/on-disk";
 import { commandAllowed, wildcardMatch, type AllowedPart } from "@/lib/commands";
 
-/** What a tool does to the world: reads, writes, executes, or only changes the team's own state. */
-export const ToolEffectSchema = z.enum(["read", "write", "execute", "internal"]);
-export type ToolEffect = z.infer<typeof ToolEffectSchema>;
 
 /** One policy value. */
 export const ToolPolicyValueSchema = z.enum(["allow", "ask", "deny"]);

@@ -6,7 +6,7 @@ import "server-only";
  */
 import { NextResponse } from "next/server";
 import type { z } from "zod";
-import { AstrionError, ValidationError, zodIssues } from "@/lib/errors";
+import { AstrionError, ValidationError, zodIssues } from "@/lib/contracts/errors";
 import { bodyLimitFor, DEFAULT_BODY_LIMIT, parseJsonWithin } from "@/lib/input-limits";
 
 /** A JSON answer with `cache-control: no-store` (API answers describe live state). */

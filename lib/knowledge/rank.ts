@@ -12,7 +12,7 @@
 import MiniSearch from "minisearch";
 import { checkRequestedPath } from "@/lib/workspace/resolve";
 import { globMatcher } from "@/lib/workspace/glob";
-import { ValidationError } from "@/lib/errors";
+import { ValidationError } from "@/lib/contracts/errors";
 import { knowledgeTerms, pathWords } from "./terms";
 
 /** A passage as MiniSearch indexes it. */

@@ -6,7 +6,7 @@ import "server-only";
  * arbitrary folders.
  */
 import type { ConversationStore } from "@/lib/store";
-import { NotFoundError } from "@/lib/errors";
+import { NotFoundError } from "@/lib/contracts/errors";
 import { resolveProjectPath } from "@/lib/workspace";
 import type { Embedder } from "@/lib/models/embeddings";
 import type { KnowledgeReport, ProjectIndexStatus, RebuildBody } from "./schema";

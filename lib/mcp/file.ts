@@ -4,7 +4,7 @@ import "server-only";
  * error, never a crash) and changed through the store's atomic read-modify-write.
  */
 import path from "node:path";
-import { ConflictError, CorruptFileError, NotFoundError } from "@/lib/errors";
+import { ConflictError, CorruptFileError, NotFoundError } from "@/lib/contracts/errors";
 import { readJsonFile, updateJsonFile } from "@/lib/store";
 import { McpFileSchema, type McpFile } from "./schema";
 

@@ -5,7 +5,7 @@ import "server-only";
  * same, lib/mcp/config.ts `mergeMasked`; a changed or removed server is stopped everywhere, so its
  * next use starts it with the new entry), and test one.
  */
-import { ConflictError, NotFoundError, ValidationError } from "@/lib/errors";
+import { ConflictError, NotFoundError, ValidationError } from "@/lib/contracts/errors";
 import { MaskedValueError, maskServer, mergeMasked } from "./config";
 import { MCP_FILE_NAME, readMcpFile, updateMcpFile } from "./file";
 import { mcpManager } from "./manager";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "@/lib/errors";
+import { ValidationError } from "@/lib/contracts/errors";
 import { compileAccountPattern, compileAccountPatterns, redact } from "./index";
 
 describe("compileAccountPattern", () => {

@@ -18,7 +18,7 @@
  * Matches are case-sensitive and must not touch a letter, digit or `_` on either side.
  */
 import { z } from "zod";
-import { ValidationError } from "@/lib/errors";
+import { ValidationError } from "@/lib/contracts/errors";
 
 /** One configured pattern, as stored in settings or `models.json`. */
 export const accountIdPatternSchema = z.string().min(3).max(128);

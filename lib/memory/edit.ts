@@ -1,7 +1,7 @@
 /**
  * Rules of a person's changes to an entry (the Memory page, the API). Pure.
  */
-import { ValidationError } from "@/lib/errors";
+import { ValidationError } from "@/lib/contracts/errors";
 import type { MemoryEntry, MemoryLevel, PatchMemoryBody } from "./schema";
 
 /** A person's entry must be readable by someone: a project entry names its project, a restricted one a role. */

@@ -6,9 +6,9 @@ import "server-only";
  * refused stops memory writes with an error naming it, rather than letting ids through unmasked.
  */
 import { z } from "zod";
-import { ValidationError } from "@/lib/errors";
+import { ValidationError } from "@/lib/contracts/errors";
 import { defaultModelsFile, modelsFilePath, ModelsFileSchema } from "@/lib/models";
-import { NotFoundError } from "@/lib/errors";
+import { NotFoundError } from "@/lib/contracts/errors";
 import { readJsonFile, updateJsonFile } from "@/lib/store";
 import { accountIdPatternsSchema, compileAccountPatterns, type CompiledAccountPattern } from "./account-patterns";
 

@@ -213,7 +213,7 @@ describe("MemoryService with an embedding model", () => {
 
 describe("MemoryService and a broken models.json", () => {
   it("searches lexically and adds no problem of its own (models.json is reported by the registry)", async () => {
-    const { CorruptFileError } = await import("@/lib/errors");
+    const { CorruptFileError } = await import("@/lib/contracts/errors");
     const mem = new MemoryService(root, {
       embedder: async () => {
         throw new CorruptFileError("models.json", "not valid JSON");
@@ -276,7 +276,7 @@ describe("MemoryService: national phone numbers, vendor keys and private keys on
 
   it("through the distiller (a sub-agent's report, distilled by rules, then written)", async () => {
     const { collectConclusions, distillByRules } = await import("./distill");
-    const { formatAgentMessage } = await import("@/lib/protocol/messages");
+    const { formatAgentMessage } = await import("@/lib/contracts/messages");
     const agents = [{ agent_id: 1, role_id: "ops", display_name: "Ops_1" }];
     const body = `Findings:\n${sentences.map((x) => `- ${x}.`).join("\n")}`;
     const history = [{ role: "user" as const, content: formatAgentMessage("report", "Ops_1", "out_x_001", body), message_id: "m1", metadata: { message_source: "sub_agent" as const, agent_id: 1 } }];

@@ -8,10 +8,10 @@ import "server-only";
  * Writes are serialized; reads never wait for the disk.
  */
 import { randomBytes } from "node:crypto";
-import { CorruptFileError, NotFoundError } from "@/lib/errors";
+import { CorruptFileError, NotFoundError } from "@/lib/contracts/errors";
 import { embedderFor } from "@/lib/runtime/models";
 import type { Embedder } from "@/lib/models";
-import type { StoreProblem } from "@/lib/api/contract";
+import type { StoreProblem } from "@/lib/contracts/http";
 import { canRead } from "./access";
 import { checkLevel, editedSpans } from "./edit";
 import { applyContradiction, applyDuplicate, decideMerge, historyItem, withHistory, type StatementShape } from "./merge";

@@ -8,9 +8,9 @@ import "server-only";
 import { promises as fs, statSync } from "node:fs";
 import path from "node:path";
 import { readJsonFile, writeJsonAtomic } from "@/lib/store";
-import { CorruptFileError, NotFoundError } from "@/lib/errors";
+import { CorruptFileError, NotFoundError } from "@/lib/contracts/errors";
 import { hasOwnKey, ownValue } from "@/lib/own";
-import type { PublicModel, StoreProblem } from "@/lib/api/contract";
+import type { PublicModel, StoreProblem } from "@/lib/contracts/http";
 import { DEFAULT_ALIASES, type AliasRegistry } from "./aliases";
 import { ModelsFileSchema, OFFLINE_MODEL_KEY, type ModelEntry, type ModelsFile } from "./schema";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AstrionError } from "@/lib/errors";
+import { AstrionError } from "@/lib/contracts/errors";
 import { ModelCallError, isRetryableFailure } from "./types";
 
 describe("ModelCallError", () => {

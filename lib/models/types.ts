@@ -3,7 +3,7 @@
  * model alike — so the runtime never knows which one it is talking to. Pure: no I/O, no secrets,
  * importable from client code.
  */
-import { AstrionError } from "@/lib/errors";
+import { AstrionError } from "@/lib/contracts/errors";
 
 /** One message of a chat, in the OpenAI chat-completions shape. */
 export interface ChatMessage {

@@ -13,12 +13,12 @@ import { deriveWorkNotes } from "@/lib/context/promotions";
 import { checkToolCall, ensureAgentToken, resetAgentTokensForTests } from "@/lib/governance/permissions";
 import { addUsage } from "@/lib/models/usage";
 import { applyEnvironment, defaultModelsFile, lookupModel, resolveModel } from "@/lib/models/registry";
-import { roleAbbreviation } from "@/lib/protocol/messages";
+import { roleAbbreviation } from "@/lib/contracts/messages";
 import { parseRoleFile } from "@/lib/roles/parse";
 import { applyWrite } from "@/lib/shared-context/arbitrate";
 import { emptySharedContext, SharedKeySchema } from "@/lib/shared-context/schema";
 import { readJsonFile } from "@/lib/store/files";
-import type { Message } from "@/lib/store/schemas";
+import type { Message } from "@/lib/contracts/on-disk";
 
 const INHERITED = ["constructor", "toString", "hasOwnProperty", "valueOf", "__proto__", "isPrototypeOf", "__defineGetter__"];
 

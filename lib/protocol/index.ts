@@ -1,14 +1,14 @@
 /**
  * Public face of the protocol: the envelope, inter-agent message text, and the audit timeline
  * (SPEC §3). Server only, because the timeline touches the disk; browser code imports the pure
- * modules directly: `@/lib/protocol/envelope`, `@/lib/protocol/messages`,
- * `@/lib/protocol/timeline-record`.
+ * modules directly: `@/lib/contracts/envelope`, `@/lib/contracts/messages`,
+ * `@/lib/contracts/timeline-record`.
  */
 import "server-only";
 
-export * from "./envelope";
-export * from "./messages";
-export * from "./timeline-record";
+export * from "@/lib/contracts/envelope";
+export * from "@/lib/contracts/messages";
+export * from "@/lib/contracts/timeline-record";
 export { appendTimeline, readTimeline, timelineFile, timelineLine, TIMELINE_FILE_NAME, type TimelineFilter, type TimelineReadResult } from "./timeline";
 export { appendJsonLine, parseJsonLines, type AppendResult, type BadLine, type JsonLinesResult, type LineParse } from "@/lib/store/jsonl";
 export { callAnsweredAt, endsWithResultOf, needsModelCall, unansweredToolCalls } from "./tool-calls";

@@ -4,11 +4,11 @@ import os from "node:os";
 import path from "node:path";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { ValidationError } from "@/lib/errors";
-import { follow, isCheckedEnvelope, replyTo, startTrace, type Envelope } from "./envelope";
+import { ValidationError } from "@/lib/contracts/errors";
+import { follow, isCheckedEnvelope, replyTo, startTrace, type Envelope } from "@/lib/contracts/envelope";
 import { appendJsonLine, appendStats, closeJsonLines, parseJsonLines, syncJsonLines } from "@/lib/store/jsonl";
 import { appendTimeline, readTimeline, timelineFile, timelineLine } from "./timeline";
-import { timelineRecord, TimelineRecordSchema, type TimelineRecord } from "./timeline-record";
+import { timelineRecord, TimelineRecordSchema, type TimelineRecord } from "@/lib/contracts/timeline-record";
 
 let dir: string;
 

@@ -6,9 +6,9 @@
 import "server-only";
 import path from "node:path";
 import { promises as fs } from "node:fs";
-import { ValidationError, zodIssues } from "@/lib/errors";
+import { ValidationError, zodIssues } from "@/lib/contracts/errors";
 import { appendJsonLine, parseJsonLines, type BadLine } from "@/lib/store/jsonl";
-import { isCheckedRecord, TimelineRecordSchema, type TimelineRecord } from "./timeline-record";
+import { isCheckedRecord, TimelineRecordSchema, type TimelineRecord } from "@/lib/contracts/timeline-record";
 
 /** File name of the timeline inside a conversation folder. */
 export const TIMELINE_FILE_NAME = "timeline.jsonl";

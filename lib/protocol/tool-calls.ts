@@ -5,7 +5,7 @@
  * and the context window (which pairs may be shown) read a transcript through these functions.
  * Pure: no I/O. Every function scans back only as far as the last assistant message it needs.
  */
-import type { Message, ToolCall } from "@/lib/store/schemas";
+import type { Message, ToolCall } from "@/lib/contracts/on-disk";
 
 /** The index of the last assistant message at or before `from`, or -1. */
 function lastAssistant(messages: readonly Message[], from: number): number {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "@/lib/errors";
+import { ValidationError } from "@/lib/contracts/errors";
 import { applyRoleEdit, scalarText, serializeNewRole } from "./edit";
 import { parseRoleFile, type RoleEditFields } from "./parse";
 import type { RoleDetail } from "./schema";

@@ -4,7 +4,7 @@
  * blank lines, unknown keys, quoting, line endings, the body) stays byte for byte. Pure: no I/O.
  */
 import { isMap, isNode, isScalar, isSeq, parseDocument, stringify, type Pair } from "yaml";
-import { ValidationError } from "@/lib/errors";
+import { ValidationError } from "@/lib/contracts/errors";
 import type { RoleFields } from "./schema";
 import { frontmatterShapeProblem, lineContent, splitLines } from "./frontmatter";
 import { analyzeRoleText, EDITABLE_KEYS, STRUCTURED_KEYS, type EditableKey, type RoleAnalysis, type RoleEditFields, type StructuredKey } from "./parse";

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ConflictError, NotFoundError, ValidationError } from "@/lib/errors";
+import { ConflictError, NotFoundError, ValidationError } from "@/lib/contracts/errors";
 import { RoleLibrary, sanitizeRoleId } from "./library";
 import { parseRoleFile } from "./parse";
 import type { RoleDetail } from "./schema";

@@ -6,7 +6,7 @@ import "server-only";
  */
 import { promises as fs, type Dirent } from "node:fs";
 import path from "node:path";
-import { ConflictError, NotFoundError, ValidationError, zodIssues } from "@/lib/errors";
+import { ConflictError, NotFoundError, ValidationError, zodIssues } from "@/lib/contracts/errors";
 import { withFileLock, writeFileAtomicUnlocked } from "@/lib/store/atomic";
 import { applyRoleEdit, serializeNewRole } from "./edit";
 import { isMap } from "yaml";

@@ -17,7 +17,7 @@ import { TeamState } from "./team/state";
 
 export { TeamRun, LEADER_DISPLAY_NAME, CONTEXT_FILE_NAME } from "./team-run";
 export { limitsFromEnv, type RuntimeLimits } from "./config";
-export * from "./events";
+export * from "@/lib/contracts/events";
 
 const RUNS_KEY = Symbol.for("astrion.runtime.runs");
 

@@ -9,7 +9,7 @@ import "server-only";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { appendJsonLine, parseJsonLines } from "@/lib/store/jsonl";
-import { JournalLineSchema } from "./journal-schema";
+import { JournalLineSchema } from "@/lib/contracts/journal";
 
 /** File name of the journal inside a conversation folder. */
 export const JOURNAL_FILE_NAME = "actions.jsonl";

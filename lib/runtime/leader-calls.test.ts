@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Message } from "@/lib/store/schemas";
+import type { Message } from "@/lib/contracts/on-disk";
 import { leaderCallsSinceRequest } from "./leader-calls";
 
 const person = (content: string): Message => ({ role: "user", content, metadata: { message_source: "user", visibility: "chat", starts_work: true } });

@@ -3,7 +3,7 @@
  * messages rather than a counter in memory, so the per-request cap survives a restart without an
  * extra write. Pure: no I/O.
  */
-import type { Message } from "@/lib/store/schemas";
+import type { Message } from "@/lib/contracts/on-disk";
 
 /**
  * Assistant messages since the person's latest message (each is one model call, an interrupted

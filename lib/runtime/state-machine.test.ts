@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { AstrionError } from "@/lib/errors";
-import type { AgentStatus, ConversationPhase } from "@/lib/store/schemas";
-import { AgentStatusSchema, ConversationPhaseSchema } from "@/lib/store/schemas";
+import { AstrionError } from "@/lib/contracts/errors";
+import type { AgentStatus, ConversationPhase } from "@/lib/contracts/on-disk";
+import { AgentStatusSchema, ConversationPhaseSchema } from "@/lib/contracts/on-disk";
 import {
   AGENT_EVENTS,
   AGENT_STATUSES,

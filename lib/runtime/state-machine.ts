@@ -8,8 +8,8 @@
  * statuses and whether the leader is busy, and {@link reconcilePhase} moves the stored phase
  * there through the transition table, so the phase shown never drifts from what is happening.
  */
-import { AstrionError } from "@/lib/errors";
-import type { AgentStatus, ConversationPhase } from "@/lib/store/schemas";
+import { AstrionError } from "@/lib/contracts/errors";
+import type { AgentStatus, ConversationPhase } from "@/lib/contracts/on-disk";
 
 /** Every conversation phase, in the seed's order. */
 export const PHASES = ["IDLE", "ENGAGED", "WAITING", "RESPONDING", "HANDOFF", "CLOSED"] as const satisfies readonly ConversationPhase[];

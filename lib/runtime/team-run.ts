@@ -17,7 +17,7 @@ import "server-only";
  * conversation, calls per task) are enforced in code.
  */
 import { agentTopic } from "@/lib/bus";
-import { AstrionError, ConflictError } from "@/lib/errors";
+import { AstrionError, ConflictError } from "@/lib/contracts/errors";
 import { auditPayload, ensureAgentToken, revokeAgentTokens } from "@/lib/governance";
 import { loadRegistry, normalizeTokenStatistics, publicModels } from "@/lib/models";
 import { subscribeModelHealth, type ModelHealth } from "@/lib/models/resilience";
@@ -27,7 +27,7 @@ import type { AstrionApp } from "@/lib/server/app";
 import type { Message } from "@/lib/store";
 import { roleToolAccess } from "@/lib/roles/tool-mapping";
 import type { RuntimeLimits } from "./config";
-import type { AgentView, ConversationSnapshot } from "./events";
+import type { AgentView, ConversationSnapshot } from "@/lib/contracts/events";
 import { isFinalAgentStatus } from "./state-machine";
 import { faultSummary } from "./tool-failure";
 import { endAbilityCalls, resumeAbilityCalls } from "./team/abilities";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "@/lib/errors";
+import { ValidationError } from "@/lib/contracts/errors";
 import { faultSummary, isRefusal, toolFailureMessage } from "./tool-failure";
 
 function sysError(code: string, message: string): NodeJS.ErrnoException {

@@ -7,7 +7,7 @@
  * file system errors carry absolute paths (the project's real location, where a symlink points),
  * which a model has no business seeing.
  */
-import { AstrionError } from "@/lib/errors";
+import { AstrionError } from "@/lib/contracts/errors";
 
 const ERRNO_TEXT: Record<string, string> = {
   ENAMETOOLONG: "a file or folder name in the path is too long",

@@ -4,9 +4,9 @@ import "server-only";
  * conversations to compare with their watermarks read (from memory while they are open), the
  * changed messages.json files read, authors looked up — then written in one transaction.
  */
-import { CorruptFileError, NotFoundError } from "@/lib/errors";
+import { CorruptFileError, NotFoundError } from "@/lib/contracts/errors";
 import type { ConversationStore } from "@/lib/store";
-import type { AgentMetadata, ConversationMetadata, Message } from "@/lib/store/schemas";
+import type { AgentMetadata, ConversationMetadata, Message } from "@/lib/contracts/on-disk";
 import { LEADER_DISPLAY_NAME } from "@/lib/runtime/team/types";
 import type { ConvRow, SearchDb, SourceRow } from "./db";
 import { indexedMessages, type IndexedMessage } from "./rows";

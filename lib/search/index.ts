@@ -10,7 +10,7 @@ import { z } from "zod";
 import { FLUSH_DELAY_MS, SearchIndexer } from "./indexer";
 
 export { SearchIndexer, FLUSH_DELAY_MS, MAX_QUEUED } from "./indexer";
-export * from "./schema";
+export * from "@/lib/contracts/search";
 
 /**
  * `ASTRION_SEARCH_FLUSH_MS`: how long the index waits to write a change (default

@@ -19,12 +19,12 @@ import "server-only";
  */
 import { existsSync, promises as fs } from "node:fs";
 import path from "node:path";
-import { AstrionError } from "@/lib/errors";
+import { AstrionError } from "@/lib/contracts/errors";
 import type { StoreChange } from "@/lib/store";
 import { compactTimestamp } from "@/lib/store/time";
 import { emptyQueue, key, writeBatch, type Queue, type SearchSource } from "./batch";
 import { SearchDb, SearchDbError } from "./db";
-import type { SearchQuery, SearchReport, SearchResult } from "./schema";
+import type { SearchQuery, SearchReport, SearchResult } from "@/lib/contracts/search";
 import { searchIndex } from "./search";
 
 /** How long after a change its index write waits, gathering the changes of that time into one transaction. */
@@ -341,7 +341,7 @@ export class SearchIndexer {
 
   // ---------------------------------------------------------------- search
 
-  /** One page of hits for a query (see lib/search/schema.ts). */
+  /** One page of hits for a query (see lib/contracts/search.ts). */
   search(query: SearchQuery): SearchResult {
     if (!this.#db) throw new AstrionError("storage_error", `The search index is not available${this.#error ? `: ${this.#error}` : ""}.`);
     return searchIndex(this.#db, query, this.#state !== "ready");

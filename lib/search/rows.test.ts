@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import type { Message } from "@/lib/store/schemas";
+import type { Message } from "@/lib/contracts/on-disk";
 import { localTimestamp } from "@/lib/store/time";
 import { changedFrom, textParts } from "./batch";
 import { indexedMessages, MAX_INDEXED_CHARS, messageTime } from "./rows";
-import { SearchQuerySchema } from "./schema";
+import { SearchQuerySchema } from "@/lib/contracts/search";
 import { filterTagGroups, tagsOf } from "./tags";
 
 describe("indexedMessages", () => {

@@ -2,7 +2,7 @@
  * What of a messages.json is indexed, and how. Pure: the same function serves the incremental
  * path (messages as they are saved) and a rebuild from the files, so both index the same rows.
  */
-import type { Message } from "@/lib/store/schemas";
+import type { Message } from "@/lib/contracts/on-disk";
 import { localTimestamp } from "@/lib/store/time";
 
 /** One message as the index holds it. */

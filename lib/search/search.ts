@@ -3,11 +3,11 @@ import "server-only";
  * A search as the index answers it: the query parsed into an FTS5 expression with the filters'
  * tags, the newest matches ranked, and each hit's snippet shaped from its text.
  */
-import { AstrionError } from "@/lib/errors";
+import { AstrionError } from "@/lib/contracts/errors";
 import { LEADER_DISPLAY_NAME } from "@/lib/runtime/team/types";
 import type { SearchDb } from "./db";
 import { matchExpression, parseQuery } from "./query";
-import { lowerBound, RANK_WINDOW, upperBound, type SearchQuery, type SearchResult } from "./schema";
+import { lowerBound, RANK_WINDOW, upperBound, type SearchQuery, type SearchResult } from "@/lib/contracts/search";
 import { snippetOf } from "./snippet";
 import { filterTagGroups } from "./tags";
 

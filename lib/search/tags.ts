@@ -5,8 +5,8 @@
  * every match afterwards. The tokens are made here from the values, hex-encoded so any role id or
  * model key becomes letters and digits; a person's text never reaches this column. Pure.
  */
-import type { SearchQuery } from "./schema";
-import { lowerBound, upperBound } from "./schema";
+import type { SearchQuery } from "@/lib/contracts/search";
+import { lowerBound, upperBound } from "@/lib/contracts/search";
 
 /** The filter values of one message. */
 export interface MessageTags {

@@ -10,7 +10,7 @@ import "server-only";
  * module in several bundles).
  */
 import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
-import type { EventLoopReport } from "@/lib/api/contract";
+import type { EventLoopReport } from "@/lib/contracts/http";
 
 /** Seconds of history kept. */
 export const EVENT_LOOP_WINDOW_S = 60;

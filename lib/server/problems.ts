@@ -5,7 +5,7 @@ import "server-only";
  * start-up), plus `models.json`, `gateway.json` (and its sources) and the role files that do not load. Nothing here scans the conversations: the store records problems
  * as it meets them, so a health call costs one read of models.json.
  */
-import type { StoreProblem } from "@/lib/api/contract";
+import type { StoreProblem } from "@/lib/contracts/http";
 import { MCP_FILE_NAME, readMcpFile } from "@/lib/mcp";
 import { gatewayProblems } from "@/lib/gateway";
 import { registryProblem } from "@/lib/models";

@@ -4,7 +4,7 @@ import "server-only";
  * `resident`): the figures go back down when conversations are let go (lib/runtime/residency.ts),
  * so a number that only grows points at a leak.
  */
-import type { ResidentReport } from "@/lib/api/contract";
+import type { ResidentReport } from "@/lib/contracts/http";
 import { getBus } from "@/lib/bus";
 import { openJsonLineFiles } from "@/lib/store/jsonl";
 import { runtimeResidency } from "@/lib/runtime";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConflictError, NotFoundError, ValidationError } from "@/lib/errors";
+import { ConflictError, NotFoundError, ValidationError } from "@/lib/contracts/errors";
 import { appendValue, applyDecision, applyWrite, conflictWindowMs, DEFAULT_CONFLICT_WINDOW_MS, type WriteInput } from "./arbitrate";
 import { timelineEventsOf } from "./events";
 import { emptySharedContext, MAX_PENDING, MAX_VALUE_LENGTH, SharedContextFileSchema, type AuthorRole, type SharedContextFile } from "./schema";

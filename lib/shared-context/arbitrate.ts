@@ -18,7 +18,7 @@
  *     neither is clearly later, so nothing is applied and the proposal waits for a person.
  * Every overwrite decision — plain ones included — yields a {@link Resolution} with both values.
  */
-import { ConflictError, NotFoundError, ValidationError } from "@/lib/errors";
+import { ConflictError, NotFoundError, ValidationError } from "@/lib/contracts/errors";
 import {
   AUTHORITY,
   MAX_ENTRIES,

@@ -2,7 +2,7 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { ConflictError, CorruptFileError, NotFoundError } from "@/lib/errors";
+import { ConflictError, CorruptFileError, NotFoundError } from "@/lib/contracts/errors";
 import { toPythonJson } from "@/lib/store";
 import { SharedContextFileSchema, type AuthorRole } from "./schema";
 import { decideConflict, readSharedContext, requestTime, sharedContextFile, writeSharedContext } from "./store";

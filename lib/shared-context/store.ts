@@ -8,7 +8,7 @@ import "server-only";
  */
 import { randomBytes } from "node:crypto";
 import path from "node:path";
-import { AstrionError, NotFoundError } from "@/lib/errors";
+import { AstrionError, NotFoundError } from "@/lib/contracts/errors";
 import { readJsonFile, updateJsonFile } from "@/lib/store";
 import { applyDecision, applyWrite, conflictWindowMs, type WriteInput } from "./arbitrate";
 import { emptySharedContext, SharedContextFileSchema, type Decision, type DecisionChoice, type SharedContextFile } from "./schema";

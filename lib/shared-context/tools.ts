@@ -5,7 +5,7 @@ import "server-only";
  * result it reads back says whether it was applied, refused (and why, with the value that won) or
  * is waiting for a person.
  */
-import { AstrionError } from "@/lib/errors";
+import { AstrionError } from "@/lib/contracts/errors";
 import { isSharedContextTool, parseToolArguments, SHARED_CONTEXT_TOOL_ARGS } from "@/lib/tools";
 import { timelineEventsOf, type SharedContextTimelineEvent } from "./events";
 import type { Decision } from "./schema";

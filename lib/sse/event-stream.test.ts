@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { conversationTopic, EventBus, parseEventId } from "@/lib/bus";
-import { RuntimeEventSchema, type ConversationSnapshot, type RuntimeEvent } from "@/lib/runtime/events";
+import { RuntimeEventSchema, type ConversationSnapshot, type RuntimeEvent } from "@/lib/contracts/events";
 import { createEventStream, type EventStreamEnd, type EventStreamOptions } from "./event-stream";
 import { formatComment, formatEvent, formatOpening } from "./frame";
 

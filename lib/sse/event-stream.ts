@@ -25,7 +25,7 @@ import "server-only";
  * the runtime.
  */
 import { getBus, isConversationTopic, type Bus, type ConversationMessage, type ConversationTopic, type LiveEvent, type Unsubscribe } from "@/lib/bus";
-import type { ConversationSnapshot, RuntimeEvent } from "@/lib/runtime/events";
+import type { ConversationSnapshot, RuntimeEvent } from "@/lib/contracts/events";
 import { DEFAULT_RETRY_MS, encodeFrame, formatComment, formatEvent, formatOpening, frameOf, PING_FRAME } from "./frame";
 import { snapshotCacheFor } from "./snapshot-cache";
 

@@ -5,7 +5,7 @@
  * numbered event it follows. JSON.stringify escapes CR and LF, so one `data:` line always
  * suffices. Pure.
  */
-import type { RuntimeEvent } from "@/lib/runtime/events";
+import type { RuntimeEvent } from "@/lib/contracts/events";
 
 const encoder = new TextEncoder();
 

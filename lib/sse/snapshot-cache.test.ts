@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { conversationTopic, EventBus } from "@/lib/bus";
-import type { ConversationSnapshot } from "@/lib/runtime/events";
+import type { ConversationSnapshot } from "@/lib/contracts/events";
 import { createEventStream, type EventStreamOptions } from "./event-stream";
 import { SnapshotFrameCache, snapshotCacheFor } from "./snapshot-cache";
 

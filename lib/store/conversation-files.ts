@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { CorruptFileError, NotFoundError, ValidationError, zodIssues } from "@/lib/errors";
+import { CorruptFileError, NotFoundError, ValidationError, zodIssues } from "@/lib/contracts/errors";
 import { readJsonFile, updateJsonFile, writeJsonAtomic, writeJsonAtomicUnlocked } from "./files";
 import { conversationDir, conversationMetadataFile, conversationsDir, leaderMessagesFile, parseConversationId } from "./paths";
 import {
@@ -21,7 +21,7 @@ import {
   type ConversationMetadata,
   type LeaderMessagesFile,
   type RunMode,
-} from "./schemas";
+} from "@/lib/contracts/on-disk";
 import { errnoCode, type Mutator, type StoreCore } from "./store-core";
 import type { ChangeOptions } from "./live-conversation";
 import { compareConversationIds, localTimestamp } from "./time";

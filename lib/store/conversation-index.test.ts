@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConversationIndex, indexEntryOf, listItemOf, reconcileIndex, type IndexQuery } from "./conversation-index";
-import type { ConversationMetadata } from "./schemas";
+import type { ConversationMetadata } from "@/lib/contracts/on-disk";
 import { compareConversationIds } from "./time";
 
 function meta(id: string, over: Partial<ConversationMetadata> = {}): ConversationMetadata {

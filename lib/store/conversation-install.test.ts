@@ -6,11 +6,11 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConflictError, ValidationError } from "@/lib/errors";
+import { ConflictError, ValidationError } from "@/lib/contracts/errors";
 import { classifyPath, rekeyFiles } from "@/lib/export/bundle";
 import { FIXTURE_ID, fixtureFolder } from "@/lib/export/testing/folder";
 import { ConversationStore } from "./conversation-store";
-import type { Message } from "./schemas";
+import type { Message } from "@/lib/contracts/on-disk";
 
 let dir: string;
 let project: string;

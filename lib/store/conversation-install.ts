@@ -6,11 +6,11 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { ConflictError, ValidationError } from "@/lib/errors";
+import { ConflictError, ValidationError } from "@/lib/contracts/errors";
 import { fsyncDir } from "./atomic";
 import { writeFolderFiles } from "./folder-files";
 import { conversationDir, conversationsDir, parseConversationId } from "./paths";
-import { ConversationMetadataSchema, type ConversationMetadata } from "./schemas";
+import { ConversationMetadataSchema, type ConversationMetadata } from "@/lib/contracts/on-disk";
 import { errnoCode, type StoreCore } from "./store-core";
 import { compareConversationIds, localTimestamp } from "./time";
 

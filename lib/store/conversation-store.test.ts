@@ -2,7 +2,7 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { CorruptFileError, NotFoundError, ValidationError } from "@/lib/errors";
+import { CorruptFileError, NotFoundError, ValidationError } from "@/lib/contracts/errors";
 import { AGENT_ID_BLOCK } from "./agent-ids";
 import {
   ConversationStore,

@@ -3,9 +3,9 @@ import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CorruptFileError, NotFoundError, ValidationError } from "@/lib/errors";
+import { CorruptFileError, NotFoundError, ValidationError } from "@/lib/contracts/errors";
 import { parseJsonText, readJsonFile, updateJsonFile, writeJsonAtomic } from "./files";
-import { AgentMetadataSchema, StateFileSchema } from "./schemas";
+import { AgentMetadataSchema, StateFileSchema } from "@/lib/contracts/on-disk";
 
 let dir: string;
 beforeAll(async () => {

@@ -8,7 +8,7 @@ import "server-only";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { z } from "zod";
-import { CorruptFileError, NotFoundError, ValidationError, zodIssues } from "@/lib/errors";
+import { CorruptFileError, NotFoundError, ValidationError, zodIssues } from "@/lib/contracts/errors";
 import { withFileLock, writeFileAtomic, writeFileAtomicUnlocked, writeNewFileDurable } from "./atomic";
 import { toPythonJsonBytes } from "./json";
 import { hasOwnKey, setOwn } from "@/lib/own";

@@ -6,7 +6,7 @@ import "server-only";
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { AstrionError } from "@/lib/errors";
+import { AstrionError } from "@/lib/contracts/errors";
 import { fsyncDir } from "./atomic";
 
 /** Bytes still allowed to be read, shared by the folders of one export. */

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { ConversationStore } from "./conversation-store";
 import { reconcileIndex } from "./conversation-index";
-import type { IndexFile } from "./schemas";
+import type { IndexFile } from "@/lib/contracts/on-disk";
 
 let dir: string;
 let project: string;

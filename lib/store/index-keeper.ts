@@ -10,19 +10,14 @@
  */
 import "server-only";
 import { promises as fs, type Stats } from "node:fs";
-import type { StoreProblem } from "@/lib/api/contract";
-import { CorruptFileError, NotFoundError } from "@/lib/errors";
+import type { StoreProblem } from "@/lib/contracts/http";
+import { CorruptFileError, NotFoundError } from "@/lib/contracts/errors";
 import { writeFileAtomic } from "./atomic";
-import {
-  ConversationIndex,
-  reconcileIndex,
-  type IndexRebuild,
-  type IndexRebuildReason,
-  type IndexReport,
-} from "./conversation-index";
+import type { IndexRebuild, IndexRebuildReason, IndexReport } from "@/lib/contracts/index-report";
+import { ConversationIndex, reconcileIndex } from "./conversation-index";
 import { readJsonFile } from "./files";
 import { toPythonJsonBytes } from "./json";
-import { IndexFileSchema, type ConversationMetadata, type IndexFile } from "./schemas";
+import { IndexFileSchema, type ConversationMetadata, type IndexFile } from "@/lib/contracts/on-disk";
 
 /** Rebuild reports kept for {@link IndexKeeper.report} (the newest). */
 const MAX_REBUILDS = 20;

@@ -4,7 +4,7 @@
  */
 import "server-only";
 
-export * from "./schemas";
+export * from "@/lib/contracts/on-disk";
 export * from "./json";
 export * from "./atomic";
 export * from "./time";

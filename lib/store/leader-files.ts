@@ -6,13 +6,13 @@
  */
 import "server-only";
 import path from "node:path";
-import { NotFoundError } from "@/lib/errors";
+import { NotFoundError } from "@/lib/contracts/errors";
 import { getConversation } from "./conversation-files";
 import { updateJsonFile, readJsonFile, writeJsonAtomicUnlocked } from "./files";
 import { appendJsonLine } from "./jsonl";
 import { messagesDelta, type ChangeOptions } from "./live-conversation";
 import { conversationDir, conversationMetadataFile, leaderMessagesFile, parseConversationId } from "./paths";
-import { ConversationMetadataSchema, LeaderMessagesFileSchema, type ConversationMetadata, type LeaderMessagesFile } from "./schemas";
+import { ConversationMetadataSchema, LeaderMessagesFileSchema, type ConversationMetadata, type LeaderMessagesFile } from "@/lib/contracts/on-disk";
 import type { LoggedLineFile } from "./step-records";
 import type { Mutator, StoreCore } from "./store-core";
 import { localTimestamp } from "./time";

@@ -5,7 +5,7 @@
  */
 import type { BrokenFile } from "./live-load";
 import { agentMessagesFile, agentMetadataFile, conversationMetadataFile, leaderMessagesFile } from "./paths";
-import type { AgentMetadata, ConversationMetadata } from "./schemas";
+import type { AgentMetadata, ConversationMetadata } from "@/lib/contracts/on-disk";
 
 /** File name of a conversation's step log. */
 export const STEP_LOG_FILE = "steps.jsonl";

@@ -2,12 +2,12 @@ import { closeSync, promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { ValidationError } from "@/lib/errors";
+import { ValidationError } from "@/lib/contracts/errors";
 import { ConversationStore } from "./conversation-store";
 import { toPythonJson } from "./json";
 import { appendStats, closeJsonLines } from "./jsonl";
 import { LiveConversation, messagesDelta, STEP_LOG_FILE } from "./live-conversation";
-import type { Message } from "./schemas";
+import type { Message } from "@/lib/contracts/on-disk";
 
 let dir: string;
 let project: string;

@@ -28,7 +28,7 @@ import "server-only";
  * metadata), so a step costs O(what it adds) plus the seed's whole-file rewrite of messages.json.
  */
 import path from "node:path";
-import { NotFoundError, ValidationError } from "@/lib/errors";
+import { NotFoundError, ValidationError } from "@/lib/contracts/errors";
 import { readJsonFile } from "./files";
 import { toPythonJson } from "./json";
 import { conversationDir, conversationMetadataFile, leaderMessagesFile } from "./paths";
@@ -41,7 +41,7 @@ import {
   type AgentMetadata,
   type ConversationMetadata,
   type LeaderMessagesFile,
-} from "./schemas";
+} from "@/lib/contracts/on-disk";
 import { ChangeQueues } from "./change-queues";
 import { SeedWriter } from "./seed-writer";
 import { openStepLog, type StepLog } from "./step-log";

@@ -7,10 +7,10 @@ import "server-only";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { z } from "zod";
-import { NotFoundError } from "@/lib/errors";
+import { NotFoundError } from "@/lib/contracts/errors";
 import { readJsonFile } from "./files";
 import { agentMessagesFile, agentMetadataFile, agentsDir } from "./paths";
-import { AgentMessagesFileSchema, AgentMetadataSchema, type AgentMessagesFile, type AgentMetadata, type ConversationMetadata, type LeaderMessagesFile } from "./schemas";
+import { AgentMessagesFileSchema, AgentMetadataSchema, type AgentMessagesFile, type AgentMetadata, type ConversationMetadata, type LeaderMessagesFile } from "@/lib/contracts/on-disk";
 import { STEP_LOG_FILE } from "./live-contract";
 import { applyDelta, parsed, StepRecordSchema, type LoggedLineFile, type StepRecord } from "./step-records";
 

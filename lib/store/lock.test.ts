@@ -3,7 +3,7 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { DataRootLockedError } from "@/lib/errors";
+import { DataRootLockedError } from "@/lib/contracts/errors";
 import { acquireDataRootLock, isProcessAlive, LockFileSchema } from "./lock";
 
 let dir: string;

@@ -10,7 +10,7 @@ import { readFileSync, unlinkSync, promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
-import { DataRootLockedError } from "@/lib/errors";
+import { DataRootLockedError } from "@/lib/contracts/errors";
 import { lockFile } from "./paths";
 import { localTimestamp } from "./time";
 

@@ -5,8 +5,8 @@
 import "server-only";
 import os from "node:os";
 import path from "node:path";
-import { ValidationError } from "@/lib/errors";
-import { ConversationIdSchema } from "./schemas";
+import { ValidationError } from "@/lib/contracts/errors";
+import { ConversationIdSchema } from "@/lib/contracts/on-disk";
 
 /** The default data folder below the home directory (`mutiagents` is the seed's spelling, kept on purpose). */
 export const DEFAULT_DATA_ROOT_SEGMENTS = [".astrion", "astrion", "host", "mutiagents"] as const;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ValidationError } from "@/lib/errors";
-import { AgentMetadataSchema, ConversationMetadataSchema, LeaderMessagesFileSchema, type AgentMetadata, type ConversationMetadata } from "./schemas";
+import { ValidationError } from "@/lib/contracts/errors";
+import { AgentMetadataSchema, ConversationMetadataSchema, LeaderMessagesFileSchema, type AgentMetadata, type ConversationMetadata } from "@/lib/contracts/on-disk";
 import { checked, checkedChange } from "./step-records";
 
 const conv: ConversationMetadata = {

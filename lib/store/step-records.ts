@@ -4,8 +4,8 @@
  * applying it to a file that already holds it changes nothing.
  */
 import { z } from "zod";
-import { ValidationError, zodIssues } from "@/lib/errors";
-import { AgentMessagesFileSchema, AgentMetadataSchema, ConversationMetadataSchema, MessageSchema, type Message } from "./schemas";
+import { ValidationError, zodIssues } from "@/lib/contracts/errors";
+import { AgentMessagesFileSchema, AgentMetadataSchema, ConversationMetadataSchema, MessageSchema, type Message } from "@/lib/contracts/on-disk";
 
 const HeadSchema = z.record(z.string(), z.unknown());
 const MessagesDelta = { at: z.number().int().nonnegative(), add: z.array(MessageSchema), head: HeadSchema };

@@ -13,8 +13,8 @@
 import "server-only";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import type { StoreProblem } from "@/lib/api/contract";
-import { ConflictError, CorruptFileError, NotFoundError } from "@/lib/errors";
+import type { StoreProblem } from "@/lib/contracts/http";
+import { ConflictError, CorruptFileError, NotFoundError } from "@/lib/contracts/errors";
 import { assertProjectFolder } from "@/lib/workspace/project-folder";
 import { AgentIds } from "./agent-ids";
 import { withFileLock } from "./atomic";
@@ -22,7 +22,7 @@ import { readJsonFile, writeJsonAtomic } from "./files";
 import { IndexKeeper } from "./index-keeper";
 import type { LiveConversation, Mutator } from "./live-conversation";
 import { conversationDir, conversationMetadataFile, indexFile, stateFile } from "./paths";
-import { StateFileSchema, type AgentMetadata, type ConversationMetadata, type StateFile } from "./schemas";
+import { StateFileSchema, type AgentMetadata, type ConversationMetadata, type StateFile } from "@/lib/contracts/on-disk";
 import { rebuildState, scanConversations, type ScannedConversations } from "./store-scan";
 import { compactTimestamp, conversationIdPrefix, localTimestamp, MAX_CONVERSATION_SEQ, newConversationId } from "./time";
 

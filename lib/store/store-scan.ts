@@ -5,11 +5,11 @@
 import "server-only";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import type { StoreProblem } from "@/lib/api/contract";
-import { AstrionError, NotFoundError } from "@/lib/errors";
+import type { StoreProblem } from "@/lib/contracts/http";
+import { AstrionError, NotFoundError } from "@/lib/contracts/errors";
 import { readJsonFile } from "./files";
 import { agentsDir, conversationMetadataFile, conversationsDir } from "./paths";
-import { CONVERSATION_ID_PATTERN, ConversationMetadataSchema, type ConversationMetadata, type StateFile } from "./schemas";
+import { CONVERSATION_ID_PATTERN, ConversationMetadataSchema, type ConversationMetadata, type StateFile } from "@/lib/contracts/on-disk";
 import { compareConversationIds, localTimestamp } from "./time";
 
 /** `state.json` `version` written by this store. */

@@ -1,7 +1,7 @@
 /**
  * Timestamps and ids in the seed's formats. Pure: no I/O, so it needs no "server-only" guard.
  */
-import { CONVERSATION_ID_PATTERN } from "./schemas";
+import { CONVERSATION_ID_PATTERN } from "@/lib/contracts/on-disk";
 
 function pad(n: number, width = 2): string {
   return String(n).padStart(width, "0");

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import type { ToolSpec } from "@/lib/models/types";
-import type { ToolEffect } from "@/lib/governance/tool-policy";
+import type { ToolEffect } from "@/lib/contracts/on-disk";
 import type { Permission } from "@/lib/roles/schema";
 
 /** Who is offered a tool: the Team Leader, sub-agents, or both. */

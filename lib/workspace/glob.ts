@@ -17,7 +17,7 @@
  * class; dot files are matched like any other. A glob without `/` matches the file name anywhere.
  */
 import picomatch from "picomatch";
-import { ValidationError } from "@/lib/errors";
+import { ValidationError } from "@/lib/contracts/errors";
 
 /** Limits on a glob; larger or more complex globs are refused with a message saying which. */
 export const GLOB_LIMITS = {

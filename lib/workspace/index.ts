@@ -2,7 +2,7 @@
  * Public face of the workspace: tools confined to a conversation's project folder (SPEC §3),
  * the rules for which folders may be a project folder, and Astrion's own folders that no tool may
  * reach. Server only. Client code imports `@/lib/workspace/cap` ({@link capToolOutput}) or
- * `@/lib/workspace/project-folder-reasons` (the refusal reasons) directly.
+ * `@/lib/contracts/project-folder` (the refusal reasons) directly.
  */
 import "server-only";
 
@@ -31,7 +31,7 @@ export {
   type ProjectFolderCheck,
   type ProjectFolderRefused,
 } from "./project-folder";
-export { PROJECT_FOLDER_REFUSALS, type ProjectFolderRefusal } from "./project-folder-reasons";
+export { PROJECT_FOLDER_REFUSALS, type ProjectFolderRefusal } from "@/lib/contracts/project-folder";
 export {
   isFilesystemRoot,
   projectFolderMessage,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PROJECT_FOLDER_REFUSALS } from "./project-folder-reasons";
+import { PROJECT_FOLDER_REFUSALS } from "@/lib/contracts/project-folder";
 import { isFilesystemRoot, isInsideRoot, projectFolderMessage, projectFolderRefusal, SYSTEM_FOLDERS, SYSTEM_TREES, type ProtectedFolder } from "./project-folder-rules";
 
 const DATA = "/home/me/.astrion/astrion/host/mutiagents";

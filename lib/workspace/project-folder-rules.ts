@@ -18,9 +18,9 @@
  * plain string comparison and every name of a folder is judged.
  */
 import path from "node:path";
-import type { ProjectFolderRefusal } from "./project-folder-reasons";
+import type { ProjectFolderRefusal } from "@/lib/contracts/project-folder";
 
-export { PROJECT_FOLDER_REFUSALS, type ProjectFolderRefusal } from "./project-folder-reasons";
+export { PROJECT_FOLDER_REFUSALS, type ProjectFolderRefusal } from "@/lib/contracts/project-folder";
 
 /**
  * Folders of the operating system, its kernel views and its packages: neither the folder nor

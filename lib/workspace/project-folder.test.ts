@@ -2,7 +2,7 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { ValidationError } from "@/lib/errors";
+import { ValidationError } from "@/lib/contracts/errors";
 import { assertProjectFolder, checkProjectFolder, confirmProjectFolder, type ProjectFolderCheck } from "./project-folder";
 import { protectFolder, resetProtectedFoldersForTests } from "./protected";
 

@@ -2,7 +2,7 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AstrionError, NotFoundError } from "@/lib/errors";
+import { AstrionError, NotFoundError } from "@/lib/contracts/errors";
 import { checkRequestedPath, isInsideRoot, resolveInProject, resolveProjectPath, WorkspaceError, type WorkspaceRefusal } from "./resolve";
 
 let base: string; // real path of the temp folder

@@ -34,7 +34,7 @@
 import "server-only";
 import { lstatSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
-import { AstrionError, NotFoundError, ValidationError } from "@/lib/errors";
+import { AstrionError, NotFoundError, ValidationError } from "@/lib/contracts/errors";
 import { isInsideRoot } from "./project-folder-rules";
 import { protectedAncestor, protectedFolders, protectedMatch } from "./protected";
 

@@ -3,7 +3,7 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { AstrionError, NotFoundError, ValidationError } from "@/lib/errors";
+import { AstrionError, NotFoundError, ValidationError } from "@/lib/contracts/errors";
 import { TEMP_FILE_PATTERN } from "@/lib/store/atomic";
 import { WorkspaceError } from "./resolve";
 import { listFiles, readFile, searchFiles, WorkspaceToolError, writeFile } from "./tools";

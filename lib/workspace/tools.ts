@@ -10,7 +10,7 @@
 import "server-only";
 import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, promises as fs, readSync, type Dirent } from "node:fs";
 import path from "node:path";
-import { AstrionError, NotFoundError, ValidationError } from "@/lib/errors";
+import { AstrionError, NotFoundError, ValidationError } from "@/lib/contracts/errors";
 import { writeFileAtomic } from "@/lib/store/atomic";
 import { globMatcher } from "./glob";
 import { totalLinesOf } from "./line-count";

@@ -4,9 +4,9 @@
  * back) so whole team runs can be simulated without the runtime. Not used by production code.
  */
 import { agentTools, AGENT_TOOL_ARGS, leaderTools, LEADER_TOOL_ARGS, parseToolArguments, type RoleChoice } from "@/lib/runtime/tools";
-import { formatAgentMessage, nextSeedId, roleAbbreviation, type SeedCounters } from "@/lib/protocol/messages";
+import { formatAgentMessage, nextSeedId, roleAbbreviation, type SeedCounters } from "@/lib/contracts/messages";
 import { buildModelInput, collectPromotions, deriveWorkNotes, NOTE_HINT, PROMOTION_HINT } from "@/lib/context";
-import type { Message } from "@/lib/store/schemas";
+import type { Message } from "@/lib/contracts/on-disk";
 import { capToolOutput } from "@/lib/workspace/cap";
 import type { ChatMessage, ChatModel, ChatResult, ToolCall } from "@/lib/models/types";
 

@@ -4,7 +4,7 @@
  * a test wait for what it expects.
  */
 import http from "node:http";
-import { RuntimeEventSchema, type RuntimeEvent } from "@/lib/runtime/events";
+import { RuntimeEventSchema, type RuntimeEvent } from "@/lib/contracts/events";
 import type { TestServer } from "./server";
 
 /** One event of a stream: its `id:` and the parsed runtime event. */

@@ -1,4 +1,4 @@
-import { NotFoundError } from "@/lib/errors";
+import { NotFoundError } from "@/lib/contracts/errors";
 import { route } from "@/lib/http";
 
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
-import { CreateConversationBodySchema, ListConversationsQuerySchema } from "@/lib/api/contract";
-import { ValidationError } from "@/lib/errors";
+import { CreateConversationBodySchema, ListConversationsQuerySchema } from "@/lib/contracts/http";
+import { ValidationError } from "@/lib/contracts/errors";
 import { enforceRateLimit } from "@/lib/governance/rate-limit";
 import { json, parseWith, queryOf, readBody, route } from "@/lib/http";
 import { loadRegistry, resolveModel } from "@/lib/models";

@@ -1,4 +1,4 @@
-import { SearchQuerySchema } from "@/lib/api/contract";
+import { SearchQuerySchema } from "@/lib/contracts/http";
 import { json, parseWith, queryOf, route } from "@/lib/http";
 import { getApp } from "@/lib/server/app";
 

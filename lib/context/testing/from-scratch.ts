@@ -6,8 +6,8 @@
  * used by the app.
  */
 import type { ChatMessage } from "@/lib/models/types";
-import { parseAgentMessage } from "@/lib/protocol/messages";
-import type { Message } from "@/lib/store/schemas";
+import { parseAgentMessage } from "@/lib/contracts/messages";
+import type { Message } from "@/lib/contracts/on-disk";
 import { describeCalls, toChat } from "../chat";
 import { cutItem } from "../cut";
 import { buildGlobal, buildPrivate, joinedTokens, systemMessageTokens } from "../lines";

@@ -4,8 +4,8 @@
  * calls whose results (text or JSON) come at once or later (in any order, some never, some
  * twice), stray tool results, system messages, conclusions and huge texts. Not used by the app.
  */
-import { formatAgentMessage } from "@/lib/protocol/messages";
-import type { Message } from "@/lib/store/schemas";
+import { formatAgentMessage } from "@/lib/contracts/messages";
+import type { Message } from "@/lib/contracts/on-disk";
 import { rng } from "@/test/helpers/rng";
 
 export { rng };

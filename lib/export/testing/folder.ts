@@ -3,9 +3,9 @@
  * thread with a delegation, an inter-agent report and a tool call, one sub-agent, token usage, a
  * timeline and shared context. Every file fits its schema.
  */
-import { formatAgentMessage } from "@/lib/protocol/messages";
-import { startTrace, follow } from "@/lib/protocol/envelope";
-import { timelineRecord } from "@/lib/protocol/timeline-record";
+import { formatAgentMessage } from "@/lib/contracts/messages";
+import { startTrace, follow } from "@/lib/contracts/envelope";
+import { timelineRecord } from "@/lib/contracts/timeline-record";
 
 /** The id of the fixture conversation. */
 export const FIXTURE_ID = "conv_20260711_210000_001";

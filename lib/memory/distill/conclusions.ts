@@ -9,8 +9,8 @@
  * (`Researcher_1`, the team line a leader promotes) says nothing that outlives the conversation.
  */
 import { extractPromotions, isInterAgentText } from "@/lib/context/markers";
-import { parseAgentMessage } from "@/lib/protocol/messages";
-import type { Message } from "@/lib/store/schemas";
+import { parseAgentMessage } from "@/lib/contracts/messages";
+import type { Message } from "@/lib/contracts/on-disk";
 import { cleanStatement, headingText, isAdviceHeading, isOpenHeading, listItem, openMarked, readsPreference, sentences, statementKey } from "./text";
 import type { Conclusion, ConclusionSource } from "./types";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { formatAgentMessage } from "@/lib/protocol/messages";
-import type { Message } from "@/lib/store/schemas";
+import { formatAgentMessage } from "@/lib/contracts/messages";
+import type { Message } from "@/lib/contracts/on-disk";
 import { collectConclusions, distillAnswerJsonSchema, distillByRules, distillMessages, parseDistillAnswer, subjectOf, type DistillContext } from ".";
 
 const ctx: DistillContext = { conversation_id: "conv_20261130_120000_001", project_path: "/work/shop" };

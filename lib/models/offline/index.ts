@@ -7,7 +7,7 @@
  *
  * It never touches files: it only asks for tool calls, and the runtime feeds the results back.
  */
-import { formatAgentMessage, parseAgentMessage } from "@/lib/protocol/messages";
+import { formatAgentMessage, parseAgentMessage } from "@/lib/contracts/messages";
 import { ModelCallError, type ChatDelta, type ChatMessage, type ChatModel, type ChatRequest, type ChatResult, type ToolCall } from "../types";
 import { textOf, toolNames, type OfflineDecision } from "./history";
 import { decideLeader } from "./leader";

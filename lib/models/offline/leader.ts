@@ -5,7 +5,7 @@
  * team is planned in lib/models/offline/leader-plan.ts.
  */
 import { isPlaceholderText } from "@/lib/context/types";
-import { parseAgentMessage, type AgentMessage } from "@/lib/protocol/messages";
+import { parseAgentMessage, type AgentMessage } from "@/lib/contracts/messages";
 import type { ChatMessage, ChatRequest } from "../types";
 import { pastCalls, textOf, type OfflineDecision } from "./history";
 import { buildTask, goalAspects, isGreeting, matchRoles, parseCatalog, primaryAspect, PURPOSE, type CatalogRole } from "./leader-plan";

@@ -11,7 +11,7 @@
  * track, never makes the same call twice, and reports within {@link MAX_STEPS} model calls.
  */
 import { isPlaceholderText } from "@/lib/context/types";
-import { parseAgentMessage } from "@/lib/protocol/messages";
+import { parseAgentMessage } from "@/lib/contracts/messages";
 import type { ChatMessage, ChatRequest } from "../types";
 import { extOf, fileKind, isTestPath } from "./files";
 import { textOf, toolNames, type OfflineDecision } from "./history";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { agentTools, leaderTools } from "@/lib/runtime/tools";
-import { formatAgentMessage } from "@/lib/protocol/messages";
+import { formatAgentMessage } from "@/lib/contracts/messages";
 import type { ChatMessage } from "../types";
 import { ASK_ME_SENTENCE, createOfflineModel, decideOffline } from "./index";
 import { matchRoles, parseCatalog } from "./leader-plan";

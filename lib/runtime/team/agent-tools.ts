@@ -6,7 +6,7 @@ import "server-only";
  * source of the folder the workspace tools work in. Every data access is audited.
  */
 import { ABILITY_EFFECT } from "@/lib/abilities";
-import { AstrionError } from "@/lib/errors";
+import { AstrionError } from "@/lib/contracts/errors";
 import { ABILITY_CALL_TOOL, checkToolCall, narrowRoleTokens, scopesFor } from "@/lib/governance";
 import type { ToolCall } from "@/lib/models";
 import { hasOwnKey } from "@/lib/own";

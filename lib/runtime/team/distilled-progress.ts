@@ -18,7 +18,7 @@ import { z } from "zod";
 import { fsyncDir, writeFileAtomic } from "@/lib/store/atomic";
 import { readJsonFile } from "@/lib/store/files";
 import { parseJsonLines } from "@/lib/store/jsonl";
-import { NotFoundError } from "@/lib/errors";
+import { NotFoundError } from "@/lib/contracts/errors";
 
 /** One conversation's progress. */
 export const DistilledProgressSchema = z.looseObject({

@@ -5,7 +5,7 @@ import "server-only";
  * side effects run once under their idempotency key (./effects); hard caps are enforced here, in
  * code, not by the model.
  */
-import { AstrionError } from "@/lib/errors";
+import { AstrionError } from "@/lib/contracts/errors";
 import { checkInbox, issueAgentToken, revokeAgentTokens, roleRefusal } from "@/lib/governance";
 import { aliasRegistry, loadRegistry, resolveModelName, type ToolCall } from "@/lib/models";
 import { hasOwnKey } from "@/lib/own";

@@ -5,7 +5,7 @@ import "server-only";
  * wakes whoever must read it. The persisted headers are the seed's Chinese strings
  * (lib/protocol `formatAgentMessage`).
  */
-import { ConflictError, NotFoundError } from "@/lib/errors";
+import { ConflictError, NotFoundError } from "@/lib/contracts/errors";
 import { assertInbox } from "@/lib/governance";
 import { agentParty, formatAgentMessage, LEADER_PARTY, newTurnId, roleAbbreviation, SYSTEM_PARTY, USER_PARTY } from "@/lib/protocol";
 import { epochSeconds, type Message, type PendingMessage } from "@/lib/store";

@@ -25,7 +25,7 @@ import type { AstrionApp } from "@/lib/server/app";
 import type { ConversationMetadata } from "@/lib/store";
 import { confirmProjectFolder, type ProjectFolderChanged, type ProjectFolderRefused } from "@/lib/workspace";
 import type { RuntimeLimits } from "../config";
-import type { AgentView, Notice, PendingQuestion, RuntimeEvent } from "../events";
+import type { AgentView, Notice, PendingQuestion, RuntimeEvent } from "@/lib/contracts/events";
 import { fileStorage, processBus, type EffectJournal, type EngineBus, type EngineStorage } from "../ports";
 import { derivePhase, transitionAgent, type AgentEvent } from "../state-machine";
 import type { RoleChoice } from "../tools";

@@ -1,6 +1,6 @@
-import { AstrionError } from "@/lib/errors";
+import { AstrionError } from "@/lib/contracts/errors";
 import { json, readBody, route } from "@/lib/http";
-import { SignInBodySchema } from "@/lib/api/contract";
+import { SignInBodySchema } from "@/lib/contracts/http";
 import { clientAddressOf, getSignInThrottle, guardConfigFromEnv, safeEqual, safeNextPath, TOKEN_COOKIE } from "@/lib/security";
 
 export const dynamic = "force-dynamic";

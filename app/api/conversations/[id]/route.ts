@@ -1,8 +1,8 @@
-import { PatchConversationBodySchema } from "@/lib/api/contract";
+import { PatchConversationBodySchema } from "@/lib/contracts/http";
 import { json, parseWith, readBody, route } from "@/lib/http";
 import { distillArchived, forgetRun, resumeRun, withConversation } from "@/lib/runtime";
 import { getApp } from "@/lib/server/app";
-import { ConversationIdSchema } from "@/lib/store/schemas";
+import { ConversationIdSchema } from "@/lib/contracts/on-disk";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

@@ -1,4 +1,4 @@
-import { NotFoundError, ValidationError } from "@/lib/errors";
+import { NotFoundError, ValidationError } from "@/lib/contracts/errors";
 import { json, parseWith, queryOf, readBody, route } from "@/lib/http";
 import { CreateMemoryBodySchema, MemoryListQuerySchema } from "@/lib/memory";
 import { getApp } from "@/lib/server/app";

@@ -1,11 +1,11 @@
 import { conversationTopic } from "@/lib/bus";
-import { AstrionError } from "@/lib/errors";
+import { AstrionError } from "@/lib/contracts/errors";
 import { parseWith, route } from "@/lib/http";
 import { releaseIfIdle, withRun } from "@/lib/runtime";
 import { clientAddressOf } from "@/lib/security";
 import { getApp } from "@/lib/server/app";
 import { createEventStream, getStreamSlots, SSE_HEADERS, STREAM_RETRY_AFTER_SECONDS } from "@/lib/sse";
-import { ConversationIdSchema } from "@/lib/store/schemas";
+import { ConversationIdSchema } from "@/lib/contracts/on-disk";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

@@ -1,7 +1,7 @@
 import { exportMarkdown, exportZip, ExportQuerySchema, attachment } from "@/lib/export";
 import { parseWith, queryOf, route } from "@/lib/http";
 import { getApp } from "@/lib/server/app";
-import { ConversationIdSchema } from "@/lib/store/schemas";
+import { ConversationIdSchema } from "@/lib/contracts/on-disk";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

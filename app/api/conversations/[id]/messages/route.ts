@@ -1,9 +1,9 @@
-import { PostMessageBodySchema } from "@/lib/api/contract";
+import { PostMessageBodySchema } from "@/lib/contracts/http";
 import { enforceRateLimit } from "@/lib/governance/rate-limit";
 import { json, parseWith, readBody, route } from "@/lib/http";
 import { withRun } from "@/lib/runtime";
 import { getApp } from "@/lib/server/app";
-import { ConversationIdSchema } from "@/lib/store/schemas";
+import { ConversationIdSchema } from "@/lib/contracts/on-disk";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

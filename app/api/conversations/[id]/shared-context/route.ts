@@ -3,7 +3,7 @@ import { json, parseWith, readBody, route } from "@/lib/http";
 import { withConversation } from "@/lib/runtime";
 import { getApp } from "@/lib/server/app";
 import { readSharedContext, recordPersonAction, requestTime, timelineEventsOf, writeSharedContext, WriteBodySchema } from "@/lib/shared-context";
-import { ConversationIdSchema } from "@/lib/store/schemas";
+import { ConversationIdSchema } from "@/lib/contracts/on-disk";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

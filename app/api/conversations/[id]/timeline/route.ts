@@ -1,9 +1,9 @@
 import path from "node:path";
-import { TimelineQuerySchema } from "@/lib/api/contract";
+import { TimelineQuerySchema } from "@/lib/contracts/http";
 import { json, parseWith, queryOf, route } from "@/lib/http";
 import { readTimeline, timelineFile } from "@/lib/protocol";
 import { getApp } from "@/lib/server/app";
-import { ConversationIdSchema } from "@/lib/store/schemas";
+import { ConversationIdSchema } from "@/lib/contracts/on-disk";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

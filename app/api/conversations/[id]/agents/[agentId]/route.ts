@@ -1,6 +1,6 @@
 import { json, parseWith, route } from "@/lib/http";
 import { withRun } from "@/lib/runtime";
-import { AgentIdSchema, ConversationIdSchema } from "@/lib/store/schemas";
+import { AgentIdSchema, ConversationIdSchema } from "@/lib/contracts/on-disk";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

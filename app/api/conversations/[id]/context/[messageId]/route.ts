@@ -2,12 +2,12 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { ContextLineSchema } from "@/lib/context/report";
-import { NotFoundError } from "@/lib/errors";
+import { NotFoundError } from "@/lib/contracts/errors";
 import { json, parseWith, route } from "@/lib/http";
 import { parseJsonLines } from "@/lib/store/jsonl";
 import { CONTEXT_FILE_NAME } from "@/lib/runtime";
 import { getApp } from "@/lib/server/app";
-import { ConversationIdSchema } from "@/lib/store/schemas";
+import { ConversationIdSchema } from "@/lib/contracts/on-disk";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

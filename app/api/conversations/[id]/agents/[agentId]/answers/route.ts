@@ -1,7 +1,7 @@
-import { AnswerBodySchema } from "@/lib/api/contract";
+import { AnswerBodySchema } from "@/lib/contracts/http";
 import { json, parseWith, readBody, route } from "@/lib/http";
 import { withRun } from "@/lib/runtime";
-import { AgentIdSchema, ConversationIdSchema } from "@/lib/store/schemas";
+import { AgentIdSchema, ConversationIdSchema } from "@/lib/contracts/on-disk";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

@@ -1,8 +1,8 @@
-import { AgentMessageBodySchema } from "@/lib/api/contract";
+import { AgentMessageBodySchema } from "@/lib/contracts/http";
 import { json, parseWith, readBody, route } from "@/lib/http";
 import { withRun } from "@/lib/runtime";
-import { USER_PARTY } from "@/lib/protocol/envelope";
-import { AgentIdSchema, ConversationIdSchema } from "@/lib/store/schemas";
+import { USER_PARTY } from "@/lib/contracts/envelope";
+import { AgentIdSchema, ConversationIdSchema } from "@/lib/contracts/on-disk";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

@@ -8,7 +8,7 @@
  * it (a reply at its request), so a whole collaboration can be rebuilt from the timeline.
  */
 import { z } from "zod";
-import { AstrionError, ValidationError, zodIssues } from "@/lib/errors";
+import { AstrionError, ValidationError, zodIssues } from "./errors";
 
 /** Envelope kinds. request/reply may carry model-written content; the rest are produced by code. */
 export const ENVELOPE_TYPES = ["request", "reply", "broadcast", "event", "control"] as const;

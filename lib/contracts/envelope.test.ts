@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AstrionError, ValidationError } from "@/lib/errors";
+import { AstrionError, ValidationError } from "./errors";
 import {
   agentIdOfParty,
   agentParty,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AstrionError, ConflictError, NotFoundError, ValidationError, zodIssues } from "./errors";
 
-/** A second copy of the classes, as a second Next bundle of lib/errors would hold. */
+/** A second copy of the classes, as a second Next bundle of lib/contracts/errors would hold. */
 async function secondCopy() {
   const { vi } = await import("vitest");
   vi.resetModules();

@@ -12,8 +12,8 @@ import {
   ConversationMetadataSchema,
   ConversationPhaseSchema,
   MessageSchema,
-} from "@/lib/store/schemas";
-import { TimelineRecordSchema } from "@/lib/protocol/timeline-record";
+} from "./on-disk";
+import { TimelineRecordSchema } from "./timeline-record";
 
 /** Token counts accumulated for one agent, model or the whole conversation. */
 export const TokenCountsSchema = z.object({

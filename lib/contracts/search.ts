@@ -1,7 +1,7 @@
 /**
  * The history search's API shapes: the query of `GET /api/search` (the filters) and its answer.
  * Pure (zod only): the route parses with these, the browser imports the same schemas through
- * lib/api/contract.ts.
+ * lib/contracts/http.ts.
  */
 import { z } from "zod";
 

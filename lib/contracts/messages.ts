@@ -9,7 +9,6 @@
  * `"来自 UI Operator_1 的任务完成汇报\nid: out_uio_001\n\n\n\n我完成了前端配色的设计...\n\n"`.
  */
 import { z } from "zod";
-import { ownValue } from "@/lib/own";
 
 /** The three kinds of inter-agent message text. */
 export const AgentMessageKindSchema = z.enum(["task", "message", "report"]);
@@ -129,7 +128,7 @@ export function roleAbbreviation(
   roleId: string,
   overrides: Readonly<Record<string, string>> = DEFAULT_ROLE_ABBREVIATIONS,
 ): string {
-  const override = ownValue(overrides, roleId);
+  const override = (Object.hasOwn(overrides, roleId) ? overrides[roleId] : undefined);
   if (override !== undefined && /^[a-z0-9]+$/.test(override)) return override;
   const words = roleId
     .toLowerCase()
@@ -163,7 +162,7 @@ export function nextSeedId(
     if (!/^[a-z0-9]+$/.test(who)) throw new RangeError(`invalid abbreviation: ${JSON.stringify(who)}`);
     key = `${SEED_ID_PREFIXES[kind]}_${who}`;
   }
-  const n = (ownValue(counters, key) ?? 0) + 1;
+  const n = ((Object.hasOwn(counters, key) ? counters[key] : undefined) ?? 0) + 1;
   return { id: `${key}_${String(n).padStart(SEED_ID_DIGITS, "0")}`, counters: { ...counters, [key]: n } };
 }
 

@@ -6,7 +6,10 @@
  * optional are optional here too, so older or hand-written files still load.
  */
 import { z } from "zod";
-import { ToolEffectSchema } from "@/lib/governance/tool-policy";
+
+/** What a tool does to the world: reads, writes, executes, or only changes the team's own state. */
+export const ToolEffectSchema = z.enum(["read", "write", "execute", "internal"]);
+export type ToolEffect = z.infer<typeof ToolEffectSchema>;
 
 /** `conv_YYYYMMDD_HHMMSS_NNN` (NNN may grow past three digits when one second holds more). */
 export const CONVERSATION_ID_PATTERN = /^conv_\d{8}_\d{6}_\d{3,6}$/;

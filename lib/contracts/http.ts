@@ -8,11 +8,11 @@ import {
   ConversationPhaseSchema,
   ConversationStatusSchema,
   RunModeSchema,
-} from "@/lib/store/schemas";
-import { IndexReportSchema } from "@/lib/store/conversation-index";
-import { SearchReportSchema } from "@/lib/search/schema";
-import { TraceIdSchema } from "@/lib/protocol/envelope";
-import { PROJECT_FOLDER_REFUSALS } from "@/lib/workspace/project-folder-reasons";
+} from "./on-disk";
+import { IndexReportSchema } from "./index-report";
+import { SearchReportSchema } from "./search";
+import { TraceIdSchema } from "./envelope";
+import { PROJECT_FOLDER_REFUSALS } from "./project-folder";
 
 /** The error body of every failed API call. */
 export const ApiErrorBodySchema = z.object({
@@ -258,7 +258,7 @@ export type ApprovalBody = z.infer<typeof ApprovalBodySchema>;
 /** `GET /api/conversations/[id]/timeline` query. */
 export const TimelineQuerySchema = z.object({ trace_id: TraceIdSchema.optional() });
 
-/** `GET /api/search`: its query (the filters) and its answer live beside the search (lib/search/schema.ts). */
+/** `GET /api/search`: its query (the filters) and its answer live in lib/contracts/search.ts. */
 export {
   SearchQuerySchema,
   SearchResultSchema,
@@ -267,4 +267,4 @@ export {
   type SearchQuery,
   type SearchResult,
   type SearchHit,
-} from "@/lib/search/schema";
+} from "./search";

@@ -1,0 +1,74 @@
+/**
+ * Import rules of the production code, checked by `npm run lint` (dependency-cruiser). Tests,
+ * benches and the build output are not cruised. The layers, bottom up: lib/contracts (zod only) →
+ * storage, bus, model client and the other services → the engine (lib/runtime) → the composition
+ * root (lib/server) → routes and UI (app/, components/, lib/client).
+ */
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: "no-circular",
+      severity: "error",
+      comment: "No import cycle between files.",
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: "no-circular-folders",
+      severity: "error",
+      comment: "No import cycle between folders either.",
+      scope: "folder",
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: "contracts-import-only-zod",
+      severity: "error",
+      comment: "lib/contracts is the bottom: the on-disk schemas, the HTTP contract, the events, the envelope and timeline records, the errors. It imports zod and nothing of lib/.",
+      from: { path: "^lib/contracts/" },
+      to: { pathNot: ["^lib/contracts/", "^node_modules/zod/"] },
+    },
+    {
+      name: "storage-bus-http-not-engine",
+      severity: "error",
+      comment: "Storage, the bus and HTTP never import the engine.",
+      from: { path: "^lib/(store|bus|http|sse)/" },
+      to: { path: "^lib/(runtime|server)/" },
+    },
+    {
+      name: "model-client-alone",
+      severity: "error",
+      comment: "The model client imports neither the engine, governance nor context.",
+      from: { path: "^lib/models/" },
+      to: { path: "^lib/(runtime|server|governance|context)/" },
+    },
+    {
+      name: "offline-model-through-registry",
+      severity: "error",
+      comment: "The offline model is reached only through the model registry.",
+      from: { path: "^(lib|app|components)/", pathNot: ["^lib/offline-model/", "^lib/models/registry\\.ts$"] },
+      to: { path: "^lib/offline-model/" },
+    },
+    {
+      name: "nothing-reaches-up-for-the-app",
+      severity: "error",
+      comment: "Only routes, instrumentation and the composition root itself may import the composition root.",
+      from: { path: "^lib/", pathNot: "^lib/server/" },
+      to: { path: "^lib/server/" },
+    },
+    {
+      name: "no-test-support-in-production",
+      severity: "error",
+      from: {},
+      to: { path: "^(test|e2e|bench)/" },
+    },
+  ],
+  options: {
+    tsConfig: { fileName: "tsconfig.json" },
+    tsPreCompilationDeps: true,
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: ["\\.test\\.tsx?$", "^test/", "^e2e/", "^bench/", "^\\.next/", "/testing/"] },
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"] },
+  },
+};
