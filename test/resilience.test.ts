@@ -8,7 +8,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { breakerStates, resetBreakers } from "@/lib/models/breaker";
 import { createOpenAIModel } from "@/lib/models/client";
-import { createOfflineModel } from "@/lib/models/offline";
+import { createOfflineModel } from "@/lib/offline-model";
 import { CircuitOpenError, subscribeModelHealth, tierDeadline, wrapWithResilience, type ModelHealth } from "@/lib/models/resilience";
 import type { ModelEntry, ModelsFile } from "@/lib/models/schema";
 import { resetSemaphores, semaphoreStates } from "@/lib/models/semaphore";
@@ -31,7 +31,7 @@ function entry(fake: FakeOpenAI, overrides: Partial<ModelEntry> = {}): ModelEntr
   return { provider: "openai-compatible", base_url: fake.url, api_key_env: "FAKE_API_KEY", model: "fake-model", thinking_style: "none", max_concurrency: 4, ...overrides };
 }
 
-/** The wiring lib/runtime/models.ts uses, with fast retries so the test stays short. */
+/** The wiring lib/models/model-registry.ts uses, with fast retries so the test stays short. */
 function wire(registry: ModelsFile, key: string, maxRetries: number, onHealth?: (h: ModelHealth) => void): ChatModel {
   return wrapWithResilience(
     key,

@@ -2,7 +2,7 @@ import "server-only";
 /**
  * Export and import through the store and the runtime (the I/O side of lib/export).
  *
- * Consistency of an export: each conversation is held (lib/runtime `withConversation`), opened by
+ * Consistency of an export: each conversation is held (the engine's `withConversation`), opened by
  * the store, checkpointed, and its files are read once each while its writes wait
  * (ConversationStore.snapshotFolder → LiveConversation.frozen). So a conversation that is running
  * is exported as of one moment: every message, status and timeline line that had been shown (an
@@ -11,13 +11,20 @@ import "server-only";
  * same bytes.
  */
 import { ConflictError, NotFoundError, ValidationError } from "@/lib/contracts/errors";
-import { forgetRun, isRunWorking, resumeRun, withConversation } from "@/lib/runtime";
-import type { AstrionApp } from "@/lib/server/app";
+import type { Engine } from "@/lib/runtime";
+import type { ConversationStore } from "@/lib/store";
 import { compactTimestamp } from "@/lib/store/time";
 import { downloadName, exportEntries, exportManifest, readImportArchive, zipStream } from "./archive";
 import { classifyPath, parseConversationFolder, rekeyFiles, type ConversationFolder } from "./bundle";
 import { renderConversationMarkdown } from "./markdown";
 import { EXPORT_LIMITS, type ImportedConversation, type ImportMode } from "./schema";
+
+/** What export and import work with: the store, the engine (to hold, stop and resume runs) and the app's version. */
+export interface ExportDeps {
+  readonly store: ConversationStore;
+  readonly engine: Pick<Engine, "withConversation" | "forgetRun" | "isRunWorking" | "resumeRun">;
+  readonly version: string;
+}
 
 /** A file to download. */
 export interface Download<B> {
@@ -27,14 +34,14 @@ export interface Download<B> {
   body: B;
 }
 
-async function snapshot(app: AstrionApp, id: string, budget: { bytes: number }): Promise<ConversationFolder> {
+async function snapshot(app: ExportDeps, id: string, budget: { bytes: number }): Promise<ConversationFolder> {
   await app.store.get(id);
-  const files = await withConversation(id, () => app.store.snapshotFolder(id, (rel) => classifyPath(rel) !== null, budget));
+  const files = await app.engine.withConversation(id, () => app.store.snapshotFolder(id, (rel) => classifyPath(rel) !== null, budget));
   return parseConversationFolder(id, files, { strict: false });
 }
 
 /** The Markdown report of one conversation. */
-export async function exportMarkdown(app: AstrionApp, id: string): Promise<Download<string>> {
+export async function exportMarkdown(app: ExportDeps, id: string): Promise<Download<string>> {
   const folder = await snapshot(app, id, { bytes: EXPORT_LIMITS.maxTotalBytes });
   const body = renderConversationMarkdown(folder, { now: new Date(), appVersion: app.version });
   return { filename: downloadName(id, folder.metadata.title, "md"), contentType: "text/markdown; charset=utf-8", body };
@@ -45,7 +52,7 @@ export async function exportMarkdown(app: AstrionApp, id: string): Promise<Downl
  * conversation must exist (NotFoundError names the first that does not); together they may hold at
  * most {@link EXPORT_LIMITS}.maxTotalBytes.
  */
-export async function exportZip(app: AstrionApp, ids: string[]): Promise<Download<ReadableStream<Uint8Array>>> {
+export async function exportZip(app: ExportDeps, ids: string[]): Promise<Download<ReadableStream<Uint8Array>>> {
   for (const id of ids) await app.store.get(id);
   const budget = { bytes: EXPORT_LIMITS.maxTotalBytes };
   const folders: ConversationFolder[] = [];
@@ -55,7 +62,7 @@ export async function exportZip(app: AstrionApp, ids: string[]): Promise<Downloa
   return { filename, contentType: "application/zip", body: zipStream(entries) };
 }
 
-async function exists(app: AstrionApp, id: string): Promise<boolean> {
+async function exists(app: ExportDeps, id: string): Promise<boolean> {
   try {
     await app.store.get(id);
     return true;
@@ -76,11 +83,11 @@ async function exists(app: AstrionApp, id: string): Promise<boolean> {
  * Conversations are then written one by one; each is listed, and an active one resumes as at a
  * restart (its waiting agents keep waiting, its running ones continue).
  */
-export async function importZip(app: AstrionApp, data: Uint8Array, mode: ImportMode): Promise<ImportedConversation[]> {
+export async function importZip(app: ExportDeps, data: Uint8Array, mode: ImportMode): Promise<ImportedConversation[]> {
   const archive = await readImportArchive(data);
   const taken: string[] = [];
   for (const c of archive.conversations) if (await exists(app, c.id)) taken.push(c.id);
-  const running = taken.filter((id) => isRunWorking(id));
+  const running = taken.filter((id) => app.engine.isRunWorking(id));
   if (taken.length && mode === "same_id") {
     throw new ConflictError(
       `${taken.length === 1 ? `Conversation ${taken[0]} exists` : `Conversations ${taken.join(", ")} exist`} already. Import as a new copy (mode=new_id) or replace (mode=overwrite&confirm=true).`,
@@ -102,7 +109,7 @@ export async function importZip(app: AstrionApp, data: Uint8Array, mode: ImportM
   const imported: ImportedConversation[] = [];
   for (const c of archive.conversations) {
     const isTaken = taken.includes(c.id);
-    if (isTaken && mode === "overwrite") await forgetRun(c.id);
+    if (isTaken && mode === "overwrite") await app.engine.forgetRun(c.id);
     const how = !isTaken ? "create" : mode === "new_id" ? "new_id" : "replace";
     const build = (to: string) => {
       if (to === c.id) return c.files;
@@ -113,7 +120,7 @@ export async function importZip(app: AstrionApp, data: Uint8Array, mode: ImportM
     const meta = await app.store.installConversation(c.id, how, build);
     // As at boot: a conversation that cannot resume (its model is not registered here, say) is
     // imported all the same, and says why when it is used.
-    if (meta.status === "active") await resumeRun(meta.id).catch((error: unknown) => console.error(`[astrion] imported ${meta.id} could not resume:`, (error as Error).message));
+    if (meta.status === "active") await app.engine.resumeRun(meta.id).catch((error: unknown) => console.error(`[astrion] imported ${meta.id} could not resume:`, (error as Error).message));
     imported.push({ source_id: c.id, id: meta.id, title: meta.title, outcome: how === "create" ? "created" : how === "new_id" ? "copied" : "replaced" });
   }
   return imported;

@@ -13,6 +13,11 @@ import { fakeEmbedding } from "@/test/helpers/fake-embeddings";
 import { indexPath } from "./memory-files";
 import { MemoryService } from "./service";
 import type { MemoryCandidate } from "./schema";
+import { ModelRegistry } from "@/lib/models/model-registry";
+import { createOfflineModel } from "@/lib/offline-model";
+
+/** The embedder as the composition root makes it: the `embedding` key of models.json. */
+const models = new ModelRegistry({ offline: createOfflineModel });
 
 let fake: FakeOpenAI;
 let failing = false;
@@ -40,7 +45,7 @@ const embedCalls = () => fake.requests.filter((r) => /\/embeddings$/.test(r.path
 
 describe("memory with the embedding key of models.json", () => {
   it("embeds each entry once at write time, stores 64-dim vectors in the index, embeds each query", async () => {
-    const mem = new MemoryService(root);
+    const mem = new MemoryService(root, { embedder: () => models.embedderFor(root) });
     await mem.upsert([cand("Redis holds the session cache", "sessions"), cand("订单接口已经废弃", "订单接口")]);
     expect(embedCalls()).toHaveLength(1);
     expect(embedCalls()[0]!.body?.input).toEqual(["sessions\nRedis holds the session cache", "订单接口\n订单接口已经废弃"]);
@@ -54,13 +59,13 @@ describe("memory with the embedding key of models.json", () => {
     expect(docs.map((d) => d.embedding?.length)).toEqual([64, 64]);
     // a restart restores the saved index: nothing is embedded again
     fake.reset();
-    const again = new MemoryService(root);
+    const again = new MemoryService(root, { embedder: () => models.embedderFor(root) });
     await again.ready();
     expect(embedCalls()).toHaveLength(0);
   });
 
   it("keeps writing when the endpoint fails, answers by BM25, and says so in its notices", async () => {
-    const mem = new MemoryService(root);
+    const mem = new MemoryService(root, { embedder: () => models.embedderFor(root) });
     await mem.upsert([cand("Redis holds the session cache", "sessions")]);
     failing = true;
     const { added } = await mem.upsert([cand("The nightly build runs at 2am", "nightly build")]);

@@ -1,7 +1,7 @@
 import "server-only";
 /**
- * The memory service: long-term memory's one writer and reader in the process, reachable as
- * `(await getApp()).memory`. The entries are loaded once and held in memory; every change is
+ * The memory service: long-term memory's one writer and reader in the process, built by the
+ * composition root (lib/server/app.ts). The entries are loaded once and held in memory; every change is
  * redacted first (lib/memory/redact), merged (./merge), written to `memory/entries.json`
  * atomically, then applied to the in-memory entries and search index (./search-index); the index
  * file is saved shortly after (it is derived, and rebuilt when missing, broken or outdated).
@@ -9,7 +9,6 @@ import "server-only";
  */
 import { randomBytes } from "node:crypto";
 import { CorruptFileError, NotFoundError } from "@/lib/contracts/errors";
-import { embedderFor } from "@/lib/runtime/models";
 import type { Embedder } from "@/lib/models";
 import type { StoreProblem } from "@/lib/contracts/http";
 import { canRead } from "./access";
@@ -49,8 +48,8 @@ export type { RecallHit } from "./recall";
 
 /** Options of the service (tests give their own embedder source). */
 export interface MemoryServiceOptions {
-  /** The embedder to use now, or null (default: the `embedding` key of models.json). */
-  embedder?: () => Promise<Embedder | null>;
+  /** The embedder to use now, or null (the composition root gives the `embedding` key of models.json). */
+  embedder: () => Promise<Embedder | null>;
 }
 
 function newId(): string {
@@ -78,9 +77,9 @@ export class MemoryService {
   #blocked: string | null = null;
   readonly #embedder: () => Promise<Embedder | null>;
 
-  constructor(root: string, options: MemoryServiceOptions = {}) {
+  constructor(root: string, options: MemoryServiceOptions) {
     this.root = root;
-    this.#embedder = options.embedder ?? (() => embedderFor(root));
+    this.#embedder = options.embedder;
     // Never rejects: what goes wrong is recorded for /api/health and memory starts empty.
     let entriesRead: () => void = () => undefined;
     this.#loaded = new Promise<void>((resolve) => (entriesRead = resolve));

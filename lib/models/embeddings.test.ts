@@ -4,7 +4,10 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeError, startFakeOpenAI, type FakeOpenAI } from "@/test/helpers/fake-openai";
 import { fakeEmbedding } from "@/test/helpers/fake-embeddings";
-import { embedderFor } from "@/lib/runtime/models";
+import { ModelRegistry } from "./model-registry";
+import { createOfflineModel } from "@/lib/offline-model";
+
+const embedderFor = (root: string) => new ModelRegistry({ offline: createOfflineModel }).embedderFor(root);
 import { createEmbedder, embeddingInput, MAX_EMBED_CHARS, vectorsOf } from "./embeddings";
 import { auxModelKey } from "./schema";
 import { ModelCallError } from "./types";
@@ -74,7 +77,7 @@ describe("vectorsOf", () => {
   });
 });
 
-describe("embedderFor", () => {
+describe("ModelRegistry.embedderFor", () => {
   let root: string;
   beforeAll(() => {
     root = mkdtempSync(path.join(os.tmpdir(), "astrion-emb-"));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TimelineRecord } from "@/lib/protocol";
-import type { AstrionApp } from "@/lib/server/app";
+import type { EngineDeps } from "./deps";
 import { limitsFromEnv } from "./config";
 import type { EngineBus, EngineStorage } from "./ports";
 import { TeamState } from "./team/state";
@@ -29,7 +29,7 @@ describe("the engine's ports", () => {
   it("writes the timeline and publishes through the ports it is given, not the file store or the process bus", async () => {
     const ports = recordingPorts();
     // No data folder, no store: a run state with other ports needs neither.
-    const app = { root: "/nonexistent-astrion-root", store: null, roles: null } as unknown as AstrionApp;
+    const app = { root: "/nonexistent-astrion-root", store: null, roles: null } as unknown as EngineDeps;
     const state = new TeamState(app, "conv_ports", limitsFromEnv({}), ports);
     state.lastTrace = { trace_id: "trace_0123456789abcdef", turn_id: "turn_0123456789abcdef" };
     await state.emitNow({ type: "event", from: "system", to: "leader", payload: { x: 1 }, action: "probe", resource: "conversation:conv_ports" });
@@ -58,7 +58,7 @@ describe("the engine's events and the storage's durability", () => {
       ...ports.storage,
       durability: () => ({ durableMark: made, isDurable: (m: number) => durable >= m, whenDurable: (m = made) => (durable >= m ? Promise.resolve() : new Promise<void>((r) => waiters.push(r))) }),
     };
-    const app = { root: "/nonexistent-astrion-root", store: null, roles: null } as unknown as AstrionApp;
+    const app = { root: "/nonexistent-astrion-root", store: null, roles: null } as unknown as EngineDeps;
     const state = new TeamState(app, "conv_held", limitsFromEnv({}), { storage, bus: ports.bus });
     made = 1; // a change the storage has not made durable yet
     state.notice("info", "stopped", "notice.msg.stopped");

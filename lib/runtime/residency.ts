@@ -10,7 +10,7 @@
  * a release would lose them) stays, at most {@link DEFAULT_MAX_KEPT} such runs, the least
  * recently settled released first.
  *
- * Pure policy: what "working", "viewers" and "release" mean comes in as hooks (lib/runtime/index.ts).
+ * Pure policy: what "working", "viewers" and "release" mean comes in as hooks (lib/runtime/engine.ts).
  */
 
 /** At most this many idle, unviewed runs are kept for their notices. */

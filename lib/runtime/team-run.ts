@@ -23,7 +23,7 @@ import { loadRegistry, normalizeTokenStatistics, publicModels } from "@/lib/mode
 import { subscribeModelHealth, type ModelHealth } from "@/lib/models/resilience";
 import { agentParty, LEADER_PARTY, needsModelCall, startTrace, SYSTEM_PARTY, timelineRecord, unansweredToolCalls, USER_PARTY } from "@/lib/protocol";
 import { mcpManager } from "@/lib/mcp";
-import type { AstrionApp } from "@/lib/server/app";
+import type { EngineDeps } from "./deps";
 import type { Message } from "@/lib/store";
 import { roleToolAccess } from "@/lib/roles/tool-mapping";
 import type { RuntimeLimits } from "./config";
@@ -53,10 +53,10 @@ export class TeamRun {
   readonly #listening = new Map<number, () => void>();
   readonly #offHealth: () => void;
 
-  constructor(app: AstrionApp, convId: string, limits: RuntimeLimits) {
+  constructor(deps: EngineDeps, convId: string, limits: RuntimeLimits) {
     this.convId = convId;
     this.limits = limits;
-    this.#s = new TeamState(app, convId, limits);
+    this.#s = new TeamState(deps, convId, limits);
     this.#leader = new LeaderLoop(this.#s, (error) => this.#crashed(null, error));
     this.#agents = new AgentLoops(this.#s, (agentId, error) => this.#crashed(agentId, error));
     this.#s.setWakers({ wakeLeader: () => this.wakeLeader(), notifyAgent: (agentId) => this.#notifyAgent(agentId) });
@@ -103,7 +103,7 @@ export class TeamRun {
     const { agents } = await s.store.listAgents(this.convId);
     // The same label as GET /api/models (the offline model always reads "… — offline"); an
     // unknown key is shown as it is, and the leader's calls report the error.
-    const registry = await loadRegistry(s.app.root).catch(() => null);
+    const registry = await loadRegistry(s.deps.root).catch(() => null);
     const modelLabel = (registry && publicModels(registry).find((m) => m.key === conversation.model_key)?.label) || conversation.model_key;
     // Shown to a browser: only once what it holds is durable.
     await s.durable();
@@ -338,7 +338,7 @@ export class TeamRun {
 
   /** What an agent may do now: the permissions it was given, narrowed to its role's current ones (null when the role is gone). */
   async #permissionsNow(a: AgentMeta): Promise<string[] | null> {
-    const role = await this.#s.app.roles.get(a.role_id).catch(() => null);
+    const role = await this.#s.deps.roles.get(a.role_id).catch(() => null);
     if (role?.kind !== "role") return null;
     const now: readonly string[] = roleToolAccess(role.fields).permissions;
     return (a.permissions ?? ["read"]).filter((p) => now.includes(p));

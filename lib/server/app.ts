@@ -1,18 +1,26 @@
 import "server-only";
 /**
- * The server's one instance of everything stateful: the data root, its lock, the conversation
- * store, the role library and the model registry. Started once per process, from
- * instrumentation.ts at boot and lazily by the first route that needs it; kept on globalThis
- * because Next may load this module in more than one bundle of the same process.
+ * The composition root: the server's one instance of everything stateful, built here and nowhere
+ * else from explicit parts: the data root and its lock, the conversation store, the history
+ * search, the role library, long-term memory, the bus, the MCP manager and the engine. Started
+ * once per process, from instrumentation.ts at boot and lazily by the first route that needs it;
+ * kept on globalThis because Next may load this module in more than one bundle of the same
+ * process. Nothing below this module imports it: the engine and the services are handed what they
+ * use.
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { acquireDataRootLock, ConversationStore, removeOrphanTempFiles, resolveDataRoot } from "@/lib/store";
 import { RoleLibrary } from "@/lib/roles";
 import { seedModelsFile } from "@/lib/models";
+import { ModelRegistry } from "@/lib/models/model-registry";
+import { createOfflineModel } from "@/lib/offline-model";
 import { protectFolder } from "@/lib/workspace";
 import { startSearch, type SearchIndexer } from "@/lib/search";
 import { MemoryService } from "@/lib/memory/service";
+import { getBus } from "@/lib/bus";
+import { mcpManager } from "@/lib/mcp";
+import { Engine, limitsFromEnv } from "@/lib/runtime";
 
 export interface AstrionApp {
   root: string;
@@ -22,6 +30,10 @@ export interface AstrionApp {
   search: SearchIndexer;
   /** Long-term memory (lib/memory/service.ts). */
   memory: MemoryService;
+  /** Model keys → models (the offline model included) and the embedder. */
+  models: ModelRegistry;
+  /** The team runtime: every conversation's run (lib/runtime/engine.ts). */
+  engine: Engine;
   startedAt: string;
   version: string;
 }
@@ -53,10 +65,22 @@ async function start(): Promise<AstrionApp> {
   if (seeded.length > 0) console.log(`[astrion] copied the product roles into ${path.join(root, "agents")}: ${seeded.join(", ")}`);
   await seedModelsFile(root);
   // Loads in the background (an index rebuild may call the embedding model); every call waits for it.
-  const memory = new MemoryService(root);
+  const models = new ModelRegistry({ offline: createOfflineModel });
+  const memory = new MemoryService(root, { embedder: () => models.embedderFor(root) });
   const pkg = JSON.parse(await fs.readFile(path.join(process.cwd(), "package.json"), "utf8")) as { version?: string };
   console.log(`[astrion] data folder ${root}`);
-  return { root, store, roles, search, memory, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
+  const engine = new Engine({ deps: { root, store, roles, models, memory }, limits: limitsFromEnv(), bus: getBus(), mcp: mcpManager() });
+  return { root, store, roles, search, memory, models, engine, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
+}
+
+/**
+ * A clean shutdown: every open conversation checkpointed and let go, the MCP servers stopped,
+ * index.json and the search index written.
+ */
+export async function closeApp(app: AstrionApp): Promise<void> {
+  await app.engine.closeAll();
+  await app.store.flushIndex().catch((error: unknown) => console.error("[astrion] could not write conversations/index.json:", (error as Error).message));
+  await app.search.close().catch((error: unknown) => console.error("[astrion] could not write the search index:", (error as Error).message));
 }
 
 /** The started app; the first call starts it (taking the data folder's lock). */

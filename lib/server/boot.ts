@@ -4,8 +4,7 @@ import "server-only";
  * model registry. When another live server owns the folder, this server says so and exits
  * instead of serving two writers on one folder. Imported once, by instrumentation.ts.
  */
-import { closeAll, resumeAll } from "@/lib/runtime";
-import { getApp } from "./app";
+import { closeApp, getApp } from "./app";
 import { installBodyGuard } from "./body-guard";
 import { startEventLoopMonitor } from "./event-loop";
 
@@ -26,7 +25,8 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
       console.error("[astrion] shutdown: the checkpoint did not finish within 3 s; the next start replays the step log");
       process.exit(0);
     }, 3000);
-    void closeAll()
+    void getApp()
+      .then(closeApp)
       .catch((error: unknown) => console.error("[astrion] shutdown:", (error as Error).message))
       .finally(() => {
         clearTimeout(deadline);
@@ -36,8 +36,8 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
 }
 
 try {
-  await getApp();
-  const resumed = await resumeAll();
+  const app = await getApp();
+  const resumed = await app.engine.resumeAll();
   if (resumed > 0) console.log(`[astrion] resumed ${resumed} conversation(s) from disk`);
 } catch (error) {
   const message = error instanceof Error ? error.message : String(error);

@@ -7,7 +7,6 @@ import "server-only";
 import type { ResidentReport } from "@/lib/contracts/http";
 import { getBus } from "@/lib/bus";
 import { openJsonLineFiles } from "@/lib/store/jsonl";
-import { runtimeResidency } from "@/lib/runtime";
 import { getStreamSlots, snapshotCacheFor } from "@/lib/sse";
 import type { AstrionApp } from "./app";
 
@@ -15,7 +14,7 @@ import type { AstrionApp } from "./app";
 export function residentReport(app: AstrionApp): ResidentReport {
   const bus = getBus();
   const topics = bus.stats();
-  const runtime = runtimeResidency();
+  const runtime = app.engine.residency();
   return {
     conversations_open: app.store.openCount,
     runs: runtime.runs,

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ABILITY_CALL_TOOL, TOOL_SCOPES } from "@/lib/governance/permissions";
 import { KNOWLEDGE_TOOL } from "@/lib/knowledge/tool";
-import { parseCatalog } from "@/lib/models/offline/leader-plan";
+import { parseCatalog } from "@/lib/offline-model/leader-plan";
 import {
   AGENT_TOOL_ARGS,
   agentTools,

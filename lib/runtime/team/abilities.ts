@@ -115,7 +115,7 @@ async function planCallee(s: TeamState, roleId: string): Promise<Plan> {
     (a) => done(a) && !(a.pending_messages ?? []).length && !(a.pending_tool_calls ?? []).length && !a.ability_request && a.health !== "DEGRADED" && s.tokenOf(a.agent_id) !== undefined,
   );
   if (idle) return { ok: true, reuse: idle.agent_id };
-  const role = await s.app.roles.get(roleId).catch(() => null);
+  const role = await s.deps.roles.get(roleId).catch(() => null);
   if (role?.kind !== "role") return { ok: false, code: "refused", reason: `role ${roleId} cannot be loaded` };
   const busy = ofRole.filter(atWork).length;
   const max = role.fields.max_concurrency;

@@ -12,7 +12,6 @@ import { sharedContextTools } from "@/lib/shared-context";
 import type { Permission } from "@/lib/roles/schema";
 import type { Message } from "@/lib/store";
 import { failpoint } from "../failpoints";
-import { modelFor } from "../models";
 import { transitionAgent } from "../state-machine";
 import { agentTools } from "../tools";
 import { awaitsApproval } from "./approvals";
@@ -133,7 +132,7 @@ export class AgentLoops {
     const conv = await s.store.get(s.convId);
     let model: ChatModel;
     try {
-      model = await modelFor(s.app.root, meta.model_key ?? conv.model_key);
+      model = await s.deps.models.modelFor(s.deps.root, meta.model_key ?? conv.model_key);
     } catch (error) {
       s.notice("error", "model_error", "notice.msg.agentNoModel", { error: (error as Error).message }, agentId);
       await s.agentEvent(agentId, "pause");

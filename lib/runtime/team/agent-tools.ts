@@ -178,7 +178,7 @@ export async function dispatchAgentTool(s: TeamState, agentId: number, call: Too
  * held in memory while it does not change, so this costs a lookup.
  */
 async function narrowToRole(s: TeamState, meta: AgentMeta): Promise<void> {
-  const role = await s.app.roles.get(meta.role_id).catch(() => null);
+  const role = await s.deps.roles.get(meta.role_id).catch(() => null);
   const permissions = role?.kind === "role" ? roleToolAccess(role.fields).permissions : [];
   // The usual case costs one lookup: this agent's token allows nothing the role does not.
   const allowed = new Set(scopesFor(permissions));

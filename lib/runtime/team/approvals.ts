@@ -119,7 +119,7 @@ export async function approvalGate(s: TeamState, agentId: number, meta: AgentMet
     if (tool.effect === "write") await countAgentChange(s);
     return { kind: "run" };
   }
-  const role = await s.app.roles.get(meta.role_id).catch(() => null);
+  const role = await s.deps.roles.get(meta.role_id).catch(() => null);
   const fields = role?.kind === "role" ? role.fields : {};
   const found = tool.command !== undefined ? await commandContext(s, tool.command, tool.cwd) : undefined;
   const verdict = decideToolPolicy({ tool: tool.name, effect: tool.effect, command: tool.command, role: fields, conversation: await conversationPolicy(s), commandContext: found?.context });

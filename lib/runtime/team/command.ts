@@ -45,7 +45,7 @@ export async function executeRunCommand(
 ): Promise<string> {
   const timeoutMs = Math.min(timeoutSeconds !== undefined ? timeoutSeconds * 1000 : s.limits.commandTimeoutMs, s.limits.commandTimeoutMaxMs);
   const commandId = commandIdFor(s.convId, key);
-  const clean = commandEnvironment(process.env, await registryKeyNames(s.app.root), commandId);
+  const clean = commandEnvironment(process.env, await registryKeyNames(s.deps.root), commandId);
   // Run by an allow-list, not a person: git without the programs a repository's files can name.
   const env = hardened ? hardenedEnvironment(clean, hardened.gitOverrides) : clean;
   const signal = AbortSignal.any([s.stopController.signal, s.agentSignal(agentId).signal]);

@@ -21,13 +21,13 @@ export function isGatewayToolName(name: string): boolean {
 }
 
 async function grantOf(s: TeamState, meta: AgentMeta) {
-  const role = await s.app.roles.get(meta.role_id).catch(() => null);
+  const role = await s.deps.roles.get(meta.role_id).catch(() => null);
   return gatewayGrant(role?.kind === "role" ? role.fields : {});
 }
 
 /** The gateway tools offered to this agent now. */
 export async function gatewayToolsFor(s: TeamState, meta: AgentMeta): Promise<ToolSpec[]> {
-  return gatewayToolSpecs(s.app.root, await grantOf(s, meta));
+  return gatewayToolSpecs(s.deps.root, await grantOf(s, meta));
 }
 
 /** Runs a gateway tool for a sub-agent whose token was already checked. */
@@ -38,7 +38,7 @@ export async function dispatchGatewayTool(s: TeamState, agentId: number, meta: A
     await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { tool: name, code: "role_gateway", reason, scope: null }, action: name, resource: `agent:${agentId}`, status: "refused" });
     return errorResult(reason);
   }
-  const found = await findGatewayTool(s.app.root, name);
+  const found = await findGatewayTool(s.deps.root, name);
   if (!found) return errorResult(`${name} is not a tool the gateway offers now (see gateway.json)`);
   // The approval policy, now that the call is granted and what the operation does is known.
   const verdict = await gate(found.op.effect);
@@ -46,7 +46,7 @@ export async function dispatchGatewayTool(s: TeamState, agentId: number, meta: A
   if (verdict.kind === "wait") return null;
   const run = async () => {
     s.setActivity(agentId, `${found.op.method} ${found.op.path} (${found.source.name})`);
-    const r = await runGatewayCall(s.app.root, name, call.function.arguments, { maxChars: s.limits.toolOutputMax, signal: s.stopController.signal });
+    const r = await runGatewayCall(s.deps.root, name, call.function.arguments, { maxChars: s.limits.toolOutputMax, signal: s.stopController.signal });
     await s.emitNow({
       type: "event",
       from: agentParty(agentId),

@@ -20,7 +20,6 @@ import { agentParty, parseAgentMessage, SYSTEM_PARTY } from "@/lib/protocol";
 import type { Message } from "@/lib/store";
 import { parseToolArguments, toolSpec } from "@/lib/tools";
 import { resolveProjectPath } from "@/lib/workspace";
-import { embedderFor, modelFor } from "../models";
 import type { TeamState } from "./state";
 import { errorResult, summarize, type AgentMeta } from "./types";
 
@@ -79,7 +78,7 @@ export async function knowledgeOffer(s: TeamState, agentId: number, meta: AgentM
     });
     if (d.offer) {
       const real = await resolveProjectPath(projectPath, ".").then((r) => r.root).catch(() => null);
-      if (real) knowledgeService(s.app.root).ensure(real, await embedderFor(s.app.root).catch(() => null));
+      if (real) knowledgeService(s.deps.root).ensure(real, await s.deps.models.embedderFor(s.deps.root).catch(() => null));
     }
   }
   return d.offer ? { tools: [toolSpec(KNOWLEDGE_TOOL)], hint: `\n${KNOWLEDGE_HINT}` } : { tools: [], hint: "" };
@@ -98,13 +97,13 @@ export async function dispatchKnowledgeTool(s: TeamState, agentId: number, meta:
   }
   s.setActivity(agentId, `search_knowledge "${summarize(query, 40)}"`);
   const real = (await resolveProjectPath(projectPath, ".")).root;
-  const registry = await loadRegistry(s.app.root);
+  const registry = await loadRegistry(s.deps.root);
   const rerankerKey = auxModelKey(registry, "reranker");
   const trace = meta.trace_id ?? undefined;
-  const answer = await knowledgeService(s.app.root).search(real, query, {
+  const answer = await knowledgeService(s.deps.root).search(real, query, {
     paths,
-    embedder: await embedderFor(s.app.root),
-    reranker: rerankerKey ? await modelFor(s.app.root, rerankerKey) : null,
+    embedder: await s.deps.models.embedderFor(s.deps.root),
+    reranker: rerankerKey ? await s.deps.models.modelFor(s.deps.root, rerankerKey) : null,
     maxOutputChars: s.limits.toolOutputMax,
     meta: { conversation_id: s.convId, trace_id: trace },
   });

@@ -14,7 +14,6 @@ import { sharedContextTools } from "@/lib/shared-context";
 import type { Message } from "@/lib/store";
 import { failpoint } from "../failpoints";
 import { leaderCallsSinceRequest } from "../leader-calls";
-import { modelFor } from "../models";
 import { leaderSystemPrompt } from "../prompts";
 import { leaderTools, type RoleChoice } from "../tools";
 import { runTool } from "./dispatch";
@@ -99,7 +98,7 @@ export class LeaderLoop {
     const conv = await s.store.get(s.convId);
     let model: ChatModel;
     try {
-      model = await modelFor(s.app.root, conv.model_key);
+      model = await s.deps.models.modelFor(s.deps.root, conv.model_key);
     } catch (error) {
       s.notice("error", "model_error", "notice.msg.leaderNoModel", { error: (error as Error).message });
       return false;
@@ -159,16 +158,16 @@ export class LeaderLoop {
     if (!lastUser) return null;
     const { agents } = await s.store.listAgents(s.convId);
     const registry = restrictRegistry(
-      buildRegistry(await s.app.roles.list(), {
+      buildRegistry(await s.deps.roles.list(), {
         agents: agents.map((a) => ({ role_id: a.role_id, status: a.status, model_key: a.model_key, degraded: (a as AgentMeta).health === "DEGRADED" })),
       }),
       allowed.map((c) => c.id),
     );
     // A small classifier model when models.json names one (`"classifier": "<key>"`), else matching on tags.
-    const classifier = classifierModelKey(await loadRegistry(s.app.root));
+    const classifier = classifierModelKey(await loadRegistry(s.deps.root));
     const text = String(lastUser.content ?? "");
     const result = classifier
-      ? await classifyIntentWithModel(text, registry, await modelFor(s.app.root, classifier), { meta: { conversation_id: s.convId, trace_id: trace.trace_id } })
+      ? await classifyIntentWithModel(text, registry, await s.deps.models.modelFor(s.deps.root, classifier), { meta: { conversation_id: s.convId, trace_id: trace.trace_id } })
       : classifyIntent(text, registry);
     this.#intent = { trace_id: trace.trace_id, result };
     await s.emitNow({

@@ -133,7 +133,7 @@ export async function createSubAgent(s: TeamState, roleId: string, task: string,
     await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: from.party, payload: { cap: s.limits.maxAgents }, action, resource: `role:${roleId}`, status: "capped" });
     return errorResult(`cap reached: this conversation already has ${s.limits.maxAgents} sub-agents (the maximum). ${options.capHint ?? "Reuse one with send_message_to_agent."}`);
   }
-  const role = await s.app.roles.get(roleId);
+  const role = await s.deps.roles.get(roleId);
   if (role.kind !== "role") return errorResult(`role "${roleId}" cannot be loaded: ${role.error.message}`);
   const max = role.fields.max_concurrency;
   if (max !== undefined) {
@@ -145,7 +145,7 @@ export async function createSubAgent(s: TeamState, roleId: string, task: string,
     }
   }
   // A registered key, or an alias of models.json (`sonnet`, `inherit`…); else the conversation's model, and the person is told.
-  const resolved = resolveModelName(role.fields.model, aliasRegistry(await loadRegistry(s.app.root)));
+  const resolved = resolveModelName(role.fields.model, aliasRegistry(await loadRegistry(s.deps.root)));
   const modelKey = resolved.key ?? conv.model_key;
   if (resolved.via === "unknown") s.notice("warning", "model_fallback", "notice.msg.modelFallback", { role: role.fields.name, model: resolved.name, fallback: conv.model_key });
   // A role with `tools:` gets exactly what they map to; without, its permissions decide.

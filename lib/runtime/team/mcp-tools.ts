@@ -29,7 +29,7 @@ function noticeOnce(s: TeamState, key: string, show: () => void): void {
 
 /** The MCP grants of the agent's role as it is now (an edit narrows them at the next call). */
 async function roleGrants(s: TeamState, meta: AgentMeta): Promise<Map<string, ServerGrant>> {
-  const role = await s.app.roles.get(meta.role_id).catch(() => null);
+  const role = await s.deps.roles.get(meta.role_id).catch(() => null);
   return role?.kind === "role" ? mcpGrants(role.fields) : new Map();
 }
 
@@ -43,7 +43,7 @@ export async function mcpToolSpecs(s: TeamState, agentId: number, meta: AgentMet
   for (const [server, grant] of await roleGrants(s, meta)) {
     let tools: ListedTool[];
     try {
-      tools = await mcpManager().tools(s.app.root, s.convId, server);
+      tools = await mcpManager().tools(s.deps.root, s.convId, server);
     } catch (error) {
       const message = (error as Error).message;
       noticeOnce(s, `unavailable\n${server}\n${message}`, () => s.notice("warning", "mcp_unavailable", "notice.msg.mcpUnavailable", { server, error: message }, agentId));
@@ -104,7 +104,7 @@ export async function dispatchMcpTool(s: TeamState, agentId: number, meta: Agent
   const manager = mcpManager();
   let listed: ListedTool | undefined;
   try {
-    listed = (await manager.tools(s.app.root, s.convId, server)).find((t) => t.name === tool);
+    listed = (await manager.tools(s.deps.root, s.convId, server)).find((t) => t.name === tool);
   } catch (error) {
     const message = (error as Error).message;
     await audit(s, agentId, name, server, tool, "failed", { outcome: "unavailable", error: message });
@@ -123,7 +123,7 @@ export async function dispatchMcpTool(s: TeamState, agentId: number, meta: Agent
   const signal = s.agentControllers.get(agentId)?.signal;
   const run = async (): Promise<string> => {
     try {
-      const answer = await manager.call(s.app.root, s.convId, server, tool, args as Record<string, unknown>, signal ? AbortSignal.any([signal, s.stopController.signal]) : s.stopController.signal);
+      const answer = await manager.call(s.deps.root, s.convId, server, tool, args as Record<string, unknown>, signal ? AbortSignal.any([signal, s.stopController.signal]) : s.stopController.signal);
       const text = resultText(answer);
       await audit(s, agentId, name, server, tool, answer.isError ? "failed" : "ok", { effect, outcome: answer.isError ? "tool_error" : "ok", chars: text.length, truncated: text.length > s.limits.toolOutputMax });
       const max = s.limits.toolOutputMax;

@@ -24,7 +24,6 @@ import { auxModelKey, loadRegistry, resolveModel } from "@/lib/models";
 import { SYSTEM_PARTY } from "@/lib/protocol";
 import type { Message } from "@/lib/store";
 import { closeJsonLines } from "@/lib/store/jsonl";
-import { modelFor } from "../models";
 import type { EmitInit, NoticeKey } from "./state";
 import type { TeamState } from "./state";
 import { distilledProgress } from "./distilled-progress";
@@ -35,7 +34,7 @@ import type { AgentMeta } from "./types";
 export type DistillTrigger = "summary" | "archive";
 
 /** Where a run's events and notices go: the conversation's run state, or one made for an archived conversation. */
-export type DistillSink = Pick<TeamState, "app" | "convId" | "store"> & {
+export type DistillSink = Pick<TeamState, "deps" | "convId" | "store"> & {
   /** Resolves once what the store holds is durable (a run's state computes ahead of its log): memory is distilled only from that. */
   durable?(): Promise<void>;
   emitNow(init: EmitInit): Promise<unknown>;
@@ -67,7 +66,7 @@ export function scheduleDistill(sink: DistillSink, trigger: DistillTrigger): Pro
     if (q.get(sink.convId) === run) q.delete(sink.convId);
     // The run may have let the conversation go while this one worked: the timeline file its event
     // was appended to is closed again, so nothing stays held for a conversation nobody uses.
-    if (!sink.app.store.isOpen(sink.convId)) await closeJsonLines(path.join(sink.app.root, "conversations", sink.convId)).catch(() => undefined);
+    if (!sink.deps.store.isOpen(sink.convId)) await closeJsonLines(path.join(sink.deps.root, "conversations", sink.convId)).catch(() => undefined);
   });
   return run;
 }
@@ -86,7 +85,7 @@ function endsWithSummary(messages: readonly Message[]): boolean {
 type Distilled = { candidates: DistilledCandidate[]; by: string; error?: string };
 
 async function byModel(sink: DistillSink, key: string, conclusions: Conclusion[], ctx: DistillContext, title: string): Promise<Distilled> {
-  const model = await modelFor(sink.app.root, key);
+  const model = await sink.deps.models.modelFor(sink.deps.root, key);
   const messages = distillMessages(conclusions, title);
   let error = "";
   let next = messages;
@@ -111,10 +110,10 @@ async function byModel(sink: DistillSink, key: string, conclusions: Conclusion[]
 
 /** One distillation of a conversation (see the module comment); exported for tests. */
 export async function distillConversation(sink: DistillSink, trigger: DistillTrigger): Promise<void> {
-  const memory = await memoryOf(sink.app);
+  const memory = await memoryOf(sink.deps);
   if (!memory) return;
   const convId = sink.convId;
-  const root = sink.app.root;
+  const root = sink.deps.root;
   await sink.durable?.();
   // Background work goes after what that durable point releases: the run's outbox hands the
   // summary's events to the viewers' streams on the next turn of the event loop, and reading and

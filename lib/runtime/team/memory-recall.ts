@@ -30,7 +30,7 @@ function titleOf(s: TeamState, convId: string): Promise<string | undefined> {
   if (!map) titles.set(s, (map = new Map()));
   let title = map.get(convId);
   if (!title) {
-    title = s.app.store.get(convId).then((c) => c.title, () => undefined);
+    title = s.deps.store.get(convId).then((c) => c.title, () => undefined);
     map.set(convId, title);
   }
   return title;
@@ -72,7 +72,7 @@ export async function auditRecall(s: TeamState, agentId: number | null, roleId: 
 }
 
 async function recall(s: TeamState, agentId: number | null, roleId: string, traceId: string): Promise<RecalledMemory[]> {
-  const memory = await memoryOf(s.app);
+  const memory = await memoryOf(s.deps);
   if (!memory) return [];
   const text = requestText((await s.store.readLeaderMessages(s.convId)).messages, traceId);
   if (!text) return [];

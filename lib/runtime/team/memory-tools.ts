@@ -53,7 +53,7 @@ export async function dispatchMemoryTool(s: TeamState, agentId: number | null, r
     if (verdict.kind === "refused") return verdict.result;
     if (verdict.kind === "wait") return null;
   }
-  const memory = await memoryOf(s.app);
+  const memory = await memoryOf(s.deps);
   if (!memory) return errorResult("long-term memory is not available");
   const reader = agentId === null ? LEADER_READER : roleId;
   if (!reader) return errorResult("permission denied: this agent has no role to read memory as");

@@ -21,7 +21,7 @@ import { agentToken, auditPayload, allowListFromMetadata, authorizedRoles, type 
 import { normalizeTokenStatistics, usageAgentKey } from "@/lib/models";
 import { agentParty, follow, newTraceId, newTurnId, nextSeedId, replyTo, SYSTEM_PARTY, timelineRecord, type Envelope, type EnvelopeType, type SeedCounters, type SeedIdKind } from "@/lib/protocol";
 import type { RoleCatalog, RoleDetail } from "@/lib/roles";
-import type { AstrionApp } from "@/lib/server/app";
+import type { EngineDeps } from "../deps";
 import type { ConversationMetadata } from "@/lib/store";
 import { confirmProjectFolder, type ProjectFolderChanged, type ProjectFolderRefused } from "@/lib/workspace";
 import type { RuntimeLimits } from "../config";
@@ -86,7 +86,7 @@ function roleChoicesOf(catalog: RoleCatalog): RoleChoices {
 
 /** One conversation's shared run state. Made by {@link TeamRun}; one per conversation. */
 export class TeamState {
-  readonly app: AstrionApp;
+  readonly deps: EngineDeps;
   readonly convId: string;
   readonly limits: RuntimeLimits;
   readonly storage: EngineStorage;
@@ -118,12 +118,12 @@ export class TeamState {
   /** Events wait here until the changes made before them are durable (./outbox.ts). */
   readonly #outbox: Outbox<RuntimeEvent>;
 
-  constructor(app: AstrionApp, convId: string, limits: RuntimeLimits, ports: { storage?: EngineStorage; bus?: EngineBus } = {}) {
-    this.app = app;
+  constructor(deps: EngineDeps, convId: string, limits: RuntimeLimits, ports: { storage?: EngineStorage; bus?: EngineBus } = {}) {
+    this.deps = deps;
     this.convId = convId;
     this.limits = limits;
-    this.dir = path.join(app.root, "conversations", convId);
-    this.storage = ports.storage ?? fileStorage(app.root, app.store);
+    this.dir = path.join(deps.root, "conversations", convId);
+    this.storage = ports.storage ?? fileStorage(deps.root, deps.store);
     this.bus = ports.bus ?? processBus();
     this.journal = this.storage.journal(convId);
     const topic = conversationTopic(convId);
@@ -277,7 +277,7 @@ export class TeamState {
    */
   async projectGate() {
     const conv = await this.store.get(this.convId);
-    const check = await confirmProjectFolder(conv.project_path, this.#projectPath, [{ kind: "data", path: this.app.root }]);
+    const check = await confirmProjectFolder(conv.project_path, this.#projectPath, [{ kind: "data", path: this.deps.root }]);
     if (check.ok) this.#projectPath ??= check.path;
     return check;
   }
@@ -308,7 +308,7 @@ export class TeamState {
    * snapshot of the role folder (every step asks), so what it gives must not be changed.
    */
   async roleChoices(): Promise<RoleChoices> {
-    const catalog = await this.app.roles.catalog();
+    const catalog = await this.deps.roles.catalog();
     if (this.#roleChoices?.catalog !== catalog) this.#roleChoices = { catalog, value: roleChoicesOf(catalog) };
     return this.#roleChoices.value;
   }

@@ -1,6 +1,5 @@
 import { PatchConversationBodySchema } from "@/lib/contracts/http";
 import { json, parseWith, readBody, route } from "@/lib/http";
-import { distillArchived, forgetRun, resumeRun, withConversation } from "@/lib/runtime";
 import { getApp } from "@/lib/server/app";
 import { ConversationIdSchema } from "@/lib/contracts/on-disk";
 
@@ -22,15 +21,15 @@ export const PATCH = route<Params>(async (request, params) => {
   const app = await getApp();
   const before = await app.store.get(id);
   // Held meanwhile: a conversation being let go is not written under its checkpoint.
-  const conversation = await withConversation(id, () => app.store.update(id, body));
+  const conversation = await (await getApp()).engine.withConversation(id, () => app.store.update(id, body));
   // An archived conversation does no work: its run stops and its agents' tokens are revoked.
   // Its conclusions then go to long-term memory in the background.
   if (body.status === "archived" && before.status !== "archived") {
-    await forgetRun(id);
-    distillArchived(id);
-  } else if (body.status === "archived") await forgetRun(id);
+    await (await getApp()).engine.forgetRun(id);
+    (await getApp()).engine.distillArchived(id);
+  } else if (body.status === "archived") await (await getApp()).engine.forgetRun(id);
   // Unarchived: its agents' tokens are issued again (it resumes as at boot).
-  else if (body.status === "active" && before.status === "archived") await resumeRun(id);
+  else if (body.status === "active" && before.status === "archived") await (await getApp()).engine.resumeRun(id);
   return json({ conversation });
 });
 
@@ -39,7 +38,7 @@ export const DELETE = route<Params>(async (_request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const app = await getApp();
   await app.store.get(id);
-  await forgetRun(id);
+  await (await getApp()).engine.forgetRun(id);
   await app.store.remove(id);
   return json({ deleted: id });
 });

@@ -1,7 +1,6 @@
 import { RebuildBodySchema } from "@/lib/knowledge";
 import { rebuildKnowledge } from "@/lib/knowledge/report";
 import { json, readBody, route } from "@/lib/http";
-import { embedderFor } from "@/lib/runtime/models";
 import { getApp } from "@/lib/server/app";
 
 export const dynamic = "force-dynamic";
@@ -11,6 +10,6 @@ export const runtime = "nodejs";
 export const POST = route(async (request) => {
   const body = await readBody(request, RebuildBodySchema);
   const app = await getApp();
-  const status = await rebuildKnowledge(app.root, app.store, body, await embedderFor(app.root).catch(() => null));
+  const status = await rebuildKnowledge(app.root, app.store, body, await app.models.embedderFor(app.root).catch(() => null));
   return json({ project: status }, { status: 202 });
 });

@@ -1,6 +1,6 @@
 import { json, parseWith, route } from "@/lib/http";
-import { withRun } from "@/lib/runtime";
 import { ConversationIdSchema } from "@/lib/contracts/on-disk";
+import { getApp } from "@/lib/server/app";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -8,6 +8,6 @@ export const runtime = "nodejs";
 /** The conversation's sub-agents with status, task, last activity and tokens. */
 export const GET = route<{ id: string }>(async (_request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
-  const snapshot = await withRun(id, (run) => run.snapshot());
+  const snapshot = await (await getApp()).engine.withRun(id, (run) => run.snapshot());
   return json({ agents: snapshot.agents, questions: snapshot.questions });
 });

@@ -1,7 +1,6 @@
 import { conversationTopic } from "@/lib/bus";
 import { AstrionError } from "@/lib/contracts/errors";
 import { parseWith, route } from "@/lib/http";
-import { releaseIfIdle, withRun } from "@/lib/runtime";
 import { clientAddressOf } from "@/lib/security";
 import { getApp } from "@/lib/server/app";
 import { createEventStream, getStreamSlots, SSE_HEADERS, STREAM_RETRY_AFTER_SECONDS } from "@/lib/sse";
@@ -23,8 +22,8 @@ type Params = { id: string };
 export const GET = route<Params>(async (request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   // The run is found (404 before any stream is opened) and held until the stream has subscribed.
-  return withRun(id, async (run) => {
-    const { store } = await getApp();
+  const { engine, store } = await getApp();
+  return engine.withRun(id, async (run) => {
     const slot = getStreamSlots().acquire(clientAddressOf(request.headers));
     if (!slot.ok) {
       throw new AstrionError("rate_limited", slot.message, { scope: slot.scope, limit: slot.limit, retry_after_seconds: STREAM_RETRY_AFTER_SECONDS });
@@ -39,7 +38,7 @@ export const GET = route<Params>(async (request, params) => {
         signal: request.signal,
         onEnd: () => {
           slot.release();
-          releaseIfIdle(id);
+          engine.releaseIfIdle(id);
         },
       });
       return new Response(stream, { headers: SSE_HEADERS });

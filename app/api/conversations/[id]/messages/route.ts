@@ -1,7 +1,6 @@
 import { PostMessageBodySchema } from "@/lib/contracts/http";
 import { enforceRateLimit } from "@/lib/governance/rate-limit";
 import { json, parseWith, readBody, route } from "@/lib/http";
-import { withRun } from "@/lib/runtime";
 import { getApp } from "@/lib/server/app";
 import { ConversationIdSchema } from "@/lib/contracts/on-disk";
 
@@ -22,5 +21,5 @@ export const POST = route<Params>(async (request, params) => {
   enforceRateLimit("entry");
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const body = await readBody(request, PostMessageBodySchema);
-  return json(await withRun(id, (run) => run.postUserMessage(body.content, body.author)), { status: 202 });
+  return json(await (await getApp()).engine.withRun(id, (run) => run.postUserMessage(body.content, body.author)), { status: 202 });
 });

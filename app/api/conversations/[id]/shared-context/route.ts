@@ -1,6 +1,5 @@
 import path from "node:path";
 import { json, parseWith, readBody, route } from "@/lib/http";
-import { withConversation } from "@/lib/runtime";
 import { getApp } from "@/lib/server/app";
 import { readSharedContext, recordPersonAction, requestTime, timelineEventsOf, writeSharedContext, WriteBodySchema } from "@/lib/shared-context";
 import { ConversationIdSchema } from "@/lib/contracts/on-disk";
@@ -33,7 +32,7 @@ export const PUT = route<Params>(async (request, params) => {
   await app.store.get(id);
   const dir = path.join(app.root, "conversations", id);
   // Held meanwhile, so the conversation is not let go (its timeline file closed) under the write.
-  const decision = await withConversation(id, async () => {
+  const decision = await (await getApp()).engine.withConversation(id, async () => {
     const decided = await writeSharedContext(dir, {
       key: body.key,
       value: body.value,

@@ -1,6 +1,6 @@
 import { json, parseWith, route } from "@/lib/http";
-import { withRun } from "@/lib/runtime";
 import { ConversationIdSchema } from "@/lib/contracts/on-disk";
+import { getApp } from "@/lib/server/app";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -8,6 +8,6 @@ export const runtime = "nodejs";
 /** Stops the whole conversation: model streams are aborted and no agent is left running. */
 export const POST = route<{ id: string }>(async (_request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
-  await withRun(id, (run) => run.stop());
+  await (await getApp()).engine.withRun(id, (run) => run.stop());
   return json({ stopped: true });
 });

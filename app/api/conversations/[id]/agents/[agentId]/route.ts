@@ -1,6 +1,6 @@
 import { json, parseWith, route } from "@/lib/http";
-import { withRun } from "@/lib/runtime";
 import { AgentIdSchema, ConversationIdSchema } from "@/lib/contracts/on-disk";
+import { getApp } from "@/lib/server/app";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -11,14 +11,14 @@ type Params = { id: string; agentId: string };
 export const GET = route<Params>(async (_request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const agentId = parseWith(AgentIdSchema, params.agentId, "Bad agent id");
-  return json(await withRun(id, (run) => run.agentDetail(agentId)));
+  return json(await (await getApp()).engine.withRun(id, (run) => run.agentDetail(agentId)));
 });
 
 /** Terminates one sub-agent (a person's decision). */
 export const DELETE = route<Params>(async (_request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const agentId = parseWith(AgentIdSchema, params.agentId, "Bad agent id");
-  await withRun(id, async (run) => {
+  await (await getApp()).engine.withRun(id, async (run) => {
     await run.agentDetail(agentId);
     await run.terminateAgent(agentId, "terminated by a person", "person");
   });

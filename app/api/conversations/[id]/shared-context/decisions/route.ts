@@ -1,6 +1,5 @@
 import path from "node:path";
 import { json, parseWith, readBody, route } from "@/lib/http";
-import { withConversation } from "@/lib/runtime";
 import { getApp } from "@/lib/server/app";
 import { decideConflict, DecisionBodySchema, recordPersonAction, requestTime, timelineEventsOf } from "@/lib/shared-context";
 import { ConversationIdSchema } from "@/lib/contracts/on-disk";
@@ -20,7 +19,7 @@ export const POST = route<{ id: string }>(async (request, params) => {
   await app.store.get(id);
   const dir = path.join(app.root, "conversations", id);
   // Held meanwhile, so the conversation is not let go (its timeline file closed) under the write.
-  const decision = await withConversation(id, async () => {
+  const decision = await (await getApp()).engine.withConversation(id, async () => {
     const decided = await decideConflict(dir, body.conflict_id, body.choice, "person", requestedAt);
     await recordPersonAction(
       id,

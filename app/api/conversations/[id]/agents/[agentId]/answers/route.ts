@@ -1,7 +1,7 @@
 import { AnswerBodySchema } from "@/lib/contracts/http";
 import { json, parseWith, readBody, route } from "@/lib/http";
-import { withRun } from "@/lib/runtime";
 import { AgentIdSchema, ConversationIdSchema } from "@/lib/contracts/on-disk";
+import { getApp } from "@/lib/server/app";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -11,7 +11,7 @@ export const POST = route<{ id: string; agentId: string }>(async (request, param
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const agentId = parseWith(AgentIdSchema, params.agentId, "Bad agent id");
   const body = await readBody(request, AnswerBodySchema);
-  await withRun(id, async (run) => {
+  await (await getApp()).engine.withRun(id, async (run) => {
     await run.agentDetail(agentId);
     await run.answerQuestion(body.question_id, body.answer, body.author ?? "User", agentId);
   });

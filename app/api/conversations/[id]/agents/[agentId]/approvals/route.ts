@@ -1,7 +1,7 @@
 import { ApprovalBodySchema } from "@/lib/contracts/http";
 import { json, parseWith, readBody, route } from "@/lib/http";
-import { withRun } from "@/lib/runtime";
 import { AgentIdSchema, ConversationIdSchema } from "@/lib/contracts/on-disk";
+import { getApp } from "@/lib/server/app";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -15,7 +15,7 @@ export const POST = route<{ id: string; agentId: string }>(async (request, param
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const agentId = parseWith(AgentIdSchema, params.agentId, "Bad agent id");
   const body = await readBody(request, ApprovalBodySchema);
-  const result = await withRun(id, async (run) => {
+  const result = await (await getApp()).engine.withRun(id, async (run) => {
     await run.agentDetail(agentId);
     return run.decideApproval(agentId, { tool_call_id: body.tool_call_id, decision: body.decision, reason: body.reason, always: body.always, pattern: body.pattern, by: body.author ?? "User" });
   });

@@ -1,8 +1,8 @@
 import { AgentMessageBodySchema } from "@/lib/contracts/http";
 import { json, parseWith, readBody, route } from "@/lib/http";
-import { withRun } from "@/lib/runtime";
 import { USER_PARTY } from "@/lib/contracts/envelope";
 import { AgentIdSchema, ConversationIdSchema } from "@/lib/contracts/on-disk";
+import { getApp } from "@/lib/server/app";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -12,6 +12,6 @@ export const POST = route<{ id: string; agentId: string }>(async (request, param
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const agentId = parseWith(AgentIdSchema, params.agentId, "Bad agent id");
   const body = await readBody(request, AgentMessageBodySchema);
-  const messageId = await withRun(id, (run) => run.messageAgent(agentId, body.content, { name: body.author ?? "User", agentId: null, party: USER_PARTY, abbrev: "usr" }));
+  const messageId = await (await getApp()).engine.withRun(id, (run) => run.messageAgent(agentId, body.content, { name: body.author ?? "User", agentId: null, party: USER_PARTY, abbrev: "usr" }));
   return json({ message_id: messageId }, { status: 202 });
 });

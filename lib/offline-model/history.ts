@@ -3,7 +3,7 @@
  * point, and what came back for each. The offline model keeps no state between calls (the
  * runtime may restart between them), so everything it "remembers" is re-read from the messages.
  */
-import type { ChatMessage } from "../types";
+import type { ChatMessage } from "@/lib/models/types";
 import { isRecord, parseJson } from "./text";
 
 /** What the offline model decided to say and do in one call, before it is streamed. */

@@ -12,7 +12,7 @@
  */
 import { isPlaceholderText } from "@/lib/context/types";
 import { parseAgentMessage } from "@/lib/contracts/messages";
-import type { ChatMessage, ChatRequest } from "../types";
+import type { ChatMessage, ChatRequest } from "@/lib/models/types";
 import { extOf, fileKind, isTestPath } from "./files";
 import { textOf, toolNames, type OfflineDecision } from "./history";
 import { callKey, knownState, normalPath, type Entry, type Known } from "./known";

@@ -8,7 +8,7 @@
  * It never touches files: it only asks for tool calls, and the runtime feeds the results back.
  */
 import { formatAgentMessage, parseAgentMessage } from "@/lib/contracts/messages";
-import { ModelCallError, type ChatDelta, type ChatMessage, type ChatModel, type ChatRequest, type ChatResult, type ToolCall } from "../types";
+import { ModelCallError, type ChatDelta, type ChatMessage, type ChatModel, type ChatRequest, type ChatResult, type ToolCall } from "@/lib/models/types";
 import { textOf, toolNames, type OfflineDecision } from "./history";
 import { decideLeader } from "./leader";
 import { GLOBAL_HEADING, PRIVATE_NOTES_HEADING } from "@/lib/context/lines";

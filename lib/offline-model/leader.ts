@@ -6,7 +6,7 @@
  */
 import { isPlaceholderText } from "@/lib/context/types";
 import { parseAgentMessage, type AgentMessage } from "@/lib/contracts/messages";
-import type { ChatMessage, ChatRequest } from "../types";
+import type { ChatMessage, ChatRequest } from "@/lib/models/types";
 import { pastCalls, textOf, type OfflineDecision } from "./history";
 import { buildTask, goalAspects, isGreeting, matchRoles, parseCatalog, primaryAspect, PURPOSE, type CatalogRole } from "./leader-plan";
 import { clip, isAmbiguousGoal, joinList, langOf, str, tr, type Lang } from "./text";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { agentTools, leaderTools } from "@/lib/runtime/tools";
 import { formatAgentMessage } from "@/lib/contracts/messages";
-import type { ChatMessage } from "../types";
+import type { ChatMessage } from "@/lib/models/types";
 import { ASK_ME_SENTENCE, createOfflineModel, decideOffline } from "./index";
 import { matchRoles, parseCatalog } from "./leader-plan";
 import { isAmbiguousGoal } from "./text";

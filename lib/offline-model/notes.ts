@@ -8,7 +8,7 @@
  * drawer and parsed back here. Values never hold "; " or a line break (they are cleaned).
  */
 import { PRIVATE_NOTES_HEADING } from "@/lib/context/lines";
-import type { ChatMessage } from "../types";
+import type { ChatMessage } from "@/lib/models/types";
 import type { FileFacts, Flag } from "./files";
 import { clip } from "./text";
 

@@ -5,7 +5,7 @@
  * out. Every call the agent made is known by its key (`read <path>`, `listed <path>`,
  * `searched "<q>"`), so it never makes the same call twice. Pure.
  */
-import type { ChatMessage } from "../types";
+import type { ChatMessage } from "@/lib/models/types";
 import { describeFile, type FileFacts } from "./files";
 import { pastCalls, type PastCall } from "./history";
 import {

@@ -3,7 +3,7 @@
  * tool, matching the goal's kinds of work to roles, and writing each agent's task. Pure.
  */
 import { buildRegistry, classifyIntent } from "@/lib/governance";
-import type { ToolSpec } from "../types";
+import type { ToolSpec } from "@/lib/models/types";
 import { ASK_ME_SENTENCE, ASPECTS, aspectPositions, englishWords, joinList, tokenize, type Aspect } from "./text";
 
 /** A role as the leader's `create_sub_agent` tool describes it. */

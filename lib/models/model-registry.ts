@@ -1,0 +1,64 @@
+import "server-only";
+/**
+ * Model keys → callable models, through the registry file (models.json + environment). Entries
+ * of the built-in `offline` provider are made by the factory the creator hands in (the composition
+ * root gives the offline model, lib/offline-model: the model client does not import it); every
+ * other entry is the OpenAI-compatible client with the first-response deadline of its tier. Every
+ * model is wrapped with the resilience layer (per-model concurrency across conversations, a
+ * circuit breaker per endpoint, the entry's fallback when it keeps failing). Instances are cached
+ * per key, entry and fallback, so an edit of models.json takes effect on the next call without a
+ * restart. One per process, built by the composition root.
+ */
+import { createEmbedder, type Embedder } from "./embeddings";
+import { createOpenAIModel } from "./client";
+import { loadRegistry, lookupModel, resolveModel } from "./registry";
+import { auxModelKey } from "./schema";
+import { tierDeadline, wrapWithResilience } from "./resilience";
+import type { ChatModel } from "./types";
+
+/** Makes the model of an entry of the `offline` provider. */
+export type OfflineModelFactory = (key: string) => ChatModel;
+
+export class ModelRegistry {
+  readonly #offline: OfflineModelFactory;
+  readonly #models = new Map<string, ChatModel>();
+  readonly #embedders = new Map<string, Embedder>();
+
+  constructor(options: { offline: OfflineModelFactory }) {
+    this.#offline = options.offline;
+  }
+
+  /** The model for `key`; throws a NotFoundError naming the known keys when it is not registered. */
+  async modelFor(root: string, key: string): Promise<ChatModel> {
+    const registry = await loadRegistry(root);
+    const entry = resolveModel(registry, key);
+    const fallback = entry.fallback ? (lookupModel(registry, entry.fallback) ?? null) : null;
+    const id = `${key}\u0000${JSON.stringify(entry)}\u0000${JSON.stringify(fallback)}`;
+    const cached = this.#models.get(id);
+    if (cached) return cached;
+    const model = wrapWithResilience(key, entry, registry, (k, e) =>
+      e.provider === "offline" ? this.#offline(k) : createOpenAIModel(k, e, { firstResponseTimeoutMs: tierDeadline(e) }),
+    );
+    this.#models.set(id, model);
+    return model;
+  }
+
+  /**
+   * The embedder of the `embedding` key of models.json (vectors for memory recall and knowledge
+   * search); null when none is named, or when it names the offline model (which has no vectors):
+   * search is then lexical only. Cached per key and entry, like {@link modelFor}.
+   */
+  async embedderFor(root: string): Promise<Embedder | null> {
+    const registry = await loadRegistry(root);
+    const key = auxModelKey(registry, "embedding");
+    if (!key) return null;
+    const entry = resolveModel(registry, key);
+    if (entry.provider === "offline") return null;
+    const id = `${key}\u0000${JSON.stringify(entry)}`;
+    const cached = this.#embedders.get(id);
+    if (cached) return cached;
+    const embedder = createEmbedder(key, entry);
+    this.#embedders.set(id, embedder);
+    return embedder;
+  }
+}

@@ -1,0 +1,21 @@
+import "server-only";
+/**
+ * What the engine is given by its creator (the composition root, lib/server/app.ts): the data
+ * folder, the conversation store, the role library, the models and long-term memory. The engine never reaches
+ * for the app; everything it uses comes through here or through its ports (./ports.ts).
+ */
+import type { ModelRegistry } from "@/lib/models/model-registry";
+import type { RoleLibrary } from "@/lib/roles";
+import type { ConversationStore } from "@/lib/store";
+import type { MemoryPort } from "./team/memory-port";
+
+export interface EngineDeps {
+  /** The data folder. */
+  readonly root: string;
+  readonly store: ConversationStore;
+  readonly roles: RoleLibrary;
+  /** Model keys → models and the embedder (lib/models/model-registry.ts). */
+  readonly models: Pick<ModelRegistry, "modelFor" | "embedderFor">;
+  /** Long-term memory (recall and upsert), or null when there is none. */
+  readonly memory: MemoryPort | null;
+}
