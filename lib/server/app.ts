@@ -19,6 +19,7 @@ import { protectFolder } from "@/lib/workspace";
 import { startSearch, type SearchIndexer } from "@/lib/search";
 import { MemoryService } from "@/lib/memory/service";
 import { getBus } from "@/lib/bus";
+import { forgetProcessSingleton, processSingleton } from "./singleton";
 import { mcpManager } from "@/lib/mcp";
 import { Engine, limitsFromEnv } from "@/lib/runtime";
 
@@ -37,8 +38,6 @@ export interface AstrionApp {
   startedAt: string;
   version: string;
 }
-
-const APP_KEY = Symbol.for("astrion.app");
 
 /** The product's own role files, copied into an empty role library on first start. */
 export const REPO_AGENTS_DIR = path.join(process.cwd(), "agents");
@@ -85,15 +84,10 @@ export async function closeApp(app: AstrionApp): Promise<void> {
 
 /** The started app; the first call starts it (taking the data folder's lock). */
 export function getApp(): Promise<AstrionApp> {
-  const g = globalThis as unknown as Record<symbol, Promise<AstrionApp> | undefined>;
-  let app = g[APP_KEY];
-  if (!app) {
-    app = start();
-    g[APP_KEY] = app;
-    // A failed start is not cached, so the error is reported again rather than a stale promise.
-    app.catch(() => {
-      if (g[APP_KEY] === app) g[APP_KEY] = undefined;
-    });
-  }
-  return app;
+  return processSingleton("app", () => {
+    const app = start();
+    // A failed start is not kept, so the error is reported again rather than a stale promise.
+    app.catch(() => forgetProcessSingleton("app", app));
+    return app;
+  });
 }
