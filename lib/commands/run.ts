@@ -127,8 +127,8 @@ export function runCommand(input: RunCommandInput): Promise<CommandResult> {
       if (pgid !== undefined) killGroup(pgid, "SIGKILL");
       if (marker) sweep = killLeftoverCommand(marker);
     });
-    child.on("close", async () => {
-      await sweep;
+    // The answer waits for the sweep of leftovers, whatever became of it.
+    child.on("close", () => void sweep.catch(() => 0).then(() => {
       if (pgid !== undefined) liveGroups.delete(pgid);
       clearTimeout(deadline);
       if (killTimer) clearTimeout(killTimer);
@@ -144,7 +144,7 @@ export function runCommand(input: RunCommandInput): Promise<CommandResult> {
         output_truncated: output.truncated,
         ...(spawnError ? { error: spawnError } : {}),
       });
-    });
+    }));
   });
 }
 

@@ -103,7 +103,7 @@ export function route<P = Record<string, never>>(
 ): (request: Request, context: RouteContext<P>) => Promise<Response> {
   return async (request, context) => {
     try {
-      const params = context?.params ? await context.params : ({} as P);
+      const params = context?.params !== undefined ? await context.params : ({} as P);
       return await handler(request, params);
     } catch (error) {
       return errorResponse(error);

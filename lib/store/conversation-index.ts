@@ -8,7 +8,6 @@
  * so a page without a search costs the page, not the number of conversations; a search is one
  * pass over pre-lowered titles and folders.
  */
-import { z } from "zod";
 import type { ConversationListItem } from "@/lib/contracts/http";
 import type { ConversationMetadata, ConversationStatus, IndexEntry, IndexFile } from "@/lib/contracts/on-disk";
 import { compareConversationIds } from "./time";

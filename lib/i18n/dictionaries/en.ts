@@ -1,6 +1,7 @@
 import { enRoles } from "./en.roles";
 import { enMcp } from "./en.mcp";
 import { enMemory } from "./en.memory";
+import { enApprovals } from "./en.approvals";
 
 /** English UI strings. The keys of this object are the typed message keys of the whole UI. */
 export const en = {
@@ -171,22 +172,6 @@ export const en = {
   "live.emptyHint": "Describe a goal below. The Team Leader will build a team of sub-agents for it, and you can watch them work here.",
   "live.thinking": "Thinking",
   "live.thinkingNow": "Thinking…",
-  "approvals.wantsCommand": "{name} wants to run a command",
-  "approvals.wantsTool": "{name} wants to use {tool}",
-  "approvals.folder": "in {folder}",
-  "approvals.held.agent_changed_files": "Allow-listed, but asked again: an agent changed the project's files since a person last approved a command, and {detail} runs project code.",
-  "approvals.held.git_repository_new": "Allow-listed, but asked again: the project's git repository was made after this conversation started, so it may not be one you had.",
-  "approvals.held.git_diff_program": "Allow-listed, but asked again: the repository's git configuration runs a program for diffs ({detail}), which git cannot be kept from running.",
-  "approvals.held.git_alias": "Allow-listed, but asked again: git {detail} is an alias of the repository's configuration, which can run any program.",
-  "approvals.approve": "Approve",
-  "approvals.always": "Always allow",
-  "approvals.patternLabel": "Allow from now on in this conversation the commands matching (* stands for anything):",
-  "approvals.alwaysConfirm": "Approve and remember",
-  "approvals.deny": "Deny",
-  "approvals.reasonLabel": "Why not? (the agent reads this)",
-  "approvals.denyConfirm": "Deny",
-  "approvals.cancel": "Cancel",
-  "approvals.error": "The decision was not sent: {error}",
   "live.commandOutput": "Command output (live)",
   "live.writing": "is writing…",
   "live.interrupted": "interrupted",
@@ -445,6 +430,7 @@ export const en = {
   ...enRoles,
   ...enMcp,
   ...enMemory,
+  ...enApprovals,
 } as const;
 
 /** A message key of the UI. */

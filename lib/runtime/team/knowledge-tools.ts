@@ -78,7 +78,8 @@ export async function knowledgeOffer(s: TeamState, agentId: number, meta: AgentM
     });
     if (d.offer) {
       const real = await resolveProjectPath(projectPath, ".").then((r) => r.root).catch(() => null);
-      if (real) knowledgeService(s.deps.root).ensure(real, await s.deps.models.embedderFor(s.deps.root).catch(() => null));
+      // In the background: the index is built or refreshed while the agent works (ensure never rejects).
+      if (real) void knowledgeService(s.deps.root).ensure(real, await s.deps.models.embedderFor(s.deps.root).catch(() => null));
     }
   }
   return d.offer ? { tools: [toolSpec(KNOWLEDGE_TOOL)], hint: `\n${KNOWLEDGE_HINT}` } : { tools: [], hint: "" };
