@@ -4,7 +4,7 @@ import "server-only";
  * root) and the run of one conversation.
  */
 export { Engine, type EngineParts } from "./engine";
-export type { EngineDeps } from "./deps";
+export type { EngineDeps } from "./team/deps";
 export { TeamRun, LEADER_DISPLAY_NAME, CONTEXT_FILE_NAME } from "./team-run";
-export { limitsFromEnv, type RuntimeLimits } from "./config";
+export { limitsFromEnv, type RuntimeLimits } from "./team/config";
 export * from "@/lib/contracts/events";

@@ -23,13 +23,13 @@ import { loadRegistry, normalizeTokenStatistics, publicModels } from "@/lib/mode
 import { subscribeModelHealth, type ModelHealth } from "@/lib/models/resilience";
 import { agentParty, LEADER_PARTY, needsModelCall, startTrace, SYSTEM_PARTY, timelineRecord, unansweredToolCalls, USER_PARTY } from "@/lib/protocol";
 import { mcpManager } from "@/lib/mcp";
-import type { EngineDeps } from "./deps";
+import type { EngineDeps } from "./team/deps";
 import type { Message } from "@/lib/store";
 import { roleToolAccess } from "@/lib/roles/tool-mapping";
-import type { RuntimeLimits } from "./config";
+import type { RuntimeLimits } from "./team/config";
 import type { AgentView, ConversationSnapshot } from "@/lib/contracts/events";
-import { isFinalAgentStatus } from "./state-machine";
-import { faultSummary } from "./tool-failure";
+import { isFinalAgentStatus } from "./team/state-machine";
+import { faultSummary } from "./team/tool-failure";
 import { endAbilityCalls, resumeAbilityCalls } from "./team/abilities";
 import { AgentLoops } from "./team/agent-loop";
 import { decideApproval, type ApprovalDecision } from "./team/approvals";
@@ -40,7 +40,7 @@ import { answerQuestion, messageAgent, reportFailure } from "./team/mail";
 import { TeamState } from "./team/state";
 import { leaderInbox, messageId, type AgentMeta, type Sender } from "./team/types";
 
-export { CONTEXT_FILE_NAME } from "./ports";
+export { CONTEXT_FILE_NAME } from "./team/ports";
 export { LEADER_DISPLAY_NAME } from "./team/types";
 
 /** Runs and observes one conversation. Create through the runtime manager, one per conversation. */

@@ -11,9 +11,9 @@ import { agentParty, endsWithResultOf, formatAgentMessage, needsModelCall, SYSTE
 import { sharedContextTools } from "@/lib/shared-context";
 import type { Permission } from "@/lib/roles/schema";
 import type { Message } from "@/lib/store";
-import { failpoint } from "../failpoints";
-import { transitionAgent } from "../state-machine";
-import { agentTools } from "../tools";
+import { failpoint } from "./failpoints";
+import { transitionAgent } from "./state-machine";
+import { agentTools } from "./tools";
 import { awaitsApproval } from "./approvals";
 import { runTool } from "./dispatch";
 import { abilityToolsFor, replyAtTurnEnd } from "./abilities";

@@ -16,7 +16,7 @@ import { FILE_TOOLS, roleToolAccess } from "@/lib/roles/tool-mapping";
 import { epochSeconds, type Message } from "@/lib/store";
 import { listFiles, readFile, searchFiles, writeFile } from "@/lib/workspace";
 import { toolEffect } from "@/lib/tools";
-import { AGENT_TOOL_ARGS, parseToolArguments } from "../tools";
+import { AGENT_TOOL_ARGS, parseToolArguments } from "./tools";
 import { isMcpToolName } from "@/lib/mcp/tools";
 import { callAbility, findAbility } from "./abilities";
 import { approvalGate, type ApprovalGate } from "./approvals";

@@ -7,8 +7,8 @@ import "server-only";
  */
 import type { ToolCall } from "@/lib/models";
 import { agentParty, LEADER_PARTY, SYSTEM_PARTY } from "@/lib/protocol";
-import { failpoint } from "../failpoints";
-import { faultSummary, isRefusal, toolFailureMessage } from "../tool-failure";
+import { failpoint } from "./failpoints";
+import { faultSummary, isRefusal, toolFailureMessage } from "./tool-failure";
 import { dispatchAgentTool } from "./agent-tools";
 import { dispatchLeaderTool } from "./leader-tools";
 import type { TeamState } from "./state";

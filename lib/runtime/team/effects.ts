@@ -11,8 +11,8 @@ import "server-only";
  */
 import { agentParty, LEADER_PARTY, SYSTEM_PARTY } from "@/lib/protocol";
 import type { ToolCall } from "@/lib/models";
-import { toolFailureMessage } from "../tool-failure";
-import { READ_ONLY_TOOLS } from "../tools";
+import { toolFailureMessage } from "./tool-failure";
+import { READ_ONLY_TOOLS } from "./tools";
 import { abilityReplyOutcome, isAbilityCall, isAbilitySent } from "./abilities";
 import type { TeamState } from "./state";
 import { awaitsApproval } from "./approvals";

@@ -13,8 +13,8 @@ import { agentParty, LEADER_PARTY, SYSTEM_PARTY, USER_PARTY, type Envelope } fro
 import { executeSharedContextTool, isSharedContextTool, SHARED_CONTEXT_READ_ONLY_TOOLS } from "@/lib/shared-context";
 import { roleToolAccess, READ_FILE_TOOLS } from "@/lib/roles/tool-mapping";
 import { epochSeconds, type Message, type PendingMessage } from "@/lib/store";
-import { agentSystemPrompt } from "../prompts";
-import { LEADER_TOOL_ARGS, parseToolArguments } from "../tools";
+import { agentSystemPrompt } from "./prompts";
+import { LEADER_TOOL_ARGS, parseToolArguments } from "./tools";
 import { endAbilityCalls } from "./abilities";
 import { once } from "./effects";
 import { answerQuestion, messageAgent } from "./mail";

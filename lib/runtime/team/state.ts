@@ -21,14 +21,14 @@ import { agentToken, auditPayload, allowListFromMetadata, authorizedRoles, type 
 import { normalizeTokenStatistics, usageAgentKey } from "@/lib/models";
 import { agentParty, follow, newTraceId, newTurnId, nextSeedId, replyTo, SYSTEM_PARTY, timelineRecord, type Envelope, type EnvelopeType, type SeedCounters, type SeedIdKind } from "@/lib/protocol";
 import type { RoleCatalog, RoleDetail } from "@/lib/roles";
-import type { EngineDeps } from "../deps";
+import type { EngineDeps } from "./deps";
 import type { ConversationMetadata } from "@/lib/store";
 import { confirmProjectFolder, type ProjectFolderChanged, type ProjectFolderRefused } from "@/lib/workspace";
-import type { RuntimeLimits } from "../config";
+import type { RuntimeLimits } from "./config";
 import type { AgentView, Notice, PendingQuestion, RuntimeEvent } from "@/lib/contracts/events";
-import { fileStorage, processBus, type EffectJournal, type EngineBus, type EngineStorage } from "../ports";
-import { derivePhase, transitionAgent, type AgentEvent } from "../state-machine";
-import type { RoleChoice } from "../tools";
+import { fileStorage, processBus, type EffectJournal, type EngineBus, type EngineStorage } from "./ports";
+import { derivePhase, transitionAgent, type AgentEvent } from "./state-machine";
+import type { RoleChoice } from "./tools";
 import { Outbox } from "./outbox";
 import { errorResult, phasePath, traceCause, type AgentMeta } from "./types";
 

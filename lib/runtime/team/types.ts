@@ -5,7 +5,7 @@
  */
 import { LEADER_PARTY, USER_PARTY, type Envelope } from "@/lib/protocol";
 import { MessageSchema, type AgentFailure, type AgentMetadata, type ConversationPhase, type Message } from "@/lib/store";
-import { PHASE_TRANSITIONS } from "../state-machine";
+import { PHASE_TRANSITIONS } from "./state-machine";
 
 /** The display name the leader has in inter-agent messages (seed). */
 export const LEADER_DISPLAY_NAME = "Team Leader";

@@ -3,7 +3,7 @@ import type { TimelineRecord } from "@/lib/protocol";
 import type { EngineDeps } from "./deps";
 import { limitsFromEnv } from "./config";
 import type { EngineBus, EngineStorage } from "./ports";
-import { TeamState } from "./team/state";
+import { TeamState } from "./state";
 
 /** A storage and a bus that only record what the engine asks of them: another backend's stand-in. */
 function recordingPorts() {

@@ -7,7 +7,7 @@ import "server-only";
 import type { ModelRegistry } from "@/lib/models/model-registry";
 import type { RoleLibrary } from "@/lib/roles";
 import type { ConversationStore } from "@/lib/store";
-import type { MemoryPort } from "./team/memory-port";
+import type { MemoryPort } from "./memory-port";
 
 export interface EngineDeps {
   /** The data folder. */
