@@ -4,7 +4,6 @@ import {
   agentTopic,
   conversationTopic,
   EventBus,
-  getBus,
   isConversationTopic,
   parseEventId,
   type BusMessage,
@@ -298,13 +297,5 @@ describe("subscribers", () => {
     });
     publishMany(bus, 2);
     expect(seen).toEqual([1, 2]);
-  });
-});
-
-describe("getBus", () => {
-  it("is one instance per process, kept on globalThis", () => {
-    const bus = getBus();
-    expect(getBus()).toBe(bus);
-    expect((globalThis as unknown as Record<symbol, unknown>)[Symbol.for("astrion.bus")]).toBe(bus);
   });
 });

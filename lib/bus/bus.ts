@@ -24,7 +24,7 @@ export type { Bus, BusMessage, BusStats, ConversationMessage, LiveEvent, Numbere
 /** How many numbered events of each held conversation topic are kept for replay by default. */
 export const DEFAULT_BUFFER_SIZE = 5000;
 
-/** Options of a new bus (tests make small ones; the server uses {@link getBus}). */
+/** Options of a new bus (tests make small ones; the server makes one, in lib/server/app.ts). */
 export interface EventBusOptions {
   /** Numbered events kept per held conversation topic (default {@link DEFAULT_BUFFER_SIZE}). */
   bufferSize?: number;
@@ -80,7 +80,7 @@ interface TopicState {
   ring: Ring | null;
 }
 
-/** An in-process publish/subscribe bus. One per process: use {@link getBus}. */
+/** An in-process publish/subscribe bus. One per process, made by the composition root. */
 export class EventBus implements Bus {
   /** Random per process start; the prefix of every event id. */
   readonly bootId: string;
@@ -247,17 +247,4 @@ export class EventBus implements Bus {
     }
     return stats;
   }
-}
-
-const BUS_KEY = Symbol.for("astrion.bus");
-
-/**
- * The process's bus: the in-process implementation of the {@link Bus} port. Kept on globalThis
- * because Next bundles each route (and instrumentation) separately: the runtime and every SSE
- * route must share one instance, not one per bundle. Another implementation (a Redis bus) would
- * be chosen here, the one place that names it.
- */
-export function getBus(): Bus {
-  const g = globalThis as unknown as Record<symbol, EventBus | undefined>;
-  return (g[BUS_KEY] ??= new EventBus());
 }

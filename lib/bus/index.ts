@@ -1,6 +1,6 @@
 /**
  * Public face of the bus: topics, the {@link Bus} port the engine and the SSE streams depend on,
- * the process-wide {@link getBus} and its in-process implementation. Server only.
+ * and its in-process implementation (one per process, made by the composition root). Server only.
  */
 import "server-only";
 
@@ -16,4 +16,4 @@ export type {
   ReplayResult,
   Unsubscribe,
 } from "./port";
-export { DEFAULT_BUFFER_SIZE, EventBus, getBus, parseEventId, type EventBusOptions } from "./bus";
+export { DEFAULT_BUFFER_SIZE, EventBus, parseEventId, type EventBusOptions } from "./bus";

@@ -8,6 +8,6 @@ export * from "./schema";
 export { destinationChange, expandVars, isNonSecretVariable, isShowable, MASK, MaskedValueError, maskServer, mcpLimitsFromEnv, mergeMasked, resolveServer, restartDelay, scrub, type MaskedValueReason, type McpLimits, type ResolvedServer } from "./config";
 export { McpCallError, type CallAnswer, type ListedTool } from "./connection";
 export { MCP_FILE_NAME, mcpFilePath, readMcpFile, updateMcpFile, type McpFileRead } from "./file";
-export { mcpManager, McpManager, McpUnavailableError, skippedWarning, toolInfo } from "./manager";
+export { McpManager, McpUnavailableError, skippedWarning, toolInfo } from "./manager";
 export { grants, headTail, isMcpToolName, mcpGrants, mcpToolName, offeredMcpTool, parseMcpName, resultText, toolEffect, type ServerGrant } from "./tools";
-export { deleteServer, listServers, putAllServers, putServer, testServer } from "./service";
+export { deleteServer, listServers, putAllServers, putServer, testServer, type McpHost } from "./service";

@@ -46,7 +46,7 @@ export function toolInfo(server: string, t: ListedTool): McpToolInfo {
   return { name: t.name, model_name: mcpToolName(server, t.name), description: t.description, effect: toolEffect(t.annotations) };
 }
 
-/** The process's MCP connections. Get it with {@link mcpManager}. */
+/** The data folder's MCP connections: one per process, made by the composition root (lib/server/app.ts). */
 export class McpManager {
   readonly limits: McpLimits;
   readonly #entries = new Map<string, Entry>();
@@ -270,12 +270,4 @@ export class McpManager {
 /** The warning for a tool whose `mcp__<server>__<tool>` name is no valid function name. */
 export function skippedWarning(server: string, tool: string): string {
   return `tool "${tool}" of MCP server ${server} is skipped: mcp__${server}__${tool} is not a valid function name (at most 64 characters of letters, digits, '_' and '-')`;
-}
-
-const KEY = Symbol.for("astrion.mcp.manager");
-
-/** The process's one manager (kept on globalThis: Next loads server code in several bundles). */
-export function mcpManager(): McpManager {
-  const g = globalThis as unknown as Record<symbol, McpManager | undefined>;
-  return (g[KEY] ??= new McpManager());
 }

@@ -3,27 +3,34 @@ import "server-only";
  * What the HTTP API does with MCP servers: list them masked with their status, add, replace and
  * remove entries of mcp.json (a masked value keeps the stored one while the destination is the
  * same, lib/mcp/config.ts `mergeMasked`; a changed or removed server is stopped everywhere, so its
- * next use starts it with the new entry), and test one.
+ * next use starts it with the new entry), and test one. Given the data folder and the process's
+ * MCP manager by the caller.
  */
 import { ConflictError, NotFoundError, ValidationError } from "@/lib/contracts/errors";
 import { MaskedValueError, maskServer, mergeMasked } from "./config";
 import { MCP_FILE_NAME, readMcpFile, updateMcpFile } from "./file";
-import { mcpManager } from "./manager";
+import type { McpManager } from "./manager";
 import type { McpFile, McpServerConfig, McpServerList, McpServerView, McpTestResult } from "./schema";
+
+/** The data folder and the manager of its servers. */
+export interface McpHost {
+  readonly root: string;
+  readonly mcp: McpManager;
+}
 
 function has(file: McpFile, name: string): boolean {
   return Object.prototype.hasOwnProperty.call(file.mcpServers, name);
 }
 
-function view(name: string, config: McpServerConfig): McpServerView {
-  return { ...maskServer(name, config), status: mcpManager().status(name) };
+function view(mcp: McpManager, name: string, config: McpServerConfig): McpServerView {
+  return { ...maskServer(name, config), status: mcp.status(name) };
 }
 
 /** Every server of mcp.json, masked, with its status; a broken file gives its error and no servers. */
-export async function listServers(root: string): Promise<McpServerList> {
+export async function listServers({ root, mcp }: McpHost): Promise<McpServerList> {
   const read = await readMcpFile(root);
   if (!read.ok) return { servers: [], error: read.error, file: MCP_FILE_NAME };
-  return { servers: Object.entries(read.file.mcpServers).map(([name, config]) => view(name, config)), error: null, file: MCP_FILE_NAME };
+  return { servers: Object.entries(read.file.mcpServers).map(([name, config]) => view(mcp, name, config)), error: null, file: MCP_FILE_NAME };
 }
 
 function merged(name: string, next: McpServerConfig, stored: McpServerConfig | undefined): McpServerConfig {
@@ -36,45 +43,45 @@ function merged(name: string, next: McpServerConfig, stored: McpServerConfig | u
 }
 
 /** Adds or replaces one server (`create` refuses a name in use: 409). */
-export async function putServer(root: string, name: string, config: McpServerConfig, create = false): Promise<McpServerView> {
+export async function putServer({ root, mcp }: McpHost, name: string, config: McpServerConfig, create = false): Promise<McpServerView> {
   let saved: McpServerConfig | undefined;
   await updateMcpFile(root, (file) => {
     if (create && has(file, name)) throw new ConflictError(`An MCP server named ${name} exists already.`);
     saved = merged(name, config, has(file, name) ? file.mcpServers[name] : undefined);
     return { ...file, mcpServers: { ...file.mcpServers, [name]: saved } };
   });
-  await mcpManager().stopServer(name);
-  return view(name, saved!);
+  await mcp.stopServer(name);
+  return view(mcp, name, saved!);
 }
 
 /** Replaces the whole `mcpServers` map (masked values keep the stored ones); servers changed or removed stop. */
-export async function putAllServers(root: string, servers: Record<string, McpServerConfig>): Promise<McpServerList> {
+export async function putAllServers(host: McpHost, servers: Record<string, McpServerConfig>): Promise<McpServerList> {
   const before: string[] = [];
-  await updateMcpFile(root, (file) => {
+  await updateMcpFile(host.root, (file) => {
     before.push(...Object.keys(file.mcpServers));
     const next: Record<string, McpServerConfig> = {};
     for (const [name, config] of Object.entries(servers)) next[name] = merged(name, config, has(file, name) ? file.mcpServers[name] : undefined);
     return { ...file, mcpServers: next };
   });
-  for (const name of new Set([...before, ...Object.keys(servers)])) await mcpManager().stopServer(name);
-  return listServers(root);
+  for (const name of new Set([...before, ...Object.keys(servers)])) await host.mcp.stopServer(name);
+  return listServers(host);
 }
 
 /** Removes one server (404 when it is not there) and stops it everywhere. */
-export async function deleteServer(root: string, name: string): Promise<void> {
+export async function deleteServer({ root, mcp }: McpHost, name: string): Promise<void> {
   await updateMcpFile(root, (file) => {
     if (!has(file, name)) throw new NotFoundError(`No MCP server named ${name} in ${MCP_FILE_NAME}.`);
     const rest = { ...file.mcpServers };
     delete rest[name];
     return { ...file, mcpServers: rest };
   });
-  await mcpManager().stopServer(name);
+  await mcp.stopServer(name);
 }
 
 /** Starts the server alone, lists its tools and stops it (404 for a name not in mcp.json). */
-export async function testServer(root: string, name: string): Promise<McpTestResult> {
+export async function testServer({ root, mcp }: McpHost, name: string): Promise<McpTestResult> {
   const read = await readMcpFile(root);
   if (!read.ok) throw new ConflictError(read.error);
   if (!has(read.file, name)) throw new NotFoundError(`No MCP server named ${name} in ${MCP_FILE_NAME}.`);
-  return mcpManager().test(root, name);
+  return mcp.test(root, name);
 }

@@ -6,8 +6,7 @@ import "server-only";
  * for nothing else.
  */
 import path from "node:path";
-import { conversationTopic, type Bus } from "@/lib/bus";
-import type { McpManager } from "@/lib/mcp";
+import { conversationTopic } from "@/lib/bus";
 import { closeJsonLines } from "@/lib/store/jsonl";
 import type { RuntimeLimits } from "./team/config";
 import type { EngineDeps } from "./team/deps";
@@ -20,29 +19,23 @@ import { TeamState } from "./team/state";
 export interface EngineParts {
   deps: EngineDeps;
   limits: RuntimeLimits;
-  bus: Bus;
-  mcp: McpManager;
 }
 
 export class Engine {
   readonly #deps: EngineDeps;
   readonly #limits: RuntimeLimits;
-  readonly #bus: Bus;
-  readonly #mcp: McpManager;
   readonly #runs = new Map<string, TeamRun>();
   readonly #residency: Residency;
 
   constructor(parts: EngineParts) {
     this.#deps = parts.deps;
     this.#limits = parts.limits;
-    this.#bus = parts.bus;
-    this.#mcp = parts.mcp;
     this.#residency = new Residency({
       working: (id) => this.#runs.get(id)?.working ?? false,
       idle: async (id) => this.#runs.get(id)?.idle(),
-      viewers: (id) => this.#bus.subscriberCount(conversationTopic(id)),
+      viewers: (id) => this.#deps.bus.subscriberCount(conversationTopic(id)),
       hasNotices: (id) => this.#runs.get(id)?.hasNotices ?? false,
-      retain: (id) => this.#bus.retain(conversationTopic(id)),
+      retain: (id) => this.#deps.bus.retain(conversationTopic(id)),
       release: (id) => this.#unload(id, false),
     });
   }
@@ -127,7 +120,7 @@ export class Engine {
     await this.#residency.forget(convId, async () => {
       await this.#runs.get(convId)?.stop().catch(() => undefined);
       // A run already let go may still have servers running (until their idle stop): archived or deleted, they stop now.
-      await this.#mcp.stopConversation(convId);
+      await this.#deps.mcp.stopConversation(convId);
       await this.#unload(convId, true);
     });
   }
@@ -137,7 +130,7 @@ export class Engine {
    * the MCP servers: for a clean shutdown.
    */
   async closeAll(): Promise<void> {
-    await this.#mcp.stopAll().catch((error: unknown) => console.error("[astrion] could not stop the MCP servers:", (error as Error).message));
+    await this.#deps.mcp.stopAll().catch((error: unknown) => console.error("[astrion] could not stop the MCP servers:", (error as Error).message));
     for (const convId of [...this.#runs.keys()]) {
       await this.#unload(convId, false).catch((error: unknown) => console.error(`[astrion] could not close ${convId}:`, (error as Error).message));
     }

@@ -22,7 +22,6 @@ import { auditPayload, ensureAgentToken, revokeAgentTokens } from "@/lib/governa
 import { loadRegistry, normalizeTokenStatistics, publicModels } from "@/lib/models";
 import { subscribeModelHealth, type ModelHealth } from "@/lib/models/resilience";
 import { agentParty, LEADER_PARTY, needsModelCall, startTrace, SYSTEM_PARTY, timelineRecord, unansweredToolCalls, USER_PARTY } from "@/lib/protocol";
-import { mcpManager } from "@/lib/mcp";
 import type { EngineDeps } from "./team/deps";
 import type { Message } from "@/lib/store";
 import { roleToolAccess } from "@/lib/roles/tool-mapping";
@@ -203,7 +202,7 @@ export class TeamRun {
     // A caller waiting on an ability call gets a tool error instead of waiting for ever.
     await endAbilityCalls(s, "the conversation was stopped", { wake: false });
     // The conversation's MCP servers stop with it (the next use starts them again).
-    await mcpManager().stopConversation(this.convId);
+    await this.#s.deps.mcp.stopConversation(this.convId);
     const { agents } = await s.store.listAgents(this.convId);
     for (const a of agents) {
       if (a.status === "running") await s.agentEvent(a.agent_id, "pause");

@@ -18,9 +18,10 @@ import { createOfflineModel } from "@/lib/offline-model";
 import { protectFolder } from "@/lib/workspace";
 import { startSearch, type SearchIndexer } from "@/lib/search";
 import { MemoryService } from "@/lib/memory/service";
-import { getBus } from "@/lib/bus";
+import { EventBus, type Bus } from "@/lib/bus";
 import { forgetProcessSingleton, processSingleton } from "./singleton";
-import { mcpManager } from "@/lib/mcp";
+import { McpManager } from "@/lib/mcp";
+import { StreamSlots, streamLimitsFromEnv } from "@/lib/sse";
 import { Engine, limitsFromEnv } from "@/lib/runtime";
 
 export interface AstrionApp {
@@ -33,6 +34,12 @@ export interface AstrionApp {
   memory: MemoryService;
   /** Model keys → models (the offline model included) and the embedder. */
   models: ModelRegistry;
+  /** The bus: runtime events for viewers and wake-ups of agents' loops. */
+  bus: Bus;
+  /** The data folder's MCP servers. */
+  mcp: McpManager;
+  /** Open SSE streams, capped per client and in total. */
+  streams: StreamSlots;
   /** The team runtime: every conversation's run (lib/runtime/engine.ts). */
   engine: Engine;
   startedAt: string;
@@ -68,8 +75,12 @@ async function start(): Promise<AstrionApp> {
   const memory = new MemoryService(root, { embedder: () => models.embedderFor(root) });
   const pkg = JSON.parse(await fs.readFile(path.join(process.cwd(), "package.json"), "utf8")) as { version?: string };
   console.log(`[astrion] data folder ${root}`);
-  const engine = new Engine({ deps: { root, store, roles, models, memory }, limits: limitsFromEnv(), bus: getBus(), mcp: mcpManager() });
-  return { root, store, roles, search, memory, models, engine, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
+  // The in-process bus (a Redis bus would be chosen here, the one place that names it).
+  const bus: Bus = new EventBus();
+  const mcp = new McpManager();
+  const streams = new StreamSlots(streamLimitsFromEnv());
+  const engine = new Engine({ deps: { root, store, roles, models, memory, bus, mcp }, limits: limitsFromEnv() });
+  return { root, store, roles, search, memory, models, bus, mcp, streams, engine, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
 }
 
 /**

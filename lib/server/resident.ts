@@ -5,14 +5,13 @@ import "server-only";
  * so a number that only grows points at a leak.
  */
 import type { ResidentReport } from "@/lib/contracts/http";
-import { getBus } from "@/lib/bus";
 import { openJsonLineFiles } from "@/lib/store/jsonl";
-import { getStreamSlots, snapshotCacheFor } from "@/lib/sse";
+import { snapshotCacheFor } from "@/lib/sse";
 import type { AstrionApp } from "./app";
 
 /** The counts now. */
 export function residentReport(app: AstrionApp): ResidentReport {
-  const bus = getBus();
+  const { bus } = app;
   const topics = bus.stats();
   const runtime = app.engine.residency();
   return {
@@ -25,7 +24,7 @@ export function residentReport(app: AstrionApp): ResidentReport {
     bus_topics: topics.conversation_topics,
     bus_buffered_events: topics.buffered_events,
     bus_agent_topics: topics.agent_topics,
-    sse_streams: getStreamSlots().open(),
+    sse_streams: app.streams.open(),
     snapshot_frames: snapshotCacheFor(bus).size,
     log_files_open: openJsonLineFiles(),
   };

@@ -6,7 +6,7 @@ import "server-only";
  * on the conversation's bus topic so open timeline views update live — the same two steps as the
  * runtime's `emit`.
  */
-import { getBus, conversationTopic } from "@/lib/bus";
+import { conversationTopic, type Bus } from "@/lib/bus";
 import { appendTimeline, follow, startTrace, SYSTEM_PARTY, timelineFile, timelineRecord, USER_PARTY, type Envelope } from "@/lib/protocol";
 import type { SharedContextTimelineEvent } from "./events";
 
@@ -23,13 +23,13 @@ export interface PersonAction {
  * publishes them. Returns the request envelope (its `trace_id` names the whole action).
  */
 export async function recordPersonAction(
+  bus: Bus,
   conversationId: string,
   conversationDir: string,
   request: PersonAction,
   events: readonly SharedContextTimelineEvent[],
 ): Promise<Envelope> {
   const file = timelineFile(conversationDir);
-  const bus = getBus();
   const topic = conversationTopic(conversationId);
   const cause = startTrace(USER_PARTY, SYSTEM_PARTY, request.payload);
   const first = timelineRecord(cause, { action: request.action, resource: `shared_context:${request.key}` });

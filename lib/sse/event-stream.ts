@@ -24,7 +24,7 @@ import "server-only";
  * buffer moved on, sent a fresh snapshot). The stream only observes: closing it never touches
  * the runtime.
  */
-import { getBus, isConversationTopic, type Bus, type ConversationMessage, type ConversationTopic, type LiveEvent, type Unsubscribe } from "@/lib/bus";
+import { isConversationTopic, type Bus, type ConversationMessage, type ConversationTopic, type LiveEvent, type Unsubscribe } from "@/lib/bus";
 import type { ConversationSnapshot, RuntimeEvent } from "@/lib/contracts/events";
 import { DEFAULT_RETRY_MS, encodeFrame, formatComment, formatEvent, formatOpening, frameOf, PING_FRAME } from "./frame";
 import { snapshotCacheFor } from "./snapshot-cache";
@@ -76,8 +76,8 @@ export interface EventStreamOptions {
   maxQueue?: number;
   /** Reconnect delay sent as `retry:` (default 2000 ms). */
   retryMs?: number;
-  /** The bus (default {@link getBus}); tests pass their own. */
-  bus?: Bus;
+  /** The bus the conversation's events are published on. */
+  bus: Bus;
   /** Called once when the stream ends, with the reason (logging, tests). */
   onEnd?: (reason: EventStreamEnd) => void;
 }
@@ -91,7 +91,7 @@ export interface EventStreamOptions {
 export function createEventStream(options: EventStreamOptions): ReadableStream<Uint8Array> {
   const { topic, signal } = options;
   if (!isConversationTopic(topic)) throw new TypeError(`SSE streams follow conversation topics, not "${topic}"`);
-  const bus = options.bus ?? getBus();
+  const { bus } = options;
   const maxQueue = Math.max(1, options.maxQueue ?? DEFAULT_MAX_QUEUE);
   const heartbeatMs = options.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
   const feed = Math.min(FEED_CHUNKS, maxQueue);

@@ -15,7 +15,6 @@ export {
 export { DEFAULT_RETRY_MS, formatComment, formatEvent, formatOpening } from "./frame";
 export {
   DEFAULT_STREAM_LIMITS,
-  getStreamSlots,
   STREAM_RETRY_AFTER_SECONDS,
   StreamSlots,
   streamLimitsFromEnv,

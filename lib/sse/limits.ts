@@ -93,11 +93,3 @@ export class StreamSlots {
     return client === undefined ? this.#total : (this.#perClient.get(client) ?? 0);
   }
 }
-
-const SLOTS_KEY = Symbol.for("astrion.sse.slots");
-
-/** The process's stream counter (on globalThis: Next may load this module in several bundles). */
-export function getStreamSlots(): StreamSlots {
-  const g = globalThis as unknown as Record<symbol, StreamSlots | undefined>;
-  return (g[SLOTS_KEY] ??= new StreamSlots(streamLimitsFromEnv()));
-}

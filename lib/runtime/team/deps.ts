@@ -1,9 +1,12 @@
 import "server-only";
 /**
  * What the engine is given by its creator (the composition root, lib/server/app.ts): the data
- * folder, the conversation store, the role library, the models and long-term memory. The engine never reaches
+ * folder, the conversation store, the role library, the models, long-term memory, the bus and the
+ * MCP manager. The engine never reaches
  * for the app; everything it uses comes through here or through its ports (./ports.ts).
  */
+import type { Bus } from "@/lib/bus";
+import type { McpManager } from "@/lib/mcp";
 import type { ModelRegistry } from "@/lib/models/model-registry";
 import type { RoleLibrary } from "@/lib/roles";
 import type { ConversationStore } from "@/lib/store";
@@ -18,4 +21,8 @@ export interface EngineDeps {
   readonly models: Pick<ModelRegistry, "modelFor" | "embedderFor">;
   /** Long-term memory (recall and upsert), or null when there is none. */
   readonly memory: MemoryPort | null;
+  /** The bus: events for viewers, wake-ups of agents' loops (lib/bus/port.ts). */
+  readonly bus: Bus;
+  /** The MCP servers of the data folder (started per conversation on first use). */
+  readonly mcp: McpManager;
 }

@@ -9,7 +9,7 @@ import "server-only";
  * The token check comes first, in agent-tools.ts.
  */
 import type { ToolCall, ToolSpec } from "@/lib/models";
-import { grants, headTail, McpCallError, mcpGrants, mcpManager, mcpToolName, offeredMcpTool, parseMcpName, resultText, toolEffect, type ListedTool, type ServerGrant } from "@/lib/mcp";
+import { grants, headTail, McpCallError, mcpGrants, mcpToolName, offeredMcpTool, parseMcpName, resultText, toolEffect, type ListedTool, type ServerGrant } from "@/lib/mcp";
 import { agentParty, SYSTEM_PARTY } from "@/lib/protocol";
 import type { ApprovalGate } from "./approvals";
 import { once } from "./effects";
@@ -43,7 +43,7 @@ export async function mcpToolSpecs(s: TeamState, agentId: number, meta: AgentMet
   for (const [server, grant] of await roleGrants(s, meta)) {
     let tools: ListedTool[];
     try {
-      tools = await mcpManager().tools(s.deps.root, s.convId, server);
+      tools = await s.deps.mcp.tools(s.deps.root, s.convId, server);
     } catch (error) {
       const message = (error as Error).message;
       noticeOnce(s, `unavailable\n${server}\n${message}`, () => s.notice("warning", "mcp_unavailable", "notice.msg.mcpUnavailable", { server, error: message }, agentId));
@@ -101,7 +101,7 @@ export async function dispatchMcpTool(s: TeamState, agentId: number, meta: Agent
     return errorResult(`the arguments of ${name} are not valid JSON`);
   }
   if (!args || typeof args !== "object" || Array.isArray(args)) return errorResult(`the arguments of ${name} must be a JSON object`);
-  const manager = mcpManager();
+  const manager = s.deps.mcp;
   let listed: ListedTool | undefined;
   try {
     listed = (await manager.tools(s.deps.root, s.convId, server)).find((t) => t.name === tool);

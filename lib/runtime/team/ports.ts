@@ -12,7 +12,7 @@ import "server-only";
  * change. What an implementation must guarantee is written on each member.
  */
 import path from "node:path";
-import { getBus, type Bus } from "@/lib/bus";
+import type { Bus } from "@/lib/bus";
 import { TIMELINE_FILE_NAME, timelineLine, type TimelineRecord } from "@/lib/protocol";
 import type { ConversationStore, Durability } from "@/lib/store";
 import { ActionJournal, JOURNAL_FILE_NAME, type JournalState } from "./journal";
@@ -123,7 +123,4 @@ function eagerFiles(store: ConversationStore): ConversationFiles {
   };
 }
 
-/** The default bus: the process's bus (lib/bus `getBus()`, the in-process implementation). */
-export function processBus(): EngineBus {
-  return getBus();
-}
+

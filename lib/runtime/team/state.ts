@@ -26,7 +26,7 @@ import type { ConversationMetadata } from "@/lib/store";
 import { confirmProjectFolder, type ProjectFolderChanged, type ProjectFolderRefused } from "@/lib/workspace";
 import type { RuntimeLimits } from "./config";
 import type { AgentView, Notice, PendingQuestion, RuntimeEvent } from "@/lib/contracts/events";
-import { fileStorage, processBus, type EffectJournal, type EngineBus, type EngineStorage } from "./ports";
+import { fileStorage, type EffectJournal, type EngineBus, type EngineStorage } from "./ports";
 import { derivePhase, transitionAgent, type AgentEvent } from "./state-machine";
 import type { RoleChoice } from "./tools";
 import { Outbox } from "./outbox";
@@ -124,7 +124,7 @@ export class TeamState {
     this.limits = limits;
     this.dir = path.join(deps.root, "conversations", convId);
     this.storage = ports.storage ?? fileStorage(deps.root, deps.store);
-    this.bus = ports.bus ?? processBus();
+    this.bus = ports.bus ?? deps.bus;
     this.journal = this.storage.journal(convId);
     const topic = conversationTopic(convId);
     this.#outbox = new Outbox(() => this.storage.durability(convId), (event) => this.bus.publish(topic, event));

@@ -3,7 +3,7 @@ import { AstrionError } from "@/lib/contracts/errors";
 import { parseWith, route } from "@/lib/http";
 import { clientAddressOf } from "@/lib/security";
 import { getApp } from "@/lib/server/app";
-import { createEventStream, getStreamSlots, SSE_HEADERS, STREAM_RETRY_AFTER_SECONDS } from "@/lib/sse";
+import { createEventStream, SSE_HEADERS, STREAM_RETRY_AFTER_SECONDS } from "@/lib/sse";
 import { ConversationIdSchema } from "@/lib/contracts/on-disk";
 
 export const dynamic = "force-dynamic";
@@ -22,15 +22,16 @@ type Params = { id: string };
 export const GET = route<Params>(async (request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   // The run is found (404 before any stream is opened) and held until the stream has subscribed.
-  const { engine, store } = await getApp();
+  const { engine, store, bus, streams } = await getApp();
   return engine.withRun(id, async (run) => {
-    const slot = getStreamSlots().acquire(clientAddressOf(request.headers));
+    const slot = streams.acquire(clientAddressOf(request.headers));
     if (!slot.ok) {
       throw new AstrionError("rate_limited", slot.message, { scope: slot.scope, limit: slot.limit, retry_after_seconds: STREAM_RETRY_AFTER_SECONDS });
     }
     const lastEventId = request.headers.get("last-event-id") || new URL(request.url).searchParams.get("lastEventId");
     try {
       const stream = createEventStream({
+        bus,
         topic: conversationTopic(id),
         lastEventId,
         snapshot: () => run.snapshot(),

@@ -12,13 +12,13 @@ export const PUT = route<Params>(async (request, params) => {
   const name = parseWith(McpServerNameSchema, params.name, "Bad MCP server name");
   const body = await readBody(request, PutMcpServerBodySchema);
   const app = await getApp();
-  return json({ server: await putServer(app.root, name, body.config) });
+  return json({ server: await putServer(app, name, body.config) });
 });
 
 /** Removes one server from mcp.json and stops it everywhere. */
 export const DELETE = route<Params>(async (_request, params) => {
   const name = parseWith(McpServerNameSchema, params.name, "Bad MCP server name");
   const app = await getApp();
-  await deleteServer(app.root, name);
+  await deleteServer(app, name);
   return json({ deleted: name });
 });

@@ -22,6 +22,7 @@ export const POST = route<{ id: string }>(async (request, params) => {
   const decision = await (await getApp()).engine.withConversation(id, async () => {
     const decided = await decideConflict(dir, body.conflict_id, body.choice, "person", requestedAt);
     await recordPersonAction(
+      app.bus,
       id,
       dir,
       { action: "decide_conflict", key: decided.key, payload: { conflict_id: body.conflict_id, choice: body.choice } },

@@ -9,5 +9,5 @@ export const runtime = "nodejs";
 export const POST = route<{ name: string }>(async (_request, params) => {
   const name = parseWith(McpServerNameSchema, params.name, "Bad MCP server name");
   const app = await getApp();
-  return json(await testServer(app.root, name));
+  return json(await testServer(app, name));
 });
