@@ -10,7 +10,7 @@ import path from "node:path";
 import { acquireDataRootLock, ConversationStore, removeOrphanTempFiles, resolveDataRoot } from "@/lib/store";
 import { RoleLibrary } from "@/lib/roles";
 import { seedModelsFile } from "@/lib/models";
-import { protectFolder } from "@/lib/workspace";
+import { projectFolderCheckFor, protectFolder } from "@/lib/workspace";
 import { startSearch, type SearchIndexer } from "@/lib/search";
 import { MemoryService } from "@/lib/memory/service";
 
@@ -37,7 +37,7 @@ async function start(): Promise<AstrionApp> {
   await acquireDataRootLock(root);
   const removed = await removeOrphanTempFiles(root);
   if (removed.length > 0) console.log(`[astrion] removed ${removed.length} unfinished temp file(s) left by an earlier crash`);
-  const store = new ConversationStore(root);
+  const store = new ConversationStore(root, { checkProjectFolder: projectFolderCheckFor(root) });
   await store.init();
   // After the conversation index is loaded (the search reconciles against it), before the engine resumes.
   const search = await startSearch(root, store);
