@@ -30,6 +30,13 @@ module.exports = {
       to: { pathNot: ["^lib/contracts/", "^node_modules/zod/"] },
     },
     {
+      name: "redaction-is-pure",
+      severity: "error",
+      comment: "lib/redaction (the secret and personal-data detectors, the redaction pass) sits just above the contracts: memory and the command environment import it, it imports neither.",
+      from: { path: "^lib/redaction/" },
+      to: { pathNot: ["^lib/(redaction|contracts)/", "^node_modules/zod/"] },
+    },
+    {
       name: "storage-bus-http-not-engine",
       severity: "error",
       comment: "Storage, the bus and HTTP never import the engine.",
