@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { McpServerNameSchema } from "@/lib/mcp/schema";
 import { ProvidesSchema } from "@/lib/abilities/schema";
-import { CommandEntrySchema, ToolPolicySchema } from "@/lib/governance/tool-policy";
+import { CommandEntrySchema, ToolPolicySchema } from "./policy-schema";
 
 /**
  * A role id: also its file name (`<id>.md`). Letters, digits, `-` and `_` only, so no id can
@@ -66,8 +66,8 @@ export const RoleFieldsSchema = z.object({
     .array(z.string().regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_)){0,23}$/, "a gateway source name: letters, digits, '-' and single '_' (at most 24)"))
     .max(32)
     .optional(),
-  // Approval policy (issue 10, lib/governance/tool-policy.ts): per tool `allow | ask | deny`, and
-  // the commands `run_command` may run without asking.
+  // Approval policy (issue 10, ./policy-schema.ts, decided by lib/governance/tool-policy.ts): per
+  // tool `allow | ask | deny`, and the commands `run_command` may run without asking.
   tool_policy: ToolPolicySchema.optional(),
   allowed_commands: z.array(CommandEntrySchema).max(100, "at most 100 commands").optional(),
 });

@@ -9,6 +9,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { acquireDataRootLock, ConversationStore, removeOrphanTempFiles, resolveDataRoot } from "@/lib/store";
 import { RoleLibrary } from "@/lib/roles";
+import { deriveCapabilities } from "@/lib/governance";
 import { seedModelsFile } from "@/lib/models";
 import { projectFolderCheckFor, protectFolder } from "@/lib/workspace";
 import { startSearch, type SearchIndexer } from "@/lib/search";
@@ -48,7 +49,7 @@ async function start(): Promise<AstrionApp> {
   protectFolder({ kind: "data", path: root });
   protectFolder({ kind: "app", path: path.join(process.cwd(), ".next") });
   protectFolder({ kind: "app", path: path.join(process.cwd(), "node_modules") });
-  const roles = new RoleLibrary(path.join(root, "agents"));
+  const roles = new RoleLibrary(path.join(root, "agents"), { deriveCapabilities });
   const seeded = await roles.seedFromRepo(REPO_AGENTS_DIR);
   if (seeded.length > 0) console.log(`[astrion] copied the product roles into ${path.join(root, "agents")}: ${seeded.join(", ")}`);
   await seedModelsFile(root);
