@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { McpServerNameSchema } from "@/lib/mcp/schema";
 import { ProvidesSchema } from "@/lib/abilities/schema";
+import { PERMISSIONS } from "@/lib/tools/define";
 import { CommandEntrySchema, ToolPolicySchema } from "./policy-schema";
 
 /**
@@ -33,8 +34,8 @@ export const CapabilityTagSchema = z
   .string()
   .regex(/^[^\s|,]{1,64}$/, "a tag is one word without spaces, '|' or ',' (at most 64 characters)");
 
-/** Permissions a role may hold. `write` allows the workspace `write_file` tool, `execute` the `run_command` tool. */
-export const PermissionSchema = z.enum(["read", "write", "execute"]);
+/** Permissions a role may hold (the names the tools need, lib/tools/define.ts): `write` allows the workspace `write_file` tool, `execute` the `run_command` tool. */
+export const PermissionSchema = z.enum(PERMISSIONS);
 export type Permission = z.infer<typeof PermissionSchema>;
 
 export const ThinkingModeSchema = z.enum(["fast", "thinking"]);

@@ -23,7 +23,7 @@ import { allowListFromMetadata, authorizedRoles, roleRefusal } from "@/lib/gover
 import type { ToolCall, ToolSpec } from "@/lib/models";
 import { agentParty, roleAbbreviation, SYSTEM_PARTY } from "@/lib/protocol";
 import { epochSeconds, type Message, type PendingMessage, type PendingToolCall } from "@/lib/store";
-import { TOOLS } from "@/lib/tools";
+import { TOOLS } from "@/lib/team-tools";
 import { once } from "./effects";
 import { createSubAgent } from "./leader-tools";
 import type { TeamState } from "./state";
