@@ -3,9 +3,14 @@
  * change resolves, where its changes stand on the way to the disk, what a load reports, the
  * store's hooks, and which seed files it keeps and where they are. Types and pure path helpers.
  */
-import type { BrokenFile } from "./live-load";
 import { agentMessagesFile, agentMetadataFile, conversationMetadataFile, leaderMessagesFile } from "./paths";
 import type { AgentMetadata, ConversationMetadata } from "@/lib/contracts/on-disk";
+
+/** A file that could not be used, and why. */
+export interface BrokenFile {
+  file: string;
+  error: unknown;
+}
 
 /** File name of a conversation's step log. */
 export const STEP_LOG_FILE = "steps.jsonl";

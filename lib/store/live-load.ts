@@ -11,19 +11,13 @@ import { NotFoundError } from "@/lib/contracts/errors";
 import { readJsonFile } from "./files";
 import { agentMessagesFile, agentMetadataFile, agentsDir } from "./paths";
 import { AgentMessagesFileSchema, AgentMetadataSchema, type AgentMessagesFile, type AgentMetadata, type ConversationMetadata, type LeaderMessagesFile } from "@/lib/contracts/on-disk";
-import { STEP_LOG_FILE } from "./live-contract";
+import { STEP_LOG_FILE, type BrokenFile } from "./live-contract";
 import { applyDelta, parsed, StepRecordSchema, type LoggedLineFile, type StepRecord } from "./step-records";
 
 /** One sub-agent's two files. */
 export interface AgentFiles {
   meta: AgentMetadata;
   messages: AgentMessagesFile;
-}
-
-/** A file that could not be used, and why. */
-export interface BrokenFile {
-  file: string;
-  error: unknown;
 }
 
 /** The sub-agents of a conversation as their files are on disk, in id order, and the files that could not be used. */
