@@ -6,7 +6,7 @@ import { useLocale, useT } from "@/lib/i18n";
 import { cardClass } from "@/components/ui/styles";
 import { AgentStatusBadge } from "./agent-status-badge";
 import { formatRelativeTime, formatTokens } from "@/components/ui/format";
-import { useNow } from "./use-now";
+import { useNow } from "@/components/ui/use-now";
 
 /** The live team: every sub-agent as a card (click to open its drawer) and the token statistics. */
 export function TeamPanel({

@@ -13,7 +13,7 @@ import type { TimelineRecord } from "@/lib/contracts/timeline-record";
 import type { Conflict, DecisionChoice, Entry, Resolution, WriteMode } from "@/lib/shared-context/schema";
 import { useLocale, useT, type MessageKey } from "@/lib/i18n";
 import { formatRelativeTime } from "@/components/ui/format";
-import { useNow } from "@/components/conversation/use-now";
+import { useNow } from "@/components/ui/use-now";
 import { buttonPrimary, buttonSecondary, cardClass, inputClass } from "@/components/ui/styles";
 import { authorLabel, recentResolutions } from "./shared-context-view";
 
