@@ -27,7 +27,14 @@ module.exports = {
       severity: "error",
       comment: "lib/contracts is the bottom: the on-disk schemas, the HTTP contract, the events, the envelope and timeline records, the errors. It imports zod and nothing of lib/.",
       from: { path: "^lib/contracts/" },
-      to: { pathNot: ["^lib/contracts/", "^node_modules/zod/"] },
+      to: { pathNot: ["^lib/contracts/", "(^|/)node_modules/zod/"] },
+    },
+    {
+      name: "redaction-is-pure",
+      severity: "error",
+      comment: "lib/redaction (the secret and personal-data detectors, the redaction pass) sits just above the contracts: memory and the command environment import it, it imports neither.",
+      from: { path: "^lib/redaction/" },
+      to: { pathNot: ["^lib/(redaction|contracts)/", "(^|/)node_modules/zod/"] },
     },
     {
       name: "storage-bus-http-not-engine",

@@ -11,6 +11,7 @@ import { fakeError, fakeText, startFakeOpenAI, type FakeOpenAI } from "./helpers
 import { REPO_ROOT, tempDir } from "./helpers/server";
 import { until } from "./helpers/wait";
 import { RoleLibrary } from "@/lib/roles";
+import { newRoleLibrary } from "@/test/helpers/role-library";
 import { createOpenAIModel } from "@/lib/models/client";
 import {
   authorizedRoles,
@@ -33,7 +34,7 @@ beforeAll(() => {
   for (const f of readdirSync(path.join(REPO_ROOT, "agents")).filter((f) => f.endsWith(".md"))) {
     copyFileSync(path.join(REPO_ROOT, "agents", f), path.join(rolesDir, f));
   }
-  library = new RoleLibrary(rolesDir);
+  library = newRoleLibrary(rolesDir);
 });
 
 describe("capability routing over the shipped role files", () => {

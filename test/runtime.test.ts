@@ -13,7 +13,8 @@ import { firstEvents, startServer, tempDir, type TestServer } from "./helpers/se
 import { until } from "./helpers/wait";
 import { isProcessAlive } from "@/lib/store/lock";
 import type { ToolSpec } from "@/lib/models/types";
-import { createSubAgentArgs, parametersOf, toolNamed, toolsOf, toolSpec } from "@/lib/tools";
+import { createSubAgentArgs, toolNamed, toolsOf } from "@/lib/team-tools";
+import { parametersOf, toolSpec } from "@/lib/tools";
 import { RECALL_MEMORY } from "@/lib/runtime/team/memory-tools";
 import { writeFakeModels } from "./helpers/models-file";
 

@@ -22,7 +22,7 @@ import { ChatThread } from "./chat-thread";
 import { MessageBox } from "./message-box";
 import { PendingApprovals, pendingApprovals } from "./pending-approvals";
 import { useScrollToMessage } from "./use-scroll-to-message";
-import { useStickToBottom } from "./use-stick-to-bottom";
+import { useStickToBottom } from "@/components/ui/use-stick-to-bottom";
 
 /**
  * One sub-agent, beside the page: its whole conversation live (fetched once per snapshot, then

@@ -28,7 +28,7 @@ import { PendingQuestions } from "./pending-questions";
 import { ConnectionIndicator, PhaseIndicator } from "./phase-indicator";
 import { TeamPanel } from "./team-panel";
 import { useScrollToMessage } from "./use-scroll-to-message";
-import { useStickToBottom } from "./use-stick-to-bottom";
+import { useStickToBottom } from "@/components/ui/use-stick-to-bottom";
 
 /**
  * The live conversation page: header, banners, the leader's chat with the composer, the team

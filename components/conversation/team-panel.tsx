@@ -5,8 +5,8 @@ import type { AgentView, Caps, PendingQuestion } from "@/lib/contracts/events";
 import { useLocale, useT } from "@/lib/i18n";
 import { cardClass } from "@/components/ui/styles";
 import { AgentStatusBadge } from "./agent-status-badge";
-import { formatRelativeTime, formatTokens } from "./format";
-import { useNow } from "./use-now";
+import { formatRelativeTime, formatTokens } from "@/components/ui/format";
+import { useNow } from "@/components/ui/use-now";
 
 /** The live team: every sub-agent as a card (click to open its drawer) and the token statistics. */
 export function TeamPanel({

@@ -1,7 +1,7 @@
 "use client";
 
 import { useT } from "@/lib/i18n";
-import type { CommandEntryValue, ToolPolicy } from "@/lib/governance/tool-policy";
+import type { CommandEntryValue, ToolPolicy } from "@/lib/roles/policy-schema";
 
 const patternOf = (e: CommandEntryValue) => (typeof e === "string" ? e : e.pattern);
 const trusts = (e: CommandEntryValue) => typeof e !== "string" && e.trust_agent_code === true;

@@ -12,8 +12,8 @@ import {
 import type { TimelineRecord } from "@/lib/contracts/timeline-record";
 import type { Conflict, DecisionChoice, Entry, Resolution, WriteMode } from "@/lib/shared-context/schema";
 import { useLocale, useT, type MessageKey } from "@/lib/i18n";
-import { formatRelativeTime } from "@/components/conversation/format";
-import { useNow } from "@/components/conversation/use-now";
+import { formatRelativeTime } from "@/components/ui/format";
+import { useNow } from "@/components/ui/use-now";
 import { buttonPrimary, buttonSecondary, cardClass, inputClass } from "@/components/ui/styles";
 import { authorLabel, recentResolutions } from "./shared-context-view";
 

@@ -7,7 +7,7 @@ import { useLocale, useT } from "@/lib/i18n";
 import { ENVELOPE_TYPES } from "@/lib/contracts/envelope";
 import type { TimelineRecord } from "@/lib/contracts/timeline-record";
 import type { AgentView } from "@/lib/contracts/events";
-import { useStickToBottom } from "@/components/conversation/use-stick-to-bottom";
+import { useStickToBottom } from "@/components/ui/use-stick-to-bottom";
 import { Banner } from "@/components/ui/banner";
 import { cardClass, inputClass } from "@/components/ui/styles";
 import { TimelineArrowRow, laneCenter } from "./timeline-arrow-row";

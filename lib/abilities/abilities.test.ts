@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { TOOLS } from "@/lib/tools";
+import { TOOLS } from "@/lib/team-tools";
 import { abilityResult, abilityTaskText, abilityToolSpec, checkAbilityInput } from "./calls";
 import { abilitiesOfferedTo, abilityTable, qualifiedToolName, shortHash, type OfferedAbility, type RoleAbilities } from "./naming";
 import { AbilitySchema, MAX_SCHEMA_CHARS, ProvidesSchema, type Ability } from "./schema";

@@ -53,7 +53,7 @@ export function qualifiedToolName(roleId: string, name: string): string {
 
 /**
  * The conversation's ability table: tool name → ability. `builtIn` are the names of the tools
- * the product offers itself (lib/tools); an ability never shadows one.
+ * the product offers itself (lib/team-tools); an ability never shadows one.
  */
 export function abilityTable(roles: readonly RoleAbilities[], builtIn: Iterable<string>): Map<string, OfferedAbility> {
   const reserved = new Set([...builtIn, ...RESERVED_TOOL_NAMES]);

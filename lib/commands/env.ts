@@ -3,11 +3,11 @@
  * A variable is withheld by its NAME (the app's settings, a name that says it holds a secret)
  * or by its VALUE (a shape that is a credential whatever the name: a URL with a password, a
  * well-known key or token, a JWT, a PEM private key). The value shapes are the memory redaction
- * pass's credential detectors (lib/memory `holdsCredential`), so both places know the same
+ * pass's credential detectors (lib/redaction `holdsCredential`), so both places know the same
  * keys; a long random-looking value alone is not enough (PATH, LS_COLORS and hashes stay).
  * Pure: the caller passes the environment and the names the model registry reads keys from.
  */
-import { holdsCredential } from "@/lib/memory";
+import { holdsCredential } from "@/lib/redaction";
 
 /** Names of the app's own settings and of the web server it runs in. */
 const APP_NAMES = new Set(["PORT", "HOST", "NODE_ENV", "NODE_OPTIONS", "HOSTNAME"]);

@@ -96,6 +96,9 @@ export const SEED_ID_PREFIXES: Readonly<Record<SeedIdKind, string>> = {
   question: "ask",
 };
 
+/** The display name the leader has in inter-agent messages (seed), and as an author on disk. */
+export const LEADER_DISPLAY_NAME = "Team Leader";
+
 /** The Team Leader's abbreviation in ids (`msg_tl_001`). */
 export const LEADER_ABBREV = "tl";
 

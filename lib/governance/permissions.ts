@@ -50,7 +50,7 @@ export const TOOL_SCOPES: Readonly<Record<string, AgentScope>> = {
 };
 
 /**
- * Engine tools defined beside their runtime module rather than in the lib/tools registry.
+ * Engine tools defined beside their runtime module rather than in the lib/team-tools registry.
  * `recall_memory` (lib/runtime/team/memory-tools.ts) is a read every agent may make, like reading
  * the project: which entries it gets is the memory service's access rule for its role and project.
  */

@@ -10,6 +10,7 @@ import { parseRoleFile, type RoleListEntry } from "@/lib/roles";
 import { derivedCapabilitiesOf } from "@/lib/roles/derived";
 import { candidateNote, classifyIntent } from "./intent";
 import { buildRegistry } from "./registry";
+import { deriveCapabilities } from "./vocabulary";
 
 const CORPUS = process.env.ASTRION_ROLE_CORPUS ?? "/work/shared/corpus/roles";
 const files = existsSync(CORPUS) ? readdirSync(CORPUS).filter((f) => f.endsWith(".md") && f !== "SOURCE.md").sort() : [];
@@ -27,7 +28,7 @@ function corpusEntries(): RoleListEntry[] {
       name: fields.name,
       description: fields.description,
       capabilities: fields.capabilities ?? [],
-      ...derivedCapabilitiesOf(fields),
+      ...derivedCapabilitiesOf(fields, deriveCapabilities),
       tools: fields.tools ?? [],
       permissions: fields.permissions ?? [],
       warnings: role.warnings,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ConversationApprovalPolicySchema, decideToolPolicy, defaultPolicy, policyFor, ToolPolicySchema } from "./tool-policy";
+import { ToolPolicySchema } from "@/lib/roles/policy-schema";
+import { ConversationApprovalPolicySchema, decideToolPolicy, defaultPolicy, policyFor } from "./tool-policy";
 
 describe("the approval policy", () => {
   it("asks before tools that write or execute and allows the others by default", () => {

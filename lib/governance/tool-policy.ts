@@ -17,36 +17,13 @@
  *    context) are allowed, `write` and `execute` ask.
  *
  * Of several patterns naming a tool, the exact name wins, then the pattern with the most literal
- * characters, then the first written.
+ * characters, then the first written. The policy's format (`tool_policy:`, `allowed_commands:` of
+ * a role file) is lib/roles/policy-schema.ts.
  */
 import { z } from "zod";
 import type { ToolEffect } from "@/lib/contracts/on-disk";
 import { commandAllowed, wildcardMatch, type AllowedPart } from "@/lib/commands";
-
-
-/** One policy value. */
-export const ToolPolicyValueSchema = z.enum(["allow", "ask", "deny"]);
-export type ToolPolicyValue = z.infer<typeof ToolPolicyValueSchema>;
-
-/** A tool name or a `*` pattern of tool names. */
-export const ToolPatternSchema = z
-  .string()
-  .trim()
-  .regex(/^[A-Za-z0-9_*-]{1,128}$/, "a tool name or pattern: letters, digits, '_', '-' and '*'");
-
-/** `tool_policy:` of a role file, and the conversation's policy. */
-export const ToolPolicySchema = z.record(ToolPatternSchema, ToolPolicyValueSchema);
-export type ToolPolicy = z.infer<typeof ToolPolicySchema>;
-
-/** A command pattern of `allowed_commands:` (`npm test`, `npm run lint*`). */
-export const CommandPatternSchema = z.string().trim().min(1, "a command pattern is required").max(500, "at most 500 characters");
-
-/**
- * One `allowed_commands:` entry: a pattern, or `{pattern, trust_agent_code: true}` for a command
- * that may run code agents wrote without asking again (the role editor warns about it).
- */
-export const CommandEntrySchema = z.union([CommandPatternSchema, z.strictObject({ pattern: CommandPatternSchema, trust_agent_code: z.boolean().optional() })]);
-export type CommandEntryValue = z.infer<typeof CommandEntrySchema>;
+import { CommandEntrySchema, ToolPolicySchema, type CommandEntryValue, type ToolPolicy, type ToolPolicyValue } from "@/lib/roles/policy-schema";
 
 /** The allow-lists of a conversation (metadata.json `approval_policy`), set from the approval card. */
 export const ConversationApprovalPolicySchema = z.object({

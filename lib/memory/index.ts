@@ -7,14 +7,14 @@
 export * from "./schema";
 export { canRead } from "./access";
 export { decideMerge, type MergeDecision } from "./merge";
-export { redactField, redactStatement, type RedactedField } from "./redact-fields";
+export { redactField, redactStatement, type RedactedField } from "@/lib/redaction/redact-fields";
 export {
   accountIdPatternSchema,
   accountIdPatternsSchema,
   compileAccountPattern,
   compileAccountPatterns,
   type CompiledAccountPattern,
-} from "./account-patterns";
+} from "@/lib/redaction/account-patterns";
 export {
   CREDENTIAL_KINDS,
   holdsCredential,
@@ -25,4 +25,4 @@ export {
   type RedactionKind,
   type RedactionResult,
   type RedactOptions,
-} from "./redact";
+} from "@/lib/redaction/redact";

@@ -10,7 +10,7 @@ import { ValidationError } from "@/lib/contracts/errors";
 import { defaultModelsFile, modelsFilePath, ModelsFileSchema } from "@/lib/models";
 import { NotFoundError } from "@/lib/contracts/errors";
 import { readJsonFile, updateJsonFile } from "@/lib/store";
-import { accountIdPatternsSchema, compileAccountPatterns, type CompiledAccountPattern } from "./account-patterns";
+import { accountIdPatternsSchema, compileAccountPatterns, type CompiledAccountPattern } from "@/lib/redaction/account-patterns";
 
 /** The `redaction` object of models.json. */
 export const RedactionSettingsSchema = z.object({ account_patterns: accountIdPatternsSchema.default([]) });

@@ -16,7 +16,7 @@ import { checkLevel, editedSpans } from "./edit";
 import { applyContradiction, applyDuplicate, decideMerge, historyItem, withHistory, type StatementShape } from "./merge";
 import { brokenCopies, entriesPath, loadEntries, readIndexFile, writeEntries, writeIndexFile } from "./memory-files";
 import { rankEntries, type RecallHit } from "./recall";
-import { redactStatement } from "./redact-fields";
+import { redactStatement } from "@/lib/redaction/redact-fields";
 import { accountPatternsFor } from "./redaction-config";
 import { indexedText, MemoryIndex, textHash, type IndexEmbedding } from "./search-index";
 import {

@@ -3,7 +3,7 @@
  * each readable id-named role's detail by id. The library (./library.ts) keeps the result with
  * the snapshot it came from.
  */
-import { derivedCapabilitiesOf } from "./derived";
+import { derivedCapabilitiesOf, type DeriveCapabilities } from "./derived";
 import type { FolderSnapshot } from "./folder-cache";
 import { isIdFileName, stemOf, suggestRoleId } from "./file-names";
 import { roleIdFromFileName } from "./parse";
@@ -18,16 +18,16 @@ export interface RoleCatalog {
   readonly details: ReadonlyMap<string, RoleDetail>;
 }
 
-/** The catalog of a snapshot. */
-export function catalogOf(files: FolderSnapshot<CachedRole>): RoleCatalog {
-  return { entries: entriesOf(files), details: detailsOf(files) };
+/** The catalog of a snapshot; `derive` gives the derived tags of a role without capabilities. */
+export function catalogOf(files: FolderSnapshot<CachedRole>, derive: DeriveCapabilities): RoleCatalog {
+  return { entries: entriesOf(files, derive), details: detailsOf(files) };
 }
 
-function entriesOf(files: FolderSnapshot<CachedRole>): readonly RoleListEntry[] {
+function entriesOf(files: FolderSnapshot<CachedRole>, derive: DeriveCapabilities): readonly RoleListEntry[] {
   const taken = takenIds(files.keys());
   const entries = [...files].map(([name, role]): RoleListEntry => {
     const entry: RoleListEntry =
-      role.kind === "unreadable" ? { kind: "error", id: roleIdFromFileName(name), file: name, message: `could not read the file (${role.code})` } : toListEntry(role);
+      role.kind === "unreadable" ? { kind: "error", id: roleIdFromFileName(name), file: name, message: `could not read the file (${role.code})` } : toListEntry(role, derive);
     return isIdFileName(name) ? entry : { ...entry, suggested_id: suggestRoleId(name, taken) };
   });
   const sortKey = (e: RoleListEntry) => (e.kind === "role" ? e.name : e.id).toLocaleLowerCase("en");
@@ -45,7 +45,7 @@ function detailsOf(files: FolderSnapshot<CachedRole>): ReadonlyMap<string, RoleD
   return details;
 }
 
-function toListEntry(detail: RoleAnyDetail): RoleListEntry {
+function toListEntry(detail: RoleAnyDetail, derive: DeriveCapabilities): RoleListEntry {
   if (detail.kind === "error") return { kind: "error", id: detail.id, file: detail.file, message: detail.error.message, ...(detail.error.line !== undefined ? { line: detail.error.line } : {}) };
   const { fields, extra } = detail;
   return {
@@ -57,7 +57,7 @@ function toListEntry(detail: RoleAnyDetail): RoleListEntry {
     ...(fields.model !== undefined ? { model: fields.model } : {}),
     ...(fields.thinking_mode !== undefined ? { thinking_mode: fields.thinking_mode } : {}),
     capabilities: fields.capabilities ?? [],
-    ...derivedCapabilitiesOf(fields),
+    ...derivedCapabilitiesOf(fields, derive),
     tools: fields.tools ?? [],
     permissions: fields.permissions ?? [],
     ...(fields.mcp_servers?.length ? { mcp_servers: fields.mcp_servers } : {}),

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { RoleLibrary } from "./library";
+import { newRoleLibrary } from "@/test/helpers/role-library";
 import { RoleListEntrySchema } from "./schema";
 
 let lib: RoleLibrary | null = null;
@@ -14,7 +15,7 @@ describe("derived_capabilities on the role list", () => {
     await fs.writeFile(path.join(dir, "k8s.md"), "---\nname: k8s-architect\ndescription: Designs Kubernetes platforms with security in mind\n---\nBody\n");
     await fs.writeFile(path.join(dir, "tagged.md"), "---\nname: Tagged\ndescription: Kubernetes too\ncapabilities: [python]\n---\nBody\n");
     await fs.writeFile(path.join(dir, "plain.md"), "---\nname: Chef\ndescription: Cooks pasta\n---\nBody\n");
-    lib = new RoleLibrary(dir);
+    lib = newRoleLibrary(dir);
     const list = await lib.list();
     for (const e of list) expect(RoleListEntrySchema.safeParse(e).success).toBe(true);
     const byId = new Map(list.map((e) => [e.id, e]));
@@ -25,7 +26,7 @@ describe("derived_capabilities on the role list", () => {
     // A changed description changes the derived tags.
     await fs.writeFile(path.join(dir, "k8s.md"), "---\nname: k8s-architect\ndescription: Tunes SQL queries\n---\nBody\n");
     lib.close();
-    lib = new RoleLibrary(dir);
+    lib = newRoleLibrary(dir);
     const after = (await lib.list()).find((e) => e.id === "k8s");
     expect(after).toMatchObject({ derived_capabilities: ["kubernetes", "architecture", "sql", "database"] });
   });

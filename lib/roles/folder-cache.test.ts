@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { RoleLibrary } from "./library";
+import { newRoleLibrary } from "@/test/helpers/role-library";
 
 let root: string;
 let dir: string;
@@ -28,7 +29,7 @@ beforeEach(async () => {
   await fs.mkdir(dir);
   await fs.writeFile(path.join(dir, "alpha.md"), role("alpha", "first"));
   await fs.writeFile(path.join(dir, "beta.md"), role("beta", "second"));
-  lib = new RoleLibrary(dir);
+  lib = newRoleLibrary(dir);
 });
 
 afterEach(async () => {

@@ -3,7 +3,9 @@
  * validated and edited without losing a byte the form did not change.
  */
 export * from "./schema";
-export { RoleLibrary, assertRoleId, sanitizeRoleId } from "./library";
+export * from "./policy-schema";
+export { RoleLibrary, assertRoleId, sanitizeRoleId, type RoleLibraryOptions } from "./library";
+export type { DeriveCapabilities } from "./derived";
 export type { RoleCatalog } from "./catalog";
 export { parseRoleFile, computeEtag, roleIdFromFileName, EDITABLE_KEYS, type EditableKey, type RoleEditFields } from "./parse";
 export { applyRoleEdit, serializeNewRole, scalarText, type RoleEditChanges } from "./edit";

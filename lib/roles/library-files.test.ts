@@ -9,6 +9,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConflictError, NotFoundError, ValidationError } from "@/lib/contracts/errors";
 import { RoleLibrary } from "./library";
+import { newRoleLibrary } from "@/test/helpers/role-library";
 
 let root: string;
 let dir: string;
@@ -20,7 +21,7 @@ beforeEach(async () => {
   root = await fs.mkdtemp(path.join(os.tmpdir(), "astrion-role-files-"));
   dir = path.join(root, "agents");
   await fs.mkdir(dir);
-  lib = new RoleLibrary(dir);
+  lib = newRoleLibrary(dir);
   await fs.writeFile(path.join(dir, "Power Shell 5.1.md"), role("PowerShell"));
   await fs.writeFile(path.join(dir, "powershell-5.1-expert.md"), role("Expert"));
   await fs.writeFile(path.join(dir, "Reviewer.MD"), role("Reviewer"));

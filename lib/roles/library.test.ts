@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConflictError, NotFoundError, ValidationError } from "@/lib/contracts/errors";
 import { RoleLibrary, sanitizeRoleId } from "./library";
+import { newRoleLibrary } from "@/test/helpers/role-library";
 import { parseRoleFile } from "./parse";
 import type { RoleDetail } from "./schema";
 
@@ -18,7 +19,7 @@ beforeEach(async () => {
   root = await fs.mkdtemp(path.join(os.tmpdir(), "astrion-roles-"));
   dir = path.join(root, "agents");
   await fs.mkdir(dir);
-  lib = new RoleLibrary(dir);
+  lib = newRoleLibrary(dir);
 });
 
 afterEach(async () => {
@@ -138,7 +139,7 @@ describe("RoleLibrary.list and get", () => {
   });
 
   it("lists nothing for a missing folder, and keeps listing when one file cannot be read", async () => {
-    expect(await new RoleLibrary(path.join(root, "missing")).list()).toEqual([]);
+    expect(await newRoleLibrary(path.join(root, "missing")).list()).toEqual([]);
     await write("alpha.md", GOOD);
     const locked = await write("locked.md", GOOD.replace("alpha", "locked"));
     await fs.chmod(locked, 0o000);
@@ -187,7 +188,7 @@ describe("RoleLibrary.create", () => {
   });
 
   it("creates the roles folder when it does not exist and validates the fields", async () => {
-    const fresh = new RoleLibrary(path.join(root, "new", "agents"));
+    const fresh = newRoleLibrary(path.join(root, "new", "agents"));
     await fresh.create({ fields: { id: "a", name: "A", description: "B" }, body: "" });
     expect((await fresh.list()).map((e) => e.id)).toEqual(["a"]);
     await expectReject(
@@ -325,7 +326,7 @@ describe("RoleLibrary.importRole", () => {
 
 describe("RoleLibrary.seedFromRepo and the product's roles", () => {
   it("copies the product roles into an empty (or missing) roles folder, once", async () => {
-    const fresh = new RoleLibrary(path.join(root, "fresh", "agents"));
+    const fresh = newRoleLibrary(path.join(root, "fresh", "agents"));
     const copied = await fresh.seedFromRepo(REPO_AGENTS);
     expect(copied).toEqual(expect.arrayContaining(["ui-operator", "full-stack-engineer", "code-reviewer", "researcher"]));
     for (const id of copied) {

@@ -12,6 +12,7 @@ import { applyRoleEdit, serializeNewRole } from "./edit";
 import { isMap } from "yaml";
 import { parseFrontmatter } from "./frontmatter";
 import { catalogOf, takenIds, type CachedRole, type RoleCatalog } from "./catalog";
+import type { DeriveCapabilities } from "./derived";
 import { FolderCache, type FolderSnapshot } from "./folder-cache";
 import { isIdFileName, ROLE_FILE, stemOf, suggestRoleId } from "./file-names";
 import { parseRoleFile, roleIdFromFileName } from "./parse";
@@ -74,6 +75,15 @@ async function roleFileNames(dir: string): Promise<string[]> {
   return entries.filter((e) => e.isFile() && ROLE_FILE.test(e.name)).map((e) => e.name);
 }
 
+/** What a role library is given by its creator. */
+export interface RoleLibraryOptions {
+  /**
+   * The capability tags of a role that declares none (its list entry's `derived_capabilities`);
+   * the server gives lib/governance's `deriveCapabilities`.
+   */
+  deriveCapabilities: DeriveCapabilities;
+}
+
 /**
  * Reads, creates, edits, imports and deletes role files in one folder. Reads are served from
  * memory while the folder does not change (lib/roles/folder-cache.ts).
@@ -81,11 +91,13 @@ async function roleFileNames(dir: string): Promise<string[]> {
 export class RoleLibrary {
   readonly rolesDir: string;
   readonly #files: FolderCache<CachedRole>;
+  readonly #derive: DeriveCapabilities;
   /** What {@link list} made of the current snapshot (entries are not changed by callers). */
   #listed: ({ files: FolderSnapshot<CachedRole> } & RoleCatalog) | null = null;
 
-  constructor(rolesDir: string) {
+  constructor(rolesDir: string, options: RoleLibraryOptions) {
     this.rolesDir = path.resolve(rolesDir);
+    this.#derive = options.deriveCapabilities;
     this.#files = new FolderCache(this.rolesDir, () => this.#readAll());
   }
 
@@ -142,7 +154,7 @@ export class RoleLibrary {
    */
   async catalog(): Promise<RoleCatalog> {
     const files = await this.#files.get();
-    if (this.#listed?.files !== files) this.#listed = { files, ...catalogOf(files) };
+    if (this.#listed?.files !== files) this.#listed = { files, ...catalogOf(files, this.#derive) };
     return this.#listed;
   }
 

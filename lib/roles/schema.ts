@@ -6,7 +6,8 @@
 import { z } from "zod";
 import { McpServerNameSchema } from "@/lib/mcp/schema";
 import { ProvidesSchema } from "@/lib/abilities/schema";
-import { CommandEntrySchema, ToolPolicySchema } from "@/lib/governance/tool-policy";
+import { PERMISSIONS } from "@/lib/tools/define";
+import { CommandEntrySchema, ToolPolicySchema } from "./policy-schema";
 
 /**
  * A role id: also its file name (`<id>.md`). Letters, digits, `-` and `_` only, so no id can
@@ -33,8 +34,8 @@ export const CapabilityTagSchema = z
   .string()
   .regex(/^[^\s|,]{1,64}$/, "a tag is one word without spaces, '|' or ',' (at most 64 characters)");
 
-/** Permissions a role may hold. `write` allows the workspace `write_file` tool, `execute` the `run_command` tool. */
-export const PermissionSchema = z.enum(["read", "write", "execute"]);
+/** Permissions a role may hold (the names the tools need, lib/tools/define.ts): `write` allows the workspace `write_file` tool, `execute` the `run_command` tool. */
+export const PermissionSchema = z.enum(PERMISSIONS);
 export type Permission = z.infer<typeof PermissionSchema>;
 
 export const ThinkingModeSchema = z.enum(["fast", "thinking"]);
@@ -66,8 +67,8 @@ export const RoleFieldsSchema = z.object({
     .array(z.string().regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_)){0,23}$/, "a gateway source name: letters, digits, '-' and single '_' (at most 24)"))
     .max(32)
     .optional(),
-  // Approval policy (issue 10, lib/governance/tool-policy.ts): per tool `allow | ask | deny`, and
-  // the commands `run_command` may run without asking.
+  // Approval policy (issue 10, ./policy-schema.ts, decided by lib/governance/tool-policy.ts): per
+  // tool `allow | ask | deny`, and the commands `run_command` may run without asking.
   tool_policy: ToolPolicySchema.optional(),
   allowed_commands: z.array(CommandEntrySchema).max(100, "at most 100 commands").optional(),
 });

@@ -7,7 +7,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseRoleFile } from "./parse";
 import { FILE_TOOLS, mapToolName, roleToolAccess, toolWarnings } from "./tool-mapping";
-import { AGENT_TOOLS } from "@/lib/tools/team";
+import { AGENT_TOOLS } from "@/lib/team-tools/team";
 
 const CORPUS = process.env.ASTRION_ROLE_CORPUS ?? "/work/shared/corpus/roles";
 const files = existsSync(CORPUS) ? readdirSync(CORPUS).filter((f) => f.endsWith(".md") && f !== "SOURCE.md").sort() : [];

@@ -7,7 +7,7 @@ import "server-only";
 import { CorruptFileError, NotFoundError } from "@/lib/contracts/errors";
 import type { ConversationStore } from "@/lib/store";
 import type { AgentMetadata, ConversationMetadata, Message } from "@/lib/contracts/on-disk";
-import { LEADER_DISPLAY_NAME } from "@/lib/runtime/team/types";
+import { LEADER_DISPLAY_NAME } from "@/lib/contracts/messages";
 import type { ConvRow, SearchDb, SourceRow } from "./db";
 import { indexedMessages, type IndexedMessage } from "./rows";
 

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConversationStore, type Message } from "@/lib/store";
+import { newConversationStore } from "@/test/helpers/conversation-store";
 import { searchFile, startSearch, SearchQuerySchema, type SearchIndexer, type SearchQuery } from "./index";
 
 let dir: string;
@@ -20,7 +21,7 @@ afterAll(async () => {
 });
 
 async function boot(root: string): Promise<{ store: ConversationStore; search: SearchIndexer }> {
-  const store = new ConversationStore(root);
+  const store = newConversationStore(root);
   await store.init();
   const search = await startSearch(root, store);
   await search.settled();
@@ -173,7 +174,7 @@ describe("the search index across restarts", () => {
     const { conv } = await seed(first.store, "zeta");
     await first.search.close();
     // A store without the index (another process, or changes the index never heard of).
-    const bare = new ConversationStore(root);
+    const bare = newConversationStore(root);
     await bare.init();
     await bare.updateLeaderMessages(conv.id, (f) => ({ ...f, messages: [...f.messages, msg("user", "one more thing: hafnium", "msg_more")] }));
     await bare.update(conv.id, { status: "archived" });

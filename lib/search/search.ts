@@ -4,7 +4,7 @@ import "server-only";
  * tags, the newest matches ranked, and each hit's snippet shaped from its text.
  */
 import { AstrionError } from "@/lib/contracts/errors";
-import { LEADER_DISPLAY_NAME } from "@/lib/runtime/team/types";
+import { LEADER_DISPLAY_NAME } from "@/lib/contracts/messages";
 import type { SearchDb } from "./db";
 import { matchExpression, parseQuery } from "./query";
 import { lowerBound, RANK_WINDOW, upperBound, type SearchQuery, type SearchResult } from "@/lib/contracts/search";

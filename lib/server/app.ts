@@ -12,10 +12,11 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { acquireDataRootLock, ConversationStore, removeOrphanTempFiles, resolveDataRoot } from "@/lib/store";
 import { RoleLibrary } from "@/lib/roles";
+import { deriveCapabilities } from "@/lib/governance";
 import { seedModelsFile } from "@/lib/models";
 import { ModelRegistry } from "@/lib/models/model-registry";
 import { createOfflineModel } from "@/lib/offline-model";
-import { protectFolder } from "@/lib/workspace";
+import { projectFolderCheckFor, protectFolder } from "@/lib/workspace";
 import { startSearch, type SearchIndexer } from "@/lib/search";
 import { MemoryService } from "@/lib/memory/service";
 import { EventBus, type Bus } from "@/lib/bus";
@@ -55,7 +56,7 @@ async function start(): Promise<AstrionApp> {
   await acquireDataRootLock(root);
   const removed = await removeOrphanTempFiles(root);
   if (removed.length > 0) console.log(`[astrion] removed ${removed.length} unfinished temp file(s) left by an earlier crash`);
-  const store = new ConversationStore(root);
+  const store = new ConversationStore(root, { checkProjectFolder: projectFolderCheckFor(root) });
   await store.init();
   // After the conversation index is loaded (the search reconciles against it), before the engine resumes.
   const search = await startSearch(root, store);
@@ -66,7 +67,7 @@ async function start(): Promise<AstrionApp> {
   protectFolder({ kind: "data", path: root });
   protectFolder({ kind: "app", path: path.join(process.cwd(), ".next") });
   protectFolder({ kind: "app", path: path.join(process.cwd(), "node_modules") });
-  const roles = new RoleLibrary(path.join(root, "agents"));
+  const roles = new RoleLibrary(path.join(root, "agents"), { deriveCapabilities });
   const seeded = await roles.seedFromRepo(REPO_AGENTS_DIR);
   if (seeded.length > 0) console.log(`[astrion] copied the product roles into ${path.join(root, "agents")}: ${seeded.join(", ")}`);
   await seedModelsFile(root);

@@ -1,18 +1,19 @@
 import "server-only";
 /**
  * The executor of the shared-context tools offered to the Team Leader and to sub-agents (their
- * definitions are in the tool registry, lib/tools). Arbitration happens in code: the model only proposes a write, and the
+ * definitions are in ./tool-specs.ts). Arbitration happens in code: the model only proposes a write, and the
  * result it reads back says whether it was applied, refused (and why, with the value that won) or
  * is waiting for a person.
  */
 import { AstrionError } from "@/lib/contracts/errors";
-import { isSharedContextTool, parseToolArguments, SHARED_CONTEXT_TOOL_ARGS } from "@/lib/tools";
+import { parseToolArguments } from "@/lib/tools/arguments";
 import { timelineEventsOf, type SharedContextTimelineEvent } from "./events";
 import type { Decision } from "./schema";
+import { isSharedContextTool, SHARED_CONTEXT_TOOL_ARGS } from "./tool-specs";
 import { readSharedContext, requestTime, writeSharedContext } from "./store";
 
-/** The shared-context tools' definitions live in the one tool registry; re-exported here for callers of this module. */
-export { isSharedContextTool, SHARED_CONTEXT_READ_ONLY_TOOLS, SHARED_CONTEXT_TOOL_ARGS, sharedContextTools, type SharedContextToolName } from "@/lib/tools";
+/** The shared-context tools' definitions (./tool-specs.ts), re-exported here for callers of this module. */
+export { isSharedContextTool, SHARED_CONTEXT_READ_ONLY_TOOLS, SHARED_CONTEXT_TOOL_ARGS, SHARED_CONTEXT_TOOLS, sharedContextTools, type SharedContextToolName } from "./tool-specs";
 
 /** Who is calling a shared-context tool. */
 export interface SharedContextActor {

@@ -10,6 +10,7 @@ import { ConflictError, ValidationError } from "@/lib/contracts/errors";
 import { classifyPath, rekeyFiles } from "@/lib/export/bundle";
 import { FIXTURE_ID, fixtureFolder } from "@/lib/export/testing/folder";
 import { ConversationStore } from "./conversation-store";
+import { newConversationStore } from "@/test/helpers/conversation-store";
 import type { Message } from "@/lib/contracts/on-disk";
 
 let dir: string;
@@ -27,7 +28,7 @@ afterAll(async () => {
 });
 
 async function newStore(): Promise<ConversationStore> {
-  const store = new ConversationStore(path.join(dir, `root-${++counter}`));
+  const store = newConversationStore(path.join(dir, `root-${++counter}`));
   await store.init();
   return store;
 }
@@ -146,7 +147,7 @@ describe("installConversation", () => {
     const conversations = path.join(store.root, "conversations");
     await fs.rename(path.join(conversations, FIXTURE_ID), path.join(conversations, `.replaced-${FIXTURE_ID}-abcd1234`));
     await fs.mkdir(path.join(conversations, ".importing-0123456789ab"));
-    const again = new ConversationStore(store.root);
+    const again = newConversationStore(store.root);
     await again.init();
     expect((await again.get(FIXTURE_ID)).id).toBe(FIXTURE_ID);
     expect((await fs.readdir(conversations)).filter((n) => n.startsWith("."))).toEqual([]);

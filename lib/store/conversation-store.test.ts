@@ -17,6 +17,8 @@ import {
   getConversationStore,
   type Message,
 } from "./index";
+import { newConversationStore } from "@/test/helpers/conversation-store";
+import { projectFolderCheckFor } from "@/lib/workspace/project-folder";
 
 const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 const ID = /^conv_\d{8}_\d{6}_\d{3}$/;
@@ -37,14 +39,14 @@ afterAll(async () => {
 
 /** A new, initialized store in its own data folder. */
 async function freshStore(): Promise<ConversationStore> {
-  const store = new ConversationStore(path.join(dir, `root-${++counter}`));
+  const store = newConversationStore(path.join(dir, `root-${++counter}`));
   await store.init();
   return store;
 }
 
 /** A new store on the same data folder, booted: what a server restart does. */
 async function restart(store: ConversationStore): Promise<ConversationStore> {
-  const restarted = new ConversationStore(store.root);
+  const restarted = newConversationStore(store.root);
   await restarted.init();
   return restarted;
 }
@@ -376,8 +378,9 @@ describe("create", () => {
 
   it("getConversationStore shares one store per data folder", () => {
     const root = path.join(dir, "shared-root");
-    expect(getConversationStore(root)).toBe(getConversationStore(root + "/"));
-    expect(getConversationStore(root)).not.toBe(getConversationStore(root + "-other"));
+    const options = { checkProjectFolder: projectFolderCheckFor(root) };
+    expect(getConversationStore(options, root)).toBe(getConversationStore(options, root + "/"));
+    expect(getConversationStore(options, root)).not.toBe(getConversationStore(options, root + "-other"));
   });
 
   it("rejects a project_path that is a file", async () => {
@@ -764,7 +767,7 @@ describe("broken files", () => {
     const broken = JSON.stringify({ version: "1.0", agent_id_counter: -4 });
     await fs.writeFile(statePath, broken);
 
-    const restarted = new ConversationStore(store.root);
+    const restarted = newConversationStore(store.root);
     await restarted.init();
     expect(await readText(statePath)).toBe(broken);
     expect(restarted.problems()).toEqual([
@@ -791,13 +794,13 @@ describe("broken files", () => {
     const stateBefore = await readText(statePath);
     await fs.rm(path.join(store.root, "conversations", "index.json"));
 
-    await new ConversationStore(store.root).init();
+    await newConversationStore(store.root).init();
     expect(await readText(statePath)).toBe(stateBefore);
     const index = await readJsonFile(path.join(store.root, "conversations", "index.json"), IndexFileSchema);
     expect(Object.keys(index)).toEqual([a.id]);
 
     await fs.rm(statePath);
-    await new ConversationStore(store.root).init();
+    await newConversationStore(store.root).init();
     expect(await readJsonFile(statePath, StateFileSchema)).toMatchObject({
       last_conversation_id: a.id,
       agent_id_counter: 1,

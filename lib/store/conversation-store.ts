@@ -39,12 +39,18 @@ import { LiveConversation, type ChangeOptions, type Durability, type LoadReport 
 import { conversationDir, conversationsDir, leaderMessagesFile, parseConversationId, resolveDataRoot, rolesDir } from "./paths";
 import type { AgentMessagesFile, AgentMetadata, ConversationMetadata, LeaderMessagesFile } from "@/lib/contracts/on-disk";
 import type { LoggedLineFile } from "./step-records";
-import { StoreCore, type Mutator, type StoreObserver } from "./store-core";
+import { StoreCore, type Mutator, type ProjectFolderGate, type StoreObserver } from "./store-core";
 
 export { ConversationPatchSchema, DEFAULT_CONVERSATION_TITLE, type ConversationPatch, type CreateConversationInput } from "./conversation-files";
 export type { AgentList, CreateAgentInput } from "./agent-files";
-export type { StoreChange, StoreObserver } from "./store-core";
+export type { ProjectFolderGate, StoreChange, StoreObserver } from "./store-core";
 export { STATE_VERSION } from "./store-scan";
+
+/** What a store is given by its creator. */
+export interface ConversationStoreOptions {
+  /** Checks a project folder; returns the path to keep (see {@link ProjectFolderGate}). */
+  checkProjectFolder: ProjectFolderGate;
+}
 
 /**
  * Conversations, leader messages and sub-agents of one data folder. All writes are atomic,
@@ -55,8 +61,12 @@ export class ConversationStore {
   readonly root: string;
   readonly #core: StoreCore;
 
-  constructor(root: string) {
-    this.#core = new StoreCore(root);
+  /**
+   * @param options.checkProjectFolder the project folder rules, run when a conversation is
+   *   created or imported (the server gives `projectFolderCheckFor(root)` of lib/workspace).
+   */
+  constructor(root: string, options: ConversationStoreOptions) {
+    this.#core = new StoreCore(root, options.checkProjectFolder);
     this.root = this.#core.root;
   }
 
@@ -364,17 +374,17 @@ export class ConversationStore {
 
 /**
  * The store of a data folder (default: {@link resolveDataRoot}), one per folder per process (kept
- * on globalThis so every bundle of this module shares it). Call `init()` once at start-up, after
- * `acquireDataRootLock`.
+ * on globalThis so every bundle of this module shares it), made with the options of the first call.
+ * Call `init()` once at start-up, after `acquireDataRootLock`.
  */
-export function getConversationStore(root: string = resolveDataRoot()): ConversationStore {
+export function getConversationStore(options: ConversationStoreOptions, root: string = resolveDataRoot()): ConversationStore {
   const key = Symbol.for("astrion.store.conversationStores");
   const g = globalThis as unknown as Record<symbol, Map<string, ConversationStore> | undefined>;
   const stores = (g[key] ??= new Map());
   const abs = path.resolve(root);
   let store = stores.get(abs);
   if (!store) {
-    store = new ConversationStore(abs);
+    store = new ConversationStore(abs, options);
     stores.set(abs, store);
   }
   return store;

@@ -2,7 +2,7 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { ConversationStore } from "./conversation-store";
+import { newConversationStore } from "@/test/helpers/conversation-store";
 import { reconcileIndex } from "./conversation-index";
 import type { IndexFile } from "@/lib/contracts/on-disk";
 
@@ -25,7 +25,7 @@ const indexOf = async (root: string): Promise<IndexFile> => JSON.parse(await fs.
 
 describe("index.json and the engine's steps", () => {
   it("a step that only moves updated_at or the agent count does not wait for index.json; a rename does", async () => {
-    const store = new ConversationStore(path.join(dir, "root-steps"));
+    const store = newConversationStore(path.join(dir, "root-steps"));
     await store.init();
     const meta = await store.create({ title: "Steps", project_path: project, model_key: "offline" });
     await store.open(meta.id);
@@ -55,7 +55,7 @@ describe("index.json and the engine's steps", () => {
   });
 
   it("after a crash only updated_at times and agent counts can be behind; the next start catches them up without reporting a rebuild", async () => {
-    const store = new ConversationStore(path.join(dir, "root-crash"));
+    const store = newConversationStore(path.join(dir, "root-crash"));
     await store.init();
     const meta = await store.create({ title: "Crash", project_path: project, model_key: "offline" });
     const file = path.join(store.root, "conversations", "index.json");
@@ -64,7 +64,7 @@ describe("index.json and the engine's steps", () => {
     index[meta.id]!.updated_at = "2020-01-01T00:00:00";
     index[meta.id]!.agent_count = 3;
     await fs.writeFile(file, JSON.stringify(index));
-    const restarted = new ConversationStore(store.root);
+    const restarted = newConversationStore(store.root);
     await restarted.init();
     expect(restarted.indexReport().rebuilds).toEqual([]);
     expect((await indexOf(store.root))[meta.id]).toMatchObject({ updated_at: meta.updated_at, agent_count: 0 });

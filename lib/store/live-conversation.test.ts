@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ValidationError } from "@/lib/contracts/errors";
 import { ConversationStore } from "./conversation-store";
+import { newConversationStore } from "@/test/helpers/conversation-store";
 import { toPythonJson } from "./json";
 import { appendStats, closeJsonLines } from "./jsonl";
 import { LiveConversation, messagesDelta, STEP_LOG_FILE } from "./live-conversation";
@@ -30,7 +31,7 @@ afterAll(async () => {
 const stores: ConversationStore[] = [];
 
 async function conversation(): Promise<{ store: ConversationStore; id: string; agentId: number; convDir: string }> {
-  const store = new ConversationStore(path.join(dir, `root-${++counter}`));
+  const store = newConversationStore(path.join(dir, `root-${++counter}`));
   stores.push(store);
   await store.init();
   const meta = await store.create({ title: "Live", project_path: project, model_key: "offline" });
@@ -525,7 +526,7 @@ describe("opening a conversation that a crash left with log records", () => {
     await store.updateAgentMessages(id, agentId, (f) => ({ ...f, messages: [...f.messages, msg(7)] }));
     await live.detach();
     // A new process: a new store over the same folder.
-    const next = new ConversationStore(store.root);
+    const next = newConversationStore(store.root);
     await next.init();
     const reopened = await next.open(id, (report) => expect(report.replayed).toBeGreaterThan(0));
     expect(reopened.agentMessages(agentId).messages.map((m) => m.message_id)).toEqual(["msg_7"]);

@@ -15,7 +15,6 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { StoreProblem } from "@/lib/contracts/http";
 import { ConflictError, CorruptFileError, NotFoundError } from "@/lib/contracts/errors";
-import { assertProjectFolder } from "@/lib/workspace/project-folder";
 import { AgentIds } from "./agent-ids";
 import { withFileLock } from "./atomic";
 import { readJsonFile, writeJsonAtomic } from "./files";
@@ -64,6 +63,12 @@ function sequenceHints(): Map<string, number> {
   return (g[key] ??= new Map());
 }
 
+/**
+ * Checks a conversation's project folder; returns the path to keep in metadata.json.
+ * @throws ValidationError with `details[0].reason` for a refused folder.
+ */
+export type ProjectFolderGate = (value: unknown) => Promise<string>;
+
 /** The shared state and helpers of one data folder's store. */
 export class StoreCore {
   /** The data folder (absolute). */
@@ -82,9 +87,11 @@ export class StoreCore {
   readonly #observers = new Set<StoreObserver>();
   /** Global sub-agent ids, reserved from state.json in blocks. */
   readonly agentIds = new AgentIds((floor, count) => this.#reserveAgentIds(floor, count));
+  readonly #checkProjectFolder: ProjectFolderGate;
 
-  constructor(root: string) {
+  constructor(root: string, checkProjectFolder: ProjectFolderGate) {
     this.root = path.resolve(root);
+    this.#checkProjectFolder = checkProjectFolder;
     this.keeper = new IndexKeeper({
       file: indexFile(this.root),
       withRootLock: (fn) => this.withRootLock(fn),
@@ -338,11 +345,12 @@ export class StoreCore {
   }
 
   /**
-   * The project folder rules (lib/workspace/project-folder.ts): an existing absolute folder,
-   * judged by its real path, that is not the file-system root, a system folder, or this data
-   * folder / the app folder, inside them or containing them.
+   * The project folder rules, as the store's creator gave them (the server gives
+   * lib/workspace/project-folder.ts's: an existing absolute folder, judged by its real path, that
+   * is not the file-system root, a system folder, or this data folder / the app folder, inside
+   * them or containing them). Storage does not know the workspace.
    */
   checkProjectPath(value: unknown): Promise<string> {
-    return assertProjectFolder(value, [{ kind: "data", path: this.root }]);
+    return this.#checkProjectFolder(value);
   }
 }

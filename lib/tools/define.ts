@@ -7,7 +7,14 @@
 import { z } from "zod";
 import type { ToolSpec } from "@/lib/models/types";
 import type { ToolEffect } from "@/lib/contracts/on-disk";
-import type { Permission } from "@/lib/roles/schema";
+
+/**
+ * The permissions a tool may need, which a role holds (a role file's `permissions:`,
+ * lib/roles/schema.ts's PermissionSchema): `write` allows the workspace `write_file` tool,
+ * `execute` the `run_command` tool.
+ */
+export const PERMISSIONS = ["read", "write", "execute"] as const;
+export type Permission = (typeof PERMISSIONS)[number];
 
 /** Who is offered a tool: the Team Leader, sub-agents, or both. */
 export type ToolAudience = "leader" | "agent" | "both";

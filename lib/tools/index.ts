@@ -1,10 +1,26 @@
 /**
- * Public face of the tool registry: every tool a model can be offered (name, description, zod
- * argument schema, read-only or not, who may use it), the JSON Schemas generated from those zod
- * schemas, bounded parsing of a call's arguments, and the shaping of a tool's result to a size
- * without corrupting its JSON. Pure: the runtime and the shared context execute the tools.
+ * Public face of the tool kernel: how a tool is defined (name, description, zod argument schema,
+ * read-only or not, who may use it), the JSON Schemas generated from those zod schemas, bounded
+ * parsing of a call's arguments, and the shaping of a tool's result to a size without corrupting
+ * its JSON. Pure, and below every feature: it imports only the model client's types, the input
+ * limits and the contracts. The tools themselves are defined beside their features (the team's
+ * and the registry of what each party is offered in lib/team-tools, the shared context's in
+ * lib/shared-context/tool-specs.ts, the knowledge tool in lib/knowledge/tool.ts).
  */
-export { argsByName, customToolSpec, defineTool, parametersOf, toolSpec, type ArgsByName, type ToolArgs, type ToolAudience, type ToolDefinition, type ToolInput } from "./define";
+export {
+  argsByName,
+  customToolSpec,
+  defineTool,
+  parametersOf,
+  PERMISSIONS,
+  toolSpec,
+  type ArgsByName,
+  type Permission,
+  type ToolArgs,
+  type ToolAudience,
+  type ToolDefinition,
+  type ToolInput,
+} from "./define";
 export { maxArgumentChars, parseToolArguments } from "./arguments";
 export {
   capToolOutput,
@@ -23,20 +39,3 @@ export {
   type ShapeMeter,
   type ShapeOptions,
 } from "./shape";
-export { AGENT_TOOL_ARGS, AGENT_TOOLS, CREATE_SUB_AGENT, LEADER_TOOL_ARGS, LEADER_TOOLS, type AgentToolName, type LeaderToolName } from "./team";
-export { SHARED_CONTEXT_TOOL_ARGS, SHARED_CONTEXT_TOOLS, type SharedContextToolName } from "./shared-context";
-export {
-  agentTools,
-  createSubAgentArgs,
-  isSharedContextTool,
-  leaderTools,
-  READ_ONLY_TOOLS,
-  roleCatalog,
-  SHARED_CONTEXT_READ_ONLY_TOOLS,
-  sharedContextTools,
-  toolEffect,
-  toolNamed,
-  toolsOf,
-  TOOLS,
-  type RoleChoice,
-} from "./registry";

@@ -26,6 +26,7 @@ export {
   assertProjectFolder,
   checkProjectFolder,
   confirmProjectFolder,
+  projectFolderCheckFor,
   type ProjectFolderChanged,
   type ProjectFolderAccepted,
   type ProjectFolderCheck,

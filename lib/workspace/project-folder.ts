@@ -3,7 +3,8 @@
  * the real disk: symlinks are resolved (`/proc/self/root`, `/tmp/link-to-root`, `//`, `/./` and
  * trailing slashes all become the folder they name), and every other name of the folder found by
  * device and inode (a bind mount, a differently-cased name) is judged too. The store runs it when
- * a conversation is created; the runtime when a run starts or resumes and before every tool call.
+ * a conversation is created (its creator gives it {@link projectFolderCheckFor}); the runtime when
+ * a run starts or resumes and before every tool call.
  */
 import "server-only";
 import { realpathSync } from "node:fs";
@@ -158,6 +159,16 @@ export async function assertProjectFolder(value: unknown, extra: readonly Protec
   if (check.ok) return check.path;
   const issue: ProjectFolderIssue = { path: "project_path", message: check.message, reason: check.reason, ...(check.folder ? { folder: check.folder } : {}) };
   throw new ValidationError(`Invalid project folder: ${check.message}`, [issue]);
+}
+
+/**
+ * The check a data folder's conversation store runs on a project folder (its `checkProjectFolder`
+ * option, see lib/store/conversation-store.ts): {@link assertProjectFolder} with that data folder
+ * protected as well.
+ */
+export function projectFolderCheckFor(dataRoot: string): (value: unknown) => Promise<string> {
+  const root = path.resolve(dataRoot);
+  return (value) => assertProjectFolder(value, [{ kind: "data", path: root }]);
 }
 
 /** A run's project folder refused because metadata.json no longer names the folder the run started with. */

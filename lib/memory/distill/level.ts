@@ -14,7 +14,7 @@
  * A model may propose a level (the model path): it can raise a fact's level to `restricted` but
  * never lower rule 1, and a `project` level without a project folder becomes `public`.
  */
-import { redact } from "../redact";
+import { redact } from "@/lib/redaction/redact";
 import { readsTechnical } from "./text";
 import type { DistillContext, DistilledKind, DistilledLevel } from "./types";
 

@@ -3,7 +3,7 @@
  * the memory candidates made from them. Pure: types only.
  */
 import type { MemoryCandidate } from "../schema";
-import type { RedactOptions } from "../redact";
+import type { RedactOptions } from "@/lib/redaction/redact";
 
 /** Where a conclusion was read. */
 export type ConclusionSource =

@@ -18,29 +18,16 @@ import "server-only";
  * lowest agent id wins. Every other agent of the role that is `running` or `waiting` is busy and
  * counts against the role's `max_concurrency`.
  */
-import { abilitiesOfferedTo, abilityResult, abilityTable, abilityTaskText, abilityToolSpec, checkAbilityInput, type OfferedAbility } from "@/lib/abilities";
-import { allowListFromMetadata, authorizedRoles, roleRefusal } from "@/lib/governance";
-import type { ToolCall, ToolSpec } from "@/lib/models";
+import { abilityResult, abilityTaskText, checkAbilityInput, type OfferedAbility } from "@/lib/abilities";
+import { allowListFromMetadata, roleRefusal } from "@/lib/governance";
+import type { ToolCall } from "@/lib/models";
 import { agentParty, roleAbbreviation, SYSTEM_PARTY } from "@/lib/protocol";
-import { epochSeconds, type Message, type PendingMessage, type PendingToolCall } from "@/lib/store";
-import { TOOLS } from "@/lib/tools";
+import { epochSeconds, type Message, type PendingMessage } from "@/lib/store";
 import { once } from "./effects";
-import { createSubAgent } from "./leader-tools";
+import { abilityEntries, conversationAbilities, finishCall, isAbilitySent, SENT, type AbilityPending } from "./ability-ledger";
+import { createSubAgent } from "./create-agent";
 import type { TeamState } from "./state";
-import { appendToolResult } from "./steps";
 import { atWork, errorResult, isErrorResult, traceCause, type AbilityRequest, type AgentMeta, type Sender } from "./types";
-
-/** The caller's pending entry of an ability call. */
-interface AbilityPending extends PendingToolCall {
-  kind: "ability";
-  key: string;
-  role_id: string;
-  ability: string;
-  /** What the call was, so a request cut short by a crash can be delivered at resume. */
-  input: Record<string, unknown>;
-}
-
-const SENT = "ability_request_sent";
 
 /**
  * Routing of one conversation's calls, one at a time: choosing a callee and handing it the
@@ -53,47 +40,6 @@ function routed<T>(s: TeamState, work: () => Promise<T>): Promise<T> {
   const run = (routing.get(s) ?? Promise.resolve()).then(work, work);
   routing.set(s, run.catch(() => undefined));
   return run;
-}
-
-/** True for the journalled result of a call whose request was sent (its real result comes later). */
-export function isAbilitySent(result: string): boolean {
-  return result.startsWith(`{"${SENT}"`);
-}
-
-function abilityEntries(meta: AgentMeta): AbilityPending[] {
-  return (meta.pending_tool_calls ?? []).filter((p): p is AbilityPending => (p as { kind?: unknown }).kind === "ability");
-}
-
-/** The conversation's ability table: every authorized role's `provides:`, named (lib/abilities/naming.ts). */
-export async function conversationAbilities(s: TeamState): Promise<Map<string, OfferedAbility>> {
-  const { choices, byId } = await s.roleChoices();
-  const allowed = authorizedRoles(choices, allowListFromMetadata(await s.store.get(s.convId)));
-  const roles = allowed.flatMap((c) => {
-    const detail = byId.get(c.id);
-    return detail?.fields.provides?.length ? [{ role_id: c.id, role_name: detail.fields.name, provides: detail.fields.provides }] : [];
-  });
-  return abilityTable(roles, TOOLS.map((t) => t.name));
-}
-
-/** The ability tools an agent is offered: every authorized role's but its own. */
-export async function abilityToolsFor(s: TeamState, meta: AgentMeta): Promise<ToolSpec[]> {
-  return abilitiesOfferedTo(await conversationAbilities(s), meta.role_id).map(abilityToolSpec);
-}
-
-/** The ability a tool name stands for, `own` for the caller's own role's, or null for no ability. */
-export async function findAbility(s: TeamState, meta: AgentMeta, name: string): Promise<OfferedAbility | "own" | null> {
-  const offered = (await conversationAbilities(s)).get(name);
-  if (!offered) return null;
-  return offered.role_id === meta.role_id ? "own" : offered;
-}
-
-/**
- * Whether `name` is an ability the agent may call. Such a call cut short by a crash is looked up,
- * not reported as interrupted: the caller's pending entry says whether its request left.
- */
-export async function isAbilityCall(s: TeamState, agentId: number, name: string): Promise<boolean> {
-  const found = await findAbility(s, await s.readAgent(agentId), name);
-  return found !== null && found !== "own";
 }
 
 function senderOf(meta: AgentMeta): Sender {
@@ -128,23 +74,6 @@ async function planCallee(s: TeamState, roleId: string): Promise<Plan> {
 async function refused(s: TeamState, caller: AgentMeta, offered: OfferedAbility, code: string, reason: string): Promise<void> {
   if (code === "capped") s.notice("warning", "cap_agents", "notice.msg.abilityCapped", { agent: caller.display_name, tool: offered.tool_name, role: offered.role_id }, caller.agent_id);
   await s.emit(await s.causeFor(caller), { type: "event", from: SYSTEM_PARTY, to: agentParty(caller.agent_id), payload: { tool: offered.tool_name, role_id: offered.role_id, reason }, action: "ability_call", resource: `role:${offered.role_id}`, status: code });
-}
-
-/**
- * Ends a call with `content` as the caller's tool result: appended unless one is there already,
- * then the pending entry removed (the caller runs again once none is left) and the caller woken.
- */
-async function finishCall(s: TeamState, callerId: number, toolCallId: string, content: string, extra: Record<string, unknown> = {}, wake = true): Promise<void> {
-  const messages = (await s.store.readAgentMessages(s.convId, callerId)).messages;
-  if (!messages.some((m) => m.role === "tool" && m.tool_call_id === toolCallId)) {
-    await appendToolResult(s, callerId, { id: toolCallId, type: "function", function: { name: "", arguments: "" } }, content, extra);
-  }
-  const meta = await s.readAgent(callerId);
-  if (!(meta.pending_tool_calls ?? []).some((p) => p.tool_call_id === toolCallId)) return;
-  const rest = (meta.pending_tool_calls ?? []).filter((p) => p.tool_call_id !== toolCallId);
-  if (meta.status === "waiting" && !rest.length) await s.agentEvent(callerId, "answer", (m) => ({ ...m, pending_tool_calls: rest }));
-  else await s.publishAgent(await s.updateAgent(callerId, (m) => ({ ...m, pending_tool_calls: rest })));
-  if (wake) s.notifyAgent(callerId);
 }
 
 /** Hands the request to its callee (the caller already waits on it); a refusal ends the call with a tool error. */
@@ -256,24 +185,6 @@ export async function replyToCaller(s: TeamState, calleeId: number, summary: str
   s.notifyAgent(req.caller_agent_id);
   s.setActivity(calleeId, `replied ${reportId} to ${req.caller_display_name}`);
   return reportId;
-}
-
-/**
- * After a crash inside a callee's report: whether the reply reached its caller (the caller's tool
- * result carries the report's key). When it did, what was left undone is finished and the
- * report's result given back; null otherwise.
- */
-export async function abilityReplyOutcome(s: TeamState, key: string): Promise<string | null> {
-  const { agents } = await s.store.listAgents(s.convId);
-  for (const a of agents) {
-    const found = (await s.store.readAgentMessages(s.convId, a.agent_id)).messages.find((m: Message) => m.role === "tool" && m.metadata?.effect_key === key);
-    if (!found) continue;
-    const calleeId = Number(found.metadata?.from_agent_id);
-    await finishCall(s, a.agent_id, String(found.tool_call_id), "");
-    if (Number.isSafeInteger(calleeId)) await s.updateAgent(calleeId, (m) => ({ ...m, ability_request: undefined, reported: true }));
-    return JSON.stringify({ delivered: true, report_id: found.metadata?.report_id ?? null });
-  }
-  return null;
 }
 
 /**

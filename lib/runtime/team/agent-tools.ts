@@ -15,10 +15,11 @@ import { executeSharedContextTool, isSharedContextTool, SHARED_CONTEXT_READ_ONLY
 import { FILE_TOOLS, roleToolAccess } from "@/lib/roles/tool-mapping";
 import { epochSeconds, type Message } from "@/lib/store";
 import { listFiles, readFile, searchFiles, writeFile } from "@/lib/workspace";
-import { toolEffect } from "@/lib/tools";
+import { toolEffect } from "@/lib/team-tools";
 import { AGENT_TOOL_ARGS, parseToolArguments } from "./tools";
 import { isMcpToolName } from "@/lib/mcp/tools";
-import { callAbility, findAbility } from "./abilities";
+import { callAbility } from "./abilities";
+import { findAbility } from "./ability-ledger";
 import { approvalGate, type ApprovalGate } from "./approvals";
 import { executeRunCommand } from "./command";
 import { once } from "./effects";

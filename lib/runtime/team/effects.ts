@@ -13,7 +13,7 @@ import { agentParty, LEADER_PARTY, SYSTEM_PARTY } from "@/lib/protocol";
 import type { ToolCall } from "@/lib/models";
 import { toolFailureMessage } from "./tool-failure";
 import { READ_ONLY_TOOLS } from "./tools";
-import { abilityReplyOutcome, isAbilityCall, isAbilitySent } from "./abilities";
+import { abilityReplyOutcome, isAbilityCall, isAbilitySent } from "./ability-ledger";
 import type { TeamState } from "./state";
 import { awaitsApproval } from "./approvals";
 import { killLeftovers } from "./command";

@@ -8,7 +8,7 @@ import { MessageSchema, type AgentFailure, type AgentMetadata, type Conversation
 import { PHASE_TRANSITIONS } from "./state-machine";
 
 /** The display name the leader has in inter-agent messages (seed). */
-export const LEADER_DISPLAY_NAME = "Team Leader";
+export { LEADER_DISPLAY_NAME } from "@/lib/contracts/messages";
 
 /** Keys this runtime adds to a sub-agent's metadata.json (allowed: the schemas are loose). */
 export interface AgentExtras {

@@ -1,9 +1,10 @@
 /**
  * The team tools: the Team Leader's (create and steer sub-agents) and a sub-agent's (report, ask,
- * message a teammate, the workspace tools). The runtime executes them (lib/runtime/team-run.ts).
+ * message a teammate, the workspace tools), made with the tool kernel (lib/tools). The runtime
+ * executes them (lib/runtime/team-run.ts).
  */
 import { z } from "zod";
-import { argsByName, defineTool } from "./define";
+import { argsByName, defineTool } from "@/lib/tools/define";
 
 /** Models sometimes send an id as a string (`"3"`); coerced, still shown to the model as an integer. */
 const AgentIdArg = z.coerce.number().int().positive();

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { AGENT_TOOL_ARGS, LEADER_TOOL_ARGS, maxArgumentChars, parseToolArguments, SHARED_CONTEXT_TOOL_ARGS } from "./index";
+import { SHARED_CONTEXT_TOOL_ARGS } from "@/lib/shared-context/tool-specs";
+import { maxArgumentChars, parseToolArguments } from "@/lib/tools";
+import { AGENT_TOOL_ARGS, LEADER_TOOL_ARGS } from "./index";
 
 describe("tool arguments: documented limits, bounded parsing", () => {
   it("accepts write_file content of exactly 1,000,000 characters and refuses one more", () => {

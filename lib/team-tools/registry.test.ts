@@ -5,26 +5,9 @@ import { z } from "zod";
 import { ABILITY_CALL_TOOL, TOOL_SCOPES } from "@/lib/governance/permissions";
 import { KNOWLEDGE_TOOL } from "@/lib/knowledge/tool";
 import { parseCatalog } from "@/lib/offline-model/leader-plan";
-import {
-  AGENT_TOOL_ARGS,
-  agentTools,
-  createSubAgentArgs,
-  defineTool,
-  LEADER_TOOL_ARGS,
-  leaderTools,
-  parametersOf,
-  parseToolArguments,
-  READ_ONLY_TOOLS,
-  SHARED_CONTEXT_READ_ONLY_TOOLS,
-  SHARED_CONTEXT_TOOL_ARGS,
-  sharedContextTools,
-  toolEffect,
-  toolNamed,
-  toolSpec,
-  toolsOf,
-  TOOLS,
-  type RoleChoice,
-} from "./index";
+import { SHARED_CONTEXT_READ_ONLY_TOOLS, SHARED_CONTEXT_TOOL_ARGS, sharedContextTools } from "@/lib/shared-context/tool-specs";
+import { defineTool, parametersOf, parseToolArguments, toolSpec } from "@/lib/tools";
+import { AGENT_TOOL_ARGS, agentTools, createSubAgentArgs, LEADER_TOOL_ARGS, leaderTools, READ_ONLY_TOOLS, toolEffect, toolNamed, toolsOf, TOOLS, type RoleChoice } from "./index";
 
 type JsonSchema = { type?: string; enum?: unknown[]; minLength?: number; minimum?: number; exclusiveMinimum?: number; description?: string; [k: string]: unknown };
 type ObjectSchema = { type: "object"; properties: Record<string, JsonSchema>; required?: string[] };

@@ -1,17 +1,25 @@
 /**
- * Redaction of an entry's text fields before they are stored, and where the markers stand in the
- * stored text (what the Memory page shows: the kind of each masked span, never its content). Pure.
+ * Redaction of a record's text fields before they are stored (a memory entry's statement and
+ * subject), and where the markers stand in the stored text (what the Memory page shows: the kind
+ * of each masked span, never its content). Pure.
  */
 import { redact, redactionMarker, type RedactOptions } from "./redact";
-import type { MemoryRedaction } from "./schema";
+
+/** A marker in a stored field: which field, what kind, where it stands (end exclusive). Never the content. */
+export interface FieldRedaction<F extends string = string> {
+  field: F;
+  kind: string;
+  start: number;
+  end: number;
+}
 
 /** A marker as {@link redactionMarker} writes it. */
 const MARKER = /\[redacted:([a-z0-9_]{1,40})\]/g;
 
 /** One field after redaction: the stored text and its markers' spans in that text. */
-export interface RedactedField {
+export interface RedactedField<F extends string = string> {
   text: string;
-  redactions: MemoryRedaction[];
+  redactions: FieldRedaction<F>[];
 }
 
 /**
@@ -19,10 +27,10 @@ export interface RedactedField {
  * end exclusive). The spans `redact` reports point into the original text; each marker shifts
  * what follows it by the difference in length.
  */
-export function redactField(field: MemoryRedaction["field"], text: string, options: RedactOptions): RedactedField {
+export function redactField<F extends string>(field: F, text: string, options: RedactOptions): RedactedField<F> {
   const result = redact(text, options);
   let shift = 0;
-  const redactions: MemoryRedaction[] = result.spans.map((s) => {
+  const redactions: FieldRedaction<F>[] = result.spans.map((s) => {
     const marker = redactionMarker(s.kind);
     const start = s.start + shift;
     shift += marker.length - (s.end - s.start);
@@ -37,8 +45,12 @@ export function redactField(field: MemoryRedaction["field"], text: string, optio
 }
 
 /** Redacts a statement and a subject; spans of both, subject first. */
-export function redactStatement(statement: string, subject: string, options: RedactOptions): { statement: string; subject: string; redactions: MemoryRedaction[] } {
-  const s = redactField("statement", statement, options);
-  const subj = redactField("subject", subject, options);
+export function redactStatement(
+  statement: string,
+  subject: string,
+  options: RedactOptions,
+): { statement: string; subject: string; redactions: FieldRedaction<"statement" | "subject">[] } {
+  const s = redactField<"statement" | "subject">("statement", statement, options);
+  const subj = redactField<"statement" | "subject">("subject", subject, options);
   return { statement: s.text, subject: subj.text, redactions: [...subj.redactions, ...s.redactions] };
 }

@@ -1,14 +1,16 @@
 /**
- * The one registry of tools: every tool a model can be offered, whichever module executes it.
- * What each party is offered, which tools only read, and the JSON Schema of each tool's
- * arguments all derive from it. Pure.
+ * The one registry of the team's tools: every tool a model can be offered by the team's loops
+ * (the leader's, a sub-agent's, the shared context's), whichever module executes it. What each
+ * party is offered, which tools only read, and the JSON Schema of each tool's arguments all
+ * derive from it. Pure. It sits above the roles (a role's permissions and `tools:` decide what a
+ * sub-agent is offered) and the shared context; the tool kernel it builds on is lib/tools.
  */
 import { z } from "zod";
 import type { ToolSpec } from "@/lib/models/types";
 import type { Permission } from "@/lib/roles/schema";
 import { FILE_TOOLS } from "@/lib/roles/tool-mapping";
-import { customToolSpec, toolSpec, type ToolAudience, type ToolDefinition } from "./define";
-import { SHARED_CONTEXT_TOOLS, type SharedContextToolName } from "./shared-context";
+import { SHARED_CONTEXT_TOOLS } from "@/lib/shared-context/tool-specs";
+import { customToolSpec, toolSpec, type ToolAudience, type ToolDefinition } from "@/lib/tools/define";
 import { AGENT_TOOLS, CREATE_SUB_AGENT, LEADER_TOOLS } from "./team";
 
 /** Every tool, leader's first, then sub-agents', then those both use. */
@@ -35,14 +37,6 @@ export function toolEffect(name: string): ToolDefinition["effect"] | undefined {
 
 /** Tools that only read: safe to run again after a crash. */
 export const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(TOOLS.filter((t) => t.readOnly).map((t) => t.name));
-
-/** Shared-context tools that only read (a subset of {@link READ_ONLY_TOOLS}). */
-export const SHARED_CONTEXT_READ_ONLY_TOOLS: ReadonlySet<string> = new Set(SHARED_CONTEXT_TOOLS.filter((t) => t.readOnly).map((t) => t.name));
-
-/** Whether `name` is one of the shared-context tools. */
-export function isSharedContextTool(name: string): name is SharedContextToolName {
-  return SHARED_CONTEXT_TOOLS.some((t) => t.name === name);
-}
 
 /**
  * The registered tools of one audience exactly (`both` gives the tools everyone shares), without
@@ -127,9 +121,4 @@ export function agentTools(access: boolean | readonly Permission[], fileTools?: 
   return toolsOf("agent", permissions)
     .filter((t) => fileTools === undefined || !FILE_TOOL_NAMES.has(t.name) || fileTools.includes(t.name))
     .map(toolSpec);
-}
-
-/** The shared-context tool specs, for the leader and for every sub-agent alike. */
-export function sharedContextTools(): ToolSpec[] {
-  return toolsOf("both").map(toolSpec);
 }

@@ -1,11 +1,12 @@
 /**
  * The shared-context tools, offered to the Team Leader and to every sub-agent. Their executor
- * (arbitration, the file) is in lib/shared-context/tools.ts; their definitions are here, pure,
- * beside the other tools of the registry.
+ * (arbitration, the file) is ./tools.ts; their definitions are here, pure, made with the tool
+ * kernel (lib/tools); the registry of every tool (lib/team-tools/registry.ts) lists them too.
  */
 import { z } from "zod";
-import { MAX_WRITE_LENGTH, SharedKeySchema, VersionSchema, WriteModeSchema } from "@/lib/shared-context/schema";
-import { argsByName, defineTool } from "./define";
+import { argsByName, defineTool, toolSpec } from "@/lib/tools/define";
+import type { ToolSpec } from "@/lib/models/types";
+import { MAX_WRITE_LENGTH, SharedKeySchema, VersionSchema, WriteModeSchema } from "./schema";
 
 /** Models sometimes send numbers as strings (`"3"`); accept those, nothing looser. */
 const LooseVersion = z.preprocess((v) => (typeof v === "string" && /^\s*\d+\s*$/.test(v) ? Number(v) : v), VersionSchema.optional());
@@ -46,3 +47,16 @@ export const SHARED_CONTEXT_TOOL_ARGS = argsByName(SHARED_CONTEXT_TOOLS);
 
 /** Names of the shared-context tools. */
 export type SharedContextToolName = keyof typeof SHARED_CONTEXT_TOOL_ARGS;
+
+/** Shared-context tools that only read. */
+export const SHARED_CONTEXT_READ_ONLY_TOOLS: ReadonlySet<string> = new Set(SHARED_CONTEXT_TOOLS.filter((t) => t.readOnly).map((t) => t.name));
+
+/** Whether `name` is one of the shared-context tools. */
+export function isSharedContextTool(name: string): name is SharedContextToolName {
+  return SHARED_CONTEXT_TOOLS.some((t) => t.name === name);
+}
+
+/** The shared-context tool specs, for the leader and for every sub-agent alike. */
+export function sharedContextTools(): ToolSpec[] {
+  return SHARED_CONTEXT_TOOLS.map(toolSpec);
+}
