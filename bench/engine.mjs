@@ -95,7 +95,7 @@ function sequentialFigures(runs) {
   return {
     runs: runs.length,
     ms_per_call: stats(runs.map((r) => r.wall_ms / r.calls)),
-    // The JIT keeps compiling for the first few dozen runs of a new server (see the README).
+    // The JIT keeps compiling for the first few dozen runs of a new server (see docs/benchmarks-history.md).
     ms_per_call_median_first_half: stats(runs.slice(0, half).map((r) => r.wall_ms / r.calls)).median,
     ms_per_call_median_second_half: stats(runs.slice(half).map((r) => r.wall_ms / r.calls)).median,
     cpu_ms_per_call: round2(runs.reduce((n, r) => n + r.cpu_ms, 0) / calls),

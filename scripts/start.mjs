@@ -49,7 +49,7 @@ if (built !== 0) {
  * V8's heap grows by up to 4× what survived the last full collection before it collects again, so
  * a busy server's resident memory climbs about a megabyte per conversation run for a long while
  * (nothing is held: a forced collection brings it back). At 1.2× the next full collection comes
- * soon enough that memory follows what is live (`npm run bench`, under "Measured figures" in the README).
+ * soon enough that memory follows what is live (`npm run bench`, docs/benchmarks.md).
  *
  * The young generation may grow to 32 MB a half instead of 16: a run of the bench's workload
  * allocates about 13 MB, and each scavenge costs about 2.5 ms of the event loop whatever it frees

@@ -1,7 +1,7 @@
 /**
  * The bus port: everything the engine (lib/runtime) and the SSE streams (lib/sse) need from a
  * message bus, and nothing about how it is done. The in-process bus (./bus.ts) is the default
- * implementation; a Redis bus would be another (see README, "Ports"). Types only.
+ * implementation; a Redis bus would be another (see docs/architecture.md, "Ports"). Types only.
  *
  * Two kinds of topic (./topics.ts):
  * - a conversation topic carries the runtime events browsers see. Its events are numbered

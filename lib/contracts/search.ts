@@ -9,7 +9,7 @@ import { z } from "zod";
 export const MAX_SEARCH_LIMIT = 50;
 /**
  * Of a query's matches, the newest this many are ranked by relevance (BM25) and paged; see
- * README "History search". Scoring every match of a common word over half a million messages
+ * docs/history-search.md. Scoring every match of a common word over half a million messages
  * takes seconds; the newest few thousand take milliseconds, and recent history is what is
  * usually looked for.
  */

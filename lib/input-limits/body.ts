@@ -13,7 +13,7 @@ export interface BodyLimitRule {
   path: string;
   /** Bytes. */
   limit: number;
-  /** What the limit is for (shown in the README table). */
+  /** What the limit is for (shown in docs/limits.md). */
   why: string;
 }
 

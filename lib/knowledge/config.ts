@@ -1,6 +1,6 @@
 /**
- * Limits of the knowledge index, configurable by environment variable (README, configuration
- * table). A bad value is reported on the server's log and the default used. Pure.
+ * Limits of the knowledge index, configurable by environment variable (docs/configuration.md).
+ * A bad value is reported on the server's log and the default used. Pure.
  */
 import { z } from "zod";
 

@@ -32,7 +32,7 @@ export async function readFolderFiles(dir: string, accept: (rel: string) => bool
       else if (entry.isFile() && accept(child)) {
         const data = await fs.readFile(path.join(dir, child));
         budget.bytes -= data.byteLength;
-        if (budget.bytes < 0) throw new AstrionError("payload_too_large", "The conversations hold more data than one export may (see the README's limits); export fewer at once.");
+        if (budget.bytes < 0) throw new AstrionError("payload_too_large", "The conversations hold more data than one export may (see docs/export-import.md); export fewer at once.");
         out.set(child, data);
       }
     }
