@@ -5,6 +5,7 @@ import "server-only";
  */
 export { Engine, type EngineParts } from "./engine";
 export type { EngineDeps } from "./team/deps";
+export { DistillState } from "./team/distilled-progress";
 export { TeamRun, LEADER_DISPLAY_NAME, CONTEXT_FILE_NAME } from "./team-run";
 export { limitsFromEnv, type RuntimeLimits } from "./team/config";
 export * from "@/lib/contracts/events";

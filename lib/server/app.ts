@@ -23,7 +23,7 @@ import { EventBus, type Bus } from "@/lib/bus";
 import { forgetProcessSingleton, processSingleton } from "./singleton";
 import { McpManager } from "@/lib/mcp";
 import { StreamSlots, streamLimitsFromEnv } from "@/lib/sse";
-import { Engine, limitsFromEnv } from "@/lib/runtime";
+import { DistillState, Engine, limitsFromEnv } from "@/lib/runtime";
 
 export interface AstrionApp {
   root: string;
@@ -80,7 +80,7 @@ async function start(): Promise<AstrionApp> {
   const bus: Bus = new EventBus();
   const mcp = new McpManager();
   const streams = new StreamSlots(streamLimitsFromEnv());
-  const engine = new Engine({ deps: { root, store, roles, models, memory, bus, mcp }, limits: limitsFromEnv() });
+  const engine = new Engine({ deps: { root, store, roles, models, memory, bus, mcp, distill: new DistillState(root) }, limits: limitsFromEnv() });
   return { root, store, roles, search, memory, models, bus, mcp, streams, engine, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
 }
 

@@ -22,10 +22,9 @@ import "server-only";
 import { subscribe } from "node:diagnostics_channel";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { bodyLimitFor } from "@/lib/input-limits";
+import { processSingleton } from "./singleton";
 
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
-
-const INSTALLED = Symbol.for("astrion.bodyGuard");
 
 /** How long the rest of a refused upload is drained (and dropped) before the connection is closed. */
 export const LINGER_MS = 2000;
@@ -117,14 +116,14 @@ export function guardServer(server: Server): void {
 
 /** Installs the guard on every HTTP server of this process as it receives its first request (once per process). */
 export function installBodyGuard(): void {
-  const g = globalThis as unknown as Record<symbol, boolean | undefined>;
-  if (g[INSTALLED]) return;
-  g[INSTALLED] = true;
-  const guarded = new WeakSet<Server>();
-  subscribe("http.server.request.start", (message) => {
-    const server = (message as { server?: Server }).server;
-    if (!server || guarded.has(server)) return;
-    guarded.add(server);
-    guardServer(server);
+  processSingleton("bodyGuard", () => {
+    const guarded = new WeakSet<Server>();
+    subscribe("http.server.request.start", (message) => {
+      const server = (message as { server?: Server }).server;
+      if (!server || guarded.has(server)) return;
+      guarded.add(server);
+      guardServer(server);
+    });
+    return true;
   });
 }

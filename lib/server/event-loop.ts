@@ -6,16 +6,16 @@ import "server-only";
  * `GET /api/health` as `event_loop`. Beside each second's delay it keeps the CPU time the process
  * used in it and its garbage-collection pauses, so a late second can be told apart: much CPU is the
  * app's own work, a long GC pause is the collector, little of either is time the process waited
- * (for a core, the disk, a page). One monitor per process, kept on globalThis (Next may load this
+ * (for a core, the disk, a page). One monitor per process (a process singleton: Next may load this
  * module in several bundles).
  */
 import { monitorEventLoopDelay, PerformanceObserver } from "node:perf_hooks";
 import type { EventLoopReport } from "@/lib/contracts/http";
+import { processSingleton } from "./singleton";
 
 /** Seconds of history kept. */
 export const EVENT_LOOP_WINDOW_S = 60;
 const RESOLUTION_MS = 10;
-const KEY = Symbol.for("astrion.eventLoopMonitor");
 
 type Second = EventLoopReport["max_ms_per_second"][number];
 
@@ -29,11 +29,12 @@ function round(ms: number): number {
 }
 
 /** Starts sampling (idempotent). */
-export function startEventLoopMonitor(): void {
-  const g = globalThis as unknown as Record<symbol, Monitor | undefined>;
-  if (g[KEY]) return;
+export function startEventLoopMonitor(): Monitor {
+  return processSingleton("eventLoopMonitor", makeMonitor);
+}
+
+function makeMonitor(): Monitor {
   const monitor: Monitor = { seconds: [], startedAt: new Date().toISOString() };
-  g[KEY] = monitor;
   const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   histogram.enable();
   let gcMs = 0;
@@ -63,12 +64,12 @@ export function startEventLoopMonitor(): void {
     gcMaxMs = 0;
   }, 1000);
   tick.unref();
+  return monitor;
 }
 
 /** The per-second maxima of the last minute, oldest first, and the largest of them. */
 export function eventLoopReport(): EventLoopReport {
-  startEventLoopMonitor();
-  const monitor = (globalThis as unknown as Record<symbol, Monitor>)[KEY]!;
+  const monitor = startEventLoopMonitor();
   const seconds = [...monitor.seconds];
   return {
     resolution_ms: RESOLUTION_MS,

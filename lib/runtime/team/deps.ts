@@ -10,6 +10,7 @@ import type { McpManager } from "@/lib/mcp";
 import type { ModelRegistry } from "@/lib/models/model-registry";
 import type { RoleLibrary } from "@/lib/roles";
 import type { ConversationStore } from "@/lib/store";
+import type { DistillState } from "./distilled-progress";
 import type { MemoryPort } from "./memory-port";
 
 export interface EngineDeps {
@@ -25,4 +26,6 @@ export interface EngineDeps {
   readonly bus: Bus;
   /** The MCP servers of the data folder (started per conversation on first use). */
   readonly mcp: McpManager;
+  /** Memory distillation's queue and progress log (lib/runtime/team/distilled-progress.ts). */
+  readonly distill: DistillState;
 }

@@ -147,17 +147,16 @@ async function appendDurably(file: string, text: string): Promise<void> {
   }
 }
 
-const LOGS_KEY = Symbol.for("astrion.runtime.distilled-progress");
+/**
+ * What memory distillation keeps for a data folder in this process: one distillation at a time
+ * per conversation (the queue), and the progress log. Made once by the composition root.
+ */
+export class DistillState {
+  /** Each conversation's latest scheduled distillation; the next one runs after it. */
+  readonly queues = new Map<string, Promise<void>>();
+  readonly progress: DistilledProgressLog;
 
-/** The progress log of a data folder (one per folder per process). */
-export function distilledProgress(root: string): DistilledProgressLog {
-  const g = globalThis as unknown as Record<symbol, Map<string, DistilledProgressLog> | undefined>;
-  const logs = (g[LOGS_KEY] ??= new Map());
-  const key = path.resolve(root);
-  let log = logs.get(key);
-  if (!log) {
-    log = new DistilledProgressLog(key);
-    logs.set(key, log);
+  constructor(root: string) {
+    this.progress = new DistilledProgressLog(path.resolve(root));
   }
-  return log;
 }

@@ -26,7 +26,6 @@ import type { Message } from "@/lib/store";
 import { closeJsonLines } from "@/lib/store/jsonl";
 import type { EmitInit, NoticeKey } from "./state";
 import type { TeamState } from "./state";
-import { distilledProgress } from "./distilled-progress";
 import { memoryOf } from "./memory-port";
 import type { AgentMeta } from "./types";
 
@@ -41,19 +40,12 @@ export type DistillSink = Pick<TeamState, "deps" | "convId" | "store"> & {
   notice(level: "info" | "warning" | "error", code: string, key: NoticeKey, params?: Record<string, string | number>): void;
 };
 
-const QUEUE_KEY = Symbol.for("astrion.runtime.memory-distill");
-
-function queues(): Map<string, Promise<void>> {
-  const g = globalThis as unknown as Record<symbol, Map<string, Promise<void>> | undefined>;
-  return (g[QUEUE_KEY] ??= new Map());
-}
-
 /**
  * Schedules a distillation of the conversation (not awaited by the caller: it runs in the
  * background, after any run already queued for it). Resolves when this one is done.
  */
 export function scheduleDistill(sink: DistillSink, trigger: DistillTrigger): Promise<void> {
-  const q = queues();
+  const q = sink.deps.distill.queues;
   const before = q.get(sink.convId) ?? Promise.resolve();
   const run = before
     .then(() => distillConversation(sink, trigger))
@@ -121,7 +113,7 @@ export async function distillConversation(sink: DistillSink, trigger: DistillTri
   await new Promise<void>((resolve) => setTimeout(resolve, 0));
   const messages = (await sink.store.readLeaderMessages(convId)).messages;
   if (trigger === "summary" && !endsWithSummary(messages)) return;
-  const progressLog = distilledProgress(root);
+  const progressLog = sink.deps.distill.progress;
   const seen = await progressLog.get(convId);
   // The history read last time must still be this one's start; otherwise it is read again whole.
   const continues = seen && seen.through <= messages.length && (seen.through === 0 || (messages[seen.through - 1]?.message_id ?? null) === seen.last_message_id);
