@@ -6,12 +6,11 @@
  * parallel callers.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { breakerStates, resetBreakers } from "@/lib/models/breaker";
 import { createOpenAIModel } from "@/lib/models/client";
 import { createOfflineModel } from "@/lib/offline-model";
-import { CircuitOpenError, subscribeModelHealth, tierDeadline, wrapWithResilience, type ModelHealth } from "@/lib/models/resilience";
+import { CircuitOpenError, tierDeadline, wrapWithResilience, type ModelHealth } from "@/lib/models/resilience";
+import { Resilience } from "@/lib/models/resilience-state";
 import type { ModelEntry, ModelsFile } from "@/lib/models/schema";
-import { resetSemaphores, semaphoreStates } from "@/lib/models/semaphore";
 import type { ChatModel, ChatRequest } from "@/lib/models/types";
 import { fakeError, fakeText, startFakeOpenAI, type FakeOpenAI } from "./helpers/fake-openai";
 import { failure } from "./helpers/expect-failure";
@@ -31,9 +30,13 @@ function entry(fake: FakeOpenAI, overrides: Partial<ModelEntry> = {}): ModelEntr
   return { provider: "openai-compatible", base_url: fake.url, api_key_env: "FAKE_API_KEY", model: "fake-model", thinking_style: "none", max_concurrency: 4, ...overrides };
 }
 
+/** The breakers, semaphores and health listeners of the models under test; fresh for each test. */
+let resilience = new Resilience();
+
 /** The wiring lib/models/model-registry.ts uses, with fast retries so the test stays short. */
 function wire(registry: ModelsFile, key: string, maxRetries: number, onHealth?: (h: ModelHealth) => void): ChatModel {
   return wrapWithResilience(
+    resilience,
     key,
     registry.models[key]!,
     registry,
@@ -56,8 +59,7 @@ afterEach(() => {
   primary.reset();
   backup.setHandler([]);
   backup.reset();
-  resetBreakers();
-  resetSemaphores();
+  resilience = new Resilience();
   delete process.env.ASTRION_BREAKER_THRESHOLD;
   delete process.env.ASTRION_BREAKER_COOLDOWN_MS;
 });
@@ -73,7 +75,7 @@ describe("first-response deadline and fallback", () => {
     expect(tierDeadline(registry.models.cloud!)).toBe(2_000);
     const health: ModelHealth[] = [];
     const bus: ModelHealth[] = [];
-    const off = subscribeModelHealth((h) => bus.push(h));
+    const off = resilience.subscribeHealth((h) => bus.push(h));
     const started = Date.now();
     const deltas: string[] = [];
     try {
@@ -134,7 +136,7 @@ describe("circuit breaker", () => {
 
     for (let i = 0; i < 3; i++) expect((await failure(model.stream(ask()))).reason).toBe("server");
     expect(primary.calls).toBe(6); // each call: first attempt + one retry
-    const [state] = breakerStates();
+    const [state] = resilience.status().breakers;
     expect(state).toMatchObject({ endpoint: primary.url, state: "open", consecutive_failures: 3 });
     expect(health.at(-1)).toMatchObject({ state: "circuit_open", reason: "server" });
 
@@ -150,14 +152,14 @@ describe("circuit breaker", () => {
 
     primary.setHandler(() => fakeText("back online", { delayMs: 150 }));
     await new Promise((r) => setTimeout(r, 850));
-    expect(breakerStates()[0]?.state).toBe("half_open");
+    expect(resilience.status().breakers[0]?.state).toBe("half_open");
     // One probe goes through; a call made while it is in flight still fails fast.
     const probe = model.stream(ask());
     const during = await failure(model.stream(ask()));
     expect(during).toBeInstanceOf(CircuitOpenError);
     expect((await probe).content).toBe("back online");
     expect(primary.calls).toBe(7);
-    expect(breakerStates()[0]).toMatchObject({ state: "closed", consecutive_failures: 0 });
+    expect(resilience.status().breakers[0]).toMatchObject({ state: "closed", consecutive_failures: 0 });
     expect(health.at(-1)).toMatchObject({ state: "ok" });
     expect((await model.stream(ask())).content).toBe("back online");
     expect(primary.calls).toBe(8);
@@ -176,7 +178,7 @@ describe("circuit breaker", () => {
     expect(await failure(model.stream(ask()))).toBeInstanceOf(CircuitOpenError);
     await new Promise((r) => setTimeout(r, 350));
     expect((await failure(model.stream(ask()))).reason).toBe("network"); // the probe
-    expect(breakerStates()[0]?.state).toBe("open");
+    expect(resilience.status().breakers[0]?.state).toBe("open");
     expect(await failure(model.stream(ask()))).toBeInstanceOf(CircuitOpenError);
   });
 });
@@ -193,7 +195,7 @@ describe("max_concurrency", () => {
     const registry: ModelsFile = { default: "cloud", models: { cloud: entry(primary, { max_concurrency: 3 }) } };
     const model = wire(registry, "cloud", 0);
     let peakWaiting = 0;
-    const timer = setInterval(() => (peakWaiting = Math.max(peakWaiting, semaphoreStates().cloud?.waiting ?? 0)), 5);
+    const timer = setInterval(() => (peakWaiting = Math.max(peakWaiting, resilience.status().semaphores.cloud?.waiting ?? 0)), 5);
     try {
       const results = await Promise.all(Array.from({ length: 50 }, (_, i) => model.stream(ask({ meta: { conversation_id: `conv-${i % 7}`, agent_id: i } }))));
       expect(results.every((r) => r.content.startsWith("answer "))).toBe(true);
@@ -203,6 +205,6 @@ describe("max_concurrency", () => {
     expect(primary.calls).toBe(50);
     expect(max).toBe(3);
     expect(peakWaiting).toBeGreaterThan(40);
-    expect(semaphoreStates().cloud).toEqual({ limit: 3, active: 0, waiting: 0 });
+    expect(resilience.status().semaphores.cloud).toEqual({ limit: 3, active: 0, waiting: 0 });
   });
 });

@@ -204,38 +204,3 @@ export function breakerOptionsFromEnv(env: Record<string, string | undefined> = 
   if (cooldownMs !== undefined) options.cooldownMs = cooldownMs;
   return options;
 }
-
-const BREAKERS = Symbol.for("astrion.models.breakers");
-
-// On globalThis: Next can load this module more than once per process, and one endpoint must
-// have one breaker however many copies look at it.
-function registry(): Map<string, CircuitBreaker> {
-  const g = globalThis as unknown as Record<symbol, Map<string, CircuitBreaker> | undefined>;
-  return (g[BREAKERS] ??= new Map());
-}
-
-/**
- * The process-wide breaker of the endpoint at `baseUrl`, created on first use with `options`
- * (default: the environment's, see {@link breakerOptionsFromEnv}). Entries sharing a base URL
- * share a breaker: a server that is down is down for all of them.
- */
-export function breakerFor(baseUrl: string, options?: BreakerOptions): CircuitBreaker {
-  const key = endpointKey(baseUrl);
-  const map = registry();
-  let breaker = map.get(key);
-  if (!breaker) {
-    breaker = new CircuitBreaker(key, options ?? breakerOptionsFromEnv());
-    map.set(key, breaker);
-  }
-  return breaker;
-}
-
-/** Every endpoint's breaker state, for the UI and health checks. */
-export function breakerStates(): BreakerSnapshot[] {
-  return [...registry().values()].map((b) => b.snapshot());
-}
-
-/** Forgets every breaker (tests, or after models.json changed its endpoints wholesale). */
-export function resetBreakers(): void {
-  registry().clear();
-}

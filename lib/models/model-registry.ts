@@ -13,7 +13,8 @@ import { createEmbedder, type Embedder } from "./embeddings";
 import { createOpenAIModel } from "./client";
 import { loadRegistry, lookupModel, resolveModel } from "./registry";
 import { auxModelKey } from "./schema";
-import { tierDeadline, wrapWithResilience } from "./resilience";
+import { tierDeadline, wrapWithResilience, type ModelHealthListener } from "./resilience";
+import { Resilience } from "./resilience-state";
 import type { ChatModel } from "./types";
 
 /** Makes the model of an entry of the `offline` provider. */
@@ -23,9 +24,17 @@ export class ModelRegistry {
   readonly #offline: OfflineModelFactory;
   readonly #models = new Map<string, ChatModel>();
   readonly #embedders = new Map<string, Embedder>();
+  /** The breakers, semaphores and health listeners of every model made here. */
+  readonly resilience: Resilience;
 
-  constructor(options: { offline: OfflineModelFactory }) {
+  constructor(options: { offline: OfflineModelFactory; resilience?: Resilience }) {
     this.#offline = options.offline;
+    this.resilience = options.resilience ?? new Resilience();
+  }
+
+  /** Subscribes to every model's health reports (all conversations). Returns the unsubscribe function. */
+  subscribeHealth(listener: ModelHealthListener): () => void {
+    return this.resilience.subscribeHealth(listener);
   }
 
   /** The model for `key`; throws a NotFoundError naming the known keys when it is not registered. */
@@ -36,7 +45,7 @@ export class ModelRegistry {
     const id = `${key}\u0000${JSON.stringify(entry)}\u0000${JSON.stringify(fallback)}`;
     const cached = this.#models.get(id);
     if (cached) return cached;
-    const model = wrapWithResilience(key, entry, registry, (k, e) =>
+    const model = wrapWithResilience(this.resilience, key, entry, registry, (k, e) =>
       e.provider === "offline" ? this.#offline(k) : createOpenAIModel(k, e, { firstResponseTimeoutMs: tierDeadline(e) }),
     );
     this.#models.set(id, model);

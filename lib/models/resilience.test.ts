@@ -1,10 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { CircuitBreaker, resetBreakers } from "./breaker";
+import { beforeEach, describe, expect, it } from "vitest";
+import { CircuitBreaker } from "./breaker";
 import {
   CircuitOpenError,
   createResilientModel,
   endpointOutcome,
-  subscribeModelHealth,
   TIER_DEADLINES_MS,
   tierDeadline,
   tierOf,
@@ -12,7 +11,8 @@ import {
   type ModelHealth,
 } from "./resilience";
 import type { ModelEntry, ModelsFile } from "./schema";
-import { resetSemaphores, Semaphore } from "./semaphore";
+import { Semaphore } from "./semaphore";
+import { Resilience } from "./resilience-state";
 import { ModelCallError, type ChatDelta, type ChatModel, type ChatRequest, type ChatResult } from "./types";
 
 const ask = (extra: Partial<ChatRequest> = {}): ChatRequest => ({
@@ -49,9 +49,10 @@ function entry(overrides: Partial<ModelEntry> = {}): ModelEntry {
 
 const serverDown = () => new ModelCallError("server", "HTTP 500 after 4 attempts", { httpStatus: 500 });
 
-afterEach(() => {
-  resetBreakers();
-  resetSemaphores();
+/** A fresh resilience state per test: no breaker or semaphore is shared between tests. */
+let resilience = new Resilience();
+beforeEach(() => {
+  resilience = new Resilience();
 });
 
 describe("deadline tiers", () => {
@@ -84,7 +85,7 @@ describe("endpointOutcome", () => {
 describe("createResilientModel", () => {
   it("passes a success through and keeps the primary's identity", async () => {
     const primary = scripted("p", [result("hello")]);
-    const model = createResilientModel("p", entry(), primary, { breaker: null, semaphore: new Semaphore(1) });
+    const model = createResilientModel(resilience, "p", entry(), primary, { breaker: null, semaphore: new Semaphore(1) });
     expect(await model.stream(ask())).toMatchObject({ content: "hello" });
     expect([model.key, model.label, model.offline]).toEqual(["p", "p", false]);
   });
@@ -93,7 +94,7 @@ describe("createResilientModel", () => {
     const primary = scripted("p", [new ModelCallError("timeout", "did not answer within 2000 ms after 4 attempts")]);
     const fb = scripted("local", [result("from fallback", "local-model")]);
     const health: ModelHealth[] = [];
-    const model = createResilientModel("p", entry({ fallback: "local" }), primary, {
+    const model = createResilientModel(resilience, "p", entry({ fallback: "local" }), primary, {
       breaker: null,
       fallback: async () => fb,
       onHealth: (h) => health.push(h),
@@ -109,7 +110,7 @@ describe("createResilientModel", () => {
     const primary = scripted("p", [serverDown(), result("back"), result("again")]);
     const fb = scripted("local", [result("fb")]);
     const health: ModelHealth[] = [];
-    const model = createResilientModel("p", entry({ fallback: "local" }), primary, { breaker: null, fallback: async () => fb, onHealth: (h) => health.push(h) });
+    const model = createResilientModel(resilience, "p", entry({ fallback: "local" }), primary, { breaker: null, fallback: async () => fb, onHealth: (h) => health.push(h) });
     await model.stream(ask());
     await model.stream(ask());
     await model.stream(ask());
@@ -127,7 +128,7 @@ describe("createResilientModel", () => {
       new ModelCallError("aborted", "stopped"),
     ]);
     const fb = scripted("local", [result("fb")]);
-    const model = createResilientModel("p", entry({ fallback: "local" }), primary, { breaker: null, fallback: async () => fb });
+    const model = createResilientModel(resilience, "p", entry({ fallback: "local" }), primary, { breaker: null, fallback: async () => fb });
     await expect(model.stream(ask(), () => undefined)).rejects.toBe(partial);
     await expect(model.stream(ask())).rejects.toMatchObject({ reason: "client" });
     await expect(model.stream(ask())).rejects.toMatchObject({ reason: "aborted" });
@@ -142,7 +143,7 @@ describe("createResilientModel", () => {
         return result("x");
       },
     ]);
-    const model = createResilientModel("p", entry(), primary, { breaker: null });
+    const model = createResilientModel(resilience, "p", entry(), primary, { breaker: null });
     await expect(
       model.stream(ask(), () => {
         throw oops;
@@ -153,9 +154,9 @@ describe("createResilientModel", () => {
   it("without a fallback rethrows the failure and reports degraded", async () => {
     const primary = scripted("p", [serverDown()]);
     const health: ModelHealth[] = [];
-    const off = subscribeModelHealth((h) => health.push(h));
+    const off = resilience.subscribeHealth((h) => health.push(h));
     try {
-      const model = createResilientModel("p", entry(), primary, { breaker: null });
+      const model = createResilientModel(resilience, "p", entry(), primary, { breaker: null });
       await expect(model.stream(ask())).rejects.toMatchObject({ reason: "server" });
     } finally {
       off();
@@ -165,7 +166,7 @@ describe("createResilientModel", () => {
   });
 
   it("when the fallback fails too, the error names both", async () => {
-    const model = createResilientModel("p", entry({ fallback: "local" }), scripted("p", [serverDown()]), {
+    const model = createResilientModel(resilience, "p", entry({ fallback: "local" }), scripted("p", [serverDown()]), {
       breaker: null,
       fallback: async () => scripted("local", [new ModelCallError("network", "local is off")]),
     });
@@ -181,7 +182,7 @@ describe("createResilientModel", () => {
     const breaker = new CircuitBreaker("http://down/v1", { threshold: 3, cooldownMs: 1_000, now: () => t });
     const primary = scripted("p", [serverDown(), serverDown(), serverDown(), result("up again")]);
     const health: ModelHealth[] = [];
-    const model = createResilientModel("p", entry(), primary, { breaker, onHealth: (h) => health.push(h) });
+    const model = createResilientModel(resilience, "p", entry(), primary, { breaker, onHealth: (h) => health.push(h) });
     for (let i = 0; i < 3; i++) await expect(model.stream(ask())).rejects.toMatchObject({ reason: "server" });
     expect(breaker.state).toBe("open");
     const fast = await model.stream(ask()).catch((e: unknown) => e);
@@ -201,7 +202,7 @@ describe("createResilientModel", () => {
     const primary = scripted("p", [serverDown()]);
     const fb = scripted("local", [result("fb")]);
     const health: ModelHealth[] = [];
-    const model = createResilientModel("p", entry({ fallback: "local" }), primary, { breaker, fallback: async () => fb, onHealth: (h) => health.push(h) });
+    const model = createResilientModel(resilience, "p", entry({ fallback: "local" }), primary, { breaker, fallback: async () => fb, onHealth: (h) => health.push(h) });
     await model.stream(ask());
     await model.stream(ask({ meta: { conversation_id: "c2", agent_id: 1 } }));
     expect(primary.calls).toHaveLength(1);
@@ -221,12 +222,12 @@ describe("createResilientModel", () => {
         return result("ok");
       },
     ]);
-    const model = createResilientModel("p", entry({ max_concurrency: 3 }), primary, { breaker: null });
+    const model = createResilientModel(resilience, "p", entry({ max_concurrency: 3 }), primary, { breaker: null });
     const all = await Promise.all(Array.from({ length: 50 }, () => model.stream(ask())));
     expect(all).toHaveLength(50);
     expect(max).toBe(3);
 
-    const slow = createResilientModel("s", entry({ max_concurrency: 1 }), scripted("s", [() => new Promise((r) => setTimeout(() => r(result("slow")), 50))]), { breaker: null });
+    const slow = createResilientModel(resilience, "s", entry({ max_concurrency: 1 }), scripted("s", [() => new Promise((r) => setTimeout(() => r(result("slow")), 50))]), { breaker: null });
     const first = slow.stream(ask());
     const controller = new AbortController();
     const waiting = slow.stream(ask({ signal: controller.signal }));
@@ -250,7 +251,7 @@ describe("wrapWithResilience", () => {
       p: scripted("p", [serverDown()]),
       local: scripted("local", [serverDown()]),
     };
-    const model = wrapWithResilience("p", registry.models.p!, registry, (k) => (made.push(k), bare[k]!));
+    const model = wrapWithResilience(resilience, "p", registry.models.p!, registry, (k) => (made.push(k), bare[k]!));
     await expect(model.stream(ask())).rejects.toMatchObject({ message: expect.stringContaining('fallback "local" failed too') });
     await expect(model.stream(ask())).rejects.toBeInstanceOf(ModelCallError);
     expect(made).toEqual(["p", "local"]);
@@ -260,7 +261,7 @@ describe("wrapWithResilience", () => {
 
   it("leaves an entry without a registered fallback alone", async () => {
     const registry: ModelsFile = { default: "p", models: { p: entry({ fallback: "missing" }) } };
-    const model = wrapWithResilience("p", registry.models.p!, registry, () => scripted("p", [serverDown()]));
+    const model = wrapWithResilience(resilience, "p", registry.models.p!, registry, () => scripted("p", [serverDown()]));
     await expect(model.stream(ask())).rejects.toMatchObject({ reason: "server" });
   });
 });

@@ -14,9 +14,10 @@
  * client and is unit-tested with scripted models.
  */
 import { ownValue } from "@/lib/own";
-import { breakerFor, breakerStates, type BreakerOutcome, type BreakerSnapshot, type CircuitBreaker } from "./breaker";
+import type { BreakerOutcome, CircuitBreaker } from "./breaker";
 import type { ModelEntry, ModelsFile } from "./schema";
-import { SemaphoreAbortedError, semaphoreFor, semaphoreStates, type Semaphore, type SemaphoreSnapshot } from "./semaphore";
+import { SemaphoreAbortedError, type Semaphore } from "./semaphore";
+import type { ModelHealthListener, Resilience } from "./resilience-state";
 import { ModelCallError, type ChatDelta, type ChatModel, type ChatRequest, type ChatResult, type ModelCallFailure } from "./types";
 
 /** Deadline tier of a model entry's first response. */
@@ -79,6 +80,7 @@ export class CircuitOpenError extends ModelCallError {
 
 /** Health of a model as one call saw it. */
 export type ModelHealthState = "ok" | "degraded" | "circuit_open";
+export type { ModelHealthListener };
 
 /** A health report: the runtime marks the calling agent DEGRADED on anything but `ok`. */
 export interface ModelHealth {
@@ -99,46 +101,15 @@ export interface ModelHealth {
   at: string;
 }
 
-/** Receives health reports. */
-export type ModelHealthListener = (health: ModelHealth) => void;
-
-const LISTENERS = Symbol.for("astrion.models.health-listeners");
-const LAST_HEALTH = Symbol.for("astrion.models.last-health");
-
-function listeners(): Set<ModelHealthListener> {
-  const g = globalThis as unknown as Record<symbol, Set<ModelHealthListener> | undefined>;
-  return (g[LISTENERS] ??= new Set());
-}
-
-// Last state reported per model and caller: an `ok` is only worth reporting after something else.
-function lastHealth(): Map<string, ModelHealthState> {
-  const g = globalThis as unknown as Record<symbol, Map<string, ModelHealthState> | undefined>;
-  return (g[LAST_HEALTH] ??= new Map());
-}
-
-/**
- * Subscribes to every resilient model's health reports in this process (all conversations: filter
- * on `health.meta.conversation_id`). Returns the unsubscribe function.
- */
-export function subscribeModelHealth(listener: ModelHealthListener): () => void {
-  listeners().add(listener);
-  return () => listeners().delete(listener);
-}
-
-/** What the resilience layer is doing right now, for a health view. */
-export function resilienceStatus(): { breakers: BreakerSnapshot[]; semaphores: Record<string, SemaphoreSnapshot> } {
-  return { breakers: breakerStates(), semaphores: semaphoreStates() };
-}
-
 /** Options of {@link createResilientModel}. */
 export interface ResilientModelOptions {
   /** Builds the entry's fallback model when the primary fails; null when there is none. Called at most once per call. */
   fallback?: () => Promise<ChatModel | null>;
-  /** Receives this model's health reports (they also go to {@link subscribeModelHealth} listeners). */
+  /** Receives this model's health reports (they also go to the listeners of the {@link Resilience} it is given). */
   onHealth?: ModelHealthListener;
-  /** The endpoint's breaker; default the process-wide one of `entry.base_url`; null for none (offline entries have none). */
+  /** The endpoint's breaker; default the resilience state's one of `entry.base_url`; null for none (offline entries have none). */
   breaker?: CircuitBreaker | null;
-  /** The concurrency limit; default the process-wide semaphore of `key` sized `entry.max_concurrency`. */
+  /** The concurrency limit; default the resilience state's semaphore of `key` sized `entry.max_concurrency`. */
   semaphore?: Semaphore;
 }
 
@@ -153,23 +124,15 @@ const DEFAULT_BASE_URL = "https://api.openai.com/v1";
  * A call waits (FIFO) for a slot of `max_concurrency`; a caller that aborts while waiting gets
  * `aborted` and leaves the queue. While the circuit is open the call does not queue at all.
  */
-export function createResilientModel(key: string, entry: ModelEntry, primary: ChatModel, opts: ResilientModelOptions = {}): ChatModel {
-  const breaker = opts.breaker !== undefined ? opts.breaker : entry.provider === "offline" ? null : breakerFor(entry.base_url ?? DEFAULT_BASE_URL);
-  const semaphore = () => opts.semaphore ?? semaphoreFor(key, entry.max_concurrency);
+export function createResilientModel(resilience: Resilience, key: string, entry: ModelEntry, primary: ChatModel, opts: ResilientModelOptions = {}): ChatModel {
+  const breaker = opts.breaker !== undefined ? opts.breaker : entry.provider === "offline" ? null : resilience.breakerFor(entry.base_url ?? DEFAULT_BASE_URL);
+  const semaphore = () => opts.semaphore ?? resilience.semaphoreFor(key, entry.max_concurrency);
 
   function report(health: Omit<ModelHealth, "at" | "model_key" | "endpoint">): void {
     const scope = `${key}\u0000${health.meta?.conversation_id ?? ""}\u0000${health.meta?.agent_id ?? ""}`;
-    const last = lastHealth();
-    if (health.state === "ok") {
-      if (!last.has(scope)) return;
-      last.delete(scope);
-    } else {
-      last.set(scope, health.state);
-      // Callers that never recover (a closed conversation) must not grow the map without end.
-      if (last.size > 1_000) last.delete(last.keys().next().value!);
-    }
+    if (!resilience.isNews(scope, health.state)) return;
     const full: ModelHealth = { model_key: key, ...(breaker ? { endpoint: breaker.endpoint } : {}), ...health, at: new Date().toISOString() };
-    for (const listener of [opts.onHealth, ...listeners()]) {
+    for (const listener of [opts.onHealth, ...resilience.listeners()]) {
       try {
         listener?.(full);
       } catch {
@@ -275,11 +238,12 @@ export type BareModelFactory = (key: string, entry: ModelEntry) => ChatModel;
  * fallback of its own, so a chain of fallbacks can never loop.
  *
  * ```ts
- * wrapWithResilience(key, entry, registry, (k, e) =>
+ * wrapWithResilience(resilience, key, entry, registry, (k, e) =>
  *   e.provider === "offline" ? createOfflineModel(k) : createOpenAIModel(k, e, { firstResponseTimeoutMs: tierDeadline(e) }));
  * ```
  */
 export function wrapWithResilience(
+  resilience: Resilience,
   key: string,
   entry: ModelEntry,
   registry: ModelsFile,
@@ -289,11 +253,11 @@ export function wrapWithResilience(
   const fallbackKey = entry.fallback;
   const fallbackEntry = fallbackKey && fallbackKey !== key ? ownValue(registry.models, fallbackKey) : undefined;
   let fallbackModel: ChatModel | undefined;
-  return createResilientModel(key, entry, makeModel(key, entry), {
+  return createResilientModel(resilience, key, entry, makeModel(key, entry), {
     onHealth: opts.onHealth,
     fallback:
       fallbackKey && fallbackEntry
-        ? async () => (fallbackModel ??= createResilientModel(fallbackKey, fallbackEntry, makeModel(fallbackKey, fallbackEntry), { onHealth: opts.onHealth }))
+        ? async () => (fallbackModel ??= createResilientModel(resilience, fallbackKey, fallbackEntry, makeModel(fallbackKey, fallbackEntry), { onHealth: opts.onHealth }))
         : undefined,
   });
 }

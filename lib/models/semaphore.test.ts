@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { resetSemaphores, Semaphore, SemaphoreAbortedError, semaphoreFor, semaphoreStates } from "./semaphore";
+import { describe, expect, it } from "vitest";
+import { Semaphore, SemaphoreAbortedError } from "./semaphore";
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
@@ -86,15 +86,3 @@ describe("Semaphore", () => {
   });
 });
 
-describe("semaphore registry", () => {
-  afterEach(() => resetSemaphores());
-
-  it("keeps one semaphore per model key and follows max_concurrency edits", () => {
-    const a = semaphoreFor("qwen", 4);
-    expect(semaphoreFor("qwen", 4)).toBe(a);
-    semaphoreFor("qwen", 6);
-    expect(a.limit).toBe(6);
-    semaphoreFor("local", 2);
-    expect(semaphoreStates()).toEqual({ qwen: { limit: 6, active: 0, waiting: 0 }, local: { limit: 2, active: 0, waiting: 0 } });
-  });
-});

@@ -113,38 +113,3 @@ export class Semaphore {
     }
   }
 }
-
-const SEMAPHORES = Symbol.for("astrion.models.semaphores");
-
-// Next bundles server code per entry, so several copies of this module can live in one process;
-// the registry sits on globalThis so they all share one limit per model entry.
-function registry(): Map<string, Semaphore> {
-  const g = globalThis as unknown as Record<symbol, Map<string, Semaphore> | undefined>;
-  return (g[SEMAPHORES] ??= new Map());
-}
-
-/**
- * The process-wide semaphore of model entry `key`, created with `limit` slots, or updated to
- * `limit` when the entry's `max_concurrency` changed since.
- */
-export function semaphoreFor(key: string, limit: number): Semaphore {
-  const map = registry();
-  const existing = map.get(key);
-  if (existing) {
-    if (existing.limit !== limit) existing.setLimit(limit);
-    return existing;
-  }
-  const created = new Semaphore(limit);
-  map.set(key, created);
-  return created;
-}
-
-/** Every model entry's semaphore state, by key. */
-export function semaphoreStates(): Record<string, SemaphoreSnapshot> {
-  return Object.fromEntries([...registry()].map(([key, s]) => [key, s.snapshot()]));
-}
-
-/** Forgets every semaphore (tests only: a held slot of a forgotten semaphore is simply lost). */
-export function resetSemaphores(): void {
-  registry().clear();
-}

@@ -20,7 +20,7 @@ import { agentTopic } from "@/lib/bus";
 import { AstrionError, ConflictError } from "@/lib/contracts/errors";
 import { auditPayload, ensureAgentToken, revokeAgentTokens } from "@/lib/governance";
 import { loadRegistry, normalizeTokenStatistics, publicModels } from "@/lib/models";
-import { subscribeModelHealth, type ModelHealth } from "@/lib/models/resilience";
+import type { ModelHealth } from "@/lib/models/resilience";
 import { agentParty, LEADER_PARTY, needsModelCall, startTrace, SYSTEM_PARTY, timelineRecord, unansweredToolCalls, USER_PARTY } from "@/lib/protocol";
 import type { EngineDeps } from "./team/deps";
 import type { Message } from "@/lib/store";
@@ -61,7 +61,7 @@ export class TeamRun {
     this.#s.setWakers({ wakeLeader: () => this.wakeLeader(), notifyAgent: (agentId) => this.#notifyAgent(agentId) });
     // A final summary (back to IDLE) is distilled into long-term memory in the background.
     this.#s.onIdle = () => void scheduleDistill(this.#s, "summary");
-    this.#offHealth = subscribeModelHealth((h) => {
+    this.#offHealth = deps.models.subscribeHealth((h) => {
       if (h.meta?.conversation_id === this.convId) void this.#onModelHealth(h).catch(() => undefined);
     });
   }

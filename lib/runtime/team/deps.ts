@@ -19,7 +19,7 @@ export interface EngineDeps {
   readonly store: ConversationStore;
   readonly roles: RoleLibrary;
   /** Model keys → models and the embedder (lib/models/model-registry.ts). */
-  readonly models: Pick<ModelRegistry, "modelFor" | "embedderFor">;
+  readonly models: Pick<ModelRegistry, "modelFor" | "embedderFor" | "subscribeHealth">;
   /** Long-term memory (recall and upsert), or null when there is none. */
   readonly memory: MemoryPort | null;
   /** The bus: events for viewers, wake-ups of agents' loops (lib/bus/port.ts). */
