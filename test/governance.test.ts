@@ -13,18 +13,7 @@ import { until } from "./helpers/wait";
 import { RoleLibrary } from "@/lib/roles";
 import { newRoleLibrary } from "@/test/helpers/role-library";
 import { createOpenAIModel } from "@/lib/models/client";
-import {
-  authorizedRoles,
-  buildRegistry,
-  candidateNote,
-  checkToolCall,
-  classifyIntent,
-  classifyIntentWithModel,
-  issueAgentToken,
-  isAuthorized,
-  resetAgentTokensForTests,
-  revokeAgentTokens,
-} from "@/lib/governance";
+import { AgentTokens, authorizedRoles, buildRegistry, candidateNote, classifyIntent, classifyIntentWithModel, isAuthorized } from "@/lib/governance";
 
 let rolesDir: string;
 let library: RoleLibrary;
@@ -104,7 +93,7 @@ describe("intent classification by a small model (real client, fake endpoint)", 
 });
 
 describe("least privilege", () => {
-  afterAll(() => resetAgentTokensForTests());
+
 
   it("a read-only role cannot write, a token works only in its conversation, and ending the agent revokes it", async () => {
     const project = tempDir("astrion-governance-project-");
@@ -113,14 +102,15 @@ describe("least privilege", () => {
     const engineer = list.find((r) => r.id === "full-stack-engineer");
     if (reviewer?.kind !== "role" || engineer?.kind !== "role") throw new Error("shipped roles missing");
 
-    const r = issueAgentToken({ conversation_id: "conv_a", agent_id: 1, role_id: reviewer.id, permissions: reviewer.permissions, project_path: project });
-    const w = issueAgentToken({ conversation_id: "conv_a", agent_id: 2, role_id: engineer.id, permissions: engineer.permissions, project_path: project });
-    expect(checkToolCall(r, { conversation_id: "conv_a", tool: "write_file", args: { path: "x.ts" } })).toMatchObject({ ok: false, code: "missing_scope" });
-    expect(checkToolCall(w, { conversation_id: "conv_a", tool: "write_file", args: { path: "x.ts" } }).ok).toBe(true);
-    expect(checkToolCall(w, { conversation_id: "conv_a", tool: "write_file", args: { path: "../x" } })).toMatchObject({ ok: false, code: "outside_project" });
-    expect(checkToolCall(w, { conversation_id: "conv_b", tool: "read_file", args: { path: "x.ts" } })).toMatchObject({ ok: false, code: "wrong_conversation" });
-    revokeAgentTokens("conv_a", 2);
-    expect(checkToolCall(w, { conversation_id: "conv_a", tool: "read_file", args: { path: "x.ts" } })).toMatchObject({ ok: false, code: "revoked" });
-    expect(checkToolCall(r, { conversation_id: "conv_a", tool: "read_file", args: { path: "x.ts" } }).ok).toBe(true);
+    const tokens = new AgentTokens();
+    const r = tokens.issue({ conversation_id: "conv_a", agent_id: 1, role_id: reviewer.id, permissions: reviewer.permissions, project_path: project });
+    const w = tokens.issue({ conversation_id: "conv_a", agent_id: 2, role_id: engineer.id, permissions: engineer.permissions, project_path: project });
+    expect(tokens.check(r, { conversation_id: "conv_a", tool: "write_file", args: { path: "x.ts" } })).toMatchObject({ ok: false, code: "missing_scope" });
+    expect(tokens.check(w, { conversation_id: "conv_a", tool: "write_file", args: { path: "x.ts" } }).ok).toBe(true);
+    expect(tokens.check(w, { conversation_id: "conv_a", tool: "write_file", args: { path: "../x" } })).toMatchObject({ ok: false, code: "outside_project" });
+    expect(tokens.check(w, { conversation_id: "conv_b", tool: "read_file", args: { path: "x.ts" } })).toMatchObject({ ok: false, code: "wrong_conversation" });
+    tokens.revoke("conv_a", 2);
+    expect(tokens.check(w, { conversation_id: "conv_a", tool: "read_file", args: { path: "x.ts" } })).toMatchObject({ ok: false, code: "revoked" });
+    expect(tokens.check(r, { conversation_id: "conv_a", tool: "read_file", args: { path: "x.ts" } }).ok).toBe(true);
   });
 });

@@ -1,22 +1,15 @@
-import { afterEach, describe, expect, it } from "vitest";
-import {
-  agentToken,
-  checkToolCall,
-  describeToken,
-  ensureAgentToken,
-  issueAgentToken,
-  resetAgentTokensForTests,
-  revokeAgentTokens,
-  scopesFor,
-  TOOL_SCOPES,
-  toolScope,
-} from "./permissions";
+import { beforeEach, describe, expect, it } from "vitest";
+import { AgentTokens, describeToken, scopesFor, TOOL_SCOPES, toolScope } from "./permissions";
 
 const PROJECT = "/tmp/astrion-project";
 const reader = { conversation_id: "conv_a", agent_id: 1, role_id: "code-reviewer", permissions: ["read"], project_path: PROJECT };
 const writer = { conversation_id: "conv_a", agent_id: 2, role_id: "full-stack-engineer", permissions: ["read", "write"], project_path: PROJECT };
 
-afterEach(() => resetAgentTokensForTests());
+/** Every test has tokens of its own. */
+let tokens = new AgentTokens();
+beforeEach(() => {
+  tokens = new AgentTokens();
+});
 
 describe("scopes", () => {
   it("gives project:write only with the write permission", () => {
@@ -28,7 +21,7 @@ describe("scopes", () => {
   it("lets every live token call recall_memory (a read, like the project's), and nothing named like it", () => {
     expect(toolScope("recall_memory")).toBe("project:read");
     expect(toolScope("recall_memory_all")).toBeUndefined();
-    expect(checkToolCall(issueAgentToken(reader), { conversation_id: "conv_a", tool: "recall_memory" })).toEqual({ ok: true, scope: "project:read" });
+    expect(tokens.check(tokens.issue(reader), { conversation_id: "conv_a", tool: "recall_memory" })).toEqual({ ok: true, scope: "project:read" });
   });
 
   it("gives gateway tools (gw__<source>__<op>) the gateway:call scope, and nothing to look-alikes", () => {
@@ -37,11 +30,11 @@ describe("scopes", () => {
     expect(toolScope("gw__orders")).toBeUndefined();
     expect(toolScope("mcp__orders__x")).toBe("tools:mcp");
     expect(toolScope("constructor")).toBeUndefined();
-    const t = issueAgentToken(reader);
-    expect(checkToolCall(t, { conversation_id: "conv_a", tool: "gw__orders__getOrder" })).toEqual({ ok: true, scope: "gateway:call" });
-    expect(checkToolCall(t, { conversation_id: "conv_a", tool: "mcp__orders__x" })).toEqual({ ok: true, scope: "tools:mcp" });
-    revokeAgentTokens("conv_a", 1);
-    expect(checkToolCall(t, { conversation_id: "conv_a", tool: "gw__orders__getOrder" })).toMatchObject({ ok: false, code: "revoked" });
+    const t = tokens.issue(reader);
+    expect(tokens.check(t, { conversation_id: "conv_a", tool: "gw__orders__getOrder" })).toEqual({ ok: true, scope: "gateway:call" });
+    expect(tokens.check(t, { conversation_id: "conv_a", tool: "mcp__orders__x" })).toEqual({ ok: true, scope: "tools:mcp" });
+    tokens.revoke("conv_a", 1);
+    expect(tokens.check(t, { conversation_id: "conv_a", tool: "gw__orders__getOrder" })).toMatchObject({ ok: false, code: "revoked" });
   });
 
   it("maps every sub-agent tool to one scope", () => {
@@ -61,87 +54,87 @@ describe("scopes", () => {
 
 describe("checkToolCall", () => {
   it("lets a read-only role read but not write", () => {
-    const t = issueAgentToken(reader);
-    expect(checkToolCall(t, { conversation_id: "conv_a", tool: "read_file", args: { path: "src/a.ts" } })).toEqual({ ok: true, scope: "project:read" });
-    const denied = checkToolCall(t, { conversation_id: "conv_a", tool: "write_file", args: { path: "src/a.ts", content: "x" } });
+    const t = tokens.issue(reader);
+    expect(tokens.check(t, { conversation_id: "conv_a", tool: "read_file", args: { path: "src/a.ts" } })).toEqual({ ok: true, scope: "project:read" });
+    const denied = tokens.check(t, { conversation_id: "conv_a", tool: "write_file", args: { path: "src/a.ts", content: "x" } });
     expect(denied).toMatchObject({ ok: false, code: "missing_scope", scope: "project:write" });
     expect(!denied.ok && denied.reason).toBe("permission denied: write_file needs project:write; role code-reviewer has project:read");
   });
 
   it("lets a role with write write inside the project", () => {
-    const t = issueAgentToken(writer);
-    expect(checkToolCall(t.token, { conversation_id: "conv_a", agent_id: 2, tool: "write_file", args: { path: "src/new.ts" } }).ok).toBe(true);
+    const t = tokens.issue(writer);
+    expect(tokens.check(t.token, { conversation_id: "conv_a", agent_id: 2, tool: "write_file", args: { path: "src/new.ts" } }).ok).toBe(true);
   });
 
   it("refuses a token of conversation A in conversation B, and another agent's token", () => {
-    const t = issueAgentToken(reader);
-    expect(checkToolCall(t, { conversation_id: "conv_b", tool: "read_file", args: { path: "a" } })).toMatchObject({ ok: false, code: "wrong_conversation" });
-    expect(checkToolCall(t, { conversation_id: "conv_a", agent_id: 7, tool: "read_file" })).toMatchObject({ ok: false, code: "wrong_agent" });
+    const t = tokens.issue(reader);
+    expect(tokens.check(t, { conversation_id: "conv_b", tool: "read_file", args: { path: "a" } })).toMatchObject({ ok: false, code: "wrong_conversation" });
+    expect(tokens.check(t, { conversation_id: "conv_a", agent_id: 7, tool: "read_file" })).toMatchObject({ ok: false, code: "wrong_agent" });
   });
 
   it("refuses revoked, expired, unknown and missing tokens", () => {
-    const t = issueAgentToken(reader);
-    const other = issueAgentToken(writer);
-    expect(revokeAgentTokens("conv_a", 1)).toBe(1);
-    expect(checkToolCall(t, { conversation_id: "conv_a", tool: "read_file" })).toMatchObject({ ok: false, code: "revoked" });
-    expect(checkToolCall(other, { conversation_id: "conv_a", tool: "read_file" }).ok).toBe(true);
-    expect(revokeAgentTokens("conv_a")).toBe(1);
-    expect(checkToolCall(other, { conversation_id: "conv_a", tool: "read_file" })).toMatchObject({ ok: false, code: "revoked" });
+    const t = tokens.issue(reader);
+    const other = tokens.issue(writer);
+    expect(tokens.revoke("conv_a", 1)).toBe(1);
+    expect(tokens.check(t, { conversation_id: "conv_a", tool: "read_file" })).toMatchObject({ ok: false, code: "revoked" });
+    expect(tokens.check(other, { conversation_id: "conv_a", tool: "read_file" }).ok).toBe(true);
+    expect(tokens.revoke("conv_a")).toBe(1);
+    expect(tokens.check(other, { conversation_id: "conv_a", tool: "read_file" })).toMatchObject({ ok: false, code: "revoked" });
 
-    const short = issueAgentToken({ ...reader, agent_id: 3 }, { now: 1000, ttlMs: 500 });
-    expect(checkToolCall(short, { conversation_id: "conv_a", tool: "read_file" }, 1400).ok).toBe(true);
-    expect(checkToolCall(short, { conversation_id: "conv_a", tool: "read_file" }, 1500)).toMatchObject({ ok: false, code: "expired" });
+    const short = tokens.issue({ ...reader, agent_id: 3 }, { now: 1000, ttlMs: 500 });
+    expect(tokens.check(short, { conversation_id: "conv_a", tool: "read_file" }, 1400).ok).toBe(true);
+    expect(tokens.check(short, { conversation_id: "conv_a", tool: "read_file" }, 1500)).toMatchObject({ ok: false, code: "expired" });
 
-    expect(checkToolCall("agt_forged", { conversation_id: "conv_a", tool: "read_file" })).toMatchObject({ ok: false, code: "unknown_token" });
-    expect(checkToolCall(undefined, { conversation_id: "conv_a", tool: "read_file" })).toMatchObject({ ok: false, code: "no_token" });
+    expect(tokens.check("agt_forged", { conversation_id: "conv_a", tool: "read_file" })).toMatchObject({ ok: false, code: "unknown_token" });
+    expect(tokens.check(undefined, { conversation_id: "conv_a", tool: "read_file" })).toMatchObject({ ok: false, code: "no_token" });
   });
 
   it("refuses a copy of a token object once the registry's record is revoked", () => {
-    const t = issueAgentToken(writer);
+    const t = tokens.issue(writer);
     const copy = { ...t, revoked_at: null };
-    revokeAgentTokens("conv_a", 2);
-    expect(checkToolCall(copy, { conversation_id: "conv_a", tool: "read_file" })).toMatchObject({ ok: false, code: "revoked" });
+    tokens.revoke("conv_a", 2);
+    expect(tokens.check(copy, { conversation_id: "conv_a", tool: "read_file" })).toMatchObject({ ok: false, code: "revoked" });
   });
 
   it("refuses tools a sub-agent has no scope for", () => {
-    const t = issueAgentToken(writer);
-    expect(checkToolCall(t, { conversation_id: "conv_a", tool: "create_sub_agent" })).toMatchObject({ ok: false, code: "unknown_tool" });
+    const t = tokens.issue(writer);
+    expect(tokens.check(t, { conversation_id: "conv_a", tool: "create_sub_agent" })).toMatchObject({ ok: false, code: "unknown_tool" });
   });
 
   it.each(["../x", "../../etc/passwd", "/etc/passwd", "src/../../x", "a\0b"])("refuses the path %s outside the project folder", (p) => {
-    const t = issueAgentToken(writer);
-    const r = checkToolCall(t, { conversation_id: "conv_a", tool: "write_file", args: { path: p, content: "pwned" } });
+    const t = tokens.issue(writer);
+    const r = tokens.check(t, { conversation_id: "conv_a", tool: "write_file", args: { path: p, content: "pwned" } });
     expect(r).toMatchObject({ ok: false, code: "outside_project" });
   });
 
   it.each([".", "src/../README.md", "..hidden/file", `${PROJECT}/src/a.ts`])("accepts the path %s inside the project folder", (p) => {
-    const t = issueAgentToken(reader);
-    expect(checkToolCall(t, { conversation_id: "conv_a", tool: "list_files", args: { path: p } }).ok).toBe(true);
+    const t = tokens.issue(reader);
+    expect(tokens.check(t, { conversation_id: "conv_a", tool: "list_files", args: { path: p } }).ok).toBe(true);
   });
 });
 
 describe("token lifecycle", () => {
   it("keeps one live token per agent: issuing again revokes the previous one", () => {
-    const first = issueAgentToken(reader);
-    const second = issueAgentToken(reader);
+    const first = tokens.issue(reader);
+    const second = tokens.issue(reader);
     expect(second.token).not.toBe(first.token);
-    expect(checkToolCall(first, { conversation_id: "conv_a", tool: "read_file" })).toMatchObject({ ok: false, code: "revoked" });
-    expect(agentToken("conv_a", 1)?.token).toBe(second.token);
+    expect(tokens.check(first, { conversation_id: "conv_a", tool: "read_file" })).toMatchObject({ ok: false, code: "revoked" });
+    expect(tokens.get("conv_a", 1)?.token).toBe(second.token);
   });
 
   it("ensureAgentToken reuses a live token and replaces one whose permissions changed", () => {
-    const a = ensureAgentToken(reader);
-    expect(ensureAgentToken(reader).token).toBe(a.token);
-    const upgraded = ensureAgentToken({ ...reader, permissions: ["read", "write"] });
+    const a = tokens.ensure(reader);
+    expect(tokens.ensure(reader).token).toBe(a.token);
+    const upgraded = tokens.ensure({ ...reader, permissions: ["read", "write"] });
     expect(upgraded.token).not.toBe(a.token);
     expect(upgraded.scopes).toContain("project:write");
-    revokeAgentTokens("conv_a", 1);
-    expect(agentToken("conv_a", 1)).toBeUndefined();
-    expect(ensureAgentToken(reader).token).not.toBe(upgraded.token);
+    tokens.revoke("conv_a", 1);
+    expect(tokens.get("conv_a", 1)).toBeUndefined();
+    expect(tokens.ensure(reader).token).not.toBe(upgraded.token);
   });
 
   it("describes a token without its whole id", () => {
-    const t = issueAgentToken(reader);
+    const t = tokens.issue(reader);
     const d = describeToken(t);
     expect(d.token_hint.length).toBeLessThan(t.token.length);
     expect(JSON.stringify(d)).not.toContain(t.token);

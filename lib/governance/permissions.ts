@@ -106,26 +106,8 @@ export interface IssueOptions {
   ttlMs?: number;
 }
 
-const STORE_KEY = Symbol.for("astrion.governance.agent-tokens");
-
 /** Revoked or expired records are kept this long so a late call says "revoked", not "unknown". */
 const TOMBSTONE_MS = 60 * 60 * 1000;
-
-/** Every token by id, and the live ones by conversation and agent (so no lookup scans every token). */
-interface TokenStore {
-  byId: Map<string, AgentToken>;
-  live: Map<string, Map<number, AgentToken>>;
-  prunedAt: number;
-}
-
-function tokens(): TokenStore {
-  const g = globalThis as unknown as Record<symbol, TokenStore | undefined>;
-  return (g[STORE_KEY] ??= { byId: new Map(), live: new Map(), prunedAt: 0 });
-}
-
-function store(): Map<string, AgentToken> {
-  return tokens().byId;
-}
 
 function randomId(): string {
   const bytes = new Uint8Array(18);
@@ -148,102 +130,6 @@ export function scopesFor(permissions: readonly string[]): AgentScope[] {
 
 function isLive(t: AgentToken, now: number): boolean {
   return t.revoked_at === null && (t.expires_at === null || t.expires_at > now);
-}
-
-/** Forgets tombstones past their time; at most once a minute, so issuing stays cheap. */
-function prune(now: number): void {
-  if (now - tokens().prunedAt < 60_000) return;
-  tokens().prunedAt = now;
-  for (const [id, t] of store()) {
-    const ended = t.revoked_at ?? (t.expires_at !== null && t.expires_at <= now ? t.expires_at : null);
-    if (ended !== null && now - ended > TOMBSTONE_MS) store().delete(id);
-  }
-}
-
-/**
- * Issues a token for one sub-agent. An agent holds one live token: issuing again (a new task,
- * a restart) revokes the previous one.
- */
-export function issueAgentToken(input: IssueTokenInput, options: IssueOptions = {}): AgentToken {
-  const now = options.now ?? Date.now();
-  prune(now);
-  revokeAgentTokens(input.conversation_id, input.agent_id, now);
-  const token: AgentToken = {
-    token: randomId(),
-    conversation_id: input.conversation_id,
-    agent_id: input.agent_id,
-    role_id: input.role_id,
-    scopes: scopesFor(input.permissions),
-    project_path: path.resolve(input.project_path),
-    issued_at: now,
-    expires_at: options.ttlMs === undefined ? null : now + options.ttlMs,
-    revoked_at: null,
-  };
-  return remember(token);
-}
-
-/** Keeps a new live token (its agent's previous one was revoked first). */
-function remember(token: AgentToken): AgentToken {
-  store().set(token.token, token);
-  let agents = tokens().live.get(token.conversation_id);
-  if (!agents) tokens().live.set(token.conversation_id, (agents = new Map()));
-  agents.set(token.agent_id, token);
-  return token;
-}
-
-/** The live token of an agent, if it has one. */
-export function agentToken(conversationId: string, agentId: number, now = Date.now()): AgentToken | undefined {
-  const t = tokens().live.get(conversationId)?.get(agentId);
-  return t && isLive(t, now) ? t : undefined;
-}
-
-/**
- * The agent's live token, or a new one when it has none (first call after a restart). A live
- * token issued for other permissions (the role file changed) is replaced.
- */
-export function ensureAgentToken(input: IssueTokenInput, options: IssueOptions = {}): AgentToken {
-  const live = agentToken(input.conversation_id, input.agent_id, options.now ?? Date.now());
-  const wanted = scopesFor(input.permissions);
-  if (live && live.role_id === input.role_id && live.scopes.join() === wanted.join() && live.project_path === path.resolve(input.project_path)) return live;
-  return issueAgentToken(input, options);
-}
-
-/**
- * Revokes the live tokens of one agent (when it ends) or of every agent of a conversation
- * (when it closes or is deleted). Returns how many were revoked.
- */
-export function revokeAgentTokens(conversationId: string, agentId?: number, now = Date.now()): number {
-  const agents = tokens().live.get(conversationId);
-  if (!agents) return 0;
-  let n = 0;
-  for (const [id, t] of agents) {
-    if (agentId !== undefined && id !== agentId) continue;
-    if (t.revoked_at === null) {
-      t.revoked_at = now;
-      n++;
-    }
-    agents.delete(id);
-  }
-  if (!agents.size) tokens().live.delete(conversationId);
-  return n;
-}
-
-/**
- * A role's permissions changed: every live token of an agent of that role that allows more than
- * the role now does is revoked and replaced by one with only what both allow (never more). Takes
- * effect at the agent's very next tool call. Returns the agents whose tokens were narrowed.
- */
-export function narrowRoleTokens(roleId: string, permissions: readonly string[], now = Date.now()): { conversation_id: string; agent_id: number; scopes: AgentScope[] }[] {
-  const allowed = new Set(scopesFor(permissions));
-  const narrowed: { conversation_id: string; agent_id: number; scopes: AgentScope[] }[] = [];
-  const affected = [...tokens().live.values()].flatMap((agents) => [...agents.values()]).filter((t) => t.role_id === roleId && isLive(t, now) && t.scopes.some((sc) => !allowed.has(sc)));
-  for (const t of affected) {
-    revokeAgentTokens(t.conversation_id, t.agent_id, now);
-    const scopes = t.scopes.filter((sc) => allowed.has(sc));
-    remember({ ...t, token: randomId(), scopes, issued_at: now, revoked_at: null });
-    narrowed.push({ conversation_id: t.conversation_id, agent_id: t.agent_id, scopes });
-  }
-  return narrowed;
 }
 
 /** Why a call was refused; `reason` is written for the model and the timeline. */
@@ -270,51 +156,151 @@ function inside(root: string, target: string): boolean {
   return rel === "" || (rel !== ".." && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
 }
 
-/**
- * Checks one tool call against a token (the token object or its id). The registry's record is
- * what counts, so a token revoked after it was handed out is refused. Path arguments are
- * checked lexically against the project folder too (the workspace layer checks symlinks).
- */
-export function checkToolCall(token: AgentToken | string | undefined | null, call: ToolCallContext, now = Date.now()): ToolCheck {
-  if (!token) return { ok: false, code: "no_token", reason: "permission denied: this agent holds no access token" };
-  const id = typeof token === "string" ? token : token.token;
-  const record = store().get(id);
-  if (!record) return { ok: false, code: "unknown_token", reason: "permission denied: the access token is not recognized" };
-  if (record.revoked_at !== null) return { ok: false, code: "revoked", reason: "permission denied: the access token was revoked (the agent ended or the conversation closed)" };
-  if (record.expires_at !== null && record.expires_at <= now) return { ok: false, code: "expired", reason: "permission denied: the access token expired" };
-  if (record.conversation_id !== call.conversation_id) {
-    return { ok: false, code: "wrong_conversation", reason: "permission denied: the access token belongs to another conversation" };
-  }
-  if (call.agent_id !== undefined && record.agent_id !== call.agent_id) {
-    return { ok: false, code: "wrong_agent", reason: "permission denied: the access token belongs to another agent" };
-  }
-  const scope = toolScope(call.tool);
-  if (!scope) return { ok: false, code: "unknown_tool", reason: `permission denied: ${call.tool} is not a tool a sub-agent may use` };
-  if (!record.scopes.includes(scope)) {
-    return {
-      ok: false,
-      code: "missing_scope",
-      scope,
-      reason: `permission denied: ${call.tool} needs ${scope}; role ${record.role_id} has ${record.scopes.filter((s) => s.startsWith("project:")).join(", ") || "no project access"}`,
-    };
-  }
-  const p = call.args?.path;
-  if (PATH_TOOLS.has(call.tool) && typeof p === "string" && p !== "") {
-    if (p.includes("\0") || !inside(record.project_path, path.resolve(record.project_path, p))) {
-      return { ok: false, code: "outside_project", scope, reason: `permission denied: ${p} is outside the project folder` };
-    }
-  }
-  return { ok: true, scope };
-}
-
 /** A token as the timeline and UI may show it: the id shortened, never the whole secret. */
 export function describeToken(t: AgentToken): { token_hint: string; conversation_id: string; agent_id: number; role_id: string; scopes: AgentScope[]; expires_at: number | null } {
   return { token_hint: `${t.token.slice(0, 8)}…`, conversation_id: t.conversation_id, agent_id: t.agent_id, role_id: t.role_id, scopes: [...t.scopes], expires_at: t.expires_at };
 }
 
-/** Forgets every token (tests only). */
-export function resetAgentTokensForTests(): void {
-  store().clear();
-  tokens().live.clear();
-  tokens().prunedAt = 0;
+/**
+ * The permission tokens of a process's agents: every token by id, and the live ones by
+ * conversation and agent (so no lookup scans every token). Made once by the composition root and
+ * handed to the engine; tests make their own.
+ */
+export class AgentTokens {
+  readonly #byId = new Map<string, AgentToken>();
+  readonly #live = new Map<string, Map<number, AgentToken>>();
+  #prunedAt = 0;
+
+  /** Forgets tombstones past their time; at most once a minute, so issuing stays cheap. */
+  #prune(now: number): void {
+    if (now - this.#prunedAt < 60_000) return;
+    this.#prunedAt = now;
+    for (const [id, t] of this.#byId) {
+      const ended = t.revoked_at ?? (t.expires_at !== null && t.expires_at <= now ? t.expires_at : null);
+      if (ended !== null && now - ended > TOMBSTONE_MS) this.#byId.delete(id);
+    }
+  }
+
+  /** Keeps a new live token (its agent's previous one was revoked first). */
+  #remember(token: AgentToken): AgentToken {
+    this.#byId.set(token.token, token);
+    let agents = this.#live.get(token.conversation_id);
+    if (!agents) this.#live.set(token.conversation_id, (agents = new Map()));
+    agents.set(token.agent_id, token);
+    return token;
+  }
+
+  /**
+   * Issues a token for one sub-agent. An agent holds one live token: issuing again (a new task,
+   * a restart) revokes the previous one.
+   */
+  issue(input: IssueTokenInput, options: IssueOptions = {}): AgentToken {
+    const now = options.now ?? Date.now();
+    this.#prune(now);
+    this.revoke(input.conversation_id, input.agent_id, now);
+    return this.#remember({
+      token: randomId(),
+      conversation_id: input.conversation_id,
+      agent_id: input.agent_id,
+      role_id: input.role_id,
+      scopes: scopesFor(input.permissions),
+      project_path: path.resolve(input.project_path),
+      issued_at: now,
+      expires_at: options.ttlMs === undefined ? null : now + options.ttlMs,
+      revoked_at: null,
+    });
+  }
+
+  /** The live token of an agent, if it has one. */
+  get(conversationId: string, agentId: number, now = Date.now()): AgentToken | undefined {
+    const t = this.#live.get(conversationId)?.get(agentId);
+    return t && isLive(t, now) ? t : undefined;
+  }
+
+  /**
+   * The agent's live token, or a new one when it has none (first call after a restart). A live
+   * token issued for other permissions (the role file changed) is replaced.
+   */
+  ensure(input: IssueTokenInput, options: IssueOptions = {}): AgentToken {
+    const live = this.get(input.conversation_id, input.agent_id, options.now ?? Date.now());
+    const wanted = scopesFor(input.permissions);
+    if (live && live.role_id === input.role_id && live.scopes.join() === wanted.join() && live.project_path === path.resolve(input.project_path)) return live;
+    return this.issue(input, options);
+  }
+
+  /**
+   * Revokes the live tokens of one agent (when it ends) or of every agent of a conversation
+   * (when it closes or is deleted). Returns how many were revoked.
+   */
+  revoke(conversationId: string, agentId?: number, now = Date.now()): number {
+    const agents = this.#live.get(conversationId);
+    if (!agents) return 0;
+    let n = 0;
+    for (const [id, t] of agents) {
+      if (agentId !== undefined && id !== agentId) continue;
+      if (t.revoked_at === null) {
+        t.revoked_at = now;
+        n++;
+      }
+      agents.delete(id);
+    }
+    if (!agents.size) this.#live.delete(conversationId);
+    return n;
+  }
+
+  /**
+   * A role's permissions changed: every live token of an agent of that role that allows more
+   * than the role now does is revoked and replaced by one with only what both allow (never
+   * more). Takes effect at the agent's very next tool call. Returns the agents whose tokens were
+   * narrowed.
+   */
+  narrowRole(roleId: string, permissions: readonly string[], now = Date.now()): { conversation_id: string; agent_id: number; scopes: AgentScope[] }[] {
+    const allowed = new Set(scopesFor(permissions));
+    const narrowed: { conversation_id: string; agent_id: number; scopes: AgentScope[] }[] = [];
+    const affected = [...this.#live.values()].flatMap((agents) => [...agents.values()]).filter((t) => t.role_id === roleId && isLive(t, now) && t.scopes.some((sc) => !allowed.has(sc)));
+    for (const t of affected) {
+      this.revoke(t.conversation_id, t.agent_id, now);
+      const scopes = t.scopes.filter((sc) => allowed.has(sc));
+      this.#remember({ ...t, token: randomId(), scopes, issued_at: now, revoked_at: null });
+      narrowed.push({ conversation_id: t.conversation_id, agent_id: t.agent_id, scopes });
+    }
+    return narrowed;
+  }
+
+  /**
+   * Checks one tool call against a token (the token object or its id). The record kept here is
+   * what counts, so a token revoked after it was handed out is refused. Path arguments are
+   * checked lexically against the project folder too (the workspace layer checks symlinks).
+   */
+  check(token: AgentToken | string | undefined | null, call: ToolCallContext, now = Date.now()): ToolCheck {
+    if (!token) return { ok: false, code: "no_token", reason: "permission denied: this agent holds no access token" };
+    const id = typeof token === "string" ? token : token.token;
+    const record = this.#byId.get(id);
+    if (!record) return { ok: false, code: "unknown_token", reason: "permission denied: the access token is not recognized" };
+    if (record.revoked_at !== null) return { ok: false, code: "revoked", reason: "permission denied: the access token was revoked (the agent ended or the conversation closed)" };
+    if (record.expires_at !== null && record.expires_at <= now) return { ok: false, code: "expired", reason: "permission denied: the access token expired" };
+    if (record.conversation_id !== call.conversation_id) {
+      return { ok: false, code: "wrong_conversation", reason: "permission denied: the access token belongs to another conversation" };
+    }
+    if (call.agent_id !== undefined && record.agent_id !== call.agent_id) {
+      return { ok: false, code: "wrong_agent", reason: "permission denied: the access token belongs to another agent" };
+    }
+    const scope = toolScope(call.tool);
+    if (!scope) return { ok: false, code: "unknown_tool", reason: `permission denied: ${call.tool} is not a tool a sub-agent may use` };
+    if (!record.scopes.includes(scope)) {
+      return {
+        ok: false,
+        code: "missing_scope",
+        scope,
+        reason: `permission denied: ${call.tool} needs ${scope}; role ${record.role_id} has ${record.scopes.filter((s) => s.startsWith("project:")).join(", ") || "no project access"}`,
+      };
+    }
+    const p = call.args?.path;
+    if (PATH_TOOLS.has(call.tool) && typeof p === "string" && p !== "") {
+      if (p.includes("\0") || !inside(record.project_path, path.resolve(record.project_path, p))) {
+        return { ok: false, code: "outside_project", scope, reason: `permission denied: ${p} is outside the project folder` };
+      }
+    }
+    return { ok: true, scope };
+  }
 }

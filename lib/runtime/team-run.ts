@@ -18,7 +18,7 @@ import "server-only";
  */
 import { agentTopic } from "@/lib/bus";
 import { AstrionError, ConflictError } from "@/lib/contracts/errors";
-import { auditPayload, ensureAgentToken, revokeAgentTokens } from "@/lib/governance";
+import { auditPayload } from "@/lib/governance";
 import { loadRegistry, normalizeTokenStatistics, publicModels } from "@/lib/models";
 import type { ModelHealth } from "@/lib/models/resilience";
 import { agentParty, LEADER_PARTY, needsModelCall, startTrace, SYSTEM_PARTY, timelineRecord, unansweredToolCalls, USER_PARTY } from "@/lib/protocol";
@@ -242,7 +242,7 @@ export class TeamRun {
 
   /** Stops listening on the agents' topics and revokes the agents' tokens (archived or deleted). */
   dispose(): void {
-    revokeAgentTokens(this.convId);
+    this.#s.deps.tokens.revoke(this.convId);
     this.release();
   }
 
@@ -321,9 +321,9 @@ export class TeamRun {
     for (const a of agents as AgentMeta[]) {
       if (isFinalAgentStatus(a.status)) continue;
       const permissions = await this.#permissionsNow(a);
-      if (permissions) ensureAgentToken({ conversation_id: this.convId, agent_id: a.agent_id, role_id: a.role_id, permissions, project_path: project.path });
+      if (permissions) this.#s.deps.tokens.ensure({ conversation_id: this.convId, agent_id: a.agent_id, role_id: a.role_id, permissions, project_path: project.path });
       else {
-        revokeAgentTokens(this.convId, a.agent_id);
+        this.#s.deps.tokens.revoke(this.convId, a.agent_id);
         s.notice("warning", "role_missing", "notice.msg.roleMissing", { agent: a.display_name, role: a.role_id }, a.agent_id);
       }
       this.#listen(a.agent_id);

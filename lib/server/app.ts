@@ -12,7 +12,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { acquireDataRootLock, ConversationStore, removeOrphanTempFiles, resolveDataRoot } from "@/lib/store";
 import { RoleLibrary } from "@/lib/roles";
-import { deriveCapabilities } from "@/lib/governance";
+import { AgentTokens, deriveCapabilities } from "@/lib/governance";
 import { seedModelsFile } from "@/lib/models";
 import { ModelRegistry } from "@/lib/models/model-registry";
 import { createOfflineModel } from "@/lib/offline-model";
@@ -80,7 +80,7 @@ async function start(): Promise<AstrionApp> {
   const bus: Bus = new EventBus();
   const mcp = new McpManager();
   const streams = new StreamSlots(streamLimitsFromEnv());
-  const engine = new Engine({ deps: { root, store, roles, models, memory, bus, mcp, distill: new DistillState(root) }, limits: limitsFromEnv() });
+  const engine = new Engine({ deps: { root, store, roles, models, memory, bus, mcp, tokens: new AgentTokens(), distill: new DistillState(root) }, limits: limitsFromEnv() });
   return { root, store, roles, search, memory, models, bus, mcp, streams, engine, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
 }
 

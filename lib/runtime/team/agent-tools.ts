@@ -7,7 +7,7 @@ import "server-only";
  */
 import { ABILITY_EFFECT } from "@/lib/abilities";
 import { AstrionError } from "@/lib/contracts/errors";
-import { ABILITY_CALL_TOOL, checkToolCall, narrowRoleTokens, scopesFor } from "@/lib/governance";
+import { ABILITY_CALL_TOOL, scopesFor } from "@/lib/governance";
 import type { ToolCall } from "@/lib/models";
 import { hasOwnKey } from "@/lib/own";
 import { agentParty, formatAgentMessage, LEADER_PARTY, roleAbbreviation, SYSTEM_PARTY } from "@/lib/protocol";
@@ -65,7 +65,7 @@ export async function dispatchAgentTool(s: TeamState, agentId: number, call: Too
   const conv = await s.store.get(s.convId);
   await narrowToRole(s, meta);
   const token = meta.status === "terminated" || conv.status === "archived" ? undefined : s.tokenOf(agentId);
-  const check = checkToolCall(token, { conversation_id: s.convId, agent_id: agentId, tool: ability ? ABILITY_CALL_TOOL : name, args });
+  const check = s.deps.tokens.check(token, { conversation_id: s.convId, agent_id: agentId, tool: ability ? ABILITY_CALL_TOOL : name, args });
   if (!check.ok || !token) {
     const refusal = check.ok ? { code: "no_token", reason: "permission denied: this agent holds no access token" } : check;
     await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { tool: name, code: refusal.code, reason: refusal.reason, scope: check.ok ? null : (check.scope ?? null) }, action: name, resource: `agent:${agentId}`, status: "refused" });
@@ -184,7 +184,7 @@ async function narrowToRole(s: TeamState, meta: AgentMeta): Promise<void> {
   // The usual case costs one lookup: this agent's token allows nothing the role does not.
   const allowed = new Set(scopesFor(permissions));
   if (s.tokenOf(meta.agent_id)?.scopes.every((scope) => allowed.has(scope)) !== false) return;
-  for (const n of narrowRoleTokens(meta.role_id, permissions)) {
+  for (const n of s.deps.tokens.narrowRole(meta.role_id, permissions)) {
     if (n.conversation_id !== s.convId) continue;
     s.notice("warning", "token_narrowed", "notice.msg.tokenNarrowed", { role: meta.role_id, agent: n.agent_id, scopes: n.scopes.join(", ") }, n.agent_id);
     await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentParty(n.agent_id), payload: { role_id: meta.role_id, scopes: n.scopes }, action: "token_narrowed", resource: `agent:${n.agent_id}` });

@@ -3,7 +3,7 @@ import "server-only";
  * Creating a sub-agent: the leader's `create_sub_agent`, and the callee of a teammate's ability
  * call (./abilities.ts), through one path.
  */
-import { issueAgentToken } from "@/lib/governance";
+
 import { aliasRegistry, loadRegistry, resolveModelName } from "@/lib/models";
 import { agentParty, LEADER_PARTY, SYSTEM_PARTY, type Envelope } from "@/lib/protocol";
 import { roleToolAccess, READ_FILE_TOOLS } from "@/lib/roles/tool-mapping";
@@ -72,7 +72,7 @@ export async function createSubAgent(s: TeamState, roleId: string, task: string,
     thinking_mode: role.fields.thinking_mode ?? (conv.run_mode === "fast" ? "fast" : "thinking"),
     task_summary: summarize(task, 160),
   })) as AgentMeta;
-  issueAgentToken({ conversation_id: s.convId, agent_id: meta.agent_id, role_id: roleId, permissions, project_path: project.path });
+  s.deps.tokens.issue({ conversation_id: s.convId, agent_id: meta.agent_id, role_id: roleId, permissions, project_path: project.path });
   const taskEnvelope = await s.emitNow({ type: "request", from: from.party, to: agentParty(meta.agent_id), payload: { task_id: taskId, role_id: roleId, task, ...options.payload }, action, resource: `agent:${meta.agent_id}`, producer: "model" });
   const system: Message = {
     role: "system",

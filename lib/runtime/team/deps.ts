@@ -6,6 +6,7 @@ import "server-only";
  * for the app; everything it uses comes through here or through its ports (./ports.ts).
  */
 import type { Bus } from "@/lib/bus";
+import type { AgentTokens } from "@/lib/governance";
 import type { McpManager } from "@/lib/mcp";
 import type { ModelRegistry } from "@/lib/models/model-registry";
 import type { RoleLibrary } from "@/lib/roles";
@@ -26,6 +27,8 @@ export interface EngineDeps {
   readonly bus: Bus;
   /** The MCP servers of the data folder (started per conversation on first use). */
   readonly mcp: McpManager;
+  /** The agents' permission tokens (issued at a task, checked at every tool call, revoked at the end). */
+  readonly tokens: AgentTokens;
   /** Memory distillation's queue and progress log (lib/runtime/team/distilled-progress.ts). */
   readonly distill: DistillState;
 }

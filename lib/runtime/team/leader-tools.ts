@@ -6,7 +6,7 @@ import "server-only";
  * code, not by the model.
  */
 import { AstrionError } from "@/lib/contracts/errors";
-import { checkInbox, revokeAgentTokens, roleRefusal } from "@/lib/governance";
+import { checkInbox, roleRefusal } from "@/lib/governance";
 import { type ToolCall } from "@/lib/models";
 import { hasOwnKey } from "@/lib/own";
 import { agentParty, LEADER_PARTY, SYSTEM_PARTY, USER_PARTY } from "@/lib/protocol";
@@ -27,7 +27,7 @@ export async function terminateAgent(s: TeamState, agentId: number, reason: stri
   if (meta.status === "terminated") return;
   s.agentControllers.get(agentId)?.abort(new Error("terminated"));
   await endAbilityCalls(s, `${meta.display_name} was terminated${reason ? ` (${summarize(reason, 200)})` : ""}`, { agentId });
-  revokeAgentTokens(s.convId, agentId);
+  s.deps.tokens.revoke(s.convId, agentId);
   await s.agentEvent(agentId, "terminate", (m) => ({ ...m, pending_tool_calls: [] }));
   s.setActivity(agentId, `terminated${reason ? `: ${summarize(reason, 80)}` : ""}`);
   await s.emitNow({ type: "control", from: by === LEADER_DISPLAY_NAME ? LEADER_PARTY : USER_PARTY, to: agentParty(agentId), payload: { reason: summarize(reason) }, action: "terminate_agent", resource: `agent:${agentId}` });

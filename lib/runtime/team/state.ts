@@ -17,7 +17,7 @@ import path from "node:path";
 import { conversationTopic } from "@/lib/bus";
 import type { MessageKey } from "@/lib/i18n/dictionaries/en";
 import { translate, type MessageVars } from "@/lib/i18n/translate";
-import { agentToken, auditPayload, allowListFromMetadata, authorizedRoles, type AgentToken } from "@/lib/governance";
+import { auditPayload, allowListFromMetadata, authorizedRoles, type AgentToken } from "@/lib/governance";
 import { normalizeTokenStatistics, usageAgentKey } from "@/lib/models";
 import { agentParty, follow, newTraceId, newTurnId, nextSeedId, replyTo, SYSTEM_PARTY, timelineRecord, type Envelope, type EnvelopeType, type SeedCounters, type SeedIdKind } from "@/lib/protocol";
 import type { RoleCatalog, RoleDetail } from "@/lib/roles";
@@ -298,7 +298,7 @@ export class TeamState {
    * revoked token (terminated, archived, deleted, its role's permissions narrowed) stays revoked.
    */
   tokenOf(agentId: number): AgentToken | undefined {
-    return agentToken(this.convId, agentId);
+    return this.deps.tokens.get(this.convId, agentId);
   }
 
   // ---------------------------------------------------------------- roles
