@@ -52,7 +52,7 @@ describe("scopes", () => {
   });
 });
 
-describe("checkToolCall", () => {
+describe("AgentTokens.check", () => {
   it("lets a read-only role read but not write", () => {
     const t = tokens.issue(reader);
     expect(tokens.check(t, { conversation_id: "conv_a", tool: "read_file", args: { path: "src/a.ts" } })).toEqual({ ok: true, scope: "project:read" });
@@ -122,7 +122,7 @@ describe("token lifecycle", () => {
     expect(tokens.get("conv_a", 1)?.token).toBe(second.token);
   });
 
-  it("ensureAgentToken reuses a live token and replaces one whose permissions changed", () => {
+  it("ensure reuses a live token and replaces one whose permissions changed", () => {
     const a = tokens.ensure(reader);
     expect(tokens.ensure(reader).token).toBe(a.token);
     const upgraded = tokens.ensure({ ...reader, permissions: ["read", "write"] });

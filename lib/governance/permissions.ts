@@ -7,7 +7,7 @@
  * Tokens live in a process-wide registry on `globalThis`: Next bundles server code per entry,
  * and a token issued by the runtime must be found by every copy of this module. They are not
  * persisted; after a restart the runtime issues them again for the agents it resumes
- * ({@link ensureAgentToken}).
+ * ({@link AgentTokens.ensure}).
  */
 import path from "node:path";
 import { ownValue } from "@/lib/own";
@@ -90,7 +90,7 @@ export interface AgentToken {
   revoked_at: number | null;
 }
 
-/** What {@link issueAgentToken} needs. `permissions` are the role's (`read`, `write`). */
+/** What {@link AgentTokens.issue} needs. `permissions` are the role's (`read`, `write`). */
 export interface IssueTokenInput {
   conversation_id: string;
   agent_id: number;
