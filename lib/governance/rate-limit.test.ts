@@ -1,8 +1,7 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { AstrionError } from "@/lib/contracts/errors";
-import { enforceRateLimit, entryRateLimiter, rateLimitConfigFromEnv, RateLimitedError, resetEntryRateLimiter, TokenBucketLimiter } from "./rate-limit";
+import { enforceRateLimit, rateLimitConfigFromEnv, RateLimitedError, TokenBucketLimiter } from "./rate-limit";
 
-afterEach(() => resetEntryRateLimiter());
 
 function clock(start = 0) {
   let t = start;
@@ -53,20 +52,16 @@ describe("configuration", () => {
     expect(rateLimitConfigFromEnv({ ASTRION_RATE_LIMIT_PER_MINUTE: "5", ASTRION_RATE_LIMIT_BURST: "2" })).toEqual({ perMinute: 5, burst: 2 });
     expect(rateLimitConfigFromEnv({ ASTRION_RATE_LIMIT_PER_MINUTE: "lots", ASTRION_RATE_LIMIT_BURST: "0" })).toEqual({ perMinute: 30, burst: 1 });
   });
-
-  it("shares one process-wide limiter", () => {
-    expect(entryRateLimiter()).toBe(entryRateLimiter());
-  });
 });
 
 describe("enforceRateLimit", () => {
   it("throws a rate_limited AstrionError (429) with retry_after_seconds", () => {
     const c = clock();
-    resetEntryRateLimiter(new TokenBucketLimiter({ perMinute: 6, burst: 1 }, c.now));
-    enforceRateLimit("entry");
+    const limiter = new TokenBucketLimiter({ perMinute: 6, burst: 1 }, c.now);
+    enforceRateLimit("entry", limiter);
     let thrown: unknown;
     try {
-      enforceRateLimit("entry");
+      enforceRateLimit("entry", limiter);
     } catch (error) {
       thrown = error;
     }
@@ -78,6 +73,6 @@ describe("enforceRateLimit", () => {
     expect(e.details).toEqual({ retry_after_seconds: 10 });
     expect(e.message).toBe("Too many requests; try again in 10 s.");
     c.advance(10_000);
-    expect(() => enforceRateLimit("entry")).not.toThrow();
+    expect(() => enforceRateLimit("entry", limiter)).not.toThrow();
   });
 });

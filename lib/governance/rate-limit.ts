@@ -89,32 +89,12 @@ export class RateLimitedError extends AstrionError {
   }
 }
 
-const LIMITER_KEY = Symbol.for("astrion.governance.entry-limiter");
-
 /**
- * The process-wide entry limiter, configured from the environment when first used. Tests that
- * change the environment call {@link resetEntryRateLimiter}.
+ * Takes a token for `key` from `limiter` (the app's entry limiter, made by the composition root
+ * from {@link rateLimitConfigFromEnv}) or throws a {@link RateLimitedError}. Call it in a route
+ * before any side effect, e.g. `enforceRateLimit("entry", app.entryLimiter)`.
  */
-export function entryRateLimiter(): TokenBucketLimiter {
-  const g = globalThis as unknown as Record<symbol, TokenBucketLimiter | undefined>;
-  let limiter = g[LIMITER_KEY];
-  if (!limiter) {
-    limiter = new TokenBucketLimiter(rateLimitConfigFromEnv());
-    g[LIMITER_KEY] = limiter;
-  }
-  return limiter;
-}
-
-/** Replaces the process-wide limiter (a config or clock of a test), or drops it to re-read the environment. */
-export function resetEntryRateLimiter(limiter?: TokenBucketLimiter): void {
-  (globalThis as unknown as Record<symbol, TokenBucketLimiter | undefined>)[LIMITER_KEY] = limiter;
-}
-
-/**
- * Takes a token for `key` from the entry limiter or throws a {@link RateLimitedError}.
- * Call it in a route before any side effect, e.g. `enforceRateLimit("entry")`.
- */
-export function enforceRateLimit(key: string, limiter: TokenBucketLimiter = entryRateLimiter()): void {
+export function enforceRateLimit(key: string, limiter: TokenBucketLimiter): void {
   const r = limiter.take(key);
   if (!r.ok) throw new RateLimitedError(r.retryAfterSeconds);
 }

@@ -12,7 +12,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { acquireDataRootLock, ConversationStore, removeOrphanTempFiles, resolveDataRoot } from "@/lib/store";
 import { RoleLibrary } from "@/lib/roles";
-import { AgentTokens, deriveCapabilities } from "@/lib/governance";
+import { AgentTokens, deriveCapabilities, rateLimitConfigFromEnv, TokenBucketLimiter } from "@/lib/governance";
 import { seedModelsFile } from "@/lib/models";
 import { ModelRegistry } from "@/lib/models/model-registry";
 import { createOfflineModel } from "@/lib/offline-model";
@@ -39,6 +39,8 @@ export interface AstrionApp {
   bus: Bus;
   /** The data folder's MCP servers. */
   mcp: McpManager;
+  /** The limit on new conversations and messages (`enforceRateLimit("entry", …)`). */
+  entryLimiter: TokenBucketLimiter;
   /** Open SSE streams, capped per client and in total. */
   streams: StreamSlots;
   /** The team runtime: every conversation's run (lib/runtime/engine.ts). */
@@ -81,7 +83,7 @@ async function start(): Promise<AstrionApp> {
   const mcp = new McpManager();
   const streams = new StreamSlots(streamLimitsFromEnv());
   const engine = new Engine({ deps: { root, store, roles, models, memory, bus, mcp, tokens: new AgentTokens(), distill: new DistillState(root) }, limits: limitsFromEnv() });
-  return { root, store, roles, search, memory, models, bus, mcp, streams, engine, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
+  return { root, store, roles, search, memory, models, bus, mcp, streams, entryLimiter: new TokenBucketLimiter(rateLimitConfigFromEnv()), engine, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
 }
 
 /**

@@ -17,9 +17,9 @@ export const GET = route(async (request) => {
 
 /** Starts a new conversation; answers its metadata. */
 export const POST = route(async (request) => {
-  enforceRateLimit("entry");
-  const body = await readBody(request, CreateConversationBodySchema);
   const app = await getApp();
+  enforceRateLimit("entry", app.entryLimiter);
+  const body = await readBody(request, CreateConversationBodySchema);
   const registry = await loadRegistry(app.root);
   const modelKey = body.model_key ?? registry.default;
   try {

@@ -18,8 +18,9 @@ export const GET = route<Params>(async (_request, params) => {
 
 /** A person's message to the Team Leader: 202, the team works in the background. */
 export const POST = route<Params>(async (request, params) => {
-  enforceRateLimit("entry");
+  const app = await getApp();
+  enforceRateLimit("entry", app.entryLimiter);
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const body = await readBody(request, PostMessageBodySchema);
-  return json(await (await getApp()).engine.withRun(id, (run) => run.postUserMessage(body.content, body.author)), { status: 202 });
+  return json(await app.engine.withRun(id, (run) => run.postUserMessage(body.content, body.author)), { status: 202 });
 });
