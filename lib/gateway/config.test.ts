@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { checkBaseUrl, loadGateway, resetGatewayCacheForTests } from "./config";
 import { gatewayGrant, grantsTool } from "./grants";
-import { findGatewayTool, gatewayProblems, gatewayReport, gatewayToolSpecs } from "./service";
+import { findGatewayTool, GatewayLastErrors, gatewayProblems, gatewayReport, gatewayToolSpecs } from "./service";
 
 const YAML_SPEC = `openapi: 3.0.3
 servers:
@@ -35,7 +35,7 @@ afterEach(() => resetGatewayCacheForTests());
 describe("gateway.json", () => {
   it("is optional: no file, no source, no problem", async () => {
     const root = home({});
-    expect(await gatewayReport(root)).toEqual({ present: false, error: null, sources: [] });
+    expect(await gatewayReport(root, new GatewayLastErrors())).toEqual({ present: false, error: null, sources: [] });
     expect(await gatewayProblems(root)).toEqual([]);
   });
 
@@ -44,7 +44,7 @@ describe("gateway.json", () => {
       "specs/orders.yaml": YAML_SPEC,
       "gateway.json": JSON.stringify({ sources: { orders: { type: "openapi", spec: "specs/orders.yaml", headers: { Authorization: "Bearer ${ORDERS_TOKEN}" }, mappings: { fields: [{ internal: "order_id", api: "orderNo" }] } } } }),
     });
-    const report = await gatewayReport(root);
+    const report = await gatewayReport(root, new GatewayLastErrors());
     expect(report.error).toBeNull();
     expect(report.sources[0]).toMatchObject({ name: "orders", base_url: "http://127.0.0.1:1/v1", header_names: ["Authorization"], error: null });
     expect(report.sources[0]!.tools.map((t) => [t.name, t.effect])).toEqual([
@@ -64,9 +64,9 @@ describe("gateway.json", () => {
   it("reads a JSON spec file too, and picks up an edit of the spec file", async () => {
     const spec = (op: string) => JSON.stringify({ openapi: "3.1.0", servers: [{ url: "http://127.0.0.1:1" }], paths: { "/x": { get: { operationId: op } } } });
     const root = home({ "spec.json": spec("first"), "gateway.json": JSON.stringify({ sources: { s: { type: "openapi", spec: "spec.json" } } }) });
-    expect((await gatewayReport(root)).sources[0]!.tools.map((t) => t.name)).toEqual(["gw__s__first"]);
+    expect((await gatewayReport(root, new GatewayLastErrors())).sources[0]!.tools.map((t) => t.name)).toEqual(["gw__s__first"]);
     writeFileSync(path.join(root, "spec.json"), `${spec("second")}\n`);
-    expect((await gatewayReport(root)).sources[0]!.tools.map((t) => t.name)).toEqual(["gw__s__second"]);
+    expect((await gatewayReport(root, new GatewayLastErrors())).sources[0]!.tools.map((t) => t.name)).toEqual(["gw__s__second"]);
   });
 
   it("picks up an edit at the next use", async () => {
@@ -85,7 +85,7 @@ describe("gateway.json", () => {
     ] as const) {
       resetGatewayCacheForTests();
       const root = home({ "gateway.json": text });
-      const report = await gatewayReport(root);
+      const report = await gatewayReport(root, new GatewayLastErrors());
       expect(report.error).toMatch(message);
       expect(report.sources).toEqual([]);
       expect((await gatewayProblems(root))[0]).toMatchObject({ file: "gateway.json", message: expect.stringMatching(message) });
@@ -114,7 +114,7 @@ describe("gateway.json", () => {
       "broken.yaml": "a: [unclosed",
     });
     symlinkSync(path.join(outside, "spec.yaml"), path.join(root, "link.yaml"));
-    const report = await gatewayReport(root);
+    const report = await gatewayReport(root, new GatewayLastErrors());
     const errorOf = (name: string) => report.sources.find((s) => s.name === name)!.error;
     expect(errorOf("ok")).toBeNull();
     expect(report.sources.find((s) => s.name === "ok")!.tools).toHaveLength(1);

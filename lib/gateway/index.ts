@@ -9,5 +9,5 @@ export { gatewayFilePath, loadGateway, type LoadedGateway, type LoadedSource } f
 export { callGatewayOperation, defaultGatewayTimeoutMs, MAX_RESPONSE_BYTES, type GatewayCallOutcome } from "./call";
 export { gatewayGrant, grantsAny, grantsTool, type GatewayGrant } from "./grants";
 export { gatewayToolName, parseGatewayToolName, type GatewayOperation } from "./openapi";
-export { findGatewayTool, gatewayProblems, gatewayReport, gatewayToolSpecs, runGatewayCall } from "./service";
+export { findGatewayTool, GatewayLastErrors, gatewayProblems, gatewayReport, gatewayToolSpecs, runGatewayCall } from "./service";
 export * from "./schema";

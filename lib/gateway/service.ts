@@ -13,12 +13,18 @@ import { parseGatewayToolName, type GatewayOperation } from "./openapi";
 import type { GatewayReport } from "./schema";
 
 type LastError = { tool: string; message: string; at: string };
-const LAST_ERRORS = Symbol.for("astrion.gateway.last-errors");
 
-/** Last failed call per data folder and source, kept on globalThis (Next may load this module twice). */
-function lastErrors(): Map<string, LastError> {
-  const g = globalThis as unknown as Record<symbol, Map<string, LastError> | undefined>;
-  return (g[LAST_ERRORS] ??= new Map());
+/** The last failed call of each source (for the settings page): one per process, made by the composition root. */
+export class GatewayLastErrors {
+  readonly #errors = new Map<string, LastError>();
+
+  set(root: string, source: string, error: LastError): void {
+    this.#errors.set(`${root}\0${source}`, error);
+  }
+
+  get(root: string, source: string): LastError | null {
+    return this.#errors.get(`${root}\0${source}`) ?? null;
+  }
 }
 
 /** The source and operation of a gateway tool name as gateway.json declares it now, or null. */
@@ -43,16 +49,16 @@ export async function gatewayToolSpecs(root: string, grant: GatewayGrant): Promi
 }
 
 /** Calls a gateway tool; a failure is remembered for the settings page. */
-export async function runGatewayCall(root: string, name: string, argsText: string, options: { maxChars: number; signal?: AbortSignal }): Promise<GatewayCallOutcome & { source: string | null; op: GatewayOperation | null }> {
+export async function runGatewayCall(root: string, name: string, argsText: string, options: { maxChars: number; signal?: AbortSignal; errors: GatewayLastErrors }): Promise<GatewayCallOutcome & { source: string | null; op: GatewayOperation | null }> {
   const found = await findGatewayTool(root, name);
   if (!found) return { ok: false, text: `${name} is not a tool the gateway offers now (see gateway.json)`, status: null, source: null, op: null };
   const outcome = await callGatewayOperation(found.source, name, argsText, { timeoutMs: defaultGatewayTimeoutMs(), maxChars: options.maxChars, signal: options.signal });
-  if (!outcome.ok) lastErrors().set(`${root}\0${found.source.name}`, { tool: name, message: outcome.text.slice(0, 500), at: new Date().toISOString() });
+  if (!outcome.ok) options.errors.set(root, found.source.name, { tool: name, message: outcome.text.slice(0, 500), at: new Date().toISOString() });
   return { ...outcome, source: found.source.name, op: found.op };
 }
 
 /** `GET /api/gateway`: every source, its tools, warnings and errors; never a header value. */
-export async function gatewayReport(root: string): Promise<GatewayReport> {
+export async function gatewayReport(root: string, errors: GatewayLastErrors): Promise<GatewayReport> {
   const loaded = await loadGateway(root);
   return {
     present: loaded.present,
@@ -64,7 +70,7 @@ export async function gatewayReport(root: string): Promise<GatewayReport> {
       tools: s.operations.map((op) => ({ name: op.toolName, operation: op.operation, method: op.method, path: op.path, effect: op.effect, description: op.description })),
       warnings: s.warnings,
       error: s.error,
-      last_call_error: lastErrors().get(`${root}\0${s.name}`) ?? null,
+      last_call_error: errors.get(root, s.name),
     })),
   };
 }

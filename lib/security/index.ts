@@ -21,7 +21,6 @@ export { DEFAULT_NEXT, safeNextPath } from "./safe-next";
 export { CLIENT_ADDRESS_HEADER, CLIENT_ADDRESS_STAMPED_ENV, clientAddressOf, normalizeAddress, UNKNOWN_CLIENT } from "./client-address";
 export {
   DEFAULT_SIGNIN_THROTTLE,
-  getSignInThrottle,
   SignInThrottle,
   signInThrottleConfigFromEnv,
   type SignInThrottleConfig,

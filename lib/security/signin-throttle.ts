@@ -124,11 +124,3 @@ export class SignInThrottle {
     }
   }
 }
-
-const THROTTLE_KEY = Symbol.for("astrion.security.signinThrottle");
-
-/** The process's one throttle (on globalThis: Next may load this module in several bundles). */
-export function getSignInThrottle(): SignInThrottle {
-  const g = globalThis as unknown as Record<symbol, SignInThrottle | undefined>;
-  return (g[THROTTLE_KEY] ??= new SignInThrottle(signInThrottleConfigFromEnv()));
-}

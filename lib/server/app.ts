@@ -21,6 +21,8 @@ import { startSearch, type SearchIndexer } from "@/lib/search";
 import { MemoryService } from "@/lib/memory/service";
 import { EventBus, type Bus } from "@/lib/bus";
 import { forgetProcessSingleton, processSingleton } from "./singleton";
+import { GatewayLastErrors } from "@/lib/gateway";
+import { SignInThrottle, signInThrottleConfigFromEnv } from "@/lib/security";
 import { McpManager } from "@/lib/mcp";
 import { StreamSlots, streamLimitsFromEnv } from "@/lib/sse";
 import { DistillState, Engine, limitsFromEnv } from "@/lib/runtime";
@@ -41,6 +43,10 @@ export interface AstrionApp {
   mcp: McpManager;
   /** The limit on new conversations and messages (`enforceRateLimit("entry", …)`). */
   entryLimiter: TokenBucketLimiter;
+  /** The gateway's last failed call per source. */
+  gatewayErrors: GatewayLastErrors;
+  /** Wrong sign-in tokens counted per client (token mode). */
+  signInThrottle: SignInThrottle;
   /** Open SSE streams, capped per client and in total. */
   streams: StreamSlots;
   /** The team runtime: every conversation's run (lib/runtime/engine.ts). */
@@ -81,9 +87,10 @@ async function start(): Promise<AstrionApp> {
   // The in-process bus (a Redis bus would be chosen here, the one place that names it).
   const bus: Bus = new EventBus();
   const mcp = new McpManager();
+  const gatewayErrors = new GatewayLastErrors();
   const streams = new StreamSlots(streamLimitsFromEnv());
-  const engine = new Engine({ deps: { root, store, roles, models, memory, bus, mcp, tokens: new AgentTokens(), distill: new DistillState(root) }, limits: limitsFromEnv() });
-  return { root, store, roles, search, memory, models, bus, mcp, streams, entryLimiter: new TokenBucketLimiter(rateLimitConfigFromEnv()), engine, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
+  const engine = new Engine({ deps: { root, store, roles, models, memory, bus, mcp, tokens: new AgentTokens(), gatewayErrors, distill: new DistillState(root) }, limits: limitsFromEnv() });
+  return { root, store, roles, search, memory, models, bus, mcp, gatewayErrors, streams, signInThrottle: new SignInThrottle(signInThrottleConfigFromEnv()), entryLimiter: new TokenBucketLimiter(rateLimitConfigFromEnv()), engine, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
 }
 
 /**

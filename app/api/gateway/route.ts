@@ -8,5 +8,5 @@ export const runtime = "nodejs";
 /** The protocol gateway's sources (gateway.json): their tools, warnings and errors; never a header value. */
 export const GET = route(async () => {
   const app = await getApp();
-  return json(await gatewayReport(app.root));
+  return json(await gatewayReport(app.root, app.gatewayErrors));
 });

@@ -6,6 +6,7 @@ import "server-only";
  * for the app; everything it uses comes through here or through its ports (./ports.ts).
  */
 import type { Bus } from "@/lib/bus";
+import type { GatewayLastErrors } from "@/lib/gateway";
 import type { AgentTokens } from "@/lib/governance";
 import type { McpManager } from "@/lib/mcp";
 import type { ModelRegistry } from "@/lib/models/model-registry";
@@ -29,6 +30,8 @@ export interface EngineDeps {
   readonly mcp: McpManager;
   /** The agents' permission tokens (issued at a task, checked at every tool call, revoked at the end). */
   readonly tokens: AgentTokens;
+  /** The gateway's last failed call per source (shown in the settings). */
+  readonly gatewayErrors: GatewayLastErrors;
   /** Memory distillation's queue and progress log (lib/runtime/team/distilled-progress.ts). */
   readonly distill: DistillState;
 }

@@ -46,7 +46,7 @@ export async function dispatchGatewayTool(s: TeamState, agentId: number, meta: A
   if (verdict.kind === "wait") return null;
   const run = async () => {
     s.setActivity(agentId, `${found.op.method} ${found.op.path} (${found.source.name})`);
-    const r = await runGatewayCall(s.deps.root, name, call.function.arguments, { maxChars: s.limits.toolOutputMax, signal: s.stopController.signal });
+    const r = await runGatewayCall(s.deps.root, name, call.function.arguments, { maxChars: s.limits.toolOutputMax, signal: s.stopController.signal, errors: s.deps.gatewayErrors });
     await s.emitNow({
       type: "event",
       from: agentParty(agentId),

@@ -1,7 +1,8 @@
 import { AstrionError } from "@/lib/contracts/errors";
 import { json, readBody, route } from "@/lib/http";
 import { SignInBodySchema } from "@/lib/contracts/http";
-import { clientAddressOf, getSignInThrottle, guardConfigFromEnv, safeEqual, safeNextPath, TOKEN_COOKIE } from "@/lib/security";
+import { clientAddressOf, guardConfigFromEnv, safeEqual, safeNextPath, TOKEN_COOKIE } from "@/lib/security";
+import { getApp } from "@/lib/server/app";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -16,8 +17,8 @@ export const POST = route(async (request) => {
   const target = safeNextPath(next);
   const expected = guardConfigFromEnv().token;
   if (!expected) return json({ signed_in: true, required: false, next: target });
+  const throttle = (await getApp()).signInThrottle;
   // From here on nothing awaits, so concurrent guesses cannot all pass one check.
-  const throttle = getSignInThrottle();
   const client = clientAddressOf(request.headers);
   const now = Date.now();
   const verdict = throttle.check(client, now);
