@@ -320,12 +320,15 @@ function memoryHarness(chain: Chain): StorageHarness {
   };
 }
 
-/** Fresh in-memory harnesses, each over a backing of its own with a `fast` and a `thinking` conversation. */
+/** A fresh in-memory harness over a backing of its own with a `fast` and a `thinking` conversation, and that backing. */
+export function newMemoryHarness(): { harness: StorageHarness; backing: MemoryBacking } {
+  const backing = new MemoryBacking();
+  const ids = [backing.seed({ title: "Fast", model_key: "model-a", run_mode: "fast" }), backing.seed({ title: "Thinking", model_key: "model-b", run_mode: "thinking" })];
+  return { harness: memoryHarness({ backing, ids, storage: new MemoryStorage(backing) }), backing };
+}
+
+/** Fresh in-memory harnesses (see {@link newMemoryHarness}). */
 export const memoryStorageFactory: StorageFactory = {
   canHoldDurability: true,
-  async create() {
-    const backing = new MemoryBacking();
-    const ids = [backing.seed({ title: "Fast", model_key: "model-a", run_mode: "fast" }), backing.seed({ title: "Thinking", model_key: "model-b", run_mode: "thinking" })];
-    return memoryHarness({ backing, ids, storage: new MemoryStorage(backing) });
-  },
+  create: async () => newMemoryHarness().harness,
 };
