@@ -41,8 +41,8 @@ export const CONTEXT_FILE_NAME = "context.jsonl";
  * - A change resolves once it is applied and ordered for durability, not once it is durable: the
  *   engine computes ahead while the storage commits, and waits on
  *   {@link EngineStorage.durability} before it publishes, acknowledges or runs a side effect.
- *   Changes are durable in the order they were made, across all of a conversation's files and
- *   lines (a crash keeps a prefix of them).
+ *   Changes become durable in the order they were made, across all of a conversation's files
+ *   and lines ({@link EngineStorage.durability}), and a crash keeps every change that was durable.
  * - `updated_at` is set to now (`localTimestamp()`, lib/store/time.ts: ISO local time with
  *   seconds, no zone) on every file a change writes; the ids in a file (`id`, `agent_id`) cannot
  *   be changed by it. A mutator that hands back the very object it was given may be taken as no
