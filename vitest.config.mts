@@ -12,7 +12,8 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: "unit",
-          include: ["lib/**/*.test.ts", "components/**/*.test.ts", "scripts/**/*.test.ts", "test/helpers/**/*.test.ts"],
+          // test/conformance: the ports' conformance suites, which need no server.
+          include: ["lib/**/*.test.ts", "components/**/*.test.ts", "scripts/**/*.test.ts", "test/helpers/**/*.test.ts", "test/conformance/**/*.test.ts"],
           environment: "node",
           testTimeout: 60_000,
         },
@@ -22,7 +23,7 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["test/**/*.test.ts"],
-          exclude: ["test/helpers/**"],
+          exclude: ["test/helpers/**", "test/conformance/**"],
           environment: "node",
           testTimeout: 120_000,
           hookTimeout: 180_000,

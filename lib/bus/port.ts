@@ -81,7 +81,8 @@ export interface Bus {
   /**
    * Delivers `event` to every current subscriber of `topic`, synchronously, without waiting for
    * any of them. On a held conversation topic a numbered event is kept for replay before it is
-   * delivered, so a subscriber already finds it there.
+   * delivered, so a subscriber already finds it there. A listener that throws keeps the event
+   * from neither the other subscribers nor the publisher.
    */
   publish(topic: ConversationTopic, event: RuntimeEvent): void;
   publish(topic: AgentTopic, event?: unknown): void;

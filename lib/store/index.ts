@@ -15,4 +15,4 @@ export * from "./conversation-store";
 export * from "./conversation-index";
 export { LOGGED_LINE_FILES, type LoggedLineFile } from "./step-records";
 export { readFolderFiles, writeFolderFiles, type ReadBudget } from "./folder-files";
-export type { ChangeOptions, Durability } from "./live-conversation";
+export type { ChangeOptions, Durability, Mutator } from "./live-conversation";

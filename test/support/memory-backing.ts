@@ -1,0 +1,89 @@
+/**
+ * The backing data of the in-memory test store (./memory-storage.ts): what outlives a storage
+ * object (the durable state of each conversation, the agent id counter) and the ordered log of
+ * one conversation's changes on their way to it (marks, durability, waits).
+ */
+import type { AgentMessagesFile, AgentMetadata, ConversationMetadata, LeaderMessagesFile, RunMode } from "@/lib/contracts/on-disk";
+import { localTimestamp, type Durability, type LoggedLineFile } from "@/lib/store";
+
+/** One conversation's files. */
+export interface Files {
+  meta: ConversationMetadata;
+  leader: LeaderMessagesFile;
+  agents: Map<number, { meta: AgentMetadata; messages: AgentMessagesFile }>;
+  lines: Map<LoggedLineFile, string[]>;
+}
+
+export function copyFiles(files: Files): Files {
+  return structuredClone(files);
+}
+
+/** What outlives a storage: the durable state of every conversation, and the agent id counter. */
+export class MemoryBacking {
+  readonly conversations = new Map<string, Files>();
+  /**
+   * The last agent id handed out. Moved on durably as an id is taken (the file store reserves ids
+   * durably before it hands them out), so a crash never hands one out twice.
+   */
+  agentCounter = 0;
+  #seq = 0;
+
+  /** Adds a fresh conversation (durable at once); returns its id. */
+  seed(input: { title: string; model_key: string; run_mode: RunMode }): string {
+    const id = `conv_20260101_000000_${String(++this.#seq).padStart(3, "0")}`;
+    const ts = localTimestamp();
+    const meta: ConversationMetadata = {
+      id,
+      title: input.title,
+      created_at: ts,
+      updated_at: ts,
+      project_path: "/nonexistent-memory-project",
+      model_key: input.model_key,
+      thinking_mode: input.run_mode !== "fast",
+      run_mode: input.run_mode,
+      status: "active",
+      agent_count: 0,
+      agent_ids: [],
+      phase: "IDLE",
+    };
+    const leader: LeaderMessagesFile = { id, title: input.title, created_at: ts, updated_at: ts, messages: [], metadata: {}, token_statistics: {} };
+    this.conversations.set(id, { meta, leader, agents: new Map(), lines: new Map() });
+    return id;
+  }
+}
+
+/** One conversation's changes on their way to the backing: marks, durability and waits. */
+export class ChangeLog implements Durability {
+  #made = 0;
+  #durable = 0;
+  #pending: Array<() => void> = [];
+  #waiters: Array<{ mark: number; resolve: () => void }> = [];
+
+  get durableMark(): number {
+    return this.#made;
+  }
+
+  isDurable(mark: number): boolean {
+    return this.#durable >= mark;
+  }
+
+  whenDurable(mark: number = this.#made): Promise<void> {
+    if (this.#durable >= mark) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push({ mark, resolve }));
+  }
+
+  /** Records a change (`write` applies it to the backing); returns its mark. */
+  record(write: () => void): number {
+    this.#pending.push(write);
+    return ++this.#made;
+  }
+
+  /** Applies every pending change to the backing, in order, and wakes whoever waited for them. */
+  commit(): void {
+    for (const write of this.#pending.splice(0)) write();
+    this.#durable = this.#made;
+    const ready = this.#waiters.filter((w) => w.mark <= this.#durable);
+    this.#waiters = this.#waiters.filter((w) => w.mark > this.#durable);
+    for (const w of ready) w.resolve();
+  }
+}
