@@ -10,6 +10,8 @@ describe("the memory search index", () => {
   it("cuts Chinese into characters and drops stop words", () => {
     expect(searchTokens("The 订单接口 is deprecated")).toEqual(["订", "单", "接", "口", "deprecated"]);
     expect(searchTokens("支付的回调")).toEqual(["支", "付", "回", "调"]);
+    // full-width letters are ASCII ones; Korean syllables are words of their own, as CJK characters
+    expect(searchTokens("ＡＰＩ 테스트를")).toEqual(["api", "테", "스", "트", "를"]);
   });
 
   it("ranks by BM25 over statement and subject, any query word matching", () => {

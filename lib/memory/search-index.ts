@@ -5,18 +5,18 @@
  * are kept from the old index so a rebuild does not embed everything again). Pure: persistence is
  * the service's; this module turns the index into a JSON value and back.
  *
- * Text is cut into words the way the history search does (lib/search/text): Chinese and Japanese
- * characters are words of their own, other scripts keep whole words, folded (case, diacritics).
+ * Text is cut into words the way the history search does (lib/text/words): CJK characters are
+ * words of their own, other scripts keep whole words, folded (case, Latin diacritics, width).
  */
 import { createHash } from "node:crypto";
 import { count, create, insert, load, remove, save, search, type AnyOrama, type RawData } from "@orama/orama";
 import { z } from "zod";
-import { tokenize } from "@/lib/search/text";
-import { isStopWord } from "./words";
+import { isStopWord } from "@/lib/text/stop-words";
+import { normalizeText, tokenize } from "@/lib/text/words";
 import type { MemoryEntry } from "./schema";
 
 /** Version of the persisted index's layout; another version is rebuilt. */
-export const INDEX_VERSION = 1;
+export const INDEX_VERSION = 2;
 /** Smallest cosine similarity for a vector match to count in hybrid search. */
 export const VECTOR_SIMILARITY = 0.5;
 /** Weights of the lexical and vector scores (each normalized to its best hit) in hybrid search. */
@@ -38,7 +38,7 @@ export function textHash(text: string): string {
  */
 export function searchTokens(text: string): string[] {
   const out: string[] = [];
-  for (const t of tokenize(text)) if (!isStopWord(t.word)) out.push(t.word);
+  for (const t of tokenize(normalizeText(text))) if (!isStopWord(t.word)) out.push(t.word);
   return out;
 }
 

@@ -10,7 +10,7 @@
  * (search-as-you-type). The filters add AND-ed constraints on the `tags` column, built from
  * code-made tokens only (./tags.ts).
  */
-import { isCjk, tokenize } from "./text";
+import { isCjk, tokenize } from "@/lib/text/words";
 
 /** At most this many terms of a query are used; the rest is ignored. */
 export const MAX_TERMS = 16;
