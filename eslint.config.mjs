@@ -18,6 +18,18 @@ const config = [
     },
   },
   {
+    // Test support lives in test/ (helpers, fixtures, oracles); the app never needs it. Tests,
+    // benches and e2e specs import it freely.
+    files: ["app/**", "components/**", "lib/**", "scripts/**", "proxy.ts", "instrumentation.ts"],
+    ignores: ["**/*.test.ts", "**/*.test.tsx"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { patterns: [{ group: ["@/test/**", "**/test/**"], message: "test support (test/) is for tests; production code must not need it." }] },
+      ],
+    },
+  },
+  {
     ignores: [".next/**", "node_modules/**", "playwright-report/**", "test-results/**", "next-env.d.ts"],
   },
 ];

@@ -3,7 +3,7 @@ import type { AgentView, RuntimeEvent } from "@/lib/runtime/events";
 import type { Message } from "@/lib/store/schemas";
 import { isLiveOnlyEvent } from "@/lib/runtime/events";
 import { applyReconnect, applyRuntimeEvent, initialLiveState, isWorking, LIVE_COMMAND_MAX, mergeMessages, type LiveState } from "./live-state";
-import { emptySnapshot } from "./test-snapshot";
+import { emptySnapshot } from "@/test/helpers/snapshot";
 
 function agent(id: number, status: AgentView["metadata"]["status"] = "running"): AgentView {
   return {

@@ -13,7 +13,7 @@ import {
   roleRefusal,
 } from "./intent";
 import { buildRegistry, restrictRegistry } from "./registry";
-import { roleEntry, SHIPPED_ROLES } from "./test-roles";
+import { roleEntry, SHIPPED_ROLES } from "@/test/helpers/role-entries";
 
 const registry = buildRegistry(SHIPPED_ROLES);
 const ids = (text: string) => classifyIntent(text, registry).candidates.map((c) => c.role_id);

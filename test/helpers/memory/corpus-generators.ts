@@ -3,7 +3,7 @@
  * (Luhn, MOD 11-2, address grammar) — never by running the redactor — so the corpus's expected
  * spans are independent of the code under test, and the same seed gives the same corpus.
  */
-import type { RedactionKind } from "./detectors";
+import type { RedactionKind } from "@/lib/memory/detectors";
 
 /** A small deterministic PRNG (mulberry32). */
 export function prng(seed: number): () => number {

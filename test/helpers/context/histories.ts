@@ -6,7 +6,7 @@
  */
 import { formatAgentMessage } from "@/lib/protocol/messages";
 import type { Message } from "@/lib/store/schemas";
-import { rng } from "@/test/helpers/rng";
+import { rng } from "../rng";
 
 export { rng };
 
