@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cjkBigrams, fold, hasCjk, isCjk, normalizeText, segmentCjk, splitWords, tokenize } from "./words";
+import { cjkBigrams, fold, hasCjk, normalizeText, segmentCjk, splitWords, tokenize } from "./words";
 
 const words = (text: string) => tokenize(text).map((t) => t.word);
 
@@ -58,8 +58,8 @@ describe("fold, normalizeText, segmentCjk", () => {
 
   it("sets every CJK character apart for FTS5", () => {
     expect(segmentCjk("原子ab")).toBe(" 原  子 ab");
-    expect(isCjk("한")).toBe(true);
-    expect(isCjk("a")).toBe(false);
+    expect(hasCjk("한")).toBe(true);
+    expect(hasCjk("a")).toBe(false);
     expect(hasCjk("审查 review")).toBe(true);
     expect(hasCjk("review")).toBe(false);
   });

@@ -1,6 +1,6 @@
 /**
- * How text is cut into words, the one way every search and match of the app does it: the
- * history search (SQLite FTS5), memory search and dedup, role routing and knowledge ranking.
+ * How text is cut into words, one way for every search and ranking of the app: the history
+ * search (SQLite FTS5), memory search and dedup, role routing and knowledge ranking.
  * Pure; every function is one left-to-right pass of fixed patterns (none is built from input), so
  * the work is linear in the text. Callers bound the text they read.
  *
@@ -9,7 +9,7 @@
  * folded to lower case with the diacritics of Latin letters removed ("Café" is "cafe"; "ё", "が"
  * and Hangul syllables stay as they are, as FTS5 keeps them). CJK scripts are written without
  * spaces, so each Han, Hiragana, Katakana and Hangul character is a word of its own
- * ({@link isCjk}; what Lucene's StandardAnalyzer does with ideographs): "原子写入" is four
+ * ({@link hasCjk}; what Lucene's StandardAnalyzer does with ideographs): "原子写入" is four
  * words, found side by side. Korean is spaced, but its particles are written onto the word
  * ("테스트를"), so its syllables too are words of their own, and "테스트" finds "테스트를".
  */
@@ -36,12 +36,7 @@ const HASH = 0x23;
 /** Text of ASCII only: folded by lower-casing alone. */
 const ASCII = /^[\x00-\x7f]*$/;
 
-/** True when `ch` (one character) is CJK, a word of its own. */
-export function isCjk(ch: string): boolean {
-  return CJK_CHAR.test(ch);
-}
-
-/** True when `text` holds a CJK character (CJK terms are matched as substrings, not as words). */
+/** True when `text` holds a CJK character: one character is a word of its own; a term is matched as a substring, not as words. */
 export function hasCjk(text: string): boolean {
   return CJK_CHAR.test(text);
 }
