@@ -75,7 +75,7 @@ module.exports = {
     tsConfig: { fileName: "tsconfig.json" },
     tsPreCompilationDeps: true,
     doNotFollow: { path: "node_modules" },
-    exclude: { path: ["\\.test\\.tsx?$", "^test/", "^e2e/", "^bench/", "^\\.next/", "/testing/"] },
+    exclude: { path: ["\\.test\\.tsx?$", "^test/", "^e2e/", "^bench/", "^\\.next/"] },
     enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"] },
   },
 };

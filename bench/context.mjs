@@ -3,7 +3,7 @@
  * leader's call site computes before each call — `conversationGoal`, `collectPromotions` and
  * `buildModelInput` with the default budgets — on a leader history of 10, 1,000 and 10,000
  * messages.
- * - from scratch: the build as it was before `ContextWindow` (lib/context/testing/from-scratch.ts,
+ * - from scratch: the build as it was before `ContextWindow` (test/helpers/context/from-scratch.ts,
  *   kept as the tests' oracle): every call pairs, counts and fills over the whole history;
  * - incremental: the app's build, the history's window warm;
  * - cold: the app's first call on the whole history (a window made from nothing: every message
@@ -90,7 +90,7 @@ function grow(lib, start, size, samples) {
 
 /** Runs the context part and returns its figures. */
 export async function benchContext() {
-  const { mods, cleanup } = await importTsGraph(["lib/context/index.ts", "lib/context/testing/from-scratch.ts"]);
+  const { mods, cleanup } = await importTsGraph(["lib/context/index.ts", "test/helpers/context/from-scratch.ts"]);
   try {
     const [app, oracle] = mods;
     const incremental = { build: app.buildModelInput, goal: app.conversationGoal, promotions: app.collectPromotions };
@@ -116,7 +116,7 @@ export async function benchContext() {
       context_build: {
         method:
           "conversationGoal + collectPromotions + buildModelInput (default budgets) as the leader calls them, in this process. " +
-          `One message appended before each call. from_scratch: the pre-ContextWindow build (lib/context/testing/from-scratch.ts), ${Object.values(SCRATCH_SAMPLES).join("/")} calls; ` +
+          `One message appended before each call. from_scratch: the pre-ContextWindow build (test/helpers/context/from-scratch.ts), ${Object.values(SCRATCH_SAMPLES).join("/")} calls; ` +
           `incremental: the app's build, ${INCREMENTAL_SAMPLES} calls (warm window); cold_ms: the app's first call on a copy of the history.`,
         ...out,
       },

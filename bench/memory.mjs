@@ -1,6 +1,6 @@
 /**
  * Memory recall over 10,000 entries (in this process; no server): the app's own index
- * (lib/memory/search-index.ts, Orama) and ranking with the access filter (lib/memory/recall.ts +
+ * (lib/memory/search-index.ts, MiniSearch) and ranking with the access filter (lib/memory/recall.ts +
  * canRead), loaded as they are. Entries are deterministic facts, preferences and open issues in
  * English and Chinese over 20 projects and all three levels; each query is ranked for a reader on
  * one project (role `leader`), limit 8.

@@ -9,8 +9,8 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exportEntries, exportManifest, readImportArchive, zipStream } from "@/lib/export/archive";
-import { fixtureFolder } from "@/lib/export/testing/folder";
-import { craftZip } from "@/lib/export/testing/craft-zip";
+import { fixtureFolder } from "@/test/helpers/export/folder";
+import { craftZip } from "@/test/helpers/export/craft-zip";
 import { fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type Script } from "./helpers/fake-openai";
 import { writeFakeModels } from "./helpers/models-file";
 import { firstEvents, rawRequest, startServer, tempDir, type RawResponse, type TestServer } from "./helpers/server";

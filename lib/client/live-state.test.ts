@@ -3,7 +3,7 @@ import type { AgentView, RuntimeEvent } from "@/lib/contracts/events";
 import type { Message } from "@/lib/contracts/on-disk";
 import { isLiveOnlyEvent } from "@/lib/contracts/events";
 import { applyReconnect, applyRuntimeEvent, initialLiveState, isWorking, LIVE_COMMAND_MAX, mergeMessages, type LiveState } from "./live-state";
-import { emptySnapshot } from "./test-snapshot";
+import { emptySnapshot } from "@/test/helpers/snapshot";
 
 function agent(id: number, status: AgentView["metadata"]["status"] = "running"): AgentView {
   return {

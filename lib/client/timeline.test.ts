@@ -3,7 +3,7 @@ import { follow, startTrace } from "@/lib/contracts/envelope";
 import { timelineRecord } from "@/lib/contracts/timeline-record";
 import { applyRuntimeEvent, initialLiveState } from "./live-state";
 import { mergeTimeline } from "./timeline";
-import { emptySnapshot } from "./test-snapshot";
+import { emptySnapshot } from "@/test/helpers/snapshot";
 
 const user = startTrace("user", "leader", { content: "Review the code" });
 const first = timelineRecord(user, { action: "user_message" });

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { ChatMessage } from "@/lib/models/types";
 import { ListResultSchema, ReadResultSchema, SearchResultSchema } from "@/lib/workspace/results";
 import { cutItem } from "./cut";
-import { searchResult, words } from "./testing/histories";
+import { searchResult, words } from "@/test/helpers/context/histories";
 import { messageTokens } from "./tokens";
 
 const call = (name: string, args: unknown): ChatMessage => ({ role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name, arguments: JSON.stringify(args) } }] });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { placeholderClass } from "./scene-fill";
-import { rng } from "./testing/histories";
+import { rng } from "@/test/helpers/context/histories";
 import { messageTokens } from "./tokens";
 import { placeholderText } from "./types";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { rng } from "./testing/histories";
+import { rng } from "@/test/helpers/context/histories";
 import { MinTree, SumTree } from "./trees";
 
 describe("SumTree", () => {

@@ -2,8 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { Message } from "@/lib/contracts/on-disk";
 import { collectPromotions, deriveWorkNotes } from "./promotions";
 import { buildModelInput, conversationGoal, type BuildModelInputOptions } from "./slices";
-import { randomSteps, rng, words } from "./testing/histories";
-import { buildModelInputFromScratch, collectPromotionsFromScratch, conversationGoalFromScratch, deriveWorkNotesFromScratch } from "./testing/from-scratch";
+import { randomSteps, rng, words } from "@/test/helpers/context/histories";
+import { buildModelInputFromScratch, collectPromotionsFromScratch, conversationGoalFromScratch, deriveWorkNotesFromScratch } from "@/test/helpers/context/from-scratch";
 import { tokenizerStats } from "./tokens";
 import { ContextWindow, contextWindowFor } from "./window";
 

@@ -4,8 +4,8 @@ import { bodyLimitFor } from "@/lib/input-limits";
 import { downloadName, exportEntries, exportManifest, readImportArchive, zipStream } from "./archive";
 import { parseConversationFolder, rekeyFiles } from "./bundle";
 import { IMPORT_LIMITS, MANIFEST_NAME } from "./schema";
-import { craftZip, type CraftEntry } from "./testing/craft-zip";
-import { FIXTURE_ID, fixtureFolder } from "./testing/folder";
+import { craftZip, type CraftEntry } from "@/test/helpers/export/craft-zip";
+import { FIXTURE_ID, fixtureFolder } from "@/test/helpers/export/folder";
 
 const OTHER_ID = "conv_20260712_090000_002";
 

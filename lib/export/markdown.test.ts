@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseConversationFolder } from "./bundle";
 import { renderConversationMarkdown } from "./markdown";
 import { fenced, htmlInline, inline } from "./markdown-text";
-import { FIXTURE_ID, fixtureFolder, type FixtureOptions } from "./testing/folder";
+import { FIXTURE_ID, fixtureFolder, type FixtureOptions } from "@/test/helpers/export/folder";
 
 function report(opts: FixtureOptions = {}): string {
   return renderConversationMarkdown(parseConversationFolder(opts.id ?? FIXTURE_ID, fixtureFolder(opts), { strict: true }), { now: new Date("2026-07-12T10:00:00Z"), appVersion: "1.2.3" });

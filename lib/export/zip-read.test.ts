@@ -1,7 +1,7 @@
 import { zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import { AstrionError } from "@/lib/contracts/errors";
-import { craftZip, type CraftEntry } from "./testing/craft-zip";
+import { craftZip, type CraftEntry } from "@/test/helpers/export/craft-zip";
 import { crc32, readZip, unsafeEntryName, type ZipLimits } from "./zip-read";
 
 const LIMITS: ZipLimits = { maxEntries: 20, maxTotalBytes: 1_000_000, maxEntryBytes: 500_000, maxNameBytes: 200 };

@@ -11,21 +11,12 @@ import {
   INTENT_READ_CHARS,
   isAuthorized,
   roleRefusal,
-  tokenize,
 } from "./intent";
 import { buildRegistry, restrictRegistry } from "./registry";
-import { roleEntry, SHIPPED_ROLES } from "./test-roles";
+import { roleEntry, SHIPPED_ROLES } from "@/test/helpers/role-entries";
 
 const registry = buildRegistry(SHIPPED_ROLES);
 const ids = (text: string) => classifyIntent(text, registry).candidates.map((c) => c.role_id);
-
-describe("tokenize", () => {
-  it("gives English words with light stems and CJK characters and bigrams", () => {
-    const t = tokenize("Reviewing the Tests 代码审查");
-    expect(t).toEqual(expect.arrayContaining(["reviewing", "review", "tests", "test", "代", "代码", "码审", "审查", "查"]));
-    expect(t).not.toContain("Tests");
-  });
-});
 
 describe("classifyIntent (deterministic)", () => {
   it("picks the roles whose tags fit an English request, best first", () => {

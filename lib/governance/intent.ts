@@ -12,8 +12,10 @@ import { z } from "zod";
 import type { ChatModel } from "@/lib/models/types";
 import { RoleIdSchema } from "@/lib/roles/schema";
 import { normalizeTag, type CapabilityRegistry, type RoleLifecycle } from "./registry";
-import { roleIndex } from "./role-index";
-import { CJK, STOP_WORDS, normalizeText, stems, tokenize } from "./terms";
+import { stems } from "@/lib/text/stems";
+import { matchTokens } from "@/lib/text/terms";
+import { hasCjk, normalizeText } from "@/lib/text/words";
+import { roleIndex, ROUTING_STOP_WORDS } from "./role-index";
 import { CAPABILITY_SYNONYMS } from "./vocabulary";
 import { jsonObjectIn } from "@/lib/models/answer-json";
 
@@ -46,11 +48,9 @@ export const INTENT_READ_CHARS = 8000;
 /** The vocabulary's words and terms per tag (kept under this name for the callers that knew it). */
 export const INTENT_SYNONYMS = CAPABILITY_SYNONYMS;
 
-export { tokenize };
-
 /** Does `term` occur in the message (substring for CJK terms, whole token otherwise)? */
 function hasTerm(term: string, tokens: ReadonlySet<string>, lower: string): boolean {
-  return CJK.test(term) ? lower.includes(term) : tokens.has(term);
+  return hasCjk(term) ? lower.includes(term) : tokens.has(term);
 }
 
 /** The words of a tag: `code-review` → `code`, `review`; `unit_tests` → `unit`, `tests`. */
@@ -61,11 +61,11 @@ function tagWords(tag: string): string[] {
 /** The capability tags a message names, directly (all words of the tag) or through a synonym. */
 function labelsOf(text: string, knownTags: Iterable<string>): { full: Set<string>; partial: Map<string, number> } {
   const lower = normalizeText(text);
-  const tokens = new Set(tokenize(text));
+  const tokens = new Set(matchTokens(text));
   const full = new Set<string>();
   const partial = new Map<string, number>();
   for (const tag of knownTags) {
-    if (CJK.test(tag)) {
+    if (hasCjk(tag)) {
       if (lower.includes(tag)) full.add(tag);
       continue;
     }
@@ -73,7 +73,7 @@ function labelsOf(text: string, knownTags: Iterable<string>): { full: Set<string
     const hits = words.filter((w) => stems(w).some((s) => tokens.has(s)));
     if (hits.length === words.length && words.length > 0) full.add(tag);
     else {
-      const meaningful = hits.filter((w) => !STOP_WORDS.has(w));
+      const meaningful = hits.filter((w) => !ROUTING_STOP_WORDS.has(w));
       if (meaningful.length) partial.set(tag, meaningful.length / words.length);
     }
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { buildRegistry, classifierModelKey, restrictRegistry, rolesForTag, rolesInState } from "./registry";
-import { roleEntry, SHIPPED_ROLES } from "./test-roles";
+import { roleEntry, SHIPPED_ROLES } from "@/test/helpers/role-entries";
 
 describe("buildRegistry", () => {
   it("indexes roles by lowercased tag and skips files that failed to load", () => {

@@ -6,7 +6,8 @@
  * Pure (no I/O); the cache is plain memory.
  */
 import MiniSearch from "minisearch";
-import { rankTerms } from "./terms";
+import { RANK_STOP_WORDS } from "@/lib/text/stop-words";
+import { rankTerms } from "@/lib/text/terms";
 
 /** What the index needs of a role. */
 export interface IndexableRole {
@@ -29,6 +30,20 @@ export interface RoleIndex {
   /** Roles ranked by BM25 for `query`, best first; ties keep the roles' order. At most `limit`. */
   search(query: string, limit?: number): RoleSearchHit[];
 }
+
+/**
+ * Words that carry no meaning for routing: lib/text's ranking stop words, the filler of role
+ * descriptions ("Use PROACTIVELY for …", "Expert in …", "Specializes in …"), and the words too
+ * common among roles to say which one fits ("code" alone is not "code-review"). The tag matcher
+ * leaves them out of partial matches too.
+ */
+export const ROUTING_STOP_WORDS: ReadonlySet<string> = new Set([
+  ...RANK_STOP_WORDS,
+  ..."role roles agent agents expert specializing specialize specializes masters master handles handle proactively include includes including work working code file files data".split(" "),
+]);
+
+/** The terms of a role's text or a request, as the index holds and queries them. */
+const routingTerms = (text: string) => rankTerms(text, ROUTING_STOP_WORDS);
 
 /** Field weights: a word in the role's id or name says more about what it does than one in its description. */
 const BOOST = { id: 2, name: 2, description: 1, tags: 1.5 } as const;
@@ -66,7 +81,7 @@ function build(roles: readonly IndexableRole[]): RoleIndex {
     fields: ["id", "name", "description", "tags"],
     // Every field and query goes through the same term function, so English stems and Chinese
     // bigrams meet their counterparts; filler words never score.
-    tokenize: rankTerms,
+    tokenize: routingTerms,
     processTerm: (term) => term,
     searchOptions: { boost: BOOST, combineWith: "OR", prefix: false, fuzzy: false },
   });
@@ -75,7 +90,7 @@ function build(roles: readonly IndexableRole[]): RoleIndex {
   return {
     size: roles.length,
     search(query, limit = roles.length) {
-      const terms = rankTerms(query.slice(0, SEARCH_READ_CHARS)).slice(0, SEARCH_MAX_TERMS);
+      const terms = routingTerms(query.slice(0, SEARCH_READ_CHARS)).slice(0, SEARCH_MAX_TERMS);
       if (!terms.length) return [];
       return mini
         .search(terms.join(" "), { tokenize: () => terms })

@@ -4,7 +4,8 @@
  * file declares no `capabilities`. Pure; every match is a set lookup or a substring test against a
  * fixed term, never a pattern built from the input.
  */
-import { CJK, normalizeText, stems, words } from "./terms";
+import { stems } from "@/lib/text/stems";
+import { hasCjk, normalizeText, splitWords } from "@/lib/text/words";
 
 /**
  * Words (English, lowercase) and Chinese terms that stand for capability tags. Keys with CJK
@@ -184,7 +185,7 @@ export const DERIVE_READ_CHARS = 4200;
 const ENGLISH_TERMS = new Map<string, readonly string[]>();
 const CJK_TERMS: Array<[string, readonly string[]]> = [];
 for (const [term, tags] of Object.entries(CAPABILITY_SYNONYMS)) {
-  if (CJK.test(term)) CJK_TERMS.push([term, tags]);
+  if (hasCjk(term)) CJK_TERMS.push([term, tags]);
   else ENGLISH_TERMS.set(term, tags);
 }
 // A tag's own name is a keyword of it: one-word tags as a word, two-word tags as two adjacent words.
@@ -203,7 +204,7 @@ for (const tag of CAPABILITY_VOCABULARY) {
 export function deriveCapabilities(name: string, description: string): string[] {
   const text = `${name}\n${description}`.slice(0, DERIVE_READ_CHARS);
   const found = new Set<string>();
-  const list = words(text);
+  const list = splitWords(text).words;
   for (let i = 0; i < list.length; i++) {
     const variants = stems(list[i]!);
     for (const v of variants) for (const tag of ENGLISH_TERMS.get(v) ?? []) found.add(tag);

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { chunkFile, chunkLines, chunkMarkdown, CHUNK_LIMITS } from "./chunk";
-import { knowledgeTerms } from "./terms";
 
 describe("chunking", () => {
   it("cuts Markdown by headings, keeps the heading path and the lines, and ignores # inside code fences", () => {
@@ -43,10 +42,8 @@ describe("chunking", () => {
     for (const p of chunkLines(wide)) expect(p.text.length).toBeLessThanOrEqual(CHUNK_LIMITS.maxChars);
   });
 
-  it("chooses by extension; terms split identifiers and Chinese", () => {
+  it("chooses by extension", () => {
     expect(chunkFile("a.md", "# T\nx")[0]!.heading).toBe("T");
     expect(chunkFile("a.ts", "# T\nx")[0]!.heading).toBe("");
-    expect(knowledgeTerms("createEmbedder max_file_bytes")).toEqual(expect.arrayContaining(["createembedder", "create", "embedder", "max", "byte"]));
-    expect(knowledgeTerms("默认值配置")).toEqual(expect.arrayContaining(["默认", "认值", "配置"]));
   });
 });

@@ -1,13 +1,12 @@
 /**
  * Public face of knowledge retrieval (issue 11, seed 003 §5.3), pure parts: the file and API
- * schemas, the limits, chunking, the terms, ranking, the reranker's contract and the router that
+ * schemas, the limits, chunking, ranking, the reranker's contract and the router that
  * decides when `search_knowledge` is offered. The I/O (the per-project index and the service) is
  * `@/lib/knowledge/service` (server only).
  */
 export * from "./schema";
 export { DEFAULT_KNOWLEDGE_LIMITS, knowledgeLimitsFromEnv, type KnowledgeLimits } from "./config";
 export { chunkFile, chunkLines, chunkMarkdown, CHUNK_LIMITS, isMarkdown } from "./chunk";
-export { knowledgeTerms, pathWords } from "./terms";
 export { KNOWLEDGE_HINT, routeKnowledge, ROUTE_READ_CHARS, type KnowledgeRouting } from "./route";
 export { orderFromAnswer, rerankMessages, RerankAnswerSchema, RERANK_TOP } from "./rerank";
 export { KNOWLEDGE_TOOL } from "./tool";

@@ -4,7 +4,8 @@
  *    matching files; within them a query word found in a passage's file path or name, or in its
  *    Markdown heading path, counts more than one in its text (MiniSearch field boosts), so the
  *    files and sections named like the question come first;
- * 2. BM25 (MiniSearch's BM25+) over text, heading and path with the terms of terms.ts;
+ * 2. BM25 (MiniSearch's BM25+) over text, heading and path with lib/text's `codeTerms` (English
+ *    words stemmed, filler dropped, CJK as pairs, code identifiers also cut into their words);
  * 3. with vectors (an embedding model configured), the BM25 list and the cosine-similarity list
  *    are fused by reciprocal rank (RRF), which needs no score calibration between the two.
  * At most {@link MAX_PER_FILE} passages of one file are kept, so one long file cannot fill the list.
@@ -13,7 +14,7 @@ import MiniSearch from "minisearch";
 import { checkRequestedPath } from "@/lib/workspace/resolve";
 import { globMatcher } from "@/lib/workspace/glob";
 import { ValidationError } from "@/lib/contracts/errors";
-import { knowledgeTerms, pathWords } from "./terms";
+import { codeTerms, pathWords } from "@/lib/text/terms";
 
 /** A passage as MiniSearch indexes it. */
 export interface IndexedDoc {
@@ -36,7 +37,7 @@ const FUSE_DEPTH = 200;
 /** MiniSearch's options for the knowledge index (the same for building and for loading a saved index). */
 export const MINI_OPTIONS = {
   fields: ["path", "heading", "text"],
-  tokenize: knowledgeTerms,
+  tokenize: codeTerms,
   processTerm: (term: string) => term,
   searchOptions: { boost: FIELD_BOOST, combineWith: "OR" as const, prefix: false, fuzzy: false },
 };
@@ -111,7 +112,7 @@ export function rankPassages(input: RankInput): string[] {
   const { mini, filter } = input;
   if (input.query.length > 1000) throw new ValidationError("query must be at most 1000 characters");
   const keep = filter ? (id: string) => filter(parseDocId(id).file) : () => true;
-  const lexical = knowledgeTerms(input.query).length
+  const lexical = codeTerms(input.query).length
     ? mini
         .search(input.query, { filter: (r) => keep(String(r.id)) })
         .slice(0, FUSE_DEPTH)

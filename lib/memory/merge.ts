@@ -12,8 +12,8 @@
  *   subject. The newer statement replaces the older one.
  * - Otherwise the candidate is added. Either update pushes the previous version to `history`.
  */
-import { tokenize } from "@/lib/search/text";
-import { isStopWord } from "./words";
+import { isStopWord } from "@/lib/text/stop-words";
+import { normalizeText, tokenize } from "@/lib/text/words";
 import type { MemoryCandidate, MemoryEntry, MemoryHistoryItem, MemoryLevel } from "./schema";
 
 /** Share of content words two statements need in common (Jaccard) to be the same statement. */
@@ -28,13 +28,13 @@ const NOT_NEGATION = /非常|无论|不仅|不但|未来/gu;
 const HAS_DIGIT = /\p{N}/u;
 
 /** Text as compared: NFKC (full-width forms folded), lower case, apostrophes unified. */
-export function normalizeText(text: string): string {
-  return text.normalize("NFKC").toLowerCase().replace(/[\u2018\u2019\u02bc]/g, "'");
+function comparable(text: string): string {
+  return normalizeText(text).replace(/[\u2018\u2019\u02bc]/g, "'");
 }
 
 /** A subject as compared: normalized, only letters and digits kept ("Payment-service" = "payment service"). */
 export function subjectKey(subject: string): string {
-  return normalizeText(subject).replace(/[^\p{L}\p{N}]+/gu, "");
+  return comparable(subject).replace(/[^\p{L}\p{N}]+/gu, "");
 }
 
 /** The parts of a statement the comparison uses. */
@@ -49,7 +49,7 @@ export interface StatementShape {
 
 /** Splits a statement into content words, values and negation. */
 export function shapeOf(statement: string): StatementShape {
-  const text = normalizeText(statement).replace(NOT_NEGATION, " ");
+  const text = comparable(statement).replace(NOT_NEGATION, " ");
   const negations = text.match(NEGATION)?.length ?? 0;
   const words = new Set<string>();
   const values = new Set<string>();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { redact, type RedactionKind } from "./index";
-import { CORPUS_ACCOUNT_PATTERNS, NEGATIVE_SAMPLES, POSITIVE_SAMPLES, type Sample } from "./redact-corpus";
+import { CORPUS_ACCOUNT_PATTERNS, NEGATIVE_SAMPLES, POSITIVE_SAMPLES, type Sample } from "@/test/helpers/memory/redact-corpus";
 
 // A fixed clock, so an ID card's "birth year not in the future" check never drifts the figures.
 const NOW = new Date("2026-07-11T00:00:00Z");

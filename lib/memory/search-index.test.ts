@@ -10,6 +10,8 @@ describe("the memory search index", () => {
   it("cuts Chinese into characters and drops stop words", () => {
     expect(searchTokens("The 订单接口 is deprecated")).toEqual(["订", "单", "接", "口", "deprecated"]);
     expect(searchTokens("支付的回调")).toEqual(["支", "付", "回", "调"]);
+    // full-width letters are ASCII ones; Korean syllables are words of their own, as CJK characters
+    expect(searchTokens("ＡＰＩ 테스트를")).toEqual(["api", "테", "스", "트", "를"]);
   });
 
   it("ranks by BM25 over statement and subject, any query word matching", () => {
@@ -31,20 +33,54 @@ describe("the memory search index", () => {
 
   it("saves and restores, vectors included, and lists entries without a vector", () => {
     const vectors = new Map([["mem_cccc1", [1, 0]]]);
-    const index = MemoryIndex.build([entry("mem_cccc1", "alpha beta"), entry("mem_cccc2", "gamma beta")], { key: "emb", dims: 2 }, vectors);
+    const entries = [entry("mem_cccc1", "alpha beta"), entry("mem_cccc2", "gamma beta")];
+    const index = MemoryIndex.build(entries, { key: "emb", dims: 2 }, vectors);
     expect([...index.missingVectors]).toEqual(["mem_cccc2"]);
-    // a search must not strip the stored vectors (Orama removes vectors from hits unless told not to)
+    // a search leaves the stored vectors in place
     index.query("alpha", { vector: [1, 0], limit: 5 });
     const file = JSON.parse(JSON.stringify(index.toFile("sha")));
     expect(IndexFileSchema.parse(file).entries_sha256).toBe("sha");
-    const restored = MemoryIndex.restore(IndexFileSchema.parse(file));
+    const restored = MemoryIndex.restore(IndexFileSchema.parse(file), entries);
     expect(restored.size).toBe(2);
     expect([...restored.missingVectors]).toEqual(["mem_cccc2"]);
     expect(restored.query("gamma", { limit: 5 }).hits.map((h) => h.id)).toEqual(["mem_cccc2"]);
+    expect(restored.query("zzz", { vector: [1, 0.1], limit: 5 }).hits.map((h) => h.id)).toEqual(["mem_cccc1"]);
+    // a vector made from another text of the entry is not used
+    const edited = MemoryIndex.restore(IndexFileSchema.parse(file), [entry("mem_cccc1", "alpha edited"), entries[1]!]);
+    expect([...edited.missingVectors].sort()).toEqual(["mem_cccc1", "mem_cccc2"]);
     const saved = MemoryIndex.savedVectors(file);
     expect(saved.get("mem_cccc1")).toEqual({ hash: textHash("alpha beta"), vector: [1, 0] });
     expect(saved.has("mem_cccc2")).toBe(false);
     expect(MemoryIndex.savedVectors({ nonsense: true }).size).toBe(0);
+  });
+
+  it("reuses the vectors of an index saved by Orama (layout 1), so a start after the change embeds nothing again", () => {
+    const hash = textHash("alpha beta");
+    const legacy = {
+      version: 1,
+      entries_sha256: "sha",
+      embedding: { key: "emb", dims: 2 },
+      orama: { docs: { docs: { "1": { id: "mem_eeee1", text: "alpha beta", hash, embedding: [1, 0] }, "2": { id: "mem_eeee2", text: "gamma", hash: textHash("gamma") } } } },
+    };
+    expect(IndexFileSchema.safeParse(legacy).success).toBe(false);
+    expect([...MemoryIndex.savedVectors(legacy)]).toEqual([["mem_eeee1", { hash, vector: [1, 0] }]]);
+  });
+
+  it("mixes scores as lexical 0.6 and vector 0.4, each divided by its best hit", () => {
+    const vectors = new Map([
+      ["mem_ffff1", [1, 0]],
+      ["mem_ffff2", [0.6, 0.8]],
+      ["mem_ffff3", [0, 1]],
+    ]);
+    const index = MemoryIndex.build([entry("mem_ffff1", "redis cache"), entry("mem_ffff2", "redis"), entry("mem_ffff3", "fridays")], { key: "emb", dims: 2 }, vectors);
+    const { hits, total } = index.query("cache", { vector: [1, 0], limit: 5 });
+    // mem_ffff1: best lexical (0.6) and best vector (0.4); mem_ffff2: cosine 0.6 of the best 1 (0.24); mem_ffff3: below 0.5
+    expect(total).toBe(2);
+    expect(hits.map((h) => [h.id, Math.round(h.score * 100) / 100])).toEqual([
+      ["mem_ffff1", 1],
+      ["mem_ffff2", 0.24],
+    ]);
+    expect(index.query("cache", { vector: [1, 0], offset: 1, limit: 5 }).hits.map((h) => h.id)).toEqual(["mem_ffff2"]);
   });
 
   it("mixes in vector similarity: an entry with no word in common is found by its vector", () => {

@@ -55,8 +55,8 @@ describe("memory with the embedding key of models.json", () => {
     await mem.saveIndex();
     const saved = JSON.parse(await fs.readFile(indexPath(root), "utf8"));
     expect(saved.embedding).toEqual({ key: "emb", dims: 64 });
-    const docs = Object.values(saved.orama.docs.docs) as Array<{ embedding?: number[] }>;
-    expect(docs.map((d) => d.embedding?.length)).toEqual([64, 64]);
+    const vectors = Object.values(saved.vectors) as Array<{ vector: number[] }>;
+    expect(vectors.map((v) => v.vector.length)).toEqual([64, 64]);
     // a restart restores the saved index: nothing is embedded again
     fake.reset();
     const again = new MemoryService(root, { embedder: () => models.embedderFor(root) });

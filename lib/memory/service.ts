@@ -127,17 +127,16 @@ export class MemoryService {
     await this.#openIndex();
   }
 
-  /** Restores the saved index when it matches entries.json and the embedding model; else rebuilds. */
+  /**
+   * Opens the index with the saved vectors when the saved index matches entries.json and the
+   * embedding model; else rebuilds it (embedding what has no saved vector of its current text).
+   */
   async #openIndex(): Promise<void> {
     const embedder = await this.#currentEmbedder();
     const saved = await readIndexFile(this.root);
     if (saved.file && saved.file.entries_sha256 === this.#sha && (saved.file.embedding?.key ?? null) === (embedder?.key ?? null)) {
-      try {
-        this.#index = MemoryIndex.restore(saved.file);
-        if (this.#index.size === this.#entries.size) return;
-      } catch {
-        // falls through to a rebuild
-      }
+      this.#index = MemoryIndex.restore(saved.file, [...this.#entries.values()]);
+      return;
     }
     await this.#rebuild(embedder, saved.raw);
   }

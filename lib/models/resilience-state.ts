@@ -7,7 +7,29 @@
  */
 import { breakerOptionsFromEnv, CircuitBreaker, endpointKey, type BreakerOptions, type BreakerSnapshot } from "./breaker";
 import { Semaphore, type SemaphoreSnapshot } from "./semaphore";
-import type { ModelHealth, ModelHealthState } from "./resilience";
+import type { ChatRequest, ModelCallFailure } from "./types";
+
+/** Health of a model as one call saw it. */
+export type ModelHealthState = "ok" | "degraded" | "circuit_open";
+
+/** A health report: the runtime marks the calling agent DEGRADED on anything but `ok`. */
+export interface ModelHealth {
+  /** The entry the caller asked for (the primary, not the fallback). */
+  model_key: string;
+  state: ModelHealthState;
+  /** Why the primary failed: its failure reason, or `circuit_open`. Absent for `ok`. */
+  reason?: ModelCallFailure | "circuit_open";
+  /** The primary's error message, for a notice. Absent for `ok`. */
+  message?: string;
+  /** The entry that answered instead, when a fallback took over. */
+  fallback_key?: string;
+  /** The primary's endpoint (no credentials), when it has one. */
+  endpoint?: string;
+  /** The request's meta: who called (conversation, agent, trace). */
+  meta?: ChatRequest["meta"];
+  /** ISO time of the report. */
+  at: string;
+}
 
 /** Receives health reports. */
 export type ModelHealthListener = (health: ModelHealth) => void;

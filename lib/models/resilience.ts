@@ -17,7 +17,7 @@ import { ownValue } from "@/lib/own";
 import type { BreakerOutcome, CircuitBreaker } from "./breaker";
 import type { ModelEntry, ModelsFile } from "./schema";
 import { SemaphoreAbortedError, type Semaphore } from "./semaphore";
-import type { ModelHealthListener, Resilience } from "./resilience-state";
+import type { ModelHealth, ModelHealthListener, Resilience } from "./resilience-state";
 import { ModelCallError, type ChatDelta, type ChatModel, type ChatRequest, type ChatResult, type ModelCallFailure } from "./types";
 
 /** Deadline tier of a model entry's first response. */
@@ -78,28 +78,7 @@ export class CircuitOpenError extends ModelCallError {
   }
 }
 
-/** Health of a model as one call saw it. */
-export type ModelHealthState = "ok" | "degraded" | "circuit_open";
-export type { ModelHealthListener };
-
-/** A health report: the runtime marks the calling agent DEGRADED on anything but `ok`. */
-export interface ModelHealth {
-  /** The entry the caller asked for (the primary, not the fallback). */
-  model_key: string;
-  state: ModelHealthState;
-  /** Why the primary failed: its failure reason, or `circuit_open`. Absent for `ok`. */
-  reason?: ModelCallFailure | "circuit_open";
-  /** The primary's error message, for a notice. Absent for `ok`. */
-  message?: string;
-  /** The entry that answered instead, when a fallback took over. */
-  fallback_key?: string;
-  /** The primary's endpoint (no credentials), when it has one. */
-  endpoint?: string;
-  /** The request's meta: who called (conversation, agent, trace). */
-  meta?: ChatRequest["meta"];
-  /** ISO time of the report. */
-  at: string;
-}
+export type { ModelHealth, ModelHealthListener, ModelHealthState } from "./resilience-state";
 
 /** Options of {@link createResilientModel}. */
 export interface ResilientModelOptions {

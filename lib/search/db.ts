@@ -15,13 +15,13 @@ import "server-only";
  *   the filter tokens (`tags`, ./tags.ts).
  */
 import Database from "better-sqlite3";
+import { segmentCjk } from "@/lib/text/words";
 import { Checkpointer, type CheckpointResult } from "./checkpointer";
-import { segmentCjk } from "./text";
 import { tagsOf } from "./tags";
 import type { IndexedMessage } from "./rows";
 
 /** Bumped when the tables or what is indexed change: an older database is rebuilt. */
-export const SCHEMA_VERSION = "1";
+export const SCHEMA_VERSION = "2";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS info(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;

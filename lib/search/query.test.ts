@@ -2,7 +2,7 @@ import Database from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { matchExpression, parseQuery } from "./query";
 import { filterTagGroups, tagsOf } from "./tags";
-import { segmentCjk, tokenize } from "./text";
+import { segmentCjk, tokenize } from "@/lib/text/words";
 
 // A real FTS5 table like the index's, so every expression is checked by SQLite itself.
 const db = new Database(":memory:");
@@ -15,6 +15,8 @@ const DOCS = [
   "Ünïcödé café naïve résumé",
   'quotes " and stars * and minus - and colons : everywhere',
   "renaming files atomically",
+  "테스트를 실행했다",
+  "ガイドを読む, ёлка и άστρο",
 ];
 DOCS.forEach((d, i) => insert.run(i + 1, segmentCjk(d), tagsOf({ status: "active", agentId: i % 2 ? 3 : null, roleId: "role-x", modelKey: "qwen3-max", messageRole: "assistant", createdAt: "2026-07-11T21:00:00" })));
 afterAll(() => db.close());
@@ -54,6 +56,16 @@ describe("parseQuery and matchExpression", () => {
     expect(run("临时文件")).toEqual([3]);
     expect(run("原写")).toEqual([]);
     expect(tokenize("原子ab写").map((t) => t.word)).toEqual(["原", "子", "ab", "写"]);
+  });
+
+  it("finds Korean, Japanese, Russian and Greek words as FTS5 indexed them", () => {
+    // a Korean word with its particle, found by the word alone; voiced kana, ё and accented Greek kept
+    expect(run("테스트")).toEqual([7]);
+    expect(run("테스트를 실행")).toEqual([7]);
+    expect(run("ガイド")).toEqual([8]);
+    expect(run("カイト")).toEqual([]);
+    expect(run("Ёлка")).toEqual([8]);
+    expect(run("άστρο")).toEqual([8]);
   });
 
   it("treats query syntax as plain words", () => {

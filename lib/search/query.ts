@@ -10,7 +10,7 @@
  * (search-as-you-type). The filters add AND-ed constraints on the `tags` column, built from
  * code-made tokens only (./tags.ts).
  */
-import { isCjk, tokenize } from "./text";
+import { hasCjk, tokenize } from "@/lib/text/words";
 
 /** At most this many terms of a query are used; the rest is ignored. */
 export const MAX_TERMS = 16;
@@ -62,7 +62,7 @@ export function parseQuery(input: string): ParsedQuery {
   if (typing && parts.length % 2 === 1 && /[\p{L}\p{N}\p{M}]$/u.test(tail)) {
     const chars = [...(typing.tokens[typing.tokens.length - 1] ?? "")];
     // A CJK character is a whole token already: a prefix of it means nothing more.
-    if (chars.length >= MIN_PREFIX_LENGTH && !isCjk(chars[0] ?? "")) typing.prefix = true;
+    if (chars.length >= MIN_PREFIX_LENGTH && !hasCjk(chars[0] ?? "")) typing.prefix = true;
   }
   return { terms: dedupe(terms).slice(0, MAX_TERMS) };
 }

@@ -4,7 +4,7 @@
  * never interpreted. Pure.
  */
 import type { ParsedQuery } from "./query";
-import { tokenize, type Token } from "./text";
+import { tokenize, type Token } from "@/lib/text/words";
 
 /** One piece of a snippet: text, and whether it is part of a match. */
 export interface SnippetSegment {

@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConflictError, ValidationError } from "@/lib/contracts/errors";
 import { classifyPath, rekeyFiles } from "@/lib/export/bundle";
-import { FIXTURE_ID, fixtureFolder } from "@/lib/export/testing/folder";
+import { FIXTURE_ID, fixtureFolder } from "@/test/helpers/export/folder";
 import { ConversationStore } from "./conversation-store";
 import { newConversationStore } from "@/test/helpers/conversation-store";
 import type { Message } from "@/lib/contracts/on-disk";

@@ -8,13 +8,13 @@
 import type { ChatMessage } from "@/lib/models/types";
 import { parseAgentMessage } from "@/lib/contracts/messages";
 import type { Message } from "@/lib/contracts/on-disk";
-import { describeCalls, toChat } from "../chat";
-import { cutItem } from "../cut";
-import { buildGlobal, buildPrivate, joinedTokens, systemMessageTokens } from "../lines";
-import { isGoalMessage, isInterAgentText, messagePromotions, messageWorkNotes } from "../markers";
-import { preview, type SceneItem, type SceneWeight, type SliceReport } from "../report";
-import { messageTokens, TOKENIZER_NAME } from "../tokens";
-import { placeholderText, resolveBudgets, type BuildModelInputOptions, type ModelInput } from "../types";
+import { describeCalls, toChat } from "@/lib/context/chat";
+import { cutItem } from "@/lib/context/cut";
+import { buildGlobal, buildPrivate, joinedTokens, systemMessageTokens } from "@/lib/context/lines";
+import { isGoalMessage, isInterAgentText, messagePromotions, messageWorkNotes } from "@/lib/context/markers";
+import { preview, type SceneItem, type SceneWeight, type SliceReport } from "@/lib/context/report";
+import { messageTokens, TOKENIZER_NAME } from "@/lib/context/tokens";
+import { placeholderText, resolveBudgets, type BuildModelInputOptions, type ModelInput } from "@/lib/context/types";
 
 /** `buildModelInput` computed from the whole history, with no state kept between calls. */
 export function buildModelInputFromScratch(options: BuildModelInputOptions): ModelInput {

@@ -3,7 +3,7 @@
  * library would write: lying sizes, symlinks, names that leave the folder, overlapping entries.
  */
 import { deflateSync } from "fflate";
-import { crc32 } from "../zip-read";
+import { crc32 } from "@/lib/export/zip-read";
 
 /** One entry of a crafted archive. */
 export interface CraftEntry {

@@ -6,7 +6,7 @@
  */
 import { formatAgentMessage } from "@/lib/contracts/messages";
 import type { Message } from "@/lib/contracts/on-disk";
-import { rng } from "@/test/helpers/rng";
+import { rng } from "../rng";
 
 export { rng };
 
