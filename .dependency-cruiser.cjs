@@ -74,8 +74,9 @@ module.exports = {
   options: {
     tsConfig: { fileName: "tsconfig.json" },
     tsPreCompilationDeps: true,
-    doNotFollow: { path: "node_modules" },
-    exclude: { path: ["\\.test\\.tsx?$", "^test/", "^e2e/", "^bench/", "^\\.next/"] },
+    // Test support is not cruised, but an import of it from production code is still seen (and refused).
+    doNotFollow: { path: ["node_modules", "^test/", "^e2e/", "^bench/"] },
+    exclude: { path: ["\\.test\\.tsx?$", "^\\.next/"] },
     enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"] },
   },
 };
