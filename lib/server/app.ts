@@ -24,6 +24,7 @@ import { forgetProcessSingleton, processSingleton } from "./singleton";
 import { GatewayLastErrors } from "@/lib/gateway";
 import { SignInThrottle, signInThrottleConfigFromEnv } from "@/lib/security";
 import { McpManager } from "@/lib/mcp";
+import { RequestClock } from "@/lib/shared-context/clock";
 import { StreamSlots, streamLimitsFromEnv } from "@/lib/sse";
 import { DistillState, Engine, limitsFromEnv } from "@/lib/runtime";
 
@@ -47,6 +48,8 @@ export interface AstrionApp {
   gatewayErrors: GatewayLastErrors;
   /** Wrong sign-in tokens counted per client (token mode). */
   signInThrottle: SignInThrottle;
+  /** The clock a person's shared-context requests are stamped with. */
+  clock: RequestClock;
   /** Open SSE streams, capped per client and in total. */
   streams: StreamSlots;
   /** The team runtime: every conversation's run (lib/runtime/engine.ts). */
@@ -88,9 +91,10 @@ async function start(): Promise<AstrionApp> {
   const bus: Bus = new EventBus();
   const mcp = new McpManager();
   const gatewayErrors = new GatewayLastErrors();
+  const clock = new RequestClock();
   const streams = new StreamSlots(streamLimitsFromEnv());
-  const engine = new Engine({ deps: { root, store, roles, models, memory, bus, mcp, tokens: new AgentTokens(), gatewayErrors, distill: new DistillState(root) }, limits: limitsFromEnv() });
-  return { root, store, roles, search, memory, models, bus, mcp, gatewayErrors, streams, signInThrottle: new SignInThrottle(signInThrottleConfigFromEnv()), entryLimiter: new TokenBucketLimiter(rateLimitConfigFromEnv()), engine, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
+  const engine = new Engine({ deps: { root, store, roles, models, memory, bus, mcp, tokens: new AgentTokens(), gatewayErrors, clock, distill: new DistillState(root) }, limits: limitsFromEnv() });
+  return { root, store, roles, search, memory, models, bus, mcp, gatewayErrors, clock, streams, signInThrottle: new SignInThrottle(signInThrottleConfigFromEnv()), entryLimiter: new TokenBucketLimiter(rateLimitConfigFromEnv()), engine, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
 }
 
 /**

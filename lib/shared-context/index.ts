@@ -8,5 +8,6 @@ export * from "./schema";
 export * from "./arbitrate";
 export * from "./events";
 export * from "./store";
+export * from "./clock";
 export * from "./tools";
 export * from "./timeline";

@@ -1,11 +1,11 @@
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConflictError, CorruptFileError, NotFoundError } from "@/lib/contracts/errors";
 import { toPythonJson } from "@/lib/store";
 import { SharedContextFileSchema, type AuthorRole } from "./schema";
-import { decideConflict, readSharedContext, requestTime, sharedContextFile, writeSharedContext } from "./store";
+import { decideConflict, readSharedContext, sharedContextFile, writeSharedContext } from "./store";
 
 let root: string;
 let n = 0;
@@ -251,25 +251,5 @@ describe("the seed's rules at the store: a writer read version 3, someone else h
     const dir = await freshDir();
     await fs.rm(dir, { recursive: true });
     await expect(writeSharedContext(dir, { key: "k", value: "v", mode: "append", ...A })).rejects.toBeInstanceOf(NotFoundError);
-  });
-});
-
-describe("requestTime", () => {
-  const LAST = Symbol.for("astrion.sharedContext.lastRequestMs");
-  afterEach(() => {
-    vi.restoreAllMocks();
-    // The stamps below are in 2099; later requests in this process must not inherit them.
-    delete (globalThis as unknown as Record<symbol, unknown>)[LAST];
-  });
-
-  it("stamps with the wall clock, but never earlier than the previous stamp (a clock set back cannot reorder requests)", () => {
-    const spy = vi.spyOn(Date, "now");
-    spy.mockReturnValue(Date.parse("2099-01-01T00:00:10.000Z"));
-    const first = requestTime();
-    expect(first.toISOString()).toBe("2099-01-01T00:00:10.000Z");
-    spy.mockReturnValue(Date.parse("2099-01-01T00:00:05.000Z"));
-    expect(requestTime().getTime()).toBe(first.getTime());
-    spy.mockReturnValue(Date.parse("2099-01-01T00:00:11.000Z"));
-    expect(requestTime().toISOString()).toBe("2099-01-01T00:00:11.000Z");
   });
 });

@@ -25,22 +25,6 @@ function newConflictId(): string {
   return `conflict_${randomBytes(8).toString("hex")}`;
 }
 
-const LAST_REQUEST_KEY = Symbol.for("astrion.sharedContext.lastRequestMs");
-
-/**
- * The time to stamp a shared-context request with, taken as it reaches the server (an HTTP
- * handler's first line, a tool call's start) — before it waits for the file's lock, so the
- * later-wins rule orders requests by when they were made, not by when they got their turn.
- * Never earlier than the previous stamp in this process, so a wall clock set back (NTP) cannot
- * make a newer request look older. Kept on globalThis so every bundle of this module shares it.
- */
-export function requestTime(): Date {
-  const g = globalThis as unknown as Record<symbol, number | undefined>;
-  const ms = Math.max(Date.now(), g[LAST_REQUEST_KEY] ?? 0);
-  g[LAST_REQUEST_KEY] = ms;
-  return new Date(ms);
-}
-
 /** A write into a conversation folder deleted meanwhile is "not found", not a disk error. */
 function missingFolder(error: unknown, conversationDir: string): unknown {
   if (error instanceof AstrionError) return error;
@@ -71,8 +55,9 @@ export interface SharedContextWrite extends WriteInput {
 
 /**
  * Arbitrates and persists one write; resolves once it is on disk. The request time is
- * `write.requested_at`, else `write.now`, else {@link requestTime} when this is called — before
- * the write waits behind earlier ones for the file's lock.
+ * `write.requested_at` (the server's callers stamp it with their RequestClock, ./clock.ts, as the
+ * request arrives), else `write.now`, else the time this is called — before the write waits behind
+ * earlier ones for the file's lock.
  * @throws ValidationError for an overwrite without `expected_version`, or a value or key count over its limit.
  * @throws ConflictError when the write would wait for a person while too many already do.
  * @throws NotFoundError when the conversation folder is gone.
@@ -80,7 +65,7 @@ export interface SharedContextWrite extends WriteInput {
  */
 export async function writeSharedContext(conversationDir: string, write: SharedContextWrite): Promise<Decision> {
   const { now, windowMs, ...input } = write;
-  const requested_at = input.requested_at ?? now ?? requestTime();
+  const requested_at = input.requested_at ?? now ?? new Date();
   let decision: Decision | undefined;
   try {
     await updateJsonFile(
@@ -100,7 +85,8 @@ export async function writeSharedContext(conversationDir: string, write: SharedC
 }
 
 /**
- * Applies a person's decision of a pending conflict, requested at `now`, and persists it.
+ * Applies a person's decision of a pending conflict, requested at `now` (the route's RequestClock
+ * stamp; default the time this is called), and persists it.
  * @throws NotFoundError when no such conflict exists; ConflictError when it was already decided.
  */
 export async function decideConflict(
@@ -108,7 +94,7 @@ export async function decideConflict(
   conflictId: string,
   choice: DecisionChoice,
   decidedBy: string,
-  now: Date = requestTime(),
+  now: Date = new Date(),
 ): Promise<Decision> {
   let decision: Decision | undefined;
   try {

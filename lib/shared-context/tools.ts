@@ -10,7 +10,7 @@ import { parseToolArguments } from "@/lib/tools/arguments";
 import { timelineEventsOf, type SharedContextTimelineEvent } from "./events";
 import type { Decision } from "./schema";
 import { isSharedContextTool, SHARED_CONTEXT_TOOL_ARGS } from "./tool-specs";
-import { readSharedContext, requestTime, writeSharedContext } from "./store";
+import { readSharedContext, writeSharedContext } from "./store";
 
 /** The shared-context tools' definitions (./tool-specs.ts), re-exported here for callers of this module. */
 export { isSharedContextTool, SHARED_CONTEXT_READ_ONLY_TOOLS, SHARED_CONTEXT_TOOL_ARGS, SHARED_CONTEXT_TOOLS, sharedContextTools, type SharedContextToolName } from "./tool-specs";
@@ -36,8 +36,8 @@ export interface SharedContextToolContext {
    * `(e) => this.emit(cause, e)` with `version` carried into the timeline record.
    */
   emit: (event: SharedContextTimelineEvent) => unknown;
-  /** When the call was requested; default {@link requestTime} as the call starts (before it queues). */
-  requestedAt?: Date;
+  /** When the call was requested: the engine's RequestClock (./clock.ts) as the call starts, before it queues. */
+  requestedAt: Date;
   /** Rule 3's window; default `ASTRION_CONFLICT_WINDOW_MS`. */
   windowMs?: number;
 }
@@ -79,7 +79,7 @@ export function writeResultFor(decision: Decision): Record<string, unknown> {
  * error) throw. The timeline events of a write are passed to `ctx.emit` before this returns.
  */
 export async function executeSharedContextTool(name: string, rawArgs: string, ctx: SharedContextToolContext): Promise<string> {
-  const requestedAt = ctx.requestedAt ?? requestTime();
+  const { requestedAt } = ctx;
   if (!isSharedContextTool(name)) return errorResult(`unknown tool ${name}`);
   try {
     if (name === "read_shared_context") {

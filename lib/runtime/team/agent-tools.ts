@@ -102,6 +102,7 @@ export async function dispatchAgentTool(s: TeamState, agentId: number, call: Too
         conversationDir: s.dir,
         actor: { display_name: meta.display_name, role: "agent", party: agentParty(agentId) },
         emit: async (e) => void (await s.emit(cause, e)),
+        requestedAt: s.deps.clock.now(),
       });
     return SHARED_CONTEXT_READ_ONLY_TOOLS.has(name) ? run() : once(s, agentId, call, run);
   }

@@ -8,6 +8,7 @@ import "server-only";
 import type { Bus } from "@/lib/bus";
 import type { GatewayLastErrors } from "@/lib/gateway";
 import type { AgentTokens } from "@/lib/governance";
+import type { RequestClock } from "@/lib/shared-context/clock";
 import type { McpManager } from "@/lib/mcp";
 import type { ModelRegistry } from "@/lib/models/model-registry";
 import type { RoleLibrary } from "@/lib/roles";
@@ -32,6 +33,8 @@ export interface EngineDeps {
   readonly tokens: AgentTokens;
   /** The gateway's last failed call per source (shown in the settings). */
   readonly gatewayErrors: GatewayLastErrors;
+  /** The clock shared-context requests are stamped with (never goes back). */
+  readonly clock: RequestClock;
   /** Memory distillation's queue and progress log (lib/runtime/team/distilled-progress.ts). */
   readonly distill: DistillState;
 }

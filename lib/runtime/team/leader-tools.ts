@@ -42,6 +42,7 @@ export async function dispatchLeaderTool(s: TeamState, call: ToolCall): Promise<
         conversationDir: s.dir,
         actor: { display_name: LEADER_DISPLAY_NAME, role: "leader", party: LEADER_PARTY },
         emit: async (e) => void (await s.emitNow(e)),
+        requestedAt: s.deps.clock.now(),
       });
     return SHARED_CONTEXT_READ_ONLY_TOOLS.has(name) ? run() : once(s, null, call, run);
   }

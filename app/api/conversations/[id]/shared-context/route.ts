@@ -1,7 +1,7 @@
 import path from "node:path";
 import { json, parseWith, readBody, route } from "@/lib/http";
 import { getApp } from "@/lib/server/app";
-import { readSharedContext, recordPersonAction, requestTime, timelineEventsOf, writeSharedContext, WriteBodySchema } from "@/lib/shared-context";
+import { readSharedContext, recordPersonAction, timelineEventsOf, writeSharedContext, WriteBodySchema } from "@/lib/shared-context";
 import { ConversationIdSchema } from "@/lib/contracts/on-disk";
 
 export const dynamic = "force-dynamic";
@@ -25,14 +25,14 @@ export const GET = route<Params>(async (_request, params) => {
  * request time is taken first, before the body is read and the write waits for its turn.
  */
 export const PUT = route<Params>(async (request, params) => {
-  const requestedAt = requestTime();
+  const app = await getApp();
+  const requestedAt = app.clock.now();
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const body = await readBody(request, WriteBodySchema);
-  const app = await getApp();
   await app.store.get(id);
   const dir = path.join(app.root, "conversations", id);
   // Held meanwhile, so the conversation is not let go (its timeline file closed) under the write.
-  const decision = await (await getApp()).engine.withConversation(id, async () => {
+  const decision = await app.engine.withConversation(id, async () => {
     const decided = await writeSharedContext(dir, {
       key: body.key,
       value: body.value,

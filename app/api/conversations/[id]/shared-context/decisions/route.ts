@@ -1,7 +1,7 @@
 import path from "node:path";
 import { json, parseWith, readBody, route } from "@/lib/http";
 import { getApp } from "@/lib/server/app";
-import { decideConflict, DecisionBodySchema, recordPersonAction, requestTime, timelineEventsOf } from "@/lib/shared-context";
+import { decideConflict, DecisionBodySchema, recordPersonAction, timelineEventsOf } from "@/lib/shared-context";
 import { ConversationIdSchema } from "@/lib/contracts/on-disk";
 
 export const dynamic = "force-dynamic";
@@ -12,14 +12,14 @@ export const runtime = "nodejs";
  * 404 for an unknown conflict, 409 for one already decided.
  */
 export const POST = route<{ id: string }>(async (request, params) => {
-  const requestedAt = requestTime();
+  const app = await getApp();
+  const requestedAt = app.clock.now();
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const body = await readBody(request, DecisionBodySchema);
-  const app = await getApp();
   await app.store.get(id);
   const dir = path.join(app.root, "conversations", id);
   // Held meanwhile, so the conversation is not let go (its timeline file closed) under the write.
-  const decision = await (await getApp()).engine.withConversation(id, async () => {
+  const decision = await app.engine.withConversation(id, async () => {
     const decided = await decideConflict(dir, body.conflict_id, body.choice, "person", requestedAt);
     await recordPersonAction(
       app.bus,
