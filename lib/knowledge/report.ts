@@ -10,7 +10,7 @@ import { NotFoundError } from "@/lib/contracts/errors";
 import { resolveProjectPath } from "@/lib/workspace";
 import type { Embedder } from "@/lib/models/embeddings";
 import type { KnowledgeReport, ProjectIndexStatus, RebuildBody } from "./schema";
-import { knowledgeService } from "./service";
+import type { KnowledgeService } from "./service";
 
 /** Pages of the conversation list read at most (100 conversations each). */
 const MAX_PAGES = 200;
@@ -32,8 +32,7 @@ export async function knownProjects(store: ConversationStore): Promise<Array<{ g
 }
 
 /** `GET /api/knowledge`. */
-export async function knowledgeReport(root: string, store: ConversationStore): Promise<KnowledgeReport> {
-  const service = knowledgeService(root);
+export async function knowledgeReport(service: KnowledgeService, store: ConversationStore): Promise<KnowledgeReport> {
   const projects = await knownProjects(store);
   await Promise.all(projects.map((p) => service.project(p.real).peek()));
   return {
@@ -47,12 +46,11 @@ export async function knowledgeReport(root: string, store: ConversationStore): P
  * the background; answers its state at once (building).
  * @throws NotFoundError when no conversation names that folder.
  */
-export async function rebuildKnowledge(root: string, store: ConversationStore, body: RebuildBody, embedder: Embedder | null): Promise<ProjectIndexStatus> {
+export async function rebuildKnowledge(service: KnowledgeService, store: ConversationStore, body: RebuildBody, embedder: Embedder | null): Promise<ProjectIndexStatus> {
   const projects = await knownProjects(store);
   const real = await resolveProjectPath(body.project_path, ".").then((r) => r.root).catch(() => null);
   const hit = projects.find((p) => p.given === body.project_path || p.real === body.project_path || p.real === real);
   if (!hit) throw new NotFoundError(`No conversation has the project folder ${JSON.stringify(body.project_path)}; only those folders are indexed.`, { project_path: body.project_path });
-  const service = knowledgeService(root);
   service.rebuild(hit.real, embedder).catch(() => undefined);
   return service.project(hit.real).status();
 }

@@ -11,7 +11,7 @@ import "server-only";
 import type { ChatModel } from "@/lib/models/types";
 import type { Embedder } from "@/lib/models/embeddings";
 import { keepWholeItems } from "@/lib/tools/shape";
-import { knowledgeLimitsFromEnv, type KnowledgeLimits } from "./config";
+import type { KnowledgeLimits } from "./config";
 import { ProjectIndex, type RefreshResult } from "./project-index";
 import { parseDocId, pathFilter, rankPassages } from "./rank";
 import { rerank, RERANK_TOP } from "./rerank";
@@ -138,18 +138,4 @@ export class KnowledgeService {
       return { passages: kept, ...base, truncated: omitted > 0, ...(omitted ? { omitted } : {}), ...(note ? { note } : {}) };
     }).value;
   }
-}
-
-const KEY = Symbol.for("astrion.knowledge.services");
-
-/** The knowledge service of the data folder `root` (one per process, limits from the environment). */
-export function knowledgeService(root: string, env: Record<string, string | undefined> = process.env): KnowledgeService {
-  const g = globalThis as unknown as Record<symbol, Map<string, KnowledgeService> | undefined>;
-  const map = (g[KEY] ??= new Map());
-  let s = map.get(root);
-  if (!s) {
-    s = new KnowledgeService(root, knowledgeLimitsFromEnv(env));
-    map.set(root, s);
-  }
-  return s;
 }

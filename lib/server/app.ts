@@ -24,6 +24,8 @@ import { forgetProcessSingleton, processSingleton } from "./singleton";
 import { GatewayLastErrors } from "@/lib/gateway";
 import { SignInThrottle, signInThrottleConfigFromEnv } from "@/lib/security";
 import { McpManager } from "@/lib/mcp";
+import { knowledgeLimitsFromEnv } from "@/lib/knowledge/config";
+import { KnowledgeService } from "@/lib/knowledge/service";
 import { RequestClock } from "@/lib/shared-context/clock";
 import { StreamSlots, streamLimitsFromEnv } from "@/lib/sse";
 import { DistillState, Engine, limitsFromEnv } from "@/lib/runtime";
@@ -48,6 +50,8 @@ export interface AstrionApp {
   gatewayErrors: GatewayLastErrors;
   /** Wrong sign-in tokens counted per client (token mode). */
   signInThrottle: SignInThrottle;
+  /** Knowledge retrieval over the project folders. */
+  knowledge: KnowledgeService;
   /** The clock a person's shared-context requests are stamped with. */
   clock: RequestClock;
   /** Open SSE streams, capped per client and in total. */
@@ -92,9 +96,10 @@ async function start(): Promise<AstrionApp> {
   const mcp = new McpManager();
   const gatewayErrors = new GatewayLastErrors();
   const clock = new RequestClock();
+  const knowledge = new KnowledgeService(root, knowledgeLimitsFromEnv(process.env));
   const streams = new StreamSlots(streamLimitsFromEnv());
-  const engine = new Engine({ deps: { root, store, roles, models, memory, bus, mcp, tokens: new AgentTokens(), gatewayErrors, clock, distill: new DistillState(root) }, limits: limitsFromEnv() });
-  return { root, store, roles, search, memory, models, bus, mcp, gatewayErrors, clock, streams, signInThrottle: new SignInThrottle(signInThrottleConfigFromEnv()), entryLimiter: new TokenBucketLimiter(rateLimitConfigFromEnv()), engine, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
+  const engine = new Engine({ deps: { root, store, roles, models, memory, bus, mcp, tokens: new AgentTokens(), gatewayErrors, clock, knowledge, distill: new DistillState(root) }, limits: limitsFromEnv() });
+  return { root, store, roles, search, memory, models, knowledge, bus, mcp, gatewayErrors, clock, streams, signInThrottle: new SignInThrottle(signInThrottleConfigFromEnv()), entryLimiter: new TokenBucketLimiter(rateLimitConfigFromEnv()), engine, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
 }
 
 /**

@@ -8,5 +8,5 @@ export const runtime = "nodejs";
 /** The knowledge index of every project folder known from the conversations: state, files indexed of total, last update. */
 export const GET = route(async () => {
   const app = await getApp();
-  return json(await knowledgeReport(app.root, app.store));
+  return json(await knowledgeReport(app.knowledge, app.store));
 });

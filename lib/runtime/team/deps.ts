@@ -8,6 +8,7 @@ import "server-only";
 import type { Bus } from "@/lib/bus";
 import type { GatewayLastErrors } from "@/lib/gateway";
 import type { AgentTokens } from "@/lib/governance";
+import type { KnowledgeService } from "@/lib/knowledge/service";
 import type { RequestClock } from "@/lib/shared-context/clock";
 import type { McpManager } from "@/lib/mcp";
 import type { ModelRegistry } from "@/lib/models/model-registry";
@@ -35,6 +36,8 @@ export interface EngineDeps {
   readonly gatewayErrors: GatewayLastErrors;
   /** The clock shared-context requests are stamped with (never goes back). */
   readonly clock: RequestClock;
+  /** Knowledge retrieval over the project folders (their indexes, built and refreshed in the background). */
+  readonly knowledge: KnowledgeService;
   /** Memory distillation's queue and progress log (lib/runtime/team/distilled-progress.ts). */
   readonly distill: DistillState;
 }

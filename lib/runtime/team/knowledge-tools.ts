@@ -14,7 +14,6 @@ import "server-only";
  * how they were ranked — never their text).
  */
 import { KNOWLEDGE_HINT, KNOWLEDGE_TOOL, routeKnowledge, type KnowledgeRouting } from "@/lib/knowledge";
-import { knowledgeService } from "@/lib/knowledge/service";
 import { auxModelKey, loadRegistry, type ToolSpec } from "@/lib/models";
 import { agentParty, parseAgentMessage, SYSTEM_PARTY } from "@/lib/protocol";
 import type { Message } from "@/lib/store";
@@ -79,7 +78,7 @@ export async function knowledgeOffer(s: TeamState, agentId: number, meta: AgentM
     if (d.offer) {
       const real = await resolveProjectPath(projectPath, ".").then((r) => r.root).catch(() => null);
       // In the background: the index is built or refreshed while the agent works (ensure never rejects).
-      if (real) void knowledgeService(s.deps.root).ensure(real, await s.deps.models.embedderFor(s.deps.root).catch(() => null));
+      if (real) void s.deps.knowledge.ensure(real, await s.deps.models.embedderFor(s.deps.root).catch(() => null));
     }
   }
   return d.offer ? { tools: [toolSpec(KNOWLEDGE_TOOL)], hint: `\n${KNOWLEDGE_HINT}` } : { tools: [], hint: "" };
@@ -101,7 +100,7 @@ export async function dispatchKnowledgeTool(s: TeamState, agentId: number, meta:
   const registry = await loadRegistry(s.deps.root);
   const rerankerKey = auxModelKey(registry, "reranker");
   const trace = meta.trace_id ?? undefined;
-  const answer = await knowledgeService(s.deps.root).search(real, query, {
+  const answer = await s.deps.knowledge.search(real, query, {
     paths,
     embedder: await s.deps.models.embedderFor(s.deps.root),
     reranker: rerankerKey ? await s.deps.models.modelFor(s.deps.root, rerankerKey) : null,

@@ -10,6 +10,6 @@ export const runtime = "nodejs";
 export const POST = route(async (request) => {
   const body = await readBody(request, RebuildBodySchema);
   const app = await getApp();
-  const status = await rebuildKnowledge(app.root, app.store, body, await app.models.embedderFor(app.root).catch(() => null));
+  const status = await rebuildKnowledge(app.knowledge, app.store, body, await app.models.embedderFor(app.root).catch(() => null));
   return json({ project: status }, { status: 202 });
 });
