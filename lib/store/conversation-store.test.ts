@@ -14,11 +14,9 @@ import {
   updateJsonFile,
   ConversationMetadataSchema,
   conversationIdPrefix,
-  getConversationStore,
   type Message,
 } from "./index";
 import { newConversationStore } from "@/test/helpers/conversation-store";
-import { projectFolderCheckFor } from "@/lib/workspace/project-folder";
 
 const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 const ID = /^conv_\d{8}_\d{6}_\d{3}$/;
@@ -374,13 +372,6 @@ describe("create", () => {
     )) as ValidationError;
     expect(error).toBeInstanceOf(ValidationError);
     expect(error.details).toEqual([{ path: "title", message: "at most 200 characters" }]);
-  });
-
-  it("getConversationStore shares one store per data folder", () => {
-    const root = path.join(dir, "shared-root");
-    const options = { checkProjectFolder: projectFolderCheckFor(root) };
-    expect(getConversationStore(options, root)).toBe(getConversationStore(options, root + "/"));
-    expect(getConversationStore(options, root)).not.toBe(getConversationStore(options, root + "-other"));
   });
 
   it("rejects a project_path that is a file", async () => {

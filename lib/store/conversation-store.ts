@@ -23,7 +23,6 @@
  */
 import "server-only";
 import { promises as fs } from "node:fs";
-import path from "node:path";
 import type { z } from "zod";
 import { ListConversationsQuerySchema, type ConversationList, type StoreProblem } from "@/lib/contracts/http";
 import { ValidationError, zodIssues } from "@/lib/contracts/errors";
@@ -36,7 +35,7 @@ import { installConversation } from "./conversation-install";
 import { readFolderFiles, type ReadBudget } from "./folder-files";
 import * as leader from "./leader-files";
 import { LiveConversation, type ChangeOptions, type Durability, type LoadReport } from "./live-conversation";
-import { conversationDir, conversationsDir, leaderMessagesFile, parseConversationId, resolveDataRoot, rolesDir } from "./paths";
+import { conversationDir, conversationsDir, leaderMessagesFile, parseConversationId, rolesDir } from "./paths";
 import type { AgentMessagesFile, AgentMetadata, ConversationMetadata, LeaderMessagesFile } from "@/lib/contracts/on-disk";
 import type { LoggedLineFile } from "./step-records";
 import { StoreCore, type Mutator, type ProjectFolderGate, type StoreObserver } from "./store-core";
@@ -370,22 +369,4 @@ export class ConversationStore {
   listAgents(convId: string, opts: ChangeOptions = {}): Promise<AgentList> {
     return this.#shown(convId, opts, () => agents.listAgents(this.#core, convId));
   }
-}
-
-/**
- * The store of a data folder (default: {@link resolveDataRoot}), one per folder per process (kept
- * on globalThis so every bundle of this module shares it), made with the options of the first call.
- * Call `init()` once at start-up, after `acquireDataRootLock`.
- */
-export function getConversationStore(options: ConversationStoreOptions, root: string = resolveDataRoot()): ConversationStore {
-  const key = Symbol.for("astrion.store.conversationStores");
-  const g = globalThis as unknown as Record<symbol, Map<string, ConversationStore> | undefined>;
-  const stores = (g[key] ??= new Map());
-  const abs = path.resolve(root);
-  let store = stores.get(abs);
-  if (!store) {
-    store = new ConversationStore(abs, options);
-    stores.set(abs, store);
-  }
-  return store;
 }
