@@ -136,6 +136,9 @@ export const McpServerListSchema = z.object({
 });
 export type McpServerList = z.infer<typeof McpServerListSchema>;
 
+/** Answer of `POST /api/mcp/servers` and `PUT /api/mcp/servers/{name}`: the server as stored (masked). */
+export const McpServerAnswerSchema = z.object({ server: McpServerViewSchema });
+
 /** `PUT /api/mcp/servers/{name}`: the entry; a masked value keeps the stored one. */
 export const PutMcpServerBodySchema = z.object({ config: McpServerConfigSchema });
 export type PutMcpServerBody = z.infer<typeof PutMcpServerBodySchema>;
