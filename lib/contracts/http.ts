@@ -300,6 +300,17 @@ export type TimelineResponse = z.infer<typeof TimelineResponseSchema>;
 /** The `messageId` of `GET /api/conversations/[id]/context/[messageId]`: an assistant message's id. */
 export const ContextMessageIdSchema = z.string().regex(/^msg_[A-Za-z0-9_]{1,80}$/, "a message id like msg_assistant_…");
 
+/**
+ * `GET /api/openapi.json` answer: an OpenAPI 3.1 document (lib/openapi builds it from these
+ * schemas). Only its frame is checked here; what the paths and components hold is OpenAPI's.
+ */
+export const OpenApiDocumentSchema = z.looseObject({
+  openapi: z.literal("3.1.0"),
+  info: z.looseObject({ title: z.string(), version: z.string() }),
+  paths: z.record(z.string(), z.record(z.string(), z.unknown())),
+  components: z.record(z.string(), z.record(z.string(), z.unknown())),
+});
+
 /** `GET /api/search`: its query (the filters) and its answer live in lib/contracts/search.ts. */
 export {
   SearchQuerySchema,

@@ -64,7 +64,7 @@ export const McpServerConfigSchema = z.unknown().transform((value, ctx): McpStdi
     return z.NEVER;
   }
   return parsed.data;
-});
+}).describe('A server entry, checked by the server: stdio `{type?: "stdio", command, args?, env?}` or Streamable HTTP `{type: "http", url, headers?}` (McpStdioServer, McpHttpServer).');
 
 export type McpStdioServer = z.infer<typeof McpStdioServerSchema>;
 export type McpHttpServer = z.infer<typeof McpHttpServerSchema>;
