@@ -310,6 +310,7 @@ export const OpenApiDocumentSchema = z.looseObject({
   paths: z.record(z.string(), z.record(z.string(), z.unknown())),
   components: z.record(z.string(), z.record(z.string(), z.unknown())),
 });
+export type OpenApiDocument = z.infer<typeof OpenApiDocumentSchema>;
 
 /** `GET /api/search`: its query (the filters) and its answer live in lib/contracts/search.ts. */
 export {

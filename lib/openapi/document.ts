@@ -7,7 +7,7 @@
 import { z } from "zod";
 import pkg from "@/package.json";
 import { STATUS_BY_CODE, type ErrorCode } from "@/lib/contracts/errors";
-import { ApiErrorBodySchema } from "@/lib/contracts/http";
+import { ApiErrorBodySchema, type OpenApiDocument } from "@/lib/contracts/http";
 import { bodyLimitFor } from "@/lib/input-limits";
 import { TOKEN_COOKIE } from "@/lib/security";
 import { Components, inlineSchema, type Json } from "./components";
@@ -112,9 +112,9 @@ const DESCRIPTION = [
 ].join("\n\n");
 
 /** Builds the document from `routes` (the route table by default). */
-export function buildOpenApiDocument(routes: readonly RouteSpec[] = ROUTES): Json {
+export function buildOpenApiDocument(routes: readonly RouteSpec[] = ROUTES): OpenApiDocument {
   const c = new Components();
-  const paths: Json = {};
+  const paths: Record<string, Json> = {};
   const errors = new Set<ErrorStatus>();
   for (const route of routes) {
     const item: Json = {};
@@ -144,6 +144,6 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[] = ROUTES): Jso
 }
 
 /** The document as docs/openapi.json holds it: two-space JSON and a final newline. */
-export function renderOpenApiJson(document: Json = buildOpenApiDocument()): string {
+export function renderOpenApiJson(document: OpenApiDocument = buildOpenApiDocument()): string {
   return `${JSON.stringify(document, null, 2)}\n`;
 }

@@ -4,8 +4,8 @@
  * docs/http-api.md rendered from that. Imported only by the route that serves the document,
  * `npm run openapi` and the tests (.dependency-cruiser.cjs keeps the rest of lib/ from it).
  */
+import type { OpenApiDocument } from "@/lib/contracts/http";
 import { buildOpenApiDocument } from "./document";
-import type { Json } from "./components";
 
 export { buildOpenApiDocument, renderOpenApiJson } from "./document";
 export { renderHttpApiTable, withGeneratedTable } from "./markdown";
@@ -13,10 +13,10 @@ export { CATCH_ALL, ROUTES } from "./routes";
 export { concretePath, HTTP_METHODS, pathParamNames, routeFileOf, type HttpMethod, type Operation, type RouteSpec } from "./spec";
 export { schemaAliases } from "./names";
 
-let built: Json | undefined;
+let built: OpenApiDocument | undefined;
 
 /** The document of the route table, built once per process (it depends on the code only). */
-export function openApiDocument(): Json {
+export function openApiDocument(): OpenApiDocument {
   built ??= buildOpenApiDocument();
   return built;
 }

@@ -1,7 +1,8 @@
 /**
  * The route table cannot drift from the code, nor the documents from the table: every route file
  * and method under app/api is in the table and nothing else is; each handler parses its body,
- * query and path parameters with the schemas its row names and answers the statuses it lists;
+ * query and path parameters with the schemas its row names, answers with `answer(Schema, …)` of
+ * the schema its row names (the compiler checks the value against it) and the statuses it lists;
  * public rows are exactly what the request guard lets through without a token; docs/openapi.json
  * and the table of docs/http-api.md are what the generator writes now; the document is OpenAPI
  * 3.1 whose every `$ref` resolves and whose every schema zod can compile back.
@@ -91,6 +92,12 @@ describe("the route table and app/api", () => {
     for (const [, ident, param] of source.matchAll(/parseWith\((\w+),\s*params\.(\w+)/g)) {
       expect(named(route.params?.[param!]).map((n) => `${n}Schema`), `param ${param}`).toContain(ident);
     }
+
+    const answered = [...new Set([...source.matchAll(/\banswer\((\w+),/g)].map((m) => m[1]!))];
+    const documented = [...new Set(op.answers.flatMap((a) => ("json" in a ? [a.json] : [])))];
+    expect(answered.length, "one answer(Schema, …) per schema the row documents").toBe(documented.length);
+    for (const schema of documented) expect(answered.some((ident) => named(schema).map((n) => `${n}Schema`).includes(ident)), `answer(${named(schema)[0]}Schema, …)`).toBe(true);
+    expect(/\bjson\(/.test(source), "a JSON answer outside the contract (use answer(Schema, …))").toBe(false);
 
     const statuses = [...source.matchAll(/status:([^}]*)\}/g)].flatMap((m) => [...m[1]!.matchAll(/\b[1-5]\d\d\b/g)].map((n) => Number(n[0])));
     expect(op.answers.map((a) => a.status).sort()).toEqual((statuses.length ? [...new Set(statuses)] : [200]).sort());

@@ -1,5 +1,6 @@
-import { json, route } from "@/lib/http";
+import { answer, route } from "@/lib/http";
 import { openApiDocument } from "@/lib/openapi";
+import { OpenApiDocumentSchema } from "@/lib/contracts/http";
 
 export const runtime = "nodejs";
 
@@ -7,4 +8,4 @@ export const runtime = "nodejs";
  * The OpenAPI 3.1 document of this API, generated from the route table and the zod contract
  * (the same as docs/openapi.json). An API GET like the others: in token mode it needs the token.
  */
-export const GET = route(async () => json(openApiDocument()));
+export const GET = route(async () => answer(OpenApiDocumentSchema, openApiDocument()));

@@ -3,7 +3,7 @@ import path from "node:path";
 import { ContextLineSchema } from "@/lib/context/report";
 import { ContextMessageIdSchema } from "@/lib/contracts/http";
 import { NotFoundError } from "@/lib/contracts/errors";
-import { json, parseWith, route } from "@/lib/http";
+import { answer, parseWith, route } from "@/lib/http";
 import { parseJsonLines } from "@/lib/store/jsonl";
 import { CONTEXT_FILE_NAME } from "@/lib/runtime";
 import { getApp } from "@/lib/server/app";
@@ -30,5 +30,5 @@ export const GET = route<{ id: string; messageId: string }>(async (_request, par
   });
   const found = records.find((r) => r.message_id === messageId);
   if (!found) throw new NotFoundError(`No context report for message ${messageId}.`);
-  return json({ message_id: found.message_id, agent_id: found.agent_id, report: found.report });
+  return answer(ContextLineSchema, { message_id: found.message_id, agent_id: found.agent_id, report: found.report });
 });
