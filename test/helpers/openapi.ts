@@ -21,11 +21,12 @@ export function validatorFor(doc: Json, schema: Json): z.ZodType {
   return z.fromJSONSchema(standalone(doc, schema) as Parameters<typeof z.fromJSONSchema>[0]);
 }
 
-/** The operation of `doc` for a method and a concrete path (`/api/conversations/conv_…`). */
+/** The operation of `doc` for a method and a concrete path (`/api/conversations/conv_…?q=`). */
 export function operationOf(doc: Json, method: string, concretePath: string): Json {
+  const pathname = concretePath.split("?")[0]!;
   for (const [template, item] of Object.entries(doc.paths as Record<string, Json>)) {
     const pattern = new RegExp(`^${template.replace(/[.]/g, "\\.").replace(/\{[^}]+\}/g, "[^/]+")}$`);
-    if (pattern.test(concretePath) && item[method.toLowerCase()]) return item[method.toLowerCase()];
+    if (pattern.test(pathname) && item[method.toLowerCase()]) return item[method.toLowerCase()];
   }
   throw new Error(`the document has no ${method} ${concretePath}`);
 }
