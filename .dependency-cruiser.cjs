@@ -65,6 +65,13 @@ module.exports = {
       to: { path: "^lib/server/" },
     },
     {
+      name: "openapi-only-for-routes",
+      severity: "error",
+      comment: "lib/openapi (the route table and the OpenAPI document built from it) sits above every schema it describes: only routes (app/) and scripts import it, nothing below them.",
+      from: { path: "^(lib|components)/", pathNot: "^lib/openapi/" },
+      to: { path: "^lib/openapi/" },
+    },
+    {
       name: "no-test-support-in-production",
       severity: "error",
       from: {},

@@ -1,9 +1,9 @@
 /** Query factories and mutations' fetchers for conversations. */
 import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query";
-import { z } from "zod";
 import {
   ConversationListSchema,
   ConversationResponseSchema,
+  DeletedResponseSchema,
   type CreateConversationBody,
   type ListConversationsQuery,
   type PatchConversationBody,
@@ -80,7 +80,7 @@ export async function patchConversation(id: string, body: PatchConversationBody)
 
 /** `DELETE /api/conversations/[id]`. */
 export async function deleteConversation(id: string) {
-  return apiFetch(`/api/conversations/${encodeURIComponent(id)}`, z.object({ deleted: z.string() }), {
+  return apiFetch(`/api/conversations/${encodeURIComponent(id)}`, DeletedResponseSchema, {
     method: "DELETE",
     body: {},
   });

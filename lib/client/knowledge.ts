@@ -1,7 +1,6 @@
 /** Query factory and the rebuild command of the knowledge index (`/api/knowledge`). */
 import { queryOptions } from "@tanstack/react-query";
-import { z } from "zod";
-import { KnowledgeReportSchema, ProjectIndexStatusSchema, RebuildBodySchema } from "@/lib/knowledge/schema";
+import { KnowledgeReportSchema, RebuildAnswerSchema, RebuildBodySchema } from "@/lib/knowledge/schema";
 import { apiFetch } from "./api";
 
 /** `GET /api/knowledge`: polled every second while an index is being built. */
@@ -15,5 +14,5 @@ export function knowledgeQuery() {
 
 /** `POST /api/knowledge/rebuild`. */
 export async function rebuildKnowledgeIndex(projectPath: string) {
-  return apiFetch("/api/knowledge/rebuild", z.object({ project: ProjectIndexStatusSchema }), { method: "POST", body: RebuildBodySchema.parse({ project_path: projectPath }) });
+  return apiFetch("/api/knowledge/rebuild", RebuildAnswerSchema, { method: "POST", body: RebuildBodySchema.parse({ project_path: projectPath }) });
 }

@@ -1,22 +1,20 @@
 /** Query factories and fetchers for a conversation's live run: messages, stop, agents, answers. */
 import { queryOptions } from "@tanstack/react-query";
-import { z } from "zod";
 import {
+  AgentDetailSchema,
   AgentMessageBodySchema,
+  AgentMessageResponseSchema,
   AnswerBodySchema,
+  AnswerResponseSchema,
   ApprovalBodySchema,
+  ApprovalResponseSchema,
   type ApprovalBody,
   PostMessageBodySchema,
   PostMessageResponseSchema,
+  StopResponseSchema,
+  TerminateAgentResponseSchema,
 } from "@/lib/contracts/http";
-import { AgentViewSchema } from "@/lib/contracts/events";
-import { MessageSchema } from "@/lib/contracts/on-disk";
 import { apiFetch } from "./api";
-
-/** `GET /api/conversations/[id]/agents/[agentId]` answer. */
-export const AgentDetailSchema = z.object({ agent: AgentViewSchema, messages: z.array(MessageSchema) });
-/** One sub-agent with its whole conversation. */
-export type AgentDetail = z.infer<typeof AgentDetailSchema>;
 
 function conversationPath(id: string): string {
   return `/api/conversations/${encodeURIComponent(id)}`;
@@ -56,12 +54,12 @@ export async function postLeaderMessage(id: string, content: string) {
 
 /** `POST /api/conversations/[id]/stop`: stops the whole conversation. */
 export async function stopConversation(id: string) {
-  return apiFetch(`${conversationPath(id)}/stop`, z.looseObject({ stopped: z.boolean() }), { method: "POST", body: {} });
+  return apiFetch(`${conversationPath(id)}/stop`, StopResponseSchema, { method: "POST", body: {} });
 }
 
 /** `POST …/agents/[agentId]/messages`: a person's message to one sub-agent (202). */
 export async function postAgentMessage(id: string, agentId: number, content: string) {
-  return apiFetch(`${conversationPath(id)}/agents/${agentId}/messages`, z.unknown(), {
+  return apiFetch(`${conversationPath(id)}/agents/${agentId}/messages`, AgentMessageResponseSchema, {
     method: "POST",
     body: AgentMessageBodySchema.parse({ content }),
   });
@@ -69,7 +67,7 @@ export async function postAgentMessage(id: string, agentId: number, content: str
 
 /** `POST …/agents/[agentId]/answers`: a person answers a sub-agent's pending question. */
 export async function answerAgentQuestion(id: string, agentId: number, questionId: string, answer: string) {
-  return apiFetch(`${conversationPath(id)}/agents/${agentId}/answers`, z.unknown(), {
+  return apiFetch(`${conversationPath(id)}/agents/${agentId}/answers`, AnswerResponseSchema, {
     method: "POST",
     body: AnswerBodySchema.parse({ question_id: questionId, answer }),
   });
@@ -77,7 +75,7 @@ export async function answerAgentQuestion(id: string, agentId: number, questionI
 
 /** `POST …/agents/[agentId]/approvals`: a person approves or denies a tool call waiting for approval. */
 export async function decideAgentApproval(id: string, agentId: number, body: ApprovalBody) {
-  return apiFetch(`${conversationPath(id)}/agents/${agentId}/approvals`, z.unknown(), {
+  return apiFetch(`${conversationPath(id)}/agents/${agentId}/approvals`, ApprovalResponseSchema, {
     method: "POST",
     body: ApprovalBodySchema.parse(body),
   });
@@ -85,5 +83,5 @@ export async function decideAgentApproval(id: string, agentId: number, body: App
 
 /** `DELETE …/agents/[agentId]`: terminates one sub-agent. */
 export async function terminateAgent(id: string, agentId: number) {
-  return apiFetch(`${conversationPath(id)}/agents/${agentId}`, z.unknown(), { method: "DELETE", body: {} });
+  return apiFetch(`${conversationPath(id)}/agents/${agentId}`, TerminateAgentResponseSchema, { method: "DELETE", body: {} });
 }

@@ -1,7 +1,7 @@
 /** Query factory and commands of the MCP servers API (`/api/mcp/servers`). */
 import { queryOptions } from "@tanstack/react-query";
-import { z } from "zod";
-import { McpServerListSchema, McpServerViewSchema, McpTestResultSchema, type McpServerConfig } from "@/lib/mcp/schema";
+import { DeletedResponseSchema } from "@/lib/contracts/http";
+import { McpServerAnswerSchema, McpServerListSchema, McpTestResultSchema, type McpServerConfig } from "@/lib/mcp/schema";
 import { apiFetch } from "./api";
 
 /** `GET /api/mcp/servers`: the servers of mcp.json, masked, with their status. */
@@ -13,21 +13,19 @@ export function mcpServersQuery() {
   });
 }
 
-const ServerAnswerSchema = z.object({ server: McpServerViewSchema });
-
 /** `POST /api/mcp/servers`: adds a server (409 when the name is in use). */
 export function addMcpServer(name: string, config: McpServerConfig) {
-  return apiFetch("/api/mcp/servers", ServerAnswerSchema, { method: "POST", body: { name, config } });
+  return apiFetch("/api/mcp/servers", McpServerAnswerSchema, { method: "POST", body: { name, config } });
 }
 
 /** `PUT /api/mcp/servers/{name}`: replaces a server; masked values keep the stored ones. */
 export function saveMcpServer(name: string, config: McpServerConfig) {
-  return apiFetch(`/api/mcp/servers/${encodeURIComponent(name)}`, ServerAnswerSchema, { method: "PUT", body: { config } });
+  return apiFetch(`/api/mcp/servers/${encodeURIComponent(name)}`, McpServerAnswerSchema, { method: "PUT", body: { config } });
 }
 
 /** `DELETE /api/mcp/servers/{name}`. */
 export function removeMcpServer(name: string) {
-  return apiFetch(`/api/mcp/servers/${encodeURIComponent(name)}`, z.object({ deleted: z.string() }), { method: "DELETE" });
+  return apiFetch(`/api/mcp/servers/${encodeURIComponent(name)}`, DeletedResponseSchema, { method: "DELETE" });
 }
 
 /** `POST /api/mcp/servers/{name}/test`: starts it briefly and lists its tools. */

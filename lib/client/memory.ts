@@ -1,9 +1,9 @@
 /** Query factory and commands of the memory API (`/api/memory/...`). */
 import { queryOptions } from "@tanstack/react-query";
-import { z } from "zod";
+import { DeletedResponseSchema } from "@/lib/contracts/http";
 import {
   CreateMemoryAnswerSchema,
-  MemoryEntrySchema,
+  MemoryEntryAnswerSchema,
   MemoryListAnswerSchema,
   RedactionSettingsBodySchema,
   type CreateMemoryBody,
@@ -40,12 +40,12 @@ export function createMemoryEntry(body: CreateMemoryBody) {
 
 /** `PATCH /api/memory/entries/{id}`: edits or re-levels one entry. */
 export function patchMemoryEntry(id: string, body: PatchMemoryBody) {
-  return apiFetch(`/api/memory/entries/${encodeURIComponent(id)}`, z.object({ entry: MemoryEntrySchema }), { method: "PATCH", body });
+  return apiFetch(`/api/memory/entries/${encodeURIComponent(id)}`, MemoryEntryAnswerSchema, { method: "PATCH", body });
 }
 
 /** `DELETE /api/memory/entries/{id}`. */
 export function deleteMemoryEntry(id: string) {
-  return apiFetch(`/api/memory/entries/${encodeURIComponent(id)}`, z.object({ deleted: z.string() }), { method: "DELETE" });
+  return apiFetch(`/api/memory/entries/${encodeURIComponent(id)}`, DeletedResponseSchema, { method: "DELETE" });
 }
 
 /** `GET /api/memory/redaction`: the configured account-id patterns. */

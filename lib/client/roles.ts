@@ -1,10 +1,10 @@
 /** Query factories and fetchers for the role library. */
 import { queryOptions } from "@tanstack/react-query";
-import { z } from "zod";
+import { DeletedResponseSchema } from "@/lib/contracts/http";
 import {
-  RoleAnyDetailSchema,
-  RoleDetailSchema,
-  RoleListEntrySchema,
+  RoleAnyResponseSchema,
+  RoleListResponseSchema,
+  RoleResponseSchema,
   type CreateRoleBody,
   type ImportRoleBody,
   type RawRoleBody,
@@ -19,10 +19,6 @@ export const roleKeys = {
   detail: (id: string) => [...roleKeys.all, "detail", id] as const,
   file: (name: string) => [...roleKeys.all, "file", name] as const,
 };
-
-const RoleListResponseSchema = z.object({ roles: z.array(RoleListEntrySchema) });
-const RoleResponseSchema = z.object({ role: RoleDetailSchema });
-const RoleAnyResponseSchema = z.object({ role: RoleAnyDetailSchema });
 
 /** Every role file in the library, including the ones that do not load. */
 export function roleListQuery() {
@@ -55,7 +51,7 @@ export async function updateRole(id: string, body: UpdateRoleBody) {
 
 /** `DELETE /api/roles/[id]`. */
 export async function deleteRole(id: string) {
-  return apiFetch(`/api/roles/${encodeURIComponent(id)}`, z.object({ deleted: z.string() }), { method: "DELETE", body: {} });
+  return apiFetch(`/api/roles/${encodeURIComponent(id)}`, DeletedResponseSchema, { method: "DELETE", body: {} });
 }
 
 /** `POST /api/roles/import`. */
@@ -81,7 +77,7 @@ export async function saveRoleFile(name: string, body: RawRoleBody) {
 
 /** `DELETE /api/role-files?name=…`. */
 export async function deleteRoleFile(name: string) {
-  return apiFetch(fileUrl(name), z.object({ deleted: z.string() }), { method: "DELETE", body: {} });
+  return apiFetch(fileUrl(name), DeletedResponseSchema, { method: "DELETE", body: {} });
 }
 
 /** `POST /api/role-files/rename`: gives a misnamed file a valid id (the suggested one by default). */

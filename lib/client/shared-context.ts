@@ -4,36 +4,16 @@
  * refetch. Imports only the pure schemas, never the server-only `@/lib/shared-context` index.
  */
 import { queryOptions } from "@tanstack/react-query";
-import { z } from "zod";
 import type { TimelineRecord } from "@/lib/contracts/timeline-record";
 import {
   DecisionBodySchema,
-  SharedContextFileSchema,
+  DecisionResponseSchema,
+  SharedContextResponseSchema,
   WriteBodySchema,
   type DecisionBody,
   type WriteBody,
 } from "@/lib/shared-context/schema";
 import { apiFetch } from "./api";
-
-/** `GET /api/conversations/[id]/shared-context` answer. */
-export const SharedContextResponseSchema = z.object({ shared_context: SharedContextFileSchema });
-/** A conversation's shared context as the API returns it. */
-export type SharedContextResponse = z.infer<typeof SharedContextResponseSchema>;
-
-/**
- * What a write or decision answered. Only the fields the UI reads are checked; the rest of the
- * server's `Decision` passes through untouched.
- */
-export const SharedContextDecisionResponseSchema = z.object({
-  decision: z.looseObject({
-    key: z.string(),
-    outcome: z.enum(["applied", "rejected", "pending"]),
-    rule: z.string(),
-    version: z.number().int().nonnegative(),
-  }),
-});
-/** What a write or decision answered. */
-export type SharedContextDecisionResponse = z.infer<typeof SharedContextDecisionResponseSchema>;
 
 function sharedContextPath(id: string): string {
   return `/api/conversations/${encodeURIComponent(id)}/shared-context`;
@@ -57,7 +37,7 @@ export function sharedContextQuery(conversationId: string) {
 
 /** `POST …/shared-context/decisions`: a person keeps the current value or takes the proposed one. */
 export async function decideSharedContextConflict(conversationId: string, body: DecisionBody) {
-  return apiFetch(`${sharedContextPath(conversationId)}/decisions`, SharedContextDecisionResponseSchema, {
+  return apiFetch(`${sharedContextPath(conversationId)}/decisions`, DecisionResponseSchema, {
     method: "POST",
     body: DecisionBodySchema.parse(body),
   });
@@ -65,7 +45,7 @@ export async function decideSharedContextConflict(conversationId: string, body: 
 
 /** `PUT …/shared-context`: a person writes a key (arbitrated like any write; a person ranks like the leader). */
 export async function writeSharedContextEntry(conversationId: string, body: WriteBody) {
-  return apiFetch(sharedContextPath(conversationId), SharedContextDecisionResponseSchema, {
+  return apiFetch(sharedContextPath(conversationId), DecisionResponseSchema, {
     method: "PUT",
     body: WriteBodySchema.parse(body),
   });

@@ -1,17 +1,8 @@
 /** Query factory and merge rule for a conversation's audit timeline (the timeline view's data). */
 import { keepPreviousData, queryOptions } from "@tanstack/react-query";
-import { z } from "zod";
-import { TimelineRecordSchema, type TimelineRecord } from "@/lib/contracts/timeline-record";
+import { TimelineResponseSchema } from "@/lib/contracts/http";
+import type { TimelineRecord } from "@/lib/contracts/timeline-record";
 import { apiFetch } from "./api";
-
-/** `GET /api/conversations/[id]/timeline` answer. */
-export const TimelineResponseSchema = z.looseObject({
-  records: z.array(TimelineRecordSchema),
-  /** Lines of timeline.jsonl that could not be read (skipped by the server). */
-  bad_lines: z.number().int().nonnegative().optional(),
-});
-/** `GET /api/conversations/[id]/timeline` answer. */
-export type TimelineResponse = z.infer<typeof TimelineResponseSchema>;
 
 /** Query keys of timeline data. */
 export const timelineKeys = {

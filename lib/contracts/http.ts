@@ -7,9 +7,12 @@ import {
   ConversationMetadataSchema,
   ConversationPhaseSchema,
   ConversationStatusSchema,
+  MessageSchema,
   RunModeSchema,
 } from "./on-disk";
+import { AgentViewSchema, PendingQuestionSchema } from "./events";
 import { IndexReportSchema } from "./index-report";
+import { TimelineRecordSchema } from "./timeline-record";
 import { SearchReportSchema } from "./search";
 import { TraceIdSchema } from "./envelope";
 import { PROJECT_FOLDER_REFUSALS } from "./project-folder";
@@ -110,6 +113,9 @@ export type ConversationList = z.infer<typeof ConversationListSchema>;
 /** `GET/POST/PATCH /api/conversations[/id]` answer. */
 export const ConversationResponseSchema = z.object({ conversation: ConversationMetadataSchema });
 
+/** Answer of a `DELETE` of a conversation, role, role file, memory entry or MCP server: its id or name. */
+export const DeletedResponseSchema = z.object({ deleted: z.string() });
+
 /** A model as the browser may see it: never its key or key variable's value. */
 export const PublicModelSchema = z.object({
   key: z.string(),
@@ -206,6 +212,9 @@ export const HealthSchema = z.object({
 });
 export type Health = z.infer<typeof HealthSchema>;
 
+/** What `GET /api/health` may answer: the whole report, or only that the server is up (token mode, no token). */
+export const HealthAnswerSchema = z.union([HealthSchema, PublicHealthSchema]);
+
 /** `POST /api/auth/signin`: the token, and where the person wants to go afterwards. */
 export const SignInBodySchema = z.object({ token: z.string().min(1).max(1024), next: z.string().max(4096).optional() });
 
@@ -225,8 +234,24 @@ export type PostMessageBody = z.infer<typeof PostMessageBodySchema>;
 /** Answer of `POST /api/conversations/[id]/messages` (202: the work goes on in the background). */
 export const PostMessageResponseSchema = z.object({ message_id: z.string(), trace_id: z.string() });
 
+/** Answer of `POST /api/conversations/[id]/stop`. */
+export const StopResponseSchema = z.object({ stopped: z.literal(true) });
+
+/** `GET /api/conversations/[id]/agents` answer: every sub-agent and the questions nobody has answered yet. */
+export const AgentListResponseSchema = z.object({ agents: z.array(AgentViewSchema), questions: z.array(PendingQuestionSchema) });
+
+/** `GET /api/conversations/[id]/agents/[agentId]` answer: one sub-agent with its whole conversation. */
+export const AgentDetailSchema = z.object({ agent: AgentViewSchema, messages: z.array(MessageSchema) });
+export type AgentDetail = z.infer<typeof AgentDetailSchema>;
+
+/** Answer of `DELETE /api/conversations/[id]/agents/[agentId]`: the agent terminated. */
+export const TerminateAgentResponseSchema = z.object({ terminated: z.number().int().positive() });
+
 /** `POST /api/conversations/[id]/agents/[agentId]/messages`: a person's message to one sub-agent. */
 export const AgentMessageBodySchema = PostMessageBodySchema;
+
+/** Answer of `POST /api/conversations/[id]/agents/[agentId]/messages` (202: delivered before the agent's next step). */
+export const AgentMessageResponseSchema = z.object({ message_id: z.string() });
 
 /** `POST /api/conversations/[id]/agents/[agentId]/answers`: a person answers a pending question. */
 export const AnswerBodySchema = z.object({
@@ -235,6 +260,9 @@ export const AnswerBodySchema = z.object({
   author: z.string().trim().min(1).max(80).optional(),
 });
 export type AnswerBody = z.infer<typeof AnswerBodySchema>;
+
+/** Answer of `POST /api/conversations/[id]/agents/[agentId]/answers`. */
+export const AnswerResponseSchema = z.object({ answered: z.literal(true), question_id: z.string() });
 
 /**
  * `POST /api/conversations/[id]/agents/[agentId]/approvals`: a person approves or denies a tool
@@ -255,8 +283,34 @@ export const ApprovalBodySchema = z
   .refine((b) => !b.pattern || b.always, { message: "a pattern needs always: true", path: ["pattern"] });
 export type ApprovalBody = z.infer<typeof ApprovalBodySchema>;
 
+/** Answer of `POST /api/conversations/[id]/agents/[agentId]/approvals`: the call decided and how. */
+export const ApprovalResponseSchema = z.object({ decided: z.literal(true), tool_call_id: z.string(), decision: z.enum(["approve", "deny"]) });
+
 /** `GET /api/conversations/[id]/timeline` query. */
 export const TimelineQuerySchema = z.object({ trace_id: TraceIdSchema.optional() });
+
+/** `GET /api/conversations/[id]/timeline` answer. */
+export const TimelineResponseSchema = z.object({
+  records: z.array(TimelineRecordSchema),
+  /** Lines of timeline.jsonl that could not be read (skipped by the server). */
+  bad_lines: z.number().int().nonnegative(),
+});
+export type TimelineResponse = z.infer<typeof TimelineResponseSchema>;
+
+/** The `messageId` of `GET /api/conversations/[id]/context/[messageId]`: an assistant message's id. */
+export const ContextMessageIdSchema = z.string().regex(/^msg_[A-Za-z0-9_]{1,80}$/, "a message id like msg_assistant_…");
+
+/**
+ * `GET /api/openapi.json` answer: an OpenAPI 3.1 document (lib/openapi builds it from these
+ * schemas). Only its frame is checked here; what the paths and components hold is OpenAPI's.
+ */
+export const OpenApiDocumentSchema = z.looseObject({
+  openapi: z.literal("3.1.0"),
+  info: z.looseObject({ title: z.string(), version: z.string() }),
+  paths: z.record(z.string(), z.record(z.string(), z.unknown())),
+  components: z.record(z.string(), z.record(z.string(), z.unknown())),
+});
+export type OpenApiDocument = z.infer<typeof OpenApiDocumentSchema>;
 
 /** `GET /api/search`: its query (the filters) and its answer live in lib/contracts/search.ts. */
 export {

@@ -1,7 +1,7 @@
 import "server-only";
 /**
  * The thin layer every route handler uses: parse the body and params with a zod schema, call
- * lib/, answer JSON. Thrown errors become `{ error: { code, message, details? } }` with the
+ * lib/, answer JSON of a contract schema. Thrown errors become `{ error: { code, message, details? } }` with the
  * status of their code; anything unexpected is logged and answered as a 500 without internals.
  */
 import { NextResponse } from "next/server";
@@ -15,6 +15,16 @@ export function json(data: unknown, init?: { status?: number; headers?: Record<s
     status: init?.status ?? 200,
     headers: { "cache-control": "no-store", ...init?.headers },
   });
+}
+
+/**
+ * A JSON answer of the contract: `data` must be what `schema` describes, which the compiler
+ * checks against the schema's output type (nothing is parsed at run time). The route table
+ * (lib/openapi) names the same schema for the route's answer and its test holds the handler to
+ * it, so what the API documents and what the handler sends cannot drift apart.
+ */
+export function answer<S extends z.ZodType>(schema: S, data: z.output<S>, init?: { status?: number; headers?: Record<string, string> }) {
+  return json(data, init);
 }
 
 /** The error answer for any thrown value. */

@@ -121,6 +121,9 @@ export const RebuildBodySchema = z
   .strict();
 export type RebuildBody = z.infer<typeof RebuildBodySchema>;
 
+/** Answer of `POST /api/knowledge/rebuild` (202): the project's index, now `building`. */
+export const RebuildAnswerSchema = z.object({ project: ProjectIndexStatusSchema });
+
 /** `search_knowledge` arguments. */
 export const SearchKnowledgeArgsSchema = z.object({
   query: z.string().trim().min(1).max(1000).describe("What you need to find, in words: a field, a function, a setting, a value."),

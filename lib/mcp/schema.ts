@@ -64,7 +64,7 @@ export const McpServerConfigSchema = z.unknown().transform((value, ctx): McpStdi
     return z.NEVER;
   }
   return parsed.data;
-});
+}).describe('A server entry, checked by the server: stdio `{type?: "stdio", command, args?, env?}` or Streamable HTTP `{type: "http", url, headers?}` (McpStdioServer, McpHttpServer).');
 
 export type McpStdioServer = z.infer<typeof McpStdioServerSchema>;
 export type McpHttpServer = z.infer<typeof McpHttpServerSchema>;
@@ -135,6 +135,9 @@ export const McpServerListSchema = z.object({
   file: z.string(),
 });
 export type McpServerList = z.infer<typeof McpServerListSchema>;
+
+/** Answer of `POST /api/mcp/servers` and `PUT /api/mcp/servers/{name}`: the server as stored (masked). */
+export const McpServerAnswerSchema = z.object({ server: McpServerViewSchema });
 
 /** `PUT /api/mcp/servers/{name}`: the entry; a masked value keeps the stored one. */
 export const PutMcpServerBodySchema = z.object({ config: McpServerConfigSchema });

@@ -167,5 +167,8 @@ export type MemoryListAnswer = z.infer<typeof MemoryListAnswerSchema>;
 export const CreateMemoryAnswerSchema = z.object({ entry: MemoryEntrySchema, action: z.enum(["added", "duplicate", "contradiction"]) });
 export type CreateMemoryAnswer = z.infer<typeof CreateMemoryAnswerSchema>;
 
+/** What `GET|PATCH /api/memory/entries/{id}` answer: the entry as stored. */
+export const MemoryEntryAnswerSchema = z.object({ entry: MemoryEntrySchema });
+
 /** `PUT /api/memory/redaction`: the configured internal account-id patterns (stored in models.json). */
 export const RedactionSettingsBodySchema = z.strictObject({ account_patterns: z.array(z.string().min(3).max(128)).max(64) });

@@ -149,6 +149,15 @@ export const RoleListEntrySchema = z.discriminatedUnion("kind", [
 ]);
 export type RoleListEntry = z.infer<typeof RoleListEntrySchema>;
 
+/** `GET /api/roles` answer: every card of the library. */
+export const RoleListResponseSchema = z.object({ roles: z.array(RoleListEntrySchema) });
+
+/** Answer of `POST /api/roles` and `POST /api/roles/import`: the role file written, which loads. */
+export const RoleResponseSchema = z.object({ role: RoleDetailSchema });
+
+/** Answer of `GET|PUT /api/roles/{id}`, `GET|PUT /api/role-files` and the rename: the file, loaded or not. */
+export const RoleAnyResponseSchema = z.object({ role: RoleAnyDetailSchema });
+
 /** `POST /api/roles`: a new role from the form. */
 export const CreateRoleBodySchema = z.object({
   fields: RoleFieldsSchema,

@@ -178,7 +178,7 @@ export class TeamRun {
   }
 
   /** A person approves or denies a sub-agent's tool call that waits for approval; 404 unknown, 409 already decided. */
-  async decideApproval(agentId: number, decision: ApprovalDecision): Promise<{ tool_call_id: string; decision: string }> {
+  async decideApproval(agentId: number, decision: ApprovalDecision): Promise<{ tool_call_id: string; decision: ApprovalDecision["decision"] }> {
     await this.#assertActive();
     return decideApproval(this.#s, agentId, decision);
   }

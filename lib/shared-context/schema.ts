@@ -236,17 +236,27 @@ export type DecisionBody = z.infer<typeof DecisionBodySchema>;
  * What happened to one write or decision. `before` is the key's entry before it, `entry` after;
  * `resolution` is set for every overwrite and every person's decision (null for appends).
  */
-export interface Decision {
-  key: string;
-  mode: WriteMode;
-  outcome: "applied" | "rejected" | "pending";
-  rule: ResolutionRule | "append";
+export const DecisionSchema = z.object({
+  key: z.string(),
+  mode: WriteModeSchema,
+  outcome: z.enum(["applied", "rejected", "pending"]),
+  rule: z.union([ResolutionRuleSchema, z.literal("append")]),
   /** The key's version after the decision. */
-  version: number;
-  before: Entry | null;
-  entry: Entry | null;
-  proposed: Proposal;
+  version: VersionSchema,
+  before: EntrySchema.nullable(),
+  entry: EntrySchema.nullable(),
+  proposed: ProposalSchema,
   /** Set when the write now waits for a person. */
-  conflict: Conflict | null;
-  resolution: Resolution | null;
-}
+  conflict: ConflictSchema.nullable(),
+  resolution: ResolutionSchema.nullable(),
+});
+/** What happened to one write or decision. */
+export type Decision = z.infer<typeof DecisionSchema>;
+
+/** `GET /api/conversations/[id]/shared-context` answer. */
+export const SharedContextResponseSchema = z.object({ shared_context: SharedContextFileSchema });
+/** A conversation's shared context as the API returns it. */
+export type SharedContextResponse = z.infer<typeof SharedContextResponseSchema>;
+
+/** What `PUT …/shared-context` (a person's write) and `POST …/shared-context/decisions` answer. */
+export const DecisionResponseSchema = z.object({ decision: DecisionSchema });

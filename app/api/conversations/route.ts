@@ -1,7 +1,7 @@
-import { CreateConversationBodySchema, ListConversationsQuerySchema } from "@/lib/contracts/http";
+import { CreateConversationBodySchema, ListConversationsQuerySchema, ConversationListSchema, ConversationResponseSchema } from "@/lib/contracts/http";
 import { ValidationError } from "@/lib/contracts/errors";
 import { enforceRateLimit } from "@/lib/governance/rate-limit";
-import { json, parseWith, queryOf, readBody, route } from "@/lib/http";
+import { answer, parseWith, queryOf, readBody, route } from "@/lib/http";
 import { loadRegistry, resolveModel } from "@/lib/models";
 import { getApp } from "@/lib/server/app";
 
@@ -12,7 +12,7 @@ export const runtime = "nodejs";
 export const GET = route(async (request) => {
   const query = parseWith(ListConversationsQuerySchema, queryOf(request), "Bad query");
   const app = await getApp();
-  return json(await app.store.list(query));
+  return answer(ConversationListSchema, await app.store.list(query));
 });
 
 /** Starts a new conversation; answers its metadata. */
@@ -28,5 +28,5 @@ export const POST = route(async (request) => {
     throw new ValidationError((error as Error).message, [{ path: "model_key", message: (error as Error).message }]);
   }
   const conversation = await app.store.create({ ...body, model_key: modelKey });
-  return json({ conversation }, { status: 201 });
+  return answer(ConversationResponseSchema, { conversation }, { status: 201 });
 });

@@ -1,5 +1,5 @@
-import { json, route } from "@/lib/http";
-import { gatewayReport } from "@/lib/gateway";
+import { answer, route } from "@/lib/http";
+import { gatewayReport, GatewayReportSchema } from "@/lib/gateway";
 import { getApp } from "@/lib/server/app";
 
 export const dynamic = "force-dynamic";
@@ -8,5 +8,5 @@ export const runtime = "nodejs";
 /** The protocol gateway's sources (gateway.json): their tools, warnings and errors; never a header value. */
 export const GET = route(async () => {
   const app = await getApp();
-  return json(await gatewayReport(app.root, app.gatewayErrors));
+  return answer(GatewayReportSchema, await gatewayReport(app.root, app.gatewayErrors));
 });

@@ -1,10 +1,11 @@
 import { cookies } from "next/headers";
-import { json, route } from "@/lib/http";
+import { answer, route } from "@/lib/http";
 import { getApp } from "@/lib/server/app";
 import { collectProblems } from "@/lib/server/problems";
 import { guardConfigFromEnv, hasValidToken, TOKEN_COOKIE } from "@/lib/security";
 import { eventLoopReport } from "@/lib/server/event-loop";
 import { residentReport } from "@/lib/server/resident";
+import { HealthAnswerSchema } from "@/lib/contracts/http";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -20,9 +21,9 @@ export const GET = route(async (request) => {
     { authorization: request.headers.get("authorization"), tokenCookie: (await cookies()).get(TOKEN_COOKIE)?.value ?? null },
     guardConfigFromEnv(),
   );
-  if (!authorized) return json({ status: "ok" });
+  if (!authorized) return answer(HealthAnswerSchema, { status: "ok" });
   const app = await getApp();
-  return json({
+  return answer(HealthAnswerSchema, {
     status: "ok",
     version: app.version,
     data_root: app.root,

@@ -1,6 +1,7 @@
-import { json, route } from "@/lib/http";
+import { answer, route } from "@/lib/http";
 import { DEFAULT_ALIASES, loadRegistry, publicModels } from "@/lib/models";
 import { getApp } from "@/lib/server/app";
+import { ModelListSchema } from "@/lib/contracts/http";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -9,5 +10,5 @@ export const runtime = "nodejs";
 export const GET = route(async () => {
   const app = await getApp();
   const registry = await loadRegistry(app.root);
-  return json({ models: publicModels(registry), default_key: registry.default, aliases: { ...DEFAULT_ALIASES, ...registry.aliases } });
+  return answer(ModelListSchema, { models: publicModels(registry), default_key: registry.default, aliases: { ...DEFAULT_ALIASES, ...registry.aliases } });
 });

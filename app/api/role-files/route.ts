@@ -1,6 +1,7 @@
-import { json, parseWith, queryOf, readBody, route } from "@/lib/http";
-import { RawRoleBodySchema, RoleFileQuerySchema } from "@/lib/roles/schema";
+import { answer, parseWith, queryOf, readBody, route } from "@/lib/http";
+import { RawRoleBodySchema, RoleFileQuerySchema, RoleAnyResponseSchema } from "@/lib/roles/schema";
 import { getApp } from "@/lib/server/app";
+import { DeletedResponseSchema } from "@/lib/contracts/http";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -12,7 +13,7 @@ export const runtime = "nodejs";
 export const GET = route(async (request) => {
   const { name } = parseWith(RoleFileQuerySchema, queryOf(request), "Bad role file name");
   const app = await getApp();
-  return json({ role: await app.roles.getFile(name) });
+  return answer(RoleAnyResponseSchema, { role: await app.roles.getFile(name) });
 });
 
 /** Saves the file's raw text (it must load). */
@@ -20,12 +21,12 @@ export const PUT = route(async (request) => {
   const { name } = parseWith(RoleFileQuerySchema, queryOf(request), "Bad role file name");
   const body = await readBody(request, RawRoleBodySchema);
   const app = await getApp();
-  return json({ role: await app.roles.saveFile(name, body) });
+  return answer(RoleAnyResponseSchema, { role: await app.roles.saveFile(name, body) });
 });
 
 export const DELETE = route(async (request) => {
   const { name } = parseWith(RoleFileQuerySchema, queryOf(request), "Bad role file name");
   const app = await getApp();
   await app.roles.removeFile(name);
-  return json({ deleted: name });
+  return answer(DeletedResponseSchema, { deleted: name });
 });

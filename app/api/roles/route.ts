@@ -1,5 +1,5 @@
-import { json, readBody, route } from "@/lib/http";
-import { CreateRoleBodySchema } from "@/lib/roles/schema";
+import { answer, readBody, route } from "@/lib/http";
+import { CreateRoleBodySchema, RoleListResponseSchema, RoleResponseSchema } from "@/lib/roles/schema";
 import { getApp } from "@/lib/server/app";
 
 export const dynamic = "force-dynamic";
@@ -8,12 +8,12 @@ export const runtime = "nodejs";
 /** Every role file, with broken ones as error entries. */
 export const GET = route(async () => {
   const app = await getApp();
-  return json({ roles: await app.roles.list() });
+  return answer(RoleListResponseSchema, { roles: await app.roles.list() });
 });
 
 /** Creates a role from the editor's form. */
 export const POST = route(async (request) => {
   const body = await readBody(request, CreateRoleBodySchema);
   const app = await getApp();
-  return json({ role: await app.roles.create(body) }, { status: 201 });
+  return answer(RoleResponseSchema, { role: await app.roles.create(body) }, { status: 201 });
 });

@@ -1,5 +1,5 @@
-import { SearchQuerySchema } from "@/lib/contracts/http";
-import { json, parseWith, queryOf, route } from "@/lib/http";
+import { SearchQuerySchema, SearchResultSchema } from "@/lib/contracts/http";
+import { answer, parseWith, queryOf, route } from "@/lib/http";
 import { getApp } from "@/lib/server/app";
 
 export const dynamic = "force-dynamic";
@@ -10,5 +10,5 @@ export const runtime = "nodejs";
 export const GET = route(async (request) => {
   const query = parseWith(SearchQuerySchema, queryOf(request), "Bad search query");
   const app = await getApp();
-  return json(app.search.search(query));
+  return answer(SearchResultSchema, app.search.search(query));
 });

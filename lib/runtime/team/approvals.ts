@@ -186,7 +186,7 @@ export interface ApprovalDecision {
 }
 
 /** Applies a person's decision; 404 for a call the agent never made, 409 for one already decided. */
-export async function decideApproval(s: TeamState, agentId: number, d: ApprovalDecision): Promise<{ tool_call_id: string; decision: string }> {
+export async function decideApproval(s: TeamState, agentId: number, d: ApprovalDecision): Promise<{ tool_call_id: string; decision: ApprovalDecision["decision"] }> {
   const meta = await s.readAgent(agentId);
   const entry = (meta.pending_tool_calls ?? []).filter(isApprovalEntry).find((p) => p.tool_call_id === d.tool_call_id);
   if (!entry) {

@@ -1,6 +1,6 @@
 import { AstrionError } from "@/lib/contracts/errors";
-import { json, readBody, route } from "@/lib/http";
-import { SignInBodySchema } from "@/lib/contracts/http";
+import { answer, readBody, route } from "@/lib/http";
+import { SignInBodySchema, SignInResponseSchema } from "@/lib/contracts/http";
 import { clientAddressOf, guardConfigFromEnv, safeEqual, safeNextPath, TOKEN_COOKIE } from "@/lib/security";
 import { getApp } from "@/lib/server/app";
 
@@ -16,7 +16,7 @@ export const POST = route(async (request) => {
   const { token, next } = await readBody(request, SignInBodySchema);
   const target = safeNextPath(next);
   const expected = guardConfigFromEnv().token;
-  if (!expected) return json({ signed_in: true, required: false, next: target });
+  if (!expected) return answer(SignInResponseSchema, { signed_in: true, required: false, next: target });
   const throttle = (await getApp()).signInThrottle;
   // From here on nothing awaits, so concurrent guesses cannot all pass one check.
   const client = clientAddressOf(request.headers);
@@ -31,7 +31,7 @@ export const POST = route(async (request) => {
     throw new AstrionError("unauthorized", "That token is not right.");
   }
   throttle.recordSuccess(client);
-  const response = json({ signed_in: true, required: true, next: target });
+  const response = answer(SignInResponseSchema, { signed_in: true, required: true, next: target });
   response.cookies.set(TOKEN_COOKIE, token, { httpOnly: true, sameSite: "strict", path: "/", secure: false });
   return response;
 });

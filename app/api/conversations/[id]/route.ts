@@ -1,5 +1,5 @@
-import { PatchConversationBodySchema } from "@/lib/contracts/http";
-import { json, parseWith, readBody, route } from "@/lib/http";
+import { PatchConversationBodySchema, ConversationResponseSchema, DeletedResponseSchema } from "@/lib/contracts/http";
+import { answer, parseWith, readBody, route } from "@/lib/http";
 import { getApp } from "@/lib/server/app";
 import { ConversationIdSchema } from "@/lib/contracts/on-disk";
 
@@ -11,7 +11,7 @@ type Params = { id: string };
 export const GET = route<Params>(async (_request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const app = await getApp();
-  return json({ conversation: await app.store.get(id) });
+  return answer(ConversationResponseSchema, { conversation: await app.store.get(id) });
 });
 
 /** Renames, archives or unarchives. */
@@ -30,7 +30,7 @@ export const PATCH = route<Params>(async (request, params) => {
   } else if (body.status === "archived") await (await getApp()).engine.forgetRun(id);
   // Unarchived: its agents' tokens are issued again (it resumes as at boot).
   else if (body.status === "active" && before.status === "archived") await (await getApp()).engine.resumeRun(id);
-  return json({ conversation });
+  return answer(ConversationResponseSchema, { conversation });
 });
 
 /** Deletes the conversation's folder and its index entry. */
@@ -40,5 +40,5 @@ export const DELETE = route<Params>(async (_request, params) => {
   await app.store.get(id);
   await (await getApp()).engine.forgetRun(id);
   await app.store.remove(id);
-  return json({ deleted: id });
+  return answer(DeletedResponseSchema, { deleted: id });
 });

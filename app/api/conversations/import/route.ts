@@ -1,5 +1,5 @@
-import { IMPORT_LIMITS, importZip, ImportQuerySchema } from "@/lib/export";
-import { json, parseWith, queryOf, readBytes, route } from "@/lib/http";
+import { IMPORT_LIMITS, importZip, ImportQuerySchema, ImportResultSchema } from "@/lib/export";
+import { answer, parseWith, queryOf, readBytes, route } from "@/lib/http";
 import { getApp } from "@/lib/server/app";
 
 export const dynamic = "force-dynamic";
@@ -15,5 +15,5 @@ export const POST = route(async (request) => {
   const body = await readBytes(request, IMPORT_LIMITS.maxZipBytes);
   const app = await getApp();
   const imported = await importZip(app, new Uint8Array(body.buffer, body.byteOffset, body.byteLength), query.mode);
-  return json({ imported }, { status: 201 });
+  return answer(ImportResultSchema, { imported }, { status: 201 });
 });

@@ -1,6 +1,6 @@
-import { RebuildBodySchema } from "@/lib/knowledge";
+import { RebuildBodySchema, RebuildAnswerSchema } from "@/lib/knowledge";
 import { rebuildKnowledge } from "@/lib/knowledge/report";
-import { json, readBody, route } from "@/lib/http";
+import { answer, readBody, route } from "@/lib/http";
 import { getApp } from "@/lib/server/app";
 
 export const dynamic = "force-dynamic";
@@ -11,5 +11,5 @@ export const POST = route(async (request) => {
   const body = await readBody(request, RebuildBodySchema);
   const app = await getApp();
   const status = await rebuildKnowledge(app.knowledge, app.store, body, await app.models.embedderFor(app.root).catch(() => null));
-  return json({ project: status }, { status: 202 });
+  return answer(RebuildAnswerSchema, { project: status }, { status: 202 });
 });

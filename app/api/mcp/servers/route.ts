@@ -1,5 +1,5 @@
-import { json, readBody, route } from "@/lib/http";
-import { listServers, PostMcpServerBodySchema, putAllServers, PutMcpServersBodySchema, putServer } from "@/lib/mcp";
+import { answer, readBody, route } from "@/lib/http";
+import { listServers, PostMcpServerBodySchema, putAllServers, PutMcpServersBodySchema, putServer, McpServerListSchema, McpServerAnswerSchema } from "@/lib/mcp";
 import { getApp } from "@/lib/server/app";
 
 export const dynamic = "force-dynamic";
@@ -8,19 +8,19 @@ export const runtime = "nodejs";
 /** The servers of mcp.json (env and header values masked) with their status; a broken file gives its error. */
 export const GET = route(async () => {
   const app = await getApp();
-  return json(await listServers(app));
+  return answer(McpServerListSchema, await listServers(app));
 });
 
 /** Adds a server (409 when the name is in use). */
 export const POST = route(async (request) => {
   const body = await readBody(request, PostMcpServerBodySchema);
   const app = await getApp();
-  return json({ server: await putServer(app, body.name, body.config, true) }, { status: 201 });
+  return answer(McpServerAnswerSchema, { server: await putServer(app, body.name, body.config, true) }, { status: 201 });
 });
 
 /** Replaces the whole `mcpServers` map; a masked value keeps the stored one. */
 export const PUT = route(async (request) => {
   const body = await readBody(request, PutMcpServersBodySchema);
   const app = await getApp();
-  return json(await putAllServers(app, body.mcpServers));
+  return answer(McpServerListSchema, await putAllServers(app, body.mcpServers));
 });

@@ -1,6 +1,6 @@
 import { NotFoundError, ValidationError } from "@/lib/contracts/errors";
-import { json, parseWith, queryOf, readBody, route } from "@/lib/http";
-import { CreateMemoryBodySchema, MemoryListQuerySchema } from "@/lib/memory";
+import { answer, parseWith, queryOf, readBody, route } from "@/lib/http";
+import { CreateMemoryBodySchema, MemoryListQuerySchema, MemoryListAnswerSchema, CreateMemoryAnswerSchema } from "@/lib/memory";
 import { getApp } from "@/lib/server/app";
 
 export const dynamic = "force-dynamic";
@@ -10,7 +10,7 @@ export const runtime = "nodejs";
 export const GET = route(async (request) => {
   const query = parseWith(MemoryListQuerySchema, queryOf(request), "Bad memory query");
   const app = await getApp();
-  return json(await app.memory.list(query));
+  return answer(MemoryListAnswerSchema, await app.memory.list(query));
 });
 
 /** Adds an entry by hand (author "person"), redacted first; a duplicate or contradiction updates the older entry. */
@@ -27,5 +27,5 @@ export const POST = route(async (request) => {
     if (!known) throw new ValidationError(`No conversation "${conversation}" to cite as the source.`, [{ path: "source.conversation_id", message: "unknown conversation" }]);
   }
   const result = await app.memory.create(body);
-  return json(result, { status: result.action === "added" ? 201 : 200 });
+  return answer(CreateMemoryAnswerSchema, result, { status: result.action === "added" ? 201 : 200 });
 });

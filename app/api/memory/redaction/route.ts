@@ -1,4 +1,4 @@
-import { json, readBody, route } from "@/lib/http";
+import { answer, readBody, route } from "@/lib/http";
 import { RedactionSettingsBodySchema } from "@/lib/memory";
 import { readRedactionSettings, writeRedactionSettings } from "@/lib/memory/redaction-config";
 import { getApp } from "@/lib/server/app";
@@ -9,12 +9,12 @@ export const runtime = "nodejs";
 /** The internal account-id patterns the redaction pass masks (models.json `redaction.account_patterns`). */
 export const GET = route(async () => {
   const app = await getApp();
-  return json(await readRedactionSettings(app.root));
+  return answer(RedactionSettingsBodySchema, await readRedactionSettings(app.root));
 });
 
 /** Replaces them (each checked; a refused pattern is a 400 naming it); only that key of models.json changes. */
 export const PUT = route(async (request) => {
   const body = await readBody(request, RedactionSettingsBodySchema);
   const app = await getApp();
-  return json(await writeRedactionSettings(app.root, body));
+  return answer(RedactionSettingsBodySchema, await writeRedactionSettings(app.root, body));
 });

@@ -1,5 +1,5 @@
-import { json, readBody, route } from "@/lib/http";
-import { RenameRoleFileBodySchema } from "@/lib/roles/schema";
+import { answer, readBody, route } from "@/lib/http";
+import { RenameRoleFileBodySchema, RoleAnyResponseSchema } from "@/lib/roles/schema";
 import { getApp } from "@/lib/server/app";
 
 export const dynamic = "force-dynamic";
@@ -9,5 +9,5 @@ export const runtime = "nodejs";
 export const POST = route(async (request) => {
   const body = await readBody(request, RenameRoleFileBodySchema);
   const app = await getApp();
-  return json({ role: await app.roles.renameFile(body) });
+  return answer(RoleAnyResponseSchema, { role: await app.roles.renameFile(body) });
 });

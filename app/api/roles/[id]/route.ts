@@ -1,6 +1,7 @@
-import { json, parseWith, readBody, route } from "@/lib/http";
-import { RoleIdSchema, UpdateRoleBodySchema } from "@/lib/roles/schema";
+import { answer, parseWith, readBody, route } from "@/lib/http";
+import { RoleIdSchema, UpdateRoleBodySchema, RoleAnyResponseSchema } from "@/lib/roles/schema";
 import { getApp } from "@/lib/server/app";
+import { DeletedResponseSchema } from "@/lib/contracts/http";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -10,7 +11,7 @@ type Params = { id: string };
 export const GET = route<Params>(async (_request, params) => {
   const id = parseWith(RoleIdSchema, params.id, "Bad role id");
   const app = await getApp();
-  return json({ role: await app.roles.get(id) });
+  return answer(RoleAnyResponseSchema, { role: await app.roles.get(id) });
 });
 
 /** Saves the form (only changed fields are rewritten) or the raw file text. */
@@ -18,12 +19,12 @@ export const PUT = route<Params>(async (request, params) => {
   const id = parseWith(RoleIdSchema, params.id, "Bad role id");
   const body = await readBody(request, UpdateRoleBodySchema);
   const app = await getApp();
-  return json({ role: await app.roles.update(id, body) });
+  return answer(RoleAnyResponseSchema, { role: await app.roles.update(id, body) });
 });
 
 export const DELETE = route<Params>(async (_request, params) => {
   const id = parseWith(RoleIdSchema, params.id, "Bad role id");
   const app = await getApp();
   await app.roles.remove(id);
-  return json({ deleted: id });
+  return answer(DeletedResponseSchema, { deleted: id });
 });

@@ -1,5 +1,5 @@
-import { json, readBody, route } from "@/lib/http";
-import { ImportRoleBodySchema } from "@/lib/roles/schema";
+import { answer, readBody, route } from "@/lib/http";
+import { ImportRoleBodySchema, RoleResponseSchema } from "@/lib/roles/schema";
 import { getApp } from "@/lib/server/app";
 
 export const dynamic = "force-dynamic";
@@ -9,5 +9,5 @@ export const runtime = "nodejs";
 export const POST = route(async (request) => {
   const body = await readBody(request, ImportRoleBodySchema);
   const app = await getApp();
-  return json({ role: await app.roles.importRole(body) }, { status: 201 });
+  return answer(RoleResponseSchema, { role: await app.roles.importRole(body) }, { status: 201 });
 });

@@ -1,6 +1,7 @@
-import { json, parseWith, route } from "@/lib/http";
+import { answer, parseWith, route } from "@/lib/http";
 import { ConversationIdSchema } from "@/lib/contracts/on-disk";
 import { getApp } from "@/lib/server/app";
+import { AgentListResponseSchema } from "@/lib/contracts/http";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -9,5 +10,5 @@ export const runtime = "nodejs";
 export const GET = route<{ id: string }>(async (_request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const snapshot = await (await getApp()).engine.withRun(id, (run) => run.snapshot());
-  return json({ agents: snapshot.agents, questions: snapshot.questions });
+  return answer(AgentListResponseSchema, { agents: snapshot.agents, questions: snapshot.questions });
 });

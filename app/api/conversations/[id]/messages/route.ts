@@ -1,8 +1,8 @@
-import { PostMessageBodySchema } from "@/lib/contracts/http";
+import { PostMessageBodySchema, PostMessageResponseSchema } from "@/lib/contracts/http";
 import { enforceRateLimit } from "@/lib/governance/rate-limit";
-import { json, parseWith, readBody, route } from "@/lib/http";
+import { answer, parseWith, readBody, route } from "@/lib/http";
 import { getApp } from "@/lib/server/app";
-import { ConversationIdSchema } from "@/lib/contracts/on-disk";
+import { ConversationIdSchema, LeaderMessagesFileSchema } from "@/lib/contracts/on-disk";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -13,7 +13,7 @@ type Params = { id: string };
 export const GET = route<Params>(async (_request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const app = await getApp();
-  return json(await app.store.readLeaderMessages(id));
+  return answer(LeaderMessagesFileSchema, await app.store.readLeaderMessages(id));
 });
 
 /** A person's message to the Team Leader: 202, the team works in the background. */
@@ -22,5 +22,5 @@ export const POST = route<Params>(async (request, params) => {
   enforceRateLimit("entry", app.entryLimiter);
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const body = await readBody(request, PostMessageBodySchema);
-  return json(await app.engine.withRun(id, (run) => run.postUserMessage(body.content, body.author)), { status: 202 });
+  return answer(PostMessageResponseSchema, await app.engine.withRun(id, (run) => run.postUserMessage(body.content, body.author)), { status: 202 });
 });

@@ -1,7 +1,7 @@
 import path from "node:path";
-import { json, parseWith, readBody, route } from "@/lib/http";
+import { answer, parseWith, readBody, route } from "@/lib/http";
 import { getApp } from "@/lib/server/app";
-import { readSharedContext, recordPersonAction, timelineEventsOf, writeSharedContext, WriteBodySchema } from "@/lib/shared-context";
+import { readSharedContext, recordPersonAction, timelineEventsOf, writeSharedContext, WriteBodySchema, SharedContextResponseSchema, DecisionResponseSchema } from "@/lib/shared-context";
 import { ConversationIdSchema } from "@/lib/contracts/on-disk";
 
 export const dynamic = "force-dynamic";
@@ -17,7 +17,7 @@ export const GET = route<Params>(async (_request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const app = await getApp();
   await app.store.get(id);
-  return json({ shared_context: await readSharedContext(path.join(app.root, "conversations", id)) });
+  return answer(SharedContextResponseSchema, { shared_context: await readSharedContext(path.join(app.root, "conversations", id)) });
 });
 
 /**
@@ -51,5 +51,5 @@ export const PUT = route<Params>(async (request, params) => {
     );
     return decided;
   });
-  return json({ decision });
+  return answer(DecisionResponseSchema, { decision });
 });

@@ -1,6 +1,6 @@
 import path from "node:path";
-import { TimelineQuerySchema } from "@/lib/contracts/http";
-import { json, parseWith, queryOf, route } from "@/lib/http";
+import { TimelineQuerySchema, TimelineResponseSchema } from "@/lib/contracts/http";
+import { answer, parseWith, queryOf, route } from "@/lib/http";
 import { readTimeline, timelineFile } from "@/lib/protocol";
 import { getApp } from "@/lib/server/app";
 import { ConversationIdSchema } from "@/lib/contracts/on-disk";
@@ -15,5 +15,5 @@ export const GET = route<{ id: string }>(async (request, params) => {
   const app = await getApp();
   await app.store.get(id);
   const result = await readTimeline(timelineFile(path.join(app.root, "conversations", id)), { trace_id: query.trace_id });
-  return json({ records: result.records, bad_lines: result.bad.length });
+  return answer(TimelineResponseSchema, { records: result.records, bad_lines: result.bad.length });
 });

@@ -1,6 +1,7 @@
-import { json, parseWith, readBody, route } from "@/lib/http";
-import { deleteServer, McpServerNameSchema, PutMcpServerBodySchema, putServer } from "@/lib/mcp";
+import { answer, parseWith, readBody, route } from "@/lib/http";
+import { deleteServer, McpServerNameSchema, PutMcpServerBodySchema, putServer, McpServerAnswerSchema } from "@/lib/mcp";
 import { getApp } from "@/lib/server/app";
+import { DeletedResponseSchema } from "@/lib/contracts/http";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -12,7 +13,7 @@ export const PUT = route<Params>(async (request, params) => {
   const name = parseWith(McpServerNameSchema, params.name, "Bad MCP server name");
   const body = await readBody(request, PutMcpServerBodySchema);
   const app = await getApp();
-  return json({ server: await putServer(app, name, body.config) });
+  return answer(McpServerAnswerSchema, { server: await putServer(app, name, body.config) });
 });
 
 /** Removes one server from mcp.json and stops it everywhere. */
@@ -20,5 +21,5 @@ export const DELETE = route<Params>(async (_request, params) => {
   const name = parseWith(McpServerNameSchema, params.name, "Bad MCP server name");
   const app = await getApp();
   await deleteServer(app, name);
-  return json({ deleted: name });
+  return answer(DeletedResponseSchema, { deleted: name });
 });

@@ -1,6 +1,7 @@
-import { json, parseWith, readBody, route } from "@/lib/http";
-import { MemoryIdSchema, PatchMemoryBodySchema } from "@/lib/memory";
+import { answer, parseWith, readBody, route } from "@/lib/http";
+import { MemoryIdSchema, PatchMemoryBodySchema, MemoryEntryAnswerSchema } from "@/lib/memory";
 import { getApp } from "@/lib/server/app";
+import { DeletedResponseSchema } from "@/lib/contracts/http";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -11,7 +12,7 @@ type Params = { id: string };
 export const GET = route<Params>(async (_request, params) => {
   const id = parseWith(MemoryIdSchema, params.id, "Bad memory entry id");
   const app = await getApp();
-  return json({ entry: await app.memory.get(id) });
+  return answer(MemoryEntryAnswerSchema, { entry: await app.memory.get(id) });
 });
 
 /** Edits the statement, subject or kind (redacted first), or re-levels it (level, grant, project). */
@@ -19,7 +20,7 @@ export const PATCH = route<Params>(async (request, params) => {
   const id = parseWith(MemoryIdSchema, params.id, "Bad memory entry id");
   const body = await readBody(request, PatchMemoryBodySchema);
   const app = await getApp();
-  return json({ entry: await app.memory.update(id, body) });
+  return answer(MemoryEntryAnswerSchema, { entry: await app.memory.update(id, body) });
 });
 
 /** Deletes one entry. */
@@ -27,5 +28,5 @@ export const DELETE = route<Params>(async (_request, params) => {
   const id = parseWith(MemoryIdSchema, params.id, "Bad memory entry id");
   const app = await getApp();
   await app.memory.remove(id);
-  return json({ deleted: id });
+  return answer(DeletedResponseSchema, { deleted: id });
 });

@@ -1,6 +1,7 @@
-import { json, parseWith, route } from "@/lib/http";
+import { answer, parseWith, route } from "@/lib/http";
 import { AgentIdSchema, ConversationIdSchema } from "@/lib/contracts/on-disk";
 import { getApp } from "@/lib/server/app";
+import { AgentDetailSchema, TerminateAgentResponseSchema } from "@/lib/contracts/http";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -11,7 +12,7 @@ type Params = { id: string; agentId: string };
 export const GET = route<Params>(async (_request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const agentId = parseWith(AgentIdSchema, params.agentId, "Bad agent id");
-  return json(await (await getApp()).engine.withRun(id, (run) => run.agentDetail(agentId)));
+  return answer(AgentDetailSchema, await (await getApp()).engine.withRun(id, (run) => run.agentDetail(agentId)));
 });
 
 /** Terminates one sub-agent (a person's decision). */
@@ -22,5 +23,5 @@ export const DELETE = route<Params>(async (_request, params) => {
     await run.agentDetail(agentId);
     await run.terminateAgent(agentId, "terminated by a person", "person");
   });
-  return json({ terminated: agentId });
+  return answer(TerminateAgentResponseSchema, { terminated: agentId });
 });

@@ -1,9 +1,9 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { z } from "zod";
 import { ContextLineSchema } from "@/lib/context/report";
+import { ContextMessageIdSchema } from "@/lib/contracts/http";
 import { NotFoundError } from "@/lib/contracts/errors";
-import { json, parseWith, route } from "@/lib/http";
+import { answer, parseWith, route } from "@/lib/http";
 import { parseJsonLines } from "@/lib/store/jsonl";
 import { CONTEXT_FILE_NAME } from "@/lib/runtime";
 import { getApp } from "@/lib/server/app";
@@ -12,12 +12,10 @@ import { ConversationIdSchema } from "@/lib/contracts/on-disk";
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
-const MessageIdParamSchema = z.string().regex(/^msg_[A-Za-z0-9_]{1,80}$/, "a message id like msg_assistant_…");
-
 /** What one model call saw: its three context slices, in full (the message keeps only totals). */
 export const GET = route<{ id: string; messageId: string }>(async (_request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
-  const messageId = parseWith(MessageIdParamSchema, params.messageId, "Bad message id");
+  const messageId = parseWith(ContextMessageIdSchema, params.messageId, "Bad message id");
   const app = await getApp();
   await app.store.get(id);
   let text = "";
@@ -32,5 +30,5 @@ export const GET = route<{ id: string; messageId: string }>(async (_request, par
   });
   const found = records.find((r) => r.message_id === messageId);
   if (!found) throw new NotFoundError(`No context report for message ${messageId}.`);
-  return json({ message_id: found.message_id, agent_id: found.agent_id, report: found.report });
+  return answer(ContextLineSchema, { message_id: found.message_id, agent_id: found.agent_id, report: found.report });
 });

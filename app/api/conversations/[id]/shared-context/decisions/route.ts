@@ -1,7 +1,7 @@
 import path from "node:path";
-import { json, parseWith, readBody, route } from "@/lib/http";
+import { answer, parseWith, readBody, route } from "@/lib/http";
 import { getApp } from "@/lib/server/app";
-import { decideConflict, DecisionBodySchema, recordPersonAction, timelineEventsOf } from "@/lib/shared-context";
+import { decideConflict, DecisionBodySchema, recordPersonAction, timelineEventsOf, DecisionResponseSchema } from "@/lib/shared-context";
 import { ConversationIdSchema } from "@/lib/contracts/on-disk";
 
 export const dynamic = "force-dynamic";
@@ -30,5 +30,5 @@ export const POST = route<{ id: string }>(async (request, params) => {
     );
     return decided;
   });
-  return json({ decision });
+  return answer(DecisionResponseSchema, { decision });
 });

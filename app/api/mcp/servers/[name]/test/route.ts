@@ -1,5 +1,5 @@
-import { json, parseWith, route } from "@/lib/http";
-import { McpServerNameSchema, testServer } from "@/lib/mcp";
+import { answer, parseWith, route } from "@/lib/http";
+import { McpServerNameSchema, testServer, McpTestResultSchema } from "@/lib/mcp";
 import { getApp } from "@/lib/server/app";
 
 export const dynamic = "force-dynamic";
@@ -9,5 +9,5 @@ export const runtime = "nodejs";
 export const POST = route<{ name: string }>(async (_request, params) => {
   const name = parseWith(McpServerNameSchema, params.name, "Bad MCP server name");
   const app = await getApp();
-  return json(await testServer(app, name));
+  return answer(McpTestResultSchema, await testServer(app, name));
 });

@@ -1,5 +1,5 @@
-import { AnswerBodySchema } from "@/lib/contracts/http";
-import { json, parseWith, readBody, route } from "@/lib/http";
+import { AnswerBodySchema, AnswerResponseSchema } from "@/lib/contracts/http";
+import { answer, parseWith, readBody, route } from "@/lib/http";
 import { AgentIdSchema, ConversationIdSchema } from "@/lib/contracts/on-disk";
 import { getApp } from "@/lib/server/app";
 
@@ -15,5 +15,5 @@ export const POST = route<{ id: string; agentId: string }>(async (request, param
     await run.agentDetail(agentId);
     await run.answerQuestion(body.question_id, body.answer, body.author ?? "User", agentId);
   });
-  return json({ answered: true, question_id: body.question_id });
+  return answer(AnswerResponseSchema, { answered: true, question_id: body.question_id });
 });

@@ -1,5 +1,5 @@
-import { ApprovalBodySchema } from "@/lib/contracts/http";
-import { json, parseWith, readBody, route } from "@/lib/http";
+import { ApprovalBodySchema, ApprovalResponseSchema } from "@/lib/contracts/http";
+import { answer, parseWith, readBody, route } from "@/lib/http";
 import { AgentIdSchema, ConversationIdSchema } from "@/lib/contracts/on-disk";
 import { getApp } from "@/lib/server/app";
 
@@ -19,5 +19,5 @@ export const POST = route<{ id: string; agentId: string }>(async (request, param
     await run.agentDetail(agentId);
     return run.decideApproval(agentId, { tool_call_id: body.tool_call_id, decision: body.decision, reason: body.reason, always: body.always, pattern: body.pattern, by: body.author ?? "User" });
   });
-  return json({ decided: true, ...result });
+  return answer(ApprovalResponseSchema, { decided: true, ...result });
 });

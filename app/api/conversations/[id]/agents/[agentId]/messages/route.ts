@@ -1,5 +1,5 @@
-import { AgentMessageBodySchema } from "@/lib/contracts/http";
-import { json, parseWith, readBody, route } from "@/lib/http";
+import { AgentMessageBodySchema, AgentMessageResponseSchema } from "@/lib/contracts/http";
+import { answer, parseWith, readBody, route } from "@/lib/http";
 import { USER_PARTY } from "@/lib/contracts/envelope";
 import { AgentIdSchema, ConversationIdSchema } from "@/lib/contracts/on-disk";
 import { getApp } from "@/lib/server/app";
@@ -13,5 +13,5 @@ export const POST = route<{ id: string; agentId: string }>(async (request, param
   const agentId = parseWith(AgentIdSchema, params.agentId, "Bad agent id");
   const body = await readBody(request, AgentMessageBodySchema);
   const messageId = await (await getApp()).engine.withRun(id, (run) => run.messageAgent(agentId, body.content, { name: body.author ?? "User", agentId: null, party: USER_PARTY, abbrev: "usr" }));
-  return json({ message_id: messageId }, { status: 202 });
+  return answer(AgentMessageResponseSchema, { message_id: messageId }, { status: 202 });
 });
