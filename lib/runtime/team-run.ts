@@ -36,6 +36,7 @@ import { LeaderLoop } from "./team/leader-loop";
 import { scheduleDistill } from "./team/memory-distill";
 import { terminateAgent } from "./team/leader-tools";
 import { answerQuestion, messageAgent, reportFailure } from "./team/mail";
+import type { EngineBus, EngineStorage } from "./team/ports";
 import { TeamState } from "./team/state";
 import { leaderInbox, messageId, type AgentMeta, type Sender } from "./team/types";
 
@@ -52,10 +53,15 @@ export class TeamRun {
   readonly #listening = new Map<number, () => void>();
   readonly #offHealth: () => void;
 
-  constructor(deps: EngineDeps, convId: string, limits: RuntimeLimits) {
+  /**
+   * `ports` are the storage and the bus the run works through (./team/ports.ts); by default the
+   * file store of `deps.root` and `deps.bus`. A run given a storage reads and changes its
+   * conversation only through it (never `deps.store`).
+   */
+  constructor(deps: EngineDeps, convId: string, limits: RuntimeLimits, ports: { storage?: EngineStorage; bus?: EngineBus } = {}) {
     this.convId = convId;
     this.limits = limits;
-    this.#s = new TeamState(deps, convId, limits);
+    this.#s = new TeamState(deps, convId, limits, ports);
     this.#leader = new LeaderLoop(this.#s, (error) => this.#crashed(null, error));
     this.#agents = new AgentLoops(this.#s, (agentId, error) => this.#crashed(agentId, error));
     this.#s.setWakers({ wakeLeader: () => this.wakeLeader(), notifyAgent: (agentId) => this.#notifyAgent(agentId) });

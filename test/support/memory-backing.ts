@@ -28,8 +28,8 @@ export class MemoryBacking {
   agentCounter = 0;
   #seq = 0;
 
-  /** Adds a fresh conversation (durable at once); returns its id. */
-  seed(input: { title: string; model_key: string; run_mode: RunMode }): string {
+  /** Adds a fresh conversation (durable at once); returns its id. Its project folder is a path that does not exist unless `project_path` names one. */
+  seed(input: { title: string; model_key: string; run_mode: RunMode; project_path?: string }): string {
     const id = `conv_20260101_000000_${String(++this.#seq).padStart(3, "0")}`;
     const ts = localTimestamp();
     const meta: ConversationMetadata = {
@@ -37,7 +37,7 @@ export class MemoryBacking {
       title: input.title,
       created_at: ts,
       updated_at: ts,
-      project_path: "/nonexistent-memory-project",
+      project_path: input.project_path ?? "/nonexistent-memory-project",
       model_key: input.model_key,
       thinking_mode: input.run_mode !== "fast",
       run_mode: input.run_mode,

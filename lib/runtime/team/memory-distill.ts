@@ -17,13 +17,11 @@ import "server-only";
  * - Each run that wrote something puts a `memory_write` event on the timeline (entry ids, kinds
  *   and levels, never their text) (no notice: it would keep an idle run in memory).
  */
-import path from "node:path";
 import { collectConclusions, distillByRules, distillMessages, parseDistillAnswer, retryMessages, type Conclusion, type DistillContext, type DistilledCandidate } from "@/lib/memory/distill";
 import { accountPatternsFor } from "@/lib/memory/redaction-config";
 import { auxModelKey, loadRegistry, resolveModel } from "@/lib/models";
 import { SYSTEM_PARTY } from "@/lib/protocol";
 import type { Message } from "@/lib/store";
-import { closeJsonLines } from "@/lib/store/jsonl";
 import type { EmitInit, NoticeKey } from "./state";
 import type { TeamState } from "./state";
 import { memoryOf } from "./memory-port";
@@ -33,7 +31,7 @@ import type { AgentMeta } from "./types";
 export type DistillTrigger = "summary" | "archive";
 
 /** Where a run's events and notices go: the conversation's run state, or one made for an archived conversation. */
-export type DistillSink = Pick<TeamState, "deps" | "convId" | "store"> & {
+export type DistillSink = Pick<TeamState, "deps" | "convId" | "store" | "storage"> & {
   /** Resolves once what the store holds is durable (a run's state computes ahead of its log): memory is distilled only from that. */
   durable?(): Promise<void>;
   emitNow(init: EmitInit): Promise<unknown>;
@@ -56,9 +54,10 @@ export function scheduleDistill(sink: DistillSink, trigger: DistillTrigger): Pro
   q.set(sink.convId, run);
   void run.finally(async () => {
     if (q.get(sink.convId) === run) q.delete(sink.convId);
-    // The run may have let the conversation go while this one worked: the timeline file its event
-    // was appended to is closed again, so nothing stays held for a conversation nobody uses.
-    if (!sink.deps.store.isOpen(sink.convId)) await closeJsonLines(path.join(sink.deps.root, "conversations", sink.convId)).catch(() => undefined);
+    // The run may have let the conversation go while this one worked: what its event opened in the
+    // storage (the file store's timeline file) is let go again, so nothing stays held for a
+    // conversation nobody uses.
+    await sink.storage.letGo?.(sink.convId);
   });
   return run;
 }

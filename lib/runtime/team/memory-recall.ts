@@ -24,13 +24,13 @@ interface RecallCache {
 const caches = new WeakMap<TeamState, RecallCache>();
 const titles = new WeakMap<TeamState, Map<string, Promise<string | undefined>>>();
 
-/** The title of a source conversation (looked up once per run; a deleted one has none). */
+/** The title of a source conversation, read through the run's storage (looked up once per run; a deleted one has none). */
 function titleOf(s: TeamState, convId: string): Promise<string | undefined> {
   let map = titles.get(s);
   if (!map) titles.set(s, (map = new Map()));
   let title = map.get(convId);
   if (!title) {
-    title = s.deps.store.get(convId).then((c) => c.title, () => undefined);
+    title = s.store.get(convId).then((c) => c.title, () => undefined);
     map.set(convId, title);
   }
   return title;

@@ -16,6 +16,7 @@ import type { Bus } from "@/lib/bus";
 import { TIMELINE_FILE_NAME, timelineLine, type TimelineRecord } from "@/lib/protocol";
 import type { AgentMessagesFile, AgentMetadata, ConversationMetadata, LeaderMessagesFile } from "@/lib/contracts/on-disk";
 import type { AgentList, ConversationPatch, ConversationStore, CreateAgentInput, Durability, LoggedLineFile, Mutator } from "@/lib/store";
+import { closeJsonLines } from "@/lib/store/jsonl";
 import { ActionJournal, JOURNAL_FILE_NAME, type JournalState } from "./journal";
 
 /** Per-call context reports of a conversation (an addition to the seed's layout). */
@@ -144,6 +145,13 @@ export interface EngineStorage {
    * it is made.
    */
   durability(convId: string): Durability | null;
+  /**
+   * Called after background work that may have appended to a conversation once its run was let
+   * go (memory distillation's timeline event): a storage that holds something open per
+   * conversation lets go of it unless the conversation is held again (the file store closes its
+   * JSON Lines files). Leave it out when there is nothing to let go of. Never rejects.
+   */
+  letGo?(convId: string): Promise<void>;
 }
 
 /**
@@ -175,6 +183,9 @@ export function fileStorage(root: string, store: ConversationStore): EngineStora
         (line) => store.appendLine(convId, JOURNAL_FILE_NAME, line, EAGER),
       ),
     durability: (convId) => store.durability(convId),
+    letGo: async (convId) => {
+      if (!store.isOpen(convId)) await closeJsonLines(dirOf(convId)).catch(() => undefined);
+    },
   };
 }
 
