@@ -35,6 +35,9 @@ import type { ConversationStore } from "@/lib/store";
 import { newRoleLibrary } from "@/test/helpers/role-library";
 import { MemoryBacking, MemoryStorage } from "./memory-storage";
 import { ScriptedModel, type Script } from "./scripted-model";
+import { RequestClock } from "@/lib/shared-context/clock";
+import { KnowledgeService } from "@/lib/knowledge/service";
+import { DEFAULT_KNOWLEDGE_LIMITS } from "@/lib/knowledge/config";
 
 const ROLES_DIR = fileURLToPath(new URL("../../agents", import.meta.url));
 
@@ -164,6 +167,8 @@ export class TeamKit {
       mcp: new McpManager(),
       tokens,
       gatewayErrors: new GatewayLastErrors(),
+      clock: new RequestClock(),
+      knowledge: new KnowledgeService(this.#env.dataRoot, DEFAULT_KNOWLEDGE_LIMITS),
       distill: new DistillState(this.#env.dataRoot),
     };
     const run = new TeamRun(deps, this.convId, this.limits, { storage, bus });
