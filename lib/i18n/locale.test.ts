@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { KIND_PRIORITY } from "@/lib/memory";
+import { KIND_PRIORITY } from "@/lib/redaction";
 import { en } from "./dictionaries/en";
 import { zhCN } from "./dictionaries/zh-cn";
 import { localeFromAcceptLanguage, resolveLocale } from "./locale";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { redact, type RedactionKind } from "./index";
+import { redact, type RedactionKind } from "@/lib/redaction";
 import { CORPUS_ACCOUNT_PATTERNS, NEGATIVE_SAMPLES, POSITIVE_SAMPLES, type Sample } from "@/test/helpers/memory/redact-corpus";
 
 // A fixed clock, so an ID card's "birth year not in the future" check never drifts the figures.
