@@ -10,13 +10,24 @@
  * process itself at start-up (instrumentation.ts), so a second server on the same folder exits.
  * The server itself is scripts/serve.mjs (Next's handler on node:http, stamping each request with
  * the client's socket address for per-client limits).
+ *
+ * First of all it checks that this Node is the one package.json's `engines.node` names
+ * (./node-version.mjs): an older one exits with a line saying which is needed.
  */
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { ensureBuild } from "./build-state.mjs";
+import { nodeVersionProblem } from "./node-version.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const nodeProblem = nodeVersionProblem(process.version, JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")).engines.node);
+if (nodeProblem) {
+  console.error(nodeProblem);
+  process.exit(1);
+}
+// Loaded once the version is known to be right.
+const { ensureBuild } = await import("./build-state.mjs");
 const host = process.env.HOST || "127.0.0.1";
 const port = process.env.PORT || "3000";
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ASTRION_BIND_HOST: host };

@@ -1,7 +1,7 @@
 import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import Database from "better-sqlite3";
+import { DatabaseSync } from "node:sqlite";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Checkpointer } from "./checkpointer";
 import { SearchDb, type ConvRow, type SourceRow } from "./db";
@@ -56,7 +56,7 @@ describe("the search database's checkpoints", () => {
     }
     // The last connection to close (the worker's) left no log, and everything written is in the database.
     await expect(fs.stat(`${file}-wal`)).rejects.toMatchObject({ code: "ENOENT" });
-    const check = new Database(file, { readonly: true });
+    const check = new DatabaseSync(file, { readOnly: true });
     try {
       expect((check.prepare("SELECT count(*) AS n FROM msgs").get() as { n: number }).n).toBe(151 * 2);
     } finally {

@@ -2,7 +2,7 @@ import "server-only";
 /**
  * Checkpoints of the search database's write-ahead log, made off the event loop.
  *
- * The server's own connection writes the index in synchronous transactions (better-sqlite3);
+ * The server's own connection writes the index in synchronous transactions (`node:sqlite`);
  * in WAL mode with `synchronous = NORMAL` a commit writes the log and waits for no disk. What
  * waits is the checkpoint, which copies the log into the database file and fsyncs it: SQLite
  * runs one in the committing connection about every 4 MB of log (1,000 pages), on the event
@@ -11,13 +11,11 @@ import "server-only";
  * PASSIVE checkpoint (it never waits for a reader or a writer) every {@link CHECKPOINT_EVERY_MS}
  * and on demand. A checkpoint with nothing to copy costs a few microseconds of the worker.
  *
- * The worker's code is a string (no file for the bundler to move) and loads better-sqlite3 from
- * the path the main thread resolved. If the worker stops unasked (it could not load the module or
- * open the file, or it failed later), `onStop` is called once, so the owner can checkpoint in its
- * own connection again rather than let the log grow.
+ * The worker's code is a string (no file for the bundler to move) and uses Node's built-in
+ * `node:sqlite`. If the worker stops unasked (it could not open the file, or it failed later),
+ * `onStop` is called once, so the owner can checkpoint in its own connection again rather than
+ * let the log grow.
  */
-import { createRequire } from "node:module";
-import path from "node:path";
 import { Worker } from "node:worker_threads";
 
 /** How often the worker checkpoints the log (ms). */
@@ -31,11 +29,13 @@ export interface CheckpointResult {
 
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
-const Database = require(workerData.sqlite);
-const db = new Database(workerData.file, { fileMustExist: true });
-db.pragma("busy_timeout = 1000");
+const { existsSync } = require("node:fs");
+const { DatabaseSync } = require("node:sqlite");
+if (!existsSync(workerData.file)) throw new Error("no database at " + workerData.file);
+const db = new DatabaseSync(workerData.file, { timeout: 1000 });
+const passive = db.prepare("PRAGMA wal_checkpoint(PASSIVE)");
 const checkpoint = () => {
-  const [row] = db.pragma("wal_checkpoint(PASSIVE)");
+  const row = passive.get();
   return { logFrames: row.log, checkpointedFrames: row.checkpointed };
 };
 const timer = setInterval(() => {
@@ -57,11 +57,6 @@ parentPort.on("message", (message) => {
 });
 `;
 
-/** Where better-sqlite3 is, for the worker (resolved from the app's folder, as the server's own import is). */
-function sqlitePath(): string {
-  return createRequire(path.join(process.cwd(), "package.json")).resolve("better-sqlite3");
-}
-
 /** The checkpointing worker of one database file. */
 export class Checkpointer {
   readonly #worker: Worker;
@@ -75,7 +70,7 @@ export class Checkpointer {
    * runs once if the worker stops before {@link close} is asked.
    */
   constructor(file: string, everyMs: number = CHECKPOINT_EVERY_MS, onStop?: () => void) {
-    this.#worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, sqlite: sqlitePath(), everyMs } });
+    this.#worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, everyMs } });
     // A checkpointer never keeps the process alive (tests, shutdown).
     this.#worker.unref();
     this.#worker.on("message", (m: { id: number; result?: CheckpointResult | null; error?: string }) => {

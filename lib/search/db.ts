@@ -3,7 +3,7 @@ import "server-only";
  * The search index on disk: one SQLite database (`<data root>/search/history.sqlite`, WAL) with
  * an FTS5 table. It is derived data: the conversation files are the truth, and a missing, broken
  * or outdated database is rebuilt from them (./indexer.ts). All calls are synchronous
- * (better-sqlite3); the indexer groups writes into one transaction per flush.
+ * (Node's built-in `node:sqlite`); the indexer groups writes into one transaction per flush.
  *
  * Tables:
  * - `convs`: per conversation, what hits show and filter on, and its `updated_at` when indexed
@@ -14,7 +14,8 @@ import "server-only";
  * - `fts`: contentless FTS5 over `msgs` (rowid = msgs.id): the CJK-segmented text (`body`) and
  *   the filter tokens (`tags`, ./tags.ts).
  */
-import Database from "better-sqlite3";
+import { existsSync } from "node:fs";
+import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { segmentCjk } from "@/lib/text/words";
 import { Checkpointer, type CheckpointResult } from "./checkpointer";
 import { tagsOf } from "./tags";
@@ -34,17 +35,17 @@ CREATE UNIQUE INDEX IF NOT EXISTS msgs_source ON msgs(conv_id, agent_id, idx);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, tags, tokenize = 'unicode61 remove_diacritics 2', content = '', contentless_delete = 1);
 `;
 
-/** A conversation as the index keeps it. */
-export interface ConvRow {
+/** A conversation as the index keeps it (a type, not an interface: a row is bound as named parameters). */
+export type ConvRow = {
   conv_id: string;
   title: string;
   status: string;
   model_key: string;
   updated_at: string;
-}
+};
 
 /** A messages.json as the index keeps it (agent 0: the leader). */
-export interface SourceRow {
+export type SourceRow = {
   conv_id: string;
   agent_id: number;
   display_name: string;
@@ -53,10 +54,10 @@ export interface SourceRow {
   count: number;
   last_id: string | null;
   updated_at: string;
-}
+};
 
 /** A hit as the database answers it. */
-export interface HitRow {
+export type HitRow = {
   conv_id: string;
   agent_id: number;
   idx: number;
@@ -70,7 +71,7 @@ export interface HitRow {
   display_name: string | null;
   role_id: string | null;
   model_key: string | null;
-}
+};
 
 /** A search as the database runs it. */
 export interface HitQuery {
@@ -94,14 +95,19 @@ export class SearchDbError extends Error {
 
 /** One open search database. */
 export class SearchDb {
-  readonly #db: Database.Database;
+  readonly #db: DatabaseSync;
   readonly #st;
   /** Checkpoints the log off the event loop (./checkpointer.ts); this connection runs none. */
   #checkpointer: Checkpointer | null = null;
 
-  private constructor(db: Database.Database) {
+  private constructor(db: DatabaseSync) {
     this.#db = db;
-    const p = (sql: string) => db.prepare(sql);
+    // A row object may carry more fields than a statement names (better-sqlite3 ignored them too).
+    const p = (sql: string): StatementSync => {
+      const statement = db.prepare(sql);
+      statement.setAllowUnknownNamedParameters(true);
+      return statement;
+    };
     this.#st = {
       getConv: p("SELECT * FROM convs WHERE conv_id = ?"),
       putConv: p(`INSERT INTO convs(conv_id, title, status, model_key, updated_at) VALUES (@conv_id, @title, @status, @model_key, @updated_at)
@@ -135,18 +141,22 @@ export class SearchDb {
    * @throws SearchDbError when it is not a search index of this version, or is unreadable.
    */
   static open(file: string, create: boolean, options: { checkpointEveryMs?: number } = {}): SearchDb {
-    let db: Database.Database | null = null;
+    let db: DatabaseSync | null = null;
     try {
-      db = new Database(file, { fileMustExist: !create });
-      db.pragma("journal_mode = WAL");
+      if (!create && !existsSync(file)) throw new Error(`unable to open database file: ${file} does not exist`);
+      // SQLite's busy timeout and page cache as better-sqlite3 set them, which the figures in the
+      // README were measured with (node:sqlite's own defaults: no wait, a 2 MB cache).
+      db = new DatabaseSync(file, { timeout: 5_000 });
+      db.exec("PRAGMA cache_size = -16000");
+      db.exec("PRAGMA journal_mode = WAL");
       // WAL + NORMAL: a commit survives a crash of the process (what kill -9 tests); a power cut
       // may lose the last commits, which the start-up reconcile re-reads from the files.
-      db.pragma("synchronous = NORMAL");
+      db.exec("PRAGMA synchronous = NORMAL");
       // A checkpoint fsyncs the database file: not on the event loop (./checkpointer.ts).
-      db.pragma("wal_autocheckpoint = 0");
+      db.exec("PRAGMA wal_autocheckpoint = 0");
       const fresh = (db.prepare("SELECT count(*) AS n FROM sqlite_master").get() as { n: number }).n === 0;
       if (!fresh && !create) {
-        const version = db.prepare("SELECT value FROM info WHERE key = 'schema'").pluck().get() as string | undefined;
+        const version = db.prepare("SELECT value FROM info WHERE key = 'schema'").get()?.value as string | undefined;
         if (version !== SCHEMA_VERSION) throw new SearchDbError("outdated", `it was written by another version of the index (schema ${version ?? "unknown"})`);
       }
       db.exec(SCHEMA);
@@ -173,7 +183,7 @@ export class SearchDb {
     // SQLite's default: a checkpoint in the committing connection every 1,000 pages of log.
     const checkpointHere = () => {
       this.#checkpointer = null;
-      if (this.#db.open) this.#db.pragma("wal_autocheckpoint = 1000");
+      if (this.#db.isOpen) this.#db.exec("PRAGMA wal_autocheckpoint = 1000");
     };
     try {
       this.#checkpointer = new Checkpointer(file, everyMs, checkpointHere);
@@ -185,16 +195,24 @@ export class SearchDb {
 
   /** Whether a rebuild from the files ran to its end (a crash in the middle leaves it false). */
   get complete(): boolean {
-    return this.#st.getInfo.pluck().get("complete") === "1";
+    return this.#st.getInfo.get("complete")?.value === "1";
   }
 
   set complete(value: boolean) {
     this.#st.setInfo.run("complete", value ? "1" : "0");
   }
 
-  /** Runs `fn` in one transaction. */
+  /** Runs `fn` in one transaction: committed when it returns, rolled back when it throws (not nested). */
   transaction<T>(fn: () => T): T {
-    return this.#db.transaction(fn)();
+    this.#db.exec("BEGIN");
+    try {
+      const result = fn();
+      this.#db.exec("COMMIT");
+      return result;
+    } catch (error) {
+      if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
+      throw error;
+    }
   }
 
   /** Every conversation's row (the watermarks compared at start). */
@@ -301,7 +319,7 @@ export class SearchDb {
       LEFT JOIN convs c ON c.conv_id = r.conv_id
       LEFT JOIN sources s ON s.conv_id = r.conv_id AND s.agent_id = r.agent_id
       ORDER BY r.rank, r.id DESC LIMIT @limit OFFSET @offset`;
-    const params: Record<string, unknown> = { match: q.match, window: q.window, limit: q.limit, offset: q.offset };
+    const params: Record<string, string | number> = { match: q.match, window: q.window, limit: q.limit, offset: q.offset };
     if (q.from) params.from = q.from;
     if (q.to) params.to = q.to;
     return this.#db.prepare(sql).all(params) as HitRow[];
@@ -326,7 +344,7 @@ export class SearchDb {
    * log, and that is the worker's. Resolves once the worker's connection is closed.
    */
   close(): Promise<void> {
-    if (this.#db.open) this.#db.close();
+    if (this.#db.isOpen) this.#db.close();
     const checkpointer = this.#checkpointer;
     this.#checkpointer = null;
     return checkpointer?.close() ?? Promise.resolve();

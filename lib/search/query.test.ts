@@ -1,11 +1,11 @@
-import Database from "better-sqlite3";
+import { DatabaseSync } from "node:sqlite";
 import { afterAll, describe, expect, it } from "vitest";
 import { matchExpression, parseQuery } from "./query";
 import { filterTagGroups, tagsOf } from "./tags";
 import { segmentCjk, tokenize } from "@/lib/text/words";
 
 // A real FTS5 table like the index's, so every expression is checked by SQLite itself.
-const db = new Database(":memory:");
+const db = new DatabaseSync(":memory:");
 db.exec("CREATE VIRTUAL TABLE fts USING fts5(body, tags, tokenize = 'unicode61 remove_diacritics 2')");
 const insert = db.prepare("INSERT INTO fts(rowid, body, tags) VALUES (?, ?, ?)");
 const DOCS = [
@@ -24,7 +24,7 @@ afterAll(() => db.close());
 function run(text: string, groups: string[][] = []): number[] {
   const expr = matchExpression(parseQuery(text), groups);
   if (expr === null) return [];
-  return (db.prepare("SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid").pluck().all(expr) as number[]);
+  return db.prepare("SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid").all(expr).map((row) => row.rowid as number);
 }
 
 describe("parseQuery and matchExpression", () => {

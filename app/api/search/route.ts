@@ -3,7 +3,7 @@ import { answer, parseWith, queryOf, route } from "@/lib/http";
 import { getApp } from "@/lib/server/app";
 
 export const dynamic = "force-dynamic";
-// better-sqlite3 is a native module: Node only.
+// node:sqlite and worker threads (lib/search): Node only.
 export const runtime = "nodejs";
 
 /** Full-text search over every conversation's messages, with filters (lib/search). */
