@@ -155,6 +155,9 @@ export const EventLoopReportSchema = z.object({
       /** Time spent in garbage-collection pauses in that second, in ms, and the longest one. */
       gc_ms: z.number().optional(),
       gc_max_ms: z.number().optional(),
+      /** The longest gap between two ticks of the monitor's 10 ms timer in that second, and the main thread's CPU time during it, in ms. */
+      longest_gap_ms: z.number().optional(),
+      longest_gap_cpu_ms: z.number().optional(),
     }),
   ),
 });

@@ -32,6 +32,10 @@ describe("the event-loop monitor", () => {
     expect(around.reduce((n, s) => n + s.cpu_ms!, 0)).toBeGreaterThanOrEqual(290);
     expect(around.reduce((n, s) => n + s.gc_ms!, 0)).toBeGreaterThan(0);
     for (const s of around) expect(s.gc_max_ms).toBeLessThanOrEqual(s.gc_ms!);
+    // the block is the second's longest gap between ticks, and the main thread computed through it
+    const blocked = report.max_ms_per_second[i]!;
+    expect(blocked.longest_gap_ms).toBeGreaterThanOrEqual(blocked.max_ms - 10);
+    expect(blocked.longest_gap_cpu_ms).toBeGreaterThanOrEqual(250);
     const quiet = report.max_ms_per_second.at(-1)!;
     expect(quiet.cpu_ms).toBeLessThan(250);
   });

@@ -28,6 +28,12 @@ function round(ms: number): number {
   return Math.round(ms * 10) / 10;
 }
 
+/** The main thread's CPU time so far, in ms (user + system). */
+function threadCpuMs(): number {
+  const used = process.threadCpuUsage();
+  return (used.user + used.system) / 1000;
+}
+
 /** Starts sampling (idempotent). */
 export function startEventLoopMonitor(): Monitor {
   return processSingleton("eventLoopMonitor", makeMonitor);
@@ -46,6 +52,24 @@ function makeMonitor(): Monitor {
     }
   });
   gc.observe({ entryTypes: ["gc"] });
+  // The longest gap between two ticks of a 10 ms timer in this second, and the main thread's own
+  // CPU time in it: a gap the loop spent computing is the app's; one with little CPU in it is
+  // time the thread waited (for a core taken by other processes, a page, the disk).
+  let gapMs = 0;
+  let gapCpuMs = 0;
+  let lastWall = performance.now();
+  let lastCpu = threadCpuMs();
+  const sampler = setInterval(() => {
+    const wall = performance.now();
+    const cpuNow = threadCpuMs();
+    if (wall - lastWall > gapMs) {
+      gapMs = wall - lastWall;
+      gapCpuMs = cpuNow - lastCpu;
+    }
+    lastWall = wall;
+    lastCpu = cpuNow;
+  }, RESOLUTION_MS);
+  sampler.unref();
   let cpu = process.cpuUsage();
   const tick = setInterval(() => {
     const used = process.cpuUsage(cpu);
@@ -57,11 +81,15 @@ function makeMonitor(): Monitor {
       cpu_ms: round((used.user + used.system) / 1000),
       gc_ms: round(gcMs),
       gc_max_ms: round(gcMaxMs),
+      longest_gap_ms: round(gapMs),
+      longest_gap_cpu_ms: round(gapCpuMs),
     });
     if (monitor.seconds.length > EVENT_LOOP_WINDOW_S) monitor.seconds.shift();
     histogram.reset();
     gcMs = 0;
     gcMaxMs = 0;
+    gapMs = 0;
+    gapCpuMs = 0;
   }, 1000);
   tick.unref();
   return monitor;

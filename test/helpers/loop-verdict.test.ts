@@ -19,7 +19,7 @@ describe("whose fault a late second was", () => {
     expect(v.kind).toBe("app");
     expect(v.late).toHaveLength(1);
     expect(v.late[0]).toMatchObject({ max_ms: 226, probe_ms: 22, cause: "app" });
-    expect(v.message).toContain("server 226 ms late (cpu 980 ms, gc 12 ms, longest gc 8 ms), idle probe 22 ms late → the app held its own loop");
+    expect(v.message).toContain("server 226 ms late (cpu 980 ms, gc 12 ms, longest gc 8 ms, longest gap ? ms with ? ms of the main thread's cpu), idle probe 22 ms late → the app held its own loop");
   });
 
   it("a probe held as long in the same second is the machine's", () => {
@@ -62,6 +62,24 @@ describe("whose fault a late second was", () => {
     expect(v.kind).toBe("app");
     expect(v.late.map((s) => s.cause)).toEqual(["machine", "app"]);
     expect(v.message.split("\n")).toHaveLength(2);
+  });
+});
+
+describe("a late second the server spent waiting", () => {
+  it("is the machine's when the main thread's own CPU in its longest gap fitted the budget", () => {
+    const waited = loopVerdict([second(1000, 212, { longest_gap_ms: 220, longest_gap_cpu_ms: 120 })], probe([[900, 20]]), 200);
+    expect(waited.kind).toBe("machine");
+    expect(waited.late[0]!.why).toBe("waited");
+    expect(waited.message).toContain("longest gap 220 ms with 120 ms of the main thread's cpu), idle probe 20 ms late → the server waited: its own work in that gap fitted the budget");
+  });
+
+  it("is the app's when the thread computed longer than the budget in that gap", () => {
+    const v = loopVerdict([second(1000, 212, { longest_gap_ms: 220, longest_gap_cpu_ms: 205 })], probe([[900, 20]]), 200);
+    expect(v.kind).toBe("app");
+  });
+
+  it("does not excuse a late second by a shorter gap (the late one is not the gap measured)", () => {
+    expect(loopVerdict([second(1000, 250, { longest_gap_ms: 120, longest_gap_cpu_ms: 10 })], probe([[900, 20]]), 200).kind).toBe("app");
   });
 });
 
