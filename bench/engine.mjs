@@ -15,13 +15,13 @@
  * first 100 against the peak for all 200, and the RSS after 10, 50, 100 and 200, show whether
  * memory grows with the number of conversations run.
  */
-import { rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { finished, mainThreadCpuMs, newConversation, post, processCpuMs, processMemoryMb, signals, viewer } from "./conversation.mjs";
 import { instrument, loadFakeOpenAI } from "./fake-model.mjs";
 import { startFloor } from "./floor.mjs";
-import { nowMs, request, startServer, stats, tempDir } from "./lib.mjs";
+import { nowMs, request, ROOT, startServer, stats, tempDir } from "./lib.mjs";
 import { GOAL, PLANNED_CALLS, SUMMARY_MARK, WORKER_ROLES, workloadHandler, writeFixtureProject } from "./workload.mjs";
 
 const RUNS = Number(process.env.BENCH_ENGINE_RUNS) || 100;
@@ -30,6 +30,8 @@ const MORE_RUNS = Number(process.env.BENCH_ENGINE_MEMORY_RUNS ?? RUNS);
 /** App runs before the timed ones (the floor's warm-up is 3 runs per transport). */
 const WARM_RUNS = Number(process.env.BENCH_ENGINE_WARMUP ?? 30);
 const CONCURRENT = 10;
+/** The `openai` client the floor runs on (its package.json is not among the package's exports). */
+const OPENAI_VERSION = JSON.parse(readFileSync(path.join(ROOT, "node_modules", "openai", "package.json"), "utf8")).version;
 /** Rounds of CONCURRENT conversations at once (the median over 3 moved by a millisecond between runs). */
 const ROUNDS = Number(process.env.BENCH_ENGINE_ROUNDS) || 7;
 /** Memory is sampled every this many conversations (and after the last). */
@@ -234,7 +236,7 @@ export async function benchEngine() {
         conditions:
           `Fake OpenAI-compatible model answering at zero latency on loopback (bench/fake-model.mjs), same for both. Workload per run: leader creates ${WORKER_ROLES.length} workers; ` +
           `each worker reads 2 files of a fixture project (read_file) then reports; leader summarizes (${PLANNED_CALLS} model calls planned; the app's leader also answers ` +
-          `"waiting" when reports reach it one by one). Floor: bare openai@6 streaming tool loop in a child process, workers concurrent, on the client's default fetch ` +
+          `"waiting" when reports reach it one by one). Floor: bare openai@${OPENAI_VERSION} streaming tool loop in a child process, workers concurrent, on the client's default fetch ` +
           `(side_by_side) and on the app's own transport over node:http (side_by_side_floor_on_app_transport). App: the built server ` +
           `(next start) over HTTP with one SSE viewer per conversation, ASTRION_LEADER_BATCH_MS=0; wall = POST → summary received by the viewer; server CPU = POST → ` +
           `leader idle, from /proc/<pid>/stat (10 ms ticks), the main thread's from /proc/<pid>/task/<pid>/stat. Load average at start ${os.loadavg().map((x) => x.toFixed(2)).join(" ")}.`,

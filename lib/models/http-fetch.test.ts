@@ -1,6 +1,5 @@
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { Readable } from "node:stream";
 import zlib from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { IDLE_CONNECTION_MS, modelFetch, plainFetch } from "./http-fetch";
@@ -76,8 +75,8 @@ describe("modelFetch", () => {
       finish = () => res.end("data: two\n\n");
     });
     const r = await modelFetch(url, { method: "POST", body: "{}" });
-    // the Node stream itself, which the SDK iterates: no WHATWG stream in between
-    expect(r.body).toBeInstanceOf(Readable);
+    // the Node stream's own iterator (with the event bound), which the SDK iterates: no WHATWG stream in between
+    expect(r.body).not.toBeInstanceOf(ReadableStream);
     const it = (r.body as unknown as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
     expect(String((await it.next()).value)).toBe("data: one\n\n");
     finish();
@@ -85,7 +84,7 @@ describe("modelFetch", () => {
     expect((await it.next()).done).toBe(true);
   });
 
-  it("hands a streamed answer's event that arrives over many reads to the SDK in one chunk, and other bodies as they arrive", async () => {
+  it("hands a streamed answer's event that arrives over many reads to the SDK as it arrives, like other bodies", async () => {
     const event = `data: ${JSON.stringify({ arguments: "\n".repeat(1_000_000) })}\n\n`;
     const pieces = (text: string) => Array.from({ length: Math.ceil(text.length / 16_384) }, (_, i) => text.slice(i * 16_384, (i + 1) * 16_384));
     const sendSlowly = async (res: http.ServerResponse, text: string) => {
@@ -102,10 +101,9 @@ describe("modelFetch", () => {
     const seen: string[] = [];
     for await (const chunk of (await modelFetch(streamed.url, { method: "POST", body: "{}" })).body as unknown as AsyncIterable<Buffer>) seen.push(chunk.toString("utf8"));
     expect(seen.join("")).toBe(`data: first\n\n${event}data: [DONE]\n\n`);
-    // every chunk ends where an event ends: the 2 MB event came whole, not in some 120 reads
-    for (const chunk of seen) expect(chunk.endsWith("\n\n")).toBe(true);
-    expect(seen.length).toBeLessThanOrEqual(3);
-    // a body that is not a stream of events is handed on read by read
+    // read by read: the SDK (7.x) looks at each byte once, so nothing is gathered for it
+    expect(seen.length).toBeGreaterThan(3);
+    // nor is a body that is not a stream of events
     const plain = await serve((_req, _body, res) => {
       res.writeHead(200, { "content-type": "application/json" });
       void sendSlowly(res, "x".repeat(200_000));

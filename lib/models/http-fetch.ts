@@ -1,10 +1,11 @@
 import "server-only";
 /**
  * The `fetch` the `openai` client is given: a request over `node:http` / `node:https` with
- * keep-alive agents, whose response body is the Node stream itself. The SDK reads a body through
- * its async iterator when it has one, so a streamed answer goes socket → SSE parser without the
- * WHATWG streams and the undici machinery of Node's own `fetch` between them; in `npm run bench`
- * that was about 0.5 ms of CPU per model call, a third of what a bare `openai` tool loop spends.
+ * keep-alive agents, whose response body is the Node stream itself (a streamed answer's with a
+ * bound on one event's size, ./sse-frames.ts). The SDK reads a body through its async iterator
+ * when it has one, so a streamed answer goes socket → SSE parser without the WHATWG streams and
+ * the undici machinery of Node's own `fetch` between them; in `npm run bench` that was about
+ * 0.5 ms of CPU per model call, a third of what a bare `openai` tool loop spends.
  *
  * What it does not handle itself it hands to Node's own fetch (Next's patched one left out, see
  * {@link plainFetch}): a body that is not a string (uploads, streams), and a redirect (the request
@@ -20,7 +21,7 @@ import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
 import { pipeline, type Readable } from "node:stream";
 import zlib from "node:zlib";
-import { eventFrames } from "./sse-frames";
+import { boundedEvents } from "./sse-frames";
 
 /**
  * How long a connection is kept for the next call once idle (ms): as long as Node's `fetch`
@@ -84,10 +85,13 @@ function responseOf(res: IncomingMessage, url: string): Response {
   const headers = new Headers();
   const raw = res.rawHeaders;
   for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
-  const body = decoded(res);
+  const stream = uncompressed(res);
   // Until the SDK reads it, an error of the body (the connection cut, an abort) must not be an
   // unhandled 'error' event; a reader still gets it.
-  body.on("error", () => undefined);
+  stream.on("error", () => undefined);
+  // A streamed answer with a bound on one event's size (./sse-frames.ts); other bodies as they are.
+  const streamed = String(res.headers["content-type"] ?? "").toLowerCase().includes("text/event-stream");
+  const body: AsyncIterable<Buffer> = streamed ? boundedEvents(stream) : stream;
   let used = false;
   const bytes = async (): Promise<Buffer> => {
     if (used) throw new TypeError("Body is unusable: Body has already been read");
@@ -117,16 +121,6 @@ function responseOf(res: IncomingMessage, url: string): Response {
     },
   };
   return response as unknown as Response;
-}
-
-/**
- * The response's body, decompressed when the server compressed it unasked, and a streamed answer
- * (`text/event-stream`) in chunks that end where its events end (./sse-frames.ts).
- */
-function decoded(res: IncomingMessage): Readable {
-  const body = uncompressed(res);
-  if (!String(res.headers["content-type"] ?? "").toLowerCase().includes("text/event-stream")) return body;
-  return pipeline(body, eventFrames(), () => undefined);
 }
 
 /** The response's body, decompressed when the server compressed it unasked. */

@@ -1,22 +1,20 @@
 /**
- * A streamed answer's bytes handed to the `openai` SDK in chunks that end where a server-sent
- * event ends.
+ * A bound on one server-sent event of a streamed answer, before the `openai` SDK buffers it.
  *
- * The SDK (6.x, `iterSSEChunks` in core/streaming) keeps the unfinished event it holds in one
- * array: every chunk that arrives is copied in with all it holds (a new array each time) and the
- * whole of it is scanned again for an event's end. An event that arrives in k chunks so costs
- * O(k × its size) of the event loop: a model's `write_file` of 1,000,000 newlines (one 2 MB event,
- * about 40 socket reads) held it 40 ms in that scan in `test/event-loop.test.ts`, and an event
- * of tens of megabytes would hold it for seconds. Here each byte is looked at once: the bytes of
- * an unfinished event are kept aside and given to the SDK with the chunk that finishes it, so the
- * SDK finds every end in one pass and holds at most a few bytes between chunks.
+ * The SDK (7.x, `iterSSEChunks` in core/streaming) keeps the unfinished event in a buffer that
+ * grows without limit: an endpoint that sends one event without end would have the server hold
+ * all of it. One event longer than {@link MAX_EVENT_BYTES} cannot carry part of an answer the
+ * client takes (`MAX_ANSWER_CHARS`, each character at most 6 bytes in JSON), so the body ends
+ * with {@link OversizeEvent} instead, and its connection is closed.
  *
- * Any split of a byte stream is a valid one for the SDK, whose parser is left to read events;
- * this only moves where chunks end. One event longer than {@link MAX_EVENT_BYTES} cannot carry
- * part of an answer the client takes (`MAX_ANSWER_CHARS`, each character at most 6 bytes in
- * JSON): the body ends with {@link OversizeEvent} instead of growing without end.
+ * The chunks are handed on as they came. (With the 6.x SDK this re-chunked the body at event
+ * ends, because that SDK scanned an unfinished event again with each chunk, O(k × its size) for
+ * an event of k chunks; 7.x looks at each byte once, and the re-chunking only cost CPU:
+ * docs/dependencies.md.) A chunk that ends an event with none open before it, the usual case,
+ * costs a comparison of two bytes; one inside a long event, a search for a line break; any other,
+ * a search for its first and last event end.
  */
-import { Transform, type TransformCallback } from "node:stream";
+import type { Readable } from "node:stream";
 import { MAX_ANSWER_CHARS } from "./stream";
 
 /** Bytes of one server-sent event a model may send: every character of the largest answer escaped (`\u0000`), and room for its JSON. */
@@ -32,6 +30,7 @@ export class OversizeEvent extends Error {
 
 const LF = 0x0a;
 const CR = 0x0d;
+const EMPTY = Buffer.alloc(0);
 /** An event's end, as the SDK reads one, and its length. */
 const PATTERNS: ReadonlyArray<readonly [Buffer, number]> = [
   [Buffer.from("\n\n"), 2],
@@ -54,6 +53,9 @@ function endsAnEvent(chunk: Buffer): boolean {
  * straddles the two; an end wholly inside `tail` was looked for with the reads before.
  */
 export function eventEnds(tail: Buffer, chunk: Buffer): { first: number; last: number } | null {
+  // Every end finishes with a line break in `chunk`: a read inside a long event (its JSON escapes
+  // line breaks) is passed over at memchr speed, with no copy.
+  if (chunk.indexOf(LF) < 0 && chunk.indexOf(CR) < 0) return null;
   const joined = tail.length ? Buffer.concat([tail, chunk]) : chunk;
   let first = Infinity;
   let last = -1;
@@ -66,42 +68,52 @@ export function eventEnds(tail: Buffer, chunk: Buffer): { first: number; last: n
   return last < 0 ? null : { first: first - tail.length, last: last - tail.length };
 }
 
-/** The last (up to) 3 bytes of `chunks`. */
-function tailOf(chunks: Buffer[]): Buffer {
-  const parts: Buffer[] = [];
-  let want = 3;
-  for (let i = chunks.length - 1; i >= 0 && want > 0; i--) {
-    const c = chunks[i]!;
-    parts.unshift(c.subarray(Math.max(0, c.length - want)));
-    want -= Math.min(want, c.length);
-  }
-  return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+/** The last (up to) 3 bytes of `tail` followed by `chunk`. */
+function lastBytes(tail: Buffer, chunk: Buffer): Buffer {
+  if (chunk.length >= 3) return chunk.subarray(chunk.length - 3);
+  const joined = Buffer.concat([tail, chunk]);
+  return joined.subarray(Math.max(0, joined.length - 3));
 }
 
-/** A transform re-chunking a `text/event-stream` body at event ends; see the module comment. */
-export function eventFrames(maxEventBytes: number = MAX_EVENT_BYTES): Transform {
-  let held: Buffer[] = [];
-  let heldBytes = 0;
-  return new Transform({
-    transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback) {
-      // The usual case: a whole event (or several) per read, nothing held.
-      if (heldBytes === 0 && endsAnEvent(chunk) && chunk.length <= maxEventBytes) return done(null, chunk);
-      const ends = eventEnds(tailOf(held), chunk);
-      // The event held so far ends at the first end: it may not be longer than the limit.
-      if (heldBytes + (ends?.first ?? chunk.length) > maxEventBytes) return done(new OversizeEvent(maxEventBytes));
-      if (!ends) {
-        held.push(chunk);
-        heldBytes += chunk.length;
-        return done();
-      }
-      const end = ends.last;
-      const out = heldBytes ? Buffer.concat([...held, chunk.subarray(0, end)], heldBytes + end) : chunk.subarray(0, end);
-      held = end < chunk.length ? [chunk.subarray(end)] : [];
-      heldBytes = chunk.length - end;
-      done(null, out);
+/**
+ * `body` (a `text/event-stream` answer) as the SDK iterates it: the same chunks, failing with
+ * {@link OversizeEvent} (and destroying `body`) once one event is longer than `maxEventBytes`.
+ * Ending the iteration early (the SDK's cancel) destroys `body`, as the stream's own iterator does.
+ */
+export function boundedEvents(body: Readable, maxEventBytes: number = MAX_EVENT_BYTES): AsyncIterable<Buffer> {
+  return {
+    [Symbol.asyncIterator]() {
+      const chunks = body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+      /** Bytes of the event not yet ended, and the last of them (an end may straddle two reads). */
+      let open = 0;
+      let tail: Buffer = EMPTY;
+      const tooLong = () => {
+        const error = new OversizeEvent(maxEventBytes);
+        body.destroy(error);
+        return error;
+      };
+      return {
+        async next(): Promise<IteratorResult<Buffer>> {
+          const read = await chunks.next();
+          if (read.done) return read;
+          const chunk = read.value;
+          if (open === 0 && endsAnEvent(chunk) && chunk.length <= maxEventBytes) return read;
+          const ends = eventEnds(tail, chunk);
+          // The open event ends at the first end: it may not be longer than the limit.
+          if (open + (ends?.first ?? chunk.length) > maxEventBytes) throw tooLong();
+          if (ends) {
+            open = chunk.length - ends.last;
+            tail = open ? lastBytes(EMPTY, chunk.subarray(ends.last)) : EMPTY;
+          } else {
+            open += chunk.length;
+            tail = lastBytes(tail, chunk);
+          }
+          return read;
+        },
+        async return(): Promise<IteratorResult<Buffer>> {
+          return (await chunks.return?.()) ?? { done: true, value: undefined };
+        },
+      };
     },
-    flush(done: TransformCallback) {
-      done(null, heldBytes ? Buffer.concat(held, heldBytes) : undefined);
-    },
-  });
+  };
 }
