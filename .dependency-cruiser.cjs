@@ -72,6 +72,13 @@ module.exports = {
       to: { path: "^lib/openapi/" },
     },
     {
+      name: "engine-knows-no-tool-provider",
+      severity: "error",
+      comment: "Tools reach the engine only as objects from the providers the composition root hands it: adding a tool touches a provider (lib/runtime/tool-providers), nothing in the engine.",
+      from: { path: "^lib/runtime/", pathNot: "^lib/runtime/tool-providers/" },
+      to: { path: "^lib/runtime/tool-providers/" },
+    },
+    {
       name: "no-test-support-in-production",
       severity: "error",
       from: {},

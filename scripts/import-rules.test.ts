@@ -82,6 +82,12 @@ describe("the import rules", () => {
     expect(violations({ ...clean, "lib/runtime/x.ts": 'import { app } from "@/lib/server/app";\nexport const x = app;\n' })).toContain("nothing-reaches-up-for-the-app");
   });
 
+  it("refuse the engine importing a tool provider (only the composition root names them)", () => {
+    const providers = { ...clean, "lib/runtime/tool-providers/index.ts": 'import { engine } from "@/lib/runtime/engine";\nexport const providers = engine;\n' };
+    expect(violations({ ...providers, "lib/server/app.ts": 'import { engine } from "@/lib/runtime/engine";\nimport { providers } from "@/lib/runtime/tool-providers";\nimport { offline } from "@/lib/offline-model";\nexport const app = [engine, providers, offline];\n' })).toEqual([]);
+    expect(violations({ ...providers, "lib/runtime/team/loop.ts": 'import { providers } from "@/lib/runtime/tool-providers";\nexport const loop = providers;\n' })).toContain("engine-knows-no-tool-provider");
+  });
+
   it("refuse production code importing test support", () => {
     expect(violations({ ...clean, "test/helpers/h.ts": "export const h = 1;\n", "lib/store/x.ts": 'import { h } from "@/test/helpers/h";\nexport const x = h;\n' })).toContain("no-test-support-in-production");
   });

@@ -105,12 +105,12 @@ describe("least privilege", () => {
     const tokens = new AgentTokens();
     const r = tokens.issue({ conversation_id: "conv_a", agent_id: 1, role_id: reviewer.id, permissions: reviewer.permissions, project_path: project });
     const w = tokens.issue({ conversation_id: "conv_a", agent_id: 2, role_id: engineer.id, permissions: engineer.permissions, project_path: project });
-    expect(tokens.check(r, { conversation_id: "conv_a", tool: "write_file", args: { path: "x.ts" } })).toMatchObject({ ok: false, code: "missing_scope" });
-    expect(tokens.check(w, { conversation_id: "conv_a", tool: "write_file", args: { path: "x.ts" } }).ok).toBe(true);
-    expect(tokens.check(w, { conversation_id: "conv_a", tool: "write_file", args: { path: "../x" } })).toMatchObject({ ok: false, code: "outside_project" });
-    expect(tokens.check(w, { conversation_id: "conv_b", tool: "read_file", args: { path: "x.ts" } })).toMatchObject({ ok: false, code: "wrong_conversation" });
+    expect(tokens.check(r, { conversation_id: "conv_a", tool: "write_file", scope: "project:write", confined: true, args: { path: "x.ts" } })).toMatchObject({ ok: false, code: "missing_scope" });
+    expect(tokens.check(w, { conversation_id: "conv_a", tool: "write_file", scope: "project:write", confined: true, args: { path: "x.ts" } }).ok).toBe(true);
+    expect(tokens.check(w, { conversation_id: "conv_a", tool: "write_file", scope: "project:write", confined: true, args: { path: "../x" } })).toMatchObject({ ok: false, code: "outside_project" });
+    expect(tokens.check(w, { conversation_id: "conv_b", tool: "read_file", scope: "project:read", confined: true, args: { path: "x.ts" } })).toMatchObject({ ok: false, code: "wrong_conversation" });
     tokens.revoke("conv_a", 2);
-    expect(tokens.check(w, { conversation_id: "conv_a", tool: "read_file", args: { path: "x.ts" } })).toMatchObject({ ok: false, code: "revoked" });
-    expect(tokens.check(r, { conversation_id: "conv_a", tool: "read_file", args: { path: "x.ts" } }).ok).toBe(true);
+    expect(tokens.check(w, { conversation_id: "conv_a", tool: "read_file", scope: "project:read", confined: true, args: { path: "x.ts" } })).toMatchObject({ ok: false, code: "revoked" });
+    expect(tokens.check(r, { conversation_id: "conv_a", tool: "read_file", scope: "project:read", confined: true, args: { path: "x.ts" } }).ok).toBe(true);
   });
 });

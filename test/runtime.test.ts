@@ -15,7 +15,7 @@ import { isProcessAlive } from "@/lib/store/lock";
 import type { ToolSpec } from "@/lib/models/types";
 import { createSubAgentArgs, toolNamed, toolsOf } from "@/lib/team-tools";
 import { parametersOf, toolSpec } from "@/lib/tools";
-import { RECALL_MEMORY } from "@/lib/runtime/team/memory-tools";
+import { RECALL_MEMORY } from "@/lib/runtime/tool-providers";
 import { writeFakeModels } from "./helpers/models-file";
 
 type Msg = {
@@ -293,7 +293,7 @@ describe("a team at work", () => {
     expect(leaderCalls.map((r) => reports(r.body!))).toEqual([0, 0, 3]);
     // What each model was offered, as the endpoint received it: the registry's generated schemas.
     const leaderSpecs = leaderCalls[0]!.body!.tools as ToolSpec[];
-    // recall_memory is an engine tool defined beside its runtime module (lib/runtime/team/memory-tools.ts).
+    // recall_memory is an engine tool defined beside its runtime module (lib/runtime/tool-providers/memory.ts).
     const specOf = (name: string) => toolNamed(name) ?? (name === RECALL_MEMORY.name ? RECALL_MEMORY : undefined);
     expect(leaderSpecs.map((t) => t.function.name)).toEqual([...toolsOf("leader"), ...toolsOf("both"), RECALL_MEMORY].map((t) => t.name));
     const [create, ...rest] = leaderSpecs;

@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from "vitest";
-import { AgentTokens, describeToken, scopesFor, TOOL_SCOPES, toolScope } from "./permissions";
+import { AgentTokens, describeToken, scopesFor } from "./permissions";
 
 const PROJECT = "/tmp/astrion-project";
 const reader = { conversation_id: "conv_a", agent_id: 1, role_id: "code-reviewer", permissions: ["read"], project_path: PROJECT };
@@ -18,98 +18,76 @@ describe("scopes", () => {
     expect(scopesFor([])).toEqual(["project:read", "message:leader", "message:teammates", "shared_context:read", "shared_context:write", "tools:mcp", "gateway:call"]);
   });
 
-  it("lets every live token call recall_memory (a read, like the project's), and nothing named like it", () => {
-    expect(toolScope("recall_memory")).toBe("project:read");
-    expect(toolScope("recall_memory_all")).toBeUndefined();
-    expect(tokens.check(tokens.issue(reader), { conversation_id: "conv_a", tool: "recall_memory" })).toEqual({ ok: true, scope: "project:read" });
-  });
-
-  it("gives gateway tools (gw__<source>__<op>) the gateway:call scope, and nothing to look-alikes", () => {
-    expect(toolScope("gw__orders__getOrder")).toBe("gateway:call");
-    expect(toolScope("gw____getOrder")).toBeUndefined();
-    expect(toolScope("gw__orders")).toBeUndefined();
-    expect(toolScope("mcp__orders__x")).toBe("tools:mcp");
-    expect(toolScope("constructor")).toBeUndefined();
+  it("checks the scope the tool names, whatever the tool is called", () => {
     const t = tokens.issue(reader);
-    expect(tokens.check(t, { conversation_id: "conv_a", tool: "gw__orders__getOrder" })).toEqual({ ok: true, scope: "gateway:call" });
-    expect(tokens.check(t, { conversation_id: "conv_a", tool: "mcp__orders__x" })).toEqual({ ok: true, scope: "tools:mcp" });
+    expect(tokens.check(t, { conversation_id: "conv_a", tool: "gw__orders__getOrder", scope: "gateway:call" })).toEqual({ ok: true, scope: "gateway:call" });
+    expect(tokens.check(t, { conversation_id: "conv_a", tool: "mcp__orders__x", scope: "tools:mcp" })).toEqual({ ok: true, scope: "tools:mcp" });
+    expect(tokens.check(t, { conversation_id: "conv_a", tool: "anything", scope: "project:execute" })).toMatchObject({ ok: false, code: "missing_scope", scope: "project:execute" });
     tokens.revoke("conv_a", 1);
-    expect(tokens.check(t, { conversation_id: "conv_a", tool: "gw__orders__getOrder" })).toMatchObject({ ok: false, code: "revoked" });
+    expect(tokens.check(t, { conversation_id: "conv_a", tool: "gw__orders__getOrder", scope: "gateway:call" })).toMatchObject({ ok: false, code: "revoked" });
   });
 
-  it("maps every sub-agent tool to one scope", () => {
-    expect(TOOL_SCOPES).toMatchObject({
-      list_files: "project:read",
-      read_file: "project:read",
-      search_files: "project:read",
-      write_file: "project:write",
-      send_message: "message:teammates",
-      report_to_leader: "message:leader",
-      ask_master: "message:leader",
-      read_shared_context: "shared_context:read",
-      update_shared_context: "shared_context:write",
-    });
+  it("confines the path only of a tool that says its path is in the project", () => {
+    const t = tokens.issue(reader);
+    expect(tokens.check(t, { conversation_id: "conv_a", tool: "read_file", scope: "project:read", confined: true, args: { path: "../x" } })).toMatchObject({ ok: false, code: "outside_project" });
+    // An MCP tool's `path` is the server's business (its own roots), not the project folder's.
+    expect(tokens.check(t, { conversation_id: "conv_a", tool: "mcp__fs__read", scope: "tools:mcp", args: { path: "../x" } }).ok).toBe(true);
   });
 });
 
 describe("AgentTokens.check", () => {
   it("lets a read-only role read but not write", () => {
     const t = tokens.issue(reader);
-    expect(tokens.check(t, { conversation_id: "conv_a", tool: "read_file", args: { path: "src/a.ts" } })).toEqual({ ok: true, scope: "project:read" });
-    const denied = tokens.check(t, { conversation_id: "conv_a", tool: "write_file", args: { path: "src/a.ts", content: "x" } });
+    expect(tokens.check(t, { conversation_id: "conv_a", tool: "read_file", scope: "project:read", confined: true, args: { path: "src/a.ts" } })).toEqual({ ok: true, scope: "project:read" });
+    const denied = tokens.check(t, { conversation_id: "conv_a", tool: "write_file", scope: "project:write", confined: true, args: { path: "src/a.ts", content: "x" } });
     expect(denied).toMatchObject({ ok: false, code: "missing_scope", scope: "project:write" });
     expect(!denied.ok && denied.reason).toBe("permission denied: write_file needs project:write; role code-reviewer has project:read");
   });
 
   it("lets a role with write write inside the project", () => {
     const t = tokens.issue(writer);
-    expect(tokens.check(t.token, { conversation_id: "conv_a", agent_id: 2, tool: "write_file", args: { path: "src/new.ts" } }).ok).toBe(true);
+    expect(tokens.check(t.token, { conversation_id: "conv_a", agent_id: 2, tool: "write_file", scope: "project:write", confined: true, args: { path: "src/new.ts" } }).ok).toBe(true);
   });
 
   it("refuses a token of conversation A in conversation B, and another agent's token", () => {
     const t = tokens.issue(reader);
-    expect(tokens.check(t, { conversation_id: "conv_b", tool: "read_file", args: { path: "a" } })).toMatchObject({ ok: false, code: "wrong_conversation" });
-    expect(tokens.check(t, { conversation_id: "conv_a", agent_id: 7, tool: "read_file" })).toMatchObject({ ok: false, code: "wrong_agent" });
+    expect(tokens.check(t, { conversation_id: "conv_b", tool: "read_file", scope: "project:read", confined: true, args: { path: "a" } })).toMatchObject({ ok: false, code: "wrong_conversation" });
+    expect(tokens.check(t, { conversation_id: "conv_a", agent_id: 7, tool: "read_file", scope: "project:read", confined: true })).toMatchObject({ ok: false, code: "wrong_agent" });
   });
 
   it("refuses revoked, expired, unknown and missing tokens", () => {
     const t = tokens.issue(reader);
     const other = tokens.issue(writer);
     expect(tokens.revoke("conv_a", 1)).toBe(1);
-    expect(tokens.check(t, { conversation_id: "conv_a", tool: "read_file" })).toMatchObject({ ok: false, code: "revoked" });
-    expect(tokens.check(other, { conversation_id: "conv_a", tool: "read_file" }).ok).toBe(true);
+    expect(tokens.check(t, { conversation_id: "conv_a", tool: "read_file", scope: "project:read", confined: true })).toMatchObject({ ok: false, code: "revoked" });
+    expect(tokens.check(other, { conversation_id: "conv_a", tool: "read_file", scope: "project:read", confined: true }).ok).toBe(true);
     expect(tokens.revoke("conv_a")).toBe(1);
-    expect(tokens.check(other, { conversation_id: "conv_a", tool: "read_file" })).toMatchObject({ ok: false, code: "revoked" });
+    expect(tokens.check(other, { conversation_id: "conv_a", tool: "read_file", scope: "project:read", confined: true })).toMatchObject({ ok: false, code: "revoked" });
 
     const short = tokens.issue({ ...reader, agent_id: 3 }, { now: 1000, ttlMs: 500 });
-    expect(tokens.check(short, { conversation_id: "conv_a", tool: "read_file" }, 1400).ok).toBe(true);
-    expect(tokens.check(short, { conversation_id: "conv_a", tool: "read_file" }, 1500)).toMatchObject({ ok: false, code: "expired" });
+    expect(tokens.check(short, { conversation_id: "conv_a", tool: "read_file", scope: "project:read", confined: true }, 1400).ok).toBe(true);
+    expect(tokens.check(short, { conversation_id: "conv_a", tool: "read_file", scope: "project:read", confined: true }, 1500)).toMatchObject({ ok: false, code: "expired" });
 
-    expect(tokens.check("agt_forged", { conversation_id: "conv_a", tool: "read_file" })).toMatchObject({ ok: false, code: "unknown_token" });
-    expect(tokens.check(undefined, { conversation_id: "conv_a", tool: "read_file" })).toMatchObject({ ok: false, code: "no_token" });
+    expect(tokens.check("agt_forged", { conversation_id: "conv_a", tool: "read_file", scope: "project:read", confined: true })).toMatchObject({ ok: false, code: "unknown_token" });
+    expect(tokens.check(undefined, { conversation_id: "conv_a", tool: "read_file", scope: "project:read", confined: true })).toMatchObject({ ok: false, code: "no_token" });
   });
 
   it("refuses a copy of a token object once the registry's record is revoked", () => {
     const t = tokens.issue(writer);
     const copy = { ...t, revoked_at: null };
     tokens.revoke("conv_a", 2);
-    expect(tokens.check(copy, { conversation_id: "conv_a", tool: "read_file" })).toMatchObject({ ok: false, code: "revoked" });
-  });
-
-  it("refuses tools a sub-agent has no scope for", () => {
-    const t = tokens.issue(writer);
-    expect(tokens.check(t, { conversation_id: "conv_a", tool: "create_sub_agent" })).toMatchObject({ ok: false, code: "unknown_tool" });
+    expect(tokens.check(copy, { conversation_id: "conv_a", tool: "read_file", scope: "project:read", confined: true })).toMatchObject({ ok: false, code: "revoked" });
   });
 
   it.each(["../x", "../../etc/passwd", "/etc/passwd", "src/../../x", "a\0b"])("refuses the path %s outside the project folder", (p) => {
     const t = tokens.issue(writer);
-    const r = tokens.check(t, { conversation_id: "conv_a", tool: "write_file", args: { path: p, content: "pwned" } });
+    const r = tokens.check(t, { conversation_id: "conv_a", tool: "write_file", scope: "project:write", confined: true, args: { path: p, content: "pwned" } });
     expect(r).toMatchObject({ ok: false, code: "outside_project" });
   });
 
   it.each([".", "src/../README.md", "..hidden/file", `${PROJECT}/src/a.ts`])("accepts the path %s inside the project folder", (p) => {
     const t = tokens.issue(reader);
-    expect(tokens.check(t, { conversation_id: "conv_a", tool: "list_files", args: { path: p } }).ok).toBe(true);
+    expect(tokens.check(t, { conversation_id: "conv_a", tool: "list_files", scope: "project:read", confined: true, args: { path: p } }).ok).toBe(true);
   });
 });
 
@@ -118,7 +96,7 @@ describe("token lifecycle", () => {
     const first = tokens.issue(reader);
     const second = tokens.issue(reader);
     expect(second.token).not.toBe(first.token);
-    expect(tokens.check(first, { conversation_id: "conv_a", tool: "read_file" })).toMatchObject({ ok: false, code: "revoked" });
+    expect(tokens.check(first, { conversation_id: "conv_a", tool: "read_file", scope: "project:read", confined: true })).toMatchObject({ ok: false, code: "revoked" });
     expect(tokens.get("conv_a", 1)?.token).toBe(second.token);
   });
 

@@ -10,7 +10,6 @@
  * ({@link AgentTokens.ensure}).
  */
 import path from "node:path";
-import { ownValue } from "@/lib/own";
 
 /** What a token may allow. */
 export const AGENT_SCOPES = [
@@ -26,53 +25,6 @@ export const AGENT_SCOPES = [
 ] as const;
 /** One scope of a token. */
 export type AgentScope = (typeof AGENT_SCOPES)[number];
-
-/** The name an ability call is checked under (its tool name is a role's, not ours). */
-export const ABILITY_CALL_TOOL = "call_ability";
-
-/** The scope each sub-agent tool needs. A tool not listed here is refused. */
-export const TOOL_SCOPES: Readonly<Record<string, AgentScope>> = {
-  list_files: "project:read",
-  read_file: "project:read",
-  search_files: "project:read",
-  // Knowledge retrieval reads the project's files through its index (lib/runtime/team/knowledge-tools.ts).
-  search_knowledge: "project:read",
-  write_file: "project:write",
-  run_command: "project:execute",
-  send_message: "message:teammates",
-  report_to_leader: "message:leader",
-  ask_master: "message:leader",
-  read_shared_context: "shared_context:read",
-  update_shared_context: "shared_context:write",
-  // Any ability of a teammate's role (lib/runtime/team/abilities.ts) is checked under this name:
-  // a call hands a teammate a task, as a message does.
-  [ABILITY_CALL_TOOL]: "message:teammates",
-};
-
-/**
- * Engine tools defined beside their runtime module rather than in the lib/team-tools registry.
- * `recall_memory` (lib/runtime/team/memory-tools.ts) is a read every agent may make, like reading
- * the project: which entries it gets is the memory service's access rule for its role and project.
- */
-const ENGINE_TOOL_SCOPES: Readonly<Record<string, AgentScope>> = { recall_memory: "project:read" };
-
-/**
- * Gateway tools (`gw__<source>__<operation>`, lib/gateway) need `gateway:call`. Every live token
- * holds it; which sources an agent may call is its role's `gateway:` / `tools:` grant, checked
- * at every call against the role file as it is then (lib/runtime/team/gateway-tools.ts).
- */
-const GATEWAY_TOOL = /^gw__[A-Za-z0-9](?:[A-Za-z0-9-]|_(?!_))*__.+$/;
-
-/** The scope a sub-agent tool needs, or undefined for a tool no sub-agent may use. */
-export function toolScope(tool: string): AgentScope | undefined {
-  if (GATEWAY_TOOL.test(tool)) return "gateway:call";
-  // MCP tools are named by their servers (`mcp__<server>__<tool>`): one scope covers them all.
-  if (tool.startsWith("mcp__")) return "tools:mcp";
-  return ownValue(TOOL_SCOPES, tool) ?? ownValue(ENGINE_TOOL_SCOPES, tool);
-}
-
-/** Tools whose `path` argument names a place in the project folder. */
-const PATH_TOOLS: ReadonlySet<string> = new Set(["list_files", "read_file", "search_files", "write_file"]);
 
 /** A scoped token. `token` is the random id; the rest says what it allows. */
 export interface AgentToken {
@@ -137,7 +89,7 @@ export type ToolCheck =
   | { ok: true; scope: AgentScope }
   | {
       ok: false;
-      code: "no_token" | "unknown_token" | "revoked" | "expired" | "wrong_conversation" | "wrong_agent" | "unknown_tool" | "missing_scope" | "outside_project";
+      code: "no_token" | "unknown_token" | "revoked" | "expired" | "wrong_conversation" | "wrong_agent" | "missing_scope" | "outside_project";
       reason: string;
       scope?: AgentScope;
     };
@@ -146,7 +98,12 @@ export type ToolCheck =
 export interface ToolCallContext {
   conversation_id: string;
   agent_id?: number;
+  /** The tool's name, for the refusal's words. */
   tool: string;
+  /** The scope the tool needs: each tool object says which (lib/runtime/team/tool-kit.ts). */
+  scope: AgentScope;
+  /** The tool's `path` argument names a place in the project folder, which must not be left. */
+  confined?: boolean;
   args?: Record<string, unknown>;
 }
 
@@ -285,8 +242,7 @@ export class AgentTokens {
     if (call.agent_id !== undefined && record.agent_id !== call.agent_id) {
       return { ok: false, code: "wrong_agent", reason: "permission denied: the access token belongs to another agent" };
     }
-    const scope = toolScope(call.tool);
-    if (!scope) return { ok: false, code: "unknown_tool", reason: `permission denied: ${call.tool} is not a tool a sub-agent may use` };
+    const scope = call.scope;
     if (!record.scopes.includes(scope)) {
       return {
         ok: false,
@@ -296,7 +252,7 @@ export class AgentTokens {
       };
     }
     const p = call.args?.path;
-    if (PATH_TOOLS.has(call.tool) && typeof p === "string" && p !== "") {
+    if (call.confined && typeof p === "string" && p !== "") {
       if (p.includes("\0") || !inside(record.project_path, path.resolve(record.project_path, p))) {
         return { ok: false, code: "outside_project", scope, reason: `permission denied: ${p} is outside the project folder` };
       }

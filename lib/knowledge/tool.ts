@@ -1,7 +1,7 @@
 /**
  * `search_knowledge` as a tool definition, in the registry's style (its JSON Schema generated
  * from the zod schema). It is not in the registry's `TOOLS`: it is offered per task, only when
- * the router says the task needs precise facts (lib/runtime/team/knowledge-tools.ts). Pure.
+ * the router says the task needs precise facts (lib/runtime/tool-providers/knowledge.ts). Pure.
  */
 import { defineTool } from "@/lib/tools/define";
 import { SearchKnowledgeArgsSchema } from "./schema";

@@ -7,7 +7,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { deriveCapabilities } from "@/lib/governance";
 import { parseRoleFile } from "@/lib/roles";
-import { leaderTools, type RoleChoice } from "@/lib/runtime/team/tools";
+import { leaderTools, type RoleChoice } from "@/lib/team-tools";
 import { decideOffline } from "./index";
 import { matchRoles, parseCatalog, routingOrder } from "./leader-plan";
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { agentTools, LEADER_TOOL_ARGS, leaderTools, parseToolArguments } from "@/lib/runtime/team/tools";
+import { agentTools, LEADER_TOOL_ARGS, leaderTools } from "@/lib/team-tools";
+import { parseToolArguments } from "@/lib/tools";
 import { formatAgentMessage } from "@/lib/contracts/messages";
 import { ModelCallError, type ChatDelta, type ChatRequest, type ChatResult } from "@/lib/models/types";
 import { createOfflineModel, DEFAULT_OFFLINE_DELAY_MS, OFFLINE_MODEL_LABEL, OFFLINE_MODEL_NAME } from "./index";

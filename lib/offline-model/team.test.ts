@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { agentTools, leaderTools } from "@/lib/runtime/team/tools";
+import { agentTools, leaderTools } from "@/lib/team-tools";
 import { formatAgentMessage } from "@/lib/contracts/messages";
 import type { ChatMessage } from "@/lib/models/types";
 import { ASK_ME_SENTENCE, createOfflineModel, decideOffline } from "./index";

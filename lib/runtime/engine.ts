@@ -10,6 +10,7 @@ import { conversationTopic } from "@/lib/bus";
 import { closeJsonLines } from "@/lib/store/jsonl";
 import type { RuntimeLimits } from "./team/config";
 import type { EngineDeps } from "./team/deps";
+import type { ToolProviders } from "./team/tool-kit";
 import { Residency, type ResidencyCounts } from "./residency";
 import { TeamRun } from "./team-run";
 import { scheduleDistill } from "./team/memory-distill";
@@ -19,17 +20,21 @@ import { TeamState } from "./team/state";
 export interface EngineParts {
   deps: EngineDeps;
   limits: RuntimeLimits;
+  /** Where the leader's and the sub-agents' tools come from (lib/runtime/tool-providers), in the order they are offered. */
+  tools: ToolProviders;
 }
 
 export class Engine {
   readonly #deps: EngineDeps;
   readonly #limits: RuntimeLimits;
+  readonly #tools: ToolProviders;
   readonly #runs = new Map<string, TeamRun>();
   readonly #residency: Residency;
 
   constructor(parts: EngineParts) {
     this.#deps = parts.deps;
     this.#limits = parts.limits;
+    this.#tools = parts.tools;
     this.#residency = new Residency({
       working: (id) => this.#runs.get(id)?.working ?? false,
       idle: async (id) => this.#runs.get(id)?.idle(),
@@ -94,7 +99,7 @@ export class Engine {
     });
     let run = this.#runs.get(convId);
     if (!run) {
-      run = new TeamRun(this.#deps, convId, this.#limits);
+      run = new TeamRun(this.#deps, convId, this.#limits, this.#tools);
       this.#runs.set(convId, run);
     }
     return run;

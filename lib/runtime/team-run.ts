@@ -4,8 +4,9 @@ import "server-only";
  * lib/runtime/team/:
  * - state.ts: what every part shares (files through the store, events, the timeline, ids, the
  *   project-folder gate, agents' status changes);
- * - leader-loop.ts and agent-loop.ts: the loops;
- * - dispatch.ts, leader-tools.ts, agent-tools.ts: tool dispatch;
+ * - leader-loop.ts and agent-loop.ts: the loops (a pass returns its next step, next-step.ts);
+ * - pipeline.ts: the one dispatch pipeline of every tool call, over the tool providers the run
+ *   is given (tool-kit.ts says what a tool object is; lib/runtime/tool-providers has them);
  * - steps.ts: a step's persistence (model call, answer, usage, tool results);
  * - effects.ts: side effects run once, and recovery of calls a crash left unanswered;
  * - mail.ts: messages between the parties.
@@ -34,7 +35,10 @@ import { AgentLoops } from "./team/agent-loop";
 import { decideApproval, type ApprovalDecision } from "./team/approvals";
 import { LeaderLoop } from "./team/leader-loop";
 import { scheduleDistill } from "./team/memory-distill";
-import { terminateAgent } from "./team/leader-tools";
+import type { NextStep } from "./team/next-step";
+import { ToolPipeline } from "./team/pipeline";
+import type { ToolProviders } from "./team/tool-kit";
+import { terminateAgent } from "./team/terminate";
 import { answerQuestion, messageAgent, reportFailure } from "./team/mail";
 import type { EngineBus, EngineStorage } from "./team/ports";
 import { TeamState } from "./team/state";
@@ -58,12 +62,14 @@ export class TeamRun {
    * file store of `deps.root` and `deps.bus`. A run given a storage reads and changes its
    * conversation only through it (never `deps.store`).
    */
-  constructor(deps: EngineDeps, convId: string, limits: RuntimeLimits, ports: { storage?: EngineStorage; bus?: EngineBus } = {}) {
+  constructor(deps: EngineDeps, convId: string, limits: RuntimeLimits, tools: ToolProviders, ports: { storage?: EngineStorage; bus?: EngineBus } = {}) {
     this.convId = convId;
     this.limits = limits;
     this.#s = new TeamState(deps, convId, limits, ports);
-    this.#leader = new LeaderLoop(this.#s, (error) => this.#crashed(null, error));
-    this.#agents = new AgentLoops(this.#s, (agentId, error) => this.#crashed(agentId, error));
+    // Every tool call of both loops goes through one pipeline, over the providers the run was given.
+    const pipeline = new ToolPipeline(this.#s, tools);
+    this.#leader = new LeaderLoop(this.#s, pipeline, (error) => this.#crashed(null, error));
+    this.#agents = new AgentLoops(this.#s, pipeline, (agentId, error) => this.#crashed(agentId, error));
     this.#s.setWakers({ wakeLeader: () => this.wakeLeader(), notifyAgent: (agentId) => this.#notifyAgent(agentId) });
     // A final summary (back to IDLE) is distilled into long-term memory in the background.
     this.#s.onIdle = () => void scheduleDistill(this.#s, "summary");
@@ -130,6 +136,14 @@ export class TeamRun {
    */
   durable(): Promise<void> {
     return this.#s.durable();
+  }
+
+  /**
+   * What each loop decided at the end of its last pass (lib/runtime/team/next-step.ts): the
+   * leader's and every agent's that ran in this process; undefined before a loop's first pass.
+   */
+  lastSteps(): { leader: NextStep | undefined; agent: (agentId: number) => NextStep | undefined } {
+    return { leader: this.#leader.lastStep, agent: (agentId) => this.#agents.lastStep(agentId) };
   }
 
   /** One agent's view and whole conversation. */

@@ -29,6 +29,7 @@ import { KnowledgeService } from "@/lib/knowledge/service";
 import { RequestClock } from "@/lib/shared-context/clock";
 import { StreamSlots, streamLimitsFromEnv } from "@/lib/sse";
 import { DistillState, Engine, limitsFromEnv } from "@/lib/runtime";
+import { builtInToolProviders } from "@/lib/runtime/tool-providers";
 
 export interface AstrionApp {
   root: string;
@@ -98,7 +99,7 @@ async function start(): Promise<AstrionApp> {
   const clock = new RequestClock();
   const knowledge = new KnowledgeService(root, knowledgeLimitsFromEnv(process.env));
   const streams = new StreamSlots(streamLimitsFromEnv());
-  const engine = new Engine({ deps: { root, store, roles, models, memory, bus, mcp, tokens: new AgentTokens(), gatewayErrors, clock, knowledge, distill: new DistillState(root) }, limits: limitsFromEnv() });
+  const engine = new Engine({ deps: { root, store, roles, models, memory, bus, mcp, tokens: new AgentTokens(), gatewayErrors, clock, knowledge, distill: new DistillState(root) }, limits: limitsFromEnv(), tools: builtInToolProviders() });
   return { root, store, roles, search, memory, models, knowledge, bus, mcp, gatewayErrors, clock, streams, signInThrottle: new SignInThrottle(signInThrottleConfigFromEnv()), entryLimiter: new TokenBucketLimiter(rateLimitConfigFromEnv()), engine, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
 }
 

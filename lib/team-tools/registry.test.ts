@@ -2,8 +2,6 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ABILITY_CALL_TOOL, TOOL_SCOPES } from "@/lib/governance/permissions";
-import { KNOWLEDGE_TOOL } from "@/lib/knowledge/tool";
 import { parseCatalog } from "@/lib/offline-model/leader-plan";
 import { SHARED_CONTEXT_READ_ONLY_TOOLS, SHARED_CONTEXT_TOOL_ARGS, sharedContextTools } from "@/lib/shared-context/tool-specs";
 import { defineTool, parametersOf, parseToolArguments, toolSpec } from "@/lib/tools";
@@ -238,14 +236,6 @@ describe("who is offered what", () => {
     expect(leader).toContain("create_sub_agent");
     expect(agent).not.toContain("create_sub_agent");
     expect(sharedContextTools().map((s) => s.function.name)).toEqual(["read_shared_context", "update_shared_context"]);
-  });
-
-  it("every tool a sub-agent is offered has a permission-token scope, and every scope names such a tool", () => {
-    // Besides the registry's tools: search_knowledge, offered per task (lib/knowledge/tool.ts).
-    const agentUsable = [...toolsOf("agent", ["read", "write", "execute"]), ...toolsOf("both"), KNOWLEDGE_TOOL].map((t) => t.name).sort();
-    // Besides the registry's tools: the name every ability call is checked under (a teammate gets a task).
-    expect(Object.keys(TOOL_SCOPES).filter((k) => k !== ABILITY_CALL_TOOL).sort()).toEqual(agentUsable);
-    expect(TOOL_SCOPES[ABILITY_CALL_TOOL]).toBe("message:teammates");
   });
 
   it("takes the read-only classification from the registry", () => {

@@ -3,7 +3,8 @@
  * drivers that play the runtime's part (call the model, run the tools it asks for, feed results
  * back) so whole team runs can be simulated without the runtime. Not used by production code.
  */
-import { agentTools, AGENT_TOOL_ARGS, leaderTools, LEADER_TOOL_ARGS, parseToolArguments, type RoleChoice } from "@/lib/runtime/team/tools";
+import { agentTools, AGENT_TOOL_ARGS, leaderTools, LEADER_TOOL_ARGS, type RoleChoice } from "@/lib/team-tools";
+import { parseToolArguments } from "@/lib/tools";
 import { formatAgentMessage, nextSeedId, roleAbbreviation, type SeedCounters } from "@/lib/contracts/messages";
 import { buildModelInput, collectPromotions, deriveWorkNotes, NOTE_HINT, PROMOTION_HINT } from "@/lib/context";
 import type { Message } from "@/lib/contracts/on-disk";

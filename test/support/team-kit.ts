@@ -29,6 +29,8 @@ import { RoleLibrary } from "@/lib/roles/library";
 import { TeamRun } from "@/lib/runtime/team-run";
 import { limitsFromEnv, type RuntimeLimits } from "@/lib/runtime/team/config";
 import type { EngineDeps } from "@/lib/runtime/team/deps";
+import type { ToolProviders } from "@/lib/runtime/team/tool-kit";
+import { builtInToolProviders } from "@/lib/runtime/tool-providers";
 import { DistillState } from "@/lib/runtime/team/distilled-progress";
 import { JOURNAL_FILE_NAME } from "@/lib/runtime/team/journal";
 import type { ConversationStore } from "@/lib/store";
@@ -129,8 +131,12 @@ export class TeamKit {
   readonly #env: TeamEnvironment;
   #current: TeamProcess | null = null;
 
-  constructor(env: TeamEnvironment, script: Script, options: { title?: string; limits?: Partial<RuntimeLimits> } = {}) {
+  readonly #tools: ToolProviders;
+
+  /** `tools`: the tool providers the run is given (default: the built-in ones, as the composition root gives them). */
+  constructor(env: TeamEnvironment, script: Script, options: { title?: string; limits?: Partial<RuntimeLimits>; tools?: ToolProviders } = {}) {
     this.#env = env;
+    this.#tools = options.tools ?? builtInToolProviders();
     this.model = new ScriptedModel(script);
     this.limits = testLimits(options.limits);
     this.convId = this.backing.seed({ title: options.title ?? "unit", model_key: this.model.key, run_mode: "fast", project_path: env.project });
@@ -171,7 +177,7 @@ export class TeamKit {
       knowledge: new KnowledgeService(this.#env.dataRoot, DEFAULT_KNOWLEDGE_LIMITS),
       distill: new DistillState(this.#env.dataRoot),
     };
-    const run = new TeamRun(deps, this.convId, this.limits, { storage, bus });
+    const run = new TeamRun(deps, this.convId, this.limits, this.#tools, { storage, bus });
     const when = (test: (e: RuntimeEvent) => boolean) => {
       const seen = events.find(test);
       return seen ? Promise.resolve(seen) : new Promise<RuntimeEvent>((resolve) => waiters.push({ test, resolve }));

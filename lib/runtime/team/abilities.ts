@@ -20,11 +20,9 @@ import "server-only";
  */
 import { abilityResult, abilityTaskText, checkAbilityInput, type OfferedAbility } from "@/lib/abilities";
 import { allowListFromMetadata, roleRefusal } from "@/lib/governance";
-import type { ToolCall } from "@/lib/models";
 import { agentParty, roleAbbreviation, SYSTEM_PARTY } from "@/lib/protocol";
 import { epochSeconds, type Message, type PendingMessage } from "@/lib/store";
-import { once } from "./effects";
-import { abilityEntries, conversationAbilities, finishCall, isAbilitySent, SENT, type AbilityPending } from "./ability-ledger";
+import { abilityEntries, conversationAbilities, finishCall, SENT, type AbilityPending } from "./ability-ledger";
 import { createSubAgent } from "./create-agent";
 import type { TeamState } from "./state";
 import { atWork, errorResult, isErrorResult, traceCause, type AbilityRequest, type AgentMeta, type Sender } from "./types";
@@ -115,46 +113,44 @@ async function deliverRequest(s: TeamState, caller: AgentMeta, entry: AbilityPen
 }
 
 /**
- * An agent's call of an ability: its arguments checked against the declared input, then — once,
- * under the call's idempotency key — the caller set waiting and the request delivered. Null while
- * the reply is awaited; a tool error when the call is refused.
+ * An ability call's input checked against the ability's declared input: the input, or the
+ * refusal (on the timeline) the caller reads as its tool result.
  */
-export async function callAbility(s: TeamState, agentId: number, call: ToolCall, offered: OfferedAbility): Promise<string | null> {
-  const input = checkAbilityInput(offered, call.function.arguments);
-  if (!input.ok) {
-    await refused(s, await s.readAgent(agentId), offered, "refused", input.error);
-    return errorResult(input.error);
-  }
-  const result = await once(
-    s,
-    agentId,
-    call,
-    (key) => routed(s, async () => {
-      const caller = await s.readAgent(agentId);
-      // Refused before the caller waits, so a refusal is an ordinary tool result.
-      const plan = await planCallee(s, offered.role_id);
-      if (!plan.ok) {
-        await refused(s, caller, offered, plan.code, plan.reason);
-        return errorResult(plan.reason);
-      }
-      const entry: AbilityPending = { tool_call_id: call.id, tool_name: offered.tool_name, question_id: await s.nextId("task"), created_at: epochSeconds(), kind: "ability", key, role_id: offered.role_id, ability: offered.ability.name, input: input.input };
-      const add = (m: AgentMeta): AgentMeta => ({ ...m, pending_tool_calls: [...(m.pending_tool_calls ?? []), entry] });
-      // The caller's entry is the call's durable record: written before the request leaves.
-      const waiting = caller.status === "running" ? await s.agentEvent(agentId, "ask", add) : await s.updateAgent(agentId, add);
-      s.setActivity(agentId, `waiting for ${offered.tool_name}`);
-      await deliverRequest(s, waiting, entry, offered, plan);
-      return JSON.stringify({ [SENT]: entry.question_id });
-    }),
-    {
-      internal: true,
-      // Cut short by a crash: it happened if the caller waits on it (resume delivers it if needed).
-      outcome: async () => {
-        const entry = abilityEntries(await s.readAgent(agentId)).find((p) => p.tool_call_id === call.id);
-        return entry ? JSON.stringify({ [SENT]: entry.question_id }) : null;
-      },
-    },
-  );
-  return isAbilitySent(result) ? null : result;
+export async function abilityInput(s: TeamState, agentId: number, offered: OfferedAbility, raw: string): Promise<{ ok: true; input: Record<string, unknown> } | { ok: false; result: string }> {
+  const input = checkAbilityInput(offered, raw);
+  if (input.ok) return { ok: true, input: input.input };
+  await refused(s, await s.readAgent(agentId), offered, "refused", input.error);
+  return { ok: false, result: errorResult(input.error) };
+}
+
+/**
+ * Sends an ability call's request (journalled under `key` by the pipeline): the caller's pending
+ * entry written, then the request delivered to a callee. The journalled result says the request
+ * left (its real result comes later, as the callee's report); a refusal is an ordinary result.
+ */
+export function sendAbilityRequest(s: TeamState, agentId: number, toolCallId: string, offered: OfferedAbility, input: Record<string, unknown>, key: string): Promise<string> {
+  return routed(s, async () => {
+    const caller = await s.readAgent(agentId);
+    // Refused before the caller waits, so a refusal is an ordinary tool result.
+    const plan = await planCallee(s, offered.role_id);
+    if (!plan.ok) {
+      await refused(s, caller, offered, plan.code, plan.reason);
+      return errorResult(plan.reason);
+    }
+    const entry: AbilityPending = { tool_call_id: toolCallId, tool_name: offered.tool_name, question_id: await s.nextId("task"), created_at: epochSeconds(), kind: "ability", key, role_id: offered.role_id, ability: offered.ability.name, input };
+    const add = (m: AgentMeta): AgentMeta => ({ ...m, pending_tool_calls: [...(m.pending_tool_calls ?? []), entry] });
+    // The caller's entry is the call's durable record: written before the request leaves.
+    const waiting = caller.status === "running" ? await s.agentEvent(agentId, "ask", add) : await s.updateAgent(agentId, add);
+    s.setActivity(agentId, `waiting for ${offered.tool_name}`);
+    await deliverRequest(s, waiting, entry, offered, plan);
+    return JSON.stringify({ [SENT]: entry.question_id });
+  });
+}
+
+/** After a crash inside {@link sendAbilityRequest}: it happened if the caller waits on it (resume delivers it if needed). */
+export async function sentAbilityOutcome(s: TeamState, agentId: number, toolCallId: string): Promise<string | null> {
+  const entry = abilityEntries(await s.readAgent(agentId)).find((p) => p.tool_call_id === toolCallId);
+  return entry ? JSON.stringify({ [SENT]: entry.question_id }) : null;
 }
 
 /**

@@ -6,9 +6,8 @@ import "server-only";
  * the crash recovery of side effects (./effects.ts) needs to know of ability calls, apart from
  * their routing, so the two do not import each other.
  */
-import { abilitiesOfferedTo, abilityTable, abilityToolSpec, type OfferedAbility } from "@/lib/abilities";
+import { abilityTable, type OfferedAbility } from "@/lib/abilities";
 import { allowListFromMetadata, authorizedRoles } from "@/lib/governance";
-import type { ToolSpec } from "@/lib/models";
 import type { Message, PendingToolCall } from "@/lib/store";
 import { TOOLS } from "@/lib/team-tools";
 import type { TeamState } from "./state";
@@ -45,11 +44,6 @@ export async function conversationAbilities(s: TeamState): Promise<Map<string, O
     return detail?.fields.provides?.length ? [{ role_id: c.id, role_name: detail.fields.name, provides: detail.fields.provides }] : [];
   });
   return abilityTable(roles, TOOLS.map((t) => t.name));
-}
-
-/** The ability tools an agent is offered: every authorized role's but its own. */
-export async function abilityToolsFor(s: TeamState, meta: AgentMeta): Promise<ToolSpec[]> {
-  return abilitiesOfferedTo(await conversationAbilities(s), meta.role_id).map(abilityToolSpec);
 }
 
 /** The ability a tool name stands for, `own` for the caller's own role's, or null for no ability. */

@@ -2,31 +2,25 @@ import "server-only";
 /**
  * The sub-agents' loops: one per agent, woken through its bus topic. A pass delivers what waits
  * in the agent's inbox, calls its model with the context window (after saving, seed §8.1), saves
- * the answer, runs the tool calls, and goes again until the agent reports, waits for an answer,
- * or reaches its cap of model calls.
+ * the answer, runs its tool calls through the one pipeline (./pipeline.ts), and says what comes
+ * next (./next-step.ts): another pass, or a stop because the agent reported, waits for an answer,
+ * reached its cap of model calls, or was interrupted.
  */
 import { buildModelInput, collectPromotions, conversationGoal, deriveWorkNotes, NOTE_HINT, PROMOTION_HINT, summarizeReport } from "@/lib/context";
 import type { ChatModel } from "@/lib/models";
 import { agentParty, endsWithResultOf, formatAgentMessage, needsModelCall, SYSTEM_PARTY, unansweredToolCalls } from "@/lib/protocol";
-import { sharedContextTools } from "@/lib/shared-context";
-import type { Permission } from "@/lib/roles/schema";
 import type { Message } from "@/lib/store";
 import { failpoint } from "./failpoints";
 import { transitionAgent } from "./state-machine";
-import { agentTools } from "./tools";
 import { awaitsApproval } from "./approvals";
-import { runTool } from "./dispatch";
 import { replyAtTurnEnd } from "./abilities";
-import { abilityToolsFor } from "./ability-ledger";
-import { gatewayToolsFor } from "./gateway-tools";
-import { knowledgeOffer } from "./knowledge-tools";
 import { resolveDangling } from "./effects";
 import { deliverReport, reportFailure } from "./mail";
-import { mcpToolSpecs } from "./mcp-tools";
 import { recalledForRequest } from "./memory-recall";
-import { memoryToolSpecs } from "./memory-tools";
+import { CAPPED, DONE, interrupted, RUN_AGAIN, WAIT_FOR_ANSWER, type NextStep } from "./next-step";
+import type { ToolPipeline } from "./pipeline";
 import type { TeamState } from "./state";
-import { appendToolResult, assistantMessage, callModel, saveAnswer, saveInterrupted } from "./steps";
+import { assistantMessage, callModel, saveAnswer, saveInterrupted } from "./steps";
 import { isErrorResult, LEADER_DISPLAY_NAME, messageId, type AgentMeta } from "./types";
 
 /** Delivers pending messages into the agent's conversation; returns how many. */
@@ -69,12 +63,15 @@ async function capReached(s: TeamState, agentId: number, meta: AgentMeta): Promi
 /** The sub-agents' loops of one conversation. */
 export class AgentLoops {
   readonly #s: TeamState;
+  readonly #tools: ToolPipeline;
   readonly #loops = new Map<number, Promise<void>>();
   readonly #again = new Set<number>();
+  readonly #last = new Map<number, NextStep>();
   readonly #onCrash: (agentId: number, error: unknown) => Promise<void>;
 
-  constructor(s: TeamState, onCrash: (agentId: number, error: unknown) => Promise<void>) {
+  constructor(s: TeamState, tools: ToolPipeline, onCrash: (agentId: number, error: unknown) => Promise<void>) {
     this.#s = s;
+    this.#tools = tools;
     this.#onCrash = onCrash;
   }
 
@@ -98,24 +95,33 @@ export class AgentLoops {
     this.#loops.set(agentId, loop);
   }
 
+  /** What the last pass of an agent's loop decided (until its loop runs again). */
+  lastStep(agentId: number): NextStep | undefined {
+    return this.#last.get(agentId);
+  }
+
   async #run(agentId: number): Promise<void> {
     const controller = this.#s.agentSignal(agentId);
-    while (await this.#step(agentId, controller)) {
-      // each pass saved its work; go again
+    for (;;) {
+      const next = await this.#step(agentId, controller);
+      this.#last.set(agentId, next);
+      // Each pass saved its work; another goes again.
+      if (next.type !== "run_again") return;
     }
   }
 
-  /** One pass of an agent's loop; false when the loop ends. */
-  async #step(agentId: number, controller: AbortController): Promise<boolean> {
+  /** One pass of an agent's loop, and what comes next. */
+  async #step(agentId: number, controller: AbortController): Promise<NextStep> {
     const s = this.#s;
-    if (s.stopController.signal.aborted || controller.signal.aborted) return false;
+    if (s.stopController.signal.aborted || controller.signal.aborted) return interrupted("stopped");
     this.#again.delete(agentId);
     let meta = await s.readAgent(agentId);
-    if (meta.status === "terminated" || meta.status === "waiting" || (meta.pending_tool_calls ?? []).length) return false;
+    if (meta.status === "terminated") return interrupted("stopped");
+    if (meta.status === "waiting" || (meta.pending_tool_calls ?? []).length) return WAIT_FOR_ANSWER;
     const dangling = unansweredToolCalls((await s.store.readAgentMessages(s.convId, agentId)).messages);
     if (dangling.length) {
-      await resolveDangling(s, agentId, dangling, (id, call) => runTool(s, id, call));
-      return true;
+      await resolveDangling(s, agentId, dangling, (id, call) => this.#tools.run(id, call));
+      return RUN_AGAIN;
     }
     await drainInbox(s, agentId);
     meta = await s.readAgent(agentId);
@@ -124,11 +130,11 @@ export class AgentLoops {
     // not give the agent another model call.
     if (!needsModelCall(messages) || (meta.reported && endsWithResultOf(messages, "report_to_leader"))) {
       if (meta.status === "running") await s.agentEvent(agentId, meta.reported || (await replyAtTurnEnd(s, agentId, messages)) ? "complete" : "pause");
-      return false;
+      return DONE;
     }
     if ((meta.calls_this_task ?? 0) >= s.limits.maxCallsPerTask) {
       await capReached(s, agentId, meta);
-      return false;
+      return CAPPED;
     }
     const conv = await s.store.get(s.convId);
     let model: ChatModel;
@@ -137,7 +143,7 @@ export class AgentLoops {
     } catch (error) {
       s.notice("error", "model_error", "notice.msg.agentNoModel", { error: (error as Error).message }, agentId);
       await s.agentEvent(agentId, "pause");
-      return false;
+      return interrupted("no_model");
     }
     // seed §8.1: what the call is made from is saved already (every change is saved as it is
     // made). The call's count is saved while the model works, not before it starts, and shown to
@@ -149,17 +155,18 @@ export class AgentLoops {
     });
     // Awaited after the call; this only keeps a failure meanwhile from counting as unhandled.
     counted.catch(() => undefined);
-    const permissions = (meta.permissions ?? []) as Permission[];
     const thinking = meta.thinking_mode === "thinking" ? (conv.run_mode === "deep" ? "deep" : "on") : "off";
     const signal = AbortSignal.any([s.stopController.signal, controller.signal]);
     const leaderMessages = (await s.store.readLeaderMessages(s.convId)).messages;
-    // search_knowledge only for a task that asks for precise facts (seed 003 §5.3), with a hint.
-    const knowledge = await knowledgeOffer(s, agentId, meta, messages, conv.project_path);
+    // Every provider's tools for this call (search_knowledge only for a task that asks for
+    // precise facts, seed 003 §5.3, with a hint; MCP servers start here, on the first model call
+    // that offers their tools).
+    const offer = await this.#tools.offer(agentId);
     // Long-term memory this agent's role may read, recalled once per request (not per call).
     const memory = await recalledForRequest(s, agentId, meta.role_id, meta.trace_id);
     const input = buildModelInput({
       kind: "agent",
-      system: `${PROMOTION_HINT}\n${NOTE_HINT}${knowledge.hint}`,
+      system: `${PROMOTION_HINT}\n${NOTE_HINT}${offer.hint}`,
       messages,
       facts: { project_path: conv.project_path, goal: conversationGoal(leaderMessages) ?? conv.title },
       promoted: [...collectPromotions(leaderMessages), ...collectPromotions(messages)],
@@ -167,9 +174,7 @@ export class AgentLoops {
       memory,
       budgets: s.limits.budgets,
     });
-    // MCP servers start here, on the first model call that offers their tools (lib/runtime/team/mcp-tools.ts).
-    const mcpTools = await mcpToolSpecs(s, agentId, meta);
-    const outcome = await callModel(s, model, agentId, input.messages, [...agentTools(permissions, meta.file_tools), ...sharedContextTools(), ...memoryToolSpecs(), ...mcpTools, ...(await abilityToolsFor(s, meta)), ...(await gatewayToolsFor(s, meta)), ...knowledge.tools], thinking, signal);
+    const outcome = await callModel(s, model, agentId, input.messages, offer.tools.map((t) => t.spec), thinking, signal);
     meta = await counted;
     const traceId = meta.trace_id ?? (await s.traceOrNew()).trace_id;
     if (!outcome.ok) {
@@ -179,7 +184,7 @@ export class AgentLoops {
       // reports the failure, so the leader can report partial results (seed 003 §6.1).
       if (outcome.error.reason !== "aborted" && now.status === "running") await reportFailure(s, agentId, now, `I could not finish: my model (${model.key}) failed — ${outcome.error.message}`);
       if (now.status === "running") await s.agentEvent(agentId, "pause");
-      return false;
+      return interrupted(outcome.error.reason === "aborted" ? "stopped" : "model_failed");
     }
     const message = assistantMessage(outcome.result, traceId, { message_source: "sub_agent", agent_id: agentId, context: summarizeReport(input.report) });
     await saveAnswer(s, agentId, message, model.key, outcome.result, input.report);
@@ -187,19 +192,20 @@ export class AgentLoops {
     let ended = false;
     for (const call of outcome.result.tool_calls) {
       if (signal.aborted) break;
-      const result = await runTool(s, agentId, call);
-      if (result === null) {
+      const ran = await this.#tools.run(agentId, call);
+      if (ran.type === "pending") {
         // ask_master: the answer arrives later as the tool result. An approval: the later calls
         // wait for it (they run, in order, once it is decided).
         if (await awaitsApproval(s, agentId)) break;
         continue;
       }
-      await appendToolResult(s, agentId, call, result);
-      if (call.function.name === "report_to_leader" && !isErrorResult(result)) ended = true;
+      if (call.function.name === "report_to_leader" && !isErrorResult(ran.result)) ended = true;
     }
-    if (!ended) return true;
+    if (!ended) return RUN_AGAIN;
     const now = await s.readAgent(agentId);
     if (now.status === "running" && !(now.pending_tool_calls ?? []).length) await s.agentEvent(agentId, "complete");
-    return (now.pending_messages ?? []).length > 0;
+    // Reported: done, unless new work is waiting already (or an approval or answer holds a later call).
+    if ((now.pending_messages ?? []).length) return RUN_AGAIN;
+    return (now.pending_tool_calls ?? []).length ? WAIT_FOR_ANSWER : DONE;
   }
 }

@@ -2,7 +2,7 @@ import "server-only";
 /**
  * What the engine is given by its creator (the composition root, lib/server/app.ts): the data
  * folder, the conversation store, the role library, the models, long-term memory, the bus and the
- * MCP manager. The engine never reaches
+ * MCP manager. (The tool providers are given to the engine beside these: lib/runtime/engine.ts.) The engine never reaches
  * for the app; everything it uses comes through here or through its ports (./ports.ts).
  */
 import type { Bus } from "@/lib/bus";

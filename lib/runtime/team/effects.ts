@@ -12,7 +12,6 @@ import "server-only";
 import { agentParty, LEADER_PARTY, SYSTEM_PARTY } from "@/lib/protocol";
 import type { ToolCall } from "@/lib/models";
 import { toolFailureMessage } from "./tool-failure";
-import { READ_ONLY_TOOLS } from "./tools";
 import { abilityReplyOutcome, isAbilityCall, isAbilitySent } from "./ability-ledger";
 import type { TeamState } from "./state";
 import { awaitsApproval } from "./approvals";
@@ -26,8 +25,8 @@ import { errorResult, leaderInbox, type AgentMeta } from "./types";
  */
 const INTERNAL_EFFECTS: ReadonlySet<string> = new Set(["report_to_leader", "create_sub_agent"]);
 
-/** Runs one tool call of the leader (null) or an agent; null when its result comes later (`ask_master`). */
-export type ToolRunner = (agentId: number | null, call: ToolCall) => Promise<string | null>;
+/** Runs one tool call of the leader (null) or an agent through the pipeline, which records its result unless it comes later. */
+export type ToolRunner = (agentId: number | null, call: ToolCall) => Promise<{ type: "recorded" } | { type: "pending" }>;
 
 /** The idempotency key of a side effect: who asked for it and the model's id for the call. */
 export function actionKey(agentId: number | null, call: ToolCall): string {
@@ -114,15 +113,16 @@ export async function resolveDangling(s: TeamState, agentId: number | null, call
       if ((meta.pending_tool_calls ?? []).some((p) => p.tool_call_id === call.id)) continue;
     }
     const key = actionKey(agentId, call);
-    const state = READ_ONLY_TOOLS.has(call.function.name) ? null : await s.journal.state(key);
-    const found = state?.status === "started" ? await effectOutcome(s, key, call) : null;
-    if (state?.status === "done") {
+    // A read is never journalled: it has no state, and runs again.
+    const state = await s.journal.state(key);
+    const found = state.status === "started" ? await effectOutcome(s, key, call) : null;
+    if (state.status === "done") {
       // An ability call whose request left but whose caller no longer waits got no reply.
       await appendToolResult(s, agentId, call, isAbilitySent(state.result) ? errorResult(`${call.function.name} got no reply`) : state.result);
     } else if (found !== null) {
       await s.journal.done(key, found);
       await appendToolResult(s, agentId, call, found);
-    } else if (state?.status === "started" && !INTERNAL_EFFECTS.has(call.function.name) && !(agentId !== null && (await isAbilityCall(s, agentId, call.function.name)))) {
+    } else if (state.status === "started" && !INTERNAL_EFFECTS.has(call.function.name) && !(agentId !== null && (await isAbilityCall(s, agentId, call.function.name)))) {
       // A command cut short may have left processes running (they are in their own process group, which the server's death does not end).
       if (call.function.name === "run_command") await killLeftovers(s, key);
       await appendToolResult(s, agentId, call, errorResult(`interrupted: the server stopped while ${call.function.name} was running; it was not run again. Check whether it took effect before trying again.`), { interrupted: true });
@@ -132,10 +132,9 @@ export async function resolveDangling(s: TeamState, agentId: number | null, call
     } else {
       // Read-only, never started, or an internal effect that did not happen (an ability call
       // whose caller does not wait on it sent nothing): run it (now).
-      const result = await run(agentId, call);
-      if (result !== null) await appendToolResult(s, agentId, call, result);
+      const outcome = await run(agentId, call);
       // Waiting for a person's approval: the calls after it wait too, and run in order once it is decided.
-      else if (agentId !== null && (await awaitsApproval(s, agentId))) return;
+      if (outcome.type === "pending" && agentId !== null && (await awaitsApproval(s, agentId))) return;
     }
   }
 }

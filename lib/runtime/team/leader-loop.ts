@@ -1,7 +1,8 @@
 import "server-only";
 /**
  * The Team Leader's loop: take what waits in its inbox, call its model with the context window,
- * save the answer, run its tool calls, and go again until nothing calls for another model call.
+ * save the answer, run its tool calls through the one pipeline (./pipeline.ts), and say what comes
+ * next (./next-step.ts): another pass, or a stop to wait for reports, done, capped or interrupted.
  * One loop per conversation; waking a running loop makes it look again instead of starting a
  * second one. It waits to batch reports only when a report woke it.
  */
@@ -10,32 +11,39 @@ import { buildRegistry, candidateNote, classifierModelKey, classifyIntent, class
 import { LEADER_READER } from "@/lib/memory/distill";
 import { loadRegistry, type ChatModel } from "@/lib/models";
 import { LEADER_PARTY, needsModelCall, SYSTEM_PARTY, unansweredToolCalls, USER_PARTY } from "@/lib/protocol";
-import { sharedContextTools } from "@/lib/shared-context";
 import type { Message } from "@/lib/store";
 import { failpoint } from "./failpoints";
 import { leaderCallsSinceRequest } from "./leader-calls";
 import { leaderSystemPrompt } from "./prompts";
-import { leaderTools, type RoleChoice } from "./tools";
-import { runTool } from "./dispatch";
+import type { RoleChoice } from "@/lib/team-tools";
 import { resolveDangling } from "./effects";
 import { drainLeaderInbox } from "./mail";
 import { recalledForRequest } from "./memory-recall";
-import { memoryToolSpecs } from "./memory-tools";
+import { CAPPED, DONE, interrupted, RUN_AGAIN, WAIT_FOR_REPORTS, type NextStep } from "./next-step";
+import type { ToolPipeline } from "./pipeline";
 import type { TeamState } from "./state";
-import { appendToolResult, assistantMessage, callModel, saveAnswer, saveInterrupted, thinkingLevel } from "./steps";
-import type { AgentMeta } from "./types";
+import { assistantMessage, callModel, saveAnswer, saveInterrupted, thinkingLevel } from "./steps";
+import { atWork, type AgentMeta } from "./types";
 
 /** The leader's loop of one conversation. */
 export class LeaderLoop {
   readonly #s: TeamState;
+  readonly #tools: ToolPipeline;
   #loop: Promise<void> | null = null;
   #again = false;
   #intent: { trace_id: string; result: IntentResult } | null = null;
+  #last: NextStep | undefined;
   readonly #onCrash: (error: unknown) => Promise<void>;
 
-  constructor(s: TeamState, onCrash: (error: unknown) => Promise<void>) {
+  constructor(s: TeamState, tools: ToolPipeline, onCrash: (error: unknown) => Promise<void>) {
     this.#s = s;
+    this.#tools = tools;
     this.#onCrash = onCrash;
+  }
+
+  /** What the loop's last pass decided (until it runs again). */
+  get lastStep(): NextStep | undefined {
+    return this.#last;
   }
 
   /** Whether the loop runs. */
@@ -65,17 +73,20 @@ export class LeaderLoop {
     s.setLeaderBusy(true);
     await s.refreshPhase();
     try {
-      while (await this.#step());
+      for (;;) {
+        this.#last = await this.#step();
+        if (this.#last.type !== "run_again") break;
+      }
     } finally {
       s.setLeaderBusy(false);
       await s.refreshPhase().catch(() => undefined);
     }
   }
 
-  /** One pass of the loop; false when the loop ends. */
-  async #step(): Promise<boolean> {
+  /** One pass of the loop, and what comes next. */
+  async #step(): Promise<NextStep> {
     const s = this.#s;
-    if (s.stopController.signal.aborted) return false;
+    if (s.stopController.signal.aborted) return interrupted("stopped");
     // Woken by a report: wait a moment, so reports arriving together are read in one turn.
     // Any other pass (a person's message, a tool result) goes straight on.
     if (s.reportWaiting && s.limits.leaderBatchMs > 0) await new Promise((r) => setTimeout(r, s.limits.leaderBatchMs));
@@ -84,16 +95,19 @@ export class LeaderLoop {
     let file = await s.store.readLeaderMessages(s.convId);
     const dangling = unansweredToolCalls(file.messages);
     if (dangling.length) {
-      await resolveDangling(s, null, dangling, (agentId, call) => runTool(s, agentId, call));
-      return true;
+      await resolveDangling(s, null, dangling, (agentId, call) => this.#tools.run(agentId, call));
+      return RUN_AGAIN;
     }
     if (await drainLeaderInbox(s)) file = await s.store.readLeaderMessages(s.convId);
-    if (!needsModelCall(file.messages)) return this.#again;
+    if (!needsModelCall(file.messages)) {
+      if (this.#again) return RUN_AGAIN;
+      return (await s.store.listAgents(s.convId)).agents.some(atWork) ? WAIT_FOR_REPORTS : DONE;
+    }
     // Counted from the saved messages, so the cap holds across a restart.
     if (leaderCallsSinceRequest(file.messages) >= s.limits.maxCallsPerTask) {
       s.notice("warning", "cap_calls", "notice.msg.leaderCallCap", { cap: s.limits.maxCallsPerTask });
       await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: LEADER_PARTY, payload: { cap: s.limits.maxCallsPerTask }, action: "cap_calls", resource: "leader", status: "capped" });
-      return false;
+      return CAPPED;
     }
     const conv = await s.store.get(s.convId);
     let model: ChatModel;
@@ -101,9 +115,10 @@ export class LeaderLoop {
       model = await s.deps.models.modelFor(s.deps.root, conv.model_key);
     } catch (error) {
       s.notice("error", "model_error", "notice.msg.leaderNoModel", { error: (error as Error).message });
-      return false;
+      return interrupted("no_model");
     }
     const { allowed } = await s.authorizedChoices();
+    const offer = await this.#tools.offer(null);
     const intent = await this.#routeIntent(file.messages, allowed);
     const note = intent ? candidateNote(intent) : "";
     // Long-term memory relevant to the person's request, recalled once per request (not per call).
@@ -120,24 +135,23 @@ export class LeaderLoop {
       budgets: s.limits.budgets,
     });
     const t = await s.traceOrNew();
-    const outcome = await callModel(s, model, null, input.messages, [...leaderTools(allowed), ...sharedContextTools(), ...memoryToolSpecs()], thinkingLevel(conv), s.stopController.signal);
+    const outcome = await callModel(s, model, null, input.messages, offer.tools.map((tool) => tool.spec), thinkingLevel(conv), s.stopController.signal);
     if (!outcome.ok) {
       await saveInterrupted(s, null, outcome.error, t.trace_id, model.key);
-      return false;
+      return interrupted(outcome.error.reason === "aborted" ? "stopped" : "model_failed");
     }
     const message = assistantMessage(outcome.result, t.trace_id, { context: summarizeReport(input.report) });
     await saveAnswer(s, null, message, model.key, outcome.result, input.report);
     failpoint("leader.step", `${outcome.result.content ?? ""}${JSON.stringify(outcome.result.tool_calls)}`);
     if (!outcome.result.tool_calls.length) {
       await s.emitNow({ type: "reply", from: LEADER_PARTY, to: USER_PARTY, payload: { content: outcome.result.content ?? "" }, action: "leader_reply", resource: `conversation:${s.convId}`, reply: true });
-      return true;
+      return RUN_AGAIN;
     }
     for (const call of outcome.result.tool_calls) {
       if (s.stopController.signal.aborted) break;
-      const result = await runTool(s, null, call);
-      await appendToolResult(s, null, call, result ?? "");
+      await this.#tools.run(null, call);
     }
-    return true;
+    return RUN_AGAIN;
   }
 
   /**

@@ -28,7 +28,7 @@ import type { RuntimeLimits } from "./config";
 import type { AgentView, Notice, PendingQuestion, RuntimeEvent } from "@/lib/contracts/events";
 import { fileStorage, type EffectJournal, type EngineBus, type EngineStorage } from "./ports";
 import { derivePhase, transitionAgent, type AgentEvent } from "./state-machine";
-import type { RoleChoice } from "./tools";
+import type { RoleChoice } from "@/lib/team-tools";
 import { Outbox } from "./outbox";
 import { errorResult, phasePath, traceCause, type AgentMeta } from "./types";
 
