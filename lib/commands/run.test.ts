@@ -75,7 +75,8 @@ describe("runCommand", () => {
   it("kills what left the group (setsid) by the command's marker: at the deadline, and when the command ends holding the output open", async () => {
     const marked = (id: string) => ({ ...base.env, AGENT_COMMAND_ID: `test-${process.pid}-${id}` });
     const cwd = dir();
-    const timedOut = await runCommand({ ...base, env: marked("a"), timeoutMs: 500, command: "setsid sleep 30 > /dev/null 2>&1 & echo $! > escaped.pid; sleep 30", cwd });
+    // The deadline must come after the shell wrote the pid: on a loaded machine starting it can take most of a second.
+    const timedOut = await runCommand({ ...base, env: marked("a"), timeoutMs: 3000, command: "setsid sleep 30 > /dev/null 2>&1 & echo $! > escaped.pid; sleep 30", cwd });
     expect(timedOut.timed_out).toBe(true);
     const first = Number(readFileSync(path.join(cwd, "escaped.pid"), "utf8"));
     expect(first).toBeGreaterThan(0);
