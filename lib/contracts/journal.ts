@@ -1,5 +1,5 @@
 /**
- * One line of the action journal `conversations/<id>/actions.jsonl` (./journal.ts). Pure, so the
+ * One line of the action journal `conversations/<id>/actions.jsonl` (lib/store/action-journal.ts). Pure, so the
  * import of a conversation checks journal lines without loading the runtime.
  */
 import { z } from "zod";
@@ -13,3 +13,6 @@ export const JournalLineSchema = z.object({
 });
 /** One journal line. */
 export type JournalLine = z.infer<typeof JournalLineSchema>;
+
+/** What the journal knows of one key. */
+export type JournalState = { status: "none" } | { status: "started" } | { status: "done"; result: string };

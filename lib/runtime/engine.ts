@@ -5,9 +5,7 @@ import "server-only";
  * once per process by the composition root (lib/server/app.ts) from what it is given; it reaches
  * for nothing else.
  */
-import path from "node:path";
 import { conversationTopic } from "@/lib/bus";
-import { closeJsonLines } from "@/lib/store/jsonl";
 import type { RuntimeLimits } from "./team/config";
 import type { EngineDeps } from "./team/deps";
 import type { ToolProviders } from "./team/tool-kit";
@@ -89,14 +87,8 @@ export class Engine {
    * {@link withRun} nothing holds it: it may be let go as soon as it is idle and unviewed.
    */
   async runFor(convId: string): Promise<TeamRun> {
-    const { store } = this.#deps;
-    await store.get(convId);
-    // The engine holds the conversation in memory while it runs it (lib/store/live-conversation.ts).
-    await store.open(convId, (report) => {
-      if (report.replayed || report.repairedBytes) {
-        console.log(`[astrion] ${convId}: replayed ${report.replayed} step(s) of its log${report.repairedBytes ? `, cut ${report.repairedBytes} torn byte(s)` : ""}`);
-      }
-    });
+    // The engine holds the conversation open while it runs it (the storage loads what it needs).
+    await this.#deps.conversations.open(convId);
     let run = this.#runs.get(convId);
     if (!run) {
       run = new TeamRun(this.#deps, convId, this.#limits, this.#tools);
@@ -106,8 +98,8 @@ export class Engine {
   }
 
   /**
-   * Lets go of a conversation: its run object (listeners; tokens too when `revoke`), its files in
-   * memory (checkpointed: seed files complete and durable, step log empty) and its open log files.
+   * Lets go of a conversation: its run object (listeners; tokens too when `revoke`), what the
+   * storage holds open for it (the file store: its files checkpointed, its log files closed).
    */
   async #unload(convId: string, revoke: boolean): Promise<void> {
     const run = this.#runs.get(convId);
@@ -116,8 +108,7 @@ export class Engine {
       else run.release();
       this.#runs.delete(convId);
     }
-    await this.#deps.store.closeConversation(convId);
-    await closeJsonLines(path.join(this.#deps.root, "conversations", convId));
+    await this.#deps.conversations.close(convId);
   }
 
   /** Stops a conversation's work (if any) and forgets its run, e.g. before the conversation is deleted. */
@@ -140,7 +131,7 @@ export class Engine {
       await this.#unload(convId, false).catch((error: unknown) => console.error(`[astrion] could not close ${convId}:`, (error as Error).message));
     }
     // A conversation let go just before (an idle release) may still be checkpointing: wait for it.
-    await this.#deps.store.closeAll().catch((error: unknown) => console.error("[astrion] could not close the open conversations:", (error as Error).message));
+    await this.#deps.conversations.closeAll().catch((error: unknown) => console.error("[astrion] could not close the open conversations:", (error as Error).message));
   }
 
   /**
@@ -157,19 +148,19 @@ export class Engine {
   async resumeAll(): Promise<number> {
     let resumed = 0;
     for (let offset = 0; ; offset += 100) {
-      const page = await this.#deps.store.list({ status: "active", offset, limit: 100 });
-      for (const item of page.items) {
+      const page = await this.#deps.conversations.listActive({ offset, limit: 100 });
+      for (const id of page.ids) {
         try {
-          await this.withRun(item.id, (run) => run.resume());
+          await this.withRun(id, (run) => run.resume());
           resumed++;
           // Only conversations with work in progress (or something to tell the person) stay in
           // memory; the others are let go now and open when used.
-          await this.#residency.released(item.id);
+          await this.#residency.released(id);
         } catch (error) {
-          console.error(`[astrion] could not resume ${item.id}:`, (error as Error).message);
+          console.error(`[astrion] could not resume ${id}:`, (error as Error).message);
         }
       }
-      if (offset + page.items.length >= page.total) break;
+      if (offset + page.ids.length >= page.total) break;
     }
     return resumed;
   }

@@ -58,9 +58,9 @@ export class TeamRun {
   readonly #offHealth: () => void;
 
   /**
-   * `ports` are the storage and the bus the run works through (./team/ports.ts); by default the
-   * file store of `deps.root` and `deps.bus`. A run given a storage reads and changes its
-   * conversation only through it (never `deps.store`).
+   * `ports` are the storage and the bus the run works through (./team/ports.ts); by default
+   * `deps.storage` and `deps.bus`. `tools` are the providers of the leader's and the agents'
+   * tools (./team/tool-kit.ts), run through one pipeline.
    */
   constructor(deps: EngineDeps, convId: string, limits: RuntimeLimits, tools: ToolProviders, ports: { storage?: EngineStorage; bus?: EngineBus } = {}) {
     this.convId = convId;

@@ -30,6 +30,7 @@ import { RequestClock } from "@/lib/shared-context/clock";
 import { StreamSlots, streamLimitsFromEnv } from "@/lib/sse";
 import { DistillState, Engine, limitsFromEnv } from "@/lib/runtime";
 import { builtInToolProviders } from "@/lib/runtime/tool-providers";
+import { fileLifecycle, fileStorage } from "./file-storage";
 
 export interface AstrionApp {
   root: string;
@@ -99,7 +100,11 @@ async function start(): Promise<AstrionApp> {
   const clock = new RequestClock();
   const knowledge = new KnowledgeService(root, knowledgeLimitsFromEnv(process.env));
   const streams = new StreamSlots(streamLimitsFromEnv());
-  const engine = new Engine({ deps: { root, store, roles, models, memory, bus, mcp, tokens: new AgentTokens(), gatewayErrors, clock, knowledge, distill: new DistillState(root) }, limits: limitsFromEnv(), tools: builtInToolProviders() });
+  const engine = new Engine({
+    deps: { root, storage: fileStorage(root, store), conversations: fileLifecycle(root, store), roles, models, memory, bus, mcp, tokens: new AgentTokens(), gatewayErrors, clock, knowledge, distill: new DistillState(root) },
+    limits: limitsFromEnv(),
+    tools: builtInToolProviders(),
+  });
   return { root, store, roles, search, memory, models, knowledge, bus, mcp, gatewayErrors, clock, streams, signInThrottle: new SignInThrottle(signInThrottleConfigFromEnv()), entryLimiter: new TokenBucketLimiter(rateLimitConfigFromEnv()), engine, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
 }
 

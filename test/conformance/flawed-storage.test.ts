@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { NotFoundError } from "@/lib/contracts/errors";
-import type { JournalState } from "@/lib/runtime/team/journal";
+import type { JournalState } from "@/lib/contracts/journal";
 import type { ConversationFiles, EffectJournal, EngineStorage } from "@/lib/runtime/team/ports";
 import { newMemoryHarness, type MemoryBacking } from "@/test/support/memory-storage";
 import { runStorageCase, STORAGE_CASES, type StorageCase, type StorageHarness } from "./engine-storage";

@@ -1,7 +1,7 @@
 /**
  * The file store as a conformance harness (test/conformance/storage-contract.ts): a temp data
  * folder with two conversations, held open by a ConversationStore as the engine holds the
- * conversations it runs, and the engine's view of it (`fileStorage`, lib/runtime/team/ports.ts).
+ * conversations it runs, and the engine's view of it (`fileStorage`, lib/server/file-storage.ts).
  * A reopen is a clean stop and a new store over the same folder (what a restart does); a crash
  * lets go of the open conversations without a checkpoint (their step logs replay at the next
  * open) and abandons the store. Durability is held back by holding the step logs' `fdatasync`
@@ -14,7 +14,8 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { readTimeline, timelineFile } from "@/lib/protocol";
-import { CONTEXT_FILE_NAME, fileStorage } from "@/lib/runtime/team/ports";
+import { CONTEXT_FILE_NAME } from "@/lib/runtime/team/ports";
+import { fileStorage } from "@/lib/server/file-storage";
 import type { ConversationStore } from "@/lib/store";
 import { newConversationStore } from "@/test/helpers/conversation-store";
 import type { StorageFactory, StorageHarness } from "@/test/conformance/storage-contract";

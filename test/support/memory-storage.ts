@@ -21,7 +21,8 @@ import {
 } from "@/lib/contracts/on-disk";
 import { timelineLine, TIMELINE_FILE_NAME } from "@/lib/protocol";
 import { CONTEXT_FILE_NAME, type ConversationFiles, type EffectJournal, type EngineStorage } from "@/lib/runtime/team/ports";
-import { JOURNAL_FILE_NAME, type JournalState } from "@/lib/runtime/team/journal";
+import type { JournalState } from "@/lib/contracts/journal";
+import { JOURNAL_FILE_NAME } from "@/lib/store/action-journal";
 import { ConversationPatchSchema, localTimestamp, type Durability, type LoggedLineFile, type Mutator } from "@/lib/store";
 import { ChangeLog, copyFiles, MemoryBacking, type Files } from "./memory-backing";
 import type { TimelineRecord } from "@/lib/contracts/timeline-record";

@@ -7,8 +7,8 @@
  * which reads the product's own roles (agents/*.md, read only). The data folder the engine is
  * given is never created: a test may check that nothing was written there.
  *
- * `deps.store` (the file store) is a stand-in that throws on any use: a run given a storage must
- * not reach for the file store. A "process" ({@link TeamKit.start}) is one storage over the kit's
+ * `deps.storage` is the in-memory storage; `deps.conversations` (the engine's lifecycle of
+ * conversations, which a run does not use) is a stand-in that throws on any use. A "process" ({@link TeamKit.start}) is one storage over the kit's
  * backing, one bus, tokens and MCP manager, and one run; a crash is `process.storage.crash()`
  * followed by a new process over the same backing (what was durable is all it finds).
  */
@@ -32,8 +32,8 @@ import type { EngineDeps } from "@/lib/runtime/team/deps";
 import type { ToolProviders } from "@/lib/runtime/team/tool-kit";
 import { builtInToolProviders } from "@/lib/runtime/tool-providers";
 import { DistillState } from "@/lib/runtime/team/distilled-progress";
-import { JOURNAL_FILE_NAME } from "@/lib/runtime/team/journal";
-import type { ConversationStore } from "@/lib/store";
+import { JOURNAL_FILE_NAME } from "@/lib/store/action-journal";
+import type { ConversationLifecycle } from "@/lib/runtime/team/ports";
 import { newRoleLibrary } from "@/test/helpers/role-library";
 import { MemoryBacking, MemoryStorage } from "./memory-storage";
 import { ScriptedModel, type Script } from "./scripted-model";
@@ -97,11 +97,11 @@ export function teamEnvironment(): TeamEnvironment {
   };
 }
 
-/** `deps.store` for a run given its storage: any use of it is a bug of the engine. */
-const UNUSED_STORE = new Proxy({} as ConversationStore, {
+/** The conversations' lifecycle is the engine's (lib/runtime/engine.ts), which a kit does not run: any use of it is a bug. */
+const UNUSED_LIFECYCLE = new Proxy({} as ConversationLifecycle, {
   get(_target, key) {
     if (typeof key === "symbol") return undefined;
-    throw new Error(`the run used deps.store.${key} although it was given a storage`);
+    throw new Error(`the run used deps.conversations.${key}, which only the engine uses`);
   },
 });
 
@@ -165,7 +165,8 @@ export class TeamKit {
     const model = this.model;
     const deps: EngineDeps = {
       root: this.#env.dataRoot,
-      store: UNUSED_STORE,
+      storage,
+      conversations: UNUSED_LIFECYCLE,
       roles,
       models: { modelFor: async () => model, embedderFor: async () => null, subscribeHealth: () => () => undefined },
       memory: null,

@@ -1,7 +1,7 @@
 import "server-only";
 /**
  * What the engine is given by its creator (the composition root, lib/server/app.ts): the data
- * folder, the conversation store, the role library, the models, long-term memory, the bus and the
+ * folder, the conversations' storage and their lifecycle, the role library, the models, long-term memory, the bus and the
  * MCP manager. (The tool providers are given to the engine beside these: lib/runtime/engine.ts.) The engine never reaches
  * for the app; everything it uses comes through here or through its ports (./ports.ts).
  */
@@ -13,14 +13,17 @@ import type { RequestClock } from "@/lib/shared-context/clock";
 import type { McpManager } from "@/lib/mcp";
 import type { ModelRegistry } from "@/lib/models/model-registry";
 import type { RoleLibrary } from "@/lib/roles";
-import type { ConversationStore } from "@/lib/store";
 import type { DistillState } from "./distilled-progress";
 import type { MemoryPort } from "./memory-port";
+import type { ConversationLifecycle, EngineStorage } from "./ports";
 
 export interface EngineDeps {
   /** The data folder. */
   readonly root: string;
-  readonly store: ConversationStore;
+  /** The conversations' storage (./ports.ts): the engine names no implementation of it. */
+  readonly storage: EngineStorage;
+  /** How the engine opens and lets go of the storage's conversations, and finds them at boot. */
+  readonly conversations: ConversationLifecycle;
   readonly roles: RoleLibrary;
   /** Model keys → models and the embedder (lib/models/model-registry.ts). */
   readonly models: Pick<ModelRegistry, "modelFor" | "embedderFor" | "subscribeHealth">;

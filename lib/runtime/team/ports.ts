@@ -6,18 +6,18 @@ import "server-only";
  * topic names from lib/store and lib/bus, never their I/O). The role library and the shared
  * context are outside these ports (they are folders of the data root, read through their modules).
  *
- * The defaults are the file store (the seed's JSON files, made durable through the conversation's
- * step log: lib/store) and the in-process bus (lib/bus). Another backend (a PostgreSQL store, a
- * Redis bus) implements these interfaces and is handed to the runtime instead; the engine does not
- * change. What an implementation must guarantee is written on each member.
+ * The composition root (lib/server/app.ts) chooses the implementations: today the file store (the
+ * seed's JSON files, made durable through the conversation's step log: lib/store, adapted in
+ * lib/server/file-storage.ts) and the in-process bus (lib/bus). Another backend (a PostgreSQL
+ * store, a Redis bus) implements these interfaces and is handed to the engine instead; the engine
+ * does not change, and names no implementation. What an implementation must guarantee is written
+ * on each member.
  */
-import path from "node:path";
 import type { Bus } from "@/lib/bus";
-import { TIMELINE_FILE_NAME, timelineLine, type TimelineRecord } from "@/lib/protocol";
+import type { TimelineRecord } from "@/lib/protocol";
 import type { AgentMessagesFile, AgentMetadata, ConversationMetadata, LeaderMessagesFile } from "@/lib/contracts/on-disk";
-import type { AgentList, ConversationPatch, ConversationStore, CreateAgentInput, Durability, LoggedLineFile, Mutator } from "@/lib/store";
-import { closeJsonLines } from "@/lib/store/jsonl";
-import { ActionJournal, JOURNAL_FILE_NAME, type JournalState } from "./journal";
+import type { AgentList, ConversationPatch, CreateAgentInput, Durability, LoggedLineFile, Mutator } from "@/lib/store";
+import type { JournalState } from "@/lib/contracts/journal";
 
 /** Per-call context reports of a conversation (an addition to the seed's layout). */
 export const CONTEXT_FILE_NAME = "context.jsonl";
@@ -26,7 +26,7 @@ export const CONTEXT_FILE_NAME = "context.jsonl";
  * One conversation's files as the engine reads and changes them: the seed's metadata.json, the
  * Team Leader's messages.json, and each sub-agent's metadata.json and messages.json (the types
  * are the on-disk contract's, lib/contracts/on-disk.ts). The file store implements it through
- * {@link fileStorage}; another backend writes out every member with the same guarantees
+ * lib/server/file-storage.ts; another backend writes out every member with the same guarantees
  * (test/conformance states them as tests, which every implementation must pass unchanged).
  *
  * What holds for every member:
@@ -164,48 +164,17 @@ export interface EngineStorage {
 export type EngineBus = Pick<Bus, "publish" | "subscribe">;
 
 /**
- * The default storage: the file store of a data folder, with the timeline, context reports and
- * journal beside each conversation's files, appended through the store (so an open
- * conversation's step log makes them durable with its other changes of the tick).
+ * How the engine holds conversations in a storage (lib/runtime/engine.ts): a conversation is
+ * opened for its single writer (the engine) before a run uses it, let go when nothing holds it,
+ * and found again at boot. A storage with nothing to open or close does nothing in `open` and `close`.
  */
-export function fileStorage(root: string, store: ConversationStore): EngineStorage {
-  const dirOf = (convId: string) => path.join(root, "conversations", convId);
-  return {
-    conversations: eagerFiles(store),
-    appendTimeline: (convId, record) => store.appendLine(convId, TIMELINE_FILE_NAME, timelineLine(record), EAGER),
-    appendContextReport: (convId, line) => store.appendLine(convId, CONTEXT_FILE_NAME, line, EAGER),
-    // `started` is durable before it resolves: a side effect runs only once it is on disk. `done` is
-    // ordered after it (lib/runtime/journal.ts says why it need not wait for the disk).
-    journal: (convId) =>
-      new ActionJournal(
-        dirOf(convId),
-        (line) => store.appendLine(convId, JOURNAL_FILE_NAME, line),
-        (line) => store.appendLine(convId, JOURNAL_FILE_NAME, line, EAGER),
-      ),
-    durability: (convId) => store.durability(convId),
-    letGo: async (convId) => {
-      if (!store.isOpen(convId)) await closeJsonLines(dirOf(convId)).catch(() => undefined);
-    },
-  };
+export interface ConversationLifecycle {
+  /** Opens a conversation for writing (the file store loads it and replays its step log). Rejects with `NotFoundError` for one it does not hold. */
+  open(convId: string): Promise<void>;
+  /** Lets a conversation go: every change durable and in its seed files, nothing held open for it. */
+  close(convId: string): Promise<void>;
+  /** Lets every open conversation go (a clean shutdown). */
+  closeAll(): Promise<void>;
+  /** The active conversations' ids, a page at a time in a stable order, and how many there are. */
+  listActive(page: { offset: number; limit: number }): Promise<{ ids: string[]; total: number }>;
 }
-
-const EAGER = { eager: true } as const;
-
-/** The store's conversation files with every change made eagerly (see {@link ConversationFiles}). */
-function eagerFiles(store: ConversationStore): ConversationFiles {
-  return {
-    get: (id) => store.get(id, EAGER),
-    update: (id, patch) => store.update(id, patch, EAGER),
-    readLeaderMessages: (id) => store.readLeaderMessages(id, EAGER),
-    updateLeaderMessages: (id, fn, opts) => store.updateLeaderMessages(id, fn, { ...opts, ...EAGER }),
-    createAgent: (convId, input) => store.createAgent(convId, input, EAGER),
-    readAgentMetadata: (convId, agentId) => store.readAgentMetadata(convId, agentId, EAGER),
-    updateAgentMetadata: (convId, agentId, fn) => store.updateAgentMetadata(convId, agentId, fn, EAGER),
-    readAgentMessages: (convId, agentId) => store.readAgentMessages(convId, agentId, EAGER),
-    updateAgentMessages: (convId, agentId, fn) => store.updateAgentMessages(convId, agentId, fn, EAGER),
-    listAgents: (convId) => store.listAgents(convId, EAGER),
-    appendLine: (id, name, line) => store.appendLine(id, name, line, EAGER),
-  };
-}
-
-

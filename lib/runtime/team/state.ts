@@ -26,7 +26,7 @@ import type { ConversationMetadata } from "@/lib/store";
 import { confirmProjectFolder, type ProjectFolderChanged, type ProjectFolderRefused } from "@/lib/workspace";
 import type { RuntimeLimits } from "./config";
 import type { AgentView, Notice, PendingQuestion, RuntimeEvent } from "@/lib/contracts/events";
-import { fileStorage, type EffectJournal, type EngineBus, type EngineStorage } from "./ports";
+import type { EffectJournal, EngineBus, EngineStorage } from "./ports";
 import { derivePhase, transitionAgent, type AgentEvent } from "./state-machine";
 import type { RoleChoice } from "@/lib/team-tools";
 import { Outbox } from "./outbox";
@@ -123,7 +123,7 @@ export class TeamState {
     this.convId = convId;
     this.limits = limits;
     this.dir = path.join(deps.root, "conversations", convId);
-    this.storage = ports.storage ?? fileStorage(deps.root, deps.store);
+    this.storage = ports.storage ?? deps.storage;
     this.bus = ports.bus ?? deps.bus;
     this.journal = this.storage.journal(convId);
     const topic = conversationTopic(convId);

@@ -2,7 +2,7 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ActionJournal, JOURNAL_FILE_NAME } from "./journal";
+import { ActionJournal, JOURNAL_FILE_NAME } from "./action-journal";
 
 describe("the action journal", () => {
   it("knows each key's state, durably, and a new instance reads it back from the file", async () => {

@@ -1,6 +1,6 @@
-import "server-only";
 /**
- * The action journal (`conversations/<id>/actions.jsonl`): a side-effecting tool call is recorded
+ * The action journal of the file store (`conversations/<id>/actions.jsonl`), the engine's
+ * EffectJournal port (lib/runtime/team/ports.ts) over files: a side-effecting tool call is recorded
  * as `started` before it runs and `done` (with its result) after, under an idempotency key
  * (`trace_id:action:tool_call_id`). After a crash, a call that started but has no `done` is
  * reported as interrupted and not run again on its own; one that finished gives back its recorded
@@ -8,15 +8,12 @@ import "server-only";
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { appendJsonLine, parseJsonLines } from "@/lib/store/jsonl";
-import { JournalLineSchema } from "@/lib/contracts/journal";
+import { JournalLineSchema, type JournalState } from "@/lib/contracts/journal";
+import { appendJsonLine, parseJsonLines } from "./jsonl";
 
 /** File name of the journal inside a conversation folder. */
 export const JOURNAL_FILE_NAME = "actions.jsonl";
 
-
-/** What the journal knows of one key. */
-export type JournalState = { status: "none" } | { status: "started" } | { status: "done"; result: string };
 
 /** The journal of one conversation, read from its file once and then kept in memory. */
 export class ActionJournal {

@@ -1,0 +1,80 @@
+import "server-only";
+/**
+ * The engine's ports over the file store of a data folder (lib/runtime/team/ports.ts says what
+ * each member must guarantee; test/conformance checks it): the seed's files with every change
+ * made eagerly, the timeline, context reports and journal beside each conversation's files,
+ * appended through the store (so an open conversation's step log makes them durable with its
+ * other changes of the tick), and the conversations' lifecycle (open, let go, found at boot).
+ * Part of the composition root: the only place that knows the engine's storage is files.
+ */
+import path from "node:path";
+import { TIMELINE_FILE_NAME, timelineLine } from "@/lib/protocol";
+import { CONTEXT_FILE_NAME, type ConversationFiles, type ConversationLifecycle, type EngineStorage } from "@/lib/runtime/team/ports";
+import { ActionJournal, JOURNAL_FILE_NAME } from "@/lib/store/action-journal";
+import type { ConversationStore } from "@/lib/store";
+import { closeJsonLines } from "@/lib/store/jsonl";
+
+const EAGER = { eager: true } as const;
+
+/** The store's conversation files with every change made eagerly (see ConversationFiles). */
+function eagerFiles(store: ConversationStore): ConversationFiles {
+  return {
+    get: (id) => store.get(id, EAGER),
+    update: (id, patch) => store.update(id, patch, EAGER),
+    readLeaderMessages: (id) => store.readLeaderMessages(id, EAGER),
+    updateLeaderMessages: (id, fn, opts) => store.updateLeaderMessages(id, fn, { ...opts, ...EAGER }),
+    createAgent: (convId, input) => store.createAgent(convId, input, EAGER),
+    readAgentMetadata: (convId, agentId) => store.readAgentMetadata(convId, agentId, EAGER),
+    updateAgentMetadata: (convId, agentId, fn) => store.updateAgentMetadata(convId, agentId, fn, EAGER),
+    readAgentMessages: (convId, agentId) => store.readAgentMessages(convId, agentId, EAGER),
+    updateAgentMessages: (convId, agentId, fn) => store.updateAgentMessages(convId, agentId, fn, EAGER),
+    listAgents: (convId) => store.listAgents(convId, EAGER),
+    appendLine: (id, name, line) => store.appendLine(id, name, line, EAGER),
+  };
+}
+
+/** The engine's storage over the file store of `root`. */
+export function fileStorage(root: string, store: ConversationStore): EngineStorage {
+  const dirOf = (convId: string) => path.join(root, "conversations", convId);
+  return {
+    conversations: eagerFiles(store),
+    appendTimeline: (convId, record) => store.appendLine(convId, TIMELINE_FILE_NAME, timelineLine(record), EAGER),
+    appendContextReport: (convId, line) => store.appendLine(convId, CONTEXT_FILE_NAME, line, EAGER),
+    // `started` is durable before it resolves: a side effect runs only once it is on disk. `done` is
+    // ordered after it (lib/store/action-journal.ts says why it need not wait for the disk).
+    journal: (convId) =>
+      new ActionJournal(
+        dirOf(convId),
+        (line) => store.appendLine(convId, JOURNAL_FILE_NAME, line),
+        (line) => store.appendLine(convId, JOURNAL_FILE_NAME, line, EAGER),
+      ),
+    durability: (convId) => store.durability(convId),
+    letGo: async (convId) => {
+      if (!store.isOpen(convId)) await closeJsonLines(dirOf(convId)).catch(() => undefined);
+    },
+  };
+}
+
+/** How the engine opens and lets go of the file store's conversations. */
+export function fileLifecycle(root: string, store: ConversationStore): ConversationLifecycle {
+  return {
+    open: async (convId) => {
+      await store.get(convId);
+      // Held in memory while a run uses it (lib/store/live-conversation.ts); its step log replayed.
+      await store.open(convId, (report) => {
+        if (report.replayed || report.repairedBytes) {
+          console.log(`[astrion] ${convId}: replayed ${report.replayed} step(s) of its log${report.repairedBytes ? `, cut ${report.repairedBytes} torn byte(s)` : ""}`);
+        }
+      });
+    },
+    close: async (convId) => {
+      await store.closeConversation(convId);
+      await closeJsonLines(path.join(root, "conversations", convId));
+    },
+    closeAll: () => store.closeAll(),
+    listActive: async ({ offset, limit }) => {
+      const page = await store.list({ status: "active", offset, limit });
+      return { ids: page.items.map((item) => item.id), total: page.total };
+    },
+  };
+}
