@@ -24,6 +24,11 @@
  * - overhead, grow, sse (bench/runtime.mjs): per-call orchestration gaps, a leader turn and the
  *   202 accept time as a conversation grows to 1,000 messages, SSE delivery under load.
  * Request loops are bounded; nothing leaves this machine. Progress goes to stderr.
+ *
+ * Options: `--baseline <commit>` (or BENCH_BASELINE): the commit the engine part measures beside
+ * this checkout (default: the landed commit before issue 28, bench/baseline.mjs; `none`: no
+ * baseline); `--help`. The engine part's knobs are environment variables, listed in
+ * bench/engine.mjs (BENCH_ENGINE_REPS, _RUNS, _ROUNDS, _MEMORY_RUNS, _WARMUP, _VARIANTS, _CPU_PROF).
  */
 import os from "node:os";
 import { ensureBuild } from "../scripts/build-state.mjs";
@@ -40,7 +45,23 @@ import { benchStore } from "./store.mjs";
 
 const PARTS = ["serializer", "context", "store", "index", "search", "knowledge", "memory", "engine", ...RUNTIME_PARTS];
 const ALIASES = { runtime: RUNTIME_PARTS };
-const asked = process.argv.slice(2).flatMap((a) => a.split(",")).filter(Boolean);
+const argv = process.argv.slice(2);
+if (argv.includes("--help") || argv.includes("-h")) {
+  console.log(
+    `npm run bench [-- <part>[,<part>…]] [--baseline <commit>|none]\nParts: ${PARTS.join(", ")} (runtime = ${RUNTIME_PARTS.join(",")}).\n` +
+      "The engine part measures the floor, this checkout and a baseline build (default: the landed commit before issue 28, on /usr/bin/node); see bench/engine.mjs and bench/baseline.mjs.",
+  );
+  process.exit(0);
+}
+const flagAt = argv.indexOf("--baseline");
+if (flagAt >= 0 && !argv[flagAt + 1]) {
+  console.error("--baseline needs a commit (or none).");
+  process.exit(2);
+}
+const asked = argv
+  .filter((_, i) => flagAt < 0 || (i !== flagAt && i !== flagAt + 1))
+  .flatMap((a) => a.split(","))
+  .filter(Boolean);
 const unknown = asked.filter((p) => !PARTS.includes(p) && !Object.hasOwn(ALIASES, p));
 if (unknown.length) {
   console.error(`Unknown bench part(s): ${unknown.join(", ")}. Parts: ${PARTS.join(", ")} (runtime = ${RUNTIME_PARTS.join(",")}).`);
