@@ -12,8 +12,11 @@
  *
  * `BENCH_BASELINE` (or `--baseline <commit>`): the commit, or `none` to measure without one;
  * `BENCH_BASELINE_NODE`: its Node (default /usr/bin/node); `BENCH_CACHE_DIR`: the cache
- * (default `$XDG_CACHE_HOME/astrion-bench` or `~/.cache/astrion-bench`). A prepared commit is
- * reused: its folder holds a `.bench-ready` file naming the Node it was installed and built with.
+ * (default `$XDG_CACHE_HOME/astrion-bench` or `~/.cache/astrion-bench`), one folder per commit
+ * and Node version. A prepared folder is reused: it holds a `.bench-ready` file naming the commit
+ * and the Node it was installed and built with. `BENCH_BASELINE_ALSO_NODE=<node>`: the same commit
+ * is also prepared and measured on that Node (e.g. Node 24's), to tell the Node's part from the
+ * code's.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -61,7 +64,8 @@ function run(command, args, options) {
 export function prepareBaseline({ commit = DEFAULT_BASELINE, node = DEFAULT_BASELINE_NODE, env = process.env } = {}) {
   const full = execFileSync("git", ["rev-parse", "--verify", `${commit}^{commit}`], { cwd: ROOT, encoding: "utf8" }).trim();
   const version = nodeVersion(node);
-  const root = path.join(cacheDir(env), full);
+  // One folder per commit and Node: node_modules holds a native addon built for that Node.
+  const root = path.join(cacheDir(env), `${full}-node${version.replace(/^v/, "")}`);
   const ready = path.join(root, ".bench-ready");
   const want = JSON.stringify({ commit: full, node, version });
   if (existsSync(ready) && readFileSync(ready, "utf8") === want && existsSync(path.join(root, ".next", "BUILD_ID"))) {

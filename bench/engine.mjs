@@ -96,12 +96,14 @@ async function floorSequential(floor, count, prefix, options) {
 function callsOf(calls, conv) {
   let n = 0;
   let texts = 0;
+  let leader = 0;
   for (const c of calls.values()) {
     if (c.conv !== conv) continue;
     n++;
     if (c.text) texts++;
+    if (c.who === "leader") leader++;
   }
-  return { calls: n, texts };
+  return { calls: n, texts, leader };
 }
 
 /** Whether a viewer has seen the end of a run of `shape`; the time of its last awaited event when it has. */
@@ -155,6 +157,7 @@ async function appRuns(app, titles, mode, calls) {
     accept_ms: Math.max(...accepted),
     calls: counted.reduce((n, c) => n + c.calls, 0),
     text_answers: counted.reduce((n, c) => n + c.texts, 0),
+    leader_calls: counted.reduce((n, c) => n + c.leader, 0),
     delta_events: sum((s) => s.deltas),
     sse_bytes: sum((s) => s.bytes),
     sse_reads: sum((s) => s.reads),
@@ -198,6 +201,7 @@ function sequentialFigures(runs, reps) {
       open_stream_to_snapshot_ms: stats(runs.map((r) => r.snapshot_ms)),
       message_accepted_ms: stats(runs.map((r) => r.accept_ms)),
       text_answers_per_run: stats(runs.map((r) => r.text_answers)),
+      leader_calls_per_run: stats(runs.map((r) => r.leader_calls)),
       delta_events_per_run: stats(runs.map((r) => r.delta_events)),
       live_events_per_run: stats(runs.map((r) => r.live_events)),
       sse_bytes_per_run: stats(runs.map((r) => r.sse_bytes)),
@@ -333,17 +337,20 @@ export async function benchEngine() {
   const baselineCommit = baselineAsked();
   const profileDir = env.BENCH_ENGINE_CPU_PROF ? path.resolve(env.BENCH_ENGINE_CPU_PROF) : null;
   let baseline = null;
+  let alsoBaseline = null;
   try {
     if (env.BENCH_BASELINE_ROOT) {
       const node = env.BENCH_BASELINE_NODE || DEFAULT_BASELINE_NODE;
       baseline = { root: path.resolve(env.BENCH_BASELINE_ROOT), commit: `as built in ${env.BENCH_BASELINE_ROOT}`, node, nodeVersion: execFileSync(node, ["--version"], { encoding: "utf8" }).trim() };
     } else if (baselineCommit) {
       baseline = prepareBaseline({ commit: baselineCommit, node: env.BENCH_BASELINE_NODE || DEFAULT_BASELINE_NODE });
+      if (env.BENCH_BASELINE_ALSO_NODE) alsoBaseline = prepareBaseline({ commit: baselineCommit, node: env.BENCH_BASELINE_ALSO_NODE });
     }
     fake = await mod.startFakeOpenAI({ script: workloadHandler(mod, calls, signal, mode) });
     instrument(fake, { dropBodies: true });
     const targets = [{ name: "current", root: env.BENCH_ENGINE_ROOT ? path.resolve(env.BENCH_ENGINE_ROOT) : ROOT, node: process.execPath }];
     if (baseline) targets.push({ name: "baseline", root: baseline.root, node: baseline.node });
+    if (alsoBaseline) targets.push({ name: `baseline_on_node${alsoBaseline.nodeVersion.replace(/^v(\d+).*/, "$1")}`, root: alsoBaseline.root, node: alsoBaseline.node });
     for (const t of targets) {
       const home = tempDir(`astrion-bench-engine-${t.name}-`);
       homes.push(home);
@@ -359,11 +366,11 @@ export async function benchEngine() {
     }
     for (const a of apps) progress(`${a.name}: ${a.root} on ${a.node}, pid ${a.pid}`);
     floor = await startFloor({ url: fake.url, project });
-    /** Runs `fn(app)` for every app, their order turned each time so neither always goes first. */
+    /** Runs `fn(app)` for every app, the order turned each time so none always goes first. */
     let turn = 0;
     const eachApp = async (fn) => {
-      const order = turn++ % 2 ? [...apps].reverse() : apps;
-      for (const a of order) await fn(a);
+      const shift = turn++ % apps.length;
+      for (const a of [...apps.slice(shift), ...apps.slice(0, shift)]) await fn(a);
     };
     const setMode = (variant) => Object.assign(mode, { textChunks: undefined }, ALL_VARIANTS[variant]);
 
@@ -371,6 +378,7 @@ export async function benchEngine() {
     for (const v of VARIANTS) {
       setMode(v);
       await floorSequential(floor, 3, `floor-warm-${v}`, { shape: mode.shape });
+      if (v === "user") await floorSequential(floor, 3, `floor-app-transport-warm-${v}`, { shape: mode.shape, transport: "app" });
     }
     setMode("user");
     for (let i = 0; i < WARM_RUNS; i++) await eachApp((a) => appRuns(a, [`${a.name}-warm-${i}`], mode, calls));
@@ -398,12 +406,15 @@ export async function benchEngine() {
     const seq = Object.fromEntries(VARIANTS.map((v) => [v, Object.fromEntries([["floor", []], ...apps.map((a) => [a.name, []])])]));
     const par = Object.fromEntries([["floor", []], ...apps.map((a) => [a.name, []])]);
     const loads = [];
+    // The floor again on the app's own transport (lib/models/http-fetch.ts), user workload only.
+    const floorApp = { seq: [], par: [] };
     for (let rep = 1; rep <= REPS; rep++) {
       for (const v of VARIANTS) {
         setMode(v);
         loads.push({ repetition: rep, workload: v, load_average_1_5_15: load() });
         progress(`repetition ${rep}/${REPS}, ${v}: ${RUNS} runs one at a time each; load ${load().join(" ")}`);
         seq[v].floor.push(...(await floorSequential(floor, RUNS, `floor-${v}-r${rep}`, { shape: mode.shape })));
+        if (v === "user") floorApp.seq.push(...(await floorSequential(floor, RUNS, `floor-app-transport-${v}-r${rep}`, { shape: mode.shape, transport: "app" })));
         for (let i = 0; i < RUNS; i++) await eachApp(async (a) => seq[v][a.name].push(await appRuns(a, [`${a.name}-${v}-r${rep}-${i}`], mode, calls)));
       }
       if (VARIANTS.includes("user") && ROUNDS > 0) {
@@ -411,6 +422,7 @@ export async function benchEngine() {
         progress(`repetition ${rep}/${REPS}: ${ROUNDS} rounds of ${CONCURRENT} at once each`);
         for (let r = 0; r < ROUNDS; r++) {
           par.floor.push(await floor.concurrent(CONCURRENT, `floor-par-r${rep}-${r}`, { shape: "user" }));
+          floorApp.par.push(await floor.concurrent(CONCURRENT, `floor-app-transport-par-r${rep}-${r}`, { shape: "user", transport: "app" }));
           await eachApp(async (a) => par[a.name].push(await appRuns(a, Array.from({ length: CONCURRENT }, (_, i) => `${a.name}-par-r${rep}-${r}-${i}`), mode, calls)));
         }
       }
@@ -456,9 +468,19 @@ export async function benchEngine() {
           `${WARM_RUNS} warm-up conversations per app. Load average at start ${loadAtStart.join(" ")}.`,
         targets: {
           floor: { node: process.version, openai: OPENAI_VERSION },
-          ...Object.fromEntries(apps.map((a) => [a.name, { root: a.root === ROOT ? "this checkout" : a.root, node: a.node, ...(a.name === "baseline" ? { commit: baseline.commit, node_version: baseline.nodeVersion } : { node_version: process.version }) }])),
+          ...Object.fromEntries(
+            apps.map((a) => {
+              const prepared = a.name === "current" ? null : a.name === "baseline" ? baseline : alsoBaseline;
+              return [a.name, { root: a.root === ROOT ? "this checkout" : a.root, node: a.node, ...(prepared ? { commit: prepared.commit, node_version: prepared.nodeVersion } : { node_version: process.version }) }];
+            }),
+          ),
         },
         side_by_side: tables,
+        // The floor's client on the app's transport (over node:http): what is left once the transport is the same.
+        floor_on_app_transport: {
+          user_one_conversation: floorApp.seq.length ? sequentialFigures(floorApp.seq, REPS) : null,
+          [`user_${CONCURRENT}_conversations_at_once`]: floorApp.par.length ? concurrentFigures(floorApp.par) : null,
+        },
         where_the_gap_goes: gapFigures(seqFigures),
         one_conversation_at_a_time: seqFigures,
         [`${CONCURRENT}_conversations_at_once`]: parFigures,
