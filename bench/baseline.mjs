@@ -43,12 +43,16 @@ function nodeVersion(node) {
 
 /**
  * The environment the baseline is installed, built and served in: this process's, with the
- * baseline's Node first on PATH (npm and its install scripts run on it) and without the settings
- * that point native builds at another Node's headers.
+ * baseline's Node first on PATH (npm and its install scripts run on it) and native builds pointed
+ * at that Node's headers: for the default Node (/usr/bin/node) npm_config_nodedir is unset, and
+ * Debian's npm builds against the system Node's headers (/usr/include/node); for another Node it
+ * is that Node's own folder (Debian's npm would otherwise take the system Node's headers too).
  */
 export function baselineEnv(node, env = process.env) {
   const out = { ...env, PATH: `${path.dirname(node)}:${env.PATH ?? ""}`, NEXT_TELEMETRY_DISABLED: "1" };
   for (const key of Object.keys(out)) if (/^npm_config_nodedir$/i.test(key)) delete out[key];
+  const prefix = path.resolve(path.dirname(node), "..");
+  if (node !== DEFAULT_BASELINE_NODE && existsSync(path.join(prefix, "include", "node"))) out.npm_config_nodedir = prefix;
   return out;
 }
 
