@@ -462,7 +462,7 @@ export async function benchEngine() {
           `each reads 2 files (read_file) and reports; "user": text answers of ${USER_TEXT_CHUNKS} chunks of about one token, the leader woken by each report (ASTRION_LEADER_BATCH_MS=0) ` +
           `and answering it with send_message_to_agent, each worker answering that once more, then the leader's summary; "user_one_chunk": the same with each text answer in one chunk; ` +
           `"short": the bench's workload before issue 28 (3-chunk texts, no follow-ups). Floor: bare openai@${OPENAI_VERSION} streaming tool loop in a child process on the client's default ` +
-          `fetch, the same calls, chunks and tool calls, nothing written and no viewer (as before). Apps: the built servers started as npm start starts them, one browser-like SSE viewer per ` +
+          `fetch (floor_on_app_transport: on the app's transport, user workload), the same calls, chunks and tool calls, nothing written and no viewer (as before). Apps: the built servers started as npm start starts them, one browser-like SSE viewer per ` +
           `conversation; wall = POST of the message (or of the conversation) → the viewer has the summary and every worker's last answer; server CPU from /proc/<pid>/stat (10 ms ticks). ` +
           `${REPS} repetitions of ${RUNS} runs one at a time per workload and target (apps interleaved run by run), ${ROUNDS} rounds of ${CONCURRENT} at once per repetition (user workload); ` +
           `${WARM_RUNS} warm-up conversations per app. Load average at start ${loadAtStart.join(" ")}.`,
