@@ -12,9 +12,12 @@
  * - index (bench/index-scale.mjs): one page of the index and searches (title, project folder, a
  *   miss) at 100 and 10,000 conversations (written on disk in the seed's format before the server
  *   starts), and the cost of the whole-file index.json rewrite: per rename, and over one offline run;
- * - engine (bench/engine.mjs): the app against its floor, a bare `openai` tool loop, on the same
- *   workload and fake model: wall and CPU per model call at 1 and 10 conversations at once, and
- *   the server's memory over 100 conversations;
+ * - engine (bench/engine.mjs): the app against its floor, a bare `openai` tool loop, and against a
+ *   baseline build (the landed commit before issue 28, on Node 20), on the same workloads (a
+ *   user's: 50-chunk text answers, follow-ups, a wake per report; the old short one) and fake
+ *   model: wall and CPU per model call at 1 and 10 conversations at once, with and without
+ *   creating the conversation, where the difference between the workloads goes, and the servers'
+ *   memory over 200 conversations;
  * - search (bench/search.mjs): the history search at 10,000 conversations × 50 messages: the
  *   index rebuilt from the seed files, and queries with and without filters over HTTP;
  * - knowledge (bench/knowledge.mjs): search_knowledge's service over a generated 3,000-file project
