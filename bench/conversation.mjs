@@ -33,11 +33,29 @@ export function withTimeout(promise, ms, what) {
 /**
  * One viewer of a conversation's event stream (node:http, `data:` lines parsed as JSON), as a
  * browser tab holds it. `state` counts what arrived; `leaderTexts` holds the leader's text
- * messages with their receive times; `busyFalse` counts `leader_busy: false` events and
- * `busyFalseAt` is when the latest arrived.
+ * messages with their receive times and `agentTexts` the sub-agents' (an assistant message with
+ * text and no tool call); `busyFalse` counts `leader_busy: false` events and `busyFalseAt` is
+ * when the latest arrived; `deltas` counts streamed-text events, `bytes` what the stream carried
+ * after its snapshot, `reads` the socket reads that brought it.
  */
 export function viewer(port, convId) {
-  const state = { snapshot: false, live: 0, ids: [], timeline: 0, latencies: [], busyFalse: 0, busyFalseAt: 0, leaderTexts: [], overflow: false, ended: false, error: null };
+  const state = {
+    snapshot: false,
+    live: 0,
+    ids: [],
+    timeline: 0,
+    latencies: [],
+    busyFalse: 0,
+    busyFalseAt: 0,
+    leaderTexts: [],
+    agentTexts: [],
+    deltas: 0,
+    bytes: 0,
+    reads: 0,
+    overflow: false,
+    ended: false,
+    error: null,
+  };
   let onChange = () => {};
   const req = http.request(
     { host: "127.0.0.1", port, path: `/api/conversations/${convId}/events`, headers: { accept: "text/event-stream" }, agent: false },
@@ -47,6 +65,10 @@ export function viewer(port, convId) {
       let buffer = "";
       res.on("data", (chunk) => {
         const received = nowMs();
+        if (state.snapshot) {
+          state.bytes += Buffer.byteLength(chunk);
+          state.reads++;
+        }
         buffer += chunk;
         let cut;
         while ((cut = buffer.indexOf("\n\n")) >= 0) {
@@ -76,8 +98,10 @@ export function viewer(port, convId) {
               state.busyFalse++;
               state.busyFalseAt = received;
             }
-            if (event.type === "message" && event.agent_id === null && event.message?.role === "assistant" && typeof event.message.content === "string") {
-              state.leaderTexts.push({ content: event.message.content, at: received });
+            if (event.type === "delta") state.deltas++;
+            if (event.type === "message" && event.message?.role === "assistant" && typeof event.message.content === "string") {
+              if (event.agent_id === null) state.leaderTexts.push({ content: event.message.content, at: received });
+              else if (event.message.content && !event.message.tool_calls?.length) state.agentTexts.push({ agent_id: event.agent_id, at: received });
             }
           }
         }

@@ -3,7 +3,7 @@
  * own data folder, raw JSON requests over node:http, and summary statistics.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import os from "node:os";
@@ -82,14 +82,33 @@ export function stats(samples) {
 }
 
 /**
+ * The V8 flags `root`'s scripts/start.mjs gives the server it spawns (its SERVER_V8_FLAGS).
+ */
+export function serverV8Flags(root = ROOT) {
+  const text = readFileSync(path.join(root, "scripts", "start.mjs"), "utf8");
+  const list = /const SERVER_V8_FLAGS = \[([^\]]*)\]/.exec(text)?.[1];
+  if (list === undefined) throw new Error(`no SERVER_V8_FLAGS in ${root}/scripts/start.mjs`);
+  return [...list.matchAll(/"([^"]+)"/g)].map((m) => m[1]);
+}
+
+/**
  * Starts `node scripts/start.mjs` in its own process group with a temporary data folder and
  * resolves once `/api/health` answers. `stop()` ends the whole group (start.mjs and next).
+ * `root` and `node` serve another checkout with another Node (the bench's baseline); by default
+ * this checkout with the Node running the bench. With `profileDir`, the server is spawned as
+ * start.mjs spawns it (scripts/serve.mjs with start.mjs's V8 flags and malloc setting) plus
+ * `--cpu-prof` into that folder, written when it stops (Node 20 refuses `--cpu-prof` in
+ * NODE_OPTIONS, so it cannot go through start.mjs).
  */
-export async function startServer({ home, env = {} }) {
+export async function startServer({ home, env = {}, root = ROOT, node = process.execPath, profileDir = null }) {
   const port = await freePort();
-  const proc = spawn(process.execPath, [path.join(ROOT, "scripts", "start.mjs")], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", ASTRION_HOME: home, NEXT_TELEMETRY_DISABLED: "1", ASTRION_RATE_LIMIT_PER_MINUTE: "0", ...env },
+  const base = { ...process.env, PORT: String(port), HOST: "127.0.0.1", ASTRION_HOME: home, NEXT_TELEMETRY_DISABLED: "1", ASTRION_RATE_LIMIT_PER_MINUTE: "0", ...env };
+  const args = profileDir
+    ? [...serverV8Flags(root), "--cpu-prof", `--cpu-prof-dir=${profileDir}`, path.join(root, "scripts", "serve.mjs")]
+    : [path.join(root, "scripts", "start.mjs")];
+  const proc = spawn(node, args, {
+    cwd: root,
+    env: profileDir ? { ...base, ASTRION_BIND_HOST: "127.0.0.1", MALLOC_ARENA_MAX: base.MALLOC_ARENA_MAX ?? "2" } : base,
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });

@@ -12,9 +12,12 @@
  * - index (bench/index-scale.mjs): one page of the index and searches (title, project folder, a
  *   miss) at 100 and 10,000 conversations (written on disk in the seed's format before the server
  *   starts), and the cost of the whole-file index.json rewrite: per rename, and over one offline run;
- * - engine (bench/engine.mjs): the app against its floor, a bare `openai` tool loop, on the same
- *   workload and fake model: wall and CPU per model call at 1 and 10 conversations at once, and
- *   the server's memory over 100 conversations;
+ * - engine (bench/engine.mjs): the app against its floor, a bare `openai` tool loop, and against a
+ *   baseline build (the landed commit before issue 28, on Node 20), on the same workloads (a
+ *   user's: 50-chunk text answers, follow-ups, a wake per report; the old short one) and fake
+ *   model: wall and CPU per model call at 1 and 10 conversations at once, with and without
+ *   creating the conversation, where the difference between the workloads goes, and the servers'
+ *   memory over 200 conversations;
  * - search (bench/search.mjs): the history search at 10,000 conversations × 50 messages: the
  *   index rebuilt from the seed files, and queries with and without filters over HTTP;
  * - knowledge (bench/knowledge.mjs): search_knowledge's service over a generated 3,000-file project
@@ -24,6 +27,11 @@
  * - overhead, grow, sse (bench/runtime.mjs): per-call orchestration gaps, a leader turn and the
  *   202 accept time as a conversation grows to 1,000 messages, SSE delivery under load.
  * Request loops are bounded; nothing leaves this machine. Progress goes to stderr.
+ *
+ * Options: `--baseline <commit>` (or BENCH_BASELINE): the commit the engine part measures beside
+ * this checkout (default: the landed commit before issue 28, bench/baseline.mjs; `none`: no
+ * baseline); `--help`. The engine part's knobs are environment variables, listed in
+ * bench/engine.mjs (BENCH_ENGINE_REPS, _RUNS, _ROUNDS, _MEMORY_RUNS, _WARMUP, _VARIANTS, _CPU_PROF).
  */
 import os from "node:os";
 import { ensureBuild } from "../scripts/build-state.mjs";
@@ -40,7 +48,23 @@ import { benchStore } from "./store.mjs";
 
 const PARTS = ["serializer", "context", "store", "index", "search", "knowledge", "memory", "engine", ...RUNTIME_PARTS];
 const ALIASES = { runtime: RUNTIME_PARTS };
-const asked = process.argv.slice(2).flatMap((a) => a.split(",")).filter(Boolean);
+const argv = process.argv.slice(2);
+if (argv.includes("--help") || argv.includes("-h")) {
+  console.log(
+    `npm run bench [-- <part>[,<part>…]] [--baseline <commit>|none]\nParts: ${PARTS.join(", ")} (runtime = ${RUNTIME_PARTS.join(",")}).\n` +
+      "The engine part measures the floor, this checkout and a baseline build (default: the landed commit before issue 28, on /usr/bin/node); see bench/engine.mjs and bench/baseline.mjs.",
+  );
+  process.exit(0);
+}
+const flagAt = argv.indexOf("--baseline");
+if (flagAt >= 0 && !argv[flagAt + 1]) {
+  console.error("--baseline needs a commit (or none).");
+  process.exit(2);
+}
+const asked = argv
+  .filter((_, i) => flagAt < 0 || (i !== flagAt && i !== flagAt + 1))
+  .flatMap((a) => a.split(","))
+  .filter(Boolean);
 const unknown = asked.filter((p) => !PARTS.includes(p) && !Object.hasOwn(ALIASES, p));
 if (unknown.length) {
   console.error(`Unknown bench part(s): ${unknown.join(", ")}. Parts: ${PARTS.join(", ")} (runtime = ${RUNTIME_PARTS.join(",")}).`);
