@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { FileQueues } from "@/lib/store/atomic";
 import { z } from "zod";
 import { DEFAULT_KNOWLEDGE_LIMITS } from "./config";
 import { KnowledgeService } from "./service";
@@ -23,7 +24,7 @@ describe("knowledge retrieval quality", () => {
   it("puts the answering file in the top 5 for at least 80% of the 50 questions (BM25 alone)", async () => {
     const project = path.join(ROOT, "node_modules", bench.package);
     expect(JSON.parse(readFileSync(path.join(project, "package.json"), "utf8")).version).toBe(bench.version);
-    const s = new KnowledgeService(data, { ...DEFAULT_KNOWLEDGE_LIMITS, refreshMs: 60_000 });
+    const s = new KnowledgeService(data, { ...DEFAULT_KNOWLEDGE_LIMITS, refreshMs: 60_000 }, { queues: new FileQueues() });
     await s.project(project).refresh();
     const misses: string[] = [];
     for (const q of bench.questions) {

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, 
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { FileQueues } from "@/lib/store/atomic";
 import type { Embedder } from "@/lib/models/embeddings";
 import type { ChatModel } from "@/lib/models/types";
 import { DEFAULT_KNOWLEDGE_LIMITS, type KnowledgeLimits } from "./config";
@@ -42,7 +43,7 @@ const FIXTURE: Record<string, string> = {
 };
 
 function service(root: string, limits: Partial<KnowledgeLimits> = {}): KnowledgeService {
-  return new KnowledgeService(root, { ...DEFAULT_KNOWLEDGE_LIMITS, waitMs: 10_000, refreshMs: 0, ...limits });
+  return new KnowledgeService(root, { ...DEFAULT_KNOWLEDGE_LIMITS, waitMs: 10_000, refreshMs: 0, ...limits }, { queues: new FileQueues() });
 }
 
 const files = (a: { passages: Array<{ file: string }> }) => a.passages.map((p) => p.file);

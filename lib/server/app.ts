@@ -10,13 +10,13 @@ import "server-only";
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { acquireDataRootLock, ConversationStore, removeOrphanTempFiles, resolveDataRoot } from "@/lib/store";
+import { acquireDataRootLock, ConversationStore, FileQueues, removeOrphanTempFiles, resolveDataRoot } from "@/lib/store";
 import { RoleLibrary } from "@/lib/roles";
 import { AgentTokens, deriveCapabilities, rateLimitConfigFromEnv, TokenBucketLimiter } from "@/lib/governance";
 import { seedModelsFile } from "@/lib/models";
 import { ModelRegistry } from "@/lib/models/model-registry";
 import { createOfflineModel } from "@/lib/offline-model";
-import { projectFolderCheckFor, protectFolder } from "@/lib/workspace";
+import { projectFolderCheckFor, protectFolder, Workspace } from "@/lib/workspace";
 import { startSearch, type SearchIndexer } from "@/lib/search";
 import { MemoryService } from "@/lib/memory/service";
 import { EventBus, type Bus } from "@/lib/bus";
@@ -32,6 +32,14 @@ import { DistillState, Engine, limitsFromEnv } from "@/lib/runtime";
 
 export interface AstrionApp {
   root: string;
+  /**
+   * The per-file write queues every writer of the data folder shares (lib/store/atomic.ts): the
+   * store, the role library, memory, the knowledge indexes, the workspace's `write_file`, and the
+   * routes that write mcp.json, models.json and the shared context.
+   */
+  queues: FileQueues;
+  /** The workspace tools and checks (lib/workspace/workspace.ts). */
+  workspace: Workspace;
   store: ConversationStore;
   roles: RoleLibrary;
   /** The history search index (lib/search). */
@@ -71,7 +79,9 @@ async function start(): Promise<AstrionApp> {
   await acquireDataRootLock(root);
   const removed = await removeOrphanTempFiles(root);
   if (removed.length > 0) console.log(`[astrion] removed ${removed.length} unfinished temp file(s) left by an earlier crash`);
-  const store = new ConversationStore(root, { checkProjectFolder: projectFolderCheckFor(root) });
+  const queues = new FileQueues();
+  const workspace = new Workspace({ queues });
+  const store = new ConversationStore(root, { checkProjectFolder: projectFolderCheckFor(root), queues });
   await store.init();
   // After the conversation index is loaded (the search reconciles against it), before the engine resumes.
   const search = await startSearch(root, store);
@@ -82,13 +92,13 @@ async function start(): Promise<AstrionApp> {
   protectFolder({ kind: "data", path: root });
   protectFolder({ kind: "app", path: path.join(process.cwd(), ".next") });
   protectFolder({ kind: "app", path: path.join(process.cwd(), "node_modules") });
-  const roles = new RoleLibrary(path.join(root, "agents"), { deriveCapabilities });
+  const roles = new RoleLibrary(path.join(root, "agents"), { deriveCapabilities, queues });
   const seeded = await roles.seedFromRepo(REPO_AGENTS_DIR);
   if (seeded.length > 0) console.log(`[astrion] copied the product roles into ${path.join(root, "agents")}: ${seeded.join(", ")}`);
-  await seedModelsFile(root);
+  await seedModelsFile(queues, root);
   // Loads in the background (an index rebuild may call the embedding model); every call waits for it.
   const models = new ModelRegistry({ offline: createOfflineModel });
-  const memory = new MemoryService(root, { embedder: () => models.embedderFor(root) });
+  const memory = new MemoryService(root, { embedder: () => models.embedderFor(root), queues });
   const pkg = JSON.parse(await fs.readFile(path.join(process.cwd(), "package.json"), "utf8")) as { version?: string };
   console.log(`[astrion] data folder ${root}`);
   // The in-process bus (a Redis bus would be chosen here, the one place that names it).
@@ -96,10 +106,10 @@ async function start(): Promise<AstrionApp> {
   const mcp = new McpManager();
   const gatewayErrors = new GatewayLastErrors();
   const clock = new RequestClock();
-  const knowledge = new KnowledgeService(root, knowledgeLimitsFromEnv(process.env));
+  const knowledge = new KnowledgeService(root, knowledgeLimitsFromEnv(process.env), { queues });
   const streams = new StreamSlots(streamLimitsFromEnv());
-  const engine = new Engine({ deps: { root, store, roles, models, memory, bus, mcp, tokens: new AgentTokens(), gatewayErrors, clock, knowledge, distill: new DistillState(root) }, limits: limitsFromEnv() });
-  return { root, store, roles, search, memory, models, knowledge, bus, mcp, gatewayErrors, clock, streams, signInThrottle: new SignInThrottle(signInThrottleConfigFromEnv()), entryLimiter: new TokenBucketLimiter(rateLimitConfigFromEnv()), engine, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
+  const engine = new Engine({ deps: { root, store, roles, models, memory, bus, mcp, tokens: new AgentTokens(), gatewayErrors, clock, knowledge, distill: new DistillState(root, queues), workspace, queues }, limits: limitsFromEnv() });
+  return { root, queues, workspace, store, roles, search, memory, models, knowledge, bus, mcp, gatewayErrors, clock, streams, signInThrottle: new SignInThrottle(signInThrottleConfigFromEnv()), entryLimiter: new TokenBucketLimiter(rateLimitConfigFromEnv()), engine, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
 }
 
 /**

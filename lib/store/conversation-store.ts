@@ -31,6 +31,7 @@ import type { AgentList, CreateAgentInput } from "./agent-files";
 import type { IndexReport } from "@/lib/contracts/index-report";
 import * as conversations from "./conversation-files";
 import type { ConversationPatch, CreateConversationInput } from "./conversation-files";
+import type { FileQueues } from "./atomic";
 import { installConversation } from "./conversation-install";
 import { readFolderFiles, type ReadBudget } from "./folder-files";
 import * as leader from "./leader-files";
@@ -49,6 +50,11 @@ export { STATE_VERSION } from "./store-scan";
 export interface ConversationStoreOptions {
   /** Checks a project folder; returns the path to keep (see {@link ProjectFolderGate}). */
   checkProjectFolder: ProjectFolderGate;
+  /**
+   * The per-file write queues of the process (./atomic.ts): the same instance every other writer
+   * of the data folder is given, so no two writes of one file interleave.
+   */
+  queues: FileQueues;
 }
 
 /**
@@ -62,10 +68,10 @@ export class ConversationStore {
 
   /**
    * @param options.checkProjectFolder the project folder rules, run when a conversation is
-   *   created or imported (the server gives `projectFolderCheckFor(root)` of lib/workspace).
+   *   created or imported (the server gives its workspace's `projectFolderCheckFor(root)`).
    */
   constructor(root: string, options: ConversationStoreOptions) {
-    this.#core = new StoreCore(root, options.checkProjectFolder);
+    this.#core = new StoreCore(root, options);
     this.root = this.#core.root;
   }
 

@@ -68,7 +68,7 @@ export async function updateLeaderMessages(core: StoreCore, id: string, fn: Muta
       let at = 0;
       try {
         next = await core.tracked(file, () =>
-          updateJsonFile(file, LeaderMessagesFileSchema, async (current) => {
+          updateJsonFile(core.queues, file, LeaderMessagesFileSchema, async (current) => {
             const changed = await fn(current);
             at = messagesDelta(current.messages, changed.messages).at;
             return { ...changed, id, title: meta.title, updated_at: now };

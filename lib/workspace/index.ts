@@ -84,3 +84,4 @@ export {
   type SearchMatch,
   type SearchResult,
 } from "./results";
+export { Workspace, type WorkspaceParts } from "./workspace";

@@ -4,7 +4,11 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveProjectPath, WorkspaceError } from "./resolve";
 import { protectedAncestor, protectedFolders, protectedFoldersWith, protectFolder, resetProtectedFoldersForTests } from "./protected";
-import { listFiles, readFile, searchFiles, writeFile } from "./tools";
+import { FileQueues } from "@/lib/store/atomic";
+import { Workspace } from "./workspace";
+
+// One process's workspace, as the composition root makes it.
+const ws = new Workspace({ queues: new FileQueues() });
 
 let base: string;
 let proj: string;
@@ -108,7 +112,7 @@ describe("Astrion's own folders inside a project", () => {
 
   it("read_file refuses every way in", async () => {
     for (const requested of INTO_DATA.filter((p) => !p.endsWith("mutiagents") && !p.endsWith("/") && p !== "link-data" && p !== "app")) {
-      await expect(readFile(proj, requested), requested).rejects.toMatchObject({ reason: "app_data", code: "forbidden" });
+      await expect(ws.readFile(proj, requested), requested).rejects.toMatchObject({ reason: "app_data", code: "forbidden" });
     }
   });
 
@@ -124,14 +128,14 @@ describe("Astrion's own folders inside a project", () => {
       "app/new.js",
     ];
     for (const requested of attempts) {
-      await expect(writeFile(proj, requested, '{"project_path": "/"}'), requested).rejects.toBeInstanceOf(WorkspaceError);
+      await expect(ws.writeFile(proj, requested, '{"project_path": "/"}'), requested).rejects.toBeInstanceOf(WorkspaceError);
     }
     expect(await tree(data)).toEqual(before);
     expect(await tree(app)).toEqual(appBefore);
   });
 
   it("list_files never shows them or anything in them, at any depth or through any link", async () => {
-    const listing = await listFiles(proj, ".", { depth: 5 });
+    const listing = await ws.listFiles(proj, ".", { depth: 5 });
     const paths = listing.entries.map((e) => e.path);
     expect(paths).toContain("src/a.ts");
     expect(paths).toContain(".astrion/astrion/host");
@@ -142,33 +146,33 @@ describe("Astrion's own folders inside a project", () => {
       expect(p, p).not.toMatch(/^app($|\/)/);
       expect(["link-data", "link-models"], p).not.toContain(p);
     }
-    const host = await listFiles(proj, "link-host");
+    const host = await ws.listFiles(proj, "link-host");
     expect(host.entries.map((e) => e.path)).toEqual([".astrion/astrion/host/mutiagents-evil"]);
-    await expect(listFiles(proj, "link-data")).rejects.toMatchObject({ reason: "app_data" });
-    await expect(listFiles(proj, ".astrion/astrion/host/mutiagents")).rejects.toMatchObject({ reason: "app_data" });
+    await expect(ws.listFiles(proj, "link-data")).rejects.toMatchObject({ reason: "app_data" });
+    await expect(ws.listFiles(proj, ".astrion/astrion/host/mutiagents")).rejects.toMatchObject({ reason: "app_data" });
   });
 
   it("search_files never finds anything in them", async () => {
-    const all = await searchFiles(proj, "NEEDLE");
+    const all = await ws.searchFiles(proj, "NEEDLE");
     expect(all.matches.map((m) => m.path).sort()).toEqual([".astrion/astrion/host/mutiagents-evil/x.txt", "src/a.ts"]);
-    expect((await searchFiles(proj, "NEEDLE", { path: ".astrion" })).matches.map((m) => m.path)).toEqual([".astrion/astrion/host/mutiagents-evil/x.txt"]);
-    expect((await searchFiles(proj, "NEEDLE", { path: "link-host" })).matches).toHaveLength(1);
-    await expect(searchFiles(proj, "NEEDLE", { path: "link-data" })).rejects.toMatchObject({ reason: "app_data" });
-    await expect(searchFiles(proj, "NEEDLE", { path: "app/code.js" })).rejects.toMatchObject({ reason: "app_data" });
+    expect((await ws.searchFiles(proj, "NEEDLE", { path: ".astrion" })).matches.map((m) => m.path)).toEqual([".astrion/astrion/host/mutiagents-evil/x.txt"]);
+    expect((await ws.searchFiles(proj, "NEEDLE", { path: "link-host" })).matches).toHaveLength(1);
+    await expect(ws.searchFiles(proj, "NEEDLE", { path: "link-data" })).rejects.toMatchObject({ reason: "app_data" });
+    await expect(ws.searchFiles(proj, "NEEDLE", { path: "app/code.js" })).rejects.toMatchObject({ reason: "app_data" });
   });
 
   it("leaves a folder that only shares the data folder's name prefix alone", async () => {
-    expect((await readFile(proj, ".astrion/astrion/host/mutiagents-evil/x.txt")).content).toBe("NEEDLE evil\n");
-    await writeFile(proj, ".astrion/astrion/host/mutiagents-evil/y.txt", "ok");
+    expect((await ws.readFile(proj, ".astrion/astrion/host/mutiagents-evil/x.txt")).content).toBe("NEEDLE evil\n");
+    await ws.writeFile(proj, ".astrion/astrion/host/mutiagents-evil/y.txt", "ok");
     expect(await fs.readFile(path.join(`${data}-evil`, "y.txt"), "utf8")).toBe("ok");
   });
 
   it("refuses everything when the project folder itself is in a protected folder, however it is named", async () => {
     for (const root of [data, path.join(data, "conversations"), path.join(base, "alias-data"), `${data}/./agents/`, app]) {
-      await expect(listFiles(root, "."), root).rejects.toMatchObject({ reason: "app_data" });
-      await expect(readFile(root, "models.json"), root).rejects.toMatchObject({ reason: "app_data" });
-      await expect(writeFile(root, "x.json", "{}"), root).rejects.toMatchObject({ reason: "app_data" });
-      await expect(searchFiles(root, "NEEDLE"), root).rejects.toMatchObject({ reason: "app_data" });
+      await expect(ws.listFiles(root, "."), root).rejects.toMatchObject({ reason: "app_data" });
+      await expect(ws.readFile(root, "models.json"), root).rejects.toMatchObject({ reason: "app_data" });
+      await expect(ws.writeFile(root, "x.json", "{}"), root).rejects.toMatchObject({ reason: "app_data" });
+      await expect(ws.searchFiles(root, "NEEDLE"), root).rejects.toMatchObject({ reason: "app_data" });
     }
     expect(protectedAncestor(path.join(data, "conversations", "c1"))).toMatchObject({ kind: "data" });
     expect(protectedAncestor(path.join(proj, "src"))).toBeUndefined();
@@ -177,10 +181,10 @@ describe("Astrion's own folders inside a project", () => {
   it("protects a folder that does not exist yet by its name, and creates nothing there", async () => {
     protectFolder({ kind: "data", path: path.join(proj, "later", "data") });
     try {
-      await expect(writeFile(proj, "later/data/models.json", "{}")).rejects.toMatchObject({ reason: "app_data" });
+      await expect(ws.writeFile(proj, "later/data/models.json", "{}")).rejects.toMatchObject({ reason: "app_data" });
       await expect(fs.stat(path.join(proj, "later"))).rejects.toMatchObject({ code: "ENOENT" });
       // The folder beside it is ordinary.
-      await writeFile(proj, "later/other/x.json", "{}");
+      await ws.writeFile(proj, "later/other/x.json", "{}");
     } finally {
       resetProtectedFoldersForTests();
       protectFolder({ kind: "data", path: data });

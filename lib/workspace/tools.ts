@@ -11,7 +11,7 @@ import "server-only";
 import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, promises as fs, readSync, type Dirent } from "node:fs";
 import path from "node:path";
 import { AstrionError, NotFoundError, ValidationError } from "@/lib/contracts/errors";
-import { writeFileAtomic } from "@/lib/store/atomic";
+import { writeFileAtomic, type FileQueues } from "@/lib/store/atomic";
 import { globMatcher } from "./glob";
 import { totalLinesOf } from "./line-count";
 import { protectedFolders, protectedMatch, type ProtectedRoot } from "./protected";
@@ -355,11 +355,13 @@ export interface WriteResult {
 /**
  * Writes a text file of the project atomically (temp file + rename: a reader never sees half a
  * file), creating missing parent folders, which are inside the project by construction.
- * Replacing a symlink that points inside the project writes its target.
+ * Replacing a symlink that points inside the project writes its target. The write is queued in
+ * `parts.queues` (the process's, lib/store/atomic.ts) behind other writes of the file.
  * @throws WorkspaceError for a path outside the project or inside `.git`; WorkspaceToolError for
  *   a folder or a non-regular file at the path; AstrionError `payload_too_large` for content over `maxBytes`.
  */
 export async function writeFile(
+  parts: { readonly queues: FileQueues },
   projectRoot: string,
   requestedPath: string,
   content: string,
@@ -394,6 +396,6 @@ export async function writeFile(
     const again = await resolveProjectPath(projectRoot, requestedPath, { forWrite: true });
     if (again.absolute !== target.absolute) throw new WorkspaceError("symlink_escape", requestedPath);
   }
-  await writeFileAtomic(target.absolute, content);
+  await writeFileAtomic(parts.queues, target.absolute, content);
   return { path: target.relative, bytes, created: !target.exists };
 }

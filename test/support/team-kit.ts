@@ -32,6 +32,8 @@ import type { EngineDeps } from "@/lib/runtime/team/deps";
 import { DistillState } from "@/lib/runtime/team/distilled-progress";
 import { JOURNAL_FILE_NAME } from "@/lib/runtime/team/journal";
 import type { ConversationStore } from "@/lib/store";
+import { FileQueues } from "@/lib/store/atomic";
+import { Workspace } from "@/lib/workspace";
 import { newRoleLibrary } from "@/test/helpers/role-library";
 import { MemoryBacking, MemoryStorage } from "./memory-storage";
 import { ScriptedModel, type Script } from "./scripted-model";
@@ -87,7 +89,7 @@ export function teamEnvironment(): TeamEnvironment {
     project,
     dataRoot: path.join(tmp, "data"),
     roles: track(newRoleLibrary(ROLES_DIR)),
-    heldRoles: () => track(new HeldRoles(ROLES_DIR, { deriveCapabilities })),
+    heldRoles: () => track(new HeldRoles(ROLES_DIR, { deriveCapabilities, queues: new FileQueues() })),
     close() {
       for (const l of libraries) l.close();
       rmSync(tmp, { recursive: true, force: true });
@@ -157,6 +159,8 @@ export class TeamKit {
     });
     const tokens = new AgentTokens();
     const model = this.model;
+    // What the composition root makes once per process.
+    const queues = new FileQueues();
     const deps: EngineDeps = {
       root: this.#env.dataRoot,
       store: UNUSED_STORE,
@@ -168,8 +172,10 @@ export class TeamKit {
       tokens,
       gatewayErrors: new GatewayLastErrors(),
       clock: new RequestClock(),
-      knowledge: new KnowledgeService(this.#env.dataRoot, DEFAULT_KNOWLEDGE_LIMITS),
-      distill: new DistillState(this.#env.dataRoot),
+      knowledge: new KnowledgeService(this.#env.dataRoot, DEFAULT_KNOWLEDGE_LIMITS, { queues }),
+      distill: new DistillState(this.#env.dataRoot, queues),
+      workspace: new Workspace({ queues }),
+      queues,
     };
     const run = new TeamRun(deps, this.convId, this.limits, { storage, bus });
     const when = (test: (e: RuntimeEvent) => boolean) => {

@@ -14,7 +14,6 @@ import { agentParty, formatAgentMessage, LEADER_PARTY, roleAbbreviation, SYSTEM_
 import { executeSharedContextTool, isSharedContextTool, SHARED_CONTEXT_READ_ONLY_TOOLS } from "@/lib/shared-context";
 import { FILE_TOOLS, roleToolAccess } from "@/lib/roles/tool-mapping";
 import { epochSeconds, type Message } from "@/lib/store";
-import { listFiles, readFile, searchFiles, writeFile } from "@/lib/workspace";
 import { toolEffect } from "@/lib/team-tools";
 import { AGENT_TOOL_ARGS, parseToolArguments } from "./tools";
 import { isMcpToolName } from "@/lib/mcp/tools";
@@ -100,12 +99,14 @@ export async function dispatchAgentTool(s: TeamState, agentId: number, call: Too
     const run = () =>
       executeSharedContextTool(name, call.function.arguments, {
         conversationDir: s.dir,
+        queues: s.deps.queues,
         actor: { display_name: meta.display_name, role: "agent", party: agentParty(agentId) },
         emit: async (e) => void (await s.emit(cause, e)),
         requestedAt: s.deps.clock.now(),
       });
     return SHARED_CONTEXT_READ_ONLY_TOOLS.has(name) ? run() : once(s, agentId, call, run);
   }
+  const { listFiles, readFile, searchFiles, writeFile } = s.deps.workspace;
   try {
     switch (name) {
       case "list_files": {

@@ -18,7 +18,6 @@ import { auxModelKey, loadRegistry, type ToolSpec } from "@/lib/models";
 import { agentParty, parseAgentMessage, SYSTEM_PARTY } from "@/lib/protocol";
 import type { Message } from "@/lib/store";
 import { parseToolArguments, toolSpec } from "@/lib/tools";
-import { resolveProjectPath } from "@/lib/workspace";
 import type { TeamState } from "./state";
 import { errorResult, summarize, type AgentMeta } from "./types";
 
@@ -76,7 +75,7 @@ export async function knowledgeOffer(s: TeamState, agentId: number, meta: AgentM
       resource: `agent:${agentId}`,
     });
     if (d.offer) {
-      const real = await resolveProjectPath(projectPath, ".").then((r) => r.root).catch(() => null);
+      const real = await s.deps.workspace.resolveProjectPath(projectPath, ".").then((r) => r.root).catch(() => null);
       // In the background: the index is built or refreshed while the agent works (ensure never rejects).
       if (real) void s.deps.knowledge.ensure(real, await s.deps.models.embedderFor(s.deps.root).catch(() => null));
     }
@@ -96,7 +95,7 @@ export async function dispatchKnowledgeTool(s: TeamState, agentId: number, meta:
     return errorResult(reason);
   }
   s.setActivity(agentId, `search_knowledge "${summarize(query, 40)}"`);
-  const real = (await resolveProjectPath(projectPath, ".")).root;
+  const real = (await s.deps.workspace.resolveProjectPath(projectPath, ".")).root;
   const registry = await loadRegistry(s.deps.root);
   const rerankerKey = auxModelKey(registry, "reranker");
   const trace = meta.trace_id ?? undefined;

@@ -40,6 +40,7 @@ export async function dispatchLeaderTool(s: TeamState, call: ToolCall): Promise<
     const run = async () =>
       executeSharedContextTool(name, call.function.arguments, {
         conversationDir: s.dir,
+        queues: s.deps.queues,
         actor: { display_name: LEADER_DISPLAY_NAME, role: "leader", party: LEADER_PARTY },
         emit: async (e) => void (await s.emitNow(e)),
         requestedAt: s.deps.clock.now(),
