@@ -5,9 +5,7 @@ import "server-only";
  * once per process by the composition root (lib/server/app.ts) from what it is given; it reaches
  * for nothing else.
  */
-import path from "node:path";
 import { conversationTopic } from "@/lib/bus";
-import { closeJsonLines } from "@/lib/store/jsonl";
 import type { RuntimeLimits } from "./team/config";
 import type { EngineDeps } from "./team/deps";
 import { Residency, type ResidencyCounts } from "./residency";
@@ -112,7 +110,7 @@ export class Engine {
       this.#runs.delete(convId);
     }
     await this.#deps.store.closeConversation(convId);
-    await closeJsonLines(path.join(this.#deps.root, "conversations", convId));
+    await this.#deps.store.closeLineFiles(convId);
   }
 
   /** Stops a conversation's work (if any) and forgets its run, e.g. before the conversation is deleted. */

@@ -10,7 +10,7 @@ import "server-only";
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { acquireDataRootLock, ConversationStore, FileQueues, removeOrphanTempFiles, resolveDataRoot } from "@/lib/store";
+import { acquireDataRootLock, ConversationStore, FileQueues, JsonLineFiles, removeOrphanTempFiles, resolveDataRoot } from "@/lib/store";
 import { RoleLibrary } from "@/lib/roles";
 import { AgentTokens, deriveCapabilities, rateLimitConfigFromEnv, TokenBucketLimiter } from "@/lib/governance";
 import { seedModelsFile } from "@/lib/models";
@@ -38,6 +38,12 @@ export interface AstrionApp {
    * routes that write mcp.json, models.json and the shared context.
    */
   queues: FileQueues;
+  /**
+   * The JSON Lines files the process keeps open (lib/store/jsonl.ts): the store appends every
+   * conversation's timeline, context reports and journal through them, and so do the routes
+   * that record a person's shared-context action on the timeline.
+   */
+  lines: JsonLineFiles;
   /** The workspace tools and checks (lib/workspace/workspace.ts). */
   workspace: Workspace;
   store: ConversationStore;
@@ -80,8 +86,9 @@ async function start(): Promise<AstrionApp> {
   const removed = await removeOrphanTempFiles(root);
   if (removed.length > 0) console.log(`[astrion] removed ${removed.length} unfinished temp file(s) left by an earlier crash`);
   const queues = new FileQueues();
+  const lines = new JsonLineFiles();
   const workspace = new Workspace({ queues });
-  const store = new ConversationStore(root, { checkProjectFolder: projectFolderCheckFor(root), queues });
+  const store = new ConversationStore(root, { checkProjectFolder: projectFolderCheckFor(root), queues, lines });
   await store.init();
   // After the conversation index is loaded (the search reconciles against it), before the engine resumes.
   const search = await startSearch(root, store);
@@ -109,7 +116,7 @@ async function start(): Promise<AstrionApp> {
   const knowledge = new KnowledgeService(root, knowledgeLimitsFromEnv(process.env), { queues });
   const streams = new StreamSlots(streamLimitsFromEnv());
   const engine = new Engine({ deps: { root, store, roles, models, memory, bus, mcp, tokens: new AgentTokens(), gatewayErrors, clock, knowledge, distill: new DistillState(root, queues), workspace, queues }, limits: limitsFromEnv() });
-  return { root, queues, workspace, store, roles, search, memory, models, knowledge, bus, mcp, gatewayErrors, clock, streams, signInThrottle: new SignInThrottle(signInThrottleConfigFromEnv()), entryLimiter: new TokenBucketLimiter(rateLimitConfigFromEnv()), engine, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
+  return { root, queues, lines, workspace, store, roles, search, memory, models, knowledge, bus, mcp, gatewayErrors, clock, streams, signInThrottle: new SignInThrottle(signInThrottleConfigFromEnv()), entryLimiter: new TokenBucketLimiter(rateLimitConfigFromEnv()), engine, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
 }
 
 /**

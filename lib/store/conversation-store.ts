@@ -32,6 +32,7 @@ import type { IndexReport } from "@/lib/contracts/index-report";
 import * as conversations from "./conversation-files";
 import type { ConversationPatch, CreateConversationInput } from "./conversation-files";
 import type { FileQueues } from "./atomic";
+import type { JsonLineFiles } from "./jsonl";
 import { installConversation } from "./conversation-install";
 import { readFolderFiles, type ReadBudget } from "./folder-files";
 import * as leader from "./leader-files";
@@ -55,6 +56,11 @@ export interface ConversationStoreOptions {
    * of the data folder is given, so no two writes of one file interleave.
    */
   queues: FileQueues;
+  /**
+   * The process's JSON Lines files (./jsonl.ts): the same instance everything that appends to a
+   * conversation's timeline, context reports or journal is given.
+   */
+  lines: JsonLineFiles;
 }
 
 /**
@@ -104,7 +110,7 @@ export class ConversationStore {
     if (!opening) {
       opening = core.withConversationLock(id, async () => {
         const { live, report } = await core.tracked(leaderMessagesFile(this.root, id), () =>
-          LiveConversation.load(this.root, id, {
+          LiveConversation.load(this.root, id, core.lines, {
             onMetadata: (meta) => core.indexed(meta, true),
             onMessages: (agentId, at) => core.notify({ type: "messages", convId: id, agentId, at }),
             onAgent: (meta) => core.notify({ type: "agent", convId: id, meta }),
@@ -135,6 +141,15 @@ export class ConversationStore {
     // is in the checkpoint, instead of racing it with a write of the files on disk.
     if (live) await live.close(forget);
     else forget();
+  }
+
+  /**
+   * Commits what is queued for a conversation's JSON Lines files (timeline, context reports,
+   * journal) and closes them, as the engine does when it lets the conversation go; a later append
+   * opens them again.
+   */
+  async closeLineFiles(id: string): Promise<void> {
+    await this.#core.lines.close(conversationDir(this.root, parseConversationId(id)));
   }
 
   /**

@@ -18,6 +18,7 @@ import type { StoreProblem } from "@/lib/contracts/http";
 import { ConflictError, CorruptFileError, NotFoundError } from "@/lib/contracts/errors";
 import { AgentIds } from "./agent-ids";
 import type { FileQueues } from "./atomic";
+import type { JsonLineFiles } from "./jsonl";
 import { readJsonFile, writeJsonAtomic } from "./files";
 import { IndexKeeper } from "./index-keeper";
 import type { LiveConversation, Mutator } from "./live-conversation";
@@ -91,11 +92,14 @@ export class StoreCore {
   readonly #checkProjectFolder: ProjectFolderGate;
   /** The per-file write queues, shared with every other writer of the data folder. */
   readonly queues: FileQueues;
+  /** The process's open JSON Lines files (timelines, context reports, journals). */
+  readonly lines: JsonLineFiles;
 
-  constructor(root: string, parts: { checkProjectFolder: ProjectFolderGate; queues: FileQueues }) {
+  constructor(root: string, parts: { checkProjectFolder: ProjectFolderGate; queues: FileQueues; lines: JsonLineFiles }) {
     this.root = path.resolve(root);
     this.#checkProjectFolder = parts.checkProjectFolder;
     this.queues = parts.queues;
+    this.lines = parts.lines;
     this.keeper = new IndexKeeper({
       file: indexFile(this.root),
       queues: this.queues,

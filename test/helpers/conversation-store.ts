@@ -5,17 +5,19 @@
  * in its own (to share them between stores, as one process does).
  */
 import { FileQueues } from "@/lib/store/atomic";
+import { JsonLineFiles } from "@/lib/store/jsonl";
 import { ConversationStore } from "@/lib/store/conversation-store";
 import { projectFolderCheckFor } from "@/lib/workspace/project-folder";
 
 /** The parts of a process a store writes through. */
 export interface StoreParts {
   queues: FileQueues;
+  lines: JsonLineFiles;
 }
 
 /** Fresh parts: what a new process would have. */
 export function newStoreParts(): StoreParts {
-  return { queues: new FileQueues() };
+  return { queues: new FileQueues(), lines: new JsonLineFiles() };
 }
 
 export function newConversationStore(root: string, parts: StoreParts = newStoreParts()): ConversationStore {

@@ -16,7 +16,6 @@ import type { Bus } from "@/lib/bus";
 import { TIMELINE_FILE_NAME, timelineLine, type TimelineRecord } from "@/lib/protocol";
 import type { AgentMessagesFile, AgentMetadata, ConversationMetadata, LeaderMessagesFile } from "@/lib/contracts/on-disk";
 import type { AgentList, ConversationPatch, ConversationStore, CreateAgentInput, Durability, LoggedLineFile, Mutator } from "@/lib/store";
-import { closeJsonLines } from "@/lib/store/jsonl";
 import { ActionJournal, JOURNAL_FILE_NAME, type JournalState } from "./journal";
 
 /** Per-call context reports of a conversation (an addition to the seed's layout). */
@@ -184,7 +183,7 @@ export function fileStorage(root: string, store: ConversationStore): EngineStora
       ),
     durability: (convId) => store.durability(convId),
     letGo: async (convId) => {
-      if (!store.isOpen(convId)) await closeJsonLines(dirOf(convId)).catch(() => undefined);
+      if (!store.isOpen(convId)) await store.closeLineFiles(convId).catch(() => undefined);
     },
   };
 }

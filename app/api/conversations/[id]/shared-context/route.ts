@@ -43,7 +43,7 @@ export const PUT = route<Params>(async (request, params) => {
       requested_at: requestedAt,
     });
     await recordPersonAction(
-      app.bus,
+      app,
       id,
       dir,
       { action: "update_shared_context", key: body.key, payload: { key: body.key, mode: body.mode, expected_version: body.expected_version ?? null } },

@@ -22,7 +22,7 @@ export const POST = route<{ id: string }>(async (request, params) => {
   const decision = await app.engine.withConversation(id, async () => {
     const decided = await decideConflict(app.queues, dir, body.conflict_id, body.choice, "person", requestedAt);
     await recordPersonAction(
-      app.bus,
+      app,
       id,
       dir,
       { action: "decide_conflict", key: decided.key, payload: { conflict_id: body.conflict_id, choice: body.choice } },
