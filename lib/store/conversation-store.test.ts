@@ -871,6 +871,25 @@ describe("the in-memory index", () => {
     expect(await store.list({ q: "index-ELSEWHERE" })).toEqual(before.search);
   });
 
+  it("numbers a data folder's conversations of one second from 001, whatever another store of the process created in that second", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(new Date(2026, 6, 11, 21, 0, 0, 100));
+      const first = await freshStore();
+      const a = await first.create({ title: "A", project_path: project, model_key: "m" });
+      const b = await first.create({ title: "B", project_path: project, model_key: "m" });
+      const other = await freshStore();
+      const c = await other.create({ title: "C", project_path: project, model_key: "m" });
+      expect([a.id, b.id, c.id]).toEqual(["conv_20260711_210000_001", "conv_20260711_210000_002", "conv_20260711_210000_001"]);
+      // a second store over the first folder skips the ids taken there
+      const again = newConversationStore(first.root);
+      await again.init();
+      expect((await again.create({ title: "D", project_path: project, model_key: "m" })).id).toBe("conv_20260711_210000_003");
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it("rewrites index.json only when one of its fields changed, and counts every rewrite in the report", async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     try {

@@ -58,13 +58,6 @@ export function errnoCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
 }
 
-/** The next free sequence number per `conv_YYYYMMDD_HHMMSS` prefix, shared by every store in this process. */
-function sequenceHints(): Map<string, number> {
-  const key = Symbol.for("astrion.store.conversationSeqHints");
-  const g = globalThis as unknown as Record<symbol, Map<string, number> | undefined>;
-  return (g[key] ??= new Map());
-}
-
 /**
  * Checks a conversation's project folder; returns the path to keep in metadata.json.
  * @throws ValidationError with `details[0].reason` for a refused folder.
@@ -87,6 +80,13 @@ export class StoreCore {
   /** index.json and the in-memory index that lists and searches conversations. */
   readonly keeper: IndexKeeper;
   readonly #observers = new Set<StoreObserver>();
+  /**
+   * The next sequence number to try per `conv_YYYYMMDD_HHMMSS` prefix: a hint only, so
+   * concurrent creates of this store try different numbers; creating the folder decides
+   * ({@link claimConversationId}), so another store or process over the same folder is never
+   * given an id already taken.
+   */
+  readonly #sequenceHints = new Map<string, number>();
   /** Global sub-agent ids, reserved from state.json in blocks. */
   readonly agentIds = new AgentIds((floor, count) => this.#reserveAgentIds(floor, count));
   readonly #checkProjectFolder: ProjectFolderGate;
@@ -334,7 +334,7 @@ export class StoreCore {
    */
   async claimConversationId(date: Date): Promise<string> {
     const prefix = conversationIdPrefix(date);
-    const hints = sequenceHints();
+    const hints = this.#sequenceHints;
     if (!hints.has(prefix) && hints.size > 64) hints.clear();
     for (;;) {
       // Taken synchronously, so concurrent creates in this process try different numbers.
