@@ -32,11 +32,12 @@ async function hitRate(svc, project, questions, embedder) {
 }
 
 export async function benchKnowledge() {
-  const { mods, cleanup } = await importTsGraph(["lib/knowledge/service.ts", "lib/knowledge/config.ts", "lib/models/embeddings.ts", "test/helpers/projects.ts", "test/helpers/fake-openai.ts", "lib/store/atomic.ts"], { allowServerOnly: true });
-  const [{ KnowledgeService }, { DEFAULT_KNOWLEDGE_LIMITS }, { createEmbedder }, { generateProject, writeProject }, { startFakeOpenAI }, { FileQueues }] = mods;
+  const { mods, cleanup } = await importTsGraph(["lib/knowledge/service.ts", "lib/knowledge/config.ts", "lib/models/embeddings.ts", "test/helpers/projects.ts", "test/helpers/fake-openai.ts", "lib/store/atomic.ts", "lib/workspace/index.ts"], { allowServerOnly: true });
+  const [{ KnowledgeService }, { DEFAULT_KNOWLEDGE_LIMITS }, { createEmbedder }, { generateProject, writeProject }, { startFakeOpenAI }, { FileQueues }, { ProtectedFolders, Workspace }] = mods;
   const limits = { ...DEFAULT_KNOWLEDGE_LIMITS, refreshMs: 3_600_000, waitMs: 600_000 };
-  // What the composition root makes once per process; this bench is a process of its own.
-  const parts = { queues: new FileQueues() };
+  // What the composition root makes once per process; this bench is a process of its own (it protects no folder).
+  const queues = new FileQueues();
+  const parts = { queues, workspace: new Workspace({ protectedFolders: new ProtectedFolders(), queues }) };
   const data = tempDir("astrion-bench-knowledge-");
   const project = tempDir("astrion-bench-project-");
   let fake;

@@ -23,6 +23,7 @@ import path from "node:path";
 import type MiniSearch from "minisearch";
 import type { Embedder } from "@/lib/models/embeddings";
 import { readJsonFile, toPythonJsonBytes, writeFileAtomic, writeJsonAtomic, type FileQueues } from "@/lib/store";
+import type { Workspace } from "@/lib/workspace";
 import { chunkFile } from "./chunk";
 import type { KnowledgeLimits } from "./config";
 import { decodeVector, docId, docOf, encodeVector, newMini, type IndexedDoc } from "./rank";
@@ -55,10 +56,12 @@ const shardName = (n: number) => `${String(n).padStart(2, "0")}.json`;
 /** What one refresh did: the files read again and the files dropped. */
 /**
  * What the indexes of one server share, made by the composition root: the process's per-file
- * write queues (the index files are written through them).
+ * write queues (the index files are written through them) and its workspace (whose protected
+ * folders a walk never enters, and which resolves a project folder).
  */
 export interface KnowledgeParts {
   readonly queues: FileQueues;
+  readonly workspace: Workspace;
 }
 
 export interface RefreshResult {
@@ -319,7 +322,7 @@ export class ProjectIndex {
     // A failure of the embedding model stays reported until a rebuild (the files indexed meanwhile have no vectors).
     if (rebuild) manifest.embedding_error = null;
     this.#error = null;
-    const walk = await walkProject(this.project, this.#limits.maxFiles);
+    const walk = await walkProject(this.project, this.#limits.maxFiles, this.#parts.workspace.protectedFolders.list());
     const seen = new Set(walk.files.map((f) => f.rel));
     const removed = Object.keys(manifest.files).filter((rel) => !seen.has(rel));
     for (const rel of removed) this.#drop(rel);

@@ -16,7 +16,7 @@ import { AgentTokens, deriveCapabilities, rateLimitConfigFromEnv, TokenBucketLim
 import { seedModelsFile } from "@/lib/models";
 import { ModelRegistry } from "@/lib/models/model-registry";
 import { createOfflineModel } from "@/lib/offline-model";
-import { projectFolderCheckFor, protectFolder, Workspace } from "@/lib/workspace";
+import { ProtectedFolders, Workspace } from "@/lib/workspace";
 import { startSearch, type SearchIndexer } from "@/lib/search";
 import { MemoryService } from "@/lib/memory/service";
 import { EventBus, type Bus } from "@/lib/bus";
@@ -44,7 +44,7 @@ export interface AstrionApp {
    * that record a person's shared-context action on the timeline.
    */
   lines: JsonLineFiles;
-  /** The workspace tools and checks (lib/workspace/workspace.ts). */
+  /** The workspace tools and checks, bound to the protected folders and the write queues (lib/workspace/workspace.ts). */
   workspace: Workspace;
   store: ConversationStore;
   roles: RoleLibrary;
@@ -87,18 +87,20 @@ async function start(): Promise<AstrionApp> {
   if (removed.length > 0) console.log(`[astrion] removed ${removed.length} unfinished temp file(s) left by an earlier crash`);
   const queues = new FileQueues();
   const lines = new JsonLineFiles();
-  const workspace = new Workspace({ queues });
-  const store = new ConversationStore(root, { checkProjectFolder: projectFolderCheckFor(root), queues, lines });
+  const protectedFolders = new ProtectedFolders();
+  const workspace = new Workspace({ protectedFolders, queues });
+  const store = new ConversationStore(root, { checkProjectFolder: workspace.projectFolderCheckFor(root), queues, lines });
   await store.init();
   // After the conversation index is loaded (the search reconciles against it), before the engine resumes.
   const search = await startSearch(root, store);
   // Astrion's own folders: no project folder may sit in them, none may hold the data folder, and
-  // no workspace tool may see or touch them (lib/workspace/protected.ts). Of the program, what
-  // the running server executes is protected (its build and installed packages); its sources
-  // are an ordinary project, so Astrion's own checkout can be worked on.
-  protectFolder({ kind: "data", path: root });
-  protectFolder({ kind: "app", path: path.join(process.cwd(), ".next") });
-  protectFolder({ kind: "app", path: path.join(process.cwd(), "node_modules") });
+  // no workspace tool may see or touch them (lib/workspace/protected.ts); the store's check, the
+  // engine and the knowledge walk all read this one registry. Of the program, what the running
+  // server executes is protected (its build and installed packages); its sources are an ordinary
+  // project, so Astrion's own checkout can be worked on.
+  protectedFolders.protect({ kind: "data", path: root });
+  protectedFolders.protect({ kind: "app", path: path.join(process.cwd(), ".next") });
+  protectedFolders.protect({ kind: "app", path: path.join(process.cwd(), "node_modules") });
   const roles = new RoleLibrary(path.join(root, "agents"), { deriveCapabilities, queues });
   const seeded = await roles.seedFromRepo(REPO_AGENTS_DIR);
   if (seeded.length > 0) console.log(`[astrion] copied the product roles into ${path.join(root, "agents")}: ${seeded.join(", ")}`);
@@ -113,7 +115,7 @@ async function start(): Promise<AstrionApp> {
   const mcp = new McpManager();
   const gatewayErrors = new GatewayLastErrors();
   const clock = new RequestClock();
-  const knowledge = new KnowledgeService(root, knowledgeLimitsFromEnv(process.env), { queues });
+  const knowledge = new KnowledgeService(root, knowledgeLimitsFromEnv(process.env), { queues, workspace });
   const streams = new StreamSlots(streamLimitsFromEnv());
   const engine = new Engine({ deps: { root, store, roles, models, memory, bus, mcp, tokens: new AgentTokens(), gatewayErrors, clock, knowledge, distill: new DistillState(root, queues), workspace, queues }, limits: limitsFromEnv() });
   return { root, queues, lines, workspace, store, roles, search, memory, models, knowledge, bus, mcp, gatewayErrors, clock, streams, signInThrottle: new SignInThrottle(signInThrottleConfigFromEnv()), entryLimiter: new TokenBucketLimiter(rateLimitConfigFromEnv()), engine, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };

@@ -3,12 +3,13 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveProjectPath, WorkspaceError } from "./resolve";
-import { protectedAncestor, protectedFolders, protectedFoldersWith, protectFolder, resetProtectedFoldersForTests } from "./protected";
+import { protectedAncestor, ProtectedFolders } from "./protected";
 import { FileQueues } from "@/lib/store/atomic";
 import { Workspace } from "./workspace";
 
-// One process's workspace, as the composition root makes it.
-const ws = new Workspace({ queues: new FileQueues() });
+// One process's protected folders and workspace, as the composition root makes them.
+const folders = new ProtectedFolders();
+const ws = new Workspace({ protectedFolders: folders, queues: new FileQueues() });
 
 let base: string;
 let proj: string;
@@ -32,7 +33,6 @@ let app: string;
  * <base>/alias-data -> <proj>/.astrion/astrion/host/mutiagents (a project root reached by a link)
  */
 beforeAll(async () => {
-  resetProtectedFoldersForTests();
   base = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "astrion-protected-")));
   proj = path.join(base, "proj");
   data = path.join(proj, ".astrion", "astrion", "host", "mutiagents");
@@ -52,12 +52,11 @@ beforeAll(async () => {
   await fs.symlink(path.join(".astrion", "astrion", "host"), path.join(proj, "link-host"));
   await fs.symlink(path.join(".astrion", "astrion", "host", "mutiagents", "models.json"), path.join(proj, "link-models"));
   await fs.symlink(data, path.join(base, "alias-data"));
-  protectFolder({ kind: "data", path: data });
-  protectFolder({ kind: "app", path: app });
+  folders.protect({ kind: "data", path: data });
+  folders.protect({ kind: "app", path: app });
 });
 
 afterAll(async () => {
-  resetProtectedFoldersForTests();
   await fs.rm(base, { recursive: true, force: true });
 });
 
@@ -90,16 +89,16 @@ const INTO_DATA = [
 
 describe("Astrion's own folders inside a project", () => {
   it("registers them by real path and identity", () => {
-    expect(protectedFolders().map((r) => [r.kind, r.real])).toEqual([
+    expect(folders.list().map((r) => [r.kind, r.real])).toEqual([
       ["data", data],
       ["app", app],
     ]);
-    expect(protectedFolders().every((r) => r.id !== null)).toBe(true);
+    expect(folders.list().every((r) => r.id !== null)).toBe(true);
   });
 
   it.each(INTO_DATA)("refuses to resolve %j for reading or writing", async (requested) => {
     for (const forWrite of [false, true]) {
-      const error = await resolveProjectPath(proj, requested, { forWrite }).then(
+      const error = await resolveProjectPath(folders, proj, requested, { forWrite }).then(
         () => null,
         (e: unknown) => e,
       );
@@ -174,40 +173,45 @@ describe("Astrion's own folders inside a project", () => {
       await expect(ws.writeFile(root, "x.json", "{}"), root).rejects.toMatchObject({ reason: "app_data" });
       await expect(ws.searchFiles(root, "NEEDLE"), root).rejects.toMatchObject({ reason: "app_data" });
     }
-    expect(protectedAncestor(path.join(data, "conversations", "c1"))).toMatchObject({ kind: "data" });
-    expect(protectedAncestor(path.join(proj, "src"))).toBeUndefined();
+    expect(protectedAncestor(path.join(data, "conversations", "c1"), folders.list())).toMatchObject({ kind: "data" });
+    expect(protectedAncestor(path.join(proj, "src"), folders.list())).toBeUndefined();
   });
 
   it("protects a folder that does not exist yet by its name, and creates nothing there", async () => {
-    protectFolder({ kind: "data", path: path.join(proj, "later", "data") });
-    try {
-      await expect(ws.writeFile(proj, "later/data/models.json", "{}")).rejects.toMatchObject({ reason: "app_data" });
-      await expect(fs.stat(path.join(proj, "later"))).rejects.toMatchObject({ code: "ENOENT" });
-      // The folder beside it is ordinary.
-      await ws.writeFile(proj, "later/other/x.json", "{}");
-    } finally {
-      resetProtectedFoldersForTests();
-      protectFolder({ kind: "data", path: data });
-      protectFolder({ kind: "app", path: app });
-    }
+    // another server's registry: this one's folders, and a data folder not made yet
+    const others = new ProtectedFolders();
+    for (const r of folders.list()) others.protect({ kind: r.kind, path: r.path });
+    others.protect({ kind: "data", path: path.join(proj, "later", "data") });
+    const other = new Workspace({ protectedFolders: others, queues: new FileQueues() });
+    await expect(other.writeFile(proj, "later/data/models.json", "{}")).rejects.toMatchObject({ reason: "app_data" });
+    await expect(fs.stat(path.join(proj, "later"))).rejects.toMatchObject({ code: "ENOENT" });
+    // The folder beside it is ordinary.
+    await other.writeFile(proj, "later/other/x.json", "{}");
+  });
+
+  it("refuses only what its own registry protects: a workspace of a fresh registry (another process) starts with none", async () => {
+    const fresh = new Workspace({ protectedFolders: new ProtectedFolders(), queues: new FileQueues() });
+    expect(fresh.protectedFolders.list()).toEqual([]);
+    expect((await fresh.readFile(proj, ".astrion/astrion/host/mutiagents/models.json")).content).toContain("NEEDLE");
+    await expect(ws.readFile(proj, ".astrion/astrion/host/mutiagents/models.json")).rejects.toMatchObject({ reason: "app_data" });
   });
 });
 
-describe("protectedFoldersWith", () => {
+describe("ProtectedFolders.with", () => {
   it("takes a folder registered at boot as it was resolved then, and resolves any other now", async () => {
-    const registered = protectedFolders().find((r) => r.kind === "data")!;
+    const registered = folders.list().find((r) => r.kind === "data")!;
     // The registered data folder, given again: the boot-time description, no new resolution (a
     // link put in its place since is not followed; the workspace never resolves it per call).
     const moved = path.join(base, "moved-data");
     await fs.rename(data, moved);
     await fs.symlink(path.join(base, "proj", "src"), data);
     try {
-      const same = protectedFoldersWith([{ kind: "data", path: data }]);
+      const same = folders.with([{ kind: "data", path: data }]);
       expect(same.filter((r) => r.kind === "data")).toEqual([registered]);
       // Another folder is resolved now: through the link, to where it points.
-      const other = protectedFoldersWith([{ kind: "data", path: path.join(base, "alias-data") }]);
+      const other = folders.with([{ kind: "data", path: path.join(base, "alias-data") }]);
       expect(other.map((r) => r.real)).toContain(path.join(base, "proj", "src"));
-      expect(other).toHaveLength(protectedFolders().length + 1);
+      expect(other).toHaveLength(folders.list().length + 1);
     } finally {
       await fs.rm(data);
       await fs.rename(moved, data);

@@ -9,10 +9,11 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ListResultSchema, ReadResultSchema, SearchResultSchema } from "./results";
 import { FileQueues } from "@/lib/store/atomic";
+import { ProtectedFolders } from "./protected";
 import { Workspace } from "./workspace";
 
 // One process's workspace, as the composition root makes it.
-const ws = new Workspace({ queues: new FileQueues() });
+const ws = new Workspace({ protectedFolders: new ProtectedFolders(), queues: new FileQueues() });
 
 let proj: string;
 const FILES = 30;

@@ -7,10 +7,11 @@ import { AstrionError, NotFoundError, ValidationError } from "@/lib/contracts/er
 import { FileQueues, TEMP_FILE_PATTERN } from "@/lib/store/atomic";
 import { WorkspaceError } from "./resolve";
 import { WorkspaceToolError } from "./tools";
+import { ProtectedFolders } from "./protected";
 import { Workspace } from "./workspace";
 
 // One process's workspace, as the composition root makes it.
-const ws = new Workspace({ queues: new FileQueues() });
+const ws = new Workspace({ protectedFolders: new ProtectedFolders(), queues: new FileQueues() });
 
 let base: string;
 let proj: string;

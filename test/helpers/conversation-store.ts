@@ -1,6 +1,7 @@
 /**
  * A conversation store for tests, given the project folder rules the server gives its own
- * (lib/server/app.ts): the workspace's check, with the data folder protected. The file I/O parts
+ * (lib/server/app.ts): the workspace's check, with the data folder protected (no other folder:
+ * the test's process registered none). The file I/O parts
  * the composition root makes once per process are made fresh for each store unless a test hands
  * in its own (to share them between stores, as one process does).
  */
@@ -8,6 +9,7 @@ import { FileQueues } from "@/lib/store/atomic";
 import { JsonLineFiles } from "@/lib/store/jsonl";
 import { ConversationStore } from "@/lib/store/conversation-store";
 import { projectFolderCheckFor } from "@/lib/workspace/project-folder";
+import { ProtectedFolders } from "@/lib/workspace/protected";
 
 /** The parts of a process a store writes through. */
 export interface StoreParts {
@@ -21,5 +23,5 @@ export function newStoreParts(): StoreParts {
 }
 
 export function newConversationStore(root: string, parts: StoreParts = newStoreParts()): ConversationStore {
-  return new ConversationStore(root, { checkProjectFolder: projectFolderCheckFor(root), ...parts });
+  return new ConversationStore(root, { checkProjectFolder: projectFolderCheckFor(new ProtectedFolders(), root), ...parts });
 }

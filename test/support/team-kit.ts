@@ -33,7 +33,7 @@ import { DistillState } from "@/lib/runtime/team/distilled-progress";
 import { JOURNAL_FILE_NAME } from "@/lib/runtime/team/journal";
 import type { ConversationStore } from "@/lib/store";
 import { FileQueues } from "@/lib/store/atomic";
-import { Workspace } from "@/lib/workspace";
+import { ProtectedFolders, Workspace } from "@/lib/workspace";
 import { newRoleLibrary } from "@/test/helpers/role-library";
 import { MemoryBacking, MemoryStorage } from "./memory-storage";
 import { ScriptedModel, type Script } from "./scripted-model";
@@ -161,6 +161,7 @@ export class TeamKit {
     const model = this.model;
     // What the composition root makes once per process.
     const queues = new FileQueues();
+    const workspace = new Workspace({ protectedFolders: new ProtectedFolders(), queues });
     const deps: EngineDeps = {
       root: this.#env.dataRoot,
       store: UNUSED_STORE,
@@ -172,9 +173,9 @@ export class TeamKit {
       tokens,
       gatewayErrors: new GatewayLastErrors(),
       clock: new RequestClock(),
-      knowledge: new KnowledgeService(this.#env.dataRoot, DEFAULT_KNOWLEDGE_LIMITS, { queues }),
+      knowledge: new KnowledgeService(this.#env.dataRoot, DEFAULT_KNOWLEDGE_LIMITS, { queues, workspace }),
       distill: new DistillState(this.#env.dataRoot, queues),
-      workspace: new Workspace({ queues }),
+      workspace,
       queues,
     };
     const run = new TeamRun(deps, this.convId, this.limits, { storage, bus });
