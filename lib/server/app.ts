@@ -81,8 +81,12 @@ export interface AstrionApp {
 /** The product's own role files, copied into an empty role library on first start. */
 export const REPO_AGENTS_DIR = path.join(process.cwd(), "agents");
 
-async function start(): Promise<AstrionApp> {
-  const root = resolveDataRoot();
+/**
+ * Builds an app over the data folder `root` (default: the environment's, `resolveDataRoot`),
+ * taking its lock, with every part made fresh. The server builds one per process through
+ * {@link getApp}; a test builds its own rather than reset anything.
+ */
+export async function startApp(root: string = resolveDataRoot()): Promise<AstrionApp> {
   await fs.mkdir(root, { recursive: true });
   await acquireDataRootLock(root);
   const removed = await removeOrphanTempFiles(root);
@@ -136,7 +140,7 @@ export async function closeApp(app: AstrionApp): Promise<void> {
 /** The started app; the first call starts it (taking the data folder's lock). */
 export function getApp(): Promise<AstrionApp> {
   return processSingleton("app", () => {
-    const app = start();
+    const app = startApp();
     // A failed start is not kept, so the error is reported again rather than a stale promise.
     app.catch(() => forgetProcessSingleton("app", app));
     return app;
