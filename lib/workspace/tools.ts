@@ -6,26 +6,19 @@
  * model's context nor stall the server, and each result is shaped to the tool output cap where
  * it is built (results.ts): whole entries and matches with a count of the rest, a file cut at a
  * line boundary — never JSON sliced in the middle. Each tool is given the {@link WorkspaceParts}
- * of the server (./workspace.ts binds them): its protected folders and its write queues.
+ * of the server (./parts.ts; ./workspace.ts binds them): its protected folders and write queues.
  */
 import "server-only";
 import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, promises as fs, readSync, type Dirent } from "node:fs";
 import path from "node:path";
 import { AstrionError, NotFoundError, ValidationError } from "@/lib/contracts/errors";
-import { writeFileAtomic, type FileQueues } from "@/lib/store/atomic";
+import { writeFileAtomic } from "@/lib/store/atomic";
 import { globMatcher } from "./glob";
 import { totalLinesOf } from "./line-count";
-import { protectedMatch, type ProtectedFolders, type ProtectedRoot } from "./protected";
+import type { WorkspaceParts } from "./parts";
+import { protectedMatch, type ProtectedRoot } from "./protected";
 import { resolveProjectPath, toRelative, WorkspaceError } from "./resolve";
 import { shapeListResult, shapeReadResult, shapeSearchResult, type FileEntry, type ListResult, type ReadResult, type SearchMatch, type SearchResult } from "./results";
-
-/** What the workspace tools share with the rest of the server, made once per process by the composition root. */
-export interface WorkspaceParts {
-  /** Astrion's own folders, which no tool may see or touch (./protected.ts). */
-  readonly protectedFolders: ProtectedFolders;
-  /** The process's per-file write queues (lib/store/atomic.ts). */
-  readonly queues: FileQueues;
-}
 
 /** Folders never descended into by listings and searches: large, generated, or version-control internals. */
 export const SKIPPED_DIRS: ReadonlySet<string> = new Set(["node_modules", ".git", ".hg", ".svn", ".next"]);
@@ -369,13 +362,7 @@ export interface WriteResult {
  * @throws WorkspaceError for a path outside the project or inside `.git`; WorkspaceToolError for
  *   a folder or a non-regular file at the path; AstrionError `payload_too_large` for content over `maxBytes`.
  */
-export async function writeFile(
-  parts: WorkspaceParts,
-  projectRoot: string,
-  requestedPath: string,
-  content: string,
-  options: WriteOptions = {},
-): Promise<WriteResult> {
+export async function writeFile(parts: WorkspaceParts, projectRoot: string, requestedPath: string, content: string, options: WriteOptions = {}): Promise<WriteResult> {
   if (typeof content !== "string") throw new ValidationError("content must be a string");
   const maxBytes = options.maxBytes ?? WORKSPACE_LIMITS.writeMaxBytes;
   const bytes = Buffer.byteLength(content, "utf8");

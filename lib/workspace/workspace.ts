@@ -16,7 +16,8 @@ import { confirmProjectFolder, projectFolderCheckFor, type ProjectFolderChanged,
 import type { ProtectedFolders, ProtectedInput } from "./protected";
 import { resolveProjectPath, type ResolvedPath, type ResolveOptions } from "./resolve";
 import type { ListResult, ReadResult, SearchResult } from "./results";
-import { listFiles, readFile, searchFiles, writeFile, type ListOptions, type ReadOptions, type SearchOptions, type WorkspaceParts, type WriteOptions, type WriteResult } from "./tools";
+import type { WorkspaceParts } from "./parts";
+import { listFiles, readFile, searchFiles, writeFile, type ListOptions, type ReadOptions, type SearchOptions, type WriteOptions, type WriteResult } from "./tools";
 
 export type { WorkspaceParts };
 
