@@ -32,9 +32,12 @@ async function hitRate(svc, project, questions, embedder) {
 }
 
 export async function benchKnowledge() {
-  const { mods, cleanup } = await importTsGraph(["lib/knowledge/service.ts", "lib/knowledge/config.ts", "lib/models/embeddings.ts", "test/helpers/projects.ts", "test/helpers/fake-openai.ts"], { allowServerOnly: true });
-  const [{ KnowledgeService }, { DEFAULT_KNOWLEDGE_LIMITS }, { createEmbedder }, { generateProject, writeProject }, { startFakeOpenAI }] = mods;
+  const { mods, cleanup } = await importTsGraph(["lib/knowledge/service.ts", "lib/knowledge/config.ts", "lib/models/embeddings.ts", "test/helpers/projects.ts", "test/helpers/fake-openai.ts", "lib/store/atomic.ts", "lib/workspace/index.ts"], { allowServerOnly: true });
+  const [{ KnowledgeService }, { DEFAULT_KNOWLEDGE_LIMITS }, { createEmbedder }, { generateProject, writeProject }, { startFakeOpenAI }, { FileQueues }, { ProtectedFolders, Workspace }] = mods;
   const limits = { ...DEFAULT_KNOWLEDGE_LIMITS, refreshMs: 3_600_000, waitMs: 600_000 };
+  // What the composition root makes once per process; this bench is a process of its own (it protects no folder).
+  const queues = new FileQueues();
+  const parts = { queues, workspace: new Workspace({ protectedFolders: new ProtectedFolders(), queues }) };
   const data = tempDir("astrion-bench-knowledge-");
   const project = tempDir("astrion-bench-project-");
   let fake;
@@ -43,7 +46,7 @@ export async function benchKnowledge() {
     writeProject(project, files);
     const fileCount = Object.keys(files).length;
     process.stderr.write(`knowledge: indexing ${fileCount} files\n`);
-    const svc = new KnowledgeService(data, limits);
+    const svc = new KnowledgeService(data, limits, parts);
     // The floor: the same monitor over 2 s of doing nothing (on a loaded machine the OS alone delays the loop).
     const idle = monitorEventLoopDelay({ resolution: 5 });
     idle.enable();
@@ -88,12 +91,12 @@ export async function benchKnowledge() {
 
     const bench = JSON.parse(readFileSync(path.join(ROOT, "bench", "knowledge-questions.json"), "utf8"));
     const pkg = path.join(ROOT, "node_modules", bench.package);
-    const qsvc = new KnowledgeService(tempDir("astrion-bench-knowledge-q-"), limits);
+    const qsvc = new KnowledgeService(tempDir("astrion-bench-knowledge-q-"), limits, parts);
     await qsvc.project(pkg).refresh();
     const bm25 = await hitRate(qsvc, pkg, bench.questions, null);
     fake = await startFakeOpenAI();
     const embedder = createEmbedder("fake-embedding", { provider: "openai", base_url: fake.url, model: "fake-embedding" });
-    const vsvc = new KnowledgeService(tempDir("astrion-bench-knowledge-v-"), limits);
+    const vsvc = new KnowledgeService(tempDir("astrion-bench-knowledge-v-"), limits, parts);
     await vsvc.project(pkg).refresh({ embedder });
     const withVectors = await hitRate(vsvc, pkg, bench.questions, embedder);
 

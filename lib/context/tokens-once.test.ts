@@ -15,7 +15,10 @@ vi.mock("gpt-tokenizer", async (importOriginal) => {
 });
 
 const { buildModelInput } = await import("./slices");
-const { resetTokenCacheForTests } = await import("./tokens");
+const { countTokens, TOKEN_CACHE_CHARS_LIMIT, tokenCacheSize } = await import("./tokens");
+
+// A text longer than the per-text cache may hold evicts every text from it (and is not kept).
+const OVERSIZED = "x".repeat(TOKEN_CACHE_CHARS_LIMIT + 1);
 
 afterEach(() => counted.clear());
 
@@ -36,8 +39,9 @@ describe("token counts are computed once per message", () => {
       texts.set(id, 2);
       for (const m of batch) {
         history.push(m);
-        // as if the per-text cache had forgotten everything: only the per-message counts remain
-        resetTokenCacheForTests();
+        // the per-text cache forgets everything (an oversized text evicts it): only the per-message counts remain
+        countTokens(OVERSIZED);
+        expect(tokenCacheSize().texts).toBe(0);
         buildModelInput({ kind: "leader", system: "You are the Team Leader.", messages: history, facts: { project_path: "/p", goal: "g" } });
       }
     }

@@ -14,7 +14,6 @@ import {
   MERGE_CACHE_ENTRIES,
   MESSAGE_OVERHEAD,
   messageTokens,
-  resetTokenCacheForTests,
   TOKEN_CACHE_CHARS_LIMIT,
   TOKEN_CACHE_LIMIT,
   tokenCacheSize,
@@ -61,6 +60,13 @@ describe("countTokens", () => {
   });
 });
 
+/** Evicts every text from the per-text count cache, through its bound: a text longer than the cache holds empties it and is not kept. */
+function evictEveryText(): void {
+  countTokens(OVERSIZED);
+  expect(tokenCacheSize()).toEqual({ texts: 0, chars: 0 });
+}
+const OVERSIZED = "x".repeat(TOKEN_CACHE_CHARS_LIMIT + 1);
+
 /** The heap in use after a full collection (`gc` made available to this test file). */
 function heapUsed(): number {
   v8.setFlagsFromString("--expose-gc");
@@ -72,7 +78,7 @@ describe("the cache and the texts it was given", () => {
   it("keeps no longer text alive through a cached slice of it", () => {
     const role = "A paragraph of a role's long system prompt. ".repeat(8_000);
     const own = (i: number) => `You are agent ${i} of this team, working on its task.`;
-    resetTokenCacheForTests();
+    evictEveryText();
     // the first paragraphs of the second half of the prompts below, counted before as texts of their own
     for (let i = 20; i < 40; i++) countTokens(own(i));
     const before = heapUsed();
@@ -90,7 +96,7 @@ describe("the cache and the texts it was given", () => {
 
 describe("the tokenizer's own cache and the texts counted", () => {
   it("keeps no counted text alive through a piece the tokenizer caches", () => {
-    resetTokenCacheForTests();
+    evictEveryText();
     const body = "    const someLongVariableName = computeSomething(input);\n".repeat(7_000);
     const before = heapUsed();
     for (let i = 0; i < 40; i++) {

@@ -57,7 +57,10 @@ const PLAIN = { disallowedSpecial: new Set<string>() };
 // texts go first, and the cache is bounded by entries and by characters held: it holds what the
 // conversations at work use again (a few system prompts and slices each), and a server that has
 // run many conversations holds no more than one that has run a few dozen (each leaves texts of
-// its own: its agents' system prompts, its slices).
+// its own: its agents' system prompts, its slices). A pure memo (a text's count never changes),
+// so it is module state on purpose: each Next route bundle's copy only counts a text once more,
+// nothing is shared or reset. A text longer than the whole cache may hold evicts every entry and
+// is not kept (tests use that to start from an empty cache).
 export const TOKEN_CACHE_LIMIT = 2000;
 export const TOKEN_CACHE_CHARS_LIMIT = 1_000_000;
 /** Each entry keeps the key it was stored under (its own copy), so a hit can move it without the caller's string. */
@@ -300,12 +303,6 @@ export const tokenizerStats = { chars: 0 };
 /** Texts and characters the per-text count cache holds, for tests. */
 export function tokenCacheSize(): { texts: number; chars: number } {
   return { texts: cache.size, chars: cachedChars };
-}
-
-/** Empties the per-text count cache, as if every text had been evicted from it. For tests. */
-export function resetTokenCacheForTests(): void {
-  cache.clear();
-  cachedChars = 0;
 }
 
 /** The first `max` tokens of `text` (fewer when it is shorter), encoding only as much of its start as needed. */

@@ -128,7 +128,7 @@ let poolAt = pool.length;
 /** Random lowercase hex of `bytes` bytes (at most the pool's), from Web Crypto so this module also runs in the browser. */
 function randomHex(bytes: number): string {
   if (poolAt + bytes > pool.length) {
-    globalThis.crypto.getRandomValues(pool);
+    crypto.getRandomValues(pool);
     poolAt = 0;
   }
   let out = "";

@@ -1,8 +1,8 @@
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { checkBaseUrl, loadGateway, resetGatewayCacheForTests } from "./config";
+import { describe, expect, it } from "vitest";
+import { checkBaseUrl, loadGateway } from "./config";
 import { gatewayGrant, grantsTool } from "./grants";
 import { findGatewayTool, GatewayLastErrors, gatewayProblems, gatewayReport, gatewayToolSpecs } from "./service";
 
@@ -29,8 +29,6 @@ function home(files: Record<string, string>): string {
   }
   return root;
 }
-
-afterEach(() => resetGatewayCacheForTests());
 
 describe("gateway.json", () => {
   it("is optional: no file, no source, no problem", async () => {
@@ -69,6 +67,15 @@ describe("gateway.json", () => {
     expect((await gatewayReport(root, new GatewayLastErrors())).sources[0]!.tools.map((t) => t.name)).toEqual(["gw__s__second"]);
   });
 
+  it("keeps each data folder's gateway.json apart, in one process", async () => {
+    const spec = { openapi: "3.1.0", paths: { "/x": { get: { operationId: "x" } } } };
+    const a = home({ "gateway.json": JSON.stringify({ sources: { a: { type: "openapi", base_url: "http://127.0.0.1:1", spec } } }) });
+    const b = home({ "gateway.json": JSON.stringify({ sources: { b: { type: "openapi", base_url: "http://127.0.0.1:1", spec } } }) });
+    expect([...(await loadGateway(a)).sources.keys()]).toEqual(["a"]);
+    expect([...(await loadGateway(b)).sources.keys()]).toEqual(["b"]);
+    expect([...(await loadGateway(a)).sources.keys()]).toEqual(["a"]);
+  });
+
   it("picks up an edit at the next use", async () => {
     const root = home({ "gateway.json": JSON.stringify({ sources: {} }) });
     expect((await loadGateway(root)).sources.size).toBe(0);
@@ -83,7 +90,6 @@ describe("gateway.json", () => {
       [JSON.stringify({ sources: { s: { type: "graphql", spec: {} } } }), /gateway.json is invalid/],
       [JSON.stringify({ servers: [] }), /gateway.json is invalid/],
     ] as const) {
-      resetGatewayCacheForTests();
       const root = home({ "gateway.json": text });
       const report = await gatewayReport(root, new GatewayLastErrors());
       expect(report.error).toMatch(message);

@@ -133,6 +133,11 @@ function loadSource(name: string, config: OpenApiSource, spec: unknown): LoadedS
   return source;
 }
 
+/**
+ * Each data folder's last parse, with the stamp of the files it read: a memo that a changed file
+ * invalidates, keyed by the folder, so nothing needs sharing between Next route bundles (a
+ * bundle's copy parses the file once more) or resetting between tests (each has its own folder).
+ */
 const cache = new Map<string, { stamp: string; loaded: LoadedGateway }>();
 
 /** The identity of gateway.json and of the spec files `loaded` read: a change of any reloads. */
@@ -153,11 +158,6 @@ export async function loadGateway(root: string): Promise<LoadedGateway> {
   const stamp = await stampAll(root, file, loaded);
   cache.set(root, { stamp: stamp.startsWith(`${before}|`) || stamp === before ? stamp : "stale", loaded });
   return loaded;
-}
-
-/** Forgets every parse (tests). */
-export function resetGatewayCacheForTests(): void {
-  cache.clear();
 }
 
 async function parseGateway(root: string, file: string): Promise<LoadedGateway> {

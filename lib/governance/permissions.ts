@@ -4,10 +4,11 @@
  * closes. Every tool call is checked against it in code before it runs, so what a model reads
  * (a file telling it to "write ../x") cannot widen what it may do.
  *
- * Tokens live in a process-wide registry on `globalThis`: Next bundles server code per entry,
- * and a token issued by the runtime must be found by every copy of this module. They are not
- * persisted; after a restart the runtime issues them again for the agents it resumes
- * ({@link AgentTokens.ensure}).
+ * Tokens live in one {@link AgentTokens} registry per server: the composition root
+ * (lib/server/app.ts) makes it and hands it to the engine, which issues and checks every token
+ * through it (Next bundles server code per route, so a registry kept in this module would exist
+ * once per bundle). They are not persisted; after a restart the runtime issues them again for the
+ * agents it resumes ({@link AgentTokens.ensure}).
  */
 import path from "node:path";
 
@@ -63,7 +64,7 @@ const TOMBSTONE_MS = 60 * 60 * 1000;
 
 function randomId(): string {
   const bytes = new Uint8Array(18);
-  globalThis.crypto.getRandomValues(bytes);
+  crypto.getRandomValues(bytes);
   return `agt_${Buffer.from(bytes).toString("base64url")}`;
 }
 

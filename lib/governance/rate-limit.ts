@@ -1,8 +1,10 @@
 /**
  * The entry rate limit (seed 003 §6.2): new conversations and new user messages pass a token
  * bucket before any work starts, so a burst of requests is refused with 429 and `Retry-After`
- * instead of piling up model calls. One limiter per process (on `globalThis`, since Next loads
- * this module once per route bundle and every copy must share the same buckets).
+ * instead of piling up model calls. One limiter per server: the composition root
+ * (lib/server/app.ts) makes it (`entryLimiter`) and the routes pass that one to
+ * {@link enforceRateLimit}, since Next loads this module once per route bundle and every route
+ * must count against the same buckets.
  */
 import { AstrionError } from "@/lib/contracts/errors";
 

@@ -22,7 +22,8 @@ import { constants as fsConstants, promises as fs } from "node:fs";
 import path from "node:path";
 import type MiniSearch from "minisearch";
 import type { Embedder } from "@/lib/models/embeddings";
-import { readJsonFile, toPythonJsonBytes, writeFileAtomic, writeJsonAtomic } from "@/lib/store";
+import { readJsonFile, toPythonJsonBytes, writeFileAtomic, writeJsonAtomic, type FileQueues } from "@/lib/store";
+import type { Workspace } from "@/lib/workspace";
 import { chunkFile } from "./chunk";
 import type { KnowledgeLimits } from "./config";
 import { decodeVector, docId, docOf, encodeVector, newMini, type IndexedDoc } from "./rank";
@@ -53,6 +54,16 @@ export function shardOf(rel: string): number {
 const shardName = (n: number) => `${String(n).padStart(2, "0")}.json`;
 
 /** What one refresh did: the files read again and the files dropped. */
+/**
+ * What the indexes of one server share, made by the composition root: the process's per-file
+ * write queues (the index files are written through them) and its workspace (whose protected
+ * folders a walk never enters, and which resolves a project folder).
+ */
+export interface KnowledgeParts {
+  readonly queues: FileQueues;
+  readonly workspace: Workspace;
+}
+
 export interface RefreshResult {
   reindexed: string[];
   removed: string[];
@@ -106,6 +117,7 @@ export class ProjectIndex {
   readonly project: string;
   readonly dir: string;
   readonly #limits: KnowledgeLimits;
+  readonly #parts: KnowledgeParts;
   #manifest: Manifest | null = null;
   #shards = new Map<number, Map<string, Passage[]>>();
   #mini: MiniSearch<IndexedDoc> = newMini();
@@ -119,10 +131,11 @@ export class ProjectIndex {
   #lastRefresh = 0;
   #loaded = false;
 
-  constructor(dataRoot: string, projectReal: string, limits: KnowledgeLimits) {
+  constructor(dataRoot: string, projectReal: string, limits: KnowledgeLimits, parts: KnowledgeParts) {
     this.project = projectReal;
     this.dir = indexDir(dataRoot, projectReal);
     this.#limits = limits;
+    this.#parts = parts;
   }
 
   get state(): IndexState {
@@ -309,7 +322,7 @@ export class ProjectIndex {
     // A failure of the embedding model stays reported until a rebuild (the files indexed meanwhile have no vectors).
     if (rebuild) manifest.embedding_error = null;
     this.#error = null;
-    const walk = await walkProject(this.project, this.#limits.maxFiles);
+    const walk = await walkProject(this.project, this.#limits.maxFiles, this.#parts.workspace.protectedFolders.list());
     const seen = new Set(walk.files.map((f) => f.rel));
     const removed = Object.keys(manifest.files).filter((rel) => !seen.has(rel));
     for (const rel of removed) this.#drop(rel);
@@ -375,13 +388,13 @@ export class ProjectIndex {
     for (let n = 0; n < SHARDS; n++) {
       if (!all && !dirty.has(n)) continue;
       const files = Object.fromEntries(this.#shards.get(n) ?? new Map());
-      await writeJsonAtomic(path.join(this.dir, "chunks", shardName(n)), { format: KNOWLEDGE_FORMAT, files }, ShardSchema);
+      await writeJsonAtomic(this.#parts.queues, path.join(this.dir, "chunks", shardName(n)), { format: KNOWLEDGE_FORMAT, files }, ShardSchema);
       await yieldLoop();
     }
     // Shards first, then the manifest: a crash between leaves a manifest older than its shards, and
     // a file it lists without passages in its shard is read again at the next refresh.
     // The manifest is built here from typed values and checked with its schema when read; checking
     // a 3,000-file manifest again on every save held the event loop for tens of milliseconds.
-    await writeFileAtomic(path.join(this.dir, "manifest.json"), toPythonJsonBytes(this.#manifest!));
+    await writeFileAtomic(this.#parts.queues, path.join(this.dir, "manifest.json"), toPythonJsonBytes(this.#manifest!));
   }
 }

@@ -9,6 +9,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { FileQueues } from "@/lib/store/atomic";
+import { ProtectedFolders, Workspace } from "@/lib/workspace";
 import { z } from "zod";
 import { DEFAULT_KNOWLEDGE_LIMITS } from "./config";
 import { KnowledgeService } from "./service";
@@ -19,11 +21,17 @@ const bench = QuestionsSchema.parse(JSON.parse(readFileSync(path.join(ROOT, "ben
 const data = mkdtempSync(path.join(os.tmpdir(), "kn-quality-"));
 afterAll(() => rmSync(data, { recursive: true, force: true }));
 
+/** What the composition root would give the service: one process's write queues and workspace. */
+function knowledgeParts() {
+  const queues = new FileQueues();
+  return { queues, workspace: new Workspace({ protectedFolders: new ProtectedFolders(), queues }) };
+}
+
 describe("knowledge retrieval quality", () => {
   it("puts the answering file in the top 5 for at least 80% of the 50 questions (BM25 alone)", async () => {
     const project = path.join(ROOT, "node_modules", bench.package);
     expect(JSON.parse(readFileSync(path.join(project, "package.json"), "utf8")).version).toBe(bench.version);
-    const s = new KnowledgeService(data, { ...DEFAULT_KNOWLEDGE_LIMITS, refreshMs: 60_000 });
+    const s = new KnowledgeService(data, { ...DEFAULT_KNOWLEDGE_LIMITS, refreshMs: 60_000 }, knowledgeParts());
     await s.project(project).refresh();
     const misses: string[] = [];
     for (const q of bench.questions) {

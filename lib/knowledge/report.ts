@@ -7,7 +7,6 @@ import "server-only";
  */
 import type { ConversationStore } from "@/lib/store";
 import { NotFoundError } from "@/lib/contracts/errors";
-import { resolveProjectPath } from "@/lib/workspace";
 import type { Embedder } from "@/lib/models/embeddings";
 import type { KnowledgeReport, ProjectIndexStatus, RebuildBody } from "./schema";
 import type { KnowledgeService } from "./service";
@@ -15,8 +14,12 @@ import type { KnowledgeService } from "./service";
 /** Pages of the conversation list read at most (100 conversations each). */
 const MAX_PAGES = 200;
 
-/** Project folders of the conversations: `{ given, real }`, real paths deduplicated; folders that are gone or refused are left out. */
-export async function knownProjects(store: ConversationStore): Promise<Array<{ given: string; real: string }>> {
+/**
+ * Project folders of the conversations: `{ given, real }`, real paths deduplicated; folders that
+ * are gone or refused (by the service's workspace) are left out.
+ */
+export async function knownProjects(service: KnowledgeService, store: ConversationStore): Promise<Array<{ given: string; real: string }>> {
+  const { resolveProjectPath } = service.parts.workspace;
   const given = new Set<string>();
   for (let page = 0; page < MAX_PAGES; page++) {
     const list = await store.list({ status: "all", offset: page * 100, limit: 100 });
@@ -33,7 +36,7 @@ export async function knownProjects(store: ConversationStore): Promise<Array<{ g
 
 /** `GET /api/knowledge`. */
 export async function knowledgeReport(service: KnowledgeService, store: ConversationStore): Promise<KnowledgeReport> {
-  const projects = await knownProjects(store);
+  const projects = await knownProjects(service, store);
   await Promise.all(projects.map((p) => service.project(p.real).peek()));
   return {
     projects: service.status(projects.map((p) => p.real)),
@@ -47,8 +50,8 @@ export async function knowledgeReport(service: KnowledgeService, store: Conversa
  * @throws NotFoundError when no conversation names that folder.
  */
 export async function rebuildKnowledge(service: KnowledgeService, store: ConversationStore, body: RebuildBody, embedder: Embedder | null): Promise<ProjectIndexStatus> {
-  const projects = await knownProjects(store);
-  const real = await resolveProjectPath(body.project_path, ".").then((r) => r.root).catch(() => null);
+  const projects = await knownProjects(service, store);
+  const real = await service.parts.workspace.resolveProjectPath(body.project_path, ".").then((r) => r.root).catch(() => null);
   const hit = projects.find((p) => p.given === body.project_path || p.real === body.project_path || p.real === real);
   if (!hit) throw new NotFoundError(`No conversation has the project folder ${JSON.stringify(body.project_path)}; only those folders are indexed.`, { project_path: body.project_path });
   service.rebuild(hit.real, embedder).catch(() => undefined);

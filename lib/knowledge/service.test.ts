@@ -2,6 +2,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, 
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { FileQueues } from "@/lib/store/atomic";
+import { ProtectedFolders, Workspace } from "@/lib/workspace";
 import type { Embedder } from "@/lib/models/embeddings";
 import type { ChatModel } from "@/lib/models/types";
 import { DEFAULT_KNOWLEDGE_LIMITS, type KnowledgeLimits } from "./config";
@@ -41,8 +43,10 @@ const FIXTURE: Record<string, string> = {
   "node_modules/pkg/index.md": "# retry_delay_ms in a dependency\n",
 };
 
-function service(root: string, limits: Partial<KnowledgeLimits> = {}): KnowledgeService {
-  return new KnowledgeService(root, { ...DEFAULT_KNOWLEDGE_LIMITS, waitMs: 10_000, refreshMs: 0, ...limits });
+/** A service of a process of its own: its write queues, and a workspace protecting `protectedFolders`. */
+function service(root: string, limits: Partial<KnowledgeLimits> = {}, protectedFolders = new ProtectedFolders()): KnowledgeService {
+  const queues = new FileQueues();
+  return new KnowledgeService(root, { ...DEFAULT_KNOWLEDGE_LIMITS, waitMs: 10_000, refreshMs: 0, ...limits }, { queues, workspace: new Workspace({ protectedFolders, queues }) });
 }
 
 const files = (a: { passages: Array<{ file: string }> }) => a.passages.map((p) => p.file);
@@ -77,6 +81,17 @@ describe("knowledge index and search_knowledge", () => {
     const st = s.project(project).status();
     expect(st).toMatchObject({ state: "ready", skipped: { binary: 1 } });
     expect(st.skipped.gitignored).toBeGreaterThanOrEqual(3);
+  });
+
+  it("never indexes a folder its workspace protects (the server's own data and app folders), and indexes it for a workspace that does not", async () => {
+    const project = temp("kn-proj-");
+    write(project, { ...FIXTURE, "astrion-data/models.json": '{"note": "zebras in the data folder"}\n' });
+    const guarded = new ProtectedFolders();
+    guarded.protect({ kind: "data", path: path.join(project, "astrion-data") });
+    const s = service(temp("kn-data-"), {}, guarded);
+    expect(files(await s.search(project, "zebras", { limit: 20 })).sort()).toEqual(["keep.log", "sub/public.txt"]);
+    const open = service(temp("kn-data-"));
+    expect(files(await open.search(project, "zebras", { limit: 20 }))).toContain("astrion-data/models.json");
   });
 
   it("reads at most max_file_bytes of a file, says so, and caps the files indexed", async () => {

@@ -2,7 +2,8 @@ import "server-only";
 /**
  * The knowledge service of a data folder: one {@link ProjectIndex} per project folder (by real
  * path), started on demand, and `search()` — the three steps of seed 003 §5.3 (narrow, rank,
- * rerank) over a project's index. Kept on globalThis, like the app, so every bundle shares it.
+ * rerank) over a project's index. The composition root (lib/server/app.ts) makes the server's
+ * one instance and hands it to the engine and the routes.
  *
  * Waiting: a search on an index that is being built or refreshed waits for it up to `waitMs`
  * (default 3 s: a small project is ready by then); past that it answers from what is indexed so
@@ -12,7 +13,7 @@ import type { ChatModel } from "@/lib/models/types";
 import type { Embedder } from "@/lib/models/embeddings";
 import { keepWholeItems } from "@/lib/tools/shape";
 import type { KnowledgeLimits } from "./config";
-import { ProjectIndex, type RefreshResult } from "./project-index";
+import { ProjectIndex, type KnowledgeParts, type RefreshResult } from "./project-index";
 import { parseDocId, pathFilter, rankPassages } from "./rank";
 import { rerank, RERANK_TOP } from "./rerank";
 import type { KnowledgeAnswer, KnowledgeHit, ProjectIndexStatus } from "./schema";
@@ -42,18 +43,20 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 export class KnowledgeService {
   readonly root: string;
   readonly limits: KnowledgeLimits;
+  readonly parts: KnowledgeParts;
   readonly #projects = new Map<string, ProjectIndex>();
 
-  constructor(root: string, limits: KnowledgeLimits) {
+  constructor(root: string, limits: KnowledgeLimits, parts: KnowledgeParts) {
     this.root = root;
     this.limits = limits;
+    this.parts = parts;
   }
 
   /** The index of a project folder (its real path), created (not yet built) on first use. */
   project(projectReal: string): ProjectIndex {
     let p = this.#projects.get(projectReal);
     if (!p) {
-      p = new ProjectIndex(this.root, projectReal, this.limits);
+      p = new ProjectIndex(this.root, projectReal, this.limits, this.parts);
       this.#projects.set(projectReal, p);
     }
     return p;

@@ -10,7 +10,7 @@ import "server-only";
 import { promises as fs, type Dirent } from "node:fs";
 import path from "node:path";
 import ignore, { type Ignore } from "ignore";
-import { protectedFolders, protectedMatch, SKIPPED_DIRS } from "@/lib/workspace";
+import { protectedMatch, SKIPPED_DIRS, type ProtectedRoot } from "@/lib/workspace";
 
 /** One file to index. */
 export interface WalkedFile {
@@ -59,10 +59,9 @@ function ignoredBy(rules: readonly Rules[], rel: string, isDir: boolean): boolea
   return ignored;
 }
 
-/** Walks the project at `root` (its real path); see the file comment. */
-export async function walkProject(root: string, maxFiles: number): Promise<WalkResult> {
+/** Walks the project at `root` (its real path), never into the protected folders `roots`; see the file comment. */
+export async function walkProject(root: string, maxFiles: number, roots: readonly ProtectedRoot[]): Promise<WalkResult> {
   const out: WalkResult = { files: [], gitignored: 0, overLimit: 0 };
-  const roots = protectedFolders();
   async function visit(dir: string, relDir: string, inherited: readonly Rules[]): Promise<void> {
     let dirents: Dirent[];
     try {

@@ -5,7 +5,7 @@ import "server-only";
  */
 import path from "node:path";
 import { ConflictError, CorruptFileError, NotFoundError } from "@/lib/contracts/errors";
-import { readJsonFile, updateJsonFile } from "@/lib/store";
+import { readJsonFile, updateJsonFile, type FileQueues } from "@/lib/store";
 import { McpFileSchema, type McpFile } from "./schema";
 
 /** The file's name in the data folder. */
@@ -39,12 +39,13 @@ export async function readMcpFile(root: string): Promise<McpFileRead> {
 }
 
 /**
- * Changes mcp.json atomically (queued behind every other write to it). A file that does not load
- * is not replaced: a 409 says to fix it first, so a person's hand edit is never lost.
+ * Changes mcp.json atomically (queued in the process's `queues` behind every other write to it).
+ * A file that does not load is not replaced: a 409 says to fix it first, so a person's hand edit
+ * is never lost.
  */
-export async function updateMcpFile(root: string, change: (file: McpFile) => McpFile): Promise<McpFile> {
+export async function updateMcpFile(queues: FileQueues, root: string, change: (file: McpFile) => McpFile): Promise<McpFile> {
   try {
-    return await updateJsonFile(mcpFilePath(root), McpFileSchema, change, { create: () => ({ mcpServers: {} }) });
+    return await updateJsonFile(queues, mcpFilePath(root), McpFileSchema, change, { create: () => ({ mcpServers: {} }) });
   } catch (error) {
     if (error instanceof CorruptFileError) throw new ConflictError(`${MCP_FILE_NAME} does not load, so it is not overwritten; fix it first: ${reasonOf(error)}`);
     throw error;

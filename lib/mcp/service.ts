@@ -7,15 +7,17 @@ import "server-only";
  * MCP manager by the caller.
  */
 import { ConflictError, NotFoundError, ValidationError } from "@/lib/contracts/errors";
+import type { FileQueues } from "@/lib/store";
 import { MaskedValueError, maskServer, mergeMasked } from "./config";
 import { MCP_FILE_NAME, readMcpFile, updateMcpFile } from "./file";
 import type { McpManager } from "./manager";
 import type { McpFile, McpServerConfig, McpServerList, McpServerView, McpTestResult } from "./schema";
 
-/** The data folder and the manager of its servers. */
+/** The data folder, the manager of its servers and the process's per-file write queues. */
 export interface McpHost {
   readonly root: string;
   readonly mcp: McpManager;
+  readonly queues: FileQueues;
 }
 
 function has(file: McpFile, name: string): boolean {
@@ -27,7 +29,7 @@ function view(mcp: McpManager, name: string, config: McpServerConfig): McpServer
 }
 
 /** Every server of mcp.json, masked, with its status; a broken file gives its error and no servers. */
-export async function listServers({ root, mcp }: McpHost): Promise<McpServerList> {
+export async function listServers({ root, mcp }: Pick<McpHost, "root" | "mcp">): Promise<McpServerList> {
   const read = await readMcpFile(root);
   if (!read.ok) return { servers: [], error: read.error, file: MCP_FILE_NAME };
   return { servers: Object.entries(read.file.mcpServers).map(([name, config]) => view(mcp, name, config)), error: null, file: MCP_FILE_NAME };
@@ -43,9 +45,9 @@ function merged(name: string, next: McpServerConfig, stored: McpServerConfig | u
 }
 
 /** Adds or replaces one server (`create` refuses a name in use: 409). */
-export async function putServer({ root, mcp }: McpHost, name: string, config: McpServerConfig, create = false): Promise<McpServerView> {
+export async function putServer({ root, mcp, queues }: McpHost, name: string, config: McpServerConfig, create = false): Promise<McpServerView> {
   let saved: McpServerConfig | undefined;
-  await updateMcpFile(root, (file) => {
+  await updateMcpFile(queues, root, (file) => {
     if (create && has(file, name)) throw new ConflictError(`An MCP server named ${name} exists already.`);
     saved = merged(name, config, has(file, name) ? file.mcpServers[name] : undefined);
     return { ...file, mcpServers: { ...file.mcpServers, [name]: saved } };
@@ -57,7 +59,7 @@ export async function putServer({ root, mcp }: McpHost, name: string, config: Mc
 /** Replaces the whole `mcpServers` map (masked values keep the stored ones); servers changed or removed stop. */
 export async function putAllServers(host: McpHost, servers: Record<string, McpServerConfig>): Promise<McpServerList> {
   const before: string[] = [];
-  await updateMcpFile(host.root, (file) => {
+  await updateMcpFile(host.queues, host.root, (file) => {
     before.push(...Object.keys(file.mcpServers));
     const next: Record<string, McpServerConfig> = {};
     for (const [name, config] of Object.entries(servers)) next[name] = merged(name, config, has(file, name) ? file.mcpServers[name] : undefined);
@@ -68,8 +70,8 @@ export async function putAllServers(host: McpHost, servers: Record<string, McpSe
 }
 
 /** Removes one server (404 when it is not there) and stops it everywhere. */
-export async function deleteServer({ root, mcp }: McpHost, name: string): Promise<void> {
-  await updateMcpFile(root, (file) => {
+export async function deleteServer({ root, mcp, queues }: McpHost, name: string): Promise<void> {
+  await updateMcpFile(queues, root, (file) => {
     if (!has(file, name)) throw new NotFoundError(`No MCP server named ${name} in ${MCP_FILE_NAME}.`);
     const rest = { ...file.mcpServers };
     delete rest[name];
@@ -79,7 +81,7 @@ export async function deleteServer({ root, mcp }: McpHost, name: string): Promis
 }
 
 /** Starts the server alone, lists its tools and stops it (404 for a name not in mcp.json). */
-export async function testServer({ root, mcp }: McpHost, name: string): Promise<McpTestResult> {
+export async function testServer({ root, mcp }: Pick<McpHost, "root" | "mcp">, name: string): Promise<McpTestResult> {
   const read = await readMcpFile(root);
   if (!read.ok) throw new ConflictError(read.error);
   if (!has(read.file, name)) throw new NotFoundError(`No MCP server named ${name} in ${MCP_FILE_NAME}.`);

@@ -8,7 +8,7 @@ import "server-only";
 import { createHash } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { describeZodIssues, parseJsonText, toPythonJsonBytes, writeFileAtomic } from "@/lib/store";
+import { describeZodIssues, parseJsonText, toPythonJsonBytes, writeFileAtomic, type FileQueues } from "@/lib/store";
 import { IndexFileSchema, type IndexFile } from "./search-index";
 import { MemoryEntriesFileSchema, type MemoryEntry } from "./schema";
 
@@ -80,11 +80,11 @@ export async function brokenCopies(root: string): Promise<string[]> {
 }
 
 /** Writes entries.json atomically (seed-style JSON); returns the sha256 of what was written. */
-export async function writeEntries(root: string, entries: readonly MemoryEntry[]): Promise<string> {
+export async function writeEntries(queues: FileQueues, root: string, entries: readonly MemoryEntry[]): Promise<string> {
   await fs.mkdir(memoryDir(root), { recursive: true });
   // Each entry was checked against MemoryEntrySchema when it was made; the file is not re-validated whole.
   const bytes = toPythonJsonBytes({ version: 1, entries });
-  await writeFileAtomic(entriesPath(root), bytes);
+  await writeFileAtomic(queues, entriesPath(root), bytes);
   return sha256(bytes);
 }
 
@@ -104,7 +104,7 @@ export async function readIndexFile(root: string): Promise<{ file: IndexFile; ra
 }
 
 /** Writes the index atomically; derived data, so not fsynced (a lost write means a rebuild). */
-export async function writeIndexFile(root: string, file: IndexFile): Promise<void> {
+export async function writeIndexFile(queues: FileQueues, root: string, file: IndexFile): Promise<void> {
   await fs.mkdir(memoryDir(root), { recursive: true });
-  await writeFileAtomic(indexPath(root), toPythonJsonBytes(file), { durable: false });
+  await writeFileAtomic(queues, indexPath(root), toPythonJsonBytes(file), { durable: false });
 }

@@ -9,7 +9,7 @@ import { z } from "zod";
 import { ValidationError } from "@/lib/contracts/errors";
 import { defaultModelsFile, modelsFilePath, ModelsFileSchema } from "@/lib/models";
 import { NotFoundError } from "@/lib/contracts/errors";
-import { readJsonFile, updateJsonFile } from "@/lib/store";
+import { readJsonFile, updateJsonFile, type FileQueues } from "@/lib/store";
 import { accountIdPatternsSchema, compileAccountPatterns, type CompiledAccountPattern } from "@/lib/redaction/account-patterns";
 
 /** The `redaction` object of models.json. */
@@ -39,10 +39,13 @@ export async function accountPatternsFor(root: string): Promise<CompiledAccountP
   return compileAccountPatterns((await readRedactionSettings(root)).account_patterns);
 }
 
-/** Checks and stores the patterns in models.json (every other key kept); returns what was stored. */
-export async function writeRedactionSettings(root: string, settings: RedactionSettings): Promise<RedactionSettings> {
+/**
+ * Checks and stores the patterns in models.json (every other key kept), queued in the process's
+ * `queues` behind every other write of the file; returns what was stored.
+ */
+export async function writeRedactionSettings(queues: FileQueues, root: string, settings: RedactionSettings): Promise<RedactionSettings> {
   compileAccountPatterns(settings.account_patterns);
-  await updateJsonFile(modelsFilePath(root), ModelsFileSchema, (current) => ({ ...current, redaction: { account_patterns: settings.account_patterns } }), {
+  await updateJsonFile(queues, modelsFilePath(root), ModelsFileSchema, (current) => ({ ...current, redaction: { account_patterns: settings.account_patterns } }), {
     create: defaultModelsFile,
   });
   return { account_patterns: [...settings.account_patterns] };

@@ -8,6 +8,7 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { FileQueues } from "@/lib/store/atomic";
 import { fakeError, startFakeOpenAI, type FakeOpenAI } from "@/test/helpers/fake-openai";
 import { fakeEmbedding } from "@/test/helpers/fake-embeddings";
 import { indexPath } from "./memory-files";
@@ -45,7 +46,7 @@ const embedCalls = () => fake.requests.filter((r) => /\/embeddings$/.test(r.path
 
 describe("memory with the embedding key of models.json", () => {
   it("embeds each entry once at write time, stores 64-dim vectors in the index, embeds each query", async () => {
-    const mem = new MemoryService(root, { embedder: () => models.embedderFor(root) });
+    const mem = new MemoryService(root, { queues: new FileQueues(), embedder: () => models.embedderFor(root) });
     await mem.upsert([cand("Redis holds the session cache", "sessions"), cand("订单接口已经废弃", "订单接口")]);
     expect(embedCalls()).toHaveLength(1);
     expect(embedCalls()[0]!.body?.input).toEqual(["sessions\nRedis holds the session cache", "订单接口\n订单接口已经废弃"]);
@@ -59,13 +60,13 @@ describe("memory with the embedding key of models.json", () => {
     expect(vectors.map((v) => v.vector.length)).toEqual([64, 64]);
     // a restart restores the saved index: nothing is embedded again
     fake.reset();
-    const again = new MemoryService(root, { embedder: () => models.embedderFor(root) });
+    const again = new MemoryService(root, { queues: new FileQueues(), embedder: () => models.embedderFor(root) });
     await again.ready();
     expect(embedCalls()).toHaveLength(0);
   });
 
   it("keeps writing when the endpoint fails, answers by BM25, and says so in its notices", async () => {
-    const mem = new MemoryService(root, { embedder: () => models.embedderFor(root) });
+    const mem = new MemoryService(root, { queues: new FileQueues(), embedder: () => models.embedderFor(root) });
     await mem.upsert([cand("Redis holds the session cache", "sessions")]);
     failing = true;
     const { added } = await mem.upsert([cand("The nightly build runs at 2am", "nightly build")]);

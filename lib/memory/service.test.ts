@@ -2,6 +2,7 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { FileQueues } from "@/lib/store/atomic";
 import type { Embedder } from "@/lib/models";
 import { entriesPath, indexPath } from "./memory-files";
 import type { MemoryCandidate } from "./schema";
@@ -15,7 +16,7 @@ afterEach(async () => {
   await fs.rm(root, { recursive: true, force: true });
 });
 
-const noEmbedder = { embedder: async () => null };
+const noEmbedder = { queues: new FileQueues(), embedder: async () => null };
 const reader = { project_path: "/p", role_id: "leader" };
 
 function cand(statement: string, over: Partial<MemoryCandidate> = {}): MemoryCandidate {
@@ -184,7 +185,7 @@ describe("MemoryService with an embedding model", () => {
   it("embeds at write time, stores the vectors in the index, and ranks by vectors too", async () => {
     const calls: string[][] = [];
     const embedder = fakeEmbedder(calls);
-    const mem = new MemoryService(root, { embedder: async () => embedder });
+    const mem = new MemoryService(root, { queues: new FileQueues(), embedder: async () => embedder });
     await mem.upsert([cand("Redis holds sessions", { subject: "sessions" }), cand("Releases go out on Fridays", { subject: "ship day" })]);
     expect(calls.at(-1)).toEqual(["sessions\nRedis holds sessions", "ship day\nReleases go out on Fridays"]);
     // no word in common with either entry: only the vectors can find it
@@ -195,7 +196,7 @@ describe("MemoryService with an embedding model", () => {
     expect(saved.embedding).toEqual({ key: "emb", dims: 2 });
     // a restart with the same model reuses the stored vectors: nothing is embedded again
     const before = calls.length;
-    const again = new MemoryService(root, { embedder: async () => embedder });
+    const again = new MemoryService(root, { queues: new FileQueues(), embedder: async () => embedder });
     await again.ready();
     expect(calls.length).toBe(before);
   });
@@ -203,7 +204,7 @@ describe("MemoryService with an embedding model", () => {
   it("falls back to BM25 with a notice when embedding fails, and never fails the write", async () => {
     const calls: string[][] = [];
     const fail = { on: true };
-    const mem = new MemoryService(root, { embedder: async () => fakeEmbedder(calls, fail) });
+    const mem = new MemoryService(root, { queues: new FileQueues(), embedder: async () => fakeEmbedder(calls, fail) });
     const { added } = await mem.upsert([cand("Redis holds sessions", { subject: "sessions" })]);
     expect(added).toHaveLength(1);
     expect((await mem.recall({ text: "redis", reader }))[0]?.entry.id).toBe(added[0]!.id);
@@ -215,6 +216,7 @@ describe("MemoryService and a broken models.json", () => {
   it("searches lexically and adds no problem of its own (models.json is reported by the registry)", async () => {
     const { CorruptFileError } = await import("@/lib/contracts/errors");
     const mem = new MemoryService(root, {
+      queues: new FileQueues(),
       embedder: async () => {
         throw new CorruptFileError("models.json", "not valid JSON");
       },

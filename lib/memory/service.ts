@@ -11,6 +11,7 @@ import { randomBytes } from "node:crypto";
 import { CorruptFileError, NotFoundError } from "@/lib/contracts/errors";
 import type { Embedder } from "@/lib/models";
 import type { StoreProblem } from "@/lib/contracts/http";
+import type { FileQueues } from "@/lib/store";
 import { canRead } from "./access";
 import { checkLevel, editedSpans } from "./edit";
 import { applyContradiction, applyDuplicate, decideMerge, historyItem, withHistory, type StatementShape } from "./merge";
@@ -50,6 +51,8 @@ export type { RecallHit } from "./recall";
 export interface MemoryServiceOptions {
   /** The embedder to use now, or null (the composition root gives the `embedding` key of models.json). */
   embedder: () => Promise<Embedder | null>;
+  /** The process's per-file write queues (lib/store/atomic.ts), shared with every other writer of the data folder. */
+  queues: FileQueues;
 }
 
 function newId(): string {
@@ -76,10 +79,12 @@ export class MemoryService {
   #saveTimer: NodeJS.Timeout | null = null;
   #blocked: string | null = null;
   readonly #embedder: () => Promise<Embedder | null>;
+  readonly #queues: FileQueues;
 
   constructor(root: string, options: MemoryServiceOptions) {
     this.root = root;
     this.#embedder = options.embedder;
+    this.#queues = options.queues;
     // Never rejects: what goes wrong is recorded for /api/health and memory starts empty.
     let entriesRead: () => void = () => undefined;
     this.#loaded = new Promise<void>((resolve) => (entriesRead = resolve));
@@ -219,7 +224,7 @@ export class MemoryService {
     if (this.#saveTimer) clearTimeout(this.#saveTimer);
     this.#saveTimer = null;
     await this.#ready;
-    await writeIndexFile(this.root, this.#index.toFile(this.#sha));
+    await writeIndexFile(this.#queues, this.root, this.#index.toFile(this.#sha));
   }
 
   /** Runs `fn` after every earlier write. */
@@ -239,7 +244,7 @@ export class MemoryService {
     const next = new Map(this.#entries);
     for (const id of removed) next.delete(id);
     for (const e of changed) next.set(e.id, e);
-    const sha = await writeEntries(this.root, [...next.values()]);
+    const sha = await writeEntries(this.#queues, this.root, [...next.values()]);
     this.#entries = next;
     this.#sha = sha;
     const embedder = await this.#currentEmbedder();

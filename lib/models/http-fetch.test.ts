@@ -187,7 +187,7 @@ describe("modelFetch", () => {
 });
 
 describe("plainFetch", () => {
-  it("is Node's own fetch under Next's patched one, and the global fetch otherwise", () => {
+  it("is Node's own fetch under Next's patched one, and the global fetch of the moment otherwise", () => {
     const real = globalThis.fetch;
     try {
       const patched = Object.assign(async () => new Response("patched"), { _nextOriginalFetch: real });
@@ -195,6 +195,10 @@ describe("plainFetch", () => {
       expect(plainFetch()).toBe(real);
       globalThis.fetch = real;
       expect(plainFetch()).toBe(real);
+      // read at each call, not when the module loaded: a fetch set later is the one used
+      const later = Object.assign(async () => new Response("later"), {});
+      globalThis.fetch = later as unknown as typeof fetch;
+      expect(plainFetch()).toBe(later);
     } finally {
       globalThis.fetch = real;
     }

@@ -39,7 +39,8 @@ const agents = {
 
 /** Node's own fetch. Inside the Next server the global `fetch` is Next's patched one (request tracing, caching and de-duplication for pages), which costs every call CPU and does nothing for an API call; Next keeps the original on the patched function. */
 export function plainFetch(): typeof fetch {
-  const current = globalThis.fetch as typeof fetch & { _nextOriginalFetch?: typeof fetch };
+  // Read at each call: Next patches the global `fetch` after this module may have loaded.
+  const current = fetch as typeof fetch & { _nextOriginalFetch?: typeof fetch };
   return current._nextOriginalFetch ?? current;
 }
 

@@ -7,7 +7,7 @@ import "server-only";
  */
 import { promises as fs, statSync } from "node:fs";
 import path from "node:path";
-import { readJsonFile, writeJsonAtomic } from "@/lib/store";
+import { readJsonFile, writeJsonAtomic, type FileQueues } from "@/lib/store";
 import { CorruptFileError, NotFoundError } from "@/lib/contracts/errors";
 import { hasOwnKey, ownValue } from "@/lib/own";
 import type { PublicModel, StoreProblem } from "@/lib/contracts/http";
@@ -41,14 +41,17 @@ export function modelsFilePath(root: string): string {
   return path.join(root, "models.json");
 }
 
-/** Writes the default registry when `models.json` does not exist; never touches an existing one. */
-export async function seedModelsFile(root: string): Promise<boolean> {
+/**
+ * Writes the default registry when `models.json` does not exist (queued in the process's
+ * `queues`); never touches an existing one.
+ */
+export async function seedModelsFile(queues: FileQueues, root: string): Promise<boolean> {
   const file = modelsFilePath(root);
   try {
     await fs.access(file);
     return false;
   } catch {
-    await writeJsonAtomic(file, defaultModelsFile(), ModelsFileSchema);
+    await writeJsonAtomic(queues, file, defaultModelsFile(), ModelsFileSchema);
     return true;
   }
 }

@@ -10,5 +10,5 @@ export * from "@/lib/contracts/envelope";
 export * from "@/lib/contracts/messages";
 export * from "@/lib/contracts/timeline-record";
 export { appendTimeline, readTimeline, timelineFile, timelineLine, TIMELINE_FILE_NAME, type TimelineFilter, type TimelineReadResult } from "./timeline";
-export { appendJsonLine, parseJsonLines, type AppendResult, type BadLine, type JsonLinesResult, type LineParse } from "@/lib/store/jsonl";
+export { JsonLineFiles, parseJsonLines, type AppendResult, type BadLine, type JsonLinesResult, type LineParse } from "@/lib/store/jsonl";
 export { callAnsweredAt, endsWithResultOf, needsModelCall, unansweredToolCalls } from "./tool-calls";

@@ -6,11 +6,13 @@ import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ValidationError } from "@/lib/contracts/errors";
 import { follow, isCheckedEnvelope, replyTo, startTrace, type Envelope } from "@/lib/contracts/envelope";
-import { appendJsonLine, appendStats, closeJsonLines, parseJsonLines, syncJsonLines } from "@/lib/store/jsonl";
+import { JsonLineFiles, parseJsonLines } from "@/lib/store/jsonl";
 import { appendTimeline, readTimeline, timelineFile, timelineLine } from "./timeline";
 import { timelineRecord, TimelineRecordSchema, type TimelineRecord } from "@/lib/contracts/timeline-record";
 
 let dir: string;
+// The process's JSON Lines files, as the composition root makes them.
+const jsonl = new JsonLineFiles();
 
 beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), "astrion-timeline-"));
@@ -93,8 +95,8 @@ describe("appendTimeline / readTimeline", () => {
     const file = timelineFile(await freshConversation());
     const root = startTrace("user", "leader", { content: "帮我设计一个前端页面" });
     const reply = replyTo(root, { content: "好的" });
-    await appendTimeline(file, timelineRecord(root, { action: "user_message" }));
-    await appendTimeline(file, timelineRecord(reply, { action: "reply" }));
+    await appendTimeline(jsonl, file, timelineRecord(root, { action: "user_message" }));
+    await appendTimeline(jsonl, file, timelineRecord(reply, { action: "reply" }));
     const text = await fs.readFile(file, "utf8");
     expect(text.split("\n")).toHaveLength(3);
     expect(text.endsWith("\n")).toBe(true);
@@ -110,7 +112,7 @@ describe("appendTimeline / readTimeline", () => {
     const root = startTrace("user", "leader", {});
     const completed: number[] = [];
     await Promise.all(
-      Array.from({ length: 1000 }, (_, seq) => appendTimeline(file, record(seq, root)).then(() => completed.push(seq))),
+      Array.from({ length: 1000 }, (_, seq) => appendTimeline(jsonl, file, record(seq, root)).then(() => completed.push(seq))),
     );
     const text = await fs.readFile(file, "utf8");
     const lines = text.split("\n");
@@ -159,14 +161,14 @@ describe("appendTimeline / readTimeline", () => {
   it("an append after a crash seals the torn line so the new record is intact", async () => {
     const file = timelineFile(await freshConversation());
     await fs.writeFile(file, `${JSON.stringify(record(1))}\n${JSON.stringify(record(2)).slice(0, 80)}`);
-    await appendTimeline(file, record(3));
+    await appendTimeline(jsonl, file, record(3));
     const { records, bad, tornTail } = await readTimeline(file);
     expect(records.map((r) => r.envelope.payload.seq)).toEqual([1, 3]);
     expect(tornTail).toBe(false);
     expect(bad).toHaveLength(1);
     expect(bad[0]?.line).toBe(2);
     // The next append on a clean file does not add blank lines.
-    expect(await appendJsonLine(file, JSON.stringify(record(4)))).toEqual({ sealedTornLine: false });
+    expect(await jsonl.append(file, JSON.stringify(record(4)))).toEqual({ sealedTornLine: false });
     expect((await readTimeline(file)).records).toHaveLength(3);
   });
 
@@ -174,7 +176,7 @@ describe("appendTimeline / readTimeline", () => {
     const file = timelineFile(await freshConversation());
     const a = startTrace("user", "leader", { content: "a" });
     const b = startTrace("user", "leader", { content: "b" });
-    for (let i = 0; i < 6; i++) await appendTimeline(file, record(i, i % 2 ? b : a));
+    for (let i = 0; i < 6; i++) await appendTimeline(jsonl, file, record(i, i % 2 ? b : a));
     const onlyA = await readTimeline(file, { trace_id: a.trace_id });
     expect(onlyA.records.map((r) => r.envelope.payload.seq)).toEqual([0, 2, 4]);
     expect(onlyA.records.every((r) => r.trace_id === a.trace_id)).toBe(true);
@@ -189,7 +191,7 @@ describe("appendTimeline / readTimeline", () => {
   it("refuses an invalid record without writing anything", async () => {
     const file = timelineFile(await freshConversation());
     const bad = { ...record(1), action: "" };
-    await expect(appendTimeline(file, bad)).rejects.toBeInstanceOf(ValidationError);
+    await expect(appendTimeline(jsonl, file, bad)).rejects.toBeInstanceOf(ValidationError);
     await expect(fs.stat(file)).rejects.toMatchObject({ code: "ENOENT" });
   });
 
@@ -211,58 +213,58 @@ describe("appendTimeline / readTimeline", () => {
   it("does not recreate a deleted conversation folder", async () => {
     const conv = await freshConversation();
     await fs.rm(conv, { recursive: true });
-    await expect(appendTimeline(timelineFile(conv), record(1))).rejects.toMatchObject({ code: "ENOENT" });
+    await expect(appendTimeline(jsonl, timelineFile(conv), record(1))).rejects.toMatchObject({ code: "ENOENT" });
     await expect(fs.stat(conv)).rejects.toMatchObject({ code: "ENOENT" });
   });
 
   it("commits every line appended to a file in one tick with one fsync, in call order", async () => {
     const file = path.join(await freshConversation(), "group.jsonl");
-    await appendJsonLine(file, "0");
-    const before = { ...appendStats };
-    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => appendJsonLine(file, String(i + 1))));
+    await jsonl.append(file, "0");
+    const before = { ...jsonl.stats };
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => jsonl.append(file, String(i + 1))));
     expect(results.every((r) => !r.sealedTornLine)).toBe(true);
-    expect(appendStats.syncs - before.syncs).toBe(1);
-    expect(appendStats.lines - before.lines).toBe(40);
+    expect(jsonl.stats.syncs - before.syncs).toBe(1);
+    expect(jsonl.stats.lines - before.lines).toBe(40);
     expect(await fs.readFile(file, "utf8")).toBe(`${Array.from({ length: 41 }, (_, i) => i).join("\n")}\n`);
   });
 
   it("closes the files of a folder on request, and a later append opens its file again", async () => {
     const conv = await freshConversation();
     const file = path.join(conv, "a.jsonl");
-    await appendJsonLine(file, "1");
-    await closeJsonLines(conv);
+    await jsonl.append(file, "1");
+    await jsonl.close(conv);
     // Out of band, the file gains a torn line: the reopened file is sealed before the next record.
     await fs.appendFile(file, '{"torn');
-    expect(await appendJsonLine(file, "2")).toEqual({ sealedTornLine: true });
+    expect(await jsonl.append(file, "2")).toEqual({ sealedTornLine: true });
     expect(await fs.readFile(file, "utf8")).toBe('1\n{"torn\n2\n');
   });
 
-  it("writes a non-durable append without an fsync; syncJsonLines, a durable append or closing the file syncs it", async () => {
+  it("writes a non-durable append without an fsync; JsonLineFiles.sync, a durable append or closing the file syncs it", async () => {
     const conv = await freshConversation();
     const file = path.join(conv, "lazy.jsonl");
-    await appendJsonLine(file, "0");
-    let syncs = appendStats.syncs;
-    await Promise.all([appendJsonLine(file, "1", { durable: false }), appendJsonLine(file, "2", { durable: false })]);
-    expect(appendStats.syncs).toBe(syncs);
+    await jsonl.append(file, "0");
+    let syncs = jsonl.stats.syncs;
+    await Promise.all([jsonl.append(file, "1", { durable: false }), jsonl.append(file, "2", { durable: false })]);
+    expect(jsonl.stats.syncs).toBe(syncs);
     expect(await fs.readFile(file, "utf8")).toBe("0\n1\n2\n");
-    await syncJsonLines(file);
-    expect(appendStats.syncs).toBe(syncs + 1);
-    await syncJsonLines(file); // nothing left unsynced
-    expect(appendStats.syncs).toBe(syncs + 1);
+    await jsonl.sync(file);
+    expect(jsonl.stats.syncs).toBe(syncs + 1);
+    await jsonl.sync(file); // nothing left unsynced
+    expect(jsonl.stats.syncs).toBe(syncs + 1);
     // a durable append in the same tick as a non-durable one syncs both with one fsync
-    syncs = appendStats.syncs;
-    await Promise.all([appendJsonLine(file, "3", { durable: false }), appendJsonLine(file, "4")]);
-    expect(appendStats.syncs).toBe(syncs + 1);
-    await syncJsonLines(file);
-    expect(appendStats.syncs).toBe(syncs + 1);
+    syncs = jsonl.stats.syncs;
+    await Promise.all([jsonl.append(file, "3", { durable: false }), jsonl.append(file, "4")]);
+    expect(jsonl.stats.syncs).toBe(syncs + 1);
+    await jsonl.sync(file);
+    expect(jsonl.stats.syncs).toBe(syncs + 1);
     // closing a file that holds unsynced lines syncs them first
-    await appendJsonLine(file, "5", { durable: false });
-    await closeJsonLines(conv);
-    expect(appendStats.syncs).toBe(syncs + 2);
+    await jsonl.append(file, "5", { durable: false });
+    await jsonl.close(conv);
+    expect(jsonl.stats.syncs).toBe(syncs + 2);
   });
 
   it("appendJsonLine refuses a line with a line break", async () => {
-    await expect(appendJsonLine(path.join(dir, "x.jsonl"), '{"a":\n1}')).rejects.toBeInstanceOf(RangeError);
+    await expect(jsonl.append(path.join(dir, "x.jsonl"), '{"a":\n1}')).rejects.toBeInstanceOf(RangeError);
   });
 });
 
@@ -308,8 +310,10 @@ async function transpileForChild(into: string): Promise<void> {
 // The child appends valid timeline records with growing `seq` (from argv) and a large payload, so
 // a kill often lands inside a write; it prints "acked <seq>" only after an append has resolved.
 const CHILD = `
-import { appendJsonLine } from "./jsonl.mjs";
+import { JsonLineFiles } from "./jsonl.mjs";
 const [file, firstSeq] = process.argv.slice(2);
+// A process of its own: its own JSON Lines files.
+const jsonl = new JsonLineFiles();
 const pad = "记".repeat(40 * 1024);
 const hex = (n) => n.toString(16).padStart(8, "0");
 for (let seq = Number(firstSeq); ; seq++) {
@@ -322,7 +326,7 @@ for (let seq = Number(firstSeq); ; seq++) {
     turn_id: envelope.turn_id, parent_turn_id: null, from_agent: "system", to_agent: "all", action: "tick",
     resource: null, status: "ok", version: seq, timestamp: envelope.created_at, trace_id: envelope.trace_id, envelope,
   };
-  await appendJsonLine(file, JSON.stringify(record));
+  await jsonl.append(file, JSON.stringify(record));
   process.stdout.write("acked " + seq + "\\n");
 }
 `;

@@ -7,7 +7,7 @@ import "server-only";
 import path from "node:path";
 import { promises as fs } from "node:fs";
 import { ValidationError, zodIssues } from "@/lib/contracts/errors";
-import { appendJsonLine, parseJsonLines, type BadLine } from "@/lib/store/jsonl";
+import { parseJsonLines, type BadLine, type JsonLineFiles } from "@/lib/store/jsonl";
 import { isCheckedRecord, TimelineRecordSchema, type TimelineRecord } from "@/lib/contracts/timeline-record";
 
 /** File name of the timeline inside a conversation folder. */
@@ -19,13 +19,13 @@ export function timelineFile(conversationDir: string): string {
 }
 
 /**
- * Validates `record` and appends it as one line, resolving once it is fsynced. Appends to one
- * file are serialized, in call order. The conversation folder must exist: a timeline never
- * recreates a deleted conversation.
+ * Validates `record` and appends it as one line through `lines` (the process's JSON Lines files),
+ * resolving once it is fsynced. Appends to one file are serialized, in call order. The
+ * conversation folder must exist: a timeline never recreates a deleted conversation.
  * @throws ValidationError when `record` does not fit {@link TimelineRecordSchema} (nothing is written).
  */
-export async function appendTimeline(file: string, record: TimelineRecord): Promise<void> {
-  await appendJsonLine(file, timelineLine(record));
+export async function appendTimeline(lines: JsonLineFiles, file: string, record: TimelineRecord): Promise<void> {
+  await lines.append(file, timelineLine(record));
 }
 
 /**

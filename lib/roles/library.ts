@@ -7,7 +7,7 @@ import "server-only";
 import { promises as fs, type Dirent } from "node:fs";
 import path from "node:path";
 import { ConflictError, NotFoundError, ValidationError, zodIssues } from "@/lib/contracts/errors";
-import { withFileLock, writeFileAtomicUnlocked } from "@/lib/store/atomic";
+import { writeFileAtomicUnlocked, type FileQueues } from "@/lib/store/atomic";
 import { applyRoleEdit, serializeNewRole } from "./edit";
 import { isMap } from "yaml";
 import { parseFrontmatter } from "./frontmatter";
@@ -82,6 +82,8 @@ export interface RoleLibraryOptions {
    * the server gives lib/governance's `deriveCapabilities`.
    */
   deriveCapabilities: DeriveCapabilities;
+  /** The process's per-file write queues (lib/store/atomic.ts), shared with every other writer of the data folder. */
+  queues: FileQueues;
 }
 
 /**
@@ -92,12 +94,14 @@ export class RoleLibrary {
   readonly rolesDir: string;
   readonly #files: FolderCache<CachedRole>;
   readonly #derive: DeriveCapabilities;
+  readonly #queues: FileQueues;
   /** What {@link list} made of the current snapshot (entries are not changed by callers). */
   #listed: ({ files: FolderSnapshot<CachedRole> } & RoleCatalog) | null = null;
 
   constructor(rolesDir: string, options: RoleLibraryOptions) {
     this.rolesDir = path.resolve(rolesDir);
     this.#derive = options.deriveCapabilities;
+    this.#queues = options.queues;
     this.#files = new FolderCache(this.rolesDir, () => this.#readAll());
   }
 
@@ -183,7 +187,7 @@ export class RoleLibrary {
     if (detail.kind === "error") throw new ValidationError("Invalid role", errorDetails("fields", detail.error));
     await fs.mkdir(this.rolesDir, { recursive: true });
     await this.#writing(() =>
-      withFileLock(file, async () => {
+      this.#queues.withFileLock(file, async () => {
         if (await exists(file)) throw new ConflictError(`A role "${fields.id}" exists already`, { id: fields.id });
         await writeFileAtomicUnlocked(file, text);
       }),
@@ -201,7 +205,7 @@ export class RoleLibrary {
   }
 
   async #update(file: string, id: string, input: UpdateRoleBody): Promise<RoleDetail> {
-    return withFileLock(file, async () => {
+    return this.#queues.withFileLock(file, async () => {
       let bytes: Buffer;
       try {
         bytes = await fs.readFile(file);
@@ -252,7 +256,7 @@ export class RoleLibrary {
   }
 
   async #remove(file: string, id: string): Promise<void> {
-    await withFileLock(file, async () => {
+    await this.#queues.withFileLock(file, async () => {
       try {
         await fs.unlink(file);
       } catch (error) {
@@ -278,7 +282,7 @@ export class RoleLibrary {
     if (detail.kind === "error") throw new ValidationError("The file is not a valid role", errorDetails("content", detail.error));
     await fs.mkdir(this.rolesDir, { recursive: true });
     await this.#writing(() =>
-      withFileLock(file, async () => {
+      this.#queues.withFileLock(file, async () => {
         if (!overwrite && (await exists(file))) {
           throw new ConflictError(`A role "${id}" exists already; import with overwrite to replace it`, { id });
         }
@@ -338,8 +342,8 @@ export class RoleLibrary {
     // Both files locked, always in the same order, so two renames that cross cannot wait on each other.
     const [first, second] = [source, target].sort();
     await this.#writing(() =>
-      withFileLock(first!, () =>
-        withFileLock(second!, async () => {
+      this.#queues.withFileLock(first!, () =>
+        this.#queues.withFileLock(second!, async () => {
           const conflict = () => new ConflictError(`A role "${id}" exists already; choose another id or delete that role first`, { id });
           if (await exists(target)) throw conflict();
           // link fails when the target exists, so a file made meanwhile by another process is not replaced.
@@ -373,7 +377,7 @@ export class RoleLibrary {
     for (const name of names.sort()) {
       const bytes = await fs.readFile(path.join(repoAgentsDir, name));
       const target = path.join(this.rolesDir, name);
-      const wrote = await withFileLock(target, async () => {
+      const wrote = await this.#queues.withFileLock(target, async () => {
         if (await exists(target)) return false;
         await writeFileAtomicUnlocked(target, bytes);
         return true;

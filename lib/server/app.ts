@@ -1,22 +1,24 @@
 import "server-only";
 /**
  * The composition root: the server's one instance of everything stateful, built here and nowhere
- * else from explicit parts: the data root and its lock, the conversation store, the history
+ * else from explicit parts: the data root and its lock, the per-file write queues and the open
+ * JSON Lines files, the protected folders and the workspace, the conversation store, the history
  * search, the role library, long-term memory, the bus, the MCP manager and the engine. Started
  * once per process, from instrumentation.ts at boot and lazily by the first route that needs it;
- * kept on globalThis because Next may load this module in more than one bundle of the same
- * process. Nothing below this module imports it: the engine and the services are handed what they
- * use.
+ * kept by `processSingleton` (./singleton.ts) because Next may load this module in more than one
+ * bundle of the same process. Every part that must exist once per process is made here and handed
+ * down, so each bundle reaches the same ones through the app. Nothing below this module imports
+ * it: the engine and the services are handed what they use.
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { acquireDataRootLock, ConversationStore, removeOrphanTempFiles, resolveDataRoot } from "@/lib/store";
+import { acquireDataRootLock, ConversationStore, FileQueues, JsonLineFiles, removeOrphanTempFiles, resolveDataRoot } from "@/lib/store";
 import { RoleLibrary } from "@/lib/roles";
 import { AgentTokens, deriveCapabilities, rateLimitConfigFromEnv, TokenBucketLimiter } from "@/lib/governance";
 import { seedModelsFile } from "@/lib/models";
 import { ModelRegistry } from "@/lib/models/model-registry";
 import { createOfflineModel } from "@/lib/offline-model";
-import { projectFolderCheckFor, protectFolder } from "@/lib/workspace";
+import { ProtectedFolders, Workspace } from "@/lib/workspace";
 import { startSearch, type SearchIndexer } from "@/lib/search";
 import { MemoryService } from "@/lib/memory/service";
 import { EventBus, type Bus } from "@/lib/bus";
@@ -34,6 +36,20 @@ import { fileLifecycle, fileStorage } from "./file-storage";
 
 export interface AstrionApp {
   root: string;
+  /**
+   * The per-file write queues every writer of the data folder shares (lib/store/atomic.ts): the
+   * store, the role library, memory, the knowledge indexes, the workspace's `write_file`, and the
+   * routes that write mcp.json, models.json and the shared context.
+   */
+  queues: FileQueues;
+  /**
+   * The JSON Lines files the process keeps open (lib/store/jsonl.ts): the store appends every
+   * conversation's timeline, context reports and journal through them, and so do the routes
+   * that record a person's shared-context action on the timeline.
+   */
+  lines: JsonLineFiles;
+  /** The workspace tools and checks, bound to the protected folders and the write queues (lib/workspace/workspace.ts). */
+  workspace: Workspace;
   store: ConversationStore;
   roles: RoleLibrary;
   /** The history search index (lib/search). */
@@ -67,30 +83,39 @@ export interface AstrionApp {
 /** The product's own role files, copied into an empty role library on first start. */
 export const REPO_AGENTS_DIR = path.join(process.cwd(), "agents");
 
-async function start(): Promise<AstrionApp> {
-  const root = resolveDataRoot();
+/**
+ * Builds an app over the data folder `root` (default: the environment's, `resolveDataRoot`),
+ * taking its lock, with every part made fresh. The server builds one per process through
+ * {@link getApp}; a test builds its own rather than reset anything.
+ */
+export async function startApp(root: string = resolveDataRoot()): Promise<AstrionApp> {
   await fs.mkdir(root, { recursive: true });
   await acquireDataRootLock(root);
   const removed = await removeOrphanTempFiles(root);
   if (removed.length > 0) console.log(`[astrion] removed ${removed.length} unfinished temp file(s) left by an earlier crash`);
-  const store = new ConversationStore(root, { checkProjectFolder: projectFolderCheckFor(root) });
+  const queues = new FileQueues();
+  const lines = new JsonLineFiles();
+  const protectedFolders = new ProtectedFolders();
+  const workspace = new Workspace({ protectedFolders, queues });
+  const store = new ConversationStore(root, { checkProjectFolder: workspace.projectFolderCheckFor(root), queues, lines });
   await store.init();
   // After the conversation index is loaded (the search reconciles against it), before the engine resumes.
   const search = await startSearch(root, store);
   // Astrion's own folders: no project folder may sit in them, none may hold the data folder, and
-  // no workspace tool may see or touch them (lib/workspace/protected.ts). Of the program, what
-  // the running server executes is protected (its build and installed packages); its sources
-  // are an ordinary project, so Astrion's own checkout can be worked on.
-  protectFolder({ kind: "data", path: root });
-  protectFolder({ kind: "app", path: path.join(process.cwd(), ".next") });
-  protectFolder({ kind: "app", path: path.join(process.cwd(), "node_modules") });
-  const roles = new RoleLibrary(path.join(root, "agents"), { deriveCapabilities });
+  // no workspace tool may see or touch them (lib/workspace/protected.ts); the store's check, the
+  // engine and the knowledge walk all read this one registry. Of the program, what the running
+  // server executes is protected (its build and installed packages); its sources are an ordinary
+  // project, so Astrion's own checkout can be worked on.
+  protectedFolders.protect({ kind: "data", path: root });
+  protectedFolders.protect({ kind: "app", path: path.join(process.cwd(), ".next") });
+  protectedFolders.protect({ kind: "app", path: path.join(process.cwd(), "node_modules") });
+  const roles = new RoleLibrary(path.join(root, "agents"), { deriveCapabilities, queues });
   const seeded = await roles.seedFromRepo(REPO_AGENTS_DIR);
   if (seeded.length > 0) console.log(`[astrion] copied the product roles into ${path.join(root, "agents")}: ${seeded.join(", ")}`);
-  await seedModelsFile(root);
+  await seedModelsFile(queues, root);
   // Loads in the background (an index rebuild may call the embedding model); every call waits for it.
   const models = new ModelRegistry({ offline: createOfflineModel });
-  const memory = new MemoryService(root, { embedder: () => models.embedderFor(root) });
+  const memory = new MemoryService(root, { embedder: () => models.embedderFor(root), queues });
   const pkg = JSON.parse(await fs.readFile(path.join(process.cwd(), "package.json"), "utf8")) as { version?: string };
   console.log(`[astrion] data folder ${root}`);
   // The in-process bus (a Redis bus would be chosen here, the one place that names it).
@@ -98,14 +123,14 @@ async function start(): Promise<AstrionApp> {
   const mcp = new McpManager();
   const gatewayErrors = new GatewayLastErrors();
   const clock = new RequestClock();
-  const knowledge = new KnowledgeService(root, knowledgeLimitsFromEnv(process.env));
+  const knowledge = new KnowledgeService(root, knowledgeLimitsFromEnv(process.env), { queues, workspace });
   const streams = new StreamSlots(streamLimitsFromEnv());
   const engine = new Engine({
-    deps: { root, storage: fileStorage(root, store), conversations: fileLifecycle(root, store), roles, models, memory, bus, mcp, tokens: new AgentTokens(), gatewayErrors, clock, knowledge, distill: new DistillState(root) },
+    deps: { root, storage: fileStorage(root, store), conversations: fileLifecycle(store), roles, models, memory, bus, mcp, tokens: new AgentTokens(), gatewayErrors, clock, knowledge, distill: new DistillState(root, queues), workspace, queues },
     limits: limitsFromEnv(),
     tools: builtInToolProviders(),
   });
-  return { root, store, roles, search, memory, models, knowledge, bus, mcp, gatewayErrors, clock, streams, signInThrottle: new SignInThrottle(signInThrottleConfigFromEnv()), entryLimiter: new TokenBucketLimiter(rateLimitConfigFromEnv()), engine, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
+  return { root, queues, lines, workspace, store, roles, search, memory, models, knowledge, bus, mcp, gatewayErrors, clock, streams, signInThrottle: new SignInThrottle(signInThrottleConfigFromEnv()), entryLimiter: new TokenBucketLimiter(rateLimitConfigFromEnv()), engine, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
 }
 
 /**
@@ -121,7 +146,7 @@ export async function closeApp(app: AstrionApp): Promise<void> {
 /** The started app; the first call starts it (taking the data folder's lock). */
 export function getApp(): Promise<AstrionApp> {
   return processSingleton("app", () => {
-    const app = start();
+    const app = startApp();
     // A failed start is not kept, so the error is reported again rather than a stale promise.
     app.catch(() => forgetProcessSingleton("app", app));
     return app;

@@ -12,7 +12,6 @@ import { TIMELINE_FILE_NAME, timelineLine } from "@/lib/protocol";
 import { CONTEXT_FILE_NAME, type ConversationFiles, type ConversationLifecycle, type EngineStorage } from "@/lib/runtime/team/ports";
 import { ActionJournal, JOURNAL_FILE_NAME } from "@/lib/store/action-journal";
 import type { ConversationStore } from "@/lib/store";
-import { closeJsonLines } from "@/lib/store/jsonl";
 
 const EAGER = { eager: true } as const;
 
@@ -50,13 +49,13 @@ export function fileStorage(root: string, store: ConversationStore): EngineStora
       ),
     durability: (convId) => store.durability(convId),
     letGo: async (convId) => {
-      if (!store.isOpen(convId)) await closeJsonLines(dirOf(convId)).catch(() => undefined);
+      if (!store.isOpen(convId)) await store.closeLineFiles(convId).catch(() => undefined);
     },
   };
 }
 
 /** How the engine opens and lets go of the file store's conversations. */
-export function fileLifecycle(root: string, store: ConversationStore): ConversationLifecycle {
+export function fileLifecycle(store: ConversationStore): ConversationLifecycle {
   return {
     open: async (convId) => {
       await store.get(convId);
@@ -69,7 +68,7 @@ export function fileLifecycle(root: string, store: ConversationStore): Conversat
     },
     close: async (convId) => {
       await store.closeConversation(convId);
-      await closeJsonLines(path.join(root, "conversations", convId));
+      await store.closeLineFiles(convId);
     },
     closeAll: () => store.closeAll(),
     listActive: async ({ offset, limit }) => {

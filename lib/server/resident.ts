@@ -5,7 +5,6 @@ import "server-only";
  * so a number that only grows points at a leak.
  */
 import type { ResidentReport } from "@/lib/contracts/http";
-import { openJsonLineFiles } from "@/lib/store/jsonl";
 import { snapshotCacheFor } from "@/lib/sse";
 import type { AstrionApp } from "./app";
 
@@ -26,6 +25,6 @@ export function residentReport(app: AstrionApp): ResidentReport {
     bus_agent_topics: topics.agent_topics,
     sse_streams: app.streams.open(),
     snapshot_frames: snapshotCacheFor(bus).size,
-    log_files_open: openJsonLineFiles(),
+    log_files_open: app.lines.openFiles(),
   };
 }

@@ -1,7 +1,8 @@
 import "server-only";
 /**
  * The shared context file of one conversation, `conversations/<id>/shared_context.json`. Every
- * write is a read-modify-write under the file's lock (`updateJsonFile`), so concurrent writers —
+ * write is a read-modify-write under the file's lock (`updateJsonFile` in the process's
+ * {@link FileQueues}, which the engine and the routes are handed alike), so concurrent writers —
  * agents, the leader, a person in the UI — are serialized and no update is lost, and each is
  * written atomically and durably (temp file, fsync, rename, folder fsync) before it is answered;
  * arbitration itself is the pure {@link applyWrite} / {@link applyDecision}.
@@ -9,7 +10,7 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { AstrionError, NotFoundError } from "@/lib/contracts/errors";
-import { readJsonFile, updateJsonFile } from "@/lib/store";
+import { readJsonFile, updateJsonFile, type FileQueues } from "@/lib/store";
 import { applyDecision, applyWrite, conflictWindowMs, type WriteInput } from "./arbitrate";
 import { emptySharedContext, SharedContextFileSchema, type Decision, type DecisionChoice, type SharedContextFile } from "./schema";
 
@@ -63,12 +64,13 @@ export interface SharedContextWrite extends WriteInput {
  * @throws NotFoundError when the conversation folder is gone.
  * @throws CorruptFileError when the file exists but is unusable.
  */
-export async function writeSharedContext(conversationDir: string, write: SharedContextWrite): Promise<Decision> {
+export async function writeSharedContext(queues: FileQueues, conversationDir: string, write: SharedContextWrite): Promise<Decision> {
   const { now, windowMs, ...input } = write;
   const requested_at = input.requested_at ?? now ?? new Date();
   let decision: Decision | undefined;
   try {
     await updateJsonFile(
+      queues,
       sharedContextFile(conversationDir),
       SharedContextFileSchema,
       (current) => {
@@ -90,6 +92,7 @@ export async function writeSharedContext(conversationDir: string, write: SharedC
  * @throws NotFoundError when no such conflict exists; ConflictError when it was already decided.
  */
 export async function decideConflict(
+  queues: FileQueues,
   conversationDir: string,
   conflictId: string,
   choice: DecisionChoice,
@@ -99,6 +102,7 @@ export async function decideConflict(
   let decision: Decision | undefined;
   try {
     await updateJsonFile(
+      queues,
       sharedContextFile(conversationDir),
       SharedContextFileSchema,
       (current) => {

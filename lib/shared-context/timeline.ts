@@ -7,7 +7,7 @@ import "server-only";
  * runtime's `emit`.
  */
 import { conversationTopic, type Bus } from "@/lib/bus";
-import { appendTimeline, follow, startTrace, SYSTEM_PARTY, timelineFile, timelineRecord, USER_PARTY, type Envelope } from "@/lib/protocol";
+import { appendTimeline, follow, startTrace, SYSTEM_PARTY, timelineFile, timelineRecord, USER_PARTY, type Envelope, type JsonLineFiles } from "@/lib/protocol";
 import type { SharedContextTimelineEvent } from "./events";
 
 /** What the person did, for the request record. */
@@ -18,12 +18,19 @@ export interface PersonAction {
   payload: Record<string, unknown>;
 }
 
+/** The parts of the server a person's action is recorded with: the bus and the process's JSON Lines files. */
+export interface PersonActionParts {
+  readonly bus: Bus;
+  readonly lines: JsonLineFiles;
+}
+
 /**
- * Records a person's action and its decision events in the conversation's timeline and
- * publishes them. Returns the request envelope (its `trace_id` names the whole action).
+ * Records a person's action and its decision events in the conversation's timeline (appended
+ * through the process's JSON Lines files, as the engine's records are) and publishes them.
+ * Returns the request envelope (its `trace_id` names the whole action).
  */
 export async function recordPersonAction(
-  bus: Bus,
+  { bus, lines }: PersonActionParts,
   conversationId: string,
   conversationDir: string,
   request: PersonAction,
@@ -33,12 +40,12 @@ export async function recordPersonAction(
   const topic = conversationTopic(conversationId);
   const cause = startTrace(USER_PARTY, SYSTEM_PARTY, request.payload);
   const first = timelineRecord(cause, { action: request.action, resource: `shared_context:${request.key}` });
-  await appendTimeline(file, first);
+  await appendTimeline(lines, file, first);
   bus.publish(topic, { type: "timeline", record: first });
   for (const event of events) {
     const envelope = follow(cause, { type: event.type, from: event.from, to: event.to, payload: event.payload, producer: "code" });
     const record = timelineRecord(envelope, { action: event.action, resource: event.resource, status: event.status, version: event.version });
-    await appendTimeline(file, record);
+    await appendTimeline(lines, file, record);
     bus.publish(topic, { type: "timeline", record });
   }
   return cause;

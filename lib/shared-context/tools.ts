@@ -6,6 +6,7 @@ import "server-only";
  * is waiting for a person.
  */
 import { AstrionError } from "@/lib/contracts/errors";
+import type { FileQueues } from "@/lib/store";
 import { parseToolArguments } from "@/lib/tools/arguments";
 import { timelineEventsOf, type SharedContextTimelineEvent } from "./events";
 import type { Decision } from "./schema";
@@ -29,6 +30,8 @@ export interface SharedContextActor {
 export interface SharedContextToolContext {
   /** The conversation's folder (`<data>/conversations/<id>`). */
   conversationDir: string;
+  /** The process's per-file write queues (lib/store/atomic.ts), shared with the routes that write the file. */
+  queues: FileQueues;
   actor: SharedContextActor;
   /**
    * Called once per timeline event a write produces (a `conflict_resolution` for every overwrite,
@@ -94,7 +97,7 @@ export async function executeSharedContextTool(name: string, rawArgs: string, ct
     const parsed = parseToolArguments(SHARED_CONTEXT_TOOL_ARGS.update_shared_context, rawArgs);
     if (!parsed.ok) return errorResult(parsed.error);
     const args = parsed.args;
-    const decision = await writeSharedContext(ctx.conversationDir, {
+    const decision = await writeSharedContext(ctx.queues, ctx.conversationDir, {
       key: args.key,
       value: args.value,
       mode: args.mode,

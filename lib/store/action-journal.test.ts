@@ -2,12 +2,16 @@ import { promises as fs } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { JsonLineFiles } from "./jsonl";
 import { ActionJournal, JOURNAL_FILE_NAME } from "./action-journal";
 
 describe("the action journal", () => {
   it("knows each key's state, durably, and a new instance reads it back from the file", async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), "astrion-journal-"));
-    const journal = new ActionJournal(dir);
+    // fsynced appends of a process's JSON Lines files (the engine's storage uses the step log)
+    const jsonl = new JsonLineFiles();
+    const append = (line: string) => jsonl.append(path.join(dir, JOURNAL_FILE_NAME), line);
+    const journal = new ActionJournal(dir, append);
     expect(await journal.state("a")).toEqual({ status: "none" });
     await journal.started("a");
     expect(await journal.state("a")).toEqual({ status: "started" });
@@ -17,7 +21,7 @@ describe("the action journal", () => {
     await journal.started("a");
     expect(await journal.state("a")).toEqual({ status: "done", result: "result A" });
 
-    const again = new ActionJournal(dir);
+    const again = new ActionJournal(dir, append);
     expect(await again.state("a")).toEqual({ status: "done", result: "result A" });
     expect(await again.state("b")).toEqual({ status: "started" });
     expect((await fs.readFile(path.join(dir, JOURNAL_FILE_NAME), "utf8")).trim().split("\n")).toHaveLength(4);

@@ -9,7 +9,7 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { JournalLineSchema, type JournalState } from "@/lib/contracts/journal";
-import { appendJsonLine, parseJsonLines } from "./jsonl";
+import { parseJsonLines } from "./jsonl";
 
 /** File name of the journal inside a conversation folder. */
 export const JOURNAL_FILE_NAME = "actions.jsonl";
@@ -23,17 +23,18 @@ export class ActionJournal {
   #states: Promise<Map<string, JournalState>> | null = null;
 
   /**
-   * `append` writes one line to the journal's file and resolves once it is durable (by default an
-   * fsynced append; the engine's storage sends it through the conversation's step log).
+   * `append` writes one line to the journal's file and resolves once it is durable (the engine's
+   * storage sends it through the conversation's step log; an fsynced append of the process's
+   * JSON Lines files does as well).
    * `appendOrdered` writes a `done` line, and an ordered `started` one (default: `append`); it may
    * resolve once the line is ordered after the lines before it, before it is durable: a crash that
    * loses a `done` line leaves the action `started`, which is what a crash during the action leaves
    * (reported as interrupted, never run again), and nothing waits on the disk between an action
    * and its result.
    */
-  constructor(conversationDir: string, append?: (line: string) => Promise<unknown>, appendOrdered?: (line: string) => Promise<unknown>) {
+  constructor(conversationDir: string, append: (line: string) => Promise<unknown>, appendOrdered?: (line: string) => Promise<unknown>) {
     this.file = path.join(conversationDir, JOURNAL_FILE_NAME);
-    this.#append = append ?? ((line) => appendJsonLine(this.file, line));
+    this.#append = append;
     this.#appendOrdered = appendOrdered ?? this.#append;
   }
 

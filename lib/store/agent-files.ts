@@ -165,7 +165,7 @@ export async function updateAgentMetadata(core: StoreCore, convId: string, agent
   return ofAgent(convId, agentId, async () => {
     const file = agentMetadataFile(core.root, convId, n);
     const next = await core.changing(convId, () =>
-      core.tracked(file, () => updateJsonFile(file, AgentMetadataSchema, async (current) => ({ ...(await fn(current)), agent_id: n, updated_at: localTimestamp() }))),
+      core.tracked(file, () => updateJsonFile(core.queues, file, AgentMetadataSchema, async (current) => ({ ...(await fn(current)), agent_id: n, updated_at: localTimestamp() }))),
     );
     core.notify({ type: "agent", convId, meta: next });
     return next;
@@ -192,7 +192,7 @@ export async function updateAgentMessages(core: StoreCore, convId: string, agent
     let at = 0;
     const next = await core.changing(convId, () =>
       core.tracked(file, () =>
-        updateJsonFile(file, AgentMessagesFileSchema, async (current) => {
+        updateJsonFile(core.queues, file, AgentMessagesFileSchema, async (current) => {
           const changed = await fn(current);
           at = messagesDelta(current.messages, changed.messages).at;
           return { ...changed, agent_id: n, updated_at: localTimestamp() };

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { removeOrphanTempFiles, TEMP_FILE_PATTERN, withFileLock, writeFileAtomic, writeFileAtomicUnlocked, writeNewFileDurable } from "./atomic";
+import { FileQueues, removeOrphanTempFiles, TEMP_FILE_PATTERN, writeFileAtomic, writeFileAtomicUnlocked, writeNewFileDurable } from "./atomic";
 
 let dir: string;
 
@@ -32,8 +32,10 @@ async function transpileAtomic(into: string): Promise<string> {
 // the next child can start up while the current one is writing (only one ever writes at a time).
 const CHILD = `
 import { readFileSync } from "node:fs";
-import { writeFileAtomic } from "./atomic.mjs";
+import { FileQueues, writeFileAtomic } from "./atomic.mjs";
 const file = process.argv[2];
+// A process of its own: its own write queues.
+const queues = new FileQueues();
 // A payload big enough that a non-atomic write would often be caught half-written.
 const pad = "多".repeat(16 * 1024);
 process.stdout.write("loaded\\n");
@@ -42,11 +44,11 @@ process.stdin.once("data", async () => {
   try { counter = JSON.parse(readFileSync(file, "utf8")).counter; } catch {}
   // One complete write first, so every kill lands inside the write loop and every round makes progress.
   counter += 1;
-  await writeFileAtomic(file, JSON.stringify({ counter, pad }));
+  await writeFileAtomic(queues, file, JSON.stringify({ counter, pad }));
   process.stdout.write("ready\\n");
   for (;;) {
     counter += 1;
-    await writeFileAtomic(file, JSON.stringify({ counter, pad }));
+    await writeFileAtomic(queues, file, JSON.stringify({ counter, pad }));
   }
 });
 `;
@@ -133,9 +135,10 @@ describe("writeFileAtomic", () => {
 
   it("creates the file and replaces it whole", async () => {
     const file = path.join(dir, "plain.json");
-    await writeFileAtomic(file, "first");
+    const queues = new FileQueues();
+    await writeFileAtomic(queues, file, "first");
     expect(await fs.readFile(file, "utf8")).toBe("first");
-    await writeFileAtomic(file, "second, longer");
+    await writeFileAtomic(queues, file, "second, longer");
     expect(await fs.readFile(file, "utf8")).toBe("second, longer");
     expect((await fs.readdir(dir)).filter((n) => TEMP_FILE_PATTERN.test(n))).toEqual([]);
   });
@@ -199,12 +202,13 @@ describe("writeFileAtomic", () => {
   });
 });
 
-describe("withFileLock", () => {
+describe("FileQueues", () => {
   it("runs tasks on one key one after another, and keeps going after a failure", async () => {
+    const queues = new FileQueues();
     const order: string[] = [];
     let inside = 0;
     const task = (name: string, fail = false) =>
-      withFileLock("key-a", async () => {
+      queues.withFileLock("key-a", async () => {
         inside++;
         expect(inside).toBe(1);
         order.push(`start ${name}`);
@@ -217,6 +221,24 @@ describe("withFileLock", () => {
     const results = await Promise.allSettled([task("1"), task("2", true), task("3")]);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
     expect(order).toEqual(["start 1", "end 1", "start 2", "end 2", "start 3", "end 3"]);
+    expect(queues.busyKeys).toBe(0);
+  });
+
+  it("queues a write behind a task of the same instance, whichever copy of the module writes (each Next route bundle has its own)", async () => {
+    const queues = new FileQueues();
+    const file = path.join(dir, "shared-queue.json");
+    const copy = (await import(`./atomic?bundle=${Date.now()}`)) as typeof import("./atomic");
+    let release!: () => void;
+    const held = queues.withFileLock(file, () => new Promise<void>((resolve) => (release = resolve)));
+    let written = false;
+    const write = copy.writeFileAtomic(queues, file, "after the held task").then(() => (written = true));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(written).toBe(false);
+    // another process's queues (a test's own) do not wait for it
+    await copy.writeFileAtomic(new FileQueues(), file, "elsewhere");
+    release();
+    await Promise.all([held, write]);
+    expect(await fs.readFile(file, "utf8")).toBe("after the held task");
   });
 });
 

@@ -4,7 +4,8 @@
  *
  * A write goes to a temp file in the same folder, is fsynced, renamed over the target and the
  * folder is fsynced, so after a crash at any instant the target is either the old or the new
- * file, never torn. Writes (and read-modify-writes) to one path are queued so none is lost.
+ * file, never torn. Writes (and read-modify-writes) to one path are queued ({@link FileQueues})
+ * so none is lost.
  */
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
@@ -13,32 +14,40 @@ import path from "node:path";
 /** Temp files are `<name>.<pid>.<random>.tmp` beside their target: recognizable for clean-up. */
 export const TEMP_FILE_PATTERN = /\.\d+\.[0-9a-f]{12}\.tmp$/;
 
-const QUEUES_KEY = Symbol.for("astrion.store.fileQueues");
-type Queues = Map<string, Promise<unknown>>;
-
-/** One queue map per process, kept on globalThis so every bundle of this module shares it. */
-function queues(): Queues {
-  const g = globalThis as unknown as Record<symbol, Queues | undefined>;
-  return (g[QUEUES_KEY] ??= new Map());
-}
-
 /**
- * Runs `fn` after every earlier task queued under `key` (usually an absolute file path) has
- * settled, so read-modify-write sequences on one file never interleave.
+ * Per-file write queues: a task queued under a key (usually an absolute file path) runs once every
+ * earlier task under that key has settled, so read-modify-write sequences on one file never
+ * interleave. Only writers that share an instance are serialized, so every writer of a data
+ * folder must be given the same one: the composition root (lib/server/app.ts) makes one per
+ * process and hands it down (a module-level queue would exist once per Next route bundle).
+ * Standalone code (a script, a test's child process) makes its own.
  */
-export async function withFileLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
-  const map = queues();
-  const previous = map.get(key) ?? Promise.resolve();
-  const run = previous.then(fn, fn);
-  const tail = run.then(
-    () => undefined,
-    () => undefined,
-  );
-  map.set(key, tail);
-  try {
-    return await run;
-  } finally {
-    if (map.get(key) === tail) map.delete(key);
+export class FileQueues {
+  readonly #tails = new Map<string, Promise<unknown>>();
+
+  /**
+   * Runs `fn` after every earlier task queued under `key` has settled, so read-modify-write
+   * sequences on one file never interleave.
+   */
+  async withFileLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const tails = this.#tails;
+    const previous = tails.get(key) ?? Promise.resolve();
+    const run = previous.then(fn, fn);
+    const tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    tails.set(key, tail);
+    try {
+      return await run;
+    } finally {
+      if (tails.get(key) === tail) tails.delete(key);
+    }
+  }
+
+  /** Keys with a task queued or running. */
+  get busyKeys(): number {
+    return this.#tails.size;
   }
 }
 
@@ -139,10 +148,10 @@ export async function writeNewFileDurable(file: string, data: string | Uint8Arra
   }
 }
 
-/** Atomically replaces `file` with `data` (creating it), queued behind other writes to it. */
-export async function writeFileAtomic(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+/** Atomically replaces `file` with `data` (creating it), queued in `queues` behind other writes to it. */
+export async function writeFileAtomic(queues: FileQueues, file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
   const abs = path.resolve(file);
-  await withFileLock(abs, () => writeFileAtomicUnlocked(abs, data, options));
+  await queues.withFileLock(abs, () => writeFileAtomicUnlocked(abs, data, options));
 }
 
 /**

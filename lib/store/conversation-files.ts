@@ -95,8 +95,8 @@ export async function createConversation(core: StoreCore, input: CreateConversat
   };
   const messages: LeaderMessagesFile = { id, title, created_at: ts, updated_at: ts, messages: [], metadata: {}, token_statistics: {} };
   try {
-    await writeJsonAtomic(conversationMetadataFile(core.root, id), meta, ConversationMetadataSchema);
-    await writeJsonAtomic(leaderMessagesFile(core.root, id), messages, LeaderMessagesFileSchema);
+    await writeJsonAtomic(core.queues, conversationMetadataFile(core.root, id), meta, ConversationMetadataSchema);
+    await writeJsonAtomic(core.queues, leaderMessagesFile(core.root, id), messages, LeaderMessagesFileSchema);
   } catch (error) {
     // Do not leave a half-made conversation behind.
     await fs.rm(conversationDir(core.root, id), { recursive: true, force: true }).catch(() => undefined);
@@ -169,7 +169,7 @@ export async function updateConversation(core: StoreCore, id: string, patch: Con
 async function syncLeaderHeader(core: StoreCore, meta: ConversationMetadata): Promise<void> {
   const file = leaderMessagesFile(core.root, meta.id);
   try {
-    await updateJsonFile(file, LeaderMessagesFileSchema, (m) => ({ ...m, title: meta.title, updated_at: meta.updated_at }));
+    await updateJsonFile(core.queues, file, LeaderMessagesFileSchema, (m) => ({ ...m, title: meta.title, updated_at: meta.updated_at }));
     core.fileProblems.delete(core.rel(file));
   } catch (error) {
     // metadata.json is the source of truth and is already written; a broken or missing

@@ -7,6 +7,7 @@ import { AGENT_ID_BLOCK } from "./agent-ids";
 import {
   ConversationStore,
   CONVERSATION_ID_PATTERN,
+  FileQueues,
   IndexFileSchema,
   readJsonFile,
   StateFileSchema,
@@ -16,7 +17,7 @@ import {
   conversationIdPrefix,
   type Message,
 } from "./index";
-import { newConversationStore } from "@/test/helpers/conversation-store";
+import { newConversationStore, newStoreParts, type StoreParts } from "@/test/helpers/conversation-store";
 
 const TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/;
 const ID = /^conv_\d{8}_\d{6}_\d{3}$/;
@@ -36,8 +37,8 @@ afterAll(async () => {
 });
 
 /** A new, initialized store in its own data folder. */
-async function freshStore(): Promise<ConversationStore> {
-  const store = newConversationStore(path.join(dir, `root-${++counter}`));
+async function freshStore(parts: StoreParts = newStoreParts()): Promise<ConversationStore> {
+  const store = newConversationStore(path.join(dir, `root-${++counter}`), parts);
   await store.init();
   return store;
 }
@@ -520,8 +521,28 @@ describe("get, update and remove", () => {
     expect(await readText(convFile(store, conv.id, "metadata.json"))).toBe(before);
   });
 
-  it("loses none of 100 concurrent updates of one conversation (update() and updateJsonFile mixed)", async () => {
-    const store = await freshStore();
+  it("two stores built from one FileQueues (two route bundles of one process) serialize their writes of one file: none of 100 is lost", async () => {
+    const parts = newStoreParts();
+    const a = await freshStore(parts);
+    const conv = await a.create({ project_path: project, model_key: "m" });
+    const b = newConversationStore(a.root, parts);
+    await b.init();
+    await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        (i % 2 === 0 ? a : b).update(conv.id, async (m) => {
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 2));
+          return { ...m, agent_ids: [...m.agent_ids, i + 1], agent_count: m.agent_count + 1 };
+        }),
+      ),
+    );
+    const final = await readJsonFile(convFile(a, conv.id, "metadata.json"), ConversationMetadataSchema);
+    expect(final.agent_count).toBe(100);
+    expect([...final.agent_ids].sort((x, y) => x - y)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+  });
+
+  it("loses none of 100 concurrent updates of one conversation (update() and updateJsonFile mixed, given the store's write queues)", async () => {
+    const parts = newStoreParts();
+    const store = await freshStore(parts);
     const conv = await store.create({ project_path: project, model_key: "m" });
     const metaFile = convFile(store, conv.id, "metadata.json");
     await Promise.all(
@@ -530,7 +551,7 @@ describe("get, update and remove", () => {
           await new Promise((resolve) => setTimeout(resolve, Math.random() * 2));
           return { ...m, agent_ids: [...m.agent_ids, i + 1], agent_count: m.agent_count + 1 };
         };
-        return i % 2 === 0 ? store.update(conv.id, add) : updateJsonFile(metaFile, ConversationMetadataSchema, add);
+        return i % 2 === 0 ? store.update(conv.id, add) : updateJsonFile(parts.queues, metaFile, ConversationMetadataSchema, add);
       }),
     );
     const final = await store.get(conv.id);
@@ -592,7 +613,7 @@ describe("list", () => {
     // Give them distinct updated_at values, oldest first, without waiting for the clock: edits
     // behind the store's back, which it reads at its next start.
     for (const [i, c] of made.entries()) {
-      await updateJsonFile(convFile(first, c.id, "metadata.json"), ConversationMetadataSchema, (m) => ({
+      await updateJsonFile(new FileQueues(), convFile(first, c.id, "metadata.json"), ConversationMetadataSchema, (m) => ({
         ...m,
         updated_at: `2026-07-1${i}T10:00:00`,
       }));
@@ -640,7 +661,7 @@ describe("list", () => {
     for (let i = 0; i < 3; i++) made.push(await first.create({ title: `S${i}`, project_path: project, model_key: "m" }));
     // The newest conversation gets the oldest time, so only the id decides among the other two.
     for (const [i, c] of made.entries()) {
-      await updateJsonFile(convFile(first, c.id, "metadata.json"), ConversationMetadataSchema, (m) => ({
+      await updateJsonFile(new FileQueues(), convFile(first, c.id, "metadata.json"), ConversationMetadataSchema, (m) => ({
         ...m,
         updated_at: i === 2 ? "2026-07-11T20:59:59" : "2026-07-11T21:00:00",
       }));
@@ -848,6 +869,25 @@ describe("the in-memory index", () => {
     for (const item of before.page.items) await fs.rm(convFile(store, item.id, "metadata.json"));
     expect(await store.list({ limit: 4 })).toEqual(before.page);
     expect(await store.list({ q: "index-ELSEWHERE" })).toEqual(before.search);
+  });
+
+  it("numbers a data folder's conversations of one second from 001, whatever another store of the process created in that second", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(new Date(2026, 6, 11, 21, 0, 0, 100));
+      const first = await freshStore();
+      const a = await first.create({ title: "A", project_path: project, model_key: "m" });
+      const b = await first.create({ title: "B", project_path: project, model_key: "m" });
+      const other = await freshStore();
+      const c = await other.create({ title: "C", project_path: project, model_key: "m" });
+      expect([a.id, b.id, c.id]).toEqual(["conv_20260711_210000_001", "conv_20260711_210000_002", "conv_20260711_210000_001"]);
+      // a second store over the first folder skips the ids taken there
+      const again = newConversationStore(first.root);
+      await again.init();
+      expect((await again.create({ title: "D", project_path: project, model_key: "m" })).id).toBe("conv_20260711_210000_003");
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("rewrites index.json only when one of its fields changed, and counts every rewrite in the report", async () => {

@@ -31,6 +31,8 @@ import type { AgentList, CreateAgentInput } from "./agent-files";
 import type { IndexReport } from "@/lib/contracts/index-report";
 import * as conversations from "./conversation-files";
 import type { ConversationPatch, CreateConversationInput } from "./conversation-files";
+import type { FileQueues } from "./atomic";
+import type { JsonLineFiles } from "./jsonl";
 import { installConversation } from "./conversation-install";
 import { readFolderFiles, type ReadBudget } from "./folder-files";
 import * as leader from "./leader-files";
@@ -49,6 +51,16 @@ export { STATE_VERSION } from "./store-scan";
 export interface ConversationStoreOptions {
   /** Checks a project folder; returns the path to keep (see {@link ProjectFolderGate}). */
   checkProjectFolder: ProjectFolderGate;
+  /**
+   * The per-file write queues of the process (./atomic.ts): the same instance every other writer
+   * of the data folder is given, so no two writes of one file interleave.
+   */
+  queues: FileQueues;
+  /**
+   * The process's JSON Lines files (./jsonl.ts): the same instance everything that appends to a
+   * conversation's timeline, context reports or journal is given.
+   */
+  lines: JsonLineFiles;
 }
 
 /**
@@ -62,10 +74,10 @@ export class ConversationStore {
 
   /**
    * @param options.checkProjectFolder the project folder rules, run when a conversation is
-   *   created or imported (the server gives `projectFolderCheckFor(root)` of lib/workspace).
+   *   created or imported (the server gives its workspace's `projectFolderCheckFor(root)`).
    */
   constructor(root: string, options: ConversationStoreOptions) {
-    this.#core = new StoreCore(root, options.checkProjectFolder);
+    this.#core = new StoreCore(root, options);
     this.root = this.#core.root;
   }
 
@@ -98,7 +110,7 @@ export class ConversationStore {
     if (!opening) {
       opening = core.withConversationLock(id, async () => {
         const { live, report } = await core.tracked(leaderMessagesFile(this.root, id), () =>
-          LiveConversation.load(this.root, id, {
+          LiveConversation.load(this.root, id, core.lines, {
             onMetadata: (meta) => core.indexed(meta, true),
             onMessages: (agentId, at) => core.notify({ type: "messages", convId: id, agentId, at }),
             onAgent: (meta) => core.notify({ type: "agent", convId: id, meta }),
@@ -129,6 +141,15 @@ export class ConversationStore {
     // is in the checkpoint, instead of racing it with a write of the files on disk.
     if (live) await live.close(forget);
     else forget();
+  }
+
+  /**
+   * Commits what is queued for a conversation's JSON Lines files (timeline, context reports,
+   * journal) and closes them, as the engine does when it lets the conversation go; a later append
+   * opens them again.
+   */
+  async closeLineFiles(id: string): Promise<void> {
+    await this.#core.lines.close(conversationDir(this.root, parseConversationId(id)));
   }
 
   /**

@@ -4,10 +4,12 @@ import path from "node:path";
 import { z } from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CorruptFileError, NotFoundError, ValidationError } from "@/lib/contracts/errors";
+import { FileQueues } from "./atomic";
 import { parseJsonText, readJsonFile, updateJsonFile, writeJsonAtomic } from "./files";
 import { AgentMetadataSchema, StateFileSchema } from "@/lib/contracts/on-disk";
 
 let dir: string;
+const queues = new FileQueues();
 beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), "astrion-files-"));
 });
@@ -102,7 +104,7 @@ describe("writeJsonAtomic", () => {
       created_at: "2026-07-11T21:00:00",
       updated_at: "2026-07-11T21:00:00",
     };
-    await writeJsonAtomic(file, state, StateFileSchema);
+    await writeJsonAtomic(queues, file, state, StateFileSchema);
     expect(await fs.readFile(file, "utf8")).toBe(
       '{\n  "version": "1.0",\n  "last_conversation_id": null,\n  "agent_id_counter": 0,\n' +
         '  "created_at": "2026-07-11T21:00:00",\n  "updated_at": "2026-07-11T21:00:00"\n}',
@@ -111,9 +113,9 @@ describe("writeJsonAtomic", () => {
 
   it("refuses a value that does not fit the schema and leaves the file as it was", async () => {
     const file = path.join(dir, "guarded.json");
-    await writeJsonAtomic(file, { count: 1, seen: [] }, CounterSchema);
+    await writeJsonAtomic(queues, file, { count: 1, seen: [] }, CounterSchema);
     const error = await catchError(
-      writeJsonAtomic(file, { count: 1.5, seen: "no" } as unknown as z.infer<typeof CounterSchema>, CounterSchema),
+      writeJsonAtomic(queues, file, { count: 1.5, seen: "no" } as unknown as z.infer<typeof CounterSchema>, CounterSchema),
     );
     expect(error).toBeInstanceOf(ValidationError);
     expect(JSON.parse(await fs.readFile(file, "utf8"))).toEqual({ count: 1, seen: [] });
@@ -123,10 +125,10 @@ describe("writeJsonAtomic", () => {
 describe("updateJsonFile", () => {
   it("loses none of 100 concurrent read-modify-writes", async () => {
     const file = path.join(dir, "counter.json");
-    await writeJsonAtomic(file, { count: 0, seen: [] }, CounterSchema);
+    await writeJsonAtomic(queues, file, { count: 0, seen: [] }, CounterSchema);
     await Promise.all(
       Array.from({ length: 100 }, (_, i) =>
-        updateJsonFile(file, CounterSchema, async (c) => {
+        updateJsonFile(queues, file, CounterSchema, async (c) => {
           // Yield in the middle, as real callers do, to invite interleaving.
           await new Promise((resolve) => setTimeout(resolve, Math.random() * 3));
           return { ...c, count: c.count + 1, seen: [...c.seen, i] };
@@ -140,8 +142,8 @@ describe("updateJsonFile", () => {
 
   it("creates a missing file only when asked, and never replaces a corrupt one", async () => {
     const missing = path.join(dir, "fresh.json");
-    expect(await catchError(updateJsonFile(missing, CounterSchema, (c) => c))).toBeInstanceOf(NotFoundError);
-    const created = await updateJsonFile(missing, CounterSchema, (c) => ({ ...c, count: c.count + 1 }), {
+    expect(await catchError(updateJsonFile(queues, missing, CounterSchema, (c) => c))).toBeInstanceOf(NotFoundError);
+    const created = await updateJsonFile(queues, missing, CounterSchema, (c) => ({ ...c, count: c.count + 1 }), {
       create: () => ({ count: 0, seen: [] }),
     });
     expect(created).toEqual({ count: 1, seen: [] });
@@ -149,7 +151,7 @@ describe("updateJsonFile", () => {
     const corrupt = path.join(dir, "corrupt.json");
     await fs.writeFile(corrupt, "{ not json");
     const error = await catchError(
-      updateJsonFile(corrupt, CounterSchema, (c) => c, { create: () => ({ count: 0, seen: [] }) }),
+      updateJsonFile(queues, corrupt, CounterSchema, (c) => c, { create: () => ({ count: 0, seen: [] }) }),
     );
     expect(error).toBeInstanceOf(CorruptFileError);
     expect(await fs.readFile(corrupt, "utf8")).toBe("{ not json");
@@ -157,9 +159,9 @@ describe("updateJsonFile", () => {
 
   it("does not write when the function's result fails validation", async () => {
     const file = path.join(dir, "validated.json");
-    await writeJsonAtomic(file, { count: 5, seen: [] }, CounterSchema);
+    await writeJsonAtomic(queues, file, { count: 5, seen: [] }, CounterSchema);
     const error = await catchError(
-      updateJsonFile(file, CounterSchema, (c) => ({ ...c, count: "six" }) as unknown as typeof c),
+      updateJsonFile(queues, file, CounterSchema, (c) => ({ ...c, count: "six" }) as unknown as typeof c),
     );
     expect(error).toBeInstanceOf(ValidationError);
     expect((await readJsonFile(file, CounterSchema)).count).toBe(5);

@@ -9,7 +9,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { z } from "zod";
 import { CorruptFileError, NotFoundError, ValidationError, zodIssues } from "@/lib/contracts/errors";
-import { withFileLock, writeFileAtomic, writeFileAtomicUnlocked, writeNewFileDurable } from "./atomic";
+import { writeFileAtomic, writeFileAtomicUnlocked, writeNewFileDurable, type FileQueues } from "./atomic";
 import { toPythonJsonBytes } from "./json";
 import { hasOwnKey, setOwn } from "@/lib/own";
 
@@ -231,11 +231,12 @@ function serialize<S extends z.ZodType>(file: string, value: z.output<S>, schema
 
 /**
  * Writes `value` to `file` atomically as Python-style JSON (`ensure_ascii=False`, indent 2),
- * after checking it against `schema`, so a bad value is never written.
+ * after checking it against `schema`, so a bad value is never written; queued in `queues` behind
+ * other writes to it.
  * @throws ValidationError when `value` does not fit `schema` (nothing is written).
  */
-export async function writeJsonAtomic<S extends z.ZodType>(file: string, value: z.output<S>, schema: S): Promise<void> {
-  await writeFileAtomic(file, serialize(file, value, schema));
+export async function writeJsonAtomic<S extends z.ZodType>(queues: FileQueues, file: string, value: z.output<S>, schema: S): Promise<void> {
+  await writeFileAtomic(queues, file, serialize(file, value, schema));
 }
 
 /**
@@ -249,7 +250,7 @@ export async function writeJsonNewDurable<S extends z.ZodType>(file: string, val
 
 /**
  * Like {@link writeJsonAtomic} but without queueing: for callers that already hold the file's
- * lock (`withFileLock(path.resolve(file), …)`), which would otherwise wait on themselves.
+ * lock (`queues.withFileLock(path.resolve(file), …)`), which would otherwise wait on themselves.
  */
 export async function writeJsonAtomicUnlocked<S extends z.ZodType>(
   file: string,
@@ -266,19 +267,20 @@ export interface UpdateJsonOptions<T> {
 }
 
 /**
- * Read-modify-write of one JSON file, queued behind every other write to the same path in this
- * process (so concurrent updates never lose one another's changes). `fn` gets the current value
+ * Read-modify-write of one JSON file, queued in `queues` behind every other write to the same
+ * path (so concurrent updates never lose one another's changes). `fn` gets the current value
  * and returns the new one; the result is validated and written atomically, then returned.
  * A corrupt file is not replaced: its CorruptFileError propagates.
  */
 export async function updateJsonFile<S extends z.ZodType>(
+  queues: FileQueues,
   file: string,
   schema: S,
   fn: (current: z.output<S>) => z.output<S> | Promise<z.output<S>>,
   opts: UpdateJsonOptions<z.output<S>> = {},
 ): Promise<z.output<S>> {
   const abs = path.resolve(file);
-  return withFileLock(abs, async () => {
+  return queues.withFileLock(abs, async () => {
     let current: z.output<S>;
     try {
       current = await readJsonFile(abs, schema);

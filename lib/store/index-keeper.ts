@@ -12,7 +12,7 @@ import "server-only";
 import { promises as fs, type Stats } from "node:fs";
 import type { StoreProblem } from "@/lib/contracts/http";
 import { CorruptFileError, NotFoundError } from "@/lib/contracts/errors";
-import { writeFileAtomic } from "./atomic";
+import { writeFileAtomic, type FileQueues } from "./atomic";
 import type { IndexRebuild, IndexRebuildReason, IndexReport } from "@/lib/contracts/index-report";
 import { ConversationIndex, reconcileIndex } from "./conversation-index";
 import { readJsonFile } from "./files";
@@ -29,6 +29,8 @@ export const INDEX_WRITE_DELAY_MS = 200;
 export interface IndexKeeperHooks {
   /** index.json's absolute path. */
   file: string;
+  /** The store's per-file write queues (index.json is written through them). */
+  queues: FileQueues;
   /** Runs `fn` under the lock that guards index.json and state.json. */
   withRootLock<T>(fn: () => Promise<T>): Promise<T>;
   /** Reads every conversation folder's metadata.json: the readable ones and every folder named like an id. */
@@ -251,7 +253,7 @@ export class IndexKeeper {
     // The entries come from metadata.json files already parsed with their schema, and from a
     // parsed index.json: valid by construction, so the whole file is not parsed again per write.
     const bytes = toPythonJsonBytes(this.index.toIndexFile());
-    await writeFileAtomic(this.#hooks.file, bytes);
+    await writeFileAtomic(this.#hooks.queues, this.#hooks.file, bytes);
     const ms = performance.now() - started;
     this.#writes++;
     this.#writeMs += ms;

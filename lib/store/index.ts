@@ -11,6 +11,7 @@ export * from "./time";
 export * from "./paths";
 export * from "./files";
 export * from "./lock";
+export { JsonLineFiles, MAX_OPEN_FILES, type AppendResult, type AppendStats } from "./jsonl";
 export * from "./conversation-store";
 export * from "./conversation-index";
 export { LOGGED_LINE_FILES, type LoggedLineFile } from "./step-records";

@@ -10,12 +10,12 @@
  * the bus, which publishes an envelope only after its line is written, never shows a client an
  * event that a crash could lose. A non-durable append (`{ durable: false }`) is for a line that is
  * durable elsewhere already (an open conversation's step log holds it and puts it back after a
- * crash; lib/store/live-conversation.ts): it resolves once written, and {@link syncJsonLines}
- * makes it durable later, with the folder's entry of a file it created (a durable append syncs
- * a new file's folder at once). A crash can still cut the last line short (power loss mid-write);
- * readers drop such a tail, and the next append first ends it with a newline, so a torn fragment
- * never glues itself to the front of a good record. The fragment is kept (an audit log is never
- * rewritten) and readers report it as a bad line.
+ * crash; lib/store/live-conversation.ts): it resolves once written, and
+ * {@link JsonLineFiles.sync} makes it durable later, with the folder's entry of a file it created
+ * (a durable append syncs a new file's folder at once). A crash can still cut the last line short
+ * (power loss mid-write); readers drop such a tail, and the next append first ends it with a
+ * newline, so a torn fragment never glues itself to the front of a good record. The fragment is
+ * kept (an audit log is never rewritten) and readers report it as a bad line.
  */
 import "server-only";
 import { fstatSync, promises as fs, readSync, statSync, writeSync } from "node:fs";
@@ -50,76 +50,11 @@ interface Appender {
   unsynced: boolean;
 }
 
-const APPENDERS_KEY = Symbol.for("astrion.protocol.jsonlAppenders");
-
-/** Lines appended, fsyncs of files and of folders made by this process (benchmarks and tests read them). */
-export const appendStats = { lines: 0, syncs: 0, folderSyncs: 0 };
-
-const UNSYNCED_FOLDERS_KEY = Symbol.for("astrion.protocol.jsonlUnsyncedFolders");
-
-/**
- * Folders holding a file that a non-durable append created and no fsync of the folder followed
- * yet. Kept apart from the appenders, which a failed write or a close drops.
- */
-function unsyncedFolders(): Set<string> {
-  const g = globalThis as unknown as Record<symbol, Set<string> | undefined>;
-  return (g[UNSYNCED_FOLDERS_KEY] ??= new Set());
-}
-
-const FOLDER_SYNCS_KEY = Symbol.for("astrion.protocol.jsonlFolderSyncs");
-
-/** Folder syncs under way, so a caller that finds its folder no longer pending still waits for them. */
-function folderSyncsUnderWay(): Map<string, Promise<void>> {
-  const g = globalThis as unknown as Record<symbol, Map<string, Promise<void>> | undefined>;
-  return (g[FOLDER_SYNCS_KEY] ??= new Map());
-}
-
-/**
- * Fsyncs `dir` when a file created in it by a non-durable append is not in a synced folder yet
- * (or `always`); otherwise waits for a sync of it already under way.
- */
-async function syncFolderOf(file: string, always = false): Promise<void> {
-  const dir = path.dirname(file);
-  const pending = unsyncedFolders();
-  const underWay = folderSyncsUnderWay();
-  if (!always && !pending.has(dir)) return underWay.get(dir);
-  // Taken off first: a file created while this sync runs marks the folder again.
-  pending.delete(dir);
-  const run = fsyncDir(dir).then(
-    () => void (appendStats.folderSyncs += 1),
-    (error: unknown) => {
-      pending.add(dir);
-      throw error;
-    },
-  );
-  underWay.set(dir, run);
-  try {
-    await run;
-  } finally {
-    if (underWay.get(dir) === run) underWay.delete(dir);
-  }
-}
-
-/** One map per process, on globalThis so every bundle of this module shares the open files. */
-function appenders(): Map<string, Appender> {
-  const g = globalThis as unknown as Record<symbol, Map<string, Appender> | undefined>;
-  return (g[APPENDERS_KEY] ??= new Map());
-}
-
-/**
- * Appends `line` and a `\n` to `file` (creating it, not its folder) and resolves once the line
- * is fsynced, or only written with `{ durable: false }`. Appends to one file land in call order;
- * appends made in the same tick share one write and one fsync.
- * @throws RangeError when `line` contains a newline (it would become two records).
- */
-export function appendJsonLine(file: string, line: string, opts: { durable?: boolean } = {}): Promise<AppendResult> {
-  if (line.includes("\n") || line.includes("\r")) return Promise.reject(new RangeError("a JSON line must not contain a line break"));
-  const a = appenderOf(file);
-  a.lastUse = Date.now();
-  return new Promise<AppendResult>((resolve, reject) => {
-    a.queue.push({ line, durable: opts.durable !== false, resolve, reject });
-    a.flushing ??= flush(a);
-  });
+/** Lines appended, fsyncs of files and of folders made through one {@link JsonLineFiles} (benchmarks and tests read them). */
+export interface AppendStats {
+  lines: number;
+  syncs: number;
+  folderSyncs: number;
 }
 
 /**
@@ -129,138 +64,202 @@ export function appendJsonLine(file: string, line: string, opts: { durable?: boo
  */
 const SYNC_APPEND_LIMIT = 64 * 1024;
 
-function appenderOf(file: string): Appender {
-  const abs = path.resolve(file);
-  const map = appenders();
-  let appender = map.get(abs);
-  if (!appender) {
-    appender = { file: abs, handle: null, queue: [], flushing: null, lastUse: 0, unsynced: false };
-    map.set(abs, appender);
-  }
-  return appender;
-}
-
 /**
- * Makes every line appended to `file` so far durable: waits for queued appends, then fsyncs the
- * file when a non-durable append left it unsynced (a checkpoint of the step log that held them).
- * A file closed meanwhile was synced as it was closed.
+ * The JSON Lines files a process appends to: the files it keeps open and each one's queue of
+ * lines, and the folders whose new files are not synced yet. Appends to one file are ordered and
+ * group-committed only among callers of the same instance, so every writer of the data folder
+ * must be given the same one: the composition root (lib/server/app.ts) makes one per process and
+ * hands it to the store (a module-level map would exist once per Next route bundle, each with a
+ * handle and a queue of its own for one file). Standalone code (a script, a test's child process)
+ * makes its own.
  */
-export async function syncJsonLines(file: string): Promise<void> {
-  const a = appenders().get(path.resolve(file));
-  if (a) {
-    while (a.flushing) await a.flushing;
-    if (a.unsynced && a.handle) await syncHandle(a, a.handle);
+export class JsonLineFiles {
+  /** Lines appended, fsyncs of files and of folders made through this instance. */
+  readonly stats: AppendStats = { lines: 0, syncs: 0, folderSyncs: 0 };
+  readonly #appenders = new Map<string, Appender>();
+  /**
+   * Folders holding a file that a non-durable append created and no fsync of the folder followed
+   * yet. Kept apart from the appenders, which a failed write or a close drops.
+   */
+  readonly #unsyncedFolders = new Set<string>();
+  /** Folder syncs under way, so a caller that finds its folder no longer pending still waits for them. */
+  readonly #folderSyncs = new Map<string, Promise<void>>();
+
+  /**
+   * Appends `line` and a `\n` to `file` (creating it, not its folder) and resolves once the line
+   * is fsynced, or only written with `{ durable: false }`. Appends to one file land in call order;
+   * appends made in the same tick share one write and one fsync.
+   * @throws RangeError when `line` contains a newline (it would become two records).
+   */
+  append(file: string, line: string, opts: { durable?: boolean } = {}): Promise<AppendResult> {
+    if (line.includes("\n") || line.includes("\r")) return Promise.reject(new RangeError("a JSON line must not contain a line break"));
+    const a = this.#appenderOf(file);
+    a.lastUse = Date.now();
+    return new Promise<AppendResult>((resolve, reject) => {
+      a.queue.push({ line, durable: opts.durable !== false, resolve, reject });
+      a.flushing ??= this.#flush(a);
+    });
   }
-  await syncFolderOf(path.resolve(file));
-}
 
-async function syncHandle(a: Appender, handle: fs.FileHandle): Promise<void> {
-  await handle.sync();
-  a.unsynced = false;
-  appendStats.syncs += 1;
-}
-
-/** Closes an appender's file, syncing what non-durable appends left in it first. */
-async function closeAppender(a: Appender): Promise<void> {
-  const handle = a.handle;
-  a.handle = null;
-  if (!handle) return;
-  try {
-    if (a.unsynced) await syncHandle(a, handle);
-    await syncFolderOf(a.file);
-  } finally {
-    await handle.close().catch(() => undefined);
-  }
-}
-
-async function flush(a: Appender): Promise<void> {
-  // Let every append of this tick join the group.
-  await new Promise<void>((r) => setImmediate(r));
-  try {
-    while (a.queue.length) {
-      const batch = a.queue.splice(0);
-      try {
-        let sealed = false;
-        let created = false;
-        if (!a.handle) {
-          // The stats and the last byte's read are synchronous (metadata and one byte from the page
-          // cache: microseconds, where each trip through the thread pool costs about 55 µs of CPU).
-          created = statSync(a.file, { throwIfNoEntry: false }) === undefined;
-          // "a+": O_APPEND, so every write lands at the current end of the file. The folder is not
-          // created: a conversation deleted meanwhile stays deleted (ENOENT).
-          a.handle = await fs.open(a.file, "a+", 0o644);
-          const { size } = fstatSync(a.handle.fd);
-          if (size > 0) {
-            const last = Buffer.alloc(1);
-            readSync(a.handle.fd, last, 0, 1, size - 1);
-            sealed = last[0] !== NEWLINE;
-          }
-          await closeLeastRecentlyUsed();
-        }
-        const data = Buffer.from(`${sealed ? "\n" : ""}${batch.map((w) => `${w.line}\n`).join("")}`, "utf8");
-        let offset = 0;
-        // A small group goes to the page cache synchronously, as the step log's does (./step-log.ts).
-        while (offset < data.length) {
-          offset += data.length <= SYNC_APPEND_LIMIT ? writeSync(a.handle.fd, data, offset, data.length - offset) : (await a.handle.write(data, offset, data.length - offset, null)).bytesWritten;
-        }
-        appendStats.lines += batch.length;
-        if (batch.some((w) => w.durable)) {
-          await a.handle.sync();
-          appendStats.syncs += 1;
-          a.unsynced = false;
-          // A durable line is in a file the folder lists durably (a new one, or one whose folder
-          // a non-durable append left unsynced).
-          await syncFolderOf(a.file, created);
-        } else {
-          a.unsynced = true;
-          // Not synced until the lines are made durable (syncJsonLines, a close): the log that
-          // holds them puts back a file a crash took away, folder entry and all.
-          if (created) unsyncedFolders().add(path.dirname(a.file));
-        }
-        batch.forEach((w, i) => w.resolve({ sealedTornLine: sealed && i === 0 }));
-      } catch (error) {
-        // What reached the disk is unknown: the next append reopens the file and seals any torn line.
-        const handle = a.handle;
-        a.handle = null;
-        await handle?.close().catch(() => undefined);
-        for (const w of batch) w.reject(error instanceof Error ? error : new Error(String(error)));
-      }
+  /**
+   * Makes every line appended to `file` so far durable: waits for queued appends, then fsyncs the
+   * file when a non-durable append left it unsynced (a checkpoint of the step log that held them).
+   * A file closed meanwhile was synced as it was closed.
+   */
+  async sync(file: string): Promise<void> {
+    const a = this.#appenders.get(path.resolve(file));
+    if (a) {
+      while (a.flushing) await a.flushing;
+      if (a.unsynced && a.handle) await this.#syncHandle(a, a.handle);
     }
-  } finally {
-    a.flushing = null;
-    // A file that failed (e.g. its conversation was deleted) is not kept: the next append starts afresh.
-    if (!a.handle && a.queue.length === 0 && appenders().get(a.file) === a) appenders().delete(a.file);
+    await this.#syncFolderOf(path.resolve(file));
   }
-}
 
-/** Files this process keeps open for appending (at most {@link MAX_OPEN_FILES} between appends). */
-export function openJsonLineFiles(): number {
-  return appenders().size;
-}
-
-async function closeLeastRecentlyUsed(): Promise<void> {
-  const map = appenders();
-  const open = [...map.values()].filter((a) => a.handle);
-  if (open.length <= MAX_OPEN_FILES) return;
-  const idle = open.filter((a) => !a.queue.length && !a.flushing).sort((x, y) => x.lastUse - y.lastUse);
-  for (const a of idle.slice(0, open.length - MAX_OPEN_FILES)) {
-    map.delete(a.file);
-    await closeAppender(a).catch(() => undefined);
+  /**
+   * Commits what is queued for the files below `dir` and closes them (a conversation being deleted
+   * or let go). A later append opens its file again.
+   */
+  async close(dir: string): Promise<void> {
+    const prefix = path.resolve(dir) + path.sep;
+    const map = this.#appenders;
+    for (const a of [...map.values()]) {
+      if (!a.file.startsWith(prefix)) continue;
+      while (a.flushing) await a.flushing;
+      map.delete(a.file);
+      await this.#closeAppender(a).catch(() => undefined);
+    }
   }
-}
 
-/**
- * Commits what is queued for the files below `dir` and closes them (a conversation being deleted
- * or let go). A later append opens its file again.
- */
-export async function closeJsonLines(dir: string): Promise<void> {
-  const prefix = path.resolve(dir) + path.sep;
-  const map = appenders();
-  for (const a of [...map.values()]) {
-    if (!a.file.startsWith(prefix)) continue;
-    while (a.flushing) await a.flushing;
-    map.delete(a.file);
-    await closeAppender(a).catch(() => undefined);
+  /** Files kept open for appending (at most {@link MAX_OPEN_FILES} between appends). */
+  openFiles(): number {
+    return this.#appenders.size;
+  }
+
+  #appenderOf(file: string): Appender {
+    const abs = path.resolve(file);
+    const map = this.#appenders;
+    let appender = map.get(abs);
+    if (!appender) {
+      appender = { file: abs, handle: null, queue: [], flushing: null, lastUse: 0, unsynced: false };
+      map.set(abs, appender);
+    }
+    return appender;
+  }
+
+  /**
+   * Fsyncs `dir` when a file created in it by a non-durable append is not in a synced folder yet
+   * (or `always`); otherwise waits for a sync of it already under way.
+   */
+  async #syncFolderOf(file: string, always = false): Promise<void> {
+    const dir = path.dirname(file);
+    const pending = this.#unsyncedFolders;
+    const underWay = this.#folderSyncs;
+    if (!always && !pending.has(dir)) return underWay.get(dir);
+    // Taken off first: a file created while this sync runs marks the folder again.
+    pending.delete(dir);
+    const run = fsyncDir(dir).then(
+      () => void (this.stats.folderSyncs += 1),
+      (error: unknown) => {
+        pending.add(dir);
+        throw error;
+      },
+    );
+    underWay.set(dir, run);
+    try {
+      await run;
+    } finally {
+      if (underWay.get(dir) === run) underWay.delete(dir);
+    }
+  }
+
+  async #syncHandle(a: Appender, handle: fs.FileHandle): Promise<void> {
+    await handle.sync();
+    a.unsynced = false;
+    this.stats.syncs += 1;
+  }
+
+  /** Closes an appender's file, syncing what non-durable appends left in it first. */
+  async #closeAppender(a: Appender): Promise<void> {
+    const handle = a.handle;
+    a.handle = null;
+    if (!handle) return;
+    try {
+      if (a.unsynced) await this.#syncHandle(a, handle);
+      await this.#syncFolderOf(a.file);
+    } finally {
+      await handle.close().catch(() => undefined);
+    }
+  }
+
+  async #flush(a: Appender): Promise<void> {
+    // Let every append of this tick join the group.
+    await new Promise<void>((r) => setImmediate(r));
+    try {
+      while (a.queue.length) {
+        const batch = a.queue.splice(0);
+        try {
+          let sealed = false;
+          let created = false;
+          if (!a.handle) {
+            // The stats and the last byte's read are synchronous (metadata and one byte from the page
+            // cache: microseconds, where each trip through the thread pool costs about 55 µs of CPU).
+            created = statSync(a.file, { throwIfNoEntry: false }) === undefined;
+            // "a+": O_APPEND, so every write lands at the current end of the file. The folder is not
+            // created: a conversation deleted meanwhile stays deleted (ENOENT).
+            a.handle = await fs.open(a.file, "a+", 0o644);
+            const { size } = fstatSync(a.handle.fd);
+            if (size > 0) {
+              const last = Buffer.alloc(1);
+              readSync(a.handle.fd, last, 0, 1, size - 1);
+              sealed = last[0] !== NEWLINE;
+            }
+            await this.#closeLeastRecentlyUsed();
+          }
+          const data = Buffer.from(`${sealed ? "\n" : ""}${batch.map((w) => `${w.line}\n`).join("")}`, "utf8");
+          let offset = 0;
+          // A small group goes to the page cache synchronously, as the step log's does (./step-log.ts).
+          while (offset < data.length) {
+            offset += data.length <= SYNC_APPEND_LIMIT ? writeSync(a.handle.fd, data, offset, data.length - offset) : (await a.handle.write(data, offset, data.length - offset, null)).bytesWritten;
+          }
+          this.stats.lines += batch.length;
+          if (batch.some((w) => w.durable)) {
+            await a.handle.sync();
+            this.stats.syncs += 1;
+            a.unsynced = false;
+            // A durable line is in a file the folder lists durably (a new one, or one whose folder
+            // a non-durable append left unsynced).
+            await this.#syncFolderOf(a.file, created);
+          } else {
+            a.unsynced = true;
+            // Not synced until the lines are made durable (sync, a close): the log that holds them
+            // puts back a file a crash took away, folder entry and all.
+            if (created) this.#unsyncedFolders.add(path.dirname(a.file));
+          }
+          batch.forEach((w, i) => w.resolve({ sealedTornLine: sealed && i === 0 }));
+        } catch (error) {
+          // What reached the disk is unknown: the next append reopens the file and seals any torn line.
+          const handle = a.handle;
+          a.handle = null;
+          await handle?.close().catch(() => undefined);
+          for (const w of batch) w.reject(error instanceof Error ? error : new Error(String(error)));
+        }
+      }
+    } finally {
+      a.flushing = null;
+      // A file that failed (e.g. its conversation was deleted) is not kept: the next append starts afresh.
+      if (!a.handle && a.queue.length === 0 && this.#appenders.get(a.file) === a) this.#appenders.delete(a.file);
+    }
+  }
+
+  async #closeLeastRecentlyUsed(): Promise<void> {
+    const map = this.#appenders;
+    const open = [...map.values()].filter((a) => a.handle);
+    if (open.length <= MAX_OPEN_FILES) return;
+    const idle = open.filter((a) => !a.queue.length && !a.flushing).sort((x, y) => x.lastUse - y.lastUse);
+    for (const a of idle.slice(0, open.length - MAX_OPEN_FILES)) {
+      map.delete(a.file);
+      await this.#closeAppender(a).catch(() => undefined);
+    }
   }
 }
 

@@ -9,7 +9,6 @@ import path from "node:path";
 import { NotFoundError } from "@/lib/contracts/errors";
 import { getConversation } from "./conversation-files";
 import { updateJsonFile, readJsonFile, writeJsonAtomicUnlocked } from "./files";
-import { appendJsonLine } from "./jsonl";
 import { messagesDelta, type ChangeOptions } from "./live-conversation";
 import { conversationDir, conversationMetadataFile, leaderMessagesFile, parseConversationId } from "./paths";
 import { ConversationMetadataSchema, LeaderMessagesFileSchema, type ConversationMetadata, type LeaderMessagesFile } from "@/lib/contracts/on-disk";
@@ -26,7 +25,7 @@ export async function appendLine(core: StoreCore, id: string, name: LoggedLineFi
   parseConversationId(id);
   const live = core.live.get(id);
   if (live) return live.appendLine(name, line, opts);
-  await appendJsonLine(path.join(conversationDir(core.root, id), name), line);
+  await core.lines.append(path.join(conversationDir(core.root, id), name), line);
 }
 
 function noLeaderFile(core: StoreCore, id: string, file: string): NotFoundError {
@@ -68,7 +67,7 @@ export async function updateLeaderMessages(core: StoreCore, id: string, fn: Muta
       let at = 0;
       try {
         next = await core.tracked(file, () =>
-          updateJsonFile(file, LeaderMessagesFileSchema, async (current) => {
+          updateJsonFile(core.queues, file, LeaderMessagesFileSchema, async (current) => {
             const changed = await fn(current);
             at = messagesDelta(current.messages, changed.messages).at;
             return { ...changed, id, title: meta.title, updated_at: now };

@@ -6,13 +6,15 @@ import { ValidationError } from "@/lib/contracts/errors";
 import { ConversationStore } from "./conversation-store";
 import { newConversationStore } from "@/test/helpers/conversation-store";
 import { toPythonJson } from "./json";
-import { appendStats, closeJsonLines } from "./jsonl";
+import { JsonLineFiles } from "./jsonl";
 import { LiveConversation, messagesDelta, STEP_LOG_FILE } from "./live-conversation";
 import type { Message } from "@/lib/contracts/on-disk";
 
 let dir: string;
 let project: string;
 let counter = 0;
+// The JSON Lines files of the process the conversations are loaded in (the stores have their own).
+const jsonl = new JsonLineFiles();
 
 beforeAll(async () => {
   dir = await fs.mkdtemp(path.join(os.tmpdir(), "astrion-live-"));
@@ -60,7 +62,7 @@ describe("messagesDelta", () => {
 describe("a live conversation", () => {
   it("serves reads from memory and writes the seed files, byte for byte, after each durable change", async () => {
     const { store, id, agentId, convDir } = await conversation();
-    const { live, report } = await LiveConversation.load(store.root, id);
+    const { live, report } = await LiveConversation.load(store.root, id, jsonl);
     expect(report).toEqual({ replayed: 0, repairedBytes: 0, broken: [] });
     expect(live.agentIds()).toEqual([agentId]);
 
@@ -84,7 +86,7 @@ describe("a live conversation", () => {
 
   it("acknowledges a change once the log holds it; the seed files follow, one rewrite for a burst", async () => {
     const { store, id, convDir } = await conversation();
-    const { live } = await LiveConversation.load(store.root, id);
+    const { live } = await LiveConversation.load(store.root, id, jsonl);
     const leaderFile = path.join(convDir, "messages.json");
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -120,7 +122,7 @@ describe("a live conversation", () => {
 
   it("commits every change made in one tick with one log sync, whoever made it", async () => {
     const { store, id, agentId, convDir } = await conversation();
-    const { live } = await LiveConversation.load(store.root, id);
+    const { live } = await LiveConversation.load(store.root, id, jsonl);
     const before = (await fs.stat(path.join(convDir, STEP_LOG_FILE))).size;
     await Promise.all([
       live.updateLeader((f) => ({ ...f, messages: [...f.messages, msg(1)] }), { touch: false }),
@@ -135,7 +137,7 @@ describe("a live conversation", () => {
   it("resolves an eager change before it is durable, tells when it is, and tells the store's hooks only then", async () => {
     const { store, id, agentId, convDir } = await conversation();
     const seen: string[] = [];
-    const { live } = await LiveConversation.load(store.root, id, {
+    const { live } = await LiveConversation.load(store.root, id, jsonl, {
       onMessages: (agent, at) => seen.push(`messages ${agent} ${at}`),
       onAgent: (meta) => seen.push(`agent ${meta.task_summary}`),
     });
@@ -188,7 +190,7 @@ describe("a live conversation", () => {
 
   it("refuses every change once its step log failed, eager ones included, and rejects the waits", async () => {
     const { store, id, agentId, convDir } = await conversation();
-    const { live } = await LiveConversation.load(store.root, id);
+    const { live } = await LiveConversation.load(store.root, id, jsonl);
     await live.updateAgentMetadata(agentId, (m) => ({ ...m, task_summary: "before" }));
     // No background write may open a file (and take the descriptor's number) meanwhile.
     await live.flushed();
@@ -207,7 +209,7 @@ describe("a live conversation", () => {
 
   it("writes nothing for a change that hands back the object it was given", async () => {
     const { store, id, agentId } = await conversation();
-    const { live } = await LiveConversation.load(store.root, id);
+    const { live } = await LiveConversation.load(store.root, id, jsonl);
     const before = { leader: live.leader, meta: live.metadata, agent: live.agentMetadata(agentId), messages: live.agentMessages(agentId) };
     await live.updateLeader((f) => f);
     await live.updateMetadata((m) => m);
@@ -220,9 +222,9 @@ describe("a live conversation", () => {
 
   it("makes a tick's timeline, context and journal lines durable with the same one log sync as its seed changes", async () => {
     const { store, id, agentId, convDir } = await conversation();
-    const { live } = await LiveConversation.load(store.root, id);
-    const syncs = appendStats.syncs;
-    const folderSyncs = appendStats.folderSyncs;
+    const { live } = await LiveConversation.load(store.root, id, jsonl);
+    const syncs = jsonl.stats.syncs;
+    const folderSyncs = jsonl.stats.folderSyncs;
     await Promise.all([
       live.updateAgentMessages(agentId, (f) => ({ ...f, messages: [...f.messages, msg(1, "assistant")] })),
       live.appendLine("timeline.jsonl", JSON.stringify({ n: 1 })),
@@ -233,38 +235,38 @@ describe("a live conversation", () => {
     // written to their files already (readers see them), with no fsync of their own
     expect(await fileText(path.join(convDir, "timeline.jsonl"))).toBe('{"n":1}\n');
     expect(await fileText(path.join(convDir, "context.jsonl"))).toBe('{"n":2}\n');
-    expect(appendStats.syncs).toBe(syncs);
+    expect(jsonl.stats.syncs).toBe(syncs);
     // nor of the folder that lists the files they created
-    expect(appendStats.folderSyncs).toBe(folderSyncs);
+    expect(jsonl.stats.folderSyncs).toBe(folderSyncs);
     // the checkpoint at close syncs them, and the folder once, before it empties the log
     await live.close();
-    expect(appendStats.syncs).toBe(syncs + 3);
-    expect(appendStats.folderSyncs).toBe(folderSyncs + 1);
+    expect(jsonl.stats.syncs).toBe(syncs + 3);
+    expect(jsonl.stats.folderSyncs).toBe(folderSyncs + 1);
     expect((await fs.stat(path.join(convDir, STEP_LOG_FILE))).size).toBe(0);
   });
 
   it("puts back, after a crash, the logged lines a file lost or never got, in order and once", async () => {
     const { store, id, convDir } = await conversation();
-    const { live } = await LiveConversation.load(store.root, id);
+    const { live } = await LiveConversation.load(store.root, id, jsonl);
     const timeline = path.join(convDir, "timeline.jsonl");
     for (let i = 1; i <= 6; i++) await live.appendLine("timeline.jsonl", JSON.stringify({ seq: i }));
     await live.appendLine("actions.jsonl", JSON.stringify({ key: "a", status: "started" }));
     await live.detach();
-    await closeJsonLines(convDir); // a new process holds no file open
+    await jsonl.close(convDir); // a new process holds no file open
     // As a power loss could leave them: the timeline lost its last 3 lines and kept a torn
     // fragment of the next; the journal lost its file.
     const kept = (await fileText(timeline)).split("\n").slice(0, 3).join("\n");
     await fs.writeFile(timeline, `${kept}\n{"seq":`);
     await fs.rm(path.join(convDir, "actions.jsonl"));
 
-    const { live: again } = await LiveConversation.load(store.root, id);
+    const { live: again } = await LiveConversation.load(store.root, id, jsonl);
     const lines = (await fileText(timeline)).split("\n").filter(Boolean);
     // the torn fragment stays (an audit log is never rewritten), sealed by the first restored line
     expect(lines).toEqual(['{"seq":1}', '{"seq":2}', '{"seq":3}', '{"seq":', '{"seq":4}', '{"seq":5}', '{"seq":6}']);
     expect(await fileText(path.join(convDir, "actions.jsonl"))).toBe('{"key":"a","status":"started"}\n');
     await again.close();
     // a second load has nothing to put back
-    const { live: third } = await LiveConversation.load(store.root, id);
+    const { live: third } = await LiveConversation.load(store.root, id, jsonl);
     expect((await fileText(timeline)).split("\n").filter(Boolean)).toHaveLength(7);
     await third.close();
   });
@@ -275,7 +277,7 @@ describe("a live conversation", () => {
     const snapshot = new Map<string, string>();
     for (const f of files) snapshot.set(f, await fileText(path.join(convDir, f)));
 
-    const { live } = await LiveConversation.load(store.root, id);
+    const { live } = await LiveConversation.load(store.root, id, jsonl);
     for (let i = 1; i <= 5; i++) {
       await live.updateLeader((f) => ({ ...f, messages: [...f.messages, msg(i)] }));
       await live.updateAgentMessages(agentId, (f) => ({ ...f, messages: [...f.messages, msg(100 + i, "assistant")] }));
@@ -288,7 +290,7 @@ describe("a live conversation", () => {
     await live.detach();
     for (const [f, text] of snapshot) await fs.writeFile(path.join(convDir, f), text);
 
-    const { live: again, report } = await LiveConversation.load(store.root, id);
+    const { live: again, report } = await LiveConversation.load(store.root, id, jsonl);
     // 5 × (leader + metadata touch) + 5 agent messages + agent metadata + metadata and leader title
     expect(report.replayed).toBe(18);
     expect(again.leader).toEqual(expected.leader);
@@ -301,19 +303,19 @@ describe("a live conversation", () => {
     await again.close();
 
     // Replaying the same records over files that already hold them changes nothing.
-    const { live: third } = await LiveConversation.load(store.root, id);
+    const { live: third } = await LiveConversation.load(store.root, id, jsonl);
     expect(third.leader).toEqual(expected.leader);
     await third.close();
   });
 
   it("replays over seed files that are ahead of part of the log", async () => {
     const { store, id, agentId, convDir } = await conversation();
-    const { live } = await LiveConversation.load(store.root, id);
+    const { live } = await LiveConversation.load(store.root, id, jsonl);
     for (let i = 1; i <= 4; i++) await live.updateAgentMessages(agentId, (f) => ({ ...f, messages: [...f.messages, msg(i)] }));
     const log = await fileText(path.join(convDir, STEP_LOG_FILE));
     await live.detach();
     // Files hold all four messages; the log still holds every record (no checkpoint yet).
-    const { live: again, report } = await LiveConversation.load(store.root, id);
+    const { live: again, report } = await LiveConversation.load(store.root, id, jsonl);
     expect(report.replayed).toBe(log.trim().split("\n").length);
     expect(again.agentMessages(agentId).messages.map((m) => m.message_id)).toEqual(["msg_1", "msg_2", "msg_3", "msg_4"]);
     await again.close();
@@ -321,7 +323,7 @@ describe("a live conversation", () => {
 
   it("refuses an invalid change and keeps the state it had", async () => {
     const { store, id, agentId } = await conversation();
-    const { live } = await LiveConversation.load(store.root, id);
+    const { live } = await LiveConversation.load(store.root, id, jsonl);
     const bad = { role: "robot", content: "x" } as unknown as Message;
     await expect(live.updateAgentMessages(agentId, (f) => ({ ...f, messages: [...f.messages, bad] }))).rejects.toBeInstanceOf(ValidationError);
     expect(live.agentMessages(agentId).messages).toEqual([]);
@@ -332,7 +334,7 @@ describe("a live conversation", () => {
 
   it("checkpoints on close: seed files durable, log empty, later changes refused", async () => {
     const { store, id, convDir } = await conversation();
-    const { live } = await LiveConversation.load(store.root, id);
+    const { live } = await LiveConversation.load(store.root, id, jsonl);
     await live.updateLeader((f) => ({ ...f, messages: [...f.messages, msg(1)] }));
     expect((await fs.stat(path.join(convDir, STEP_LOG_FILE))).size).toBeGreaterThan(0);
     await live.close();
@@ -345,7 +347,7 @@ describe("a live conversation", () => {
     const file = (f: string) => path.join(convDir, f);
     const names = { meta: "metadata.json", leader: "messages.json", agentMeta: `agents/${agentId}/metadata.json`, agentMessages: `agents/${agentId}/messages.json` };
     const inode = async (f: string) => (await fs.stat(file(f))).ino;
-    const { live } = await LiveConversation.load(store.root, id);
+    const { live } = await LiveConversation.load(store.root, id, jsonl);
     await live.updateLeader((f) => ({ ...f, messages: [...f.messages, msg(1)] }), { touch: false });
     await live.updateAgentMessages(agentId, (f) => ({ ...f, messages: [...f.messages, msg(2)] }));
     await live.flushed(); // a pass without a sync, as the background one
@@ -381,7 +383,7 @@ describe("a live conversation", () => {
     const files = ["metadata.json", "messages.json", `agents/${agentId}/metadata.json`, `agents/${agentId}/messages.json`].map((f) => path.join(convDir, f));
     const inodes = async () => Promise.all(files.map(async (f) => (await fs.stat(f)).ino));
     const before = await inodes();
-    const { live } = await LiveConversation.load(store.root, id);
+    const { live } = await LiveConversation.load(store.root, id, jsonl);
     expect(live.leader.messages).toEqual([]);
     await live.close();
     // An atomic rewrite renames a new file over the old one: a new inode. None happened.
@@ -486,7 +488,7 @@ describe("the store with an open conversation", () => {
         await fs.mkdir(folder);
         await fs.writeFile(path.join(folder, "metadata.json"), toPythonJson(expected.meta));
       }
-      const { live: again, report } = await LiveConversation.load(store.root, id);
+      const { live: again, report } = await LiveConversation.load(store.root, id, jsonl);
       expect(report.broken).toEqual([]);
       expect(again.agentMetadata(agent.agent_id)).toEqual(expected.meta);
       expect(again.agentMessages(agent.agent_id)).toEqual(expected.messages);

@@ -45,6 +45,7 @@ import {
 import { ChangeQueues } from "./change-queues";
 import { SeedWriter } from "./seed-writer";
 import { openStepLog, type StepLog } from "./step-log";
+import type { JsonLineFiles } from "./jsonl";
 import { LineFiles, restoreLines } from "./logged-lines";
 import { readAgentFolders, replayLog, type AgentFiles } from "./live-load";
 import { CHECKPOINT_BYTES, seedFilePath, seedKeys, STEP_LOG_FILE, type ChangeOptions, type Durability, type FileKey, type LiveHooks, type LoadReport, type Mutator } from "./live-contract";
@@ -72,11 +73,11 @@ export class LiveConversation implements Durability {
   #checkpointing: Promise<void> | null = null;
   #closed = false;
 
-  private constructor(root: string, id: string, meta: ConversationMetadata, leader: LeaderMessagesFile, log: StepLog, hooks: LiveHooks) {
+  private constructor(root: string, id: string, meta: ConversationMetadata, leader: LeaderMessagesFile, log: StepLog, lines: JsonLineFiles, hooks: LiveHooks) {
     this.root = root;
     this.id = id;
     this.#seed = new SeedWriter({ path: (key) => seedFilePath(root, id, key), text: (key) => this.#textOf(key) }, `conversation ${id}`);
-    this.#lines = new LineFiles(conversationDir(root, id));
+    this.#lines = new LineFiles(conversationDir(root, id), lines);
     this.#meta = meta;
     this.#leader = leader;
     this.#log = log;
@@ -85,17 +86,18 @@ export class LiveConversation implements Durability {
 
   /**
    * Loads a conversation: its seed files, then the step log replayed over them. When records were
-   * replayed, the seed files are rewritten durably and the log emptied.
+   * replayed, the seed files are rewritten durably and the log emptied. Its JSON Lines files are
+   * written through `jsonLines`, the process's (the store's).
    * @throws NotFoundError when the conversation does not exist; CorruptFileError for a broken file.
    */
-  static async load(root: string, id: string, hooks: LiveHooks = {}): Promise<{ live: LiveConversation; report: LoadReport }> {
+  static async load(root: string, id: string, jsonLines: JsonLineFiles, hooks: LiveHooks = {}): Promise<{ live: LiveConversation; report: LoadReport }> {
     const meta = await readJsonFile(conversationMetadataFile(root, id), ConversationMetadataSchema).catch((error: unknown) => {
       if (error instanceof NotFoundError) throw new NotFoundError(`Conversation ${id} does not exist`, { id });
       throw error;
     });
     const leader = await readJsonFile(leaderMessagesFile(root, id), LeaderMessagesFileSchema);
     const { log, records, repairedBytes } = await openStepLog(path.join(conversationDir(root, id), STEP_LOG_FILE));
-    const live = new LiveConversation(root, id, meta, leader, log, hooks);
+    const live = new LiveConversation(root, id, meta, leader, log, jsonLines, hooks);
     let broken: LoadReport["broken"] = [];
     try {
       const found = await readAgentFolders(root, id);
@@ -106,7 +108,7 @@ export class LiveConversation implements Durability {
       live.#meta = files.meta;
       live.#leader = files.leader;
       for (const [agentId, agent] of files.agents) live.#agents.set(agentId, agent);
-      if (lines.length) await restoreLines(conversationDir(root, id), lines);
+      if (lines.length) await restoreLines(jsonLines, conversationDir(root, id), lines);
       if (records.length) {
         // The replay changed memory, not the files: every file is written from it, durably.
         live.#seed.mark(seedKeys(live.agentIds()));

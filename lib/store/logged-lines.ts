@@ -9,25 +9,27 @@ import "server-only";
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { appendJsonLine, syncJsonLines } from "./jsonl";
+import type { JsonLineFiles } from "./jsonl";
 import type { LoggedLineFile } from "./step-records";
 
-/** The logged-line files of one conversation folder. */
+/** The logged-line files of one conversation folder, written through the process's {@link JsonLineFiles}. */
 export class LineFiles {
   readonly #dir: string;
+  readonly #lines: JsonLineFiles;
   /** Files written since the last {@link sync}. */
   readonly #written = new Set<LoggedLineFile>();
   /** Writes under way (a checkpoint waits for them before it syncs). */
   readonly #pending = new Set<Promise<unknown>>();
 
-  constructor(dir: string) {
+  constructor(dir: string, lines: JsonLineFiles) {
     this.#dir = dir;
+    this.#lines = lines;
   }
 
   /** Writes `line` to `name` without a sync; resolves once written (the log makes it durable). */
   write(name: LoggedLineFile, line: string): Promise<void> {
     this.#written.add(name);
-    const write = appendJsonLine(path.join(this.#dir, name), line, { durable: false });
+    const write = this.#lines.append(path.join(this.#dir, name), line, { durable: false });
     this.#pending.add(write);
     void write.finally(() => this.#pending.delete(write)).catch(() => undefined);
     return write.then(() => undefined);
@@ -38,7 +40,7 @@ export class LineFiles {
     await Promise.allSettled([...this.#pending]);
     const names = [...this.#written];
     this.#written.clear();
-    for (const name of names) await syncJsonLines(path.join(this.#dir, name));
+    for (const name of names) await this.#lines.sync(path.join(this.#dir, name));
   }
 }
 
@@ -47,15 +49,15 @@ export class LineFiles {
  * hold (a write the crash cut off, or one a power loss undid). A file is read whole, once, and
  * only when the log holds lines for it. Returns how many lines were put back.
  */
-export async function restoreLines(dir: string, logged: ReadonlyArray<{ f: LoggedLineFile; line: string }>): Promise<number> {
+export async function restoreLines(lines: JsonLineFiles, dir: string, logged: ReadonlyArray<{ f: LoggedLineFile; line: string }>): Promise<number> {
   const byFile = new Map<LoggedLineFile, string[]>();
   for (const { f, line } of logged) {
-    const lines = byFile.get(f);
-    if (lines) lines.push(line);
+    const held = byFile.get(f);
+    if (held) held.push(line);
     else byFile.set(f, [line]);
   }
   let restored = 0;
-  for (const [name, lines] of byFile) {
+  for (const [name, missing] of byFile) {
     const file = path.join(dir, name);
     const text = await fs.readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
       if (error.code === "ENOENT") return "";
@@ -63,9 +65,9 @@ export async function restoreLines(dir: string, logged: ReadonlyArray<{ f: Logge
     });
     // Complete lines only: a torn last line is not a written record.
     const held = new Set(text.slice(0, text.lastIndexOf("\n") + 1).split("\n"));
-    for (const line of lines) {
+    for (const line of missing) {
       if (held.has(line)) continue;
-      await appendJsonLine(file, line);
+      await lines.append(file, line);
       held.add(line);
       restored++;
     }

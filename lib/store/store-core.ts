@@ -5,7 +5,8 @@
  * `state.json`. The parts (conversations, the leader's files, sub-agents, import) are modules of
  * functions over one {@link StoreCore}; nothing outside lib/store sees it.
  *
- * Locks (all in-process queues from `withFileLock`; one process owns a data folder, see lock.ts),
+ * Locks (all in-process queues of the store's {@link FileQueues}, shared with every other writer
+ * of the data folder in this process; one process owns a data folder, see lock.ts),
  * always taken in this order so they cannot deadlock:
  *   conversation (its metadata.json path) → that conversation's other files → the root lock
  *   (index.json + state.json, for all conversations).
@@ -16,7 +17,8 @@ import path from "node:path";
 import type { StoreProblem } from "@/lib/contracts/http";
 import { ConflictError, CorruptFileError, NotFoundError } from "@/lib/contracts/errors";
 import { AgentIds } from "./agent-ids";
-import { withFileLock } from "./atomic";
+import type { FileQueues } from "./atomic";
+import type { JsonLineFiles } from "./jsonl";
 import { readJsonFile, writeJsonAtomic } from "./files";
 import { IndexKeeper } from "./index-keeper";
 import type { LiveConversation, Mutator } from "./live-conversation";
@@ -56,13 +58,6 @@ export function errnoCode(error: unknown): string | undefined {
   return (error as NodeJS.ErrnoException | undefined)?.code;
 }
 
-/** The next free sequence number per `conv_YYYYMMDD_HHMMSS` prefix, shared by every store in this process. */
-function sequenceHints(): Map<string, number> {
-  const key = Symbol.for("astrion.store.conversationSeqHints");
-  const g = globalThis as unknown as Record<symbol, Map<string, number> | undefined>;
-  return (g[key] ??= new Map());
-}
-
 /**
  * Checks a conversation's project folder; returns the path to keep in metadata.json.
  * @throws ValidationError with `details[0].reason` for a refused folder.
@@ -85,15 +80,29 @@ export class StoreCore {
   /** index.json and the in-memory index that lists and searches conversations. */
   readonly keeper: IndexKeeper;
   readonly #observers = new Set<StoreObserver>();
+  /**
+   * The next sequence number to try per `conv_YYYYMMDD_HHMMSS` prefix: a hint only, so
+   * concurrent creates of this store try different numbers; creating the folder decides
+   * ({@link claimConversationId}), so another store or process over the same folder is never
+   * given an id already taken.
+   */
+  readonly #sequenceHints = new Map<string, number>();
   /** Global sub-agent ids, reserved from state.json in blocks. */
   readonly agentIds = new AgentIds((floor, count) => this.#reserveAgentIds(floor, count));
   readonly #checkProjectFolder: ProjectFolderGate;
+  /** The per-file write queues, shared with every other writer of the data folder. */
+  readonly queues: FileQueues;
+  /** The process's open JSON Lines files (timelines, context reports, journals). */
+  readonly lines: JsonLineFiles;
 
-  constructor(root: string, checkProjectFolder: ProjectFolderGate) {
+  constructor(root: string, parts: { checkProjectFolder: ProjectFolderGate; queues: FileQueues; lines: JsonLineFiles }) {
     this.root = path.resolve(root);
-    this.#checkProjectFolder = checkProjectFolder;
+    this.#checkProjectFolder = parts.checkProjectFolder;
+    this.queues = parts.queues;
+    this.lines = parts.lines;
     this.keeper = new IndexKeeper({
       file: indexFile(this.root),
+      queues: this.queues,
       withRootLock: (fn) => this.withRootLock(fn),
       scan: async () => {
         const scan = await this.scan();
@@ -211,12 +220,12 @@ export class StoreCore {
 
   /** The one lock under which index.json and state.json are read and written, for every conversation. */
   withRootLock<T>(fn: () => Promise<T>): Promise<T> {
-    return withFileLock(`astrion-root:${this.root}`, fn);
+    return this.queues.withFileLock(`astrion-root:${this.root}`, fn);
   }
 
   /** The lock of one conversation: its metadata.json path, shared with any `updateJsonFile` on it. */
   withConversationLock<T>(id: string, fn: () => Promise<T>): Promise<T> {
-    return withFileLock(path.resolve(conversationMetadataFile(this.root, id)), fn);
+    return this.queues.withFileLock(path.resolve(conversationMetadataFile(this.root, id)), fn);
   }
 
   // ---------------------------------------------------------------- state.json
@@ -229,7 +238,7 @@ export class StoreCore {
         await readJsonFile(file, StateFileSchema);
         this.fileProblems.delete(this.rel(file));
       } catch (error) {
-        if (error instanceof NotFoundError) await writeJsonAtomic(file, await this.#rebuildState(), StateFileSchema);
+        if (error instanceof NotFoundError) await writeJsonAtomic(this.queues, file, await this.#rebuildState(), StateFileSchema);
         else if (error instanceof CorruptFileError) this.fileProblems.set(this.rel(file), this.problemOf(file, error));
         else throw error;
       }
@@ -246,7 +255,7 @@ export class StoreCore {
       const file = stateFile(this.root);
       const current = await this.#loadState(file);
       const next = await fn(current);
-      await writeJsonAtomic(file, next, StateFileSchema);
+      await writeJsonAtomic(this.queues, file, next, StateFileSchema);
       return next;
     });
   }
@@ -325,7 +334,7 @@ export class StoreCore {
    */
   async claimConversationId(date: Date): Promise<string> {
     const prefix = conversationIdPrefix(date);
-    const hints = sequenceHints();
+    const hints = this.#sequenceHints;
     if (!hints.has(prefix) && hints.size > 64) hints.clear();
     for (;;) {
       // Taken synchronously, so concurrent creates in this process try different numbers.

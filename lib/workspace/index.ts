@@ -1,7 +1,8 @@
 /**
  * Public face of the workspace: tools confined to a conversation's project folder (SPEC §3),
  * the rules for which folders may be a project folder, and Astrion's own folders that no tool may
- * reach. Server only. Client code imports `@/lib/workspace/cap` ({@link capToolOutput}) or
+ * reach. The tools are reached through a {@link Workspace}, which binds them to the server's
+ * protected folders and write queues (the composition root makes it). Server only. Client code imports `@/lib/workspace/cap` ({@link capToolOutput}) or
  * `@/lib/contracts/project-folder` (the refusal reasons) directly.
  */
 import "server-only";
@@ -43,25 +44,11 @@ export {
   type ProjectFolderVerdict,
   type ProtectedFolder,
 } from "./project-folder-rules";
+export { describeProtected, protectedAncestor, protectedMatch, ProtectedFolders, type ProtectedInput, type ProtectedRoot } from "./protected";
 export {
-  describeProtected,
-  protectedAncestor,
-  protectedFolders,
-  protectedFoldersWith,
-  protectedMatch,
-  protectFolder,
-  resetProtectedFoldersForTests,
-  type ProtectedInput,
-  type ProtectedRoot,
-} from "./protected";
-export {
-  listFiles,
-  readFile,
-  searchFiles,
   SKIPPED_DIRS,
   WORKSPACE_LIMITS,
   WorkspaceToolError,
-  writeFile,
   type ListOptions,
   type ReadOptions,
   type SearchOptions,
@@ -84,3 +71,4 @@ export {
   type SearchMatch,
   type SearchResult,
 } from "./results";
+export { Workspace, type WorkspaceParts } from "./workspace";

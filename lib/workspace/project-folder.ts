@@ -2,8 +2,9 @@
  * The check of a conversation's project folder against the rules of project-folder-rules.ts, on
  * the real disk: symlinks are resolved (`/proc/self/root`, `/tmp/link-to-root`, `//`, `/./` and
  * trailing slashes all become the folder they name), and every other name of the folder found by
- * device and inode (a bind mount, a differently-cased name) is judged too. The store runs it when
- * a conversation is created (its creator gives it {@link projectFolderCheckFor}); the runtime when
+ * device and inode (a bind mount, a differently-cased name) is judged too, against the server's
+ * protected folders (a {@link ProtectedFolders}, given by the caller). The store runs it when a
+ * conversation is created (its creator gives it {@link projectFolderCheckFor}); the runtime when
  * a run starts or resumes and before every tool call.
  */
 import "server-only";
@@ -14,7 +15,7 @@ import type { ProjectFolderIssue } from "@/lib/contracts/http";
 import { ValidationError } from "@/lib/contracts/errors";
 import type { ProjectFolderRefusal } from "@/lib/contracts/project-folder";
 import { projectFolderMessage, projectFolderRefusal, SYSTEM_FOLDERS, SYSTEM_TREES } from "./project-folder-rules";
-import { protectedFoldersWith, statId, type ProtectedInput, type ProtectedRoot } from "./protected";
+import { statId, type ProtectedFolders, type ProtectedInput, type ProtectedRoot } from "./protected";
 import { MAX_PATH_LENGTH } from "./resolve";
 
 /** A folder that may be a project folder. */
@@ -122,10 +123,11 @@ function refused(reason: ProjectFolderRefusal, shown: string, folder?: string): 
 }
 
 /**
- * Checks a candidate project folder. The data folder and the app folder registered with
- * `protectFolder` are always protected; `extra` adds more (the store passes its own data folder).
+ * Checks a candidate project folder. The folders registered in `folders` (the data folder and
+ * the app folders, at boot) are always protected; `extra` adds more (the store passes its own data
+ * folder).
  */
-export async function checkProjectFolder(value: unknown, extra: readonly ProtectedInput[] = []): Promise<ProjectFolderCheck> {
+export async function checkProjectFolder(folders: ProtectedFolders, value: unknown, extra: readonly ProtectedInput[] = []): Promise<ProjectFolderCheck> {
   if (typeof value !== "string" || value.trim() === "") return refused("required", "");
   const trimmed = value.trim();
   if (trimmed.includes("\0") || trimmed.length > MAX_PATH_LENGTH) return refused("invalid", trimmed.replace(/\0/g, "\\0").slice(0, 200));
@@ -143,7 +145,7 @@ export async function checkProjectFolder(value: unknown, extra: readonly Protect
   const st = statId(real);
   if (!st) return refused("unreadable", resolved);
   if (!st.isDirectory()) return refused("not_a_folder", resolved);
-  const roots = protectedFoldersWith(extra);
+  const roots = folders.with(extra);
   const verdict = projectFolderRefusal({ names: namesOf(real, st, roots), home: realHome(), protectedFolders: roots });
   if (verdict) return refused(verdict.reason, resolved, verdict.folder);
   return { ok: true, path: resolved, real };
@@ -154,8 +156,8 @@ export async function checkProjectFolder(value: unknown, extra: readonly Protect
  * @returns the path to keep in metadata.json (absolute, normalized, as the person wrote it).
  * @throws ValidationError with details `[{ path: "project_path", message, reason, folder? }]`.
  */
-export async function assertProjectFolder(value: unknown, extra: readonly ProtectedInput[] = []): Promise<string> {
-  const check = await checkProjectFolder(value, extra);
+export async function assertProjectFolder(folders: ProtectedFolders, value: unknown, extra: readonly ProtectedInput[] = []): Promise<string> {
+  const check = await checkProjectFolder(folders, value, extra);
   if (check.ok) return check.path;
   const issue: ProjectFolderIssue = { path: "project_path", message: check.message, reason: check.reason, ...(check.folder ? { folder: check.folder } : {}) };
   throw new ValidationError(`Invalid project folder: ${check.message}`, [issue]);
@@ -166,9 +168,9 @@ export async function assertProjectFolder(value: unknown, extra: readonly Protec
  * option, see lib/store/conversation-store.ts): {@link assertProjectFolder} with that data folder
  * protected as well.
  */
-export function projectFolderCheckFor(dataRoot: string): (value: unknown) => Promise<string> {
+export function projectFolderCheckFor(folders: ProtectedFolders, dataRoot: string): (value: unknown) => Promise<string> {
   const root = path.resolve(dataRoot);
-  return (value) => assertProjectFolder(value, [{ kind: "data", path: root }]);
+  return (value) => assertProjectFolder(folders, value, [{ kind: "data", path: root }]);
 }
 
 /** A run's project folder refused because metadata.json no longer names the folder the run started with. */
@@ -189,6 +191,7 @@ export interface ProjectFolderChanged {
  * re-read file: a changed metadata.json stops the tools instead of moving them.
  */
 export async function confirmProjectFolder(
+  folders: ProtectedFolders,
   recorded: unknown,
   established: string | null,
   extra: readonly ProtectedInput[] = [],
@@ -205,5 +208,5 @@ export async function confirmProjectFolder(
       };
     }
   }
-  return checkProjectFolder(established ?? recorded, extra);
+  return checkProjectFolder(folders, established ?? recorded, extra);
 }

@@ -3,8 +3,13 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveProjectPath, WorkspaceError } from "./resolve";
-import { protectedAncestor, protectedFolders, protectedFoldersWith, protectFolder, resetProtectedFoldersForTests } from "./protected";
-import { listFiles, readFile, searchFiles, writeFile } from "./tools";
+import { protectedAncestor, ProtectedFolders } from "./protected";
+import { FileQueues } from "@/lib/store/atomic";
+import { Workspace } from "./workspace";
+
+// One process's protected folders and workspace, as the composition root makes them.
+const folders = new ProtectedFolders();
+const ws = new Workspace({ protectedFolders: folders, queues: new FileQueues() });
 
 let base: string;
 let proj: string;
@@ -28,7 +33,6 @@ let app: string;
  * <base>/alias-data -> <proj>/.astrion/astrion/host/mutiagents (a project root reached by a link)
  */
 beforeAll(async () => {
-  resetProtectedFoldersForTests();
   base = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "astrion-protected-")));
   proj = path.join(base, "proj");
   data = path.join(proj, ".astrion", "astrion", "host", "mutiagents");
@@ -48,12 +52,11 @@ beforeAll(async () => {
   await fs.symlink(path.join(".astrion", "astrion", "host"), path.join(proj, "link-host"));
   await fs.symlink(path.join(".astrion", "astrion", "host", "mutiagents", "models.json"), path.join(proj, "link-models"));
   await fs.symlink(data, path.join(base, "alias-data"));
-  protectFolder({ kind: "data", path: data });
-  protectFolder({ kind: "app", path: app });
+  folders.protect({ kind: "data", path: data });
+  folders.protect({ kind: "app", path: app });
 });
 
 afterAll(async () => {
-  resetProtectedFoldersForTests();
   await fs.rm(base, { recursive: true, force: true });
 });
 
@@ -86,16 +89,16 @@ const INTO_DATA = [
 
 describe("Astrion's own folders inside a project", () => {
   it("registers them by real path and identity", () => {
-    expect(protectedFolders().map((r) => [r.kind, r.real])).toEqual([
+    expect(folders.list().map((r) => [r.kind, r.real])).toEqual([
       ["data", data],
       ["app", app],
     ]);
-    expect(protectedFolders().every((r) => r.id !== null)).toBe(true);
+    expect(folders.list().every((r) => r.id !== null)).toBe(true);
   });
 
   it.each(INTO_DATA)("refuses to resolve %j for reading or writing", async (requested) => {
     for (const forWrite of [false, true]) {
-      const error = await resolveProjectPath(proj, requested, { forWrite }).then(
+      const error = await resolveProjectPath(folders, proj, requested, { forWrite }).then(
         () => null,
         (e: unknown) => e,
       );
@@ -108,7 +111,7 @@ describe("Astrion's own folders inside a project", () => {
 
   it("read_file refuses every way in", async () => {
     for (const requested of INTO_DATA.filter((p) => !p.endsWith("mutiagents") && !p.endsWith("/") && p !== "link-data" && p !== "app")) {
-      await expect(readFile(proj, requested), requested).rejects.toMatchObject({ reason: "app_data", code: "forbidden" });
+      await expect(ws.readFile(proj, requested), requested).rejects.toMatchObject({ reason: "app_data", code: "forbidden" });
     }
   });
 
@@ -124,14 +127,14 @@ describe("Astrion's own folders inside a project", () => {
       "app/new.js",
     ];
     for (const requested of attempts) {
-      await expect(writeFile(proj, requested, '{"project_path": "/"}'), requested).rejects.toBeInstanceOf(WorkspaceError);
+      await expect(ws.writeFile(proj, requested, '{"project_path": "/"}'), requested).rejects.toBeInstanceOf(WorkspaceError);
     }
     expect(await tree(data)).toEqual(before);
     expect(await tree(app)).toEqual(appBefore);
   });
 
   it("list_files never shows them or anything in them, at any depth or through any link", async () => {
-    const listing = await listFiles(proj, ".", { depth: 5 });
+    const listing = await ws.listFiles(proj, ".", { depth: 5 });
     const paths = listing.entries.map((e) => e.path);
     expect(paths).toContain("src/a.ts");
     expect(paths).toContain(".astrion/astrion/host");
@@ -142,68 +145,73 @@ describe("Astrion's own folders inside a project", () => {
       expect(p, p).not.toMatch(/^app($|\/)/);
       expect(["link-data", "link-models"], p).not.toContain(p);
     }
-    const host = await listFiles(proj, "link-host");
+    const host = await ws.listFiles(proj, "link-host");
     expect(host.entries.map((e) => e.path)).toEqual([".astrion/astrion/host/mutiagents-evil"]);
-    await expect(listFiles(proj, "link-data")).rejects.toMatchObject({ reason: "app_data" });
-    await expect(listFiles(proj, ".astrion/astrion/host/mutiagents")).rejects.toMatchObject({ reason: "app_data" });
+    await expect(ws.listFiles(proj, "link-data")).rejects.toMatchObject({ reason: "app_data" });
+    await expect(ws.listFiles(proj, ".astrion/astrion/host/mutiagents")).rejects.toMatchObject({ reason: "app_data" });
   });
 
   it("search_files never finds anything in them", async () => {
-    const all = await searchFiles(proj, "NEEDLE");
+    const all = await ws.searchFiles(proj, "NEEDLE");
     expect(all.matches.map((m) => m.path).sort()).toEqual([".astrion/astrion/host/mutiagents-evil/x.txt", "src/a.ts"]);
-    expect((await searchFiles(proj, "NEEDLE", { path: ".astrion" })).matches.map((m) => m.path)).toEqual([".astrion/astrion/host/mutiagents-evil/x.txt"]);
-    expect((await searchFiles(proj, "NEEDLE", { path: "link-host" })).matches).toHaveLength(1);
-    await expect(searchFiles(proj, "NEEDLE", { path: "link-data" })).rejects.toMatchObject({ reason: "app_data" });
-    await expect(searchFiles(proj, "NEEDLE", { path: "app/code.js" })).rejects.toMatchObject({ reason: "app_data" });
+    expect((await ws.searchFiles(proj, "NEEDLE", { path: ".astrion" })).matches.map((m) => m.path)).toEqual([".astrion/astrion/host/mutiagents-evil/x.txt"]);
+    expect((await ws.searchFiles(proj, "NEEDLE", { path: "link-host" })).matches).toHaveLength(1);
+    await expect(ws.searchFiles(proj, "NEEDLE", { path: "link-data" })).rejects.toMatchObject({ reason: "app_data" });
+    await expect(ws.searchFiles(proj, "NEEDLE", { path: "app/code.js" })).rejects.toMatchObject({ reason: "app_data" });
   });
 
   it("leaves a folder that only shares the data folder's name prefix alone", async () => {
-    expect((await readFile(proj, ".astrion/astrion/host/mutiagents-evil/x.txt")).content).toBe("NEEDLE evil\n");
-    await writeFile(proj, ".astrion/astrion/host/mutiagents-evil/y.txt", "ok");
+    expect((await ws.readFile(proj, ".astrion/astrion/host/mutiagents-evil/x.txt")).content).toBe("NEEDLE evil\n");
+    await ws.writeFile(proj, ".astrion/astrion/host/mutiagents-evil/y.txt", "ok");
     expect(await fs.readFile(path.join(`${data}-evil`, "y.txt"), "utf8")).toBe("ok");
   });
 
   it("refuses everything when the project folder itself is in a protected folder, however it is named", async () => {
     for (const root of [data, path.join(data, "conversations"), path.join(base, "alias-data"), `${data}/./agents/`, app]) {
-      await expect(listFiles(root, "."), root).rejects.toMatchObject({ reason: "app_data" });
-      await expect(readFile(root, "models.json"), root).rejects.toMatchObject({ reason: "app_data" });
-      await expect(writeFile(root, "x.json", "{}"), root).rejects.toMatchObject({ reason: "app_data" });
-      await expect(searchFiles(root, "NEEDLE"), root).rejects.toMatchObject({ reason: "app_data" });
+      await expect(ws.listFiles(root, "."), root).rejects.toMatchObject({ reason: "app_data" });
+      await expect(ws.readFile(root, "models.json"), root).rejects.toMatchObject({ reason: "app_data" });
+      await expect(ws.writeFile(root, "x.json", "{}"), root).rejects.toMatchObject({ reason: "app_data" });
+      await expect(ws.searchFiles(root, "NEEDLE"), root).rejects.toMatchObject({ reason: "app_data" });
     }
-    expect(protectedAncestor(path.join(data, "conversations", "c1"))).toMatchObject({ kind: "data" });
-    expect(protectedAncestor(path.join(proj, "src"))).toBeUndefined();
+    expect(protectedAncestor(path.join(data, "conversations", "c1"), folders.list())).toMatchObject({ kind: "data" });
+    expect(protectedAncestor(path.join(proj, "src"), folders.list())).toBeUndefined();
   });
 
   it("protects a folder that does not exist yet by its name, and creates nothing there", async () => {
-    protectFolder({ kind: "data", path: path.join(proj, "later", "data") });
-    try {
-      await expect(writeFile(proj, "later/data/models.json", "{}")).rejects.toMatchObject({ reason: "app_data" });
-      await expect(fs.stat(path.join(proj, "later"))).rejects.toMatchObject({ code: "ENOENT" });
-      // The folder beside it is ordinary.
-      await writeFile(proj, "later/other/x.json", "{}");
-    } finally {
-      resetProtectedFoldersForTests();
-      protectFolder({ kind: "data", path: data });
-      protectFolder({ kind: "app", path: app });
-    }
+    // another server's registry: this one's folders, and a data folder not made yet
+    const others = new ProtectedFolders();
+    for (const r of folders.list()) others.protect({ kind: r.kind, path: r.path });
+    others.protect({ kind: "data", path: path.join(proj, "later", "data") });
+    const other = new Workspace({ protectedFolders: others, queues: new FileQueues() });
+    await expect(other.writeFile(proj, "later/data/models.json", "{}")).rejects.toMatchObject({ reason: "app_data" });
+    await expect(fs.stat(path.join(proj, "later"))).rejects.toMatchObject({ code: "ENOENT" });
+    // The folder beside it is ordinary.
+    await other.writeFile(proj, "later/other/x.json", "{}");
+  });
+
+  it("refuses only what its own registry protects: a workspace of a fresh registry (another process) starts with none", async () => {
+    const fresh = new Workspace({ protectedFolders: new ProtectedFolders(), queues: new FileQueues() });
+    expect(fresh.protectedFolders.list()).toEqual([]);
+    expect((await fresh.readFile(proj, ".astrion/astrion/host/mutiagents/models.json")).content).toContain("NEEDLE");
+    await expect(ws.readFile(proj, ".astrion/astrion/host/mutiagents/models.json")).rejects.toMatchObject({ reason: "app_data" });
   });
 });
 
-describe("protectedFoldersWith", () => {
+describe("ProtectedFolders.with", () => {
   it("takes a folder registered at boot as it was resolved then, and resolves any other now", async () => {
-    const registered = protectedFolders().find((r) => r.kind === "data")!;
+    const registered = folders.list().find((r) => r.kind === "data")!;
     // The registered data folder, given again: the boot-time description, no new resolution (a
     // link put in its place since is not followed; the workspace never resolves it per call).
     const moved = path.join(base, "moved-data");
     await fs.rename(data, moved);
     await fs.symlink(path.join(base, "proj", "src"), data);
     try {
-      const same = protectedFoldersWith([{ kind: "data", path: data }]);
+      const same = folders.with([{ kind: "data", path: data }]);
       expect(same.filter((r) => r.kind === "data")).toEqual([registered]);
       // Another folder is resolved now: through the link, to where it points.
-      const other = protectedFoldersWith([{ kind: "data", path: path.join(base, "alias-data") }]);
+      const other = folders.with([{ kind: "data", path: path.join(base, "alias-data") }]);
       expect(other.map((r) => r.real)).toContain(path.join(base, "proj", "src"));
-      expect(other).toHaveLength(protectedFolders().length + 1);
+      expect(other).toHaveLength(folders.list().length + 1);
     } finally {
       await fs.rm(data);
       await fs.rename(moved, data);

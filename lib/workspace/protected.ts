@@ -2,16 +2,18 @@
  * Astrion's own folders, which no workspace tool may see or touch: the data folder (conversation
  * metadata, role files, models.json — everything the runtime trusts) and the folder the server
  * runs from (its code and the role files it seeds from). The server registers them once at start
- * ({@link protectFolder}); every path the workspace resolves is checked against them, so a tool
- * added later (commands, an MCP file server) gets the rule by going through resolve.ts.
+ * ({@link ProtectedFolders.protect}); every path the workspace resolves is checked against them,
+ * so a tool added later (commands, an MCP file server) gets the rule by going through resolve.ts.
  *
  * A folder is recognized by name (its real path, and anything below it) and by identity (device
  * and inode), so a bind mount of it, or a differently-cased name on a case-insensitive disk, is
  * recognized too. Not recognized: a bind mount of a folder *inside* a protected folder, and hard
  * links to its files (a path check cannot tell a hard link from an ordinary file).
  *
- * The registry lives on globalThis: Next bundles server code per entry, and the folders
- * registered at boot must be seen by every copy of this module.
+ * The registry is a {@link ProtectedFolders} instance: the composition root (lib/server/app.ts)
+ * makes the server's one, registers the folders at boot and hands it down inside its workspace
+ * (./workspace.ts), so every route bundle of the process checks against the same folders; a test
+ * makes its own, empty until it protects something.
  *
  * The workspace's metadata calls (stat, lstat, realpath, here and in resolve.ts and
  * project-folder.ts) are synchronous. Each answers from the kernel's caches in a few microseconds
@@ -38,13 +40,6 @@ export interface ProtectedRoot extends ProtectedFolder {
 export interface ProtectedInput {
   kind: ProtectedFolder["kind"];
   path: string;
-}
-
-const KEY = Symbol.for("astrion.workspace.protected-roots");
-
-function registry(): Map<string, ProtectedRoot> {
-  const g = globalThis as unknown as Record<symbol, Map<string, ProtectedRoot> | undefined>;
-  return (g[KEY] ??= new Map());
 }
 
 function errnoCode(error: unknown): string | undefined {
@@ -86,58 +81,54 @@ export function describeProtected(input: ProtectedInput): ProtectedRoot {
   return { kind: input.kind, path: path.resolve(input.path), real, id: st?.isDirectory() ? { dev: st.dev, ino: st.ino } : null };
 }
 
-/** Adds a folder to the process-wide set of protected folders (idempotent) and returns it resolved. */
-export function protectFolder(input: ProtectedInput): ProtectedRoot {
-  const root = describeProtected(input);
-  registry().set(`${root.kind}:${root.real}`, root);
-  return root;
-}
+/** The protected folders of one server: registered at start, then only read. */
+export class ProtectedFolders {
+  readonly #roots = new Map<string, ProtectedRoot>();
 
-/** The registered protected folders. */
-export function protectedFolders(): ProtectedRoot[] {
-  return [...registry().values()];
-}
-
-/**
- * The registered folders plus `extra`, without duplicates. An extra folder registered already
- * (same kind, same path as given: the store's data folder, registered at boot) is taken as it was
- * resolved then, as every registered folder is; any other is resolved now.
- */
-export function protectedFoldersWith(extra: readonly ProtectedInput[]): ProtectedRoot[] {
-  const registered = registry();
-  const all = new Map(registered);
-  for (const input of extra) {
-    const given = path.resolve(input.path);
-    if ([...registered.values()].some((r) => r.kind === input.kind && r.path === given)) continue;
+  /** Adds a folder to the protected ones (idempotent) and returns it resolved. */
+  protect(input: ProtectedInput): ProtectedRoot {
     const root = describeProtected(input);
-    all.set(`${root.kind}:${root.real}`, root);
+    this.#roots.set(`${root.kind}:${root.real}`, root);
+    return root;
   }
-  return [...all.values()];
-}
 
-/** Forgets every protected folder (tests only). */
-export function resetProtectedFoldersForTests(): void {
-  registry().clear();
+  /** The registered protected folders. */
+  list(): ProtectedRoot[] {
+    return [...this.#roots.values()];
+  }
+
+  /**
+   * The registered folders plus `extra`, without duplicates. An extra folder registered already
+   * (same kind, same path as given: the store's data folder, registered at boot) is taken as it
+   * was resolved then, as every registered folder is; any other is resolved now.
+   */
+  with(extra: readonly ProtectedInput[]): ProtectedRoot[] {
+    const registered = this.#roots;
+    const all = new Map(registered);
+    for (const input of extra) {
+      const given = path.resolve(input.path);
+      if ([...registered.values()].some((r) => r.kind === input.kind && r.path === given)) continue;
+      const root = describeProtected(input);
+      all.set(`${root.kind}:${root.real}`, root);
+    }
+    return [...all.values()];
+  }
 }
 
 /**
- * The protected folder that the real path `real` is, or lies in, judged by name; or that it is,
- * judged by identity when `st` (its stat) is given.
+ * The protected folder of `roots` that the real path `real` is, or lies in, judged by name; or
+ * that it is, judged by identity when `st` (its stat) is given.
  */
-export function protectedMatch(
-  real: string,
-  st: { dev: bigint; ino: bigint } | null | undefined,
-  roots: readonly ProtectedRoot[] = protectedFolders(),
-): ProtectedRoot | undefined {
+export function protectedMatch(real: string, st: { dev: bigint; ino: bigint } | null | undefined, roots: readonly ProtectedRoot[]): ProtectedRoot | undefined {
   return roots.find((r) => isInsideRoot(r.real, real) || (st && r.id && r.id.dev === st.dev && r.id.ino === st.ino));
 }
 
 /**
- * The protected folder that the real path `real` lies in, checking the folder and each of its
- * ancestors by name and by identity (so a project folder reached through a bind mount of a
+ * The protected folder of `roots` that the real path `real` lies in, checking the folder and each
+ * of its ancestors by name and by identity (so a project folder reached through a bind mount of a
  * protected folder, or of a folder above one, is caught).
  */
-export function protectedAncestor(real: string, roots: readonly ProtectedRoot[] = protectedFolders()): ProtectedRoot | undefined {
+export function protectedAncestor(real: string, roots: readonly ProtectedRoot[]): ProtectedRoot | undefined {
   if (roots.length === 0) return undefined;
   for (let at = real; ; at = path.dirname(at)) {
     const hit = protectedMatch(at, statId(at), roots);

@@ -4,6 +4,10 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AstrionError, NotFoundError } from "@/lib/contracts/errors";
 import { checkRequestedPath, isInsideRoot, resolveInProject, resolveProjectPath, WorkspaceError, type WorkspaceRefusal } from "./resolve";
+import { ProtectedFolders } from "./protected";
+
+// A process that protects no folder (./protected.test.ts covers those that are).
+const folders = new ProtectedFolders();
 
 let base: string; // real path of the temp folder
 let proj: string;
@@ -54,7 +58,7 @@ afterAll(async () => {
 
 async function refusal(requested: string, forWrite = false, root = proj): Promise<WorkspaceError> {
   try {
-    await resolveInProject(root, requested, { forWrite });
+    await resolveInProject(folders, root, requested, { forWrite });
   } catch (error) {
     if (error instanceof WorkspaceError) return error;
     throw error;
@@ -138,9 +142,9 @@ describe("resolveInProject refuses every escape", () => {
   it("writes files named like a repository's parts where no HEAD makes them one", async () => {
     await fs.mkdir(path.join(proj, "lib", "objects"), { recursive: true });
     await fs.mkdir(path.join(proj, "lib", "refs"), { recursive: true });
-    await expect(resolveInProject(proj, "lib/objects/user.ts", { forWrite: true })).resolves.toBe(path.join(proj, "lib", "objects", "user.ts"));
-    await expect(resolveInProject(proj, "lib/config", { forWrite: true })).resolves.toBe(path.join(proj, "lib", "config"));
-    await expect(resolveInProject(proj, "docs/HEAD.md", { forWrite: true })).resolves.toBe(path.join(proj, "docs", "HEAD.md"));
+    await expect(resolveInProject(folders, proj, "lib/objects/user.ts", { forWrite: true })).resolves.toBe(path.join(proj, "lib", "objects", "user.ts"));
+    await expect(resolveInProject(folders, proj, "lib/config", { forWrite: true })).resolves.toBe(path.join(proj, "lib", "config"));
+    await expect(resolveInProject(folders, proj, "docs/HEAD.md", { forWrite: true })).resolves.toBe(path.join(proj, "docs", "HEAD.md"));
   });
 
   it("refuses non-string input", () => {
@@ -159,7 +163,7 @@ describe("resolveInProject refuses every escape", () => {
     await fs.symlink(".git", path.join(proj, "gitlink"));
     try {
       expect((await refusal("gitlink/config", true)).reason).toBe("protected_path");
-      await expect(resolveInProject(proj, "gitlink/config")).resolves.toBe(path.join(proj, ".git", "config"));
+      await expect(resolveInProject(folders, proj, "gitlink/config")).resolves.toBe(path.join(proj, ".git", "config"));
     } finally {
       await fs.rm(path.join(proj, "gitlink"));
     }
@@ -184,16 +188,16 @@ describe("resolveInProject resolves normal paths to real paths inside", () => {
     ["100%.txt", "100%.txt"],
     ["file~", "file~"],
   ])("%j → %s", async (requested, relative) => {
-    const resolved = await resolveProjectPath(proj, requested);
+    const resolved = await resolveProjectPath(folders, proj, requested);
     expect(resolved.relative).toBe(relative);
     expect(resolved.absolute).toBe(relative === "." ? proj : path.join(proj, relative));
     expect(resolved.root).toBe(proj);
   });
 
   it("resolves a file not yet created from its deepest existing ancestor", async () => {
-    const resolved = await resolveProjectPath(proj, "new/deeper/file.txt", { forWrite: true });
+    const resolved = await resolveProjectPath(folders, proj, "new/deeper/file.txt", { forWrite: true });
     expect(resolved).toEqual({ root: proj, absolute: path.join(proj, "new", "deeper", "file.txt"), relative: "new/deeper/file.txt", exists: false });
-    const viaLink = await resolveProjectPath(proj, "link-in/new.ts", { forWrite: true });
+    const viaLink = await resolveProjectPath(folders, proj, "link-in/new.ts", { forWrite: true });
     expect(viaLink.absolute).toBe(path.join(proj, "src", "new.ts"));
     expect(viaLink.exists).toBe(false);
     // Nothing was created by resolving.
@@ -202,19 +206,19 @@ describe("resolveInProject resolves normal paths to real paths inside", () => {
 
   it("works when the project folder is given through a symlink, answering with real paths", async () => {
     const alias = path.join(base, "proj-alias");
-    await expect(resolveInProject(alias, "src/a.ts")).resolves.toBe(path.join(proj, "src", "a.ts"));
+    await expect(resolveInProject(folders, alias, "src/a.ts")).resolves.toBe(path.join(proj, "src", "a.ts"));
     expect((await refusal("link-out/secret.txt", false, alias)).reason).toBe("symlink_escape");
   });
 
   it("a path under a file resolves as missing (the tool reports not found)", async () => {
-    const resolved = await resolveProjectPath(proj, "README.md/x");
+    const resolved = await resolveProjectPath(folders, proj, "README.md/x");
     expect(resolved.exists).toBe(false);
   });
 
   it("needs an existing, absolute project folder", async () => {
-    await expect(resolveInProject(path.join(base, "no-such-project"), "a")).rejects.toBeInstanceOf(NotFoundError);
-    await expect(resolveInProject("relative/project", "a")).rejects.toBeInstanceOf(NotFoundError);
-    await expect(resolveInProject(path.join(proj, "README.md"), "a")).rejects.toBeInstanceOf(NotFoundError);
+    await expect(resolveInProject(folders, path.join(base, "no-such-project"), "a")).rejects.toBeInstanceOf(NotFoundError);
+    await expect(resolveInProject(folders, "relative/project", "a")).rejects.toBeInstanceOf(NotFoundError);
+    await expect(resolveInProject(folders, path.join(proj, "README.md"), "a")).rejects.toBeInstanceOf(NotFoundError);
   });
 });
 
@@ -238,8 +242,8 @@ describe("names longer than any file system allows", () => {
   it("are a clear 400 instead of a file-system error", async () => {
     const root = await fs.mkdtemp(path.join(os.tmpdir(), "astrion-names-"));
     for (const name of ["p".repeat(256), "配".repeat(86), `ok/${"q".repeat(4000)}`]) {
-      await expect(resolveInProject(root, name)).rejects.toMatchObject({ code: "validation_failed", status: 400 });
+      await expect(resolveInProject(folders, root, name)).rejects.toMatchObject({ code: "validation_failed", status: 400 });
     }
-    expect(await resolveInProject(root, "p".repeat(255))).toBe(path.join(await fs.realpath(root), "p".repeat(255)));
+    expect(await resolveInProject(folders, root, "p".repeat(255))).toBe(path.join(await fs.realpath(root), "p".repeat(255)));
   });
 });

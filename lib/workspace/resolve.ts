@@ -36,7 +36,7 @@ import { lstatSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { AstrionError, NotFoundError, ValidationError } from "@/lib/contracts/errors";
 import { isInsideRoot } from "./project-folder-rules";
-import { protectedAncestor, protectedFolders, protectedMatch } from "./protected";
+import { protectedAncestor, protectedMatch, type ProtectedFolders } from "./protected";
 
 export { isInsideRoot };
 
@@ -179,11 +179,12 @@ export function toRelative(root: string, absolute: string): string {
 
 /**
  * Resolves `requestedPath` inside the project and returns where it really is; see the module
- * comment for the rules.
+ * comment for the rules (rule 3 checks `folders`, the server's protected folders).
  * @throws WorkspaceError when the path could leave the project (or, for writes, enters `.git`).
  * @throws NotFoundError when the project folder itself is missing.
  */
 export async function resolveProjectPath(
+  folders: ProtectedFolders,
   projectRoot: string,
   requestedPath: string,
   options: ResolveOptions = {},
@@ -194,7 +195,7 @@ export async function resolveProjectPath(
     throw new WorkspaceError("protected_path", requestedPath);
   }
   const root = await projectRealRoot(projectRoot);
-  const roots = protectedFolders();
+  const roots = folders.list();
   if (protectedAncestor(root, roots)) throw new WorkspaceError("app_data", requestedPath);
 
   let current = root;
@@ -275,9 +276,10 @@ function makesOrChangesRepository(root: string, target: string): boolean {
  * @throws NotFoundError when the project folder itself is missing.
  */
 export async function resolveInProject(
+  folders: ProtectedFolders,
   projectRoot: string,
   requestedPath: string,
   options: ResolveOptions = {},
 ): Promise<string> {
-  return (await resolveProjectPath(projectRoot, requestedPath, options)).absolute;
+  return (await resolveProjectPath(folders, projectRoot, requestedPath, options)).absolute;
 }

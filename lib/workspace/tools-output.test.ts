@@ -8,7 +8,12 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ListResultSchema, ReadResultSchema, SearchResultSchema } from "./results";
-import { listFiles, readFile, searchFiles } from "./tools";
+import { FileQueues } from "@/lib/store/atomic";
+import { ProtectedFolders } from "./protected";
+import { Workspace } from "./workspace";
+
+// One process's workspace, as the composition root makes it.
+const ws = new Workspace({ protectedFolders: new ProtectedFolders(), queues: new FileQueues() });
 
 let proj: string;
 const FILES = 30;
@@ -37,7 +42,7 @@ describe("search_files results", () => {
   it("keeps whole matches within the cap and counts every other match found, past maxMatches too", async () => {
     const total = FILES * LINES;
     for (const cap of [12_000, 4000, 1000, 200]) {
-      const r = await searchFiles(proj, "atomic", { path: "many", maxOutputChars: cap });
+      const r = await ws.searchFiles(proj, "atomic", { path: "many", maxOutputChars: cap });
       const text = JSON.stringify(r);
       expect(text.length, `cap ${cap}`).toBeLessThanOrEqual(cap);
       expect(SearchResultSchema.parse(JSON.parse(text))).toEqual(r);
@@ -55,12 +60,12 @@ describe("search_files results", () => {
   });
 
   it("a search that fits is as before: everything, nothing omitted", async () => {
-    const r = await searchFiles(proj, "atomic_3_7 ", { path: "many" });
+    const r = await ws.searchFiles(proj, "atomic_3_7 ", { path: "many" });
     expect(r).toEqual({ matches: [{ path: "many/f03.ts", line: 8, text: line(3, 7) }], truncated: false, filesScanned: FILES });
   });
 
   it("a search stopped by maxFiles says the count is a lower bound", async () => {
-    const r = await searchFiles(proj, "atomic", { path: "many", maxFiles: 2, maxOutputChars: 2000 });
+    const r = await ws.searchFiles(proj, "atomic", { path: "many", maxFiles: 2, maxOutputChars: 2000 });
     expect(r.filesScanned).toBe(2);
     expect(r.omitted).toBe(2 * LINES - r.matches.length);
     expect(r.note).toMatch(/^at least \d+ more matches not shown/);
@@ -70,7 +75,7 @@ describe("search_files results", () => {
 describe("list_files results", () => {
   it("keeps whole entries within the cap and counts the rest", async () => {
     for (const cap of [12_000, 3000, 200]) {
-      const r = await listFiles(proj, "wide", { maxOutputChars: cap });
+      const r = await ws.listFiles(proj, "wide", { maxOutputChars: cap });
       const text = JSON.stringify(r);
       expect(text.length, `cap ${cap}`).toBeLessThanOrEqual(cap);
       expect(ListResultSchema.parse(JSON.parse(text))).toEqual(r);
@@ -85,7 +90,7 @@ describe("read_file results", () => {
   it("cuts a long file at a line boundary within the cap, saying which lines it shows of how many", async () => {
     const whole = await fs.readFile(path.join(proj, "log.txt"), "utf8");
     for (const cap of [12_000, 2500, 600]) {
-      const r = await readFile(proj, "log.txt", { maxOutputChars: cap });
+      const r = await ws.readFile(proj, "log.txt", { maxOutputChars: cap });
       const text = JSON.stringify(r);
       expect(text.length, `cap ${cap}`).toBeLessThanOrEqual(cap);
       expect(ReadResultSchema.parse(JSON.parse(text))).toEqual(r);
@@ -101,17 +106,17 @@ describe("read_file results", () => {
   });
 
   it("a file read whole but too long for the cap: cut at a line, its lines counted", async () => {
-    const r = await readFile(proj, "many/f07.ts", { maxOutputChars: 2000 });
+    const r = await ws.readFile(proj, "many/f07.ts", { maxOutputChars: 2000 });
     expect(JSON.stringify(r).length).toBeLessThanOrEqual(2000);
     expect(r).toMatchObject({ truncated: true, totalLines: LINES, note: `lines 1-${r.linesShown} of ${LINES} shown; the rest was cut (read_file has no line range; search_files with this file as path finds text further on)` });
     expect(r.content).toBe(Array.from({ length: r.linesShown }, (_, i) => `${line(7, i)}\n`).join(""));
     expect(r.linesShown).toBeGreaterThan(5);
     // and with room for it all, the whole file as before
-    expect(await readFile(proj, "many/f07.ts", { maxOutputChars: 50_000 })).toMatchObject({ truncated: false, linesShown: LINES, totalLines: LINES });
+    expect(await ws.readFile(proj, "many/f07.ts", { maxOutputChars: 50_000 })).toMatchObject({ truncated: false, linesShown: LINES, totalLines: LINES });
   });
 
   it("counts every line of a file larger than what it reads", async () => {
-    const r = await readFile(proj, "log.txt", { maxBytes: 1000, maxOutputChars: 50_000 });
+    const r = await ws.readFile(proj, "log.txt", { maxBytes: 1000, maxOutputChars: 50_000 });
     expect(r.totalLines).toBe(LOG_LINES);
     expect(r.content.endsWith("\n")).toBe(true);
     expect(r.linesShown).toBe(r.content.split("\n").length - 1);

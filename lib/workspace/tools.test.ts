@@ -4,9 +4,14 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { AstrionError, NotFoundError, ValidationError } from "@/lib/contracts/errors";
-import { TEMP_FILE_PATTERN } from "@/lib/store/atomic";
+import { FileQueues, TEMP_FILE_PATTERN } from "@/lib/store/atomic";
 import { WorkspaceError } from "./resolve";
-import { listFiles, readFile, searchFiles, WorkspaceToolError, writeFile } from "./tools";
+import { WorkspaceToolError } from "./tools";
+import { ProtectedFolders } from "./protected";
+import { Workspace } from "./workspace";
+
+// One process's workspace, as the composition root makes it.
+const ws = new Workspace({ protectedFolders: new ProtectedFolders(), queues: new FileQueues() });
 
 let base: string;
 let proj: string;
@@ -54,7 +59,7 @@ afterAll(async () => {
 
 describe("listFiles", () => {
   it("lists the project root, folders first, symlinks reported but not followed", async () => {
-    const result = await listFiles(proj, ".");
+    const result = await ws.listFiles(proj, ".");
     expect(result.path).toBe(".");
     expect(result.truncated).toBe(false);
     expect(result.entries.map((e) => `${e.type}:${e.path}`)).toEqual([
@@ -76,7 +81,7 @@ describe("listFiles", () => {
   });
 
   it("descends to the requested depth, but not into node_modules or .git", async () => {
-    const result = await listFiles(proj, ".", { depth: 3 });
+    const result = await ws.listFiles(proj, ".", { depth: 3 });
     const paths = result.entries.map((e) => e.path);
     expect(paths).toContain("src/a.ts");
     expect(paths).toContain("src/util/c.ts");
@@ -87,27 +92,27 @@ describe("listFiles", () => {
   });
 
   it("lists a subfolder, also through a symlink inside the project", async () => {
-    expect((await listFiles(proj, "src")).entries.map((e) => e.path)).toEqual(["src/util", "src/a.ts", "src/b.tsx"]);
-    expect((await listFiles(proj, "link-in")).entries.map((e) => e.path)).toEqual(["src/util", "src/a.ts", "src/b.tsx"]);
+    expect((await ws.listFiles(proj, "src")).entries.map((e) => e.path)).toEqual(["src/util", "src/a.ts", "src/b.tsx"]);
+    expect((await ws.listFiles(proj, "link-in")).entries.map((e) => e.path)).toEqual(["src/util", "src/a.ts", "src/b.tsx"]);
   });
 
   it("stops at maxEntries and says so", async () => {
-    const result = await listFiles(proj, ".", { maxEntries: 3 });
+    const result = await ws.listFiles(proj, ".", { maxEntries: 3 });
     expect(result.entries).toHaveLength(3);
     expect(result.truncated).toBe(true);
   });
 
   it("refuses escapes and reports missing folders and files", async () => {
-    await expect(listFiles(proj, "link-out")).rejects.toBeInstanceOf(WorkspaceError);
-    await expect(listFiles(proj, "..")).rejects.toBeInstanceOf(WorkspaceError);
-    await expect(listFiles(proj, "nope")).rejects.toBeInstanceOf(NotFoundError);
-    await expect(listFiles(proj, "README.md")).rejects.toBeInstanceOf(WorkspaceToolError);
+    await expect(ws.listFiles(proj, "link-out")).rejects.toBeInstanceOf(WorkspaceError);
+    await expect(ws.listFiles(proj, "..")).rejects.toBeInstanceOf(WorkspaceError);
+    await expect(ws.listFiles(proj, "nope")).rejects.toBeInstanceOf(NotFoundError);
+    await expect(ws.listFiles(proj, "README.md")).rejects.toBeInstanceOf(WorkspaceToolError);
   });
 });
 
 describe("readFile", () => {
   it("reads a text file", async () => {
-    expect(await readFile(proj, "src/a.ts")).toEqual({
+    expect(await ws.readFile(proj, "src/a.ts")).toEqual({
       path: "src/a.ts",
       content: "export const a = 1;\n// NEEDLE in a\n",
       size: 35,
@@ -122,7 +127,7 @@ describe("readFile", () => {
     // used to make about a dozen of them.
     const spies = (["stat", "lstat", "realpath", "open", "readFile", "access"] as const).map((name) => vi.spyOn(fs, name));
     try {
-      expect((await readFile(proj, "link-in/util/c.ts")).content).toContain("NEEDLE");
+      expect((await ws.readFile(proj, "link-in/util/c.ts")).content).toContain("NEEDLE");
       for (const spy of spies) expect(spy).not.toHaveBeenCalled();
     } finally {
       for (const spy of spies) spy.mockRestore();
@@ -130,11 +135,11 @@ describe("readFile", () => {
   });
 
   it("reads through a symlink inside the project, answering with the real path", async () => {
-    expect((await readFile(proj, "link-in/a.ts")).path).toBe("src/a.ts");
+    expect((await ws.readFile(proj, "link-in/a.ts")).path).toBe("src/a.ts");
   });
 
   it("caps what it reads at maxBytes", async () => {
-    const result = await readFile(proj, "big.txt", { maxBytes: 25 });
+    const result = await ws.readFile(proj, "big.txt", { maxBytes: 25 });
     // one line with no newline: it can only be cut inside, and the note says so
     expect(result).toMatchObject({ path: "big.txt", content: "0123456789012345678901234", size: 10_000, truncated: true, linesShown: 1, totalLines: 1 });
     expect(result.note).toMatch(/^line 1 alone is too long to show: only its first 25 characters are shown/);
@@ -142,20 +147,20 @@ describe("readFile", () => {
 
   it("never ends in half a character", async () => {
     // Each character is 3 bytes: 4 bytes hold one whole character and a third of the next.
-    expect((await readFile(proj, "utf8.txt", { maxBytes: 4 })).content).toBe("中");
-    expect((await readFile(proj, "utf8.txt", { maxBytes: 6 })).content).toBe("中文");
-    expect((await readFile(proj, "utf8.txt")).content).toBe("中文字符");
+    expect((await ws.readFile(proj, "utf8.txt", { maxBytes: 4 })).content).toBe("中");
+    expect((await ws.readFile(proj, "utf8.txt", { maxBytes: 6 })).content).toBe("中文");
+    expect((await ws.readFile(proj, "utf8.txt")).content).toBe("中文字符");
   });
 
   it("refuses binary files, folders, missing files and escapes", async () => {
-    await expect(readFile(proj, "bin.dat")).rejects.toThrow(/Binary file/);
-    await expect(readFile(proj, "src")).rejects.toBeInstanceOf(WorkspaceToolError);
-    await expect(readFile(proj, "missing.txt")).rejects.toBeInstanceOf(NotFoundError);
-    await expect(readFile(proj, "file-out")).rejects.toMatchObject({ reason: "symlink_escape" });
-    await expect(readFile(proj, "link-out/secret.txt")).rejects.toMatchObject({ reason: "symlink_escape" });
-    await expect(readFile(proj, "../outside/secret.txt")).rejects.toMatchObject({ reason: "parent_segment" });
-    await expect(readFile(proj, path.join(outside, "secret.txt"))).rejects.toMatchObject({ reason: "absolute_path" });
-    await expect(readFile(proj, "dangling")).rejects.toMatchObject({ reason: "dangling_symlink" });
+    await expect(ws.readFile(proj, "bin.dat")).rejects.toThrow(/Binary file/);
+    await expect(ws.readFile(proj, "src")).rejects.toBeInstanceOf(WorkspaceToolError);
+    await expect(ws.readFile(proj, "missing.txt")).rejects.toBeInstanceOf(NotFoundError);
+    await expect(ws.readFile(proj, "file-out")).rejects.toMatchObject({ reason: "symlink_escape" });
+    await expect(ws.readFile(proj, "link-out/secret.txt")).rejects.toMatchObject({ reason: "symlink_escape" });
+    await expect(ws.readFile(proj, "../outside/secret.txt")).rejects.toMatchObject({ reason: "parent_segment" });
+    await expect(ws.readFile(proj, path.join(outside, "secret.txt"))).rejects.toMatchObject({ reason: "absolute_path" });
+    await expect(ws.readFile(proj, "dangling")).rejects.toMatchObject({ reason: "dangling_symlink" });
   });
 
   const hasMkfifo = spawnSync("mkfifo", ["--version"]).status === 0;
@@ -163,7 +168,7 @@ describe("readFile", () => {
     const fifo = path.join(proj, "pipe");
     expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
     try {
-      await expect(readFile(proj, "pipe")).rejects.toThrow(/Not a regular file/);
+      await expect(ws.readFile(proj, "pipe")).rejects.toThrow(/Not a regular file/);
     } finally {
       await fs.rm(fifo);
     }
@@ -172,7 +177,7 @@ describe("readFile", () => {
 
 describe("searchFiles", () => {
   it("finds plain text case-insensitively, skipping node_modules, .git, binaries and symlinks", async () => {
-    const result = await searchFiles(proj, "needle");
+    const result = await ws.searchFiles(proj, "needle");
     expect(result.truncated).toBe(false);
     expect(result.matches.map((m) => `${m.path}:${m.line}`)).toEqual([
       "docs/guide.md:1",
@@ -188,7 +193,7 @@ describe("searchFiles", () => {
   });
 
   it("shortens long lines around the match", async () => {
-    const { matches } = await searchFiles(proj, "NEEDLE", { glob: "*.md" });
+    const { matches } = await ws.searchFiles(proj, "NEEDLE", { glob: "*.md" });
     expect(matches).toHaveLength(1);
     const text = matches[0]?.text ?? "";
     expect(text).toContain("NEEDLE");
@@ -198,71 +203,71 @@ describe("searchFiles", () => {
   });
 
   it("can be case-sensitive", async () => {
-    const { matches } = await searchFiles(proj, "needle", { caseSensitive: true });
+    const { matches } = await ws.searchFiles(proj, "needle", { caseSensitive: true });
     expect(matches.map((m) => m.path)).toEqual(["src/b.tsx"]);
   });
 
   it("filters by glob: a bare pattern matches names anywhere, a path pattern the whole path", async () => {
-    expect((await searchFiles(proj, "needle", { glob: "*.ts" })).matches.map((m) => m.path)).toEqual(["src/a.ts", "src/util/c.ts"]);
-    expect((await searchFiles(proj, "needle", { glob: "*.{ts,tsx}" })).matches).toHaveLength(3);
-    expect((await searchFiles(proj, "needle", { glob: "src/*.ts" })).matches.map((m) => m.path)).toEqual(["src/a.ts"]);
-    expect((await searchFiles(proj, "needle", { glob: "src/**/*.ts" })).matches.map((m) => m.path)).toEqual([
+    expect((await ws.searchFiles(proj, "needle", { glob: "*.ts" })).matches.map((m) => m.path)).toEqual(["src/a.ts", "src/util/c.ts"]);
+    expect((await ws.searchFiles(proj, "needle", { glob: "*.{ts,tsx}" })).matches).toHaveLength(3);
+    expect((await ws.searchFiles(proj, "needle", { glob: "src/*.ts" })).matches.map((m) => m.path)).toEqual(["src/a.ts"]);
+    expect((await ws.searchFiles(proj, "needle", { glob: "src/**/*.ts" })).matches.map((m) => m.path)).toEqual([
       "src/a.ts",
       "src/util/c.ts",
     ]);
   });
 
   it("searches one folder or one file when given a path", async () => {
-    expect((await searchFiles(proj, "needle", { path: "src/util" })).matches.map((m) => m.path)).toEqual(["src/util/c.ts"]);
-    expect((await searchFiles(proj, "needle", { path: "src/a.ts" })).matches.map((m) => m.path)).toEqual(["src/a.ts"]);
-    await expect(searchFiles(proj, "needle", { path: "link-out" })).rejects.toMatchObject({ reason: "symlink_escape" });
-    await expect(searchFiles(proj, "needle", { path: "../proj-evil" })).rejects.toBeInstanceOf(WorkspaceError);
-    await expect(searchFiles(proj, "needle", { path: "missing" })).rejects.toBeInstanceOf(NotFoundError);
+    expect((await ws.searchFiles(proj, "needle", { path: "src/util" })).matches.map((m) => m.path)).toEqual(["src/util/c.ts"]);
+    expect((await ws.searchFiles(proj, "needle", { path: "src/a.ts" })).matches.map((m) => m.path)).toEqual(["src/a.ts"]);
+    await expect(ws.searchFiles(proj, "needle", { path: "link-out" })).rejects.toMatchObject({ reason: "symlink_escape" });
+    await expect(ws.searchFiles(proj, "needle", { path: "../proj-evil" })).rejects.toBeInstanceOf(WorkspaceError);
+    await expect(ws.searchFiles(proj, "needle", { path: "missing" })).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it("stops at maxMatches or maxFiles and says so", async () => {
-    const capped = await searchFiles(proj, "needle", { maxMatches: 2 });
+    const capped = await ws.searchFiles(proj, "needle", { maxMatches: 2 });
     expect(capped.matches).toHaveLength(2);
     expect(capped.truncated).toBe(true);
-    const fewFiles = await searchFiles(proj, "needle", { maxFiles: 1 });
+    const fewFiles = await ws.searchFiles(proj, "needle", { maxFiles: 1 });
     expect(fewFiles.filesScanned).toBe(1);
     expect(fewFiles.truncated).toBe(true);
   });
 
   it("skips files over maxFileBytes", async () => {
-    const { matches } = await searchFiles(proj, "needle", { maxFileBytes: 100 });
+    const { matches } = await ws.searchFiles(proj, "needle", { maxFileBytes: 100 });
     expect(matches.map((m) => m.path)).not.toContain("docs/guide.md");
   });
 
   it("treats the query as text, not a regular expression", async () => {
-    await expect(searchFiles(proj, "(a+)+$")).resolves.toMatchObject({ matches: [] });
-    expect((await searchFiles(proj, "a = 1;")).matches.map((m) => m.path)).toEqual(["src/a.ts"]);
+    await expect(ws.searchFiles(proj, "(a+)+$")).resolves.toMatchObject({ matches: [] });
+    expect((await ws.searchFiles(proj, "a = 1;")).matches.map((m) => m.path)).toEqual(["src/a.ts"]);
   });
 
   it("refuses empty or multi-line queries and bad globs", async () => {
-    await expect(searchFiles(proj, "")).rejects.toBeInstanceOf(ValidationError);
-    await expect(searchFiles(proj, "a\nb")).rejects.toBeInstanceOf(ValidationError);
-    await expect(searchFiles(proj, "a", { glob: "{ts" })).rejects.toBeInstanceOf(ValidationError);
+    await expect(ws.searchFiles(proj, "")).rejects.toBeInstanceOf(ValidationError);
+    await expect(ws.searchFiles(proj, "a\nb")).rejects.toBeInstanceOf(ValidationError);
+    await expect(ws.searchFiles(proj, "a", { glob: "{ts" })).rejects.toBeInstanceOf(ValidationError);
   });
 });
 
 describe("writeFile", () => {
   it("creates a file and its missing folders inside the project", async () => {
-    const result = await writeFile(proj, "out/new/dir/notes.md", "# 笔记\n");
+    const result = await ws.writeFile(proj, "out/new/dir/notes.md", "# 笔记\n");
     expect(result).toEqual({ path: "out/new/dir/notes.md", bytes: Buffer.byteLength("# 笔记\n"), created: true });
     expect(await fs.readFile(path.join(proj, "out/new/dir/notes.md"), "utf8")).toBe("# 笔记\n");
   });
 
   it("replaces an existing file whole and leaves no temp files", async () => {
-    await writeFile(proj, "out/replace.txt", "first version, longer");
-    const result = await writeFile(proj, "out/replace.txt", "second");
+    await ws.writeFile(proj, "out/replace.txt", "first version, longer");
+    const result = await ws.writeFile(proj, "out/replace.txt", "second");
     expect(result.created).toBe(false);
     expect(await fs.readFile(path.join(proj, "out/replace.txt"), "utf8")).toBe("second");
     expect((await fs.readdir(path.join(proj, "out"))).filter((n) => TEMP_FILE_PATTERN.test(n))).toEqual([]);
   });
 
   it("writes through a symlinked folder that stays inside", async () => {
-    const result = await writeFile(proj, "link-in/fresh.ts", "export {};\n");
+    const result = await ws.writeFile(proj, "link-in/fresh.ts", "export {};\n");
     expect(result.path).toBe("src/fresh.ts");
     expect(await fs.readFile(path.join(proj, "src", "fresh.ts"), "utf8")).toBe("export {};\n");
   });
@@ -285,7 +290,7 @@ describe("writeFile", () => {
       [".git/hooks/pre-commit", "protected_path"],
     ];
     for (const [requested, reason] of attempts) {
-      await expect(writeFile(proj, requested, "pwned")).rejects.toMatchObject({ reason, code: "forbidden" });
+      await expect(ws.writeFile(proj, requested, "pwned")).rejects.toMatchObject({ reason, code: "forbidden" });
     }
     expect((await fs.readdir(outside)).sort()).toEqual(before);
     expect(await fs.readFile(path.join(outside, "secret.txt"), "utf8")).toBe("NEEDLE secret\n");
@@ -295,10 +300,10 @@ describe("writeFile", () => {
   });
 
   it("refuses folders, the project root, paths under a file and oversized content", async () => {
-    await expect(writeFile(proj, "src", "x")).rejects.toBeInstanceOf(WorkspaceToolError);
-    await expect(writeFile(proj, ".", "x")).rejects.toBeInstanceOf(WorkspaceToolError);
-    await expect(writeFile(proj, "README.md/child.txt", "x")).rejects.toBeInstanceOf(WorkspaceToolError);
-    const tooBig = writeFile(proj, "big-out.txt", "x".repeat(11), { maxBytes: 10 });
+    await expect(ws.writeFile(proj, "src", "x")).rejects.toBeInstanceOf(WorkspaceToolError);
+    await expect(ws.writeFile(proj, ".", "x")).rejects.toBeInstanceOf(WorkspaceToolError);
+    await expect(ws.writeFile(proj, "README.md/child.txt", "x")).rejects.toBeInstanceOf(WorkspaceToolError);
+    const tooBig = ws.writeFile(proj, "big-out.txt", "x".repeat(11), { maxBytes: 10 });
     await expect(tooBig).rejects.toBeInstanceOf(AstrionError);
     await expect(tooBig).rejects.toMatchObject({ code: "payload_too_large" });
     await expect(fs.stat(path.join(proj, "big-out.txt"))).rejects.toMatchObject({ code: "ENOENT" });

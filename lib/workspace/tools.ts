@@ -5,7 +5,8 @@
  * model should pass back in its next call. Sizes are bounded so one call can neither flood the
  * model's context nor stall the server, and each result is shaped to the tool output cap where
  * it is built (results.ts): whole entries and matches with a count of the rest, a file cut at a
- * line boundary — never JSON sliced in the middle.
+ * line boundary — never JSON sliced in the middle. Each tool is given the {@link WorkspaceParts}
+ * of the server (./parts.ts; ./workspace.ts binds them): its protected folders and write queues.
  */
 import "server-only";
 import { closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, promises as fs, readSync, type Dirent } from "node:fs";
@@ -14,7 +15,8 @@ import { AstrionError, NotFoundError, ValidationError } from "@/lib/contracts/er
 import { writeFileAtomic } from "@/lib/store/atomic";
 import { globMatcher } from "./glob";
 import { totalLinesOf } from "./line-count";
-import { protectedFolders, protectedMatch, type ProtectedRoot } from "./protected";
+import type { WorkspaceParts } from "./parts";
+import { protectedMatch, type ProtectedRoot } from "./protected";
 import { resolveProjectPath, toRelative, WorkspaceError } from "./resolve";
 import { shapeListResult, shapeReadResult, shapeSearchResult, type FileEntry, type ListResult, type ReadResult, type SearchMatch, type SearchResult } from "./results";
 
@@ -107,15 +109,15 @@ function entryType(d: Dirent): FileEntry["type"] {
  * @throws WorkspaceError for a path outside the project; NotFoundError when it does not exist;
  *   WorkspaceToolError when it is not a folder.
  */
-export async function listFiles(projectRoot: string, requestedPath = ".", options: ListOptions = {}): Promise<ListResult> {
+export async function listFiles(parts: WorkspaceParts, projectRoot: string, requestedPath = ".", options: ListOptions = {}): Promise<ListResult> {
   const maxEntries = Math.max(1, Math.floor(options.maxEntries ?? WORKSPACE_LIMITS.listMaxEntries));
   const depth = Math.min(WORKSPACE_LIMITS.listMaxDepth, Math.max(1, Math.floor(options.depth ?? 1)));
-  const target = await resolveProjectPath(projectRoot, requestedPath);
+  const target = await resolveProjectPath(parts.protectedFolders, projectRoot, requestedPath);
   if (!target.exists) throw notFound(requestedPath, "Folder");
   const stat = await fs.stat(target.absolute);
   if (!stat.isDirectory()) throw new WorkspaceToolError(`Not a folder: ${JSON.stringify(requestedPath)}; use read_file.`);
 
-  const roots = protectedFolders();
+  const roots = parts.protectedFolders.list();
   const entries: FileEntry[] = [];
   let seen = 0;
   let complete = true;
@@ -179,9 +181,9 @@ export interface ReadOptions {
  * @throws WorkspaceError for a path outside the project; NotFoundError when it does not exist;
  *   WorkspaceToolError for a folder, a non-regular file (FIFO, device: reading could block) or a binary file.
  */
-export async function readFile(projectRoot: string, requestedPath: string, options: ReadOptions = {}): Promise<ReadResult> {
+export async function readFile(parts: WorkspaceParts, projectRoot: string, requestedPath: string, options: ReadOptions = {}): Promise<ReadResult> {
   const maxBytes = Math.max(1, Math.floor(options.maxBytes ?? WORKSPACE_LIMITS.readMaxBytes));
-  const target = await resolveProjectPath(projectRoot, requestedPath);
+  const target = await resolveProjectPath(parts.protectedFolders, projectRoot, requestedPath);
   if (!target.exists) throw notFound(requestedPath, "File");
   // The file is stat'ed, opened and its first bytes read synchronously (protected.ts says why):
   // at most `maxBytes` (100 KB by default), from the page cache in tens of microseconds.
@@ -260,7 +262,7 @@ function excerpt(line: string, at: number, width: number): string {
  * @throws ValidationError for an empty or multi-line query or a bad glob; WorkspaceError for a
  *   `path` outside the project; NotFoundError when `path` does not exist.
  */
-export async function searchFiles(projectRoot: string, query: string, options: SearchOptions = {}): Promise<SearchResult> {
+export async function searchFiles(parts: WorkspaceParts, projectRoot: string, query: string, options: SearchOptions = {}): Promise<SearchResult> {
   if (typeof query !== "string" || query.length === 0) throw new ValidationError("query must not be empty");
   if (query.length > 1000 || /[\r\n]/.test(query)) throw new ValidationError("query must be one line of at most 1000 characters");
   const maxMatches = Math.max(1, Math.floor(options.maxMatches ?? WORKSPACE_LIMITS.searchMaxMatches));
@@ -270,7 +272,7 @@ export async function searchFiles(projectRoot: string, query: string, options: S
   const caseSensitive = options.caseSensitive ?? false;
   const needle = caseSensitive ? query : query.toLowerCase();
 
-  const start = await resolveProjectPath(projectRoot, options.path ?? ".");
+  const start = await resolveProjectPath(parts.protectedFolders, projectRoot, options.path ?? ".");
   if (!start.exists) throw notFound(options.path ?? ".", "Folder");
   const matches: SearchMatch[] = [];
   let found = 0;
@@ -279,7 +281,7 @@ export async function searchFiles(projectRoot: string, query: string, options: S
   let complete = true;
 
   const startStat = await fs.stat(start.absolute);
-  const roots = protectedFolders();
+  const roots = parts.protectedFolders.list();
 
   // Depth-first in name order, so results are stable between runs.
   async function* walk(dir: string): AsyncGenerator<string> {
@@ -355,16 +357,12 @@ export interface WriteResult {
 /**
  * Writes a text file of the project atomically (temp file + rename: a reader never sees half a
  * file), creating missing parent folders, which are inside the project by construction.
- * Replacing a symlink that points inside the project writes its target.
+ * Replacing a symlink that points inside the project writes its target. The write is queued in
+ * `parts.queues` behind other writes of the file.
  * @throws WorkspaceError for a path outside the project or inside `.git`; WorkspaceToolError for
  *   a folder or a non-regular file at the path; AstrionError `payload_too_large` for content over `maxBytes`.
  */
-export async function writeFile(
-  projectRoot: string,
-  requestedPath: string,
-  content: string,
-  options: WriteOptions = {},
-): Promise<WriteResult> {
+export async function writeFile(parts: WorkspaceParts, projectRoot: string, requestedPath: string, content: string, options: WriteOptions = {}): Promise<WriteResult> {
   if (typeof content !== "string") throw new ValidationError("content must be a string");
   const maxBytes = options.maxBytes ?? WORKSPACE_LIMITS.writeMaxBytes;
   const bytes = Buffer.byteLength(content, "utf8");
@@ -374,7 +372,7 @@ export async function writeFile(
       maxBytes,
     });
   }
-  const target = await resolveProjectPath(projectRoot, requestedPath, { forWrite: true });
+  const target = await resolveProjectPath(parts.protectedFolders, projectRoot, requestedPath, { forWrite: true });
   if (target.relative === ".") throw new WorkspaceToolError("write_file needs a file path, not the project folder.");
   if (target.exists) {
     const stat = await fs.lstat(target.absolute);
@@ -391,9 +389,9 @@ export async function writeFile(
       throw error;
     }
     // Check again now that the folders exist: a symlink planted meanwhile must not redirect the write.
-    const again = await resolveProjectPath(projectRoot, requestedPath, { forWrite: true });
+    const again = await resolveProjectPath(parts.protectedFolders, projectRoot, requestedPath, { forWrite: true });
     if (again.absolute !== target.absolute) throw new WorkspaceError("symlink_escape", requestedPath);
   }
-  await writeFileAtomic(target.absolute, content);
+  await writeFileAtomic(parts.queues, target.absolute, content);
   return { path: target.relative, bytes, created: !target.exists };
 }

@@ -4,7 +4,9 @@
  */
 import { deriveCapabilities } from "@/lib/governance/vocabulary";
 import { RoleLibrary } from "@/lib/roles/library";
+import { FileQueues } from "@/lib/store/atomic";
 
-export function newRoleLibrary(rolesDir: string): RoleLibrary {
-  return new RoleLibrary(rolesDir, { deriveCapabilities });
+/** A library over `rolesDir`, writing through `queues` (fresh ones unless a test shares them). */
+export function newRoleLibrary(rolesDir: string, queues: FileQueues = new FileQueues()): RoleLibrary {
+  return new RoleLibrary(rolesDir, { deriveCapabilities, queues });
 }

@@ -34,6 +34,8 @@ import { builtInToolProviders } from "@/lib/runtime/tool-providers";
 import { DistillState } from "@/lib/runtime/team/distilled-progress";
 import { JOURNAL_FILE_NAME } from "@/lib/store/action-journal";
 import type { ConversationLifecycle } from "@/lib/runtime/team/ports";
+import { FileQueues } from "@/lib/store/atomic";
+import { ProtectedFolders, Workspace } from "@/lib/workspace";
 import { newRoleLibrary } from "@/test/helpers/role-library";
 import { MemoryBacking, MemoryStorage } from "./memory-storage";
 import { ScriptedModel, type Script } from "./scripted-model";
@@ -89,7 +91,7 @@ export function teamEnvironment(): TeamEnvironment {
     project,
     dataRoot: path.join(tmp, "data"),
     roles: track(newRoleLibrary(ROLES_DIR)),
-    heldRoles: () => track(new HeldRoles(ROLES_DIR, { deriveCapabilities })),
+    heldRoles: () => track(new HeldRoles(ROLES_DIR, { deriveCapabilities, queues: new FileQueues() })),
     close() {
       for (const l of libraries) l.close();
       rmSync(tmp, { recursive: true, force: true });
@@ -163,6 +165,9 @@ export class TeamKit {
     });
     const tokens = new AgentTokens();
     const model = this.model;
+    // What the composition root makes once per process.
+    const queues = new FileQueues();
+    const workspace = new Workspace({ protectedFolders: new ProtectedFolders(), queues });
     const deps: EngineDeps = {
       root: this.#env.dataRoot,
       storage,
@@ -175,8 +180,10 @@ export class TeamKit {
       tokens,
       gatewayErrors: new GatewayLastErrors(),
       clock: new RequestClock(),
-      knowledge: new KnowledgeService(this.#env.dataRoot, DEFAULT_KNOWLEDGE_LIMITS),
-      distill: new DistillState(this.#env.dataRoot),
+      knowledge: new KnowledgeService(this.#env.dataRoot, DEFAULT_KNOWLEDGE_LIMITS, { queues, workspace }),
+      distill: new DistillState(this.#env.dataRoot, queues),
+      workspace,
+      queues,
     };
     const run = new TeamRun(deps, this.convId, this.limits, this.#tools, { storage, bus });
     const when = (test: (e: RuntimeEvent) => boolean) => {

@@ -1,8 +1,9 @@
 import "server-only";
 /**
  * What the engine is given by its creator (the composition root, lib/server/app.ts): the data
- * folder, the conversations' storage and their lifecycle, the role library, the models, long-term memory, the bus and the
- * MCP manager. (The tool providers are given to the engine beside these: lib/runtime/engine.ts.) The engine never reaches
+ * folder, the conversations' storage and their lifecycle, the role library, the models, long-term
+ * memory, the bus, the MCP manager, the workspace and the process's per-file write queues. (The tool
+ * providers are given to the engine beside these: lib/runtime/engine.ts.) The engine never reaches
  * for the app; everything it uses comes through here or through its ports (./ports.ts).
  */
 import type { Bus } from "@/lib/bus";
@@ -13,6 +14,8 @@ import type { RequestClock } from "@/lib/shared-context/clock";
 import type { McpManager } from "@/lib/mcp";
 import type { ModelRegistry } from "@/lib/models/model-registry";
 import type { RoleLibrary } from "@/lib/roles";
+import type { FileQueues } from "@/lib/store";
+import type { Workspace } from "@/lib/workspace";
 import type { DistillState } from "./distilled-progress";
 import type { MemoryPort } from "./memory-port";
 import type { ConversationLifecycle, EngineStorage } from "./ports";
@@ -43,4 +46,8 @@ export interface EngineDeps {
   readonly knowledge: KnowledgeService;
   /** Memory distillation's queue and progress log (lib/runtime/team/distilled-progress.ts). */
   readonly distill: DistillState;
+  /** The workspace tools and checks, bound to the process's protected folders and write queues. */
+  readonly workspace: Workspace;
+  /** The process's per-file write queues (lib/store/atomic.ts): the shared context is written through them. */
+  readonly queues: FileQueues;
 }

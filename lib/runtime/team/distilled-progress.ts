@@ -15,7 +15,7 @@ import "server-only";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { fsyncDir, writeFileAtomic } from "@/lib/store/atomic";
+import { fsyncDir, writeFileAtomic, type FileQueues } from "@/lib/store/atomic";
 import { readJsonFile } from "@/lib/store/files";
 import { parseJsonLines } from "@/lib/store/jsonl";
 import { NotFoundError } from "@/lib/contracts/errors";
@@ -52,6 +52,7 @@ function legacyFile(root: string): string {
 /** Every conversation's progress in one data folder; its only writer in this process. */
 export class DistilledProgressLog {
   readonly #root: string;
+  readonly #queues: FileQueues;
   readonly #slack: number;
   #loaded: Promise<Map<string, DistilledProgress>> | null = null;
   #lines = 0;
@@ -61,9 +62,13 @@ export class DistilledProgressLog {
   #missing = false;
   #chain: Promise<unknown> = Promise.resolve();
 
-  /** `slack`: lines beyond the conversations' count before a compaction (default {@link COMPACT_SLACK}). */
-  constructor(root: string, slack = COMPACT_SLACK) {
+  /**
+   * `queues`: the process's per-file write queues (a compaction is queued there); `slack`: lines
+   * beyond the conversations' count before a compaction (default {@link COMPACT_SLACK}).
+   */
+  constructor(root: string, queues: FileQueues, slack = COMPACT_SLACK) {
     this.#root = root;
+    this.#queues = queues;
     this.#slack = slack;
   }
 
@@ -130,7 +135,7 @@ export class DistilledProgressLog {
   /** Rewrites the file with one line per conversation (atomically, durably). */
   async #compact(map: Map<string, DistilledProgress>): Promise<void> {
     const text = [...map].map(([conversation_id, p]) => `${JSON.stringify({ conversation_id, ...p })}\n`).join("");
-    await writeFileAtomic(distilledProgressFile(this.#root), text);
+    await writeFileAtomic(this.#queues, distilledProgressFile(this.#root), text);
     this.#lines = map.size;
     this.#torn = false;
   }
@@ -156,7 +161,7 @@ export class DistillState {
   readonly queues = new Map<string, Promise<void>>();
   readonly progress: DistilledProgressLog;
 
-  constructor(root: string) {
-    this.progress = new DistilledProgressLog(path.resolve(root));
+  constructor(root: string, queues: FileQueues) {
+    this.progress = new DistilledProgressLog(path.resolve(root), queues);
   }
 }

@@ -23,7 +23,7 @@ import { agentParty, follow, newTraceId, newTurnId, nextSeedId, replyTo, SYSTEM_
 import type { RoleCatalog, RoleDetail } from "@/lib/roles";
 import type { EngineDeps } from "./deps";
 import type { ConversationMetadata } from "@/lib/store";
-import { confirmProjectFolder, type ProjectFolderChanged, type ProjectFolderRefused } from "@/lib/workspace";
+import type { ProjectFolderChanged, ProjectFolderRefused } from "@/lib/workspace";
 import type { RuntimeLimits } from "./config";
 import type { AgentView, Notice, PendingQuestion, RuntimeEvent } from "@/lib/contracts/events";
 import type { EffectJournal, EngineBus, EngineStorage } from "./ports";
@@ -277,7 +277,7 @@ export class TeamState {
    */
   async projectGate() {
     const conv = await this.store.get(this.convId);
-    const check = await confirmProjectFolder(conv.project_path, this.#projectPath, [{ kind: "data", path: this.deps.root }]);
+    const check = await this.deps.workspace.confirmProjectFolder(conv.project_path, this.#projectPath, [{ kind: "data", path: this.deps.root }]);
     if (check.ok) this.#projectPath ??= check.path;
     return check;
   }

@@ -17,7 +17,6 @@ import { KNOWLEDGE_HINT, KNOWLEDGE_TOOL, routeKnowledge, type KnowledgeRouting }
 import { auxModelKey, loadRegistry } from "@/lib/models";
 import { agentParty, parseAgentMessage, SYSTEM_PARTY } from "@/lib/protocol";
 import type { Message } from "@/lib/store";
-import { resolveProjectPath } from "@/lib/workspace";
 import type { TeamState } from "@/lib/runtime/team/state";
 import { toolFrom, type ToolProvider } from "@/lib/runtime/team/tool-kit";
 import { errorResult, summarize, type AgentMeta } from "@/lib/runtime/team/types";
@@ -62,7 +61,7 @@ const SEARCH_KNOWLEDGE = toolFrom(KNOWLEDGE_TOOL, {
     if (caller.agentId === null) throw new Error("search_knowledge was called by the leader");
     const agentId = caller.agentId;
     s.setActivity(agentId, `search_knowledge "${summarize(query, 40)}"`);
-    const real = (await resolveProjectPath(root, ".")).root;
+    const real = (await s.deps.workspace.resolveProjectPath(root, ".")).root;
     const registry = await loadRegistry(s.deps.root);
     const rerankerKey = auxModelKey(registry, "reranker");
     const answer = await s.deps.knowledge.search(real, query, {
@@ -113,7 +112,7 @@ export const knowledgeTools: ToolProvider = {
       });
       if (d.offer) {
         const projectPath = (await s.store.get(s.convId)).project_path;
-        const real = await resolveProjectPath(projectPath, ".").then((r) => r.root).catch(() => null);
+        const real = await s.deps.workspace.resolveProjectPath(projectPath, ".").then((r) => r.root).catch(() => null);
         // In the background: the index is built or refreshed while the agent works (ensure never rejects).
         if (real) void s.deps.knowledge.ensure(real, await s.deps.models.embedderFor(s.deps.root).catch(() => null));
       }

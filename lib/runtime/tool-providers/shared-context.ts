@@ -16,6 +16,7 @@ async function execute(ctx: ToolContext, raw: string): Promise<string> {
   if (caller.agentId === null) {
     return executeSharedContextTool(name, raw, {
       conversationDir: s.dir,
+      queues: s.deps.queues,
       actor: { display_name: LEADER_DISPLAY_NAME, role: "leader", party: LEADER_PARTY },
       emit: async (e) => void (await s.emitNow(e)),
       requestedAt: s.deps.clock.now(),
@@ -25,6 +26,7 @@ async function execute(ctx: ToolContext, raw: string): Promise<string> {
   s.setActivity(caller.agentId, name);
   return executeSharedContextTool(name, raw, {
     conversationDir: s.dir,
+    queues: s.deps.queues,
     actor: { display_name: caller.meta.display_name, role: "agent", party: agentParty(caller.agentId) },
     emit: async (e) => void (await s.emit(cause, e)),
     requestedAt: s.deps.clock.now(),

@@ -9,7 +9,6 @@ import "server-only";
 import { agentParty, SYSTEM_PARTY } from "@/lib/protocol";
 import type { Permission } from "@/lib/roles/schema";
 import { AGENT_TOOLS } from "@/lib/team-tools";
-import { listFiles, readFile, searchFiles, writeFile } from "@/lib/workspace";
 import { named, toolFrom, type TeamTool, type ToolContext, type ToolProvider } from "@/lib/runtime/team/tool-kit";
 import { errorResult, summarize } from "@/lib/runtime/team/types";
 
@@ -39,7 +38,7 @@ const TOOLS: readonly TeamTool[] = [
     execute: async (ctx, args) => {
       const agentId = agentIdOf(ctx);
       ctx.s.setActivity(agentId, `list_files ${args.path}`);
-      const r = await listFiles(ctx.root, args.path, { maxOutputChars: ctx.s.limits.toolOutputMax });
+      const r = await ctx.s.deps.workspace.listFiles(ctx.root, args.path, { maxOutputChars: ctx.s.limits.toolOutputMax });
       ctx.s.auditAccess(agentId, "list_files", `dir:${r.path}`, { entries: r.entries.length, truncated: r.truncated });
       return JSON.stringify(r);
     },
@@ -50,7 +49,7 @@ const TOOLS: readonly TeamTool[] = [
     execute: async (ctx, args) => {
       const agentId = agentIdOf(ctx);
       ctx.s.setActivity(agentId, `read_file ${args.path}`);
-      const r = await readFile(ctx.root, args.path, { maxOutputChars: ctx.s.limits.toolOutputMax });
+      const r = await ctx.s.deps.workspace.readFile(ctx.root, args.path, { maxOutputChars: ctx.s.limits.toolOutputMax });
       ctx.s.auditAccess(agentId, "read_file", `file:${r.path}`, { size: r.size, truncated: r.truncated });
       return JSON.stringify(r);
     },
@@ -61,7 +60,7 @@ const TOOLS: readonly TeamTool[] = [
     execute: async (ctx, args) => {
       const agentId = agentIdOf(ctx);
       ctx.s.setActivity(agentId, `search_files "${summarize(args.query, 40)}"`);
-      const r = await searchFiles(ctx.root, args.query, { path: args.path, glob: args.glob, maxOutputChars: ctx.s.limits.toolOutputMax });
+      const r = await ctx.s.deps.workspace.searchFiles(ctx.root, args.query, { path: args.path, glob: args.glob, maxOutputChars: ctx.s.limits.toolOutputMax });
       ctx.s.auditAccess(agentId, "search_files", `dir:${args.path ?? "."}`, { query: summarize(args.query, 80), matches: r.matches.length, files_scanned: r.filesScanned });
       return JSON.stringify(r);
     },
@@ -72,7 +71,7 @@ const TOOLS: readonly TeamTool[] = [
     execute: async (ctx, args) => {
       const agentId = agentIdOf(ctx);
       ctx.s.setActivity(agentId, `write_file ${args.path}`);
-      const r = await writeFile(ctx.root, args.path, args.content);
+      const r = await ctx.s.deps.workspace.writeFile(ctx.root, args.path, args.content);
       await ctx.s.emitNow({ type: "event", from: agentParty(agentId), to: SYSTEM_PARTY, payload: { path: r.path, bytes: r.bytes }, action: "write_file", resource: `file:${r.path}` });
       return JSON.stringify(r);
     },

@@ -16,5 +16,5 @@ export const GET = route(async () => {
 export const PUT = route(async (request) => {
   const body = await readBody(request, RedactionSettingsBodySchema);
   const app = await getApp();
-  return answer(RedactionSettingsBodySchema, await writeRedactionSettings(app.root, body));
+  return answer(RedactionSettingsBodySchema, await writeRedactionSettings(app.queues, app.root, body));
 });

@@ -33,7 +33,7 @@ export const PUT = route<Params>(async (request, params) => {
   const dir = path.join(app.root, "conversations", id);
   // Held meanwhile, so the conversation is not let go (its timeline file closed) under the write.
   const decision = await app.engine.withConversation(id, async () => {
-    const decided = await writeSharedContext(dir, {
+    const decided = await writeSharedContext(app.queues, dir, {
       key: body.key,
       value: body.value,
       mode: body.mode,
@@ -43,7 +43,7 @@ export const PUT = route<Params>(async (request, params) => {
       requested_at: requestedAt,
     });
     await recordPersonAction(
-      app.bus,
+      app,
       id,
       dir,
       { action: "update_shared_context", key: body.key, payload: { key: body.key, mode: body.mode, expected_version: body.expected_version ?? null } },

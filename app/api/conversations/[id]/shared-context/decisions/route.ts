@@ -20,9 +20,9 @@ export const POST = route<{ id: string }>(async (request, params) => {
   const dir = path.join(app.root, "conversations", id);
   // Held meanwhile, so the conversation is not let go (its timeline file closed) under the write.
   const decision = await app.engine.withConversation(id, async () => {
-    const decided = await decideConflict(dir, body.conflict_id, body.choice, "person", requestedAt);
+    const decided = await decideConflict(app.queues, dir, body.conflict_id, body.choice, "person", requestedAt);
     await recordPersonAction(
-      app.bus,
+      app,
       id,
       dir,
       { action: "decide_conflict", key: decided.key, payload: { conflict_id: body.conflict_id, choice: body.choice } },
