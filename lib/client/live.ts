@@ -2,7 +2,6 @@
 import { queryOptions } from "@tanstack/react-query";
 import {
   AgentDetailSchema,
-  AgentMessageBodySchema,
   AgentMessageResponseSchema,
   AnswerBodySchema,
   AnswerResponseSchema,
@@ -61,7 +60,7 @@ export async function stopConversation(id: string) {
 export async function postAgentMessage(id: string, agentId: number, content: string) {
   return apiFetch(`${conversationPath(id)}/agents/${agentId}/messages`, AgentMessageResponseSchema, {
     method: "POST",
-    body: AgentMessageBodySchema.parse({ content }),
+    body: PostMessageBodySchema.parse({ content }),
   });
 }
 
