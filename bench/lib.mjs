@@ -23,7 +23,7 @@ export const nowMs = () => performance.timeOrigin + performance.now();
 export const tempDir = (prefix) => mkdtempSync(path.join(os.tmpdir(), prefix));
 
 /** A free TCP port on 127.0.0.1. */
-export function freePort() {
+function freePort() {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
     s.once("error", reject);

@@ -16,7 +16,7 @@ import path from "node:path";
 /** The workers' roles (product roles, all with the read permission). */
 export const WORKER_ROLES = ["researcher", "code-reviewer", "full-stack-engineer"];
 /** The files each worker reads, in order (paths relative to the fixture project). */
-export const READ_FILES = ["README.md", "src/module-1.ts"];
+const READ_FILES = ["README.md", "src/module-1.ts"];
 /** The person's message that starts a run. */
 export const GOAL = "Survey the project with a team of three: each reads README.md and src/module-1.ts, then reports.";
 /** Model calls of one run when every answer is used (1 + 3 x 3 + 1). */

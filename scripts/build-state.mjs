@@ -8,10 +8,10 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync }
 import path from "node:path";
 
 /** What the build is made from: a change to any of these makes the build stale. */
-export const BUILD_SOURCES = ["app", "components", "lib", "proxy.ts", "instrumentation.ts", "next.config.ts", "postcss.config.mjs", "tsconfig.json", "package.json", "package-lock.json"];
+const BUILD_SOURCES = ["app", "components", "lib", "proxy.ts", "instrumentation.ts", "next.config.ts", "postcss.config.mjs", "tsconfig.json", "package.json", "package-lock.json"];
 
 /** Newest modification time (ms) of the build's sources under `root`; tests and dot-folders do not count. */
-export function newestSource(root, sources = BUILD_SOURCES) {
+function newestSource(root, sources = BUILD_SOURCES) {
   let newest = 0;
   const visit = (p) => {
     const st = statSync(p, { throwIfNoEntry: false });

@@ -25,7 +25,7 @@ export function conversationEventsUrl(id: string): string {
 }
 
 /** Query keys of live-run data. */
-export const liveKeys = {
+const liveKeys = {
   agent: (conversationId: string, agentId: number, epoch: number) =>
     ["conversations", "agent", conversationId, agentId, epoch] as const,
 };

@@ -11,5 +11,3 @@ export const JournalLineSchema = z.object({
   result: z.string().optional(),
   at: z.string(),
 });
-/** One journal line. */
-export type JournalLine = z.infer<typeof JournalLineSchema>;

@@ -12,20 +12,17 @@
 import path from "node:path";
 import { ownValue } from "@/lib/own";
 
-/** What a token may allow. */
-export const AGENT_SCOPES = [
-  "project:read",
-  "project:write",
-  "project:execute",
-  "message:leader",
-  "message:teammates",
-  "shared_context:read",
-  "shared_context:write",
-  "tools:mcp",
-  "gateway:call",
-] as const;
-/** One scope of a token. */
-export type AgentScope = (typeof AGENT_SCOPES)[number];
+/** One scope of a token: what a token may allow. */
+export type AgentScope =
+  | "project:read"
+  | "project:write"
+  | "project:execute"
+  | "message:leader"
+  | "message:teammates"
+  | "shared_context:read"
+  | "shared_context:write"
+  | "tools:mcp"
+  | "gateway:call";
 
 /** The name an ability call is checked under (its tool name is a role's, not ours). */
 export const ABILITY_CALL_TOOL = "call_ability";

@@ -16,7 +16,7 @@ import type { KnowledgeService } from "./service";
 const MAX_PAGES = 200;
 
 /** Project folders of the conversations: `{ given, real }`, real paths deduplicated; folders that are gone or refused are left out. */
-export async function knownProjects(store: ConversationStore): Promise<Array<{ given: string; real: string }>> {
+async function knownProjects(store: ConversationStore): Promise<Array<{ given: string; real: string }>> {
   const given = new Set<string>();
   for (let page = 0; page < MAX_PAGES; page++) {
     const list = await store.list({ status: "all", offset: page * 100, limit: 100 });

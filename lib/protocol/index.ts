@@ -9,6 +9,5 @@ import "server-only";
 export * from "@/lib/contracts/envelope";
 export * from "@/lib/contracts/messages";
 export * from "@/lib/contracts/timeline-record";
-export { appendTimeline, readTimeline, timelineFile, timelineLine, TIMELINE_FILE_NAME, type TimelineFilter, type TimelineReadResult } from "./timeline";
-export { appendJsonLine, parseJsonLines, type AppendResult, type BadLine, type JsonLinesResult, type LineParse } from "@/lib/store/jsonl";
-export { callAnsweredAt, endsWithResultOf, needsModelCall, unansweredToolCalls } from "./tool-calls";
+export { appendTimeline, readTimeline, timelineFile, timelineLine, TIMELINE_FILE_NAME } from "./timeline";
+export { endsWithResultOf, needsModelCall, unansweredToolCalls } from "./tool-calls";

@@ -63,7 +63,7 @@ export interface AstrionApp {
 }
 
 /** The product's own role files, copied into an empty role library on first start. */
-export const REPO_AGENTS_DIR = path.join(process.cwd(), "agents");
+const REPO_AGENTS_DIR = path.join(process.cwd(), "agents");
 
 async function start(): Promise<AstrionApp> {
   const root = resolveDataRoot();

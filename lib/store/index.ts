@@ -13,6 +13,5 @@ export * from "./files";
 export * from "./lock";
 export * from "./conversation-store";
 export * from "./conversation-index";
-export { LOGGED_LINE_FILES, type LoggedLineFile } from "./step-records";
-export { readFolderFiles, writeFolderFiles, type ReadBudget } from "./folder-files";
-export type { ChangeOptions, Durability, Mutator } from "./live-conversation";
+export { type LoggedLineFile } from "./step-records";
+export type { Durability, Mutator } from "./live-conversation";
