@@ -17,6 +17,8 @@ const config: KnipConfig = {
     // Spawned by path: scripts/start.mjs runs serve.mjs; screenshot.mjs is run as `node scripts/screenshot.mjs`.
     "scripts/serve.mjs",
     "scripts/screenshot.mjs",
+    // Bundled on its own by scripts/build-core.mjs; serve.mjs loads the bundle and calls its installCore().
+    "lib/server/core.ts",
     // Processes the tests start by path (fork / an MCP server's command).
     "test/helpers/loop-probe-process.mjs",
     "test/helpers/mcp-argv-server.ts",

@@ -2,7 +2,7 @@ import { AgentMessageResponseSchema, PostMessageBodySchema } from "@/lib/contrac
 import { answer, parseWith, readBody, route } from "@/lib/http";
 import { USER_PARTY } from "@/lib/contracts/envelope";
 import { AgentIdSchema, ConversationIdSchema } from "@/lib/contracts/on-disk";
-import { getApp } from "@/lib/server/app";
+import { getApp } from "@/lib/server/get-app";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
