@@ -23,6 +23,8 @@ const config: KnipConfig = {
     "test/helpers/loop-probe-process.mjs",
     "test/helpers/mcp-argv-server.ts",
     "test/helpers/mcp-flood-server.mjs",
+    // Preloaded into the server by test/loaded-once.test.ts (NODE_OPTIONS=--import).
+    "test/helpers/module-copies.mjs",
     // What `server-only` resolves to under vitest (an alias in vitest.config.mts).
     "test/server-only-shim.ts",
   ],
