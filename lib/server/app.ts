@@ -3,10 +3,11 @@ import "server-only";
  * The composition root: the server's one instance of everything stateful, built here and nowhere
  * else from explicit parts: the data root and its lock, the conversation store, the history
  * search, the role library, long-term memory, the bus, the MCP manager and the engine. Started
- * once per process, from instrumentation.ts at boot and lazily by the first route that needs it;
- * kept on globalThis because Next may load this module in more than one bundle of the same
- * process. Nothing below this module imports it: the engine and the services are handed what they
- * use.
+ * once per process, from instrumentation.ts at boot and lazily by the first route that needs it,
+ * both through the server's core (lib/server/core.ts, one bundle loaded once in production); kept
+ * on globalThis because under `next dev` Next loads this module in more than one bundle of the
+ * same process. Nothing below this module imports it: the engine and the services are handed what
+ * they use.
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
