@@ -65,6 +65,13 @@ module.exports = {
       to: { path: "^lib/server/" },
     },
     {
+      name: "routes-reach-the-core-through-get-app",
+      severity: "error",
+      comment: "The store, the engine and the composition root are the server's core (lib/server/core.ts), bundled on its own and loaded once per process by scripts/serve.mjs: routes and instrumentation.ts reach it through lib/server/get-app.ts and import only its types, so Next's route bundles carry none of its code (test/loaded-once.test.ts checks the build).",
+      from: { path: "^(app/|instrumentation\\.ts$)" },
+      to: { path: "^lib/(store|runtime)/|^lib/server/(?!get-app\\.ts$)", dependencyTypesNot: ["type-only"] },
+    },
+    {
       name: "openapi-only-for-routes",
       severity: "error",
       comment: "lib/openapi (the route table and the OpenAPI document built from it) sits above every schema it describes: only routes (app/) and scripts import it, nothing below them.",

@@ -25,14 +25,14 @@ import path from "node:path";
 import { ROOT } from "./lib.mjs";
 
 /** The landed commit before issue 28's work (see the header). */
-export const DEFAULT_BASELINE = "ad52894";
+const DEFAULT_BASELINE = "ad52894";
 /** The Node the baseline landed on. */
 export const DEFAULT_BASELINE_NODE = "/usr/bin/node";
 
 const progress = (line) => process.stderr.write(`[bench baseline] ${line}\n`);
 
 /** The cache folder for prepared baselines. */
-export function cacheDir(env = process.env) {
+function cacheDir(env = process.env) {
   return env.BENCH_CACHE_DIR || path.join(env.XDG_CACHE_HOME || path.join(os.homedir(), ".cache"), "astrion-bench");
 }
 

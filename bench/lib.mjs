@@ -23,7 +23,7 @@ export const nowMs = () => performance.timeOrigin + performance.now();
 export const tempDir = (prefix) => mkdtempSync(path.join(os.tmpdir(), prefix));
 
 /** A free TCP port on 127.0.0.1. */
-export function freePort() {
+function freePort() {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
     s.once("error", reject);
@@ -84,7 +84,7 @@ export function stats(samples) {
 /**
  * The V8 flags `root`'s scripts/start.mjs gives the server it spawns (its SERVER_V8_FLAGS).
  */
-export function serverV8Flags(root = ROOT) {
+function serverV8Flags(root = ROOT) {
   const text = readFileSync(path.join(root, "scripts", "start.mjs"), "utf8");
   const list = /const SERVER_V8_FLAGS = \[([^\]]*)\]/.exec(text)?.[1];
   if (list === undefined) throw new Error(`no SERVER_V8_FLAGS in ${root}/scripts/start.mjs`);

@@ -27,19 +27,15 @@ import path from "node:path";
 /** The workers' roles (product roles, all with the read permission). */
 export const WORKER_ROLES = ["researcher", "code-reviewer", "full-stack-engineer"];
 /** The files each worker reads, in order (paths relative to the fixture project). */
-export const READ_FILES = ["README.md", "src/module-1.ts"];
+const READ_FILES = ["README.md", "src/module-1.ts"];
 /** The person's message that starts a run. */
 export const GOAL = "Survey the project with a team of three: each reads README.md and src/module-1.ts, then reports.";
-/** Model calls of one `short` run when every answer is used (1 + 3 x 3 + 1). */
-export const PLANNED_CALLS = 1 + WORKER_ROLES.length * (READ_FILES.length + 1) + 1;
 /** Marks the leader's summary, so both drivers know a run is over. */
 export const SUMMARY_MARK = "SUMMARY:";
 /** Chunks of a text answer in the `user` workload unless told otherwise. */
 export const USER_TEXT_CHUNKS = 50;
 /** What the leader says to a worker after its report (the worker answers it with text). */
-export const FOLLOW_UP = "Thanks. In one line: anything else the team should know?";
-/** The workloads, by name. */
-export const SHAPES = ["short", "user"];
+const FOLLOW_UP = "Thanks. In one line: anything else the team should know?";
 
 /** Writes the fixture project (a README and a few small modules) into `dir`. */
 export function writeFixtureProject(dir) {
@@ -55,7 +51,7 @@ const FILLER = "the team read every file it was given and found small typed modu
  * with `chunks` = `words`, one word with its leading space per piece, about one token each, as a
  * tokenizer cuts it; with fewer, the same text in fewer, longer pieces. Pure.
  */
-export function tokenPieces(text, words = USER_TEXT_CHUNKS, chunks = words) {
+function tokenPieces(text, words = USER_TEXT_CHUNKS, chunks = words) {
   const all = text.split(" ").filter(Boolean);
   for (let i = 0; all.length < words; i++) all.push(FILLER[i % FILLER.length]);
   const tokens = all.map((w, i) => (i === 0 ? w : ` ${w}`));

@@ -6,12 +6,13 @@
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { CORE_BUNDLE } from "./core-bundle.mjs";
 
 /** What the build is made from: a change to any of these makes the build stale. */
-export const BUILD_SOURCES = ["app", "components", "lib", "proxy.ts", "instrumentation.ts", "next.config.ts", "postcss.config.mjs", "tsconfig.json", "package.json", "package-lock.json"];
+const BUILD_SOURCES = ["app", "components", "lib", "proxy.ts", "instrumentation.ts", "next.config.ts", "postcss.config.mjs", "tsconfig.json", "package.json", "package-lock.json"];
 
 /** Newest modification time (ms) of the build's sources under `root`; tests and dot-folders do not count. */
-export function newestSource(root, sources = BUILD_SOURCES) {
+function newestSource(root, sources = BUILD_SOURCES) {
   let newest = 0;
   const visit = (p) => {
     const st = statSync(p, { throwIfNoEntry: false });
@@ -29,10 +30,13 @@ export function newestSource(root, sources = BUILD_SOURCES) {
   return newest;
 }
 
-/** Why a build is needed ("missing" or "stale"), or null when `<root>/.next` is current. */
+/**
+ * Why a build is needed ("missing" or "stale"), or null when `<root>/.next` is current. A build
+ * without the server's core (`next build` run alone) is missing its half.
+ */
 export function buildNeeded(root) {
   const built = statSync(path.join(root, ".next", "BUILD_ID"), { throwIfNoEntry: false });
-  if (!built) return "missing";
+  if (!built || !statSync(path.join(root, CORE_BUNDLE), { throwIfNoEntry: false })) return "missing";
   return newestSource(root) > built.mtimeMs ? "stale" : null;
 }
 
@@ -75,11 +79,12 @@ export function tryBuildLock(root) {
 }
 
 /**
- * Builds when there is no build or it is older than the sources (`next build`, its output on this
- * process's). Two callers at once (tests start servers together) must not build into the same
- * folder together: the build runs under the lock, and a second caller waits for it and then
- * looks again. Resolves with `next build`'s exit status, 0 when nothing was needed. With
- * `toStderr`, what the build prints goes to standard error (a caller whose output is data).
+ * Builds when there is no build or it is older than the sources (`next build`, then the server's
+ * core with scripts/build-core.mjs, their output on this process's). Two callers at once (tests
+ * start servers together) must not build into the same folder together: the build runs under the
+ * lock, and a second caller waits for it and then looks again. Resolves with the exit status of
+ * `next build` or, after it, of the core's build, 0 when nothing was needed. With `toStderr`,
+ * what the build prints goes to standard error (a caller whose output is data).
  */
 export async function ensureBuild(root, env = process.env, { toStderr = false } = {}) {
   const nextBin = path.join(root, "node_modules", "next", "dist", "bin", "next");
@@ -95,7 +100,9 @@ export async function ensureBuild(root, env = process.env, { toStderr = false } 
     try {
       if (!buildNeeded(root)) return 0;
       (toStderr ? console.error : console.log)(`${reason === "missing" ? "No build found" : "The build is older than the sources"}: building Astrion Team first (this takes a minute or two)…`);
-      status = spawnSync(process.execPath, [nextBin, "build"], { cwd: root, env, stdio: ["ignore", toStderr ? 2 : "inherit", "inherit"] }).status ?? 1;
+      const stdio = ["ignore", toStderr ? 2 : "inherit", "inherit"];
+      status = spawnSync(process.execPath, [nextBin, "build"], { cwd: root, env, stdio }).status ?? 1;
+      if (status === 0) status = spawnSync(process.execPath, [path.join(root, "scripts", "build-core.mjs")], { cwd: root, env, stdio }).status ?? 1;
     } finally {
       release();
     }

@@ -21,7 +21,7 @@ import http from "node:http";
 export const SERVED_METHODS = Object.freeze(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
 /** How long a refused client may go on sending before the connection is closed. */
-export const LINGER_MS = 2000;
+const LINGER_MS = 2000;
 
 const REASONS = { 400: "Bad Request", 408: "Request Timeout", 413: "Content Too Large", 431: "Request Header Fields Too Large", 501: "Not Implemented" };
 
@@ -74,7 +74,7 @@ const REFUSED = Symbol("astrion.refused");
  * @param {import("node:net").Socket} socket
  * @param {string} text
  */
-export function answerAndLinger(socket, text) {
+function answerAndLinger(socket, text) {
   if (socket[REFUSED]) return;
   socket[REFUSED] = true;
   socket.end(text);

@@ -14,8 +14,8 @@ const repo = path.resolve(__dirname, "..");
 const cruiser = path.join(repo, "node_modules", ".bin", "depcruise");
 const made: string[] = [];
 
-/** A tree of `files` (path → source) with the repository's rules; returns the rules it breaks. */
-function violations(files: Record<string, string>): string[] {
+/** A tree of `files` (path → source) with the repository's rules; returns the rules it breaks in `roots`. */
+function violations(files: Record<string, string>, roots: string[] = ["lib"]): string[] {
   const dir = mkdtempSync(path.join(os.tmpdir(), "astrion-import-rules-"));
   made.push(dir);
   copyFileSync(path.join(repo, ".dependency-cruiser.cjs"), path.join(dir, ".dependency-cruiser.cjs"));
@@ -29,7 +29,7 @@ function violations(files: Record<string, string>): string[] {
   }
   let out: string;
   try {
-    out = execFileSync(cruiser, ["lib", "-c", ".dependency-cruiser.cjs", "--output-type", "json"], { cwd: dir, encoding: "utf8" });
+    out = execFileSync(cruiser, [...roots, "-c", ".dependency-cruiser.cjs", "--output-type", "json"], { cwd: dir, encoding: "utf8" });
   } catch (error) {
     out = String((error as { stdout?: string }).stdout ?? "");
   }
@@ -86,6 +86,19 @@ describe("the import rules", () => {
     const providers = { ...clean, "lib/runtime/tool-providers/index.ts": 'import { engine } from "@/lib/runtime/engine";\nexport const providers = engine;\n' };
     expect(violations({ ...providers, "lib/server/app.ts": 'import { engine } from "@/lib/runtime/engine";\nimport { providers } from "@/lib/runtime/tool-providers";\nimport { offline } from "@/lib/offline-model";\nexport const app = [engine, providers, offline];\n' })).toEqual([]);
     expect(violations({ ...providers, "lib/runtime/team/loop.ts": 'import { providers } from "@/lib/runtime/tool-providers";\nexport const loop = providers;\n' })).toContain("engine-knows-no-tool-provider");
+  });
+
+  it("refuse a route importing the store, the engine or the composition root itself, not through lib/server/get-app.ts", () => {
+    const core = {
+      ...clean,
+      "lib/server/core.ts": 'import { app } from "./app";\nexport const core = { app };\nexport type ServerCore = typeof core;\n',
+      "lib/server/get-app.ts": 'import type { ServerCore } from "./core";\nexport const serverCore = async (): Promise<ServerCore> => ({}) as ServerCore;\n',
+      "app/api/x/route.ts": 'import { serverCore } from "@/lib/server/get-app";\nimport type { ServerCore } from "@/lib/server/core";\nexport const GET = (c: ServerCore) => [serverCore, c];\n',
+    };
+    expect(violations(core, ["lib", "app"])).toEqual([]);
+    for (const target of ["@/lib/store", "@/lib/runtime/engine", "@/lib/server/app", "@/lib/server/core"]) {
+      expect(violations({ ...core, "app/api/y/route.ts": `import * as m from "${target}";\nexport const GET = m;\n` }, ["lib", "app"]), target).toContain("routes-reach-the-core-through-get-app");
+    }
   });
 
   it("refuse production code importing test support", () => {

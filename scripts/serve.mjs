@@ -10,10 +10,14 @@
  * is marked (ASTRION_STAMPS_CLIENT_ADDRESS=1) so lib/security trusts that header only here.
  * Keep the names in step with lib/security/client-address.ts. What it answers itself (methods
  * the app does not serve, requests Node's parser refuses) is in scripts/http-refusals.mjs.
+ *
+ * Before Next it loads the server's core, built beside the app by `npm run build`
+ * (scripts/build-core.mjs), so the store and the engine exist once in the process.
  */
 import http from "node:http";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { CORE_BUNDLE } from "./core-bundle.mjs";
 import { installRefusals, refuseUnservedMethod } from "./http-refusals.mjs";
 
 const CLIENT_ADDRESS_HEADER = "x-astrion-client-address";
@@ -25,6 +29,12 @@ const port = Number(process.env.PORT || "3000");
 process.env.NODE_ENV = "production";
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 process.env.ASTRION_STAMPS_CLIENT_ADDRESS = "1";
+
+// The server's core (the composition root, the store, the engine: lib/server/core.ts), bundled on
+// its own by `npm run build`, loaded once and installed before Next loads a route, so every route
+// and the boot (instrumentation.ts) reach this one copy (lib/server/get-app.ts).
+const { installCore } = await import(pathToFileURL(path.join(root, CORE_BUNDLE)).href);
+installCore();
 
 // Imported only now: Next reads NODE_ENV when it loads.
 const { default: next } = await import("next");

@@ -36,7 +36,7 @@ export function ContextReportDisclosure({ metadata, messageId }: { metadata: unk
 }
 
 /** The totals of a call, folded to one line; opened, the whole report of that call. */
-export function ContextReport({ summary, messageId }: { summary: ContextSummary; messageId: string }) {
+function ContextReport({ summary, messageId }: { summary: ContextSummary; messageId: string }) {
   const t = useT();
   const num = useNumber();
   const params = useParams<{ id: string }>();

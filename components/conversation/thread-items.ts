@@ -21,7 +21,7 @@ export type ThreadItem =
   | { kind: "tool"; key: string; message: Message };
 
 /** The card variant of a parsed inter-agent message. */
-export function agentCardVariant(parsed: AgentMessage): AgentCardVariant {
+function agentCardVariant(parsed: AgentMessage): AgentCardVariant {
   return parsed.id.startsWith("ask_") ? "question" : parsed.kind;
 }
 

@@ -19,7 +19,7 @@ const LEVEL_TONE = {
 } as const;
 
 /** The PATCH body for what changed in the form (nothing unchanged is sent). */
-export function patchOf(entry: MemoryEntry, v: MemoryFormValues): PatchMemoryBody {
+function patchOf(entry: MemoryEntry, v: MemoryFormValues): PatchMemoryBody {
   const patch: PatchMemoryBody = {};
   if (v.kind !== entry.kind) patch.kind = v.kind;
   if (v.statement.trim() !== entry.statement) patch.statement = v.statement;

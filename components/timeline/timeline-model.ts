@@ -7,7 +7,7 @@ import { agentIdOfParty, ALL_PARTY, LEADER_PARTY, SYSTEM_PARTY, USER_PARTY } fro
 import type { TimelineRecord } from "@/lib/contracts/timeline-record";
 
 /** What a lane stands for; the view names the fixed ones in the reader's language. */
-export type LaneKind = "user" | "leader" | "agent" | "system" | "other";
+type LaneKind = "user" | "leader" | "agent" | "system" | "other";
 
 /** One swimlane: a participant of the conversation. */
 export interface Lane {
@@ -103,7 +103,7 @@ export interface TraceOption {
 }
 
 /** How many characters of a user message a trace option shows. */
-export const PREVIEW_CHARS = 60;
+const PREVIEW_CHARS = 60;
 
 /** `text` cut to `max` characters (with an ellipsis) on one line. */
 export function preview(text: string, max = PREVIEW_CHARS): string {

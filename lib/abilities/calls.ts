@@ -20,7 +20,7 @@ import { compileJsonSchema, type JsonSchema } from "./schema";
 export const ABILITY_EFFECT = "internal" as const;
 
 /** Longest `arguments` text of an ability call (checked before parsing). */
-export const ABILITY_ARGS_MAX_CHARS = 100_000;
+const ABILITY_ARGS_MAX_CHARS = 100_000;
 
 /** The tool a model is shown for an ability: the declared input schema as its parameters, unchanged. */
 export function abilityToolSpec(offered: OfferedAbility): ToolSpec {

@@ -13,11 +13,11 @@
 import type { Ability } from "./schema";
 
 /** Longest function name OpenAI-compatible endpoints accept. */
-export const TOOL_NAME_MAX = 64;
+const TOOL_NAME_MAX = 64;
 /** Name prefixes other tool sources own (MCP: `mcp__<server>__<tool>`, the protocol gateway: `gw__<source>__<operation>`). */
-export const RESERVED_TOOL_PREFIXES: readonly string[] = ["mcp__", "gw__"];
+const RESERVED_TOOL_PREFIXES: readonly string[] = ["mcp__", "gw__"];
 /** Names of tools that exist or are being added beside the registry's (commands). */
-export const RESERVED_TOOL_NAMES: readonly string[] = ["run_command"];
+const RESERVED_TOOL_NAMES: readonly string[] = ["run_command"];
 
 /** A role's declared abilities, as the table is built from them. */
 export interface RoleAbilities {

@@ -15,15 +15,15 @@ import { z } from "zod";
  * leading, trailing or doubled `_`, so a qualified tool name `<role_id>__<name>` always splits
  * at its last `__` (see naming.ts).
  */
-export const ABILITY_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*$/;
+const ABILITY_NAME_PATTERN = /^[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*$/;
 /** Longest ability name. */
-export const ABILITY_NAME_MAX = 48;
+const ABILITY_NAME_MAX = 48;
 /** Abilities one role may declare. */
-export const MAX_ABILITIES_PER_ROLE = 32;
+const MAX_ABILITIES_PER_ROLE = 32;
 /** Characters of one declared schema as JSON. */
 export const MAX_SCHEMA_CHARS = 16_384;
 /** Nesting of objects and arrays in one declared schema. */
-export const MAX_SCHEMA_DEPTH = 24;
+const MAX_SCHEMA_DEPTH = 24;
 
 /** A JSON Schema as declared: a mapping (its keywords are checked when it is compiled). */
 export type JsonSchema = Record<string, unknown>;

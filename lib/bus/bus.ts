@@ -19,10 +19,10 @@ import { isLiveOnlyEvent, type RuntimeEvent } from "@/lib/contracts/events";
 import type { Bus, BusMessage, BusStats, ConversationMessage, LiveEvent, NumberedEvent, PlainEvent, ReplayResult, Unsubscribe } from "./port";
 import { isConversationTopic, type AgentTopic, type ConversationTopic } from "./topics";
 
-export type { Bus, BusMessage, BusStats, ConversationMessage, LiveEvent, NumberedEvent, PlainEvent, ReplayResult, Unsubscribe } from "./port";
+export type { BusMessage, BusStats, ConversationMessage, PlainEvent, ReplayResult, Unsubscribe } from "./port";
 
 /** How many numbered events of each held conversation topic are kept for replay by default. */
-export const DEFAULT_BUFFER_SIZE = 5000;
+const DEFAULT_BUFFER_SIZE = 5000;
 
 /** Options of a new bus (tests make small ones; the server makes one, in lib/server/app.ts). */
 export interface EventBusOptions {

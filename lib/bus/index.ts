@@ -5,15 +5,5 @@
 import "server-only";
 
 export * from "./topics";
-export type {
-  Bus,
-  BusMessage,
-  BusStats,
-  ConversationMessage,
-  LiveEvent,
-  NumberedEvent,
-  PlainEvent,
-  ReplayResult,
-  Unsubscribe,
-} from "./port";
-export { DEFAULT_BUFFER_SIZE, EventBus, parseEventId, type EventBusOptions } from "./bus";
+export type { Bus, BusMessage, BusStats, ConversationMessage, LiveEvent, NumberedEvent, ReplayResult, Unsubscribe } from "./port";
+export { EventBus, parseEventId } from "./bus";

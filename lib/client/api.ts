@@ -39,7 +39,7 @@ export class ApiError extends Error {
 }
 
 /** Reads `[{path, message, line?}]` out of an unknown `details` value, ignoring anything else. */
-export function toFieldIssues(details: unknown): FieldIssue[] {
+function toFieldIssues(details: unknown): FieldIssue[] {
   if (!Array.isArray(details)) return [];
   const issues: FieldIssue[] = [];
   for (const d of details) {
@@ -103,7 +103,7 @@ function jsonOrUndefined(text: string): unknown {
 }
 
 /** The {@link ApiError} of a failed answer whose body (parsed JSON, or undefined) is `json`. */
-export function apiErrorOf(res: Response, json: unknown): ApiError {
+function apiErrorOf(res: Response, json: unknown): ApiError {
   const parsed = ApiErrorBodySchema.safeParse(json);
   if (parsed.success) return new ApiError(res.status, parsed.data.error.code, parsed.data.error.message, parsed.data.error.details);
   return new ApiError(res.status, "http_error", `The server answered ${res.status} ${res.statusText}`.trim());

@@ -18,21 +18,9 @@ export type ConversationFilter = ListConversationsQuery["status"];
 export const conversationKeys = {
   all: ["conversations"] as const,
   lists: () => [...conversationKeys.all, "list"] as const,
-  list: (params: { q: string; status: ConversationFilter; offset: number; limit: number }) =>
-    [...conversationKeys.lists(), params] as const,
   detail: (id: string) => [...conversationKeys.all, "detail", id] as const,
   messages: (id: string) => [...conversationKeys.all, "messages", id] as const,
 };
-
-/** One page of the conversation index, newest first. */
-export function conversationListQuery(params: { q: string; status: ConversationFilter; offset: number; limit: number }) {
-  const search = new URLSearchParams({ status: params.status, offset: String(params.offset), limit: String(params.limit) });
-  if (params.q.trim()) search.set("q", params.q.trim());
-  return queryOptions({
-    queryKey: conversationKeys.list(params),
-    queryFn: ({ signal }) => apiFetch(`/api/conversations?${search.toString()}`, ConversationListSchema, { signal }),
-  });
-}
 
 /** The conversation index page by page ("Load more"), newest first. */
 export function conversationPagesQuery(params: { q: string; status: ConversationFilter; limit: number }) {

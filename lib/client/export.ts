@@ -17,7 +17,7 @@ function attachmentName(res: Response, fallback: string): string {
 }
 
 /** Saves `blob` as a download named `name`. */
-export function saveBlob(blob: Blob, name: string): void {
+function saveBlob(blob: Blob, name: string): void {
   const url = URL.createObjectURL(blob);
   const a = document.createElement("a");
   a.href = url;

@@ -1,6 +1,5 @@
 /** Browser-side API access: the fetch helper, its error type and a query factory per resource. */
-export { ApiError, apiFetch, toFieldIssues, type FieldIssue } from "./api";
-export { getQueryClient } from "./get-query-client";
+export { ApiError, apiFetch } from "./api";
 export * from "./conversations";
 export * from "./roles";
 export * from "./system";

@@ -21,7 +21,7 @@ export interface LiveText {
 export const LIVE_COMMAND_MAX = 20_000;
 
 /** Key of the live text of the leader (`leader`) or a sub-agent (`agent_<id>`). */
-export type LiveKey = "leader" | `agent_${number}`;
+type LiveKey = "leader" | `agent_${number}`;
 
 /** The live state of one conversation. */
 export interface LiveState {
@@ -43,7 +43,7 @@ export interface LiveState {
 export const initialLiveState: LiveState = { snapshot: null, epoch: 0, live: {}, agentMessages: {}, timeline: [] };
 
 /** The live-text key of an agent id (`null` = the leader). */
-export function liveKey(agentId: number | null): LiveKey {
+function liveKey(agentId: number | null): LiveKey {
   return agentId === null ? "leader" : `agent_${agentId}`;
 }
 
@@ -51,7 +51,7 @@ export function liveKey(agentId: number | null): LiveKey {
  * A stable identity for a message, to drop duplicates when the same message reaches us twice
  * (fetched and streamed). Messages without ids fall back to their whole content.
  */
-export function messageKey(message: Message): string {
+function messageKey(message: Message): string {
   if (message.message_id) return `id:${message.message_id}`;
   if (message.role === "tool" && message.tool_call_id) return `tool:${message.tool_call_id}`;
   return `raw:${JSON.stringify([message.role, message.content, message.tool_calls ?? null])}`;

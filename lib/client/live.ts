@@ -2,7 +2,6 @@
 import { queryOptions } from "@tanstack/react-query";
 import {
   AgentDetailSchema,
-  AgentMessageBodySchema,
   AgentMessageResponseSchema,
   AnswerBodySchema,
   AnswerResponseSchema,
@@ -26,7 +25,7 @@ export function conversationEventsUrl(id: string): string {
 }
 
 /** Query keys of live-run data. */
-export const liveKeys = {
+const liveKeys = {
   agent: (conversationId: string, agentId: number, epoch: number) =>
     ["conversations", "agent", conversationId, agentId, epoch] as const,
 };
@@ -61,7 +60,7 @@ export async function stopConversation(id: string) {
 export async function postAgentMessage(id: string, agentId: number, content: string) {
   return apiFetch(`${conversationPath(id)}/agents/${agentId}/messages`, AgentMessageResponseSchema, {
     method: "POST",
-    body: AgentMessageBodySchema.parse({ content }),
+    body: PostMessageBodySchema.parse({ content }),
   });
 }
 

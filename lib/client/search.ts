@@ -16,7 +16,7 @@ export interface SearchParams {
 }
 
 /** The fields of {@link SearchParams}, in the order they appear in a URL. */
-export const SEARCH_PARAM_KEYS = ["q", "status", "agent", "role", "model", "message_role", "from", "to"] as const;
+const SEARCH_PARAM_KEYS = ["q", "status", "agent", "role", "model", "message_role", "from", "to"] as const;
 
 /** `params` as a query string, empty values left out. */
 export function searchParamsString(params: SearchParams): string {

@@ -5,7 +5,7 @@ import type { TimelineRecord } from "@/lib/contracts/timeline-record";
 import { apiFetch } from "./api";
 
 /** Query keys of timeline data. */
-export const timelineKeys = {
+const timelineKeys = {
   timeline: (conversationId: string, epoch: number) => ["conversations", "timeline", conversationId, epoch] as const,
 };
 

@@ -52,7 +52,7 @@ export function wildcardMatch(pattern: string, text: string): boolean {
 }
 
 /** Whitespace runs made one space, trimmed: how patterns and commands are compared. */
-export function normalizeCommandText(text: string): string {
+function normalizeCommandText(text: string): string {
   return text.trim().split(/\s+/).join(" ");
 }
 

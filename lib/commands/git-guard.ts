@@ -25,7 +25,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 
 /** Settings every hardened git runs with. */
-export const GIT_HARDENING: ReadonlyArray<readonly [string, string]> = [
+const GIT_HARDENING: ReadonlyArray<readonly [string, string]> = [
   ["safe.bareRepository", "explicit"],
   ["core.fsmonitor", "false"],
   ["core.hooksPath", "/dev/null"],

@@ -5,9 +5,8 @@
  * promoted conclusions are computed once per message. Pure (no I/O); the report schema is also
  * importable alone from `@/lib/context/report` by client code.
  */
-export { buildModelInput, conversationGoal, DEFAULT_BUDGETS, placeholderText, type BuildModelInputOptions, type ContextBudgets, type ContextFacts, type ModelInput } from "./slices";
+export { buildModelInput, conversationGoal } from "./slices";
 export type { RecalledMemory } from "./types";
-export { collectPromotions, deriveWorkNotes, extractNotes, extractPromotions, isInterAgentText, NOTE_HINT, PROMOTION_HINT } from "./promotions";
-export { countTokens, messageTokens, TOKENIZER_NAME, truncateToTokens } from "./tokens";
-export { ContextWindow, contextWindowFor, type ContextWindowStats } from "./window";
+export { collectPromotions, deriveWorkNotes, NOTE_HINT, PROMOTION_HINT } from "./promotions";
+export { countTokens } from "./tokens";
 export * from "./report";

@@ -116,7 +116,7 @@ export function systemMessageTokens(base: readonly string[], global: LineSlice, 
 }
 
 /** How a recalled entry reads in the global slice: kind, statement, and the conversation it came from. */
-export function memoryLineText(m: RecalledMemory): string {
+function memoryLineText(m: RecalledMemory): string {
   const statement = m.statement.replace(/\s+/g, " ").trim();
   const from = m.source.conversation_id ? `from ${m.source.conversation_id}${m.source.title ? ` "${m.source.title.replace(/\s+/g, " ").trim().slice(0, 60)}"` : ""}` : "added by a person";
   return `[${m.kind}] ${statement} (${from})`;

@@ -7,7 +7,7 @@
 import type { Message } from "@/lib/contracts/on-disk";
 import { contextWindowFor } from "./window";
 
-export { extractNotes, extractPromotions, isInterAgentText, NOTE_HINT, PROMOTION_HINT } from "./markers";
+export { extractNotes, extractPromotions, NOTE_HINT, PROMOTION_HINT } from "./markers";
 
 /**
  * Every conclusion promoted in a history, oldest first (the order {@link buildModelInput} expects;

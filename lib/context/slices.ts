@@ -14,7 +14,7 @@ import type { Message } from "@/lib/contracts/on-disk";
 import type { BuildModelInputOptions, ModelInput } from "./types";
 import { contextWindowFor } from "./window";
 
-export { DEFAULT_BUDGETS, placeholderText, type BuildModelInputOptions, type ContextBudgets, type ContextFacts, type ModelInput } from "./types";
+export { placeholderText, type BuildModelInputOptions, type ModelInput } from "./types";
 
 /**
  * The conversation's goal for the global slice: the first plain person message of the leader's

@@ -27,7 +27,7 @@ export const TOKENIZER_NAME = "o200k_base";
  */
 export const MESSAGE_OVERHEAD = 4;
 /** Fixed cost of one tool call on an assistant message (id, type, JSON punctuation). */
-export const TOOL_CALL_OVERHEAD = 8;
+const TOOL_CALL_OVERHEAD = 8;
 
 /** Longest run of non-whitespace (or of whitespace) given to the tokenizer in one piece. */
 export const MAX_RUN_CHARS = 64;
@@ -36,13 +36,13 @@ export const MAX_CHUNK_CHARS = 2048;
 /** Texts up to this many characters are counted whole (unless they exceed the token budget); longer ones are estimated from samples. */
 export const EXACT_COUNT_LIMIT = 8_000;
 /** Tokens one count may produce before it extrapolates from what it has counted. */
-export const COUNT_TOKEN_BUDGET = 2_500;
+const COUNT_TOKEN_BUDGET = 2_500;
 const SAMPLE_BITS = 7;
 /** Windows a long text is estimated from, of {@link SAMPLE_WIDTH} characters each (about 16,000 in all). */
 const SAMPLE_COUNT = 2 ** SAMPLE_BITS;
 const SAMPLE_WIDTH = 125;
 /** Tokens an estimate may count before it scales what it has counted. */
-export const ESTIMATE_TOKEN_BUDGET = 2 * COUNT_TOKEN_BUDGET;
+const ESTIMATE_TOKEN_BUDGET = 2 * COUNT_TOKEN_BUDGET;
 /** The windows in an order that spreads any prefix of it evenly over the text (bit-reversed 0…127). */
 const SAMPLE_ORDER = Array.from({ length: SAMPLE_COUNT }, (_, i) => parseInt(i.toString(2).padStart(SAMPLE_BITS, "0").split("").reverse().join(""), 2));
 /** How far a sample window's ends move to reach whitespace (a word cut in two counts as more tokens than it is). */

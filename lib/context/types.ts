@@ -15,7 +15,7 @@ export interface ContextBudgets {
 }
 
 /** Defaults from the seed: global ≤ 500, scene within 2,000–4,000, private 1,000. */
-export const DEFAULT_BUDGETS: Readonly<ContextBudgets> = { global: 500, scene: 3000, private: 1000 };
+const DEFAULT_BUDGETS: Readonly<ContextBudgets> = { global: 500, scene: 3000, private: 1000 };
 
 /** The conversation facts every call states (global slice). */
 export interface ContextFacts {

@@ -227,7 +227,10 @@ export const SignInResponseSchema = z.object({ signed_in: z.literal(true), requi
 /** Answer of `POST /api/auth/signout`. */
 export const SignOutResponseSchema = z.object({ signed_out: z.literal(true) });
 
-/** `POST /api/conversations/[id]/messages`: a person's message to the Team Leader. */
+/**
+ * `POST /api/conversations/[id]/messages` and `POST /api/conversations/[id]/agents/[agentId]/messages`:
+ * a person's message to the Team Leader or to one sub-agent.
+ */
 export const PostMessageBodySchema = z.object({
   content: z.string().trim().min(1, "a message cannot be empty").max(100_000, "at most 100,000 characters"),
   author: z.string().trim().min(1).max(80).optional(),
@@ -249,9 +252,6 @@ export type AgentDetail = z.infer<typeof AgentDetailSchema>;
 
 /** Answer of `DELETE /api/conversations/[id]/agents/[agentId]`: the agent terminated. */
 export const TerminateAgentResponseSchema = z.object({ terminated: z.number().int().positive() });
-
-/** `POST /api/conversations/[id]/agents/[agentId]/messages`: a person's message to one sub-agent. */
-export const AgentMessageBodySchema = PostMessageBodySchema;
 
 /** Answer of `POST /api/conversations/[id]/agents/[agentId]/messages` (202: delivered before the agent's next step). */
 export const AgentMessageResponseSchema = z.object({ message_id: z.string() });

@@ -11,8 +11,6 @@ export const JournalLineSchema = z.object({
   result: z.string().optional(),
   at: z.string(),
 });
-/** One journal line. */
-export type JournalLine = z.infer<typeof JournalLineSchema>;
 
 /** What the journal knows of one key. */
 export type JournalState = { status: "none" } | { status: "started" } | { status: "done"; result: string };

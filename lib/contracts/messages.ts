@@ -8,15 +8,12 @@
  * `"来自 Team Leader 的任务发布\nid: task_001\n\n\n\n请为项目设计前端配色方案...\n\n"`,
  * `"来自 UI Operator_1 的任务完成汇报\nid: out_uio_001\n\n\n\n我完成了前端配色的设计...\n\n"`.
  */
-import { z } from "zod";
 
-/** The three kinds of inter-agent message text. */
-export const AgentMessageKindSchema = z.enum(["task", "message", "report"]);
-/** Kind of an inter-agent message. */
-export type AgentMessageKind = z.infer<typeof AgentMessageKindSchema>;
+/** Kind of an inter-agent message: the three kinds of inter-agent message text. */
+export type AgentMessageKind = "task" | "message" | "report";
 
 /** The seed's header word for each kind (`来自 {sender} 的{word}`). */
-export const AGENT_MESSAGE_HEADERS: Readonly<Record<AgentMessageKind, string>> = {
+const AGENT_MESSAGE_HEADERS: Readonly<Record<AgentMessageKind, string>> = {
   task: "任务发布",
   message: "消息",
   report: "任务完成汇报",
@@ -83,13 +80,11 @@ export function parseAgentMessage(text: string): AgentMessage | null {
   return { kind, sender, id, body: text.slice(bodyStart, text.length - TRAILER.length) };
 }
 
-/** Kinds of seed-style ids. */
-export const SeedIdKindSchema = z.enum(["task", "message", "report", "question"]);
 /** Kind of a seed-style id. */
-export type SeedIdKind = z.infer<typeof SeedIdKindSchema>;
+export type SeedIdKind = "task" | "message" | "report" | "question";
 
 /** Id prefix per kind: `task_001`, `msg_tl_001`, `out_uio_001`, `ask_uio_001`. */
-export const SEED_ID_PREFIXES: Readonly<Record<SeedIdKind, string>> = {
+const SEED_ID_PREFIXES: Readonly<Record<SeedIdKind, string>> = {
   task: "task",
   message: "msg",
   report: "out",
@@ -100,21 +95,20 @@ export const SEED_ID_PREFIXES: Readonly<Record<SeedIdKind, string>> = {
 export const LEADER_DISPLAY_NAME = "Team Leader";
 
 /** The Team Leader's abbreviation in ids (`msg_tl_001`). */
-export const LEADER_ABBREV = "tl";
+const LEADER_ABBREV = "tl";
 
 /**
- * Per-conversation counters of seed-style ids, keyed by id prefix (`task`, `msg_tl`, `out_uio`).
- * The caller persists them (e.g. in the conversation's metadata) so ids stay unique across restarts.
+ * Per-conversation counters of seed-style ids (non-negative integers), keyed by id prefix (`task`,
+ * `msg_tl`, `out_uio`). The caller persists them (e.g. in the conversation's metadata) so ids stay
+ * unique across restarts.
  */
-export const SeedCountersSchema = z.record(z.string(), z.number().int().nonnegative());
-/** Seed-id counters. */
-export type SeedCounters = z.infer<typeof SeedCountersSchema>;
+export type SeedCounters = Record<string, number>;
 
 /**
  * Known role abbreviations. Acronyms that the word rule below would also produce are listed so
  * the seed's own examples stay fixed even if the rule changes.
  */
-export const DEFAULT_ROLE_ABBREVIATIONS: Readonly<Record<string, string>> = {
+const DEFAULT_ROLE_ABBREVIATIONS: Readonly<Record<string, string>> = {
   "team-leader": LEADER_ABBREV,
   "ui-operator": "uio",
   "full-stack-engineer": "fse",

@@ -6,8 +6,4 @@ import "server-only";
  * are importable alone: `@/lib/export/schema` by the browser, the others by tests.
  */
 export * from "./schema";
-export { readZip, unsafeEntryName, crc32, type ZipContents, type ZipFile, type ZipLimits } from "./zip-read";
-export { classifyPath, parseConversationFolder, rekeyFiles, type ConversationFolder } from "./bundle";
-export { downloadName, exportEntries, exportManifest, readImportArchive, zipStream, type ImportArchive } from "./archive";
-export { renderConversationMarkdown, type RenderOptions } from "./markdown";
-export { attachment, exportMarkdown, exportZip, importZip, type Download } from "./service";
+export { attachment, exportMarkdown, exportZip, importZip } from "./service";

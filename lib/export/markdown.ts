@@ -14,11 +14,11 @@ import type { ConversationFolder, FolderAgent } from "./bundle";
 import { clipped, fenced, htmlInline, inline, quoted, table } from "./markdown-text";
 
 /** Characters of one message body kept in the report (the zip export keeps everything). */
-export const MAX_MESSAGE_CHARS = 20_000;
+const MAX_MESSAGE_CHARS = 20_000;
 /** Characters of a tool call's arguments or a tool result kept in the report. */
-export const MAX_TOOL_CHARS = 1_000;
+const MAX_TOOL_CHARS = 1_000;
 /** Timeline notices (failed, refused, interrupted, capped records, conflict resolutions) listed. */
-export const MAX_NOTICES = 50;
+const MAX_NOTICES = 50;
 
 /** Timeline statuses reported as notices. */
 const NOTICE_STATUSES = new Set(["failed", "refused", "interrupted", "capped"]);

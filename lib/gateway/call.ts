@@ -12,9 +12,9 @@ import { buildRequest, readResponse, redact } from "./request";
 import { GatewayMappingError } from "./time";
 
 /** Bytes of a response read; the rest is cut (and said so). */
-export const MAX_RESPONSE_BYTES = 1024 * 1024;
+const MAX_RESPONSE_BYTES = 1024 * 1024;
 /** Characters of a call's arguments accepted. */
-export const MAX_ARGUMENT_CHARS = 256 * 1024;
+const MAX_ARGUMENT_CHARS = 256 * 1024;
 
 /** The default deadline of a call (`ASTRION_GATEWAY_TIMEOUT_MS`, default 15000: the third tier). */
 export function defaultGatewayTimeoutMs(env: Record<string, string | undefined> = process.env): number {

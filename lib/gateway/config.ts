@@ -15,7 +15,7 @@ import { operationsFromSpec, type GatewayOperation } from "./openapi";
 import { GatewayFileSchema, type OpenApiSource } from "./schema";
 
 /** The largest spec file read. */
-export const MAX_SPEC_BYTES = 4 * 1024 * 1024;
+const MAX_SPEC_BYTES = 4 * 1024 * 1024;
 /** The largest gateway.json read. */
 const MAX_FILE_BYTES = 1024 * 1024;
 
@@ -40,7 +40,7 @@ export interface LoadedGateway {
 }
 
 /** `<root>/gateway.json`. */
-export function gatewayFilePath(root: string): string {
+function gatewayFilePath(root: string): string {
   return path.join(root, "gateway.json");
 }
 

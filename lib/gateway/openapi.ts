@@ -11,7 +11,7 @@ import { resolveRefs, UnresolvableRefError } from "./refs";
 import type { GatewayEffect } from "./schema";
 
 /** A spec that is no usable OpenAPI 3 document. */
-export class GatewaySpecError extends Error {
+class GatewaySpecError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "GatewaySpecError";
@@ -19,7 +19,7 @@ export class GatewaySpecError extends Error {
 }
 
 /** One parameter of an operation, by its API name. */
-export interface GatewayParam {
+interface GatewayParam {
   name: string;
   in: "path" | "query" | "header";
   required: boolean;
@@ -50,7 +50,7 @@ export interface SpecConversion {
 }
 
 /** Tools one source may offer; a model is offered at most 128 tools in all. */
-export const MAX_TOOLS_PER_SOURCE = 64;
+const MAX_TOOLS_PER_SOURCE = 64;
 const METHODS = ["get", "put", "post", "delete", "patch", "head"] as const;
 /** The wrapped body's argument name. */
 export const BODY_ARGUMENT = "body";

@@ -16,7 +16,7 @@ export class UnresolvableRefError extends Error {
 /** The deepest chain of nested references followed. */
 export const MAX_REF_DEPTH = 16;
 /** Nodes one resolution may produce: a spec that would expand to more is refused. */
-export const MAX_RESOLVED_NODES = 50_000;
+const MAX_RESOLVED_NODES = 50_000;
 
 function pointer(root: unknown, ref: string): unknown {
   if (!ref.startsWith("#/components/")) throw new UnresolvableRefError(`$ref ${JSON.stringify(ref)} is not a local #/components reference`);

@@ -41,7 +41,7 @@ export function parseIso(text: string): number | null {
 }
 
 /** ISO 8601 in UTC, milliseconds only when there are some. */
-export function formatIso(ms: number): string {
+function formatIso(ms: number): string {
   const iso = new Date(ms).toISOString();
   return iso.endsWith(".000Z") ? `${iso.slice(0, -5)}Z` : iso;
 }

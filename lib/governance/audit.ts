@@ -19,7 +19,7 @@ export interface AuditSummary {
 }
 
 /** Hex SHA-256 of a string's UTF-8 bytes. */
-export function sha256Hex(text: string): string {
+function sha256Hex(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
@@ -49,10 +49,10 @@ function codePoints(text: string): number {
 }
 
 /** Payload keys that hold written text (by a model or a person) rather than ids or counts. */
-export const TEXT_PAYLOAD_KEYS: ReadonlySet<string> = new Set(["content", "summary", "task", "question", "answer", "text", "value", "message", "body", "reasoning"]);
+const TEXT_PAYLOAD_KEYS: ReadonlySet<string> = new Set(["content", "summary", "task", "question", "answer", "text", "value", "message", "body", "reasoning"]);
 
 /** True for envelope types whose payload is logged only as a summary. */
-export function summarizesPayload(type: EnvelopeType): boolean {
+function summarizesPayload(type: EnvelopeType): boolean {
   return type === "request" || type === "reply" || type === "broadcast";
 }
 

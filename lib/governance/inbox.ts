@@ -6,7 +6,7 @@
 import { AstrionError } from "@/lib/contracts/errors";
 
 /** Default most unread messages an agent's inbox holds. */
-export const DEFAULT_INBOX_LIMIT = 10;
+const DEFAULT_INBOX_LIMIT = 10;
 
 /** `ASTRION_INBOX_LIMIT` (a whole number ≥ 1), else 10. */
 export function inboxLimitFromEnv(env: Record<string, string | undefined> = process.env): number {

@@ -20,7 +20,7 @@ import { CAPABILITY_SYNONYMS } from "./vocabulary";
 import { jsonObjectIn } from "@/lib/models/answer-json";
 
 /** One role that fits the request. */
-export interface IntentCandidate {
+interface IntentCandidate {
   role_id: string;
   score: number;
   /** The role's tags that matched, best first. */
@@ -46,7 +46,7 @@ export interface IntentResult {
 export const INTENT_READ_CHARS = 8000;
 
 /** The vocabulary's words and terms per tag (kept under this name for the callers that knew it). */
-export const INTENT_SYNONYMS = CAPABILITY_SYNONYMS;
+const INTENT_SYNONYMS = CAPABILITY_SYNONYMS;
 
 /** Does `term` occur in the message (substring for CJK terms, whole token otherwise)? */
 function hasTerm(term: string, tokens: ReadonlySet<string>, lower: string): boolean {
@@ -163,7 +163,7 @@ export function classifyIntent(text: string, registry: CapabilityRegistry, optio
 }
 
 /** What the classifier model must answer. */
-export const ClassifierAnswerSchema = z.object({ labels: z.array(z.string().min(1).max(64)).max(32) });
+const ClassifierAnswerSchema = z.object({ labels: z.array(z.string().min(1).max(64)).max(32) });
 
 /** Options of {@link classifyIntentWithModel}. */
 export interface ModelClassifyOptions extends ClassifyOptions {
@@ -223,7 +223,7 @@ export async function classifyIntentWithModel(
 }
 
 /** `allowed_roles` of a conversation's metadata: a list of role ids, or absent. */
-export const AllowedRolesSchema = z.array(RoleIdSchema).max(500);
+const AllowedRolesSchema = z.array(RoleIdSchema).max(500);
 
 /**
  * The conversation's role whitelist from its metadata (`allowed_roles`), or undefined when it

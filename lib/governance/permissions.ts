@@ -12,20 +12,17 @@
  */
 import path from "node:path";
 
-/** What a token may allow. */
-export const AGENT_SCOPES = [
-  "project:read",
-  "project:write",
-  "project:execute",
-  "message:leader",
-  "message:teammates",
-  "shared_context:read",
-  "shared_context:write",
-  "tools:mcp",
-  "gateway:call",
-] as const;
-/** One scope of a token. */
-export type AgentScope = (typeof AGENT_SCOPES)[number];
+/** One scope of a token: what a token may allow. */
+export type AgentScope =
+  | "project:read"
+  | "project:write"
+  | "project:execute"
+  | "message:leader"
+  | "message:teammates"
+  | "shared_context:read"
+  | "shared_context:write"
+  | "tools:mcp"
+  | "gateway:call";
 
 /** A scoped token. `token` is the random id; the rest says what it allows. */
 export interface AgentToken {

@@ -18,7 +18,7 @@ export interface IndexableRole {
 }
 
 /** One role the BM25 query found, with its BM25+ score (higher is better, unbounded). */
-export interface RoleSearchHit {
+interface RoleSearchHit {
   role_id: string;
   score: number;
 }

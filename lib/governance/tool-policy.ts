@@ -71,7 +71,7 @@ export interface CommandContext {
 }
 
 /** Why an allow-listed command was held for a person: a stable code, English text, and the name it is about. */
-export interface CommandHold {
+interface CommandHold {
   code: "agent_changed_files" | "git_repository_new" | "git_diff_program" | "git_alias";
   message: string;
   detail?: string;
@@ -89,7 +89,7 @@ export interface ToolPolicyDecision {
 }
 
 /** Why the allowed `parts` of a line may not run without a person, if they may not. */
-export function commandHold(parts: readonly AllowedPart[], context: CommandContext = { agentChangedProject: true }): CommandHold | undefined {
+function commandHold(parts: readonly AllowedPart[], context: CommandContext = { agentChangedProject: true }): CommandHold | undefined {
   const untrustedCode = parts.find((p) => p.kind === "project_code" && !p.trusts_agent_code);
   if (untrustedCode && context.agentChangedProject) {
     const detail = untrustedCode.words.join(" ");

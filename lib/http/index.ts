@@ -10,7 +10,7 @@ import { AstrionError, ValidationError, zodIssues } from "@/lib/contracts/errors
 import { bodyLimitFor, DEFAULT_BODY_LIMIT, parseJsonWithin } from "@/lib/input-limits";
 
 /** A JSON answer with `cache-control: no-store` (API answers describe live state). */
-export function json(data: unknown, init?: { status?: number; headers?: Record<string, string> }) {
+function json(data: unknown, init?: { status?: number; headers?: Record<string, string> }) {
   return NextResponse.json(data, {
     status: init?.status ?? 200,
     headers: { "cache-control": "no-store", ...init?.headers },
@@ -28,7 +28,7 @@ export function answer<S extends z.ZodType>(schema: S, data: z.output<S>, init?:
 }
 
 /** The error answer for any thrown value. */
-export function errorResponse(error: unknown) {
+function errorResponse(error: unknown) {
   if (error instanceof AstrionError) {
     if (error.status >= 500) console.error(`[astrion] ${error.name}: ${error.message}`);
     const body: { code: string; message: string; details?: unknown } = { code: error.code, message: error.message };

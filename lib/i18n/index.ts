@@ -4,8 +4,7 @@
  * import `getLocale`/`getT` from `@/lib/i18n/server`.
  */
 export { en, type MessageKey } from "./dictionaries/en";
-export { zhCN } from "./dictionaries/zh-cn";
-export { DEFAULT_LOCALE, LOCALES, LOCALE_COOKIE, isLocale, localeFromAcceptLanguage, resolveLocale, writeLocaleCookie, type Locale } from "./locale";
-export { makeTranslator, translate, type MessageVars, type TranslateFn } from "./translate";
+export { LOCALES, writeLocaleCookie, type Locale } from "./locale";
+export { makeTranslator, type TranslateFn } from "./translate";
 export { I18nProvider } from "./i18n-provider";
 export { useLocale, useT } from "./use-t";

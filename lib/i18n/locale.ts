@@ -8,13 +8,13 @@
 export const LOCALES = ["en", "zh-CN"] as const;
 export type Locale = (typeof LOCALES)[number];
 
-export const DEFAULT_LOCALE: Locale = "en";
+const DEFAULT_LOCALE: Locale = "en";
 
 /** Name of the cookie that remembers the chosen language. */
 export const LOCALE_COOKIE = "astrion_locale";
 
 /** True when `value` is one of {@link LOCALES}. */
-export function isLocale(value: unknown): value is Locale {
+function isLocale(value: unknown): value is Locale {
   return typeof value === "string" && (LOCALES as readonly string[]).includes(value);
 }
 

@@ -3,5 +3,5 @@
  * outside is parsed with bounded work. Pure (no I/O): used by the request guard, the proxy, the
  * route helpers and the tool-argument parser alike.
  */
-export { BODY_LIMITS, bodyLimitFor, DEFAULT_BODY_LIMIT, isBodyMethod, MAX_BODY_LIMIT, type BodyLimitRule } from "./body";
-export { jsonDepthOver, MAX_JSON_DEPTH, parseJsonWithin, type BoundedJsonResult } from "./json";
+export { BODY_LIMITS, bodyLimitFor, DEFAULT_BODY_LIMIT, isBodyMethod, MAX_BODY_LIMIT } from "./body";
+export { jsonDepthOver, MAX_JSON_DEPTH, parseJsonWithin } from "./json";

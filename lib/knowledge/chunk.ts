@@ -23,7 +23,7 @@ const HEADING = /^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$/;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
 /** True for files chunked by headings. */
-export function isMarkdown(rel: string): boolean {
+function isMarkdown(rel: string): boolean {
   return MARKDOWN.test(rel);
 }
 

@@ -5,8 +5,8 @@
  * `@/lib/knowledge/service` (server only).
  */
 export * from "./schema";
-export { DEFAULT_KNOWLEDGE_LIMITS, knowledgeLimitsFromEnv, type KnowledgeLimits } from "./config";
-export { chunkFile, chunkLines, chunkMarkdown, CHUNK_LIMITS, isMarkdown } from "./chunk";
-export { KNOWLEDGE_HINT, routeKnowledge, ROUTE_READ_CHARS, type KnowledgeRouting } from "./route";
-export { orderFromAnswer, rerankMessages, RerankAnswerSchema, RERANK_TOP } from "./rerank";
+;
+;
+export { KNOWLEDGE_HINT, routeKnowledge,  type KnowledgeRouting } from "./route";
+;
 export { KNOWLEDGE_TOOL } from "./tool";

@@ -31,7 +31,7 @@ import { KNOWLEDGE_FORMAT, ManifestSchema, ShardSchema, type IndexState, type Ma
 import { walkProject, type WalkedFile } from "./walk";
 
 /** Shards of the chunk store. */
-export const SHARDS = 64;
+const SHARDS = 64;
 /** Files read between two yields to the event loop. */
 const BATCH_FILES = 16;
 /** Passages added to MiniSearch between two yields when loading. */
@@ -47,7 +47,7 @@ export function indexDir(dataRoot: string, projectReal: string): string {
 }
 
 /** The shard of a file. */
-export function shardOf(rel: string): number {
+function shardOf(rel: string): number {
   return createHash("md5").update(rel).digest().readUInt16BE(0) % SHARDS;
 }
 

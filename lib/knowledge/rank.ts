@@ -26,16 +26,16 @@ export interface IndexedDoc {
 }
 
 /** Field weights: a word in the file's path or a heading says more than one in the text. */
-export const FIELD_BOOST = { path: 3, heading: 2, text: 1 } as const;
+const FIELD_BOOST = { path: 3, heading: 2, text: 1 } as const;
 /** Passages of one file kept at most. */
-export const MAX_PER_FILE = 2;
+const MAX_PER_FILE = 2;
 /** RRF's constant (the usual 60). */
 const RRF_K = 60;
 /** Candidates taken from each list before fusing. */
 const FUSE_DEPTH = 200;
 
 /** MiniSearch's options for the knowledge index (the same for building and for loading a saved index). */
-export const MINI_OPTIONS = {
+const MINI_OPTIONS = {
   fields: ["path", "heading", "text"],
   tokenize: codeTerms,
   processTerm: (term: string) => term,
@@ -85,7 +85,7 @@ export function pathFilter(paths: readonly string[] | undefined): ((file: string
 }
 
 /** Cosine similarity of two vectors of one length. */
-export function cosine(a: Float32Array, b: Float32Array): number {
+function cosine(a: Float32Array, b: Float32Array): number {
   let dot = 0;
   let na = 0;
   let nb = 0;

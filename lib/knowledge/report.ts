@@ -18,7 +18,7 @@ const MAX_PAGES = 200;
  * Project folders of the conversations: `{ given, real }`, real paths deduplicated; folders that
  * are gone or refused (by the service's workspace) are left out.
  */
-export async function knownProjects(service: KnowledgeService, store: ConversationStore): Promise<Array<{ given: string; real: string }>> {
+async function knownProjects(service: KnowledgeService, store: ConversationStore): Promise<Array<{ given: string; real: string }>> {
   const { resolveProjectPath } = service.parts.workspace;
   const given = new Set<string>();
   for (let page = 0; page < MAX_PAGES; page++) {

@@ -13,12 +13,12 @@ import { jsonObjectIn } from "@/lib/models/answer-json";
 /** Passages sent to the reranker. */
 export const RERANK_TOP = 10;
 /** Characters of one passage shown to it. */
-export const RERANK_PASSAGE_CHARS = 1200;
+const RERANK_PASSAGE_CHARS = 1200;
 /** Its deadline. */
-export const RERANK_TIMEOUT_MS = 15_000;
+const RERANK_TIMEOUT_MS = 15_000;
 
 /** What the reranker must answer. */
-export const RerankAnswerSchema = z
+const RerankAnswerSchema = z
   .object({
     scores: z.array(z.object({ id: z.number().int().min(1), score: z.number().min(0).max(1) }).strict()).max(100),
   })

@@ -18,7 +18,7 @@ export interface KnowledgeRouting {
 }
 
 /** Characters of a task read: what it asks for is said at its start. */
-export const ROUTE_READ_CHARS = 4000;
+const ROUTE_READ_CHARS = 4000;
 
 // English cues are matched as whole phrases on lower-cased text with single spaces; Chinese ones
 // as substrings. Each cue is a short phrase a person uses when they want one exact answer.

@@ -19,9 +19,9 @@ import { rerank, RERANK_TOP } from "./rerank";
 import type { KnowledgeAnswer, KnowledgeHit, ProjectIndexStatus } from "./schema";
 
 /** Passages returned by default. */
-export const DEFAULT_RESULTS = 8;
+const DEFAULT_RESULTS = 8;
 /** Characters of one passage's text in an answer. */
-export const HIT_TEXT_CHARS = 1500;
+const HIT_TEXT_CHARS = 1500;
 
 /** What a search needs besides the query. */
 export interface SearchOptions {

@@ -95,7 +95,7 @@ function expandMap(map: Record<string, string> | undefined, env: Readonly<Record
 }
 
 /** Shortest value scrubbed from output: shorter ones (`1`, `true`) would blank ordinary text. */
-export const MIN_SECRET_LENGTH = 6;
+const MIN_SECRET_LENGTH = 6;
 
 /**
  * Expands an entry's command, args, env, url and headers from `env` (the app's environment).
@@ -260,7 +260,7 @@ export function mcpLimitsFromEnv(env: Readonly<Record<string, string | undefined
 }
 
 /** Longest wait before a restart. */
-export const MAX_RESTART_DELAY_MS = 60_000;
+const MAX_RESTART_DELAY_MS = 60_000;
 
 /**
  * How long after its last crash a server may start again: at once after one crash (the next

@@ -12,7 +12,7 @@ import { McpFileSchema, type McpFile } from "./schema";
 export const MCP_FILE_NAME = "mcp.json";
 
 /** Where mcp.json lives. */
-export function mcpFilePath(root: string): string {
+function mcpFilePath(root: string): string {
   return path.join(root, MCP_FILE_NAME);
 }
 

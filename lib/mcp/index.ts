@@ -5,9 +5,8 @@ import "server-only";
  * masking and output (config.ts, tools.ts). The browser imports lib/mcp/schema.ts directly.
  */
 export * from "./schema";
-export { destinationChange, expandVars, isNonSecretVariable, isShowable, MASK, MaskedValueError, maskServer, mcpLimitsFromEnv, mergeMasked, resolveServer, restartDelay, scrub, type MaskedValueReason, type McpLimits, type ResolvedServer } from "./config";
-export { McpCallError, type CallAnswer, type ListedTool } from "./connection";
-export { MCP_FILE_NAME, mcpFilePath, readMcpFile, updateMcpFile, type McpFileRead } from "./file";
-export { McpManager, McpUnavailableError, skippedWarning, toolInfo } from "./manager";
-export { grants, headTail, isMcpToolName, mcpGrants, mcpToolName, offeredMcpTool, parseMcpName, resultText, toolEffect, type ServerGrant } from "./tools";
-export { deleteServer, listServers, putAllServers, putServer, testServer, type McpHost } from "./service";
+export { McpCallError, type ListedTool } from "./connection";
+export { MCP_FILE_NAME, readMcpFile } from "./file";
+export { McpManager } from "./manager";
+export { grants, headTail, mcpGrants, mcpToolName, offeredMcpTool, parseMcpName, resultText, toolEffect, type ServerGrant } from "./tools";
+export { deleteServer, listServers, putAllServers, putServer, testServer } from "./service";

@@ -14,7 +14,7 @@ import type { McpServerView, McpTestResult, McpToolInfo } from "./schema";
 import { mcpToolName, toolEffect } from "./tools";
 
 /** A server that cannot be used now (not declared, mcp.json broken, a variable unset, backing off, failed to start). */
-export class McpUnavailableError extends Error {
+class McpUnavailableError extends Error {
   constructor(message: string) {
     super(message);
     this.name = new.target.name;
@@ -42,7 +42,7 @@ interface ServerStatus {
 }
 
 /** A tool as the settings page shows it. */
-export function toolInfo(server: string, t: ListedTool): McpToolInfo {
+function toolInfo(server: string, t: ListedTool): McpToolInfo {
   return { name: t.name, model_name: mcpToolName(server, t.name), description: t.description, effect: toolEffect(t.annotations) };
 }
 
@@ -268,6 +268,6 @@ export class McpManager {
 }
 
 /** The warning for a tool whose `mcp__<server>__<tool>` name is no valid function name. */
-export function skippedWarning(server: string, tool: string): string {
+function skippedWarning(server: string, tool: string): string {
   return `tool "${tool}" of MCP server ${server} is skipped: mcp__${server}__${tool} is not a valid function name (at most 64 characters of letters, digits, '_' and '-')`;
 }

@@ -13,7 +13,7 @@ import { IndexFileSchema, type IndexFile } from "./search-index";
 import { MemoryEntriesFileSchema, type MemoryEntry } from "./schema";
 
 /** `memory/` in the data folder. */
-export function memoryDir(root: string): string {
+function memoryDir(root: string): string {
   return path.join(root, "memory");
 }
 /** `memory/entries.json`. */
@@ -26,7 +26,7 @@ export function indexPath(root: string): string {
 }
 
 /** sha256 (hex) of bytes. */
-export function sha256(bytes: Uint8Array): string {
+function sha256(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
 

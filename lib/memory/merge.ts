@@ -17,9 +17,9 @@ import { normalizeText, tokenize } from "@/lib/text/words";
 import type { MemoryCandidate, MemoryEntry, MemoryHistoryItem, MemoryLevel } from "./schema";
 
 /** Share of content words two statements need in common (Jaccard) to be the same statement. */
-export const DUPLICATE_JACCARD = 0.8;
+const DUPLICATE_JACCARD = 0.8;
 /** Share of the shorter statement's content words found in the other for a "same point" contradiction. */
-export const RELATED_OVERLAP = 0.5;
+const RELATED_OVERLAP = 0.5;
 
 /** Negations: English words and contractions, Chinese negating characters. */
 const NEGATION = /\b(?:not|no|never|none|nobody|nothing|neither|nor|without|cannot|\w+n't)\b|[不没沒无無未非别別勿否]/gu;
@@ -77,12 +77,12 @@ function sameSet(a: Set<string>, b: Set<string>): boolean {
 }
 
 /** True when two statements say the same thing (see the module comment). */
-export function nearIdentical(a: StatementShape, b: StatementShape): boolean {
+function nearIdentical(a: StatementShape, b: StatementShape): boolean {
   return a.negated === b.negated && sameSet(a.values, b.values) && jaccard(a.words, b.words) >= DUPLICATE_JACCARD;
 }
 
 /** True when two statements on one subject speak of the same point (so the newer replaces the older). */
-export function samePoint(a: StatementShape, b: StatementShape): boolean {
+function samePoint(a: StatementShape, b: StatementShape): boolean {
   const smaller = Math.min(a.words.size, b.words.size);
   if (smaller === 0) return true;
   return intersection(a.words, b.words) / smaller >= RELATED_OVERLAP;

@@ -13,7 +13,7 @@ import { readJsonFile, updateJsonFile, type FileQueues } from "@/lib/store";
 import { accountIdPatternsSchema, compileAccountPatterns, type CompiledAccountPattern } from "@/lib/redaction/account-patterns";
 
 /** The `redaction` object of models.json. */
-export const RedactionSettingsSchema = z.object({ account_patterns: accountIdPatternsSchema.default([]) });
+const RedactionSettingsSchema = z.object({ account_patterns: accountIdPatternsSchema.default([]) });
 export type RedactionSettings = z.infer<typeof RedactionSettingsSchema>;
 
 /** The configured patterns as written (empty when models.json or its `redaction` key is missing). */

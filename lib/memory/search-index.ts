@@ -18,11 +18,11 @@ import { normalizeText, tokenize } from "@/lib/text/words";
 import type { MemoryEntry } from "./schema";
 
 /** Version of the persisted index's layout; another version is rebuilt. */
-export const INDEX_VERSION = 3;
+const INDEX_VERSION = 3;
 /** Smallest cosine similarity for a vector match to count in hybrid search. */
-export const VECTOR_SIMILARITY = 0.5;
+const VECTOR_SIMILARITY = 0.5;
 /** Weights of the lexical and vector scores (each normalized to its best hit) in hybrid search. */
-export const HYBRID_WEIGHTS = { text: 0.6, vector: 0.4 } as const;
+const HYBRID_WEIGHTS = { text: 0.6, vector: 0.4 } as const;
 
 /** The text of an entry that is searched and embedded. */
 export function indexedText(entry: Pick<MemoryEntry, "statement" | "subject">): string {
@@ -45,7 +45,7 @@ export function searchTokens(text: string): string[] {
 }
 
 /** What the embedding part of the index was built with. */
-export const IndexEmbeddingSchema = z.object({ key: z.string().min(1), dims: z.number().int().min(1).max(65536) }).nullable();
+const IndexEmbeddingSchema = z.object({ key: z.string().min(1), dims: z.number().int().min(1).max(65536) }).nullable();
 export type IndexEmbedding = z.infer<typeof IndexEmbeddingSchema>;
 
 /** One saved vector: the hash of the text it was made from ({@link textHash}) and its numbers. */

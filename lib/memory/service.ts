@@ -33,11 +33,11 @@ import {
 } from "./schema";
 
 /** How long after a change the index file is saved (ms). */
-export const INDEX_SAVE_DELAY_MS = 1000;
+const INDEX_SAVE_DELAY_MS = 1000;
 /** How long after a failed embedding call vectors are tried again (ms). */
-export const EMBED_RETRY_MS = 60_000;
+const EMBED_RETRY_MS = 60_000;
 /** Default number of entries a recall returns. */
-export const DEFAULT_RECALL_LIMIT = 8;
+const DEFAULT_RECALL_LIMIT = 8;
 
 /** What a hand-made entry became: added, or merged into an older one. */
 export interface CreateResult {

@@ -22,11 +22,11 @@ import {
 } from "./types";
 
 /** Default first-response deadline and idle watchdog, in milliseconds. */
-export const DEFAULT_MODEL_TIMEOUT_MS = 60_000;
+const DEFAULT_MODEL_TIMEOUT_MS = 60_000;
 /** Default number of retries after the first attempt. */
-export const DEFAULT_MAX_RETRIES = 3;
+const DEFAULT_MAX_RETRIES = 3;
 /** A `Retry-After` longer than this is not waited for: the call fails as rate limited. */
-export const MAX_RETRY_AFTER_MS = 60_000;
+const MAX_RETRY_AFTER_MS = 60_000;
 /** Key sent to endpoints that need none (Ollama, local vLLM): the SDK refuses an empty key. */
 export const DUMMY_API_KEY = "not-needed";
 const DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -112,7 +112,7 @@ export function redactSecrets(text: string, secrets: ReadonlyArray<string | unde
 }
 
 /** Resolves with no value after `ms`, or rejects as soon as `signal` aborts. */
-export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new Error("aborted"));
     const onAbort = () => {

@@ -15,11 +15,11 @@ import type { ModelEntry } from "./schema";
 import { ModelCallError } from "./types";
 
 /** Texts per request. */
-export const EMBED_BATCH_SIZE = 64;
+const EMBED_BATCH_SIZE = 64;
 /** Characters of one text that are sent (about 2,000 tokens); the rest is not embedded. */
 export const MAX_EMBED_CHARS = 8_000;
 /** Deadline of one request. */
-export const EMBED_TIMEOUT_MS = 30_000;
+const EMBED_TIMEOUT_MS = 30_000;
 
 /** Turns texts into vectors, one per text, in order. */
 export interface Embedder {

@@ -57,7 +57,7 @@ export async function seedModelsFile(queues: FileQueues, root: string): Promise<
 }
 
 /** Key of the entry the environment defines, when OPENAI_BASE_URL or OPENAI_API_KEY is set. */
-export const ENV_MODEL_KEY = "env";
+const ENV_MODEL_KEY = "env";
 
 /**
  * The registry as the server uses it: the file (or the defaults when it is missing), with the
@@ -143,7 +143,7 @@ export async function registryProblem(root: string): Promise<StoreProblem | null
 }
 
 /** True when the entry can be called now: offline, or its key variable is set (or none is needed). */
-export function isConfigured(entry: ModelEntry, env: Record<string, string | undefined> = process.env): boolean {
+function isConfigured(entry: ModelEntry, env: Record<string, string | undefined> = process.env): boolean {
   if (entry.provider === "offline") return true;
   return entry.api_key_env ? Boolean(env[entry.api_key_env]) : true;
 }

@@ -78,7 +78,7 @@ export class CircuitOpenError extends ModelCallError {
   }
 }
 
-export type { ModelHealth, ModelHealthListener, ModelHealthState } from "./resilience-state";
+export type { ModelHealth, ModelHealthListener } from "./resilience-state";
 
 /** Options of {@link createResilientModel}. */
 export interface ResilientModelOptions {

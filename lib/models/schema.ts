@@ -5,7 +5,7 @@ import { z } from "zod";
 export const OFFLINE_MODEL_KEY = "offline";
 
 /** One endpoint the product can call. */
-export const ModelEntrySchema = z.looseObject({
+const ModelEntrySchema = z.looseObject({
   label: z.string().optional(),
   provider: z.enum(["openai-compatible", "offline"]).default("openai-compatible"),
   /** OpenAI-compatible base URL, e.g. `https://dashscope.aliyuncs.com/compatible-mode/v1`. */

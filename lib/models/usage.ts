@@ -9,7 +9,7 @@ import { ownValue } from "@/lib/own";
 const count = z.number().int().nonnegative().catch(0).default(0);
 
 /** Token totals of a set of calls. */
-export const UsageBucketSchema = z.looseObject({
+const UsageBucketSchema = z.looseObject({
   prompt_tokens: count,
   completion_tokens: count,
   total_tokens: count,
@@ -19,7 +19,7 @@ export const UsageBucketSchema = z.looseObject({
 export type UsageBucket = z.infer<typeof UsageBucketSchema>;
 
 /** `token_statistics` in the leader's messages.json. */
-export const TokenStatisticsSchema = z.looseObject({
+const TokenStatisticsSchema = z.looseObject({
   total: UsageBucketSchema.catch(() => emptyBucket()).default(() => emptyBucket()),
   /** Keyed `leader` or `agent_<id>` (never a bare number, so JSON key order stays stable). */
   by_agent: z.record(z.string(), UsageBucketSchema).catch({}).default({}),
@@ -33,7 +33,7 @@ export type TokenStatistics = z.infer<typeof TokenStatisticsSchema>;
 export type UsageAgentKey = "leader" | `agent_${number}`;
 
 /** A bucket with every count at zero. */
-export function emptyBucket(): UsageBucket {
+function emptyBucket(): UsageBucket {
   return { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, calls: 0 };
 }
 

@@ -56,7 +56,7 @@ export function extOf(path: string): string {
 }
 
 /** The last segment of a path. */
-export function baseName(path: string): string {
+function baseName(path: string): string {
   return path.split("/").pop() ?? path;
 }
 

@@ -16,7 +16,6 @@ import { decideSubAgent } from "./sub-agent";
 import { chunkArguments, chunkText, clip, hashText } from "./text";
 
 export { ASK_ME_SENTENCE } from "./text";
-export { SUMMARY_TITLES } from "./leader";
 export type { OfflineDecision } from "./history";
 
 /** The provider model name the offline model answers as. */
@@ -60,7 +59,7 @@ function decideChat(req: ChatRequest): OfflineDecision {
  * patterns) are meant for goals and reports, not for a 100,000-character message, and bounded
  * input keeps every decision fast whatever a person or another model wrote.
  */
-export const OFFLINE_READ_CHARS = 4000;
+const OFFLINE_READ_CHARS = 4000;
 
 /** `text` cut to {@link OFFLINE_READ_CHARS}; an inter-agent message keeps its seed header and trailer, so it still parses. */
 function readable(text: string): string {
@@ -114,7 +113,7 @@ function requestKey(req: ChatRequest): string {
  * because the message count grows with every call (the hash alone could collide). `key` is the
  * conversation's fingerprint, when the caller has already computed it.
  */
-export function offlineToolCallId(req: ChatRequest, index: number, key = hashText(requestKey(req))): string {
+function offlineToolCallId(req: ChatRequest, index: number, key = hashText(requestKey(req))): string {
   return `call_off_${hashText(`${key}#${index}`)}_${req.messages.length}_${index}`;
 }
 

@@ -85,7 +85,7 @@ function omittedOf(result: unknown): number {
 }
 
 /** The matches of a search result. */
-export function matchesOf(c: PastCall): Array<{ path: string; line: number; text: string }> {
+function matchesOf(c: PastCall): Array<{ path: string; line: number; text: string }> {
   if (c.error || !isRecord(c.result) || !Array.isArray(c.result.matches)) return [];
   return c.result.matches.flatMap((m) => {
     const path = str(m, "path");

@@ -99,7 +99,7 @@ export function goalAspects(goal: string): Aspect[] {
  * Scores every role against a goal: aspects the goal names weigh most (through the role's
  * capability tags), then word overlap with tags, name and description.
  */
-export function scoreRoles(goal: string, roles: readonly CatalogRole[]): RoleMatch[] {
+function scoreRoles(goal: string, roles: readonly CatalogRole[]): RoleMatch[] {
   const words = tokenize(goal);
   const aspects = goalAspects(goal);
   return roles.map((role) => {

@@ -12,7 +12,7 @@ import { buildTask, goalAspects, isGreeting, matchRoles, parseCatalog, primaryAs
 import { clip, isAmbiguousGoal, joinList, langOf, str, tr, type Lang } from "./text";
 
 /** Title prefixes of the final summary; a summary already written is not written again. */
-export const SUMMARY_TITLES = ["## Team summary", "## 团队总结"] as const;
+const SUMMARY_TITLES = ["## Team summary", "## 团队总结"] as const;
 
 interface CreatedAgent {
   displayName: string;

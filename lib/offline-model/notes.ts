@@ -12,8 +12,6 @@ import type { ChatMessage } from "@/lib/models/types";
 import type { FileFacts, Flag } from "./files";
 import { clip } from "./text";
 
-export { PRIVATE_NOTES_HEADING };
-
 /** The private notes in a request's system message, oldest first ([] when there are none). */
 export function privateNotes(messages: readonly ChatMessage[]): string[] {
   const system = messages.find((m) => m.role === "system");
@@ -34,7 +32,7 @@ function clean(value: string, max: number): string {
 }
 
 /** One note line (without the `NOTE: ` marker): the head, then the fields that have a value. */
-export function noteLine(head: string, fields: ReadonlyArray<readonly [string, string | number | undefined]>): string {
+function noteLine(head: string, fields: ReadonlyArray<readonly [string, string | number | undefined]>): string {
   const parts = [clean(head, 160)];
   for (const [key, value] of fields) if (value !== undefined && value !== "") parts.push(`${key}: ${typeof value === "number" ? value : clean(value, 200)}`);
   return parts.join("; ");

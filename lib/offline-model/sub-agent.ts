@@ -23,7 +23,7 @@ import { ASK_ME_SENTENCE, ASPECTS, STOP_WORDS, VAGUE_WORDS, clip, englishWords, 
 /** Model calls for one task, the report included: the agent reports by then whatever it has. */
 export const MAX_STEPS = 10;
 /** Files read for one task. */
-export const MAX_READS = 8;
+const MAX_READS = 8;
 /** Files read in one call. */
 const READS_PER_STEP = 3;
 /**
@@ -161,7 +161,7 @@ function situation(messages: readonly ChatMessage[]): Situation {
 }
 
 /** Candidate search words of a goal, most specific first. */
-export function keywordCandidates(goal: string, kind: RoleKind): string[] {
+function keywordCandidates(goal: string, kind: RoleKind): string[] {
   const words = englishWords(goal)
     .map((w) => w.replace(/^[-_]+|[-_]+$/g, ""))
     .filter((w) => w.length >= 3 && !STOP_WORDS.has(w) && !VAGUE_WORDS.has(w) && !GENERIC_WORDS.has(w) && !/^\d+$/.test(w));
@@ -207,7 +207,7 @@ function overlap(path: string, taskTokens: ReadonlySet<string>): number {
 }
 
 /** How worth reading a file is for this agent; null for files never read (lock files, binaries, dotfiles, huge files). */
-export function fileScore(e: Entry, kind: RoleKind, taskTokens: ReadonlySet<string>): number | null {
+function fileScore(e: Entry, kind: RoleKind, taskTokens: ReadonlySet<string>): number | null {
   const segments = e.path.split("/");
   if (segments.some((s) => s.startsWith(".") || SKIP_DIRS.has(s))) return null;
   if (SKIP_FILES.test(e.path) || (e.size ?? 0) > 200_000) return null;
@@ -241,7 +241,7 @@ function dirScore(e: Entry, kind: RoleKind, taskTokens: ReadonlySet<string>): nu
 const ENTRY_POINT = /(^|\/)(index|main|app|server|cli|mod|lib|__init__|__main__)\.[a-z0-9]+$/i;
 
 /** Folders and files the goal names (`lib/store`, `src/auth.ts`), in goal order. */
-export function goalPaths(goal: string): string[] {
+function goalPaths(goal: string): string[] {
   const out: string[] = [];
   for (const m of goal.matchAll(/(?:^|[\s"'`(])((?:\.{0,2}\/)?[\w@.-]+(?:\/[\w@.-]+)+\/?|[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|py|go|rs|java|rb|php|md|json|ya?ml|toml|css|html|sh))(?=$|[\s"'`),.;:!?])/g)) {
     const p = normalPath(m[1]!.replace(/[.,;:]+$/, ""));

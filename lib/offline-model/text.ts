@@ -20,7 +20,7 @@ const CJK_RUN_RE = /[\u3400-\u9fff\uf900-\ufaff]+/g;
 const WORD_RE = /[a-z0-9][a-z0-9_-]*/g;
 
 /** True when the text contains Chinese/Japanese ideographs. */
-export function hasCjk(text: string): boolean {
+function hasCjk(text: string): boolean {
   return CJK_RE.test(text);
 }
 
@@ -65,7 +65,7 @@ export const VAGUE_WORDS: ReadonlySet<string> = new Set([
 ]);
 
 /** Chinese vague terms; matched as substrings because Chinese has no word breaks. */
-export const VAGUE_CJK: readonly string[] = ["优化", "改进", "一些", "随便", "看看", "弄一下", "搞一下"];
+const VAGUE_CJK: readonly string[] = ["优化", "改进", "一些", "随便", "看看", "弄一下", "搞一下"];
 
 /** Ideographs that are grammar rather than content; they split CJK runs for counting. */
 const CJK_STOP_CHARS = new Set(Array.from("的了是和与及在把个一我你他她它们这那吗呢吧啊请帮给对也都就要会能让并或被将从为些"));
@@ -74,7 +74,7 @@ const CJK_STOP_CHARS = new Set(Array.from("的了是和与及在把个一我你�
  * A light English stemmer, so "issues" meets "issue" and "reviews" meets "review". Deliberately
  * crude: both sides of every comparison go through it, so consistency matters more than accuracy.
  */
-export function stem(word: string): string {
+function stem(word: string): string {
   if (word.length > 4 && word.endsWith("ies")) return `${word.slice(0, -3)}y`;
   if (word.length > 5 && word.endsWith("ing")) return word.slice(0, -3);
   if (word.length > 3 && word.endsWith("s") && !word.endsWith("ss") && !word.endsWith("us")) return word.slice(0, -1);
@@ -87,7 +87,7 @@ export function englishWords(text: string): string[] {
 }
 
 /** CJK runs of a text, split at grammar characters (的, 一, 个 …). */
-export function cjkRuns(text: string): string[] {
+function cjkRuns(text: string): string[] {
   const runs: string[] = [];
   for (const run of text.match(CJK_RUN_RE) ?? []) {
     let current = "";
@@ -129,7 +129,7 @@ export function tokenize(text: string): Set<string> {
  * How many words of substance a goal has: English non-stop words, plus for each CJK content run
  * its bigram count (a lone character counts once). Vague words do not count.
  */
-export function substanceCount(text: string): number {
+function substanceCount(text: string): number {
   const words = englishWords(text).filter((w) => !STOP_WORDS.has(w) && !VAGUE_WORDS.has(w));
   let cjk = 0;
   for (const run of cjkRuns(text)) {

@@ -10,7 +10,7 @@ import { buildOpenApiDocument } from "./document";
 export { buildOpenApiDocument, renderOpenApiJson } from "./document";
 export { renderHttpApiTable, withGeneratedTable } from "./markdown";
 export { CATCH_ALL, ROUTES } from "./routes";
-export { concretePath, HTTP_METHODS, pathParamNames, routeFileOf, type HttpMethod, type Operation, type RouteSpec } from "./spec";
+export { concretePath, HTTP_METHODS, pathParamNames, routeFileOf, type HttpMethod, type Operation } from "./spec";
 export { schemaAliases } from "./names";
 
 let built: OpenApiDocument | undefined;

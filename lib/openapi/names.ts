@@ -57,7 +57,7 @@ function collectNames(): Map<z.ZodType, string[]> {
 
 const NAMES = collectNames();
 
-/** Every name a schema is exported under (an alias such as AgentMessageBody = PostMessageBody gives two). */
+/** Every name a schema is exported under (an alias, `export const B = A`, gives two). */
 export function schemaAliases(schema: z.ZodType): readonly string[] {
   return NAMES.get(schema) ?? [];
 }

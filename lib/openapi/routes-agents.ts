@@ -5,12 +5,12 @@
 import {
   AgentDetailSchema,
   AgentListResponseSchema,
-  AgentMessageBodySchema,
   AgentMessageResponseSchema,
   AnswerBodySchema,
   AnswerResponseSchema,
   ApprovalBodySchema,
   ApprovalResponseSchema,
+  PostMessageBodySchema,
   TerminateAgentResponseSchema,
 } from "@/lib/contracts/http";
 import { AgentIdSchema, ConversationIdSchema } from "@/lib/contracts/on-disk";
@@ -56,7 +56,7 @@ export const AGENT_ROUTES: readonly RouteSpec[] = [
       POST: {
         summary: "A person's message to one sub-agent, delivered before its next step.",
         description: "a person's message to one sub-agent → 202; 409 when the agent was terminated or the conversation is archived, 429 (`Retry-After`) when its inbox is full",
-        body: { json: AgentMessageBodySchema },
+        body: { json: PostMessageBodySchema },
         answers: [{ status: 202, json: AgentMessageResponseSchema }],
         errors: [404, 409, 429],
       },

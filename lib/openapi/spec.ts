@@ -17,7 +17,7 @@ export type HttpMethod = (typeof HTTP_METHODS)[number];
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 500;
 
 /** A request body: JSON parsed with a schema, or raw bytes of a media type (an upload). */
-export type RequestBody = { json: z.ZodType } | { raw: string; description: string };
+type RequestBody = { json: z.ZodType } | { raw: string; description: string };
 
 /** A success answer: JSON of a schema, a file download, or a stream of server-sent events. */
 export type Answer =

@@ -21,7 +21,7 @@ import { z } from "zod";
 import { ValidationError } from "@/lib/contracts/errors";
 
 /** One configured pattern, as stored in settings or `models.json`. */
-export const accountIdPatternSchema = z.string().min(3).max(128);
+const accountIdPatternSchema = z.string().min(3).max(128);
 
 /** A list of configured patterns. */
 export const accountIdPatternsSchema = z.array(accountIdPatternSchema).max(64);

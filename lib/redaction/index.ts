@@ -5,22 +5,5 @@
  * lib/contracts. Long-term memory masks what it stores with it (lib/memory), the command
  * environment withholds credentials by value with {@link holdsCredential} (lib/commands/env.ts).
  */
-export {
-  accountIdPatternSchema,
-  accountIdPatternsSchema,
-  compileAccountPattern,
-  compileAccountPatterns,
-  type CompiledAccountPattern,
-} from "./account-patterns";
-export {
-  CREDENTIAL_KINDS,
-  holdsCredential,
-  KIND_PRIORITY,
-  redact,
-  redactionMarker,
-  type RedactedSpan,
-  type RedactionKind,
-  type RedactionResult,
-  type RedactOptions,
-} from "./redact";
-export { redactField, redactStatement, type FieldRedaction, type RedactedField } from "./redact-fields";
+export { compileAccountPattern, compileAccountPatterns } from "./account-patterns";
+export { holdsCredential, KIND_PRIORITY, redact, redactionMarker, type RedactionKind } from "./redact";

@@ -30,7 +30,7 @@ export const KIND_PRIORITY: readonly RedactionKind[] = [
 ];
 
 /** One masked span, in UTF-16 offsets of the ORIGINAL text, end exclusive. */
-export interface RedactedSpan {
+interface RedactedSpan {
   kind: RedactionKind;
   start: number;
   end: number;
@@ -73,7 +73,7 @@ function* matches(regex: RegExp, text: string): Generator<RegExpExecArray> {
 }
 
 /** Every candidate span of every detector, before overlaps are settled. */
-export function findCandidates(text: string, options: RedactOptions = {}): Candidate[] {
+function findCandidates(text: string, options: RedactOptions = {}): Candidate[] {
   const now = options.now ?? new Date();
   const out: Candidate[] = [];
   for (const d of DETECTORS) {
@@ -92,7 +92,7 @@ export function findCandidates(text: string, options: RedactOptions = {}): Candi
  * The kinds that are credentials: what lets someone act as the owner (keys, tokens, private
  * keys, passwords), as opposed to personal data (e-mail, phone, cards) or addresses.
  */
-export const CREDENTIAL_KINDS: ReadonlySet<RedactionKind> = new Set(["api_key", "jwt", "bearer_token", "private_key", "secret"]);
+const CREDENTIAL_KINDS: ReadonlySet<RedactionKind> = new Set(["api_key", "jwt", "bearer_token", "private_key", "secret"]);
 
 const CREDENTIAL_DETECTORS = DETECTORS.filter((d) => CREDENTIAL_KINDS.has(d.kind));
 
@@ -111,7 +111,7 @@ export function holdsCredential(text: string): boolean {
 }
 
 /** Settles overlaps: longest, then most specific kind, then earliest; result sorted by start. */
-export function resolveOverlaps(candidates: readonly Candidate[], textLength: number): RedactedSpan[] {
+function resolveOverlaps(candidates: readonly Candidate[], textLength: number): RedactedSpan[] {
   const order = [...candidates].sort(
     (a, b) => b.end - b.start - (a.end - a.start) || rank.get(a.kind)! - rank.get(b.kind)! || a.start - b.start,
   );
@@ -133,7 +133,7 @@ export function resolveOverlaps(candidates: readonly Candidate[], textLength: nu
  * Full-width ASCII forms (`１３８…`, `＠`, `：`) and the ideographic space, folded to ASCII so
  * detectors see them. Each is one UTF-16 unit before and after, so offsets are unchanged.
  */
-export function foldWidth(text: string): string {
+function foldWidth(text: string): string {
   return text.replace(/[\uff01-\uff5e\u3000]/g, (c) => (c === "\u3000" ? " " : String.fromCharCode(c.charCodeAt(0) - 0xfee0)));
 }
 

@@ -73,7 +73,7 @@ function flowItemText(item: string): string {
 }
 
 /** A list in flow style: `[a, b]`. */
-export function flowListText(items: readonly string[]): string {
+function flowListText(items: readonly string[]): string {
   return `[${items.map(flowItemText).join(", ")}]`;
 }
 

@@ -98,7 +98,7 @@ export const YAML_PARSE_OPTIONS = { prettyErrors: false, uniqueKeys: true } as c
 const YAML_LANGUAGES: readonly string[] = ["", "yaml", "yml"];
 
 /** Parsed frontmatter: the yaml Document (with node ranges into `parts.yaml`) and its line index. */
-export interface ParsedFrontmatter {
+interface ParsedFrontmatter {
   parts: FrontmatterParts;
   doc: Document.Parsed;
   lineCounter: LineCounter;
@@ -196,7 +196,7 @@ export function frontmatterShapeProblem(yaml: string): string | null {
  * plain value holding ": " (a Claude Code description such as `Use this agent when: …`) reads as
  * a mapping nested in the line, which YAML refuses.
  */
-export function plainWordsHint(code: string, lineText: string): string | null {
+function plainWordsHint(code: string, lineText: string): string | null {
   if (code !== "BLOCK_AS_IMPLICIT_KEY" && code !== "MULTILINE_IMPLICIT_KEY") return null;
   const key = /^\s*([\w-]{1,64})\s*:\s/.exec(lineText)?.[1];
   return key ? `${key} contains ": " — put the value in quotes` : null;

@@ -37,7 +37,7 @@ import {
 } from "./schema";
 
 /** Validates a role id from a URL or body; anything that could name another path is a 400. */
-export function assertRoleId(id: string): string {
+function assertRoleId(id: string): string {
   const result = RoleIdSchema.safeParse(id);
   if (!result.success) throw new ValidationError("Bad role id", zodIssues(result.error).map((d) => ({ ...d, path: "id" })));
   return result.data;

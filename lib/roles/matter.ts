@@ -12,9 +12,6 @@ import matter from "gray-matter";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 import { YAML_PARSE_OPTIONS, type FrontmatterParts } from "./frontmatter";
 
-/** The frontmatter languages gray-matter may be asked for: `---`, `---yaml`, `---yml`. */
-export const FRONTMATTER_LANGUAGES = ["yaml", "yml"] as const;
-
 function refuse(language: string) {
   return {
     parse: (): object => {
@@ -48,7 +45,7 @@ const MATTER_OPTIONS = {
 };
 
 /** What gray-matter read: the frontmatter's data and the language it was read as. */
-export interface MatterData {
+interface MatterData {
   data: Record<string, unknown>;
   language: string;
 }

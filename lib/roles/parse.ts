@@ -47,10 +47,10 @@ export type StructuredKey = (typeof STRUCTURED_KEYS)[number];
  * The approval policy's keys (issue 10): read and validated like the form's fields, but written
  * by hand in the file (the form shows them and never rewrites their lines).
  */
-export const POLICY_KEYS = ["tool_policy", "allowed_commands"] as const;
+const POLICY_KEYS = ["tool_policy", "allowed_commands"] as const;
 
 /** Keys with a meaning in this product; every other key is "extra" and kept as it is. */
-export const KNOWN_KEYS: readonly string[] = ["id", ...EDITABLE_KEYS, ...STRUCTURED_KEYS, ...POLICY_KEYS];
+const KNOWN_KEYS: readonly string[] = ["id", ...EDITABLE_KEYS, ...STRUCTURED_KEYS, ...POLICY_KEYS];
 
 /** The editable fields of a role (everything but the id, which is the file name). */
 export type RoleEditFields = Omit<RoleFields, "id">;
@@ -109,7 +109,7 @@ function describe(value: unknown): string {
  * the schema: strings stay as written (so `description` equals what YAML parsed), list fields
  * become `string[]`, an empty value is `undefined`.
  */
-export function normalizeFieldValue(key: EditableKey, value: unknown): Normalized<unknown> {
+function normalizeFieldValue(key: EditableKey, value: unknown): Normalized<unknown> {
   switch (key) {
     case "name":
     case "description":
@@ -149,7 +149,7 @@ function schemaProblem(key: EditableKey, value: unknown): string | undefined {
 }
 
 /** One top-level frontmatter key, with its yaml pair (for source ranges). */
-export interface FrontmatterEntry {
+interface FrontmatterEntry {
   key: string;
   pair: Pair;
   value: unknown;

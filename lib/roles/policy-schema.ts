@@ -7,11 +7,11 @@
 import { z } from "zod";
 
 /** One policy value. */
-export const ToolPolicyValueSchema = z.enum(["allow", "ask", "deny"]);
+const ToolPolicyValueSchema = z.enum(["allow", "ask", "deny"]);
 export type ToolPolicyValue = z.infer<typeof ToolPolicyValueSchema>;
 
 /** A tool name or a `*` pattern of tool names. */
-export const ToolPatternSchema = z
+const ToolPatternSchema = z
   .string()
   .trim()
   .regex(/^[A-Za-z0-9_*-]{1,128}$/, "a tool name or pattern: letters, digits, '_', '-' and '*'");
@@ -21,7 +21,7 @@ export const ToolPolicySchema = z.record(ToolPatternSchema, ToolPolicyValueSchem
 export type ToolPolicy = z.infer<typeof ToolPolicySchema>;
 
 /** A command pattern of `allowed_commands:` (`npm test`, `npm run lint*`). */
-export const CommandPatternSchema = z.string().trim().min(1, "a command pattern is required").max(500, "at most 500 characters");
+const CommandPatternSchema = z.string().trim().min(1, "a command pattern is required").max(500, "at most 500 characters");
 
 /**
  * One `allowed_commands:` entry: a pattern, or `{pattern, trust_agent_code: true}` for a command

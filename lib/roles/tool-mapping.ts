@@ -16,17 +16,17 @@ import type { Permission } from "./schema";
 /** The sub-agent's file tools that only read the project folder. */
 export const READ_FILE_TOOLS = ["list_files", "read_file", "search_files"] as const;
 /** The sub-agent's file tool that changes the project folder (the `write` permission). */
-export const WRITE_FILE_TOOLS = ["write_file"] as const;
+const WRITE_FILE_TOOLS = ["write_file"] as const;
 /** Every file tool, in the order the registry offers them. */
 export const FILE_TOOLS = [...READ_FILE_TOOLS, ...WRITE_FILE_TOOLS] as const;
-export type FileToolName = (typeof FILE_TOOLS)[number];
+type FileToolName = (typeof FILE_TOOLS)[number];
 /** The sub-agent's tool that runs commands in the project folder (the `execute` permission). */
-export const EXECUTE_TOOLS = ["run_command"] as const;
+const EXECUTE_TOOLS = ["run_command"] as const;
 /** A tool a `tools:` name can grant: a file tool or `run_command`. */
-export type GrantedToolName = FileToolName | (typeof EXECUTE_TOOLS)[number];
+type GrantedToolName = FileToolName | (typeof EXECUTE_TOOLS)[number];
 
 /** Team tools every sub-agent has whatever its `tools:` (how it reports back and asks). */
-export const ALWAYS_OFFERED_TOOLS = ["report_to_leader", "ask_master", "send_message"] as const;
+const ALWAYS_OFFERED_TOOLS = ["report_to_leader", "ask_master", "send_message"] as const;
 
 /**
  * How one `tools:` name maps:
@@ -38,7 +38,7 @@ export const ALWAYS_OFFERED_TOOLS = ["report_to_leader", "ask_master", "send_mes
  * - `gateway`: a protocol gateway tool (`gw__<source>__<operation>`, lib/gateway): granted as named;
  * - `unknown`: a name neither Claude Code nor this product has (a typo, another tool's name).
  */
-export type ToolMappingKind = "mapped" | "team" | "unavailable" | "mcp" | "gateway" | "unknown";
+type ToolMappingKind = "mapped" | "team" | "unavailable" | "mcp" | "gateway" | "unknown";
 
 /** The mapping of one `tools:` name. */
 export interface ToolMapping {

@@ -14,7 +14,7 @@
  */
 
 /** At most this many idle, unviewed runs are kept for their notices. */
-export const DEFAULT_MAX_KEPT = 16;
+const DEFAULT_MAX_KEPT = 16;
 
 /** What the policy needs to know and do about one conversation. */
 export interface ResidencyHooks {

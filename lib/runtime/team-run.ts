@@ -45,7 +45,7 @@ import { TeamState } from "./team/state";
 import { leaderInbox, messageId, type AgentMeta, type Sender } from "./team/types";
 
 export { CONTEXT_FILE_NAME } from "./team/ports";
-export { LEADER_DISPLAY_NAME } from "./team/types";
+;
 
 /** Runs and observes one conversation. Create through the runtime manager, one per conversation. */
 export class TeamRun {

@@ -12,7 +12,7 @@ import type { ConvRow, SearchDb, SourceRow } from "./db";
 import { indexedMessages, type IndexedMessage } from "./rows";
 
 /** Characters of message text indexed in one transaction (a few tens of milliseconds of FTS5 work). */
-export const TEXT_PER_TRANSACTION = 32_768;
+const TEXT_PER_TRANSACTION = 32_768;
 
 /**
  * `messages` in runs of at most `budget` characters of text (a message longer than that is a run
@@ -44,7 +44,7 @@ export interface MessagesFile {
 }
 
 /** A conversation as read at one moment: its metadata and every messages.json (a broken one left out). */
-export interface ConversationView {
+interface ConversationView {
   meta: ConversationMetadata;
   leader: MessagesFile | null;
   agents: Array<{ meta: AgentMetadata; messages: MessagesFile }>;
@@ -69,7 +69,7 @@ export const emptyQueue = (): Queue => ({ metas: new Map(), agents: new Map(), s
 export const key = (convId: string, agentId: number) => `${convId}:${agentId}`;
 
 /** A conversation's row in the index. */
-export function convRow(meta: ConversationMetadata): ConvRow {
+function convRow(meta: ConversationMetadata): ConvRow {
   return { conv_id: meta.id, title: meta.title, status: meta.status, model_key: meta.model_key, updated_at: meta.updated_at };
 }
 
@@ -101,7 +101,7 @@ async function readable<T>(read: () => Promise<T>): Promise<T | null> {
  * A conversation as it is now: read through the store (from memory while it is open). `null`
  * when it no longer exists; `"unreadable"` when its metadata.json is broken (its rows are kept).
  */
-export async function readView(source: SearchSource, convId: string): Promise<ConversationView | null | "unreadable"> {
+async function readView(source: SearchSource, convId: string): Promise<ConversationView | null | "unreadable"> {
   let meta: ConversationMetadata;
   try {
     meta = await source.get(convId);

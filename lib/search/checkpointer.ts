@@ -19,7 +19,7 @@ import "server-only";
 import { Worker } from "node:worker_threads";
 
 /** How often the worker checkpoints the log (ms). */
-export const CHECKPOINT_EVERY_MS = 1_000;
+const CHECKPOINT_EVERY_MS = 1_000;
 
 /** What a checkpoint did: frames in the log, and how many of them are in the database file now. */
 export interface CheckpointResult {

@@ -22,7 +22,7 @@ import { tagsOf } from "./tags";
 import type { IndexedMessage } from "./rows";
 
 /** Bumped when the tables or what is indexed change: an older database is rebuilt. */
-export const SCHEMA_VERSION = "2";
+const SCHEMA_VERSION = "2";
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS info(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;

@@ -9,7 +9,7 @@ import type { ConversationStore } from "@/lib/store";
 import { z } from "zod";
 import { FLUSH_DELAY_MS, SearchIndexer } from "./indexer";
 
-export { SearchIndexer, FLUSH_DELAY_MS, MAX_QUEUED } from "./indexer";
+export { SearchIndexer } from "./indexer";
 export * from "@/lib/contracts/search";
 
 /**
@@ -17,7 +17,7 @@ export * from "@/lib/contracts/search";
  * {@link FLUSH_DELAY_MS}); larger groups more changes per transaction. Tests set it high to show
  * that a crash before the index write loses nothing.
  */
-export function flushDelayFromEnv(env: NodeJS.ProcessEnv): number {
+function flushDelayFromEnv(env: NodeJS.ProcessEnv): number {
   const raw = env.ASTRION_SEARCH_FLUSH_MS?.trim();
   if (!raw) return FLUSH_DELAY_MS;
   const parsed = z.coerce.number().int().min(1).max(3_600_000).safeParse(raw);

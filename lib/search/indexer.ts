@@ -30,7 +30,7 @@ import { searchIndex } from "./search";
 /** How long after a change its index write waits, gathering the changes of that time into one transaction. */
 export const FLUSH_DELAY_MS = 500;
 /** Queued files past which a flush starts at once. */
-export const MAX_QUEUED = 2000;
+const MAX_QUEUED = 2000;
 /** Conversations read per transaction while reconciling or rebuilding. */
 const BATCH = 25;
 /** Rebuild reports kept. */

@@ -13,14 +13,14 @@
 import { hasCjk, tokenize } from "@/lib/text/words";
 
 /** At most this many terms of a query are used; the rest is ignored. */
-export const MAX_TERMS = 16;
+const MAX_TERMS = 16;
 /** At most this many tokens per term. */
-export const MAX_TERM_TOKENS = 32;
+const MAX_TERM_TOKENS = 32;
 /** The shortest last word matched as a prefix too (shorter prefixes match too much to be useful). */
-export const MIN_PREFIX_LENGTH = 3;
+const MIN_PREFIX_LENGTH = 3;
 
 /** One term: its folded tokens, matched side by side, the last one possibly as a prefix. */
-export interface SearchTerm {
+interface SearchTerm {
   tokens: string[];
   prefix: boolean;
 }

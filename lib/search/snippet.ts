@@ -13,12 +13,12 @@ export interface SnippetSegment {
 }
 
 /** Characters of context a snippet shows (about two lines). */
-export const SNIPPET_CHARS = 180;
+const SNIPPET_CHARS = 180;
 /** Characters of context kept before the first match. */
 const LEAD_CHARS = 50;
 
 /** Where the terms of `query` stand in `tokens`: `[start, end)` character ranges, sorted, overlaps merged. */
-export function matchRanges(tokens: readonly Token[], query: ParsedQuery): Array<[number, number]> {
+function matchRanges(tokens: readonly Token[], query: ParsedQuery): Array<[number, number]> {
   const ranges: Array<[number, number]> = [];
   for (const term of query.terms) {
     const n = term.tokens.length;

@@ -14,7 +14,7 @@
 export const CLIENT_ADDRESS_HEADER = "x-astrion-client-address";
 
 /** Set to `1` by scripts/serve.mjs in its own process: the header above is then its, not a client's. */
-export const CLIENT_ADDRESS_STAMPED_ENV = "ASTRION_STAMPS_CLIENT_ADDRESS";
+const CLIENT_ADDRESS_STAMPED_ENV = "ASTRION_STAMPS_CLIENT_ADDRESS";
 
 /** The key of every client when the address cannot be known. */
 export const UNKNOWN_CLIENT = "unknown";

@@ -2,27 +2,7 @@
  * Public face of localhost safety: the request guard (Host, Origin, content-type, token), the
  * sign-in redirect rule, client addresses and the sign-in throttle. Pure rules, no I/O.
  */
-export {
-  checkRequest,
-  guardConfigFromEnv,
-  hasMalformedEncoding,
-  hasValidToken,
-  hostName,
-  isAllowedHost,
-  isAllowedOrigin,
-  isPublicAsset,
-  safeEqual,
-  TOKEN_COOKIE,
-  type GuardConfig,
-  type GuardRequest,
-  type GuardVerdict,
-} from "./request-guard";
-export { DEFAULT_NEXT, safeNextPath } from "./safe-next";
-export { CLIENT_ADDRESS_HEADER, CLIENT_ADDRESS_STAMPED_ENV, clientAddressOf, normalizeAddress, UNKNOWN_CLIENT } from "./client-address";
-export {
-  DEFAULT_SIGNIN_THROTTLE,
-  SignInThrottle,
-  signInThrottleConfigFromEnv,
-  type SignInThrottleConfig,
-  type ThrottleVerdict,
-} from "./signin-throttle";
+export { checkRequest, guardConfigFromEnv, hasValidToken, safeEqual, TOKEN_COOKIE } from "./request-guard";
+export { safeNextPath } from "./safe-next";
+export { clientAddressOf } from "./client-address";
+export { SignInThrottle, signInThrottleConfigFromEnv } from "./signin-throttle";

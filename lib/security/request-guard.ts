@@ -20,7 +20,7 @@
  * text/plain, urlencoded and multipart), so a cross-site page still needs a CORS preflight, which
  * is never granted: the CSRF protection of the JSON-only rule holds.
  */
-export const RAW_BODY_TYPES: Readonly<Record<string, readonly string[]>> = {
+const RAW_BODY_TYPES: Readonly<Record<string, readonly string[]>> = {
   "/api/conversations/import": ["application/zip"],
 };
 

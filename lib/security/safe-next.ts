@@ -10,7 +10,7 @@
  */
 
 /** Where to go when `next` is missing or not a same-origin path. */
-export const DEFAULT_NEXT = "/";
+const DEFAULT_NEXT = "/";
 
 /** A dummy origin: a value that resolves elsewhere changes it. `.invalid` never resolves (RFC 6761). */
 const PROBE_ORIGIN = "http://x.invalid";

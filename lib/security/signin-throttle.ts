@@ -24,7 +24,7 @@ export interface SignInThrottleConfig {
 }
 
 /** Defaults: 5 free guesses, then 1 s doubling to at most 15 min; forgotten after an hour. */
-export const DEFAULT_SIGNIN_THROTTLE: SignInThrottleConfig = {
+const DEFAULT_SIGNIN_THROTTLE: SignInThrottleConfig = {
   freeAttempts: 5,
   baseLockoutMs: 1000,
   maxLockoutMs: 15 * 60_000,

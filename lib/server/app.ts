@@ -81,7 +81,7 @@ export interface AstrionApp {
 }
 
 /** The product's own role files, copied into an empty role library on first start. */
-export const REPO_AGENTS_DIR = path.join(process.cwd(), "agents");
+const REPO_AGENTS_DIR = path.join(process.cwd(), "agents");
 
 /**
  * Builds an app over the data folder `root` (default: the environment's, `resolveDataRoot`),

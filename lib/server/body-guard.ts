@@ -27,7 +27,7 @@ import { processSingleton } from "./singleton";
 type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** How long the rest of a refused upload is drained (and dropped) before the connection is closed. */
-export const LINGER_MS = 2000;
+const LINGER_MS = 2000;
 
 /** Closes the connection if the client is still sending the body {@link LINGER_MS} from now. */
 function closeIfStillSending(req: IncomingMessage): void {
@@ -75,7 +75,7 @@ function cutOffAt(req: IncomingMessage, limit: number): void {
 }
 
 /** True when the request may go on; otherwise it has been answered 413. */
-export function admitBody(req: IncomingMessage, res: ServerResponse): boolean {
+function admitBody(req: IncomingMessage, res: ServerResponse): boolean {
   const limit = bodyLimitFor(req.method, pathnameOf(req.url));
   if (limit === null) return true;
   const declared = req.headers["content-length"];

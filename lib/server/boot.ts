@@ -2,45 +2,49 @@ import "server-only";
 /**
  * Boot: takes the data folder's lock, clears temp files left by a crash, seeds roles and the
  * model registry. When another live server owns the folder, this server says so and exits
- * instead of serving two writers on one folder. Imported once, by instrumentation.ts.
+ * instead of serving two writers on one folder. Run once, by instrumentation.ts (through the
+ * server's core, lib/server/get-app.ts).
  */
 import { closeApp, getApp } from "./app";
 import { installBodyGuard } from "./body-guard";
 import { startEventLoopMonitor } from "./event-loop";
 
-// First, so the resume below is measured and the first request is already guarded.
-startEventLoopMonitor();
-installBodyGuard();
+/** Boots the server: guards, the shutdown checkpoint, the app, and the resume of every active conversation. */
+export async function boot(): Promise<void> {
+  // First, so the resume below is measured and the first request is already guarded.
+  startEventLoopMonitor();
+  installBodyGuard();
 
-// A clean stop (SIGTERM, Ctrl-C) checkpoints every open conversation: its seed files complete and
-// durable, its step log empty. A kill skips this; the next start replays the log instead.
-let stopping = false;
-// `on`, not `once`: the signal often comes twice (to the process group, and forwarded by
-// scripts/start.mjs), and a second one with no listener would kill the process mid-checkpoint.
-for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  process.on(signal, () => {
-    if (stopping) return;
-    stopping = true;
-    const deadline = setTimeout(() => {
-      console.error("[astrion] shutdown: the checkpoint did not finish within 3 s; the next start replays the step log");
-      process.exit(0);
-    }, 3000);
-    void getApp()
-      .then(closeApp)
-      .catch((error: unknown) => console.error("[astrion] shutdown:", (error as Error).message))
-      .finally(() => {
-        clearTimeout(deadline);
+  // A clean stop (SIGTERM, Ctrl-C) checkpoints every open conversation: its seed files complete and
+  // durable, its step log empty. A kill skips this; the next start replays the log instead.
+  let stopping = false;
+  // `on`, not `once`: the signal often comes twice (to the process group, and forwarded by
+  // scripts/start.mjs), and a second one with no listener would kill the process mid-checkpoint.
+  for (const signal of ["SIGTERM", "SIGINT"] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      const deadline = setTimeout(() => {
+        console.error("[astrion] shutdown: the checkpoint did not finish within 3 s; the next start replays the step log");
         process.exit(0);
-      });
-  });
-}
+      }, 3000);
+      void getApp()
+        .then(closeApp)
+        .catch((error: unknown) => console.error("[astrion] shutdown:", (error as Error).message))
+        .finally(() => {
+          clearTimeout(deadline);
+          process.exit(0);
+        });
+    });
+  }
 
-try {
-  const app = await getApp();
-  const resumed = await app.engine.resumeAll();
-  if (resumed > 0) console.log(`[astrion] resumed ${resumed} conversation(s) from disk`);
-} catch (error) {
-  const message = error instanceof Error ? error.message : String(error);
-  console.error(`[astrion] cannot start: ${message}`);
-  process.exit(1);
+  try {
+    const app = await getApp();
+    const resumed = await app.engine.resumeAll();
+    if (resumed > 0) console.log(`[astrion] resumed ${resumed} conversation(s) from disk`);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    console.error(`[astrion] cannot start: ${message}`);
+    process.exit(1);
+  }
 }

@@ -14,7 +14,7 @@ import type { EventLoopReport } from "@/lib/contracts/http";
 import { processSingleton } from "./singleton";
 
 /** Seconds of history kept. */
-export const EVENT_LOOP_WINDOW_S = 60;
+const EVENT_LOOP_WINDOW_S = 60;
 const RESOLUTION_MS = 10;
 
 type Second = EventLoopReport["max_ms_per_second"][number];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { forgetProcessSingleton, processSingleton } from "./singleton";
+import { forgetProcessSingleton, keptProcessSingleton, processSingleton } from "./singleton";
 
 describe("processSingleton", () => {
   it("makes the value once per process, whichever copy of the module asks", async () => {
@@ -19,5 +19,13 @@ describe("processSingleton", () => {
     expect(processSingleton("test.two", () => ({ other: true }))).toBe(kept);
     forgetProcessSingleton("test.two", kept);
     expect(processSingleton("test.two", () => ({ other: true }))).not.toBe(kept);
+  });
+
+  it("tells what is kept without making it", () => {
+    expect(keptProcessSingleton("test.three")).toBeUndefined();
+    const kept = processSingleton("test.three", () => ({}));
+    expect(keptProcessSingleton("test.three")).toBe(kept);
+    forgetProcessSingleton("test.three");
+    expect(keptProcessSingleton("test.three")).toBeUndefined();
   });
 });

@@ -1,8 +1,9 @@
 /**
- * The one place that keeps something on globalThis. Next loads the server's code in several
- * route bundles of one process, each with its own copy of every module; what must exist once per
- * process (the app built by the composition root) is kept here, under a registered symbol, and
- * made by the first bundle that asks.
+ * The one place that keeps something on globalThis. Under `next dev` Next loads the server's code
+ * in several route bundles of one process, each with its own copy of every module; what must exist
+ * once per process (the app built by the composition root, the server's core that
+ * scripts/serve.mjs loads in production) is kept here, under a registered symbol, and made by the
+ * first bundle that asks.
  */
 
 /** The value kept under `key` for this process, made by `make` on the first call. */
@@ -14,6 +15,11 @@ export function processSingleton<T>(key: string, make: () => T): T {
   const made = make();
   g[symbol] = made;
   return made;
+}
+
+/** The value kept under `key` for this process, or undefined when nothing has made it yet. */
+export function keptProcessSingleton<T>(key: string): T | undefined {
+  return (globalThis as unknown as Record<symbol, T | undefined>)[Symbol.for(`astrion.${key}`)];
 }
 
 /** Forgets the value kept under `key`, so the next {@link processSingleton} call makes it again. */

@@ -104,13 +104,13 @@ function higherRole(a: AuthorRole, b: AuthorRole): AuthorRole {
  * writers since the last overwrite, or a person who decided it), never below its last writer's.
  * Older files without `authority`: a person when a person decided it, else its author's.
  */
-export function authorityRoleOf(entry: Pick<Entry, "author_role" | "decided_by" | "authority">): AuthorRole {
+function authorityRoleOf(entry: Pick<Entry, "author_role" | "decided_by" | "authority">): AuthorRole {
   const recorded = entry.authority ?? (entry.decided_by ? "person" : entry.author_role);
   return higherRole(recorded, entry.author_role);
 }
 
 /** Rank of the value an entry holds in rule 1 (see {@link authorityRoleOf}). */
-export function authorityOf(entry: Pick<Entry, "author_role" | "decided_by" | "authority">): number {
+function authorityOf(entry: Pick<Entry, "author_role" | "decided_by" | "authority">): number {
   return AUTHORITY[authorityRoleOf(entry)];
 }
 
@@ -118,7 +118,7 @@ export function authorityOf(entry: Pick<Entry, "author_role" | "decided_by" | "a
  * The time rule 2 gives an entry's value: when the latest decision behind it was requested — a
  * person's decision, else the write's request, else (files from before request times) its write.
  */
-export function requestedAtOf(entry: Pick<Entry, "requested_at" | "decided_at" | "updated_at">): string {
+function requestedAtOf(entry: Pick<Entry, "requested_at" | "decided_at" | "updated_at">): string {
   return entry.decided_at ?? entry.requested_at ?? entry.updated_at;
 }
 
@@ -158,7 +158,7 @@ export function appendValue(current: string | null, addition: string): string {
 }
 
 /** Which rule settles a stale overwrite, and for whom (see the file comment). */
-export function arbitrateStale(
+function arbitrateStale(
   current: Pick<Entry, "author_role" | "decided_by" | "authority" | "updated_at" | "requested_at" | "decided_at">,
   proposed: Pick<Proposal, "author_role" | "at" | "requested_at">,
   windowMs: number,

@@ -8,7 +8,7 @@
 import type { Decision } from "./schema";
 
 /** Timeline actions of the shared context. */
-export type SharedContextAction = "conflict_resolution" | "shared_context_write";
+type SharedContextAction = "conflict_resolution" | "shared_context_write";
 
 /** One timeline event of a shared-context write or decision. */
 export interface SharedContextTimelineEvent {

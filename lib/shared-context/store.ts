@@ -15,7 +15,7 @@ import { applyDecision, applyWrite, conflictWindowMs, type WriteInput } from "./
 import { emptySharedContext, SharedContextFileSchema, type Decision, type DecisionChoice, type SharedContextFile } from "./schema";
 
 /** File name inside the conversation folder. */
-export const SHARED_CONTEXT_FILE_NAME = "shared_context.json";
+const SHARED_CONTEXT_FILE_NAME = "shared_context.json";
 
 /** Path of the shared context file of the conversation stored in `conversationDir`. */
 export function sharedContextFile(conversationDir: string): string {

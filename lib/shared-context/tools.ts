@@ -14,7 +14,7 @@ import { isSharedContextTool, SHARED_CONTEXT_TOOL_ARGS } from "./tool-specs";
 import { readSharedContext, writeSharedContext } from "./store";
 
 /** The shared-context tools' definitions (./tool-specs.ts), re-exported here for callers of this module. */
-export { isSharedContextTool, SHARED_CONTEXT_READ_ONLY_TOOLS, SHARED_CONTEXT_TOOL_ARGS, SHARED_CONTEXT_TOOLS, sharedContextTools, type SharedContextToolName } from "./tool-specs";
+export { isSharedContextTool, SHARED_CONTEXT_READ_ONLY_TOOLS,  SHARED_CONTEXT_TOOLS, sharedContextTools,  } from "./tool-specs";
 
 /** Who is calling a shared-context tool. */
 export interface SharedContextActor {
@@ -50,7 +50,7 @@ function errorResult(message: string): string {
 }
 
 /** What the model reads back after a write: the outcome, and enough to act on it. */
-export function writeResultFor(decision: Decision): Record<string, unknown> {
+function writeResultFor(decision: Decision): Record<string, unknown> {
   const base = { outcome: decision.outcome, key: decision.key, rule: decision.rule, version: decision.version };
   const winner = decision.entry ? { value: decision.entry.value, version: decision.entry.version, author: decision.entry.author } : null;
   switch (decision.outcome) {

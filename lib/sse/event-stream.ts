@@ -35,10 +35,10 @@ function joined(chunks: Uint8Array[]): Uint8Array {
 }
 
 /** Default interval of heartbeat comments. */
-export const DEFAULT_HEARTBEAT_MS = 15_000;
+const DEFAULT_HEARTBEAT_MS = 15_000;
 
 /** Default number of events (numbered or live-only) a client may fall behind before it is dropped. */
-export const DEFAULT_MAX_QUEUE = 1000;
+const DEFAULT_MAX_QUEUE = 1000;
 
 /**
  * Chunks handed to the consumer ahead of its reads. Small on purpose: everything beyond it

@@ -5,24 +5,9 @@
  */
 import "server-only";
 
-export {
-  createEventStream,
-  DEFAULT_HEARTBEAT_MS,
-  DEFAULT_MAX_QUEUE,
-  type EventStreamEnd,
-  type EventStreamOptions,
-} from "./event-stream";
-export { DEFAULT_RETRY_MS, formatComment, formatEvent, formatOpening } from "./frame";
-export {
-  DEFAULT_STREAM_LIMITS,
-  STREAM_RETRY_AFTER_SECONDS,
-  StreamSlots,
-  streamLimitsFromEnv,
-  type StreamLimits,
-  type StreamRefusal,
-  type StreamSlot,
-} from "./limits";
-export { SnapshotFrameCache, snapshotCacheFor } from "./snapshot-cache";
+export { createEventStream } from "./event-stream";
+export { STREAM_RETRY_AFTER_SECONDS, StreamSlots, streamLimitsFromEnv } from "./limits";
+export { snapshotCacheFor } from "./snapshot-cache";
 
 /**
  * Headers of every SSE answer: no caching and no transformation (a compressing proxy would hold

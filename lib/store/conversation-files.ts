@@ -27,7 +27,7 @@ import type { ChangeOptions } from "./live-conversation";
 import { compareConversationIds, localTimestamp } from "./time";
 
 /** Title given to a conversation created without one. */
-export const DEFAULT_CONVERSATION_TITLE = "Untitled conversation";
+const DEFAULT_CONVERSATION_TITLE = "Untitled conversation";
 
 /** Input of `ConversationStore.create`. */
 export interface CreateConversationInput {

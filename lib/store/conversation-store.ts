@@ -42,10 +42,9 @@ import type { AgentMessagesFile, AgentMetadata, ConversationMetadata, LeaderMess
 import type { LoggedLineFile } from "./step-records";
 import { StoreCore, type Mutator, type ProjectFolderGate, type StoreObserver } from "./store-core";
 
-export { ConversationPatchSchema, DEFAULT_CONVERSATION_TITLE, type ConversationPatch, type CreateConversationInput } from "./conversation-files";
+export { ConversationPatchSchema, type ConversationPatch, type CreateConversationInput } from "./conversation-files";
 export type { AgentList, CreateAgentInput } from "./agent-files";
-export type { ProjectFolderGate, StoreChange, StoreObserver } from "./store-core";
-export { STATE_VERSION } from "./store-scan";
+export type { StoreChange, StoreObserver } from "./store-core";
 
 /** What a store is given by its creator. */
 export interface ConversationStoreOptions {

@@ -23,7 +23,7 @@ import { IndexFileSchema, type ConversationMetadata, type IndexFile } from "@/li
 const MAX_REBUILDS = 20;
 
 /** How long after a step's change of the index its background rewrite of index.json waits (ms). */
-export const INDEX_WRITE_DELAY_MS = 200;
+const INDEX_WRITE_DELAY_MS = 200;
 
 /** What the keeper needs from the store. */
 export interface IndexKeeperHooks {

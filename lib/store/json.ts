@@ -19,7 +19,7 @@
  * Keys whose numeric values are Python floats in the seed (epoch seconds such as
  * `pending_messages[].created_at`): a whole number there is written `1752251700.0`, as Python does.
  */
-export const FLOAT_KEYS: ReadonlySet<string> = new Set(["created_at", "timestamp", "started_at", "finished_at"]);
+const FLOAT_KEYS: ReadonlySet<string> = new Set(["created_at", "timestamp", "started_at", "finished_at"]);
 
 /**
  * Python's `repr(float)`: the shortest digits that round-trip (the same digits JavaScript picks),

@@ -25,7 +25,7 @@ import { fsyncDir } from "./atomic";
 const NEWLINE = 0x0a;
 
 /** Files kept open for appending at once. */
-export const MAX_OPEN_FILES = 256;
+const MAX_OPEN_FILES = 256;
 
 /** What an append did besides writing its line. */
 export interface AppendResult {

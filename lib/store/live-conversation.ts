@@ -52,8 +52,8 @@ import { CHECKPOINT_BYTES, seedFilePath, seedKeys, STEP_LOG_FILE, type ChangeOpt
 import { checked, checkedChange, checkedMessagesChange, headOf, messagesDelta, type LoggedLineFile, type StepRecord } from "./step-records";
 import { localTimestamp } from "./time";
 
-export { messagesDelta, StepRecordSchema, type StepRecord } from "./step-records";
-export { CHECKPOINT_BYTES, STEP_LOG_FILE, type ChangeOptions, type Durability, type LiveHooks, type LoadReport, type Mutator } from "./live-contract";
+export { messagesDelta, type StepRecord } from "./step-records";
+export { STEP_LOG_FILE, type ChangeOptions, type Durability, type LiveHooks, type LoadReport, type Mutator } from "./live-contract";
 
 /** A conversation's files in memory, with their one durable write path. */
 export class LiveConversation implements Durability {

@@ -75,7 +75,7 @@ export function replayLog(files: ReplayedFiles, records: readonly unknown[], bro
 }
 
 /** Applies one log record (not a JSON Lines one) to `files`; a record for an agent left out changes nothing. */
-export function replayRecord(files: ReplayedFiles, record: Exclude<StepRecord, { k: "line" }>): void {
+function replayRecord(files: ReplayedFiles, record: Exclude<StepRecord, { k: "line" }>): void {
   switch (record.k) {
     case "conv":
       files.meta = record.v;

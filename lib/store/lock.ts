@@ -21,7 +21,7 @@ export const LockFileSchema = z.looseObject({
   started_at: z.string(),
   cwd: z.string(),
 });
-export type LockFile = z.infer<typeof LockFileSchema>;
+type LockFile = z.infer<typeof LockFileSchema>;
 
 /** A held data-folder lock. */
 export interface DataRootLock {

@@ -9,7 +9,7 @@ import { ValidationError } from "@/lib/contracts/errors";
 import { ConversationIdSchema } from "@/lib/contracts/on-disk";
 
 /** The default data folder below the home directory (`mutiagents` is the seed's spelling, kept on purpose). */
-export const DEFAULT_DATA_ROOT_SEGMENTS = [".astrion", "astrion", "host", "mutiagents"] as const;
+const DEFAULT_DATA_ROOT_SEGMENTS = [".astrion", "astrion", "host", "mutiagents"] as const;
 
 /**
  * The data folder: `ASTRION_HOME` (a leading `~` expanded, made absolute) if set and not blank,

@@ -25,7 +25,7 @@ import { fsyncDir, writeFileAtomicUnlocked } from "./atomic";
  * saved about 0.2 ms of CPU per model call in `npm run bench`, but left the files a person or a
  * script reads while a team works half a second behind what the page shows.)
  */
-export const SEED_WRITE_DELAY_MS = 100;
+const SEED_WRITE_DELAY_MS = 100;
 
 /** Where a key's file is, and its text as it is now in memory. */
 export interface SeedFiles<K extends string> {

@@ -15,7 +15,7 @@ const MessagesDelta = { at: z.number().int().nonnegative(), add: z.array(Message
  * records in its step log (lib/store/logged-lines.ts): the timeline, the context reports, the
  * action journal.
  */
-export const LOGGED_LINE_FILES = ["timeline.jsonl", "context.jsonl", "actions.jsonl"] as const;
+const LOGGED_LINE_FILES = ["timeline.jsonl", "context.jsonl", "actions.jsonl"] as const;
 /** One of {@link LOGGED_LINE_FILES}. */
 export type LoggedLineFile = (typeof LOGGED_LINE_FILES)[number];
 

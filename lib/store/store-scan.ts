@@ -13,7 +13,7 @@ import { CONVERSATION_ID_PATTERN, ConversationMetadataSchema, type ConversationM
 import { compareConversationIds, localTimestamp } from "./time";
 
 /** `state.json` `version` written by this store. */
-export const STATE_VERSION = "1.0";
+const STATE_VERSION = "1.0";
 
 /**
  * A conversation folder without metadata.json younger than this is being created right now

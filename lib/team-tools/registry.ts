@@ -60,7 +60,7 @@ export interface RoleChoice {
  * One catalog line per role, in the format the offline model also reads; derived tags are
  * labelled `derived capabilities:`, so the leader knows nobody declared them.
  */
-export function roleCatalog(roles: readonly RoleChoice[]): string {
+function roleCatalog(roles: readonly RoleChoice[]): string {
   return roles
     .map(
       (r) =>

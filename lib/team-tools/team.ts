@@ -157,7 +157,3 @@ export const LEADER_TOOL_ARGS = argsByName(LEADER_TOOLS);
 /** Argument schemas of a sub-agent's tools. */
 export const AGENT_TOOL_ARGS = argsByName(AGENT_TOOLS);
 
-/** Names of the leader's tools. */
-export type LeaderToolName = keyof typeof LEADER_TOOL_ARGS;
-/** Names of a sub-agent's tools. */
-export type AgentToolName = keyof typeof AGENT_TOOL_ARGS;

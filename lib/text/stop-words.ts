@@ -14,7 +14,7 @@
  */
 
 /** English function words, folded (lib/text/words.ts `fold`); contractions' pieces (`it's` → `it`, `s`) included. */
-export const ENGLISH_STOP_WORDS: ReadonlySet<string> = new Set(
+const ENGLISH_STOP_WORDS: ReadonlySet<string> = new Set(
   (
     "a an the and or as if then than so of to in on at for by with from into onto about " +
     "is are was were be been being has have had do does did will would should can could may might must " +

@@ -14,7 +14,7 @@ import type { ToolEffect } from "@/lib/contracts/on-disk";
  * `execute` the `run_command` tool.
  */
 export const PERMISSIONS = ["read", "write", "execute"] as const;
-export type Permission = (typeof PERMISSIONS)[number];
+type Permission = (typeof PERMISSIONS)[number];
 
 /** Who is offered a tool: the Team Leader, sub-agents, or both. */
 export type ToolAudience = "leader" | "agent" | "both";

@@ -8,34 +8,34 @@
  * lib/shared-context/tool-specs.ts, the knowledge tool in lib/knowledge/tool.ts).
  */
 export {
-  argsByName,
-  customToolSpec,
+  
+  
   defineTool,
   parametersOf,
-  PERMISSIONS,
+  
   toolSpec,
-  type ArgsByName,
-  type Permission,
+  
+  
   type ToolArgs,
-  type ToolAudience,
+  
   type ToolDefinition,
-  type ToolInput,
+  
 } from "./define";
 export { maxArgumentChars, parseToolArguments } from "./arguments";
 export {
   capToolOutput,
-  cutStringMarker,
-  cutText,
-  jsonPrefixLength,
-  keepWholeItems,
-  MIN_SHAPE_CHARS,
-  OMITTED_KEYS_KEY,
-  omittedItemsMarker,
-  omittedKeysMarker,
-  parseJsonValue,
-  shapeJson,
-  truncationMarker,
-  type JsonValue,
-  type ShapeMeter,
-  type ShapeOptions,
+  
+  
+  
+  
+  
+  
+  
+  
+  
+  
+  
+  
+  
+  
 } from "./shape";

@@ -29,24 +29,24 @@ export interface ShapeMeter {
 }
 
 /** The marker {@link capToolOutput} appends to text that is not JSON. */
-export function truncationMarker(omitted: number): string {
+function truncationMarker(omitted: number): string {
   return `\n…[truncated: ${omitted} more characters]`;
 }
 
 /** What replaces the end of a string cut by {@link shapeJson}. */
-export function cutStringMarker(cut: number): string {
+function cutStringMarker(cut: number): string {
   return `…[cut ${cut} chars]`;
 }
 
 /** The last element of an array cut by {@link shapeJson}. */
-export function omittedItemsMarker(n: number): string {
+function omittedItemsMarker(n: number): string {
   return `…[${n} more item${n === 1 ? "" : "s"} not shown]`;
 }
 
 /** The key, and its value, added to an object whose members did not all fit. */
 export const OMITTED_KEYS_KEY = "…";
 /** The value under {@link OMITTED_KEYS_KEY}. */
-export function omittedKeysMarker(n: number): string {
+function omittedKeysMarker(n: number): string {
   return `${n} more key${n === 1 ? "" : "s"} not shown`;
 }
 

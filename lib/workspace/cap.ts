@@ -3,4 +3,4 @@
  * (`@/lib/workspace/cap` is importable without the server-only workspace face). The logic lives
  * in one place, `lib/tools/shape`: JSON shrunk by its structure, other text cut with a marker.
  */
-export { capToolOutput, cutText, MIN_SHAPE_CHARS, truncationMarker } from "@/lib/tools/shape";
+export { capToolOutput } from "@/lib/tools/shape";

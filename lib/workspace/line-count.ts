@@ -9,7 +9,7 @@ import { promisify } from "node:util";
 const readAt = promisify(read);
 
 /** Newlines in `bytes`. */
-export function countNewlines(bytes: Uint8Array): number {
+function countNewlines(bytes: Uint8Array): number {
   let n = 0;
   for (let i = bytes.indexOf(0x0a); i >= 0; i = bytes.indexOf(0x0a, i + 1)) n++;
   return n;

@@ -20,8 +20,6 @@
 import path from "node:path";
 import type { ProjectFolderRefusal } from "@/lib/contracts/project-folder";
 
-export { PROJECT_FOLDER_REFUSALS, type ProjectFolderRefusal } from "@/lib/contracts/project-folder";
-
 /**
  * Folders of the operating system, its kernel views and its packages: neither the folder nor
  * anything inside it can be a project folder. POSIX (Linux, macOS) paths.

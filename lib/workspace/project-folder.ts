@@ -19,7 +19,7 @@ import { statId, type ProtectedFolders, type ProtectedInput, type ProtectedRoot 
 import { MAX_PATH_LENGTH } from "./resolve";
 
 /** A folder that may be a project folder. */
-export interface ProjectFolderAccepted {
+interface ProjectFolderAccepted {
   ok: true;
   /** The path as the person gave it, made absolute and normalized (what metadata.json keeps). */
   path: string;

@@ -59,7 +59,7 @@ export function statId(p: string): BigIntStats | null {
  * The real path of `p`; for a path that does not exist (yet), the real path of its deepest
  * existing ancestor joined with the rest, so the data folder is protected before it is created.
  */
-export function realOrNearest(p: string): string {
+function realOrNearest(p: string): string {
   const absolute = path.resolve(p);
   const rest: string[] = [];
   for (let at = absolute; ; at = path.dirname(at)) {
@@ -75,7 +75,7 @@ export function realOrNearest(p: string): string {
 }
 
 /** Resolves a folder to protect: its real path and identity. */
-export function describeProtected(input: ProtectedInput): ProtectedRoot {
+function describeProtected(input: ProtectedInput): ProtectedRoot {
   const real = realOrNearest(input.path);
   const st = statId(real);
   return { kind: input.kind, path: path.resolve(input.path), real, id: st?.isDirectory() ? { dev: st.dev, ino: st.ino } : null };

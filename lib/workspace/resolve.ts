@@ -41,22 +41,19 @@ import { protectedAncestor, protectedMatch, type ProtectedFolders } from "./prot
 export { isInsideRoot };
 
 /** Why a path was refused. Stable codes: tests, the UI and the audit log key on them. */
-export const WORKSPACE_REFUSALS = [
-  "invalid_path",
-  "nul_byte",
-  "backslash",
-  "encoded_path",
-  "home_path",
-  "absolute_path",
-  "parent_segment",
-  "outside_project",
-  "symlink_escape",
-  "dangling_symlink",
-  "protected_path",
-  "app_data",
-] as const;
-/** Why a path was refused. */
-export type WorkspaceRefusal = (typeof WORKSPACE_REFUSALS)[number];
+export type WorkspaceRefusal =
+  | "invalid_path"
+  | "nul_byte"
+  | "backslash"
+  | "encoded_path"
+  | "home_path"
+  | "absolute_path"
+  | "parent_segment"
+  | "outside_project"
+  | "symlink_escape"
+  | "dangling_symlink"
+  | "protected_path"
+  | "app_data";
 
 const REFUSAL_TEXT: Record<WorkspaceRefusal, string> = {
   invalid_path: "is not a usable path",
@@ -89,7 +86,7 @@ export class WorkspaceError extends AstrionError {
 /** Longest path text accepted (Linux PATH_MAX). */
 export const MAX_PATH_LENGTH = 4096;
 /** Longest file or folder name (NAME_MAX of Linux, macOS and Windows file systems), in UTF-8 bytes. */
-export const MAX_NAME_BYTES = 255;
+const MAX_NAME_BYTES = 255;
 
 /**
  * `%2e` `.`, `%2f` `/`, `%5c` `\`, `%00` NUL, the overlong UTF-8 forms `%c0`/`%c1`, each also
@@ -128,7 +125,7 @@ export function checkRequestedPath(requestedPath: unknown): string[] {
  * The real path of the project folder.
  * @throws NotFoundError when it does not exist or is not a folder.
  */
-export async function projectRealRoot(projectRoot: string): Promise<string> {
+async function projectRealRoot(projectRoot: string): Promise<string> {
   if (typeof projectRoot !== "string" || !path.isAbsolute(projectRoot)) {
     throw new NotFoundError("The conversation's project folder is not set to an absolute path.", { projectRoot });
   }

@@ -8,7 +8,7 @@ import { z } from "zod";
 import { jsonPrefixLength, keepWholeItems } from "@/lib/tools/shape";
 
 /** One entry of a listing. */
-export const FileEntrySchema = z
+const FileEntrySchema = z
   .object({
     /** Project-relative path with `/` separators. */
     path: z.string(),
@@ -42,7 +42,7 @@ export const ListResultSchema = z
 export type ListResult = z.infer<typeof ListResultSchema>;
 
 /** One matching line. */
-export const SearchMatchSchema = z
+const SearchMatchSchema = z
   .object({
     path: z.string(),
     /** 1-based line number. */

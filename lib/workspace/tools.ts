@@ -27,7 +27,7 @@ export const SKIPPED_DIRS: ReadonlySet<string> = new Set(["node_modules", ".git"
 const BINARY_SNIFF_BYTES = 8000;
 
 /** Default caps. */
-export const WORKSPACE_LIMITS = {
+const WORKSPACE_LIMITS = {
   /** Characters of JSON one result may take (the runtime passes its own cap, `ASTRION_TOOL_OUTPUT_MAX`). */
   outputMaxChars: 12_000,
   listMaxEntries: 200,

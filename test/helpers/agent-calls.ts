@@ -16,7 +16,7 @@ export async function firstAgent(server: TestServer, id: string): Promise<{ agen
 }
 
 /** The saved result of tool call `callId` among `messages`, if any. */
-export function resultOf(messages: AgentMsg[], callId: string): string | undefined {
+function resultOf(messages: AgentMsg[], callId: string): string | undefined {
   const m = messages.find((x) => x.role === "tool" && x.tool_call_id === callId);
   return m === undefined ? undefined : String(m.content);
 }

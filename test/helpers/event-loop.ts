@@ -13,7 +13,7 @@ import { loopVerdict, type ProbeWindow, type ServerSecond, type Verdict } from "
 import type { TestServer } from "./server";
 
 /** One second of the server's event-loop record. */
-export type LoopSecond = ServerSecond;
+type LoopSecond = ServerSecond;
 
 /** What {@link measured} saw. */
 export interface LoopMeasure {
@@ -33,7 +33,7 @@ export interface LoopMeasure {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The server's event-loop record now. */
-export async function loopRecord(server: TestServer): Promise<LoopSecond[]> {
+async function loopRecord(server: TestServer): Promise<LoopSecond[]> {
   const res = await server.api("GET", "/api/health");
   if (res.status !== 200) throw new Error(`health answered ${res.status}`);
   return res.json.event_loop.max_ms_per_second as LoopSecond[];

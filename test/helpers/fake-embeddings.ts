@@ -6,7 +6,7 @@
  */
 
 /** Default vector width. */
-export const FAKE_EMBEDDING_DIMS = 64;
+const FAKE_EMBEDDING_DIMS = 64;
 
 function fnv1a(text: string): number {
   let h = 0x811c9dc5;
@@ -18,7 +18,7 @@ function fnv1a(text: string): number {
 }
 
 /** The words the vector is built from. */
-export function fakeEmbeddingTerms(text: string): string[] {
+function fakeEmbeddingTerms(text: string): string[] {
   return text.toLowerCase().match(/[a-z0-9_]+|[\u3400-\u9fff]/g) ?? [];
 }
 

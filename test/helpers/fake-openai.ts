@@ -29,7 +29,7 @@ import type { AddressInfo, Socket } from "node:net";
 import { fakeEmbedding } from "./fake-embeddings";
 
 /** Token counts as sent in the usage chunk. */
-export interface FakeUsage {
+interface FakeUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
@@ -97,7 +97,7 @@ export interface ErrorScript {
 }
 
 /** Exact SSE events: objects are sent as `data: <json>`, strings as `data: <string>`. */
-export interface RawScript {
+interface RawScript {
   kind: "raw";
   events: Array<Record<string, unknown> | string>;
   delayMs?: number;
@@ -110,7 +110,7 @@ export interface RawScript {
 export type Script = StreamScript | ErrorScript | RawScript;
 
 /** Chooses the answer from the request: `callIndex` counts chat-completions calls from 0. */
-export type ScriptHandler = (body: FakeRequestBody, callIndex: number) => Script | Promise<Script>;
+type ScriptHandler = (body: FakeRequestBody, callIndex: number) => Script | Promise<Script>;
 
 /** The parsed JSON body of a chat-completions request. */
 export type FakeRequestBody = Record<string, unknown> & {
@@ -122,7 +122,7 @@ export type FakeRequestBody = Record<string, unknown> & {
 };
 
 /** One request the fake received. */
-export interface RecordedRequest {
+interface RecordedRequest {
   /** Index among chat-completions calls (-1 for other paths). */
   callIndex: number;
   method: string;
@@ -192,14 +192,14 @@ export function fakeError(status: number, options: Omit<ErrorScript, "kind" | "s
  * The usage a {@link StreamScript} reports when it sets none: prompt tokens are the request's
  * messages JSON length / 4, completion tokens the streamed text length / 4 (both rounded up).
  */
-export function defaultUsage(body: FakeRequestBody | undefined, streamedChars: number): FakeUsage {
+function defaultUsage(body: FakeRequestBody | undefined, streamedChars: number): FakeUsage {
   const prompt = Math.ceil(JSON.stringify(body?.messages ?? []).length / 4);
   const completion = Math.ceil(streamedChars / 4);
   return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
 }
 
 /** Splits text into `n` pieces of nearly equal length (never splitting a surrogate pair). */
-export function splitInto(text: string, n: number): string[] {
+function splitInto(text: string, n: number): string[] {
   const chars = Array.from(text);
   const count = Math.max(1, Math.min(n, chars.length));
   const size = Math.ceil(chars.length / count);

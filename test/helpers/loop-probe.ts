@@ -7,7 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ProbeStall } from "./loop-verdict";
 
-export interface ProbeRecord {
+interface ProbeRecord {
   /** When the probe started, and its clock when it answered (epoch ms). */
   startedAt: number;
   now: number;

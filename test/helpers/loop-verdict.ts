@@ -35,7 +35,7 @@ export interface ProbeWindow {
   stalls: ProbeStall[];
 }
 
-export interface LateSecond extends ServerSecond {
+interface LateSecond extends ServerSecond {
   /** The probe's longest stall overlapping the time that second's delay can have come from, or null with no probe record. */
   probe_ms: number | null;
   cause: "app" | "machine";

@@ -78,7 +78,7 @@ export const DEMO_PROJECT: Record<string, string> = {
 };
 
 /** The JSON text the runtime's workspace tools would return for one call on an in-memory tree. */
-export function runWorkspaceTool(files: Readonly<Record<string, string>>, name: string, args: Record<string, unknown>): string {
+function runWorkspaceTool(files: Readonly<Record<string, string>>, name: string, args: Record<string, unknown>): string {
   const paths = Object.keys(files).sort();
   if (name === "list_files") {
     const dir = String(args.path ?? ".").replace(/^\.\/?/, "").replace(/\/$/, "");
@@ -125,7 +125,7 @@ export function runWorkspaceTool(files: Readonly<Record<string, string>>, name: 
 }
 
 /** The assistant message a runtime would store for a result. */
-export function assistantMessage(r: ChatResult): ChatMessage {
+function assistantMessage(r: ChatResult): ChatMessage {
   return { role: "assistant", content: r.content, ...(r.tool_calls.length ? { tool_calls: r.tool_calls } : {}) };
 }
 
@@ -222,7 +222,7 @@ export async function runSubAgent(o: SubAgentRunOptions): Promise<SubAgentRun> {
 }
 
 /** A created agent in a simulated team run. */
-export interface TeamAgent {
+interface TeamAgent {
   agentId: number;
   displayName: string;
   roleId: string;

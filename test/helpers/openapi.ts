@@ -11,7 +11,7 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 const COMPONENT = "#/components/schemas/";
 
 /** `schema` of `doc` as one standalone JSON Schema: every component becomes a `$defs` entry. */
-export function standalone(doc: Json, schema: Json): Json {
+function standalone(doc: Json, schema: Json): Json {
   const defs = JSON.parse(JSON.stringify(doc.components.schemas).replaceAll(`"${COMPONENT}`, '"#/$defs/'));
   return { ...JSON.parse(JSON.stringify(schema).replaceAll(`"${COMPONENT}`, '"#/$defs/')), $defs: defs };
 }

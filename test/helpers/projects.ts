@@ -97,7 +97,7 @@ export function writeProject(dir: string, files: Readonly<Record<string, string>
 }
 
 /** The repository's root (this file is test/helpers/projects.ts). */
-export const REPO_ROOT = path.resolve(import.meta.dirname, "..", "..");
+const REPO_ROOT = path.resolve(import.meta.dirname, "..", "..");
 
 /**
  * Real files of this repository, about `files` of them: the README, package.json and the tracked

@@ -8,10 +8,10 @@ import path from "node:path";
 import { REPO_ROOT } from "./server";
 
 /** The policy line those roles carry. */
-export const ALLOW_WRITES = "tool_policy: { write_file: allow }";
+const ALLOW_WRITES = "tool_policy: { write_file: allow }";
 
 /** A role file's text with {@link ALLOW_WRITES} added to its frontmatter. */
-export function allowingWrites(roleText: string): string {
+function allowingWrites(roleText: string): string {
   if (!roleText.startsWith("---\n")) throw new Error("a role file starts with its frontmatter");
   return `---\n${ALLOW_WRITES}\n${roleText.slice(4)}`;
 }

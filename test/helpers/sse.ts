@@ -8,7 +8,7 @@ import { RuntimeEventSchema, type RuntimeEvent } from "@/lib/contracts/events";
 import type { TestServer } from "./server";
 
 /** One event of a stream: its `id:` and the parsed runtime event. */
-export interface SseEvent {
+interface SseEvent {
   id: string | undefined;
   event: RuntimeEvent;
 }

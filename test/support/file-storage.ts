@@ -21,7 +21,7 @@ import { newConversationStore } from "@/test/helpers/conversation-store";
 import type { StorageFactory, StorageHarness } from "@/test/conformance/storage-contract";
 
 /** A store over the data folder `root` (not yet initialized). */
-export function makeConversationStore(root: string): ConversationStore {
+function makeConversationStore(root: string): ConversationStore {
   return newConversationStore(root);
 }
 

@@ -21,7 +21,7 @@ export interface ModelCall {
 }
 
 /** A tool call of a scripted answer; the id defaults to `call_<n>_<index>`, unique in the run. */
-export interface ScriptedToolCall {
+interface ScriptedToolCall {
   id?: string;
   name: string;
   /** JSON-encoded unless a string (sent as it is). */

@@ -50,7 +50,7 @@ const ROLES_DIR = fileURLToPath(new URL("../../agents", import.meta.url));
  * while it waits there (the leader's `create_sub_agent` looks its role up after its answer and the
  * journal's `started` line were made, before the agent exists).
  */
-export class HeldRoles extends RoleLibrary {
+class HeldRoles extends RoleLibrary {
   #held: { id: string; reached: () => void } | null = null;
 
   /** The next lookup of role `id` never returns; resolves once it is asked for. */
@@ -120,7 +120,7 @@ export interface TeamProcess {
 }
 
 /** Limits for tests: the defaults, no batching pause before a woken leader's call. */
-export function testLimits(overrides: Partial<RuntimeLimits> = {}): RuntimeLimits {
+function testLimits(overrides: Partial<RuntimeLimits> = {}): RuntimeLimits {
   return { ...limitsFromEnv({}), leaderBatchMs: 0, ...overrides };
 }
 

@@ -2,8 +2,7 @@ import { CreateConversationBodySchema, ListConversationsQuerySchema, Conversatio
 import { ValidationError } from "@/lib/contracts/errors";
 import { enforceRateLimit } from "@/lib/governance/rate-limit";
 import { answer, parseWith, queryOf, readBody, route } from "@/lib/http";
-import { loadRegistry, resolveModel } from "@/lib/models";
-import { getApp } from "@/lib/server/app";
+import { getApp, serverCore } from "@/lib/server/get-app";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -17,6 +16,7 @@ export const GET = route(async (request) => {
 
 /** Starts a new conversation; answers its metadata. */
 export const POST = route(async (request) => {
+  const { loadRegistry, resolveModel } = await serverCore();
   const app = await getApp();
   enforceRateLimit("entry", app.entryLimiter);
   const body = await readBody(request, CreateConversationBodySchema);

@@ -1,10 +1,7 @@
 import { cookies } from "next/headers";
 import { answer, route } from "@/lib/http";
-import { getApp } from "@/lib/server/app";
-import { collectProblems } from "@/lib/server/problems";
+import { getApp, serverCore } from "@/lib/server/get-app";
 import { guardConfigFromEnv, hasValidToken, TOKEN_COOKIE } from "@/lib/security";
-import { eventLoopReport } from "@/lib/server/event-loop";
-import { residentReport } from "@/lib/server/resident";
 import { HealthAnswerSchema } from "@/lib/contracts/http";
 
 export const dynamic = "force-dynamic";
@@ -22,6 +19,7 @@ export const GET = route(async (request) => {
     guardConfigFromEnv(),
   );
   if (!authorized) return answer(HealthAnswerSchema, { status: "ok" });
+  const { collectProblems, eventLoopReport, residentReport } = await serverCore();
   const app = await getApp();
   return answer(HealthAnswerSchema, {
     status: "ok",

@@ -1,6 +1,6 @@
 import { answer, parseWith, queryOf, readBody, route } from "@/lib/http";
 import { RawRoleBodySchema, RoleFileQuerySchema, RoleAnyResponseSchema } from "@/lib/roles/schema";
-import { getApp } from "@/lib/server/app";
+import { getApp } from "@/lib/server/get-app";
 import { DeletedResponseSchema } from "@/lib/contracts/http";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { SearchQuerySchema, SearchResultSchema } from "@/lib/contracts/http";
 import { answer, parseWith, queryOf, route } from "@/lib/http";
-import { getApp } from "@/lib/server/app";
+import { getApp } from "@/lib/server/get-app";
 
 export const dynamic = "force-dynamic";
 // node:sqlite and worker threads (lib/search): Node only.

@@ -4,9 +4,9 @@
  * model's JSON answer (prompt, zod answer schema, reading). Pure; the runtime runs it
  * (lib/runtime/memory-distill.ts).
  */
-export { collectConclusions, type CollectOptions } from "./conclusions";
-export { decideLevel, isSensitive, LEADER_READER, projectOf, type LevelDecision } from "./level";
-export { DistillAnswerSchema, distillAnswerJsonSchema, distillMessages, distillSystemPrompt, conclusionsText, parseDistillAnswer, retryMessages, type DistillAnswer, type ParsedDistillAnswer } from "./model";
-export { confidenceOf, distillByRules, kindOf } from "./rules";
+export { collectConclusions,  } from "./conclusions";
+export {   LEADER_READER,   } from "./level";
+export {  distillAnswerJsonSchema, distillMessages,   parseDistillAnswer, retryMessages,   } from "./model";
+export {  distillByRules,  } from "./rules";
 export { subjectOf } from "./text";
 export * from "./types";

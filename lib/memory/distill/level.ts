@@ -22,7 +22,7 @@ import type { DistillContext, DistilledKind, DistilledLevel } from "./types";
 export const LEADER_READER = "leader";
 
 /** True when `text` holds anything the redaction pass masks. */
-export function isSensitive(text: string, accountPatterns?: DistillContext["accountPatterns"]): boolean {
+function isSensitive(text: string, accountPatterns?: DistillContext["accountPatterns"]): boolean {
   try {
     return redact(text, { accountPatterns }).spans.length > 0;
   } catch {

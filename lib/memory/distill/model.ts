@@ -12,7 +12,7 @@ import { MAX_CANDIDATES, MAX_STATEMENT_CHARS, MAX_SUBJECT_CHARS, type Conclusion
 import { jsonObjectIn } from "@/lib/models/answer-json";
 
 /** One entry of a model's answer. `sources` are conclusion ids (`c1`…) from the prompt. */
-export const DistillAnswerEntrySchema = z.strictObject({
+const DistillAnswerEntrySchema = z.strictObject({
   kind: z.enum(["fact", "preference", "open_issue"]),
   statement: z.string().trim().min(1).max(MAX_STATEMENT_CHARS),
   subject: z.string().trim().min(1).max(MAX_SUBJECT_CHARS),
@@ -22,8 +22,7 @@ export const DistillAnswerEntrySchema = z.strictObject({
 });
 
 /** A model's whole answer: `{"entries": [...]}` (an empty list when nothing lasts). */
-export const DistillAnswerSchema = z.strictObject({ entries: z.array(DistillAnswerEntrySchema).max(MAX_CANDIDATES) });
-export type DistillAnswer = z.infer<typeof DistillAnswerSchema>;
+const DistillAnswerSchema = z.strictObject({ entries: z.array(DistillAnswerEntrySchema).max(MAX_CANDIDATES) });
 
 let schemaText: string | null = null;
 
@@ -34,7 +33,7 @@ export function distillAnswerJsonSchema(): string {
 }
 
 /** The system prompt of a distillation. */
-export function distillSystemPrompt(): string {
+function distillSystemPrompt(): string {
   return [
     "You are a memory distiller. From the conclusions of a finished conversation, keep only what should be remembered for later conversations: lasting conclusions, never the message flow.",
     "Kinds: fact (a project fact, e.g. an API is deprecated), preference (how the person wants things done), open_issue (something asked and not answered, or not done yet).",
@@ -45,7 +44,7 @@ export function distillSystemPrompt(): string {
 }
 
 /** The conclusions as the model reads them: one line each, `[c3] (report by Reviewer_2) text`. */
-export function conclusionsText(conclusions: readonly Conclusion[]): string {
+function conclusionsText(conclusions: readonly Conclusion[]): string {
   return conclusions
     .map((c) => `[${c.id}] (${c.source === "report" || c.source === "summary" || c.source === "marker" ? `${c.source} by ${c.by}` : c.source}${c.status ? `, ${c.status}` : ""}${c.open ? ", open" : ""}) ${c.text}`)
     .join("\n");

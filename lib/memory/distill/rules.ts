@@ -18,14 +18,14 @@ import { MAX_CANDIDATES, type Conclusion, type DistillContext, type DistilledCan
 const CONFIDENCE: Record<Conclusion["source"], number> = { marker: 0.9, person: 0.85, report: 0.75, summary: 0.7, question: 0.6 };
 
 /** The kind the rules give a conclusion. */
-export function kindOf(c: Conclusion): DistilledKind {
+function kindOf(c: Conclusion): DistilledKind {
   if (c.open || c.source === "question" || readsOpen(c.text)) return "open_issue";
   if (c.source === "person" || readsPreference(c.text)) return "preference";
   return "fact";
 }
 
 /** The confidence the rules give a conclusion. */
-export function confidenceOf(c: Conclusion): number {
+function confidenceOf(c: Conclusion): number {
   if (c.status && c.status !== "completed") return 0.4;
   return kindOf(c) === "open_issue" && c.source !== "marker" ? CONFIDENCE.question : CONFIDENCE[c.source];
 }

@@ -47,7 +47,7 @@ export async function conversationAbilities(s: TeamState): Promise<Map<string, O
 }
 
 /** The ability a tool name stands for, `own` for the caller's own role's, or null for no ability. */
-export async function findAbility(s: TeamState, meta: AgentMeta, name: string): Promise<OfferedAbility | "own" | null> {
+async function findAbility(s: TeamState, meta: AgentMeta, name: string): Promise<OfferedAbility | "own" | null> {
   const offered = (await conversationAbilities(s)).get(name);
   if (!offered) return null;
   return offered.role_id === meta.role_id ? "own" : offered;

@@ -36,7 +36,7 @@ import { appendToolResult } from "./steps";
 import { errorResult, summarize, type AgentMeta } from "./types";
 
 /** The tool name of pending entries that are approvals (an `ask_master` entry is a question). */
-export const APPROVAL_KIND = "approval" as const;
+const APPROVAL_KIND = "approval" as const;
 
 /** A tool call as the gate sees it. */
 export interface GatedCall {
@@ -56,13 +56,13 @@ export interface GatedCall {
 export type GateOutcome = { kind: "run"; hardened?: { gitOverrides: Array<[string, string]> } } | { kind: "refused"; result: string } | { kind: "wait" };
 
 /** `command_trust` of a conversation's metadata.json: agent changes counted and those a person reviewed. */
-export const CommandTrustSchema = z.object({
+const CommandTrustSchema = z.object({
   agent_changes: z.number().int().min(0).default(0),
   reviewed_changes: z.number().int().min(0).default(0),
   /** Epoch ms of the last approval of a command: a `.git` made before it is the person's. */
   reviewed_at: z.number().optional(),
 });
-export type CommandTrust = z.infer<typeof CommandTrustSchema>;
+type CommandTrust = z.infer<typeof CommandTrustSchema>;
 
 function trustOf(raw: unknown): CommandTrust {
   const parsed = CommandTrustSchema.safeParse(raw ?? {});
@@ -93,16 +93,13 @@ async function commandContext(s: TeamState, command: string, cwd: string): Promi
   return { context: { ...context, ...(refusal ? { gitRefusal: refusal } : {}) }, trust, gitOverrides: git.overrides };
 }
 
-/** The gate bound to one call, given what the tool does: what a tool source's dispatcher calls once it knows. */
-export type ApprovalGate = (effect: ToolEffect) => Promise<GateOutcome>;
-
 /** Whether a pending entry is an approval (not an `ask_master` question). */
-export function isApprovalEntry(p: PendingToolCall): p is PendingApproval {
+function isApprovalEntry(p: PendingToolCall): p is PendingApproval {
   return p.kind === APPROVAL_KIND;
 }
 
 /** The conversation's allow-lists (metadata.json `approval_policy`), empty when unset or unreadable. */
-export async function conversationPolicy(s: TeamState): Promise<ConversationApprovalPolicy> {
+async function conversationPolicy(s: TeamState): Promise<ConversationApprovalPolicy> {
   const raw = (await s.store.get(s.convId)).approval_policy;
   const parsed = ConversationApprovalPolicySchema.safeParse(raw ?? {});
   return parsed.success ? parsed.data : { allowed_commands: [], tool_policy: {} };

@@ -22,7 +22,7 @@ const RESULT_OVERHEAD = 600;
 const LIVE_FLUSH_MS = 100;
 
 /** The marker a command's processes carry, derived from its idempotency key (so recovery can find them). */
-export function commandIdFor(convId: string, key: string): string {
+function commandIdFor(convId: string, key: string): string {
   return createHash("sha256").update(`${convId}\n${key}`).digest("hex").slice(0, 32);
 }
 

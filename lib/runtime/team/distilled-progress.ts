@@ -21,7 +21,7 @@ import { parseJsonLines } from "@/lib/store/jsonl";
 import { NotFoundError } from "@/lib/contracts/errors";
 
 /** One conversation's progress. */
-export const DistilledProgressSchema = z.looseObject({
+const DistilledProgressSchema = z.looseObject({
   /** Leader messages read so far. */
   through: z.number().int().nonnegative(),
   /** The `message_id` of the last of them, to tell that a history still continues the one read. */
@@ -38,7 +38,7 @@ const LineSchema = DistilledProgressSchema.extend({ conversation_id: z.string().
 const LegacySchema = z.looseObject({ version: z.literal(1), conversations: z.record(z.string(), DistilledProgressSchema) });
 
 /** Lines beyond the conversations' count (and beyond twice it) before the file is compacted. */
-export const COMPACT_SLACK = 1000;
+const COMPACT_SLACK = 1000;
 
 /** The progress file of a data folder. */
 export function distilledProgressFile(root: string): string {

@@ -29,7 +29,7 @@ const INTERNAL_EFFECTS: ReadonlySet<string> = new Set(["report_to_leader", "crea
 export type ToolRunner = (agentId: number | null, call: ToolCall) => Promise<{ type: "recorded" } | { type: "pending" }>;
 
 /** The idempotency key of a side effect: who asked for it and the model's id for the call. */
-export function actionKey(agentId: number | null, call: ToolCall): string {
+function actionKey(agentId: number | null, call: ToolCall): string {
   return `${agentId === null ? "leader" : `agent:${agentId}`}:${call.id}`;
 }
 

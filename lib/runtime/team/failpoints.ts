@@ -17,7 +17,7 @@
  */
 
 /** The error a failpoint throws: an ordinary Error, so it takes the path any unexpected fault would. */
-export class InjectedFault extends Error {
+class InjectedFault extends Error {
   constructor(point: string) {
     super(`injected fault at ${point}`);
     this.name = "InjectedFault";

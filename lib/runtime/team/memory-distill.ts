@@ -100,7 +100,7 @@ async function byModel(sink: DistillSink, key: string, conclusions: Conclusion[]
 }
 
 /** One distillation of a conversation (see the module comment); exported for tests. */
-export async function distillConversation(sink: DistillSink, trigger: DistillTrigger): Promise<void> {
+async function distillConversation(sink: DistillSink, trigger: DistillTrigger): Promise<void> {
   const memory = await memoryOf(sink.deps);
   if (!memory) return;
   const convId = sink.convId;

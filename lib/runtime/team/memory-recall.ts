@@ -14,7 +14,7 @@ import type { TeamState } from "./state";
 import { memoryOf, type RecallHit } from "./memory-port";
 
 /** Entries asked for per request; the slice keeps what fits its budget, most relevant first. */
-export const SLICE_RECALL_LIMIT = 12;
+const SLICE_RECALL_LIMIT = 12;
 
 interface RecallCache {
   trace: string;
@@ -48,7 +48,7 @@ export async function withCitations(s: TeamState, hits: readonly RecallHit[]): P
 }
 
 /** The text of the person's request of `traceId` (the latest person message when the trace has none). */
-export function requestText(messages: readonly Message[], traceId: string | undefined): string | null {
+function requestText(messages: readonly Message[], traceId: string | undefined): string | null {
   let latest: string | null = null;
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i]!;

@@ -69,7 +69,7 @@ export const INITIAL_AGENT_STATUS: AgentStatus = "running";
  * entry is illegal. `terminated` is final. A waiting agent can only be answered or terminated, so
  * a pending question is never silently dropped.
  */
-export const AGENT_TRANSITIONS: Readonly<Record<AgentStatus, Readonly<Partial<Record<AgentEvent, AgentStatus>>>>> = {
+const AGENT_TRANSITIONS: Readonly<Record<AgentStatus, Readonly<Partial<Record<AgentEvent, AgentStatus>>>>> = {
   running: { ask: "waiting", pause: "idle", complete: "completed", terminate: "terminated" },
   waiting: { answer: "running", terminate: "terminated" },
   idle: { assign: "running", terminate: "terminated" },
@@ -101,7 +101,7 @@ export class IllegalTransitionError extends AstrionError {
 }
 
 /** Events legal from `from` (for UIs and error messages). */
-export function allowedPhaseEvents(from: ConversationPhase): PhaseEvent[] {
+function allowedPhaseEvents(from: ConversationPhase): PhaseEvent[] {
   return PHASE_EVENTS.filter((event) => PHASE_TRANSITIONS[from][event] !== undefined);
 }
 

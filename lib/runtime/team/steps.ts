@@ -111,7 +111,7 @@ export function assistantMessage(result: ChatResult, traceId: string, extra: Rec
 }
 
 /** Appends a message to the leader's (null) or an agent's messages.json. */
-export async function appendMessage(s: TeamState, agentId: number | null, message: Message, touch = false): Promise<void> {
+async function appendMessage(s: TeamState, agentId: number | null, message: Message, touch = false): Promise<void> {
   if (agentId === null) await s.store.updateLeaderMessages(s.convId, (f) => ({ ...f, messages: [...f.messages, message] }), { touch });
   else await s.store.updateAgentMessages(s.convId, agentId, (f) => ({ ...f, messages: [...f.messages, message] }));
 }

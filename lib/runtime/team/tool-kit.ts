@@ -39,12 +39,12 @@ export interface ToolContext {
 }
 
 /** A refusal of a tool's own policy check: the result the model reads (its timeline record is written already). */
-export interface Refused {
+interface Refused {
   refused: string;
 }
 
 /** What a tool's own policy check says: refused, or authorized (with the call's effect once it is known). */
-export type Authorized = Refused | { refused?: never; effect?: ToolEffect };
+type Authorized = Refused | { refused?: never; effect?: ToolEffect };
 
 /** One tool, as every provider returns it. */
 export interface TeamTool<A = unknown> {
@@ -141,16 +141,6 @@ export function toolFrom<S extends ToolArgs>(definition: ToolDefinition<string, 
 /** Arguments a tool parses itself, in `execute` (a shared-context write, an ability's input): the raw text. */
 export function rawArguments(raw: string): Parsed<string> {
   return { ok: true, args: raw };
-}
-
-/** A provider of a fixed list of tools, each offered when `offered` says so (default: always). */
-export function staticProvider(name: string, tools: readonly TeamTool[], offered: (tool: TeamTool, q: ToolQuery) => boolean = () => true): ToolProvider {
-  const byName = new Map(tools.map((t) => [t.name, t]));
-  return {
-    name,
-    offer: async (q) => ({ tools: tools.filter((t) => offered(t, q)) }),
-    resolve: async (toolName) => byName.get(toolName),
-  };
 }
 
 /** The definition called `name` in a registry's list, with its type (for {@link toolFrom}). */

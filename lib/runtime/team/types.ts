@@ -11,7 +11,7 @@ import { PHASE_TRANSITIONS } from "./state-machine";
 export { LEADER_DISPLAY_NAME } from "@/lib/contracts/messages";
 
 /** Keys this runtime adds to a sub-agent's metadata.json (allowed: the schemas are loose). */
-export interface AgentExtras {
+interface AgentExtras {
   /** Model calls made for the current task (the cap counts these; survives restarts). */
   calls_this_task?: number;
   /** The trace and the task envelope's turn, so reports reply to their task. */

@@ -6,7 +6,7 @@
 import type { RedactionKind } from "@/lib/redaction/detectors";
 
 /** A small deterministic PRNG (mulberry32). */
-export function prng(seed: number): () => number {
+function prng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -188,7 +188,7 @@ export function makeGen(seed: number) {
 }
 
 /** One expected span of a sample. */
-export interface ExpectedSpan {
+interface ExpectedSpan {
   kind: RedactionKind;
   start: number;
   end: number;

@@ -6,7 +6,7 @@
  */
 import { compose, makeGen, type Part, type Sample } from "./corpus-generators";
 
-export type { ExpectedSpan, Sample } from "./corpus-generators";
+export type { Sample } from "./corpus-generators";
 
 const SEED = 20260711;
 

@@ -2,7 +2,7 @@ import { AstrionError } from "@/lib/contracts/errors";
 import { answer, readBody, route } from "@/lib/http";
 import { SignInBodySchema, SignInResponseSchema } from "@/lib/contracts/http";
 import { clientAddressOf, guardConfigFromEnv, safeEqual, safeNextPath, TOKEN_COOKIE } from "@/lib/security";
-import { getApp } from "@/lib/server/app";
+import { getApp } from "@/lib/server/get-app";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

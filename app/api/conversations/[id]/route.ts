@@ -1,6 +1,6 @@
 import { PatchConversationBodySchema, ConversationResponseSchema, DeletedResponseSchema } from "@/lib/contracts/http";
 import { answer, parseWith, readBody, route } from "@/lib/http";
-import { getApp } from "@/lib/server/app";
+import { getApp } from "@/lib/server/get-app";
 import { ConversationIdSchema } from "@/lib/contracts/on-disk";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
-import { IMPORT_LIMITS, importZip, ImportQuerySchema, ImportResultSchema } from "@/lib/export";
+import { IMPORT_LIMITS, ImportQuerySchema, ImportResultSchema } from "@/lib/export/schema";
 import { answer, parseWith, queryOf, readBytes, route } from "@/lib/http";
-import { getApp } from "@/lib/server/app";
+import { getApp, serverCore } from "@/lib/server/get-app";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -13,6 +13,7 @@ export const runtime = "nodejs";
 export const POST = route(async (request) => {
   const query = parseWith(ImportQuerySchema, queryOf(request), "Bad query");
   const body = await readBytes(request, IMPORT_LIMITS.maxZipBytes);
+  const { importZip } = await serverCore();
   const app = await getApp();
   const imported = await importZip(app, new Uint8Array(body.buffer, body.byteOffset, body.byteLength), query.mode);
   return answer(ImportResultSchema, { imported }, { status: 201 });

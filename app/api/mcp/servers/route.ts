@@ -1,12 +1,13 @@
 import { answer, readBody, route } from "@/lib/http";
-import { listServers, PostMcpServerBodySchema, putAllServers, PutMcpServersBodySchema, putServer, McpServerListSchema, McpServerAnswerSchema } from "@/lib/mcp";
-import { getApp } from "@/lib/server/app";
+import { PostMcpServerBodySchema, PutMcpServersBodySchema, McpServerListSchema, McpServerAnswerSchema } from "@/lib/mcp/schema";
+import { getApp, serverCore } from "@/lib/server/get-app";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
 /** The servers of mcp.json (env and header values masked) with their status; a broken file gives its error. */
 export const GET = route(async () => {
+  const { listServers } = await serverCore();
   const app = await getApp();
   return answer(McpServerListSchema, await listServers(app));
 });
@@ -14,6 +15,7 @@ export const GET = route(async () => {
 /** Adds a server (409 when the name is in use). */
 export const POST = route(async (request) => {
   const body = await readBody(request, PostMcpServerBodySchema);
+  const { putServer } = await serverCore();
   const app = await getApp();
   return answer(McpServerAnswerSchema, { server: await putServer(app, body.name, body.config, true) }, { status: 201 });
 });
@@ -21,6 +23,7 @@ export const POST = route(async (request) => {
 /** Replaces the whole `mcpServers` map; a masked value keeps the stored one. */
 export const PUT = route(async (request) => {
   const body = await readBody(request, PutMcpServersBodySchema);
+  const { putAllServers } = await serverCore();
   const app = await getApp();
   return answer(McpServerListSchema, await putAllServers(app, body.mcpServers));
 });

@@ -1,7 +1,7 @@
 import { NotFoundError, ValidationError } from "@/lib/contracts/errors";
 import { answer, parseWith, queryOf, readBody, route } from "@/lib/http";
 import { CreateMemoryBodySchema, MemoryListQuerySchema, MemoryListAnswerSchema, CreateMemoryAnswerSchema } from "@/lib/memory";
-import { getApp } from "@/lib/server/app";
+import { getApp } from "@/lib/server/get-app";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

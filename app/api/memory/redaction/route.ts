@@ -1,13 +1,13 @@
 import { answer, readBody, route } from "@/lib/http";
 import { RedactionSettingsBodySchema } from "@/lib/memory";
-import { readRedactionSettings, writeRedactionSettings } from "@/lib/memory/redaction-config";
-import { getApp } from "@/lib/server/app";
+import { getApp, serverCore } from "@/lib/server/get-app";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
 /** The internal account-id patterns the redaction pass masks (models.json `redaction.account_patterns`). */
 export const GET = route(async () => {
+  const { readRedactionSettings } = await serverCore();
   const app = await getApp();
   return answer(RedactionSettingsBodySchema, await readRedactionSettings(app.root));
 });
@@ -15,6 +15,7 @@ export const GET = route(async () => {
 /** Replaces them (each checked; a refused pattern is a 400 naming it); only that key of models.json changes. */
 export const PUT = route(async (request) => {
   const body = await readBody(request, RedactionSettingsBodySchema);
+  const { writeRedactionSettings } = await serverCore();
   const app = await getApp();
   return answer(RedactionSettingsBodySchema, await writeRedactionSettings(app.queues, app.root, body));
 });

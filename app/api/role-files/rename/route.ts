@@ -1,6 +1,6 @@
 import { answer, readBody, route } from "@/lib/http";
 import { RenameRoleFileBodySchema, RoleAnyResponseSchema } from "@/lib/roles/schema";
-import { getApp } from "@/lib/server/app";
+import { getApp } from "@/lib/server/get-app";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

@@ -1,9 +1,7 @@
-import { conversationTopic } from "@/lib/bus";
 import { AstrionError } from "@/lib/contracts/errors";
 import { parseWith, route } from "@/lib/http";
 import { clientAddressOf } from "@/lib/security";
-import { getApp } from "@/lib/server/app";
-import { createEventStream, SSE_HEADERS, STREAM_RETRY_AFTER_SECONDS } from "@/lib/sse";
+import { getApp, serverCore } from "@/lib/server/get-app";
 import { ConversationIdSchema } from "@/lib/contracts/on-disk";
 
 export const dynamic = "force-dynamic";
@@ -22,6 +20,7 @@ type Params = { id: string };
 export const GET = route<Params>(async (request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   // The run is found (404 before any stream is opened) and held until the stream has subscribed.
+  const { createEventStream, conversationTopic, SSE_HEADERS, STREAM_RETRY_AFTER_SECONDS } = await serverCore();
   const { engine, store, bus, streams } = await getApp();
   return engine.withRun(id, async (run) => {
     const slot = streams.acquire(clientAddressOf(request.headers));

@@ -1,7 +1,7 @@
 import { PostMessageBodySchema, PostMessageResponseSchema } from "@/lib/contracts/http";
 import { enforceRateLimit } from "@/lib/governance/rate-limit";
 import { answer, parseWith, readBody, route } from "@/lib/http";
-import { getApp } from "@/lib/server/app";
+import { getApp } from "@/lib/server/get-app";
 import { ConversationIdSchema, LeaderMessagesFileSchema } from "@/lib/contracts/on-disk";
 
 export const dynamic = "force-dynamic";

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { answer, parseWith, readBody, route } from "@/lib/http";
-import { getApp } from "@/lib/server/app";
-import { readSharedContext, recordPersonAction, timelineEventsOf, writeSharedContext, WriteBodySchema, SharedContextResponseSchema, DecisionResponseSchema } from "@/lib/shared-context";
+import { getApp, serverCore } from "@/lib/server/get-app";
+import { WriteBodySchema, SharedContextResponseSchema, DecisionResponseSchema } from "@/lib/shared-context/schema";
 import { ConversationIdSchema } from "@/lib/contracts/on-disk";
 
 export const dynamic = "force-dynamic";
@@ -15,6 +15,7 @@ const PERSON = "person";
 /** The conversation's shared context: entries, writes waiting for a person, recent resolutions. */
 export const GET = route<Params>(async (_request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
+  const { readSharedContext } = await serverCore();
   const app = await getApp();
   await app.store.get(id);
   return answer(SharedContextResponseSchema, { shared_context: await readSharedContext(path.join(app.root, "conversations", id)) });
@@ -25,6 +26,7 @@ export const GET = route<Params>(async (_request, params) => {
  * request time is taken first, before the body is read and the write waits for its turn.
  */
 export const PUT = route<Params>(async (request, params) => {
+  const { recordPersonAction, timelineEventsOf, writeSharedContext } = await serverCore();
   const app = await getApp();
   const requestedAt = app.clock.now();
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");

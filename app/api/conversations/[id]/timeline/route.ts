@@ -1,8 +1,7 @@
 import path from "node:path";
 import { TimelineQuerySchema, TimelineResponseSchema } from "@/lib/contracts/http";
 import { answer, parseWith, queryOf, route } from "@/lib/http";
-import { readTimeline, timelineFile } from "@/lib/protocol";
-import { getApp } from "@/lib/server/app";
+import { getApp, serverCore } from "@/lib/server/get-app";
 import { ConversationIdSchema } from "@/lib/contracts/on-disk";
 
 export const dynamic = "force-dynamic";
@@ -12,6 +11,7 @@ export const runtime = "nodejs";
 export const GET = route<{ id: string }>(async (request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const query = parseWith(TimelineQuerySchema, queryOf(request), "Bad query");
+  const { readTimeline, timelineFile } = await serverCore();
   const app = await getApp();
   await app.store.get(id);
   const result = await readTimeline(timelineFile(path.join(app.root, "conversations", id)), { trace_id: query.trace_id });

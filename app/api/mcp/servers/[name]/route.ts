@@ -1,6 +1,6 @@
 import { answer, parseWith, readBody, route } from "@/lib/http";
-import { deleteServer, McpServerNameSchema, PutMcpServerBodySchema, putServer, McpServerAnswerSchema } from "@/lib/mcp";
-import { getApp } from "@/lib/server/app";
+import { McpServerNameSchema, PutMcpServerBodySchema, McpServerAnswerSchema } from "@/lib/mcp/schema";
+import { getApp, serverCore } from "@/lib/server/get-app";
 import { DeletedResponseSchema } from "@/lib/contracts/http";
 
 export const dynamic = "force-dynamic";
@@ -12,6 +12,7 @@ type Params = { name: string };
 export const PUT = route<Params>(async (request, params) => {
   const name = parseWith(McpServerNameSchema, params.name, "Bad MCP server name");
   const body = await readBody(request, PutMcpServerBodySchema);
+  const { putServer } = await serverCore();
   const app = await getApp();
   return answer(McpServerAnswerSchema, { server: await putServer(app, name, body.config) });
 });
@@ -19,6 +20,7 @@ export const PUT = route<Params>(async (request, params) => {
 /** Removes one server from mcp.json and stops it everywhere. */
 export const DELETE = route<Params>(async (_request, params) => {
   const name = parseWith(McpServerNameSchema, params.name, "Bad MCP server name");
+  const { deleteServer } = await serverCore();
   const app = await getApp();
   await deleteServer(app, name);
   return answer(DeletedResponseSchema, { deleted: name });

@@ -1,6 +1,6 @@
 import { answer, parseWith, readBody, route } from "@/lib/http";
 import { MemoryIdSchema, PatchMemoryBodySchema, MemoryEntryAnswerSchema } from "@/lib/memory";
-import { getApp } from "@/lib/server/app";
+import { getApp } from "@/lib/server/get-app";
 import { DeletedResponseSchema } from "@/lib/contracts/http";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { answer, parseWith, route } from "@/lib/http";
 import { AgentIdSchema, ConversationIdSchema } from "@/lib/contracts/on-disk";
-import { getApp } from "@/lib/server/app";
+import { getApp } from "@/lib/server/get-app";
 import { AgentDetailSchema, TerminateAgentResponseSchema } from "@/lib/contracts/http";
 
 export const dynamic = "force-dynamic";

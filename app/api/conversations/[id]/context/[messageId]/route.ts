@@ -4,9 +4,7 @@ import { ContextLineSchema } from "@/lib/context/report";
 import { ContextMessageIdSchema } from "@/lib/contracts/http";
 import { NotFoundError } from "@/lib/contracts/errors";
 import { answer, parseWith, route } from "@/lib/http";
-import { parseJsonLines } from "@/lib/store/jsonl";
-import { CONTEXT_FILE_NAME } from "@/lib/runtime";
-import { getApp } from "@/lib/server/app";
+import { getApp, serverCore } from "@/lib/server/get-app";
 import { ConversationIdSchema } from "@/lib/contracts/on-disk";
 
 export const dynamic = "force-dynamic";
@@ -16,6 +14,7 @@ export const runtime = "nodejs";
 export const GET = route<{ id: string; messageId: string }>(async (_request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const messageId = parseWith(ContextMessageIdSchema, params.messageId, "Bad message id");
+  const { parseJsonLines, CONTEXT_FILE_NAME } = await serverCore();
   const app = await getApp();
   await app.store.get(id);
   let text = "";

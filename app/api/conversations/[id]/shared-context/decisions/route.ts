@@ -1,7 +1,7 @@
 import path from "node:path";
 import { answer, parseWith, readBody, route } from "@/lib/http";
-import { getApp } from "@/lib/server/app";
-import { decideConflict, DecisionBodySchema, recordPersonAction, timelineEventsOf, DecisionResponseSchema } from "@/lib/shared-context";
+import { getApp, serverCore } from "@/lib/server/get-app";
+import { DecisionBodySchema, DecisionResponseSchema } from "@/lib/shared-context/schema";
 import { ConversationIdSchema } from "@/lib/contracts/on-disk";
 
 export const dynamic = "force-dynamic";
@@ -12,6 +12,7 @@ export const runtime = "nodejs";
  * 404 for an unknown conflict, 409 for one already decided.
  */
 export const POST = route<{ id: string }>(async (request, params) => {
+  const { decideConflict, recordPersonAction, timelineEventsOf } = await serverCore();
   const app = await getApp();
   const requestedAt = app.clock.now();
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");

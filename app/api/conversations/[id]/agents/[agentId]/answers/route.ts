@@ -1,7 +1,7 @@
 import { AnswerBodySchema, AnswerResponseSchema } from "@/lib/contracts/http";
 import { answer, parseWith, readBody, route } from "@/lib/http";
 import { AgentIdSchema, ConversationIdSchema } from "@/lib/contracts/on-disk";
-import { getApp } from "@/lib/server/app";
+import { getApp } from "@/lib/server/get-app";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";

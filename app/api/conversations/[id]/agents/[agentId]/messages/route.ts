@@ -1,8 +1,8 @@
-import { AgentMessageBodySchema, AgentMessageResponseSchema } from "@/lib/contracts/http";
+import { AgentMessageResponseSchema, PostMessageBodySchema } from "@/lib/contracts/http";
 import { answer, parseWith, readBody, route } from "@/lib/http";
 import { USER_PARTY } from "@/lib/contracts/envelope";
 import { AgentIdSchema, ConversationIdSchema } from "@/lib/contracts/on-disk";
-import { getApp } from "@/lib/server/app";
+import { getApp } from "@/lib/server/get-app";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
@@ -11,7 +11,7 @@ export const runtime = "nodejs";
 export const POST = route<{ id: string; agentId: string }>(async (request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const agentId = parseWith(AgentIdSchema, params.agentId, "Bad agent id");
-  const body = await readBody(request, AgentMessageBodySchema);
+  const body = await readBody(request, PostMessageBodySchema);
   const messageId = await (await getApp()).engine.withRun(id, (run) => run.messageAgent(agentId, body.content, { name: body.author ?? "User", agentId: null, party: USER_PARTY, abbrev: "usr" }));
   return answer(AgentMessageResponseSchema, { message_id: messageId }, { status: 202 });
 });
