@@ -4,9 +4,10 @@ import "server-only";
  * else from explicit parts: the data root and its lock, the per-file write queues and the open
  * JSON Lines files, the protected folders and the workspace, the conversation store, the history
  * search, the role library, long-term memory, the bus, the MCP manager and the engine. Started
- * once per process, from instrumentation.ts at boot and lazily by the first route that needs it;
- * kept by `processSingleton` (./singleton.ts) because Next may load this module in more than one
- * bundle of the same process. Every part that must exist once per process is made here and handed
+ * once per process, from instrumentation.ts at boot and lazily by the first route that needs it,
+ * both through the server's core (lib/server/core.ts, one bundle loaded once in production); kept
+ * by `processSingleton` (./singleton.ts) because under `next dev` Next loads this module in more
+ * than one bundle of the same process. Every part that must exist once per process is made here and handed
  * down, so each bundle reaches the same ones through the app. Nothing below this module imports
  * it: the engine and the services are handed what they use.
  */
