@@ -31,6 +31,7 @@ import path from "node:path";
 import { NotFoundError, ValidationError } from "@/lib/contracts/errors";
 import { readJsonFile } from "./files";
 import { toPythonJson } from "./json";
+import { MessagesFileText } from "./messages-json";
 import { conversationDir, conversationMetadataFile, leaderMessagesFile } from "./paths";
 import {
   AgentMessagesFileSchema,
@@ -70,6 +71,7 @@ export class LiveConversation implements Durability {
   readonly #lines: LineFiles;
   /** Per-file queues and the count of changes under way (./change-queues.ts). */
   readonly #changes = new ChangeQueues();
+  readonly #messagesText = new MessagesFileText(); // each message's bytes kept for the next rewrite
   #checkpointing: Promise<void> | null = null;
   #closed = false;
 
@@ -350,12 +352,11 @@ export class LiveConversation implements Durability {
     await this.#seed.all();
   }
 
-  #textOf(key: FileKey): string {
+  #textOf(key: FileKey): string | Uint8Array {
     if (key === "meta") return toPythonJson(this.#meta);
-    if (key === "leader") return toPythonJson(this.#leader);
-    const [kind, raw] = key.split(":") as [string, string];
-    const files = this.#agent(Number(raw));
-    return toPythonJson(kind === "agent" ? files.meta : files.messages);
+    if (key === "leader") return this.#messagesText.bytes(this.#leader);
+    const [kind, raw] = key.split(":") as [string, string], files = this.#agent(Number(raw));
+    return kind === "agent" ? toPythonJson(files.meta) : this.#messagesText.bytes(files.messages);
   }
 
   async #writeCheckpoint(): Promise<void> {

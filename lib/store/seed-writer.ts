@@ -27,10 +27,10 @@ import { fsyncDir, writeFileAtomicUnlocked } from "./atomic";
  */
 const SEED_WRITE_DELAY_MS = 100;
 
-/** Where a key's file is, and its text as it is now in memory. */
+/** Where a key's file is, and its text (or that text's UTF-8 bytes) as it is now in memory. */
 export interface SeedFiles<K extends string> {
   path(key: K): string;
-  text(key: K): string;
+  text(key: K): string | Uint8Array;
 }
 
 /** Rewrites marked files from memory. */
@@ -147,7 +147,7 @@ export class SeedWriter<K extends string> {
    * Writes one file; a folder not there yet (a new sub-agent's) is made first. The made folder's
    * own name is synced in its parent: now when `durable`, else by the next durable pass.
    */
-  async #writeOne(file: string, text: string, durable: boolean): Promise<void> {
+  async #writeOne(file: string, text: string | Uint8Array, durable: boolean): Promise<void> {
     try {
       await writeFileAtomicUnlocked(file, text, { durable });
       return;
