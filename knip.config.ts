@@ -17,6 +17,9 @@ const config: KnipConfig = {
     // Spawned by path: scripts/start.mjs runs serve.mjs; screenshot.mjs is run as `node scripts/screenshot.mjs`.
     "scripts/serve.mjs",
     "scripts/screenshot.mjs",
+    // Micro-benchmarks of the store, run by path (`node bench/store-steps.mjs`, `node bench/messages-text.mjs`); docs/benchmarks.md has their figures.
+    "bench/store-steps.mjs",
+    "bench/messages-text.mjs",
     // Bundled on its own by scripts/build-core.mjs; serve.mjs loads the bundle and calls its installCore().
     "lib/server/core.ts",
     // Processes the tests start by path (fork / an MCP server's command).
