@@ -7,7 +7,7 @@
 import "server-only";
 ;
 ;
-export { gatewayGrant,  grantsTool,  } from "./grants";
-export {  parseGatewayToolName,  } from "./openapi";
+export { gatewayGrant, grantsTool } from "./grants";
+export { parseGatewayToolName } from "./openapi";
 export { findGatewayTool, GatewayLastErrors, gatewayProblems, gatewayReport, gatewayToolSpecs, runGatewayCall } from "./service";
 export * from "./schema";

@@ -7,6 +7,6 @@
 export * from "./schema";
 ;
 ;
-export { KNOWLEDGE_HINT, routeKnowledge,  type KnowledgeRouting } from "./route";
+export { KNOWLEDGE_HINT, routeKnowledge, type KnowledgeRouting } from "./route";
 ;
 export { KNOWLEDGE_TOOL } from "./tool";

@@ -14,7 +14,7 @@ import { isSharedContextTool, SHARED_CONTEXT_TOOL_ARGS } from "./tool-specs";
 import { readSharedContext, writeSharedContext } from "./store";
 
 /** The shared-context tools' definitions (./tool-specs.ts), re-exported here for callers of this module. */
-export { isSharedContextTool, SHARED_CONTEXT_READ_ONLY_TOOLS,  SHARED_CONTEXT_TOOLS, sharedContextTools,  } from "./tool-specs";
+export { isSharedContextTool, SHARED_CONTEXT_READ_ONLY_TOOLS, SHARED_CONTEXT_TOOLS, sharedContextTools } from "./tool-specs";
 
 /** Who is calling a shared-context tool. */
 export interface SharedContextActor {

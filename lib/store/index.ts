@@ -11,7 +11,7 @@ export * from "./time";
 export * from "./paths";
 export * from "./files";
 export * from "./lock";
-export { JsonLineFiles,    } from "./jsonl";
+export { JsonLineFiles } from "./jsonl";
 export * from "./conversation-store";
 export * from "./conversation-index";
 export { type LoggedLineFile } from "./step-records";

@@ -7,7 +7,7 @@
  */
 import "server-only";
 
-export {   type ProjectFolderChanged, type ProjectFolderRefused } from "./project-folder";
+export { type ProjectFolderChanged, type ProjectFolderRefused } from "./project-folder";
 export { protectedMatch, ProtectedFolders, type ProtectedRoot } from "./protected";
 export { SKIPPED_DIRS } from "./tools";
-export { Workspace,  } from "./workspace";
+export { Workspace } from "./workspace";

@@ -4,9 +4,9 @@
  * model's JSON answer (prompt, zod answer schema, reading). Pure; the runtime runs it
  * (lib/runtime/memory-distill.ts).
  */
-export { collectConclusions,  } from "./conclusions";
-export {   LEADER_READER,   } from "./level";
-export {  distillAnswerJsonSchema, distillMessages,   parseDistillAnswer, retryMessages,   } from "./model";
-export {  distillByRules,  } from "./rules";
+export { collectConclusions } from "./conclusions";
+export { LEADER_READER } from "./level";
+export { distillAnswerJsonSchema, distillMessages, parseDistillAnswer, retryMessages } from "./model";
+export { distillByRules } from "./rules";
 export { subjectOf } from "./text";
 export * from "./types";
