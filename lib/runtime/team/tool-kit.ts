@@ -99,6 +99,8 @@ export interface ToolOffer {
  * A source of tools. `offer` is what a party is shown on its next model call (an MCP server
  * starts there on first use); `resolve` finds the tool a call names, or undefined when this
  * provider has none of that name for this party. A name offered to nobody is found by no provider.
+ * The pipeline resolves a tool once per call: a tool whose `execute` uses what its `authorize`
+ * found (the gateway's operation, an ability's checked input) is made anew by each `resolve`.
  */
 export interface ToolProvider {
   readonly name: string;

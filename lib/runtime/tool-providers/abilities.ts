@@ -19,6 +19,8 @@ function callerOf(ctx: ToolContext): number {
 }
 
 function abilityTool(offered: OfferedAbility): TeamTool<string> {
+  // The input authorize checked, for the execute that follows it (one object per call).
+  let input: Record<string, unknown> | null = null;
   return {
     name: offered.tool_name,
     spec: abilityToolSpec(offered),
@@ -27,18 +29,19 @@ function abilityTool(offered: OfferedAbility): TeamTool<string> {
     scope: "message:teammates",
     parse: rawArguments,
     authorize: async (ctx, raw) => {
-      const input = await abilityInput(ctx.s, callerOf(ctx), offered, raw);
-      return input.ok ? {} : { refused: input.result };
+      const checked = await abilityInput(ctx.s, callerOf(ctx), offered, raw);
+      if (!checked.ok) return { refused: checked.result };
+      input = checked.input;
+      return {};
     },
     // One change of the conversation's own state, looked up after a crash: the caller's pending entry says whether the request left.
     journal: (ctx) => ({ internal: true, outcome: () => sentAbilityOutcome(ctx.s, callerOf(ctx), ctx.call.id) }),
     later: isAbilitySent,
-    execute: async (ctx, raw) => {
+    execute: async (ctx) => {
       const agentId = callerOf(ctx);
-      const input = await abilityInput(ctx.s, agentId, offered, raw);
-      if (!input.ok) return input.result;
+      if (!input) throw new Error(`${offered.tool_name} ran without being authorized`);
       ctx.s.setActivity(agentId, `calling ${offered.tool_name}`);
-      return sendAbilityRequest(ctx.s, agentId, ctx.call.id, offered, input.input, ctx.key);
+      return sendAbilityRequest(ctx.s, agentId, ctx.call.id, offered, input, ctx.key);
     },
   };
 }

@@ -27,6 +27,8 @@ function agentOf(ctx: ToolContext): { agentId: number; meta: AgentMeta } {
 /** A gateway tool; its arguments are validated against the operation's own schema when it runs. */
 function gatewayTool(spec: ToolSpec, effect?: "read" | "write"): TeamTool<string> {
   const name = spec.function.name;
+  // What authorize found in gateway.json, for the execute that follows it (one object per call).
+  let found: Awaited<ReturnType<typeof findGatewayTool>> = null;
   return {
     name,
     spec,
@@ -42,15 +44,14 @@ function gatewayTool(spec: ToolSpec, effect?: "read" | "write"): TeamTool<string
         await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { tool: name, code: "role_gateway", reason, scope: null }, action: name, resource: `agent:${agentId}`, status: "refused" });
         return { refused: errorResult(reason) };
       }
-      const found = await findGatewayTool(s.deps.root, name);
+      found = await findGatewayTool(s.deps.root, name);
       if (!found) return { refused: errorResult(`${name} is not a tool the gateway offers now (see gateway.json)`) };
       return { effect: found.op.effect };
     },
     execute: async (ctx, raw) => {
       const { s } = ctx;
       const { agentId } = agentOf(ctx);
-      const found = await findGatewayTool(s.deps.root, name);
-      if (!found) return errorResult(`${name} is not a tool the gateway offers now (see gateway.json)`);
+      if (!found) throw new Error(`${name} ran without being authorized`);
       s.setActivity(agentId, `${found.op.method} ${found.op.path} (${found.source.name})`);
       const r = await runGatewayCall(s.deps.root, name, raw, { maxChars: s.limits.toolOutputMax, signal: s.stopController.signal, errors: s.deps.gatewayErrors });
       await s.emitNow({
