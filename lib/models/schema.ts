@@ -4,10 +4,31 @@ import { z } from "zod";
 /** The built-in model that needs no network. */
 export const OFFLINE_MODEL_KEY = "offline";
 
+/**
+ * The OpenAI-compatible servers whose documented quirks the request builder and stream reader
+ * follow (lib/models/providers). `generic` is plain OpenAI-compatible behaviour.
+ */
+export const PROVIDER_PROFILES = ["openai", "vllm", "ollama", "deepseek", "dashscope", "lmstudio", "llamacpp", "generic"] as const;
+export type ProviderProfile = (typeof PROVIDER_PROFILES)[number];
+
+/**
+ * An entry's `provider`: a profile, the built-in `offline` model, or `openai-compatible` (the
+ * name before profiles existed: the profile is then guessed, as for an entry that names none).
+ */
+export const ProviderSchema = z.enum([...PROVIDER_PROFILES, "openai-compatible", "offline"]);
+
+/** Prices in US dollars per million tokens (all optional; without them only tokens are shown). */
+const PricesSchema = z.looseObject({
+  input: z.number().nonnegative().optional(),
+  cached_input: z.number().nonnegative().optional(),
+  output: z.number().nonnegative().optional(),
+});
+export type ModelPrices = z.infer<typeof PricesSchema>;
+
 /** One endpoint the product can call. */
 const ModelEntrySchema = z.looseObject({
   label: z.string().optional(),
-  provider: z.enum(["openai-compatible", "offline"]).default("openai-compatible"),
+  provider: ProviderSchema.default("openai-compatible"),
   /** OpenAI-compatible base URL, e.g. `https://dashscope.aliyuncs.com/compatible-mode/v1`. */
   base_url: z.url().optional(),
   /** Name of the environment variable that holds the API key (never the key itself). */
@@ -31,6 +52,8 @@ const ModelEntrySchema = z.looseObject({
       idle_ms: z.number().int().positive().optional(),
     })
     .optional(),
+  /** Prices per million input, cached-input and output tokens (issue 29's cost per agent). */
+  prices: PricesSchema.optional(),
 });
 export type ModelEntry = z.infer<typeof ModelEntrySchema>;
 
