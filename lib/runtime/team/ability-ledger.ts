@@ -46,22 +46,6 @@ export async function conversationAbilities(s: TeamState): Promise<Map<string, O
   return abilityTable(roles, TOOLS.map((t) => t.name));
 }
 
-/** The ability a tool name stands for, `own` for the caller's own role's, or null for no ability. */
-async function findAbility(s: TeamState, meta: AgentMeta, name: string): Promise<OfferedAbility | "own" | null> {
-  const offered = (await conversationAbilities(s)).get(name);
-  if (!offered) return null;
-  return offered.role_id === meta.role_id ? "own" : offered;
-}
-
-/**
- * Whether `name` is an ability the agent may call. Such a call cut short by a crash is looked up,
- * not reported as interrupted: the caller's pending entry says whether its request left.
- */
-export async function isAbilityCall(s: TeamState, agentId: number, name: string): Promise<boolean> {
-  const found = await findAbility(s, await s.readAgent(agentId), name);
-  return found !== null && found !== "own";
-}
-
 /**
  * Ends a call with `content` as the caller's tool result: appended unless one is there already,
  * then the pending entry removed (the caller runs again once none is left) and the caller woken.

@@ -120,7 +120,7 @@ export class AgentLoops {
     if (meta.status === "waiting" || (meta.pending_tool_calls ?? []).length) return WAIT_FOR_ANSWER;
     const dangling = unansweredToolCalls((await s.store.readAgentMessages(s.convId, agentId)).messages);
     if (dangling.length) {
-      await resolveDangling(s, agentId, dangling, (id, call) => this.#tools.run(id, call));
+      await resolveDangling(s, agentId, dangling, this.#tools);
       return RUN_AGAIN;
     }
     await drainInbox(s, agentId);

@@ -95,7 +95,7 @@ export class LeaderLoop {
     let file = await s.store.readLeaderMessages(s.convId);
     const dangling = unansweredToolCalls(file.messages);
     if (dangling.length) {
-      await resolveDangling(s, null, dangling, (agentId, call) => this.#tools.run(agentId, call));
+      await resolveDangling(s, null, dangling, this.#tools);
       return RUN_AGAIN;
     }
     if (await drainLeaderInbox(s)) file = await s.store.readLeaderMessages(s.convId);

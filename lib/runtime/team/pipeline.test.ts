@@ -2,7 +2,8 @@
  * The one dispatch pipeline, driven with a provider written here and nowhere else (the engine
  * knows nothing of it: it is handed to the run like the composition root hands the built-in
  * ones). Its tools pass every step in order — offered, token, the tool's own policy, approval,
- * journalled once, execute, shaped, recorded — and a crash inside one is never run again. The
+ * journalled once, execute, shaped, recorded — and a crash inside one is never run again, or is
+ * looked up, run again or cleaned up after as the tool's own journal options say. The
  * loops' tagged next steps are read on the way. Over the in-memory storage (test/support/team-kit.ts).
  */
 import { afterAll, describe, expect, it } from "vitest";
@@ -19,7 +20,7 @@ const env = teamEnvironment();
 afterAll(() => env.close());
 
 /** A provider of three tools, counting what ran: `shout` (runs something: a person approves it), `tally` (internal), `launch` (needs project:execute). */
-function throwawayProvider(hooks: { tally?: () => Promise<void> } = {}) {
+function throwawayProvider(hooks: { tally?: (key: string) => Promise<void>; tallyJournal?: TeamTool["journal"] } = {}) {
   const ran: string[] = [];
   const SHOUT = defineTool({ name: "shout", audience: "agent", readOnly: false, effect: "execute", description: "Shouts a text back, many times.", args: z.object({ text: z.string().min(1), times: z.number().int().min(1).max(10_000) }) });
   const TALLY = defineTool({ name: "tally", audience: "agent", readOnly: false, effect: "internal", description: "Counts one.", args: z.object({}) });
@@ -41,9 +42,10 @@ function throwawayProvider(hooks: { tally?: () => Promise<void> } = {}) {
     toolFrom(TALLY, {
       scope: "message:leader",
       approval: true,
-      execute: async () => {
+      ...(hooks.tallyJournal !== undefined ? { journal: hooks.tallyJournal } : {}),
+      execute: async ({ key }) => {
         ran.push("tally");
-        await hooks.tally?.();
+        await hooks.tally?.(key);
         return JSON.stringify({ counted: ran.filter((r) => r === "tally").length });
       },
     }),
@@ -186,5 +188,63 @@ describe("the dispatch pipeline", () => {
     expect(result.error).toMatch(/^interrupted: the server stopped while tally was running; it was not run again/);
     expect(timelineOf(second, kit.convId).filter((r) => r.action === "tally").map((r) => r.status)).toEqual(["interrupted"]);
     expect(String((await filesOf(second, kit.convId)).leader.messages.at(-1)!.content)).toBe("SUMMARY: shouted");
+  });
+  /** Runs the tally script, crashes inside `tally` once `crashWhen` says so, restarts; the second run's view. */
+  async function crashInsideTally(hooks: { tallyJournal: TeamTool["journal"]; beforeCrash?: (key: string) => void }) {
+    let reached: () => void = () => undefined;
+    const inside = new Promise<void>((resolve) => (reached = resolve));
+    let crashed = false;
+    const { ran, providers } = throwawayProvider({
+      tallyJournal: hooks.tallyJournal,
+      tally: (key) => {
+        if (crashed) return Promise.resolve();
+        crashed = true;
+        hooks.beforeCrash?.(key);
+        reached();
+        return new Promise(() => undefined);
+      },
+    });
+    const script = (call: ModelCall): Reply => {
+      if (call.agentId === null) return leaderScript(call);
+      if (!hasCalled(call, "tally")) return callTool("tally", {}, "c_tally");
+      return callTool("report_to_leader", { summary: `tally said ${JSON.stringify(lastResultOf(call, "tally"))}` });
+    };
+    const kit = new TeamKit(env, script, { tools: providers });
+    const first = kit.start();
+    await first.run.postUserMessage("Count");
+    await inside;
+    await first.storage.durability(kit.convId)!.whenDurable();
+    first.storage.crash();
+    first.run.release();
+    const second = kit.start();
+    await second.run.resume();
+    await settled(second);
+    const result = resultsOf((await agentMessages(second, kit.convId, 1)).messages).get("c_tally")!;
+    return { ran, result, timeline: timelineOf(second, kit.convId).filter((r) => r.action === "tally").map((r) => r.status), journal: journalOf(second, kit.convId).filter((l) => l.key === "agent:1:c_tally").map((l) => l.status) };
+  }
+
+  it("after a crash inside a call, cleans up with the tool's own `interrupted` before reporting it interrupted", async () => {
+    const cleaned: string[] = [];
+    const after = await crashInsideTally({ tallyJournal: { interrupted: async (key) => void cleaned.push(key) } });
+    expect(cleaned).toEqual(["agent:1:c_tally"]);
+    expect(after.ran).toEqual(["tally"]);
+    expect((JSON.parse(after.result) as { error: string }).error).toMatch(/^interrupted: the server stopped while tally was running/);
+    expect(after.timeline).toEqual(["interrupted"]);
+  });
+
+  it("after a crash inside an internal call, gives back what the tool's own `outcome` finds, and runs it again when it finds nothing", async () => {
+    /** The tool's own record of what took effect (as an agent's key on the change it made), fresh per run. */
+    const lookedUp = (happened: Set<string>): TeamTool["journal"] => ({ internal: true, outcome: async (key) => (happened.has(key) ? JSON.stringify({ counted: 1, found: true }) : null) });
+    const happened = new Set<string>();
+    const found = await crashInsideTally({ tallyJournal: lookedUp(happened), beforeCrash: (key) => happened.add(key) });
+    expect(found.ran).toEqual(["tally"]);
+    expect(JSON.parse(found.result)).toEqual({ counted: 1, found: true });
+    expect(found.timeline).not.toContain("interrupted");
+    expect(found.journal).toEqual(["started", "done"]);
+
+    const lost = await crashInsideTally({ tallyJournal: lookedUp(new Set()) });
+    expect(lost.ran).toEqual(["tally", "tally"]);
+    expect(JSON.parse(lost.result)).toEqual({ counted: 2 });
+    expect(lost.timeline).not.toContain("interrupted");
   });
 });

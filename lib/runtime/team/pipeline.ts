@@ -29,7 +29,7 @@ import type { ToolCall } from "@/lib/models";
 import { agentParty, LEADER_PARTY, SYSTEM_PARTY } from "@/lib/protocol";
 import { roleToolAccess } from "@/lib/roles/tool-mapping";
 import { approvalGate } from "./approvals";
-import { once } from "./effects";
+import { once, type DanglingRunner, type DanglingTool, type OnceOptions } from "./effects";
 import { failpoint } from "./failpoints";
 import type { TeamState } from "./state";
 import { appendToolResult } from "./steps";
@@ -107,7 +107,7 @@ async function dispatch(s: TeamState, caller: ToolCaller, call: ToolCall, tool: 
   }
   try {
     if (ctx.effect === "read" || tool.journal === false) return await tool.execute(ctx, args);
-    const options = typeof tool.journal === "function" ? tool.journal(ctx) : tool.journal;
+    const options = journalOptions(tool, ctx);
     const result = await once(s, caller.agentId, call, async (key) => (await tool.execute({ ...ctx, key }, args)) ?? "", options);
     return tool.later?.(result) ? null : result;
   } catch (error) {
@@ -121,6 +121,11 @@ async function dispatch(s: TeamState, caller: ToolCaller, call: ToolCall, tool: 
   }
 }
 
+/** How the journal treats a tool's call (its `journal`, given the call's context). */
+function journalOptions(tool: TeamTool, ctx: ToolContext): OnceOptions {
+  return (typeof tool.journal === "function" ? tool.journal(ctx) : tool.journal || undefined) ?? {};
+}
+
 async function toolFailed(s: TeamState, agentId: number | null, call: ToolCall, error: unknown): Promise<string> {
   const message = toolFailureMessage(call.function.name, error);
   if (isRefusal(error)) return errorResult(message);
@@ -131,7 +136,7 @@ async function toolFailed(s: TeamState, agentId: number | null, call: ToolCall, 
 }
 
 /** The pipeline of one conversation's run, over the tool providers the run was given. */
-export class ToolPipeline {
+export class ToolPipeline implements DanglingRunner {
   readonly #s: TeamState;
   readonly #providers: ToolProviders;
 
@@ -164,6 +169,18 @@ export class ToolPipeline {
       if (tool) return tool;
     }
     return undefined;
+  }
+
+  /**
+   * How the journal treats the tool a call names, for a call a crash left without a result
+   * (./effects.ts `resolveDangling`): null when no provider has the tool now or it is not journalled.
+   */
+  async journalOf(agentId: number | null, call: ToolCall): Promise<DanglingTool> {
+    const s = this.#s;
+    const caller = await callerOf(s, agentId);
+    const tool = await this.#resolve({ s, caller }, call.function.name);
+    if (!tool || tool.journal === false) return null;
+    return { options: journalOptions(tool, { s, caller, call, root: "", key: "", effect: tool.effect }), later: tool.later };
   }
 
   /**

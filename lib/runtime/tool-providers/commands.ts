@@ -8,13 +8,16 @@ import "server-only";
  */
 import type { Permission } from "@/lib/roles/schema";
 import { AGENT_TOOLS } from "@/lib/team-tools";
-import { executeRunCommand } from "@/lib/runtime/team/command";
+import { executeRunCommand, killLeftovers } from "@/lib/runtime/team/command";
 import { named, toolFrom, type ToolProvider } from "@/lib/runtime/team/tool-kit";
 
 const RUN_COMMAND = toolFrom(named(AGENT_TOOLS, "run_command"), {
   scope: "project:execute",
   approval: true,
   command: (args) => args.command,
+  // A command a crash cut short may have left processes running (their own process group, which
+  // the server's death does not end): they are ended before the call is reported interrupted.
+  journal: ({ s }) => ({ interrupted: async (key) => void (await killLeftovers(s, key)) }),
   execute: async ({ s, caller, call, key, root, hardened }, args) => {
     if (caller.agentId === null) throw new Error("run_command was called by the leader");
     return executeRunCommand(s, caller.agentId, call.id, key, args.command, args.timeout_seconds, root, hardened);

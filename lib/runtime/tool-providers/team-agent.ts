@@ -11,7 +11,8 @@ import { epochSeconds, type Message } from "@/lib/store";
 import { deliverReport, messageAgent, toLeaderInbox } from "@/lib/runtime/team/mail";
 import type { TeamState } from "@/lib/runtime/team/state";
 import { named, rawArguments, toolFrom, type TeamTool, type ToolProvider } from "@/lib/runtime/team/tool-kit";
-import { errorResult, messageId, type AgentMeta } from "@/lib/runtime/team/types";
+import { errorResult, leaderInbox, messageId, type AgentMeta } from "@/lib/runtime/team/types";
+import { abilityReplyOutcome } from "@/lib/runtime/team/ability-ledger";
 
 /** `ask_master`: the agent waits; the question goes to the leader's inbox and to the person's screen. */
 async function askMaster(s: TeamState, agentId: number, meta: AgentMeta, toolCallId: string, question: string): Promise<void> {
@@ -39,10 +40,26 @@ function agentOf(caller: { agentId: number | null; meta: AgentMeta | null }): { 
   return { agentId: caller.agentId, meta: caller.meta };
 }
 
+/**
+ * Whether a `report_to_leader` that a crash cut short was delivered: the report carries the call's
+ * key (in the leader's messages or inbox, or, for an agent serving an ability call, its caller's).
+ * Its result when it was, null otherwise.
+ */
+async function deliveredReport(s: TeamState, key: string): Promise<string | null> {
+  const leader = await s.store.readLeaderMessages(s.convId);
+  const report = [...leader.messages, ...leaderInbox(leader.metadata)].find((m) => m.metadata?.effect_key === key);
+  if (!report) return abilityReplyOutcome(s, key);
+  const agentId = Number(report.metadata?.agent_id);
+  if (Number.isSafeInteger(agentId)) await s.updateAgent(agentId, (m) => ({ ...m, reported: true }));
+  return JSON.stringify({ delivered: true, report_id: /\nid: (\S+)/.exec(String(report.content))?.[1] ?? null });
+}
+
 const TOOLS: readonly TeamTool[] = [
   toolFrom(named(AGENT_TOOLS, "report_to_leader"), {
     scope: "message:leader",
     approval: true,
+    // One change of the conversation's own state: after a crash it is looked up by its key, and sent when it is not there.
+    journal: ({ s }) => ({ internal: true, outcome: (key) => deliveredReport(s, key) }),
     execute: async ({ s, caller, key }, args) => {
       const { agentId, meta } = agentOf(caller);
       const reportId = await deliverReport(s, agentId, meta, args.summary, args.status ?? "completed", key);

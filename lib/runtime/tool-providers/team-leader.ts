@@ -14,15 +14,26 @@ import { answerQuestion, messageAgent } from "@/lib/runtime/team/mail";
 import type { TeamState } from "@/lib/runtime/team/state";
 import { terminateAgent } from "@/lib/runtime/team/terminate";
 import { named, toolFrom, type TeamTool, type ToolProvider } from "@/lib/runtime/team/tool-kit";
-import { errorResult, LEADER_DISPLAY_NAME } from "@/lib/runtime/team/types";
+import { errorResult, LEADER_DISPLAY_NAME, type AgentMeta } from "@/lib/runtime/team/types";
 
 /** The leader's tools are its own coordination: no token (it holds none) and no person's approval. */
 const LEADER = { scope: "message:teammates", approval: false } as const;
 
+/**
+ * Whether a `create_sub_agent` that a crash cut short made its agent: the agent carries the call's
+ * key. Its result when it did, null otherwise.
+ */
+async function createdAgent(s: TeamState, key: string): Promise<string | null> {
+  const agent = (await s.store.listAgents(s.convId)).agents.find((a) => (a as AgentMeta).effect_key === key);
+  if (!agent) return null;
+  return JSON.stringify({ agent_id: agent.agent_id, display_name: agent.display_name, task_id: agent.pending_messages?.[0]?.id ?? null });
+}
+
 const createSubAgentTool = toolFrom(named(LEADER_TOOLS, "create_sub_agent"), {
   ...LEADER,
-  // A new agent is changes of this conversation's state only (its files through the step log).
-  journal: { ordered: true },
+  // A new agent is changes of this conversation's state only (its files through the step log):
+  // after a crash it is looked up by the call's key, and made when it is not there.
+  journal: ({ s }) => ({ ordered: true, internal: true, outcome: (key) => createdAgent(s, key) }),
   authorize: async ({ s }, args) => {
     // Only registered roles authorized for this conversation: refused in code, not by the model.
     const { all, allowList } = await s.authorizedChoices();
