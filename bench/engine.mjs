@@ -35,7 +35,8 @@
  *
  * `BENCH_ENGINE_CPU_PROF=<dir>`: both servers run with `--cpu-prof` into `<dir>/<target>/`
  * (written when the server stops), spawned as start.mjs spawns them (see startServer). For
- * readable names, profile builds made with `experimental.serverMinification: false`:
+ * readable names, profile builds made with `experimental.serverMinification: false` and the core
+ * built with `ASTRION_CORE_MINIFY=0 node scripts/build-core.mjs`:
  * `BENCH_ENGINE_ROOT=<folder>` serves that built copy as "current" and `BENCH_BASELINE_ROOT`
  * one as the baseline (instead of preparing the commit).
  */

@@ -10,6 +10,8 @@
  * `serverExternalPackages` of next.config.ts. `@/` is the repository root (tsconfig.json's paths);
  * `server-only` is its empty module, the one Next gives server code. Nothing of Next or React may
  * be in the core: it runs outside Next's request scope, so the build refuses an import of them.
+ * `ASTRION_CORE_MINIFY=0` leaves it unminified, so a CPU profile names its functions (the source
+ * map gives their files either way).
  */
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -46,7 +48,7 @@ async function buildCore() {
   });
   try {
     if (refused.size > 0) throw new Error(`lib/server/core.ts reaches ${[...refused].join(", ")}; the server's core runs outside Next and may not import it.`);
-    await bundle.write({ file: path.join(root, CORE_BUNDLE), format: "esm", minify: true, sourcemap: true });
+    await bundle.write({ file: path.join(root, CORE_BUNDLE), format: "esm", minify: process.env.ASTRION_CORE_MINIFY !== "0", sourcemap: true });
   } finally {
     await bundle.close();
   }
