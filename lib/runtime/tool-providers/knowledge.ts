@@ -37,13 +37,21 @@ function mayRead(meta: AgentMeta): boolean {
   return !meta.file_tools || meta.file_tools.includes("read_file") || meta.file_tools.includes("search_files");
 }
 
-const announced = new WeakMap<TeamState, Set<string>>();
+/** Per run: the routing of each agent's task, once per task (`<agent>:<task id>`), so a call costs a look-up. */
+const routed = new WeakMap<TeamState, Map<string, KnowledgeRouting>>();
 
-/** The routing decision for the agent's current task, or null when it has none (or may not read). */
-function decide(meta: AgentMeta, messages: readonly Message[]): (KnowledgeRouting & { task_id: string }) | null {
+/** The routing decision for the agent's current task, or null when it has none (or may not read); `first` on the task's first call. */
+function decide(s: TeamState, agentId: number, meta: AgentMeta, messages: readonly Message[]): (KnowledgeRouting & { task_id: string; first: boolean }) | null {
   const task = currentTask(messages);
   if (!task || !mayRead(meta)) return null;
-  return { ...routeKnowledge(task.body), task_id: task.id };
+  let byTask = routed.get(s);
+  if (!byTask) routed.set(s, (byTask = new Map()));
+  const key = `${agentId}:${task.id}`;
+  const known = byTask.get(key);
+  if (known) return { ...known, task_id: task.id, first: false };
+  const routing = routeKnowledge(task.body);
+  byTask.set(key, routing);
+  return { ...routing, task_id: task.id, first: true };
 }
 
 const SEARCH_KNOWLEDGE = toolFrom(KNOWLEDGE_TOOL, {
@@ -51,7 +59,7 @@ const SEARCH_KNOWLEDGE = toolFrom(KNOWLEDGE_TOOL, {
   approval: true,
   authorize: async ({ s, caller }) => {
     if (caller.agentId === null) return { refused: errorResult("search_knowledge is for sub-agents") };
-    const d = decide(caller.meta, (await s.store.readAgentMessages(s.convId, caller.agentId)).messages);
+    const d = decide(s, caller.agentId, caller.meta, (await s.store.readAgentMessages(s.convId, caller.agentId)).messages);
     if (d?.offer) return {};
     const reason = "search_knowledge is not offered for this task (it asks for no precise fact); use read_file or search_files";
     await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentParty(caller.agentId), payload: { tool: KNOWLEDGE_TOOL.name, code: "not_offered", reason }, action: KNOWLEDGE_TOOL.name, resource: `agent:${caller.agentId}`, status: "refused" });
@@ -95,13 +103,9 @@ export const knowledgeTools: ToolProvider = {
     if (caller.agentId === null) return { tools: [] };
     const agentId = caller.agentId;
     const meta = caller.meta;
-    const d = decide(meta, (await s.store.readAgentMessages(s.convId, agentId)).messages);
+    const d = decide(s, agentId, meta, (await s.store.readAgentMessages(s.convId, agentId)).messages);
     if (!d) return { tools: [] };
-    const seen = announced.get(s) ?? new Set<string>();
-    announced.set(s, seen);
-    const key = `${agentId}:${d.task_id}`;
-    if (!seen.has(key)) {
-      seen.add(key);
+    if (d.first) {
       await s.emit(await s.causeFor(meta), {
         type: "event",
         from: SYSTEM_PARTY,
