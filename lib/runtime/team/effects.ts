@@ -19,7 +19,7 @@ import { appendToolResult } from "./steps";
 import { errorResult } from "./types";
 
 /** Runs one tool call of the leader (null) or an agent through the pipeline, which records its result unless it comes later. */
-export type ToolRunner = (agentId: number | null, call: ToolCall) => Promise<{ type: "recorded" } | { type: "pending" }>;
+type ToolRunner = (agentId: number | null, call: ToolCall) => Promise<{ type: "recorded" } | { type: "pending" }>;
 
 /** The idempotency key of a side effect: who asked for it and the model's id for the call. */
 function actionKey(agentId: number | null, call: ToolCall): string {
