@@ -15,10 +15,10 @@ import type { ModelEntryFields, ModelEntryView, ModelReference } from "./schema"
 export type RawModelsFile = Record<string, unknown> & { models: Record<string, Record<string, unknown>> };
 
 /** Why a change is refused; the UI shows `settings.models.refused.<reason>`. */
-export type RefusalReason = "referenced" | "unknown_fallback" | "self_fallback" | "exists" | "reserved" | "builtin" | "unknown_key";
+type RefusalReason = "referenced" | "unknown_fallback" | "self_fallback" | "exists" | "reserved" | "builtin" | "unknown_key";
 
 /** One refused field: `path` in the request body, the English message, the stable reason and what it names. */
-export interface Refusal {
+interface Refusal {
   path: string;
   message: string;
   reason: RefusalReason;
@@ -59,7 +59,7 @@ function describe(ref: ModelReference): string {
 }
 
 /** A URL as the browser may see it: no user name or password. */
-export function withoutUserInfo(url: string): string {
+function withoutUserInfo(url: string): string {
   try {
     const u = new URL(url);
     if (u.username === "" && u.password === "") return url;

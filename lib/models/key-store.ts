@@ -38,7 +38,7 @@ function stampOf(file: string): string {
 }
 
 /** A fresh stored key id: `key_` and 24 hex digits. */
-export function newKeyRef(): string {
+function newKeyRef(): string {
   return `key_${randomBytes(12).toString("hex")}`;
 }
 
