@@ -71,6 +71,10 @@ describe("LocalDiscovery", () => {
     expect(report.servers.map((s) => s.port)).toEqual([ollama]);
     expect(report.scanned_at).not.toBeNull();
     expect(await discovery.report()).toBe(report);
+    // A result older than 15 s is not answered again: a server may have started since.
+    const later = await discovery.report(Date.parse(report.scanned_at!) + 16_000);
+    expect(later).not.toBe(report);
+    expect(later.servers.map((s) => s.port)).toEqual([ollama]);
   });
 
   it("reads its ports from ASTRION_DISCOVERY_PORTS (default Ollama, LM Studio, vLLM, llama.cpp; `off` none)", () => {

@@ -12,6 +12,8 @@ import type { DiscoveryReport, FoundServer } from "./schema";
 
 /** How long one request to a port may take, in milliseconds. */
 const DEFAULT_PROBE_TIMEOUT_MS = 800;
+/** How long a look's result is answered before the next request looks again. */
+const REPORT_MAX_AGE_MS = 15_000;
 /** A model list larger than this is not read. */
 const MAX_LIST_BYTES = 1024 * 1024;
 
@@ -86,9 +88,13 @@ export class LocalDiscovery {
     return this.#running;
   }
 
-  /** The last look's result; the one under way (or a first one) when none has finished yet. */
-  async report(): Promise<DiscoveryReport> {
-    if (this.#last.scanned_at === null) return this.scan();
+  /**
+   * The last look's result while it is recent; otherwise (none yet, or older than
+   * {@link REPORT_MAX_AGE_MS}: a server may have started since) a new look, bounded like any other.
+   */
+  async report(now: number = Date.now()): Promise<DiscoveryReport> {
+    const at = this.#last.scanned_at === null ? null : Date.parse(this.#last.scanned_at);
+    if (at === null || now - at > REPORT_MAX_AGE_MS) return this.scan();
     return this.#last;
   }
 }
