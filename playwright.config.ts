@@ -9,6 +9,9 @@ import os from "node:os";
 import path from "node:path";
 
 const PORT = Number(process.env.E2E_PORT ?? 3217);
+/** The port the server looks for a local model server on (ASTRION_DISCOVERY_PORTS). */
+const DISCOVERY_PORT = Number(process.env.E2E_DISCOVERY_PORT ?? PORT + 1);
+process.env.E2E_DISCOVERY_PORT = String(DISCOVERY_PORT);
 /**
  * For quick iteration only: the URL of a server you already run (e.g. `next dev`), with
  * E2E_ASTRION_HOME set to its data folder. Without it the specs start their own production server.
@@ -65,6 +68,9 @@ export default defineConfig({
           // The offline model pauses between steps so a team run lasts a few seconds: long enough
           // for team-run.spec.ts to watch it progress and reload in the middle.
           ASTRION_OFFLINE_DELAY_MS: "40",
+          // Local model servers are looked for on this port only (models-settings.spec.ts serves a
+          // fake Ollama there), not on 11434/1234/8000/8080, which may be taken on the machine.
+          ASTRION_DISCOVERY_PORTS: String(DISCOVERY_PORT),
           NEXT_TELEMETRY_DISABLED: "1",
         },
         reuseExistingServer: false,

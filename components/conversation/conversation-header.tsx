@@ -14,6 +14,7 @@ import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { FieldError } from "@/components/ui/field-error";
 import { buttonGhost, buttonPrimary, buttonSecondary, inputClass } from "@/components/ui/styles";
 import { ExportMenu } from "./export-menu";
+import { ModelPicker } from "./model-picker";
 import { buttonDangerGhost } from "./styles";
 
 /**
@@ -160,6 +161,7 @@ export function ConversationHeader({
         <span className="inline-flex items-center gap-1">
           <span>{t("convPage.model")}:</span>
           {modelLabel}
+          <ModelPicker conversation={conversation} />
         </span>
         <span>
           {t("convPage.runMode")}: <span data-testid="conversation-run-mode">{t(`runMode.${conversation.run_mode}`)}</span>

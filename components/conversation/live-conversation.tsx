@@ -96,7 +96,8 @@ function LiveView({ id, focus }: { id: string; focus: ConversationFocus }) {
   const questions = snap?.questions ?? [];
   const selectedAgent = selected === null ? undefined : snap?.agents.find((a) => a.metadata.agent_id === selected);
 
-  const modelLabel = snap ? (
+  // The live snapshot's label is for the model it was taken with; after a change of model the metadata's key is shown.
+  const modelLabel = snap && snap.conversation.model_key === conversation.model_key ? (
     <span className="font-mono" data-testid="model-label">
       {conversation.model_key === "offline" && !/offline/i.test(snap.model_label) ? `${snap.model_label} (offline)` : snap.model_label}
     </span>

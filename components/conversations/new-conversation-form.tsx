@@ -8,6 +8,7 @@ import type { RunMode } from "@/lib/contracts/on-disk";
 import { ApiError, conversationKeys, createConversation, modelListQuery } from "@/lib/client";
 import { useT } from "@/lib/i18n";
 import { Banner } from "@/components/ui/banner";
+import { LocalModelOffer } from "./local-model-offer";
 import { FieldError } from "@/components/ui/field-error";
 import { buttonPrimary, buttonSecondary, hintClass, inputClass, labelClass } from "@/components/ui/styles";
 
@@ -93,6 +94,7 @@ export function NewConversationForm({ onCancel }: { onCancel: () => void }) {
           {formError}
         </Banner>
       ) : null}
+      <LocalModelOffer onPicked={setModelKey} />
       <div className="grid gap-4 md:grid-cols-2">
         <div>
           <label htmlFor={fieldId("title")} className={labelClass}>

@@ -2,22 +2,22 @@
 
 import { useQuery } from "@tanstack/react-query";
 import type { ReactNode } from "react";
-import { healthQuery, modelListQuery } from "@/lib/client";
+import { healthQuery } from "@/lib/client";
 import { useLocale, useT } from "@/lib/i18n";
 import { Banner } from "@/components/ui/banner";
 import { formatLocalTime } from "@/components/ui/format";
-import { badgeClass, cardClass } from "@/components/ui/styles";
+import { cardClass } from "@/components/ui/styles";
 import { McpServersSection } from "./mcp-servers";
+import { ModelsSection } from "./models-section";
 import { GatewaySection } from "./gateway-section";
 import { KnowledgeSection } from "./knowledge-section";
 import { MemoryRedactionSection } from "./memory-redaction-section";
 
-/** Server facts (/api/health), the model registry (/api/models) and the MCP servers (/api/mcp/servers). */
+/** Server facts (/api/health), the models of models.json, memory redaction, the MCP servers, the gateway and knowledge. */
 export function SettingsView() {
   const t = useT();
   const locale = useLocale();
   const health = useQuery(healthQuery());
-  const models = useQuery(modelListQuery());
 
   return (
     <div className="space-y-6">
@@ -75,62 +75,7 @@ export function SettingsView() {
         )}
       </section>
 
-      <section className={`${cardClass} p-5`} aria-labelledby="settings-models" data-testid="settings-models">
-        <h2 id="settings-models" className="text-lg font-semibold">
-          {t("settings.models")}
-        </h2>
-        <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">{t("settings.modelsHint")}</p>
-        {models.isPending ? (
-          <p className="mt-2 text-sm text-zinc-500">{t("common.loading")}</p>
-        ) : models.isError ? (
-          <div className="mt-2">
-            <Banner tone="error">{t("common.loadFailed", { message: models.error.message })}</Banner>
-          </div>
-        ) : (
-          <div className="mt-3 overflow-x-auto">
-            <table className="w-full text-left text-sm">
-              <thead className="text-xs text-zinc-500 dark:text-zinc-400">
-                <tr>
-                  <th className="py-1.5 pr-4 font-medium">{t("settings.model.key")}</th>
-                  <th className="py-1.5 pr-4 font-medium">{t("settings.model.label")}</th>
-                  <th className="py-1.5 pr-4 font-medium">{t("settings.model.provider")}</th>
-                  <th className="py-1.5 font-medium">{t("settings.model.state")}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {models.data.models.map((m) => (
-                  <tr key={m.key} className="border-t border-zinc-100 dark:border-zinc-800" data-testid="settings-model-row" data-model-key={m.key}>
-                    <td className="py-1.5 pr-4 font-mono text-xs">
-                      {m.key}
-                      {m.key === models.data.default_key ? (
-                        <span className={`${badgeClass} ml-2`}>{t("settings.model.default")}</span>
-                      ) : null}
-                    </td>
-                    <td className="py-1.5 pr-4">{m.label}</td>
-                    <td className="py-1.5 pr-4 font-mono text-xs">{m.provider_model}</td>
-                    <td className="py-1.5">
-                      {m.offline ? (
-                        <span className={`${badgeClass} bg-sky-100 text-sky-800 dark:bg-sky-900/60 dark:text-sky-200`}>
-                          {t("settings.model.offline")}
-                        </span>
-                      ) : m.configured ? (
-                        <span className={`${badgeClass} bg-emerald-100 text-emerald-800 dark:bg-emerald-900/50 dark:text-emerald-200`}>
-                          {t("settings.model.configured")}
-                        </span>
-                      ) : (
-                        <span className={`${badgeClass} bg-amber-100 text-amber-900 dark:bg-amber-900/50 dark:text-amber-200`}>
-                          {t("settings.model.notConfigured")}
-                        </span>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        )}
-      </section>
-
+      <ModelsSection />
       <MemoryRedactionSection />
       <McpServersSection />
       <GatewaySection />

@@ -4,8 +4,8 @@ import { modelResolutionText } from "./model-resolution";
 
 const list = {
   models: [
-    { key: "offline", label: "Offline (built-in) — offline", provider_model: "astrion-offline", offline: true, configured: true },
-    { key: "qwen", label: "Qwen 3 Max", provider_model: "qwen3-max", offline: false, configured: true },
+    { key: "offline", label: "Offline (built-in) — offline", provider_model: "astrion-offline", offline: true, configured: true, api_key: { source: "none" as const } },
+    { key: "qwen", label: "Qwen 3 Max", provider_model: "qwen3-max", offline: false, configured: true, api_key: { source: "env" as const, env: "DASHSCOPE_API_KEY", set: true } },
   ],
   default_key: "qwen",
   aliases: { inherit: "$conversation", sonnet: "$default", opus: "$default", haiku: "$default" },

@@ -61,15 +61,19 @@ export function projectFolderIssueOf(details: unknown): ProjectFolderIssue | nul
   return null;
 }
 
-/** `PATCH /api/conversations/[id]`: rename, archive or unarchive. */
+/** `PATCH /api/conversations/[id]`: rename, archive or unarchive, change the roles allowed or the model. */
 export const PatchConversationBodySchema = z
   .object({
     title: z.string().trim().min(1, "a title cannot be empty").max(200, "at most 200 characters").optional(),
     status: ConversationStatusSchema.optional(),
     /** Roles this conversation may use (the leader's whitelist); `null` allows every registered role. */
     allowed_roles: z.array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/, "a role id")).max(500).nullable().optional(),
+    /** The conversation's model (a registered key): its leader's next call and new agents use it. */
+    model_key: ModelKeySchema.optional(),
   })
-  .refine((b) => b.title !== undefined || b.status !== undefined || b.allowed_roles !== undefined, { message: "give a title, a status or allowed_roles" });
+  .refine((b) => b.title !== undefined || b.status !== undefined || b.allowed_roles !== undefined || b.model_key !== undefined, {
+    message: "give a title, a status, allowed_roles or model_key",
+  });
 export type PatchConversationBody = z.infer<typeof PatchConversationBodySchema>;
 
 /** `GET /api/conversations` query. */
@@ -116,14 +120,26 @@ export const ConversationResponseSchema = z.object({ conversation: ConversationM
 /** Answer of a `DELETE` of a conversation, role, role file, memory entry or MCP server: its id or name. */
 export const DeletedResponseSchema = z.object({ deleted: z.string() });
 
+/**
+ * Where a model's API key comes from, as the browser may see it: none needed, a key stored from
+ * Settings ("key set"), or an environment variable ("from $NAME"); never the key itself.
+ */
+export const PublicKeySourceSchema = z.discriminatedUnion("source", [
+  z.object({ source: z.literal("none") }),
+  z.object({ source: z.literal("stored"), set: z.boolean() }),
+  z.object({ source: z.literal("env"), env: z.string(), set: z.boolean() }),
+]);
+export type PublicKeySource = z.infer<typeof PublicKeySourceSchema>;
+
 /** A model as the browser may see it: never its key or key variable's value. */
 export const PublicModelSchema = z.object({
   key: z.string(),
   label: z.string(),
   provider_model: z.string(),
   offline: z.boolean(),
-  /** True when the model can be called now (offline, or its API key variable is set). */
+  /** True when the model can be called now (offline, or its API key is at hand or not needed). */
   configured: z.boolean(),
+  api_key: PublicKeySourceSchema,
 });
 export type PublicModel = z.infer<typeof PublicModelSchema>;
 

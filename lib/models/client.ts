@@ -36,6 +36,8 @@ const MAX_BACKOFF_MS = 30_000;
 export interface OpenAIModelOptions {
   /** Where API keys are looked up (default `process.env`), read at every call. */
   env?: Record<string, string | undefined>;
+  /** The key stored under an entry's `api_key_ref` (lib/models/key-store.ts), read at every call. */
+  storedKey?: (ref: string) => string | undefined;
   /** Cut a stream that sends nothing for this long once it has started (default 60 s). */
   idleTimeoutMs?: number;
   /** Give up when nothing has arrived this long after sending the request (default 60 s). */
@@ -158,6 +160,11 @@ export function createOpenAIModel(key: string, entry: ModelEntry, opts: OpenAIMo
   let cached: { apiKey: string; client: OpenAI } | undefined;
 
   function apiKey(): string {
+    if (entry.api_key_ref) {
+      const stored = opts.storedKey?.(entry.api_key_ref);
+      if (!stored) throw new ModelCallError("client", `Model "${key}" has no stored API key any more: type it again in Settings → Models.`, { modelKey: key });
+      return stored;
+    }
     if (!entry.api_key_env) return DUMMY_API_KEY;
     const value = (opts.env ?? process.env)[entry.api_key_env];
     if (!value) {

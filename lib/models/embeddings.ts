@@ -32,6 +32,8 @@ export interface Embedder {
 export interface EmbedderOptions {
   /** Where API keys are looked up (default `process.env`), read at every call. */
   env?: Record<string, string | undefined>;
+  /** The key stored under an entry's `api_key_ref` (lib/models/key-store.ts), read at every call. */
+  storedKey?: (ref: string) => string | undefined;
   batchSize?: number;
   timeoutMs?: number;
 }
@@ -79,6 +81,11 @@ export function createEmbedder(key: string, entry: ModelEntry, opts: EmbedderOpt
   let cached: { apiKey: string; client: OpenAI } | undefined;
 
   function apiKey(): string {
+    if (entry.api_key_ref) {
+      const stored = opts.storedKey?.(entry.api_key_ref);
+      if (!stored) throw new ModelCallError("client", `Embedding model "${key}" has no stored API key any more: type it again in Settings → Models.`, { modelKey: key });
+      return stored;
+    }
     if (!entry.api_key_env) return DUMMY_API_KEY;
     const value = (opts.env ?? process.env)[entry.api_key_env];
     if (!value) {

@@ -7,3 +7,4 @@ export * from "./client";
 export * from "./request";
 export * from "./stream";
 export * from "./embeddings";
+export * from "./key-store";

@@ -11,6 +11,7 @@ import "server-only";
  */
 import { createEmbedder, type Embedder } from "./embeddings";
 import { createOpenAIModel } from "./client";
+import type { ModelKeyStore } from "./key-store";
 import { loadRegistry, lookupModel, resolveModel } from "./registry";
 import { auxModelKey } from "./schema";
 import { tierDeadline, wrapWithResilience, type ModelHealthListener } from "./resilience";
@@ -24,13 +25,18 @@ export class ModelRegistry {
   readonly #offline: OfflineModelFactory;
   readonly #models = new Map<string, ChatModel>();
   readonly #embedders = new Map<string, Embedder>();
+  readonly #keys: ModelKeyStore | null;
   /** The breakers, semaphores and health listeners of every model made here. */
   readonly resilience: Resilience;
 
-  constructor(options: { offline: OfflineModelFactory; resilience?: Resilience }) {
+  constructor(options: { offline: OfflineModelFactory; resilience?: Resilience; keys?: ModelKeyStore }) {
     this.#offline = options.offline;
+    this.#keys = options.keys ?? null;
     this.resilience = options.resilience ?? new Resilience();
   }
+
+  /** The key stored under a ref, as the key store last read it (refreshed before each model is handed out). */
+  readonly #storedKey = (ref: string): string | undefined => this.#keys?.peek(ref);
 
   /** Subscribes to every model's health reports (all conversations). Returns the unsubscribe function. */
   subscribeHealth(listener: ModelHealthListener): () => void {
@@ -42,11 +48,14 @@ export class ModelRegistry {
     const registry = await loadRegistry(root);
     const entry = resolveModel(registry, key);
     const fallback = entry.fallback ? (lookupModel(registry, entry.fallback) ?? null) : null;
+    // Only an entry with a stored key looks at the key store (one stat when nothing changed).
+    if (entry.api_key_ref || fallback?.api_key_ref) await this.#keys?.refresh();
+    const storedKey = this.#storedKey;
     const id = `${key}\u0000${JSON.stringify(entry)}\u0000${JSON.stringify(fallback)}`;
     const cached = this.#models.get(id);
     if (cached) return cached;
     const model = wrapWithResilience(this.resilience, key, entry, registry, (k, e) =>
-      e.provider === "offline" ? this.#offline(k) : createOpenAIModel(k, e, { firstResponseTimeoutMs: tierDeadline(e) }),
+      e.provider === "offline" ? this.#offline(k) : createOpenAIModel(k, e, { firstResponseTimeoutMs: tierDeadline(e), storedKey }),
     );
     this.#models.set(id, model);
     return model;
@@ -63,10 +72,11 @@ export class ModelRegistry {
     if (!key) return null;
     const entry = resolveModel(registry, key);
     if (entry.provider === "offline") return null;
+    if (entry.api_key_ref) await this.#keys?.refresh();
     const id = `${key}\u0000${JSON.stringify(entry)}`;
     const cached = this.#embedders.get(id);
     if (cached) return cached;
-    const embedder = createEmbedder(key, entry);
+    const embedder = createEmbedder(key, entry, { storedKey: this.#storedKey });
     this.#embedders.set(id, embedder);
     return embedder;
   }

@@ -3,14 +3,15 @@ import "server-only";
  * The model registry: `models.json` in the data root maps model keys (used in role frontmatter
  * and conversation metadata) to endpoints. It is seeded on first start and editable by hand;
  * OPENAI_BASE_URL / OPENAI_API_KEY / ASTRION_MODEL override it from the environment. API keys
- * are never stored here: an entry names the environment variable that holds its key.
+ * are never stored here: an entry names the environment variable that holds its key, or the id of
+ * a key typed in Settings and kept in the key store (./key-store.ts).
  */
 import { promises as fs, statSync } from "node:fs";
 import path from "node:path";
 import { readJsonFile, writeJsonAtomic, type FileQueues } from "@/lib/store";
 import { CorruptFileError, NotFoundError } from "@/lib/contracts/errors";
 import { hasOwnKey, ownValue } from "@/lib/own";
-import type { PublicModel, StoreProblem } from "@/lib/contracts/http";
+import type { PublicKeySource, PublicModel, StoreProblem } from "@/lib/contracts/http";
 import { DEFAULT_ALIASES, type AliasRegistry } from "./aliases";
 import { ModelsFileSchema, OFFLINE_MODEL_KEY, type ModelEntry, type ModelsFile } from "./schema";
 
@@ -74,7 +75,8 @@ export function applyEnvironment(file: ModelsFile, env: Record<string, string | 
       label: `${wanted && !hasOwnKey(models, wanted) ? wanted : "gpt-4o-mini"} (from environment)`,
       provider: "openai-compatible",
       base_url: env.OPENAI_BASE_URL || "https://api.openai.com/v1",
-      api_key_env: "OPENAI_API_KEY",
+      // A local server (Ollama, vLLM…) needs no key: with only OPENAI_BASE_URL set none is asked for.
+      ...(env.OPENAI_API_KEY ? { api_key_env: "OPENAI_API_KEY" } : {}),
       model: wanted && !hasOwnKey(models, wanted) ? wanted : "gpt-4o-mini",
       thinking_style: "none",
       max_concurrency: 4,
@@ -142,21 +144,38 @@ export async function registryProblem(root: string): Promise<StoreProblem | null
   }
 }
 
-/** True when the entry can be called now: offline, or its key variable is set (or none is needed). */
-function isConfigured(entry: ModelEntry, env: Record<string, string | undefined> = process.env): boolean {
-  if (entry.provider === "offline") return true;
-  return entry.api_key_env ? Boolean(env[entry.api_key_env]) : true;
+/** Whether a key is stored under a ref (the key store, lib/models/key-store.ts). */
+export type StoredKeyCheck = (ref: string) => boolean;
+
+/**
+ * Where an entry's API key comes from, as the browser may see it: never the key, only "key set"
+ * or "from $NAME" (and whether that variable is set).
+ */
+export function keySourceOf(entry: ModelEntry, hasStored: StoredKeyCheck = () => false, env: Record<string, string | undefined> = process.env): PublicKeySource {
+  if (entry.provider === "offline") return { source: "none" };
+  if (entry.api_key_ref) return { source: "stored", set: hasStored(entry.api_key_ref) };
+  if (entry.api_key_env) return { source: "env", env: entry.api_key_env, set: Boolean(env[entry.api_key_env]) };
+  return { source: "none" };
+}
+
+/** True when the entry can be called now: offline, or its key is at hand (or none is needed). */
+function isConfigured(source: PublicKeySource): boolean {
+  return source.source === "none" || source.set;
 }
 
 /** The registry as the browser may see it: no URLs with credentials, no key values. */
-export function publicModels(registry: ModelsFile): PublicModel[] {
-  return Object.entries(registry.models).map(([key, entry]) => ({
-    key,
-    label: entry.provider === "offline" ? `${entry.label ?? key} — offline` : (entry.label ?? key),
-    provider_model: entry.model,
-    offline: entry.provider === "offline",
-    configured: isConfigured(entry),
-  }));
+export function publicModels(registry: ModelsFile, hasStored?: StoredKeyCheck): PublicModel[] {
+  return Object.entries(registry.models).map(([key, entry]) => {
+    const api_key = keySourceOf(entry, hasStored);
+    return {
+      key,
+      label: entry.provider === "offline" ? `${entry.label ?? key} — offline` : (entry.label ?? key),
+      provider_model: entry.model,
+      offline: entry.provider === "offline",
+      configured: isConfigured(api_key),
+      api_key,
+    };
+  });
 }
 
 /**

@@ -25,14 +25,22 @@ const PricesSchema = z.looseObject({
 });
 export type ModelPrices = z.infer<typeof PricesSchema>;
 
+/** What a stored key's id looks like: `key_` and 12 to 40 lowercase letters or digits. */
+export const API_KEY_REF_PATTERN = /^key_[a-z0-9]{12,40}$/;
+
 /** One endpoint the product can call. */
-const ModelEntrySchema = z.looseObject({
+export const ModelEntrySchema = z.looseObject({
   label: z.string().optional(),
   provider: ProviderSchema.default("openai-compatible"),
   /** OpenAI-compatible base URL, e.g. `https://dashscope.aliyuncs.com/compatible-mode/v1`. */
   base_url: z.url().optional(),
   /** Name of the environment variable that holds the API key (never the key itself). */
   api_key_env: z.string().regex(/^[A-Z_][A-Z0-9_]*$/, "an environment variable name").optional(),
+  /**
+   * Id of a key typed in Settings and kept in the data folder's key store (lib/models/key-store.ts,
+   * `model-keys.json`, mode 0600), never in this file. Wins over `api_key_env` when both are set.
+   */
+  api_key_ref: z.string().regex(API_KEY_REF_PATTERN, "a stored key's id").optional(),
   /** The provider's model name, e.g. `qwen3-max`. */
   model: z.string().min(1),
   /** How thinking is switched on: Qwen's `enable_thinking`, OpenAI's `reasoning_effort`, or not at all. */

@@ -18,6 +18,7 @@ import * as gateway from "@/lib/gateway/schema";
 import * as knowledge from "@/lib/knowledge/schema";
 import * as mcp from "@/lib/mcp/schema";
 import * as memory from "@/lib/memory/schema";
+import * as modelSettings from "@/lib/model-settings/schema";
 import * as roles from "@/lib/roles/schema";
 import * as sharedContext from "@/lib/shared-context/schema";
 
@@ -35,6 +36,7 @@ const MODULES: readonly Readonly<Record<string, unknown>>[] = [
   knowledge,
   mcp,
   memory,
+  modelSettings,
   roles,
   sharedContext,
 ];

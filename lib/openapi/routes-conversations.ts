@@ -61,8 +61,9 @@ export const CONVERSATION_ROUTES: readonly RouteSpec[] = [
         errors: [404],
       },
       PATCH: {
-        summary: "Renames, archives or unarchives.",
-        description: "rename, archive (stops its work), unarchive; `allowed_roles` is the conversation's role whitelist (`null`: every registered role)",
+        summary: "Renames, archives or unarchives, or changes the model.",
+        description:
+          "rename, archive (stops its work), unarchive; `allowed_roles` is the conversation's role whitelist (`null`: every registered role); `model_key` a registered model key (400 naming the known keys otherwise): the leader's next call and agents created from then on use it",
         body: { json: PatchConversationBodySchema },
         answers: [{ status: 200, json: ConversationResponseSchema }],
         errors: [404],

@@ -1,8 +1,18 @@
 /**
  * Route table (see ./spec.ts): the settings a person edits — the role library (by id, and role
- * files by their exact name) and the MCP servers of mcp.json.
+ * files by their exact name), the MCP servers of mcp.json and the models of models.json.
  */
-import { DeletedResponseSchema } from "@/lib/contracts/http";
+import { DeletedResponseSchema, ModelKeySchema } from "@/lib/contracts/http";
+import {
+  CreateModelEntryBodySchema,
+  DeleteModelEntryBodySchema,
+  DiscoveryReportSchema,
+  ModelSettingsSchema,
+  SetDefaultModelBodySchema,
+  UpdateModelEntryBodySchema,
+  UpstreamModelsBodySchema,
+  UpstreamModelsSchema,
+} from "@/lib/model-settings/schema";
 import {
   McpServerAnswerSchema,
   McpServerListSchema,
@@ -177,6 +187,83 @@ export const SETTINGS_ROUTES: readonly RouteSpec[] = [
           "start it alone, list its tools, stop it → `{ok, tools, error, warnings}` (a server that fails answers 200 with `ok: false` and the error); 404 for a name not in `mcp.json`",
         answers: [{ status: 200, json: McpTestResultSchema }],
         errors: [404, 409],
+      },
+    },
+  },
+  {
+    path: "/api/models/entries",
+    methods: {
+      GET: {
+        summary: "models.json as Settings → Models edits it: entries (a key's source only), default, etag.",
+        description:
+          "`{file, etag, error, default, effective_default, entries}`: each entry's form fields (a URL's user info removed), `api_key` (`none`, `stored` with `set`, or `env` with the variable's name and `set`: never a key) and `referenced_by` (the default, fallbacks, aliases and side jobs that name it); a broken file gives `error` and no entries",
+        answers: [{ status: 200, json: ModelSettingsSchema }],
+      },
+      POST: {
+        summary: "Adds an entry (409 when its key is taken or models.json changed since `etag`); a typed key goes to the key store.",
+        description:
+          "add an entry → 201 with the new view; `api_key` `none`, `env` (a variable's name) or `stored` (the key, kept in `model-keys.json`, mode 0600, never in models.json); 409 when the key is taken, the file changed since `etag` or does not load; 400 with `details[].reason` for a fallback that names no model",
+        body: { json: CreateModelEntryBodySchema },
+        answers: [{ status: 201, json: ModelSettingsSchema }],
+        errors: [409],
+      },
+    },
+  },
+  {
+    path: "/api/models/entries/{key}",
+    params: { key: ModelKeySchema },
+    methods: {
+      PUT: {
+        summary: "Replaces an entry's form fields where it stands (its other keys kept); a stale `etag` is 409.",
+        description: "replace the form's fields of an entry (unknown keys and the file's order kept); `api_key` `keep` (default), `none`, `env` or `stored`; 409 when models.json changed since `etag`",
+        body: { json: UpdateModelEntryBodySchema },
+        answers: [{ status: 200, json: ModelSettingsSchema }],
+        errors: [409],
+      },
+      DELETE: {
+        summary: "Removes an entry and its stored key; refused while the default, a fallback, an alias or a side job names it.",
+        description: "remove an entry (and its stored key); 400 with `details[].reason` `referenced` naming what still uses it, or `builtin` for the offline model; 409 when models.json changed since `etag`",
+        body: { json: DeleteModelEntryBodySchema },
+        answers: [{ status: 200, json: ModelSettingsSchema }],
+        errors: [409],
+      },
+    },
+  },
+  {
+    path: "/api/models/default",
+    methods: {
+      PUT: {
+        summary: "Makes a model the default of models.json; a stale `etag` is 409.",
+        description: "set the file's `default` (a key of its models); the environment's endpoint, when set, stays the default in effect (`effective_default`)",
+        body: { json: SetDefaultModelBodySchema },
+        answers: [{ status: 200, json: ModelSettingsSchema }],
+        errors: [409],
+      },
+    },
+  },
+  {
+    path: "/api/models/discovery",
+    methods: {
+      GET: {
+        summary: "The model servers last found on 127.0.0.1 (the look at start, or the first one now).",
+        description: "`{scanned_at, ports, servers: [{provider, base_url, port, models}]}`: Ollama, LM Studio, vLLM and llama.cpp servers that answered on the ports of `ASTRION_DISCOVERY_PORTS` (127.0.0.1 only)",
+        answers: [{ status: 200, json: DiscoveryReportSchema }],
+      },
+      POST: {
+        summary: "Looks again now.",
+        description: "look at every port again (each request bounded by a short deadline) and answer what was found",
+        answers: [{ status: 200, json: DiscoveryReportSchema }],
+      },
+    },
+  },
+  {
+    path: "/api/models/upstream",
+    methods: {
+      POST: {
+        summary: "The models a server lists at `base_url` + `/models` (asked with the form's key), or why there are none.",
+        description: "`{models, error}`: the model names of `GET <base_url>/models`, asked with the typed key, a variable's or the one stored for entry `key`; a server that does not answer or refuses gives `error` (200)",
+        body: { json: UpstreamModelsBodySchema },
+        answers: [{ status: 200, json: UpstreamModelsSchema }],
       },
     },
   },

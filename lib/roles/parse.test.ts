@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { splitFrontmatter } from "./frontmatter";
-import { computeEtag, parseRoleFile } from "./parse";
+import { computeEtag } from "@/lib/store/etag";
+import { parseRoleFile } from "./parse";
 import type { RoleErrorDetail } from "./schema";
 
 function broken(text: string, file = "broken.md"): RoleErrorDetail {

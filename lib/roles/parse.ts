@@ -7,7 +7,6 @@ import "server-only";
  * is the id), write `tools` as a comma string and carry keys of their own such as `color`, which
  * are kept in `extra`.
  */
-import { createHash } from "node:crypto";
 import { isMap, isNode, isScalar, type Document, type LineCounter, type Pair } from "yaml";
 import {
   RoleFieldsSchema,
@@ -18,6 +17,7 @@ import {
 import { fileLineOf, parseFrontmatter, type FrontmatterParts, type FrontmatterProblem } from "./frontmatter";
 import { readMatter } from "./matter";
 import { setOwn } from "@/lib/own";
+import { computeEtag } from "@/lib/store/etag";
 
 /** The frontmatter keys the role form edits, in the order a new file writes them. */
 export const EDITABLE_KEYS = [
@@ -54,14 +54,6 @@ const KNOWN_KEYS: readonly string[] = ["id", ...EDITABLE_KEYS, ...STRUCTURED_KEY
 
 /** The editable fields of a role (everything but the id, which is the file name). */
 export type RoleEditFields = Omit<RoleFields, "id">;
-
-/** Content hash of a file: sha256 of its bytes, first 16 hex digits. */
-export function computeEtag(content: string | Uint8Array): string {
-  return createHash("sha256")
-    .update(typeof content === "string" ? Buffer.from(content, "utf8") : content)
-    .digest("hex")
-    .slice(0, 16);
-}
 
 /** `ui-operator.md` → `ui-operator`; any folder part is ignored. */
 export function roleIdFromFileName(fileName: string): string {

@@ -16,7 +16,8 @@ import path from "node:path";
 import { acquireDataRootLock, ConversationStore, FileQueues, JsonLineFiles, removeOrphanTempFiles, resolveDataRoot } from "@/lib/store";
 import { RoleLibrary } from "@/lib/roles";
 import { AgentTokens, deriveCapabilities, rateLimitConfigFromEnv, TokenBucketLimiter } from "@/lib/governance";
-import { seedModelsFile } from "@/lib/models";
+import { ModelKeyStore, seedModelsFile } from "@/lib/models";
+import { discoveryConfigFromEnv, LocalDiscovery } from "@/lib/model-settings";
 import { ModelRegistry } from "@/lib/models/model-registry";
 import { createOfflineModel } from "@/lib/offline-model";
 import { ProtectedFolders, Workspace } from "@/lib/workspace";
@@ -59,6 +60,10 @@ export interface AstrionApp {
   memory: MemoryService;
   /** Model keys → models (the offline model included) and the embedder. */
   models: ModelRegistry;
+  /** API keys typed in Settings → Models (`model-keys.json`, mode 0600; lib/models/key-store.ts). */
+  keys: ModelKeyStore;
+  /** The model servers found on 127.0.0.1 (lib/model-settings/discovery.ts). */
+  discovery: LocalDiscovery;
   /** The bus: runtime events for viewers and wake-ups of agents' loops. */
   bus: Bus;
   /** The data folder's MCP servers. */
@@ -115,7 +120,9 @@ export async function startApp(root: string = resolveDataRoot()): Promise<Astrio
   if (seeded.length > 0) console.log(`[astrion] copied the product roles into ${path.join(root, "agents")}: ${seeded.join(", ")}`);
   await seedModelsFile(queues, root);
   // Loads in the background (an index rebuild may call the embedding model); every call waits for it.
-  const models = new ModelRegistry({ offline: createOfflineModel });
+  const keys = new ModelKeyStore(root, queues);
+  const models = new ModelRegistry({ offline: createOfflineModel, keys });
+  const discovery = new LocalDiscovery(discoveryConfigFromEnv());
   const memory = new MemoryService(root, { embedder: () => models.embedderFor(root), queues });
   const pkg = JSON.parse(await fs.readFile(path.join(process.cwd(), "package.json"), "utf8")) as { version?: string };
   console.log(`[astrion] data folder ${root}`);
@@ -131,7 +138,7 @@ export async function startApp(root: string = resolveDataRoot()): Promise<Astrio
     limits: limitsFromEnv(),
     tools: builtInToolProviders(),
   });
-  return { root, queues, lines, workspace, store, roles, search, memory, models, knowledge, bus, mcp, gatewayErrors, clock, streams, signInThrottle: new SignInThrottle(signInThrottleConfigFromEnv()), entryLimiter: new TokenBucketLimiter(rateLimitConfigFromEnv()), engine, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
+  return { root, queues, lines, workspace, store, roles, search, memory, models, keys, discovery, knowledge, bus, mcp, gatewayErrors, clock, streams, signInThrottle: new SignInThrottle(signInThrottleConfigFromEnv()), entryLimiter: new TokenBucketLimiter(rateLimitConfigFromEnv()), engine, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
 }
 
 /**

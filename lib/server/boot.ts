@@ -40,6 +40,8 @@ export async function boot(): Promise<void> {
 
   try {
     const app = await getApp();
+    // Local model servers are looked for in the background: start never waits for them.
+    void app.discovery.scan();
     const resumed = await app.engine.resumeAll();
     if (resumed > 0) console.log(`[astrion] resumed ${resumed} conversation(s) from disk`);
   } catch (error) {

@@ -17,7 +17,8 @@ import { gatewayReport } from "@/lib/gateway";
 import { knowledgeReport, rebuildKnowledge } from "@/lib/knowledge/report";
 import { deleteServer, listServers, putAllServers, putServer, testServer } from "@/lib/mcp";
 import { readRedactionSettings, writeRedactionSettings } from "@/lib/memory/redaction-config";
-import { DEFAULT_ALIASES, loadRegistry, publicModels, resolveModel } from "@/lib/models";
+import { loadRegistry, resolveModel } from "@/lib/models";
+import { deleteModelEntry, listUpstreamModels, publicModelList, putModelEntry, readModelSettings, setDefaultModel } from "@/lib/model-settings";
 import { readTimeline, timelineFile } from "@/lib/protocol";
 import { CONTEXT_FILE_NAME } from "@/lib/runtime";
 import { decideConflict, readSharedContext, recordPersonAction, timelineEventsOf, writeSharedContext } from "@/lib/shared-context";
@@ -56,10 +57,14 @@ export const core = {
   testServer,
   readRedactionSettings,
   writeRedactionSettings,
-  DEFAULT_ALIASES,
   loadRegistry,
-  publicModels,
   resolveModel,
+  readModelSettings,
+  publicModelList,
+  putModelEntry,
+  deleteModelEntry,
+  setDefaultModel,
+  listUpstreamModels,
   readTimeline,
   timelineFile,
   CONTEXT_FILE_NAME,

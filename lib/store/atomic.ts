@@ -74,6 +74,11 @@ export interface AtomicWriteOptions {
    * atomic, so a crashed process leaves the old or the new file, never a torn one.
    */
   durable?: boolean;
+  /**
+   * Permission bits of the new file (default 0o644). A secret's file is written 0o600, and since
+   * the temp file is created with them before any byte is written, no reader ever sees it looser.
+   */
+  mode?: number;
 }
 
 // Temp names count up from a random start (drawn once: a random draw per write cost more than the write).
@@ -89,6 +94,7 @@ function tempNameOf(file: string): string {
 /** Writes without queueing; callers that already hold the file's lock use this. */
 export async function writeFileAtomicUnlocked(file: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
   const durable = options.durable !== false;
+  const mode = options.mode ?? 0o644;
   const dir = path.dirname(file);
   const tmp = tempNameOf(file);
   if (!durable) {
@@ -101,7 +107,7 @@ export async function writeFileAtomicUnlocked(file: string, data: string | Uint8
     // auto_da_alloc). `wx` refuses to follow anything already there.
     let created = false;
     try {
-      await fs.writeFile(tmp, data, { flag: "wx", mode: 0o644 });
+      await fs.writeFile(tmp, data, { flag: "wx", mode });
       created = true;
       await fs.rename(tmp, file);
     } catch (error) {
@@ -115,7 +121,7 @@ export async function writeFileAtomicUnlocked(file: string, data: string | Uint8
   let handle: fs.FileHandle | undefined;
   let created = false;
   try {
-    handle = await fs.open(tmp, "wx", 0o644);
+    handle = await fs.open(tmp, "wx", mode);
     created = true;
     await handle.writeFile(data, typeof data === "string" ? { encoding: "utf8" } : undefined);
     await handle.sync();

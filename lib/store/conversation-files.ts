@@ -49,6 +49,7 @@ export const ConversationPatchSchema = z.strictObject({
   agent_count: z.number().int().nonnegative().optional(),
   agent_ids: z.array(z.number().int().positive()).optional(),
   allowed_roles: z.array(z.string()).nullable().optional(),
+  model_key: z.string().min(1).optional(),
 });
 /** A patch accepted by `ConversationStore.update`. */
 export type ConversationPatch = z.infer<typeof ConversationPatchSchema>;

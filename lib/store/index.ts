@@ -10,6 +10,7 @@ export * from "./atomic";
 export * from "./time";
 export * from "./paths";
 export * from "./files";
+export * from "./etag";
 export * from "./lock";
 export { JsonLineFiles } from "./jsonl";
 export * from "./conversation-store";

@@ -5,10 +5,8 @@ import { ModelListSchema } from "@/lib/contracts/http";
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
-/** The registered models as the browser may see them (never keys), and the model aliases roles may use. */
+/** The registered models as the browser may see them (a key's source, never a key), and the model aliases roles may use. */
 export const GET = route(async () => {
-  const { DEFAULT_ALIASES, loadRegistry, publicModels } = await serverCore();
-  const app = await getApp();
-  const registry = await loadRegistry(app.root);
-  return answer(ModelListSchema, { models: publicModels(registry), default_key: registry.default, aliases: { ...DEFAULT_ALIASES, ...registry.aliases } });
+  const { publicModelList } = await serverCore();
+  return answer(ModelListSchema, await publicModelList(await getApp()));
 });

@@ -1,5 +1,6 @@
 import { enRoles } from "./en.roles";
 import { enMcp } from "./en.mcp";
+import { enModels } from "./en.models";
 import { enMemory } from "./en.memory";
 import { enApprovals } from "./en.approvals";
 
@@ -329,7 +330,7 @@ export const en = {
 
 
   "settings.title": "Settings",
-  "settings.subtitle": "How this Astrion server is set up. Only the MCP servers can be changed here.",
+  "settings.subtitle": "How this Astrion server is set up: its models, MCP servers and memory settings can be changed here.",
   "settings.server": "Server",
   "settings.dataFolder": "Data folder",
   "settings.pid": "Process id",
@@ -338,15 +339,7 @@ export const en = {
   "settings.problems": "Store problems",
   "settings.noProblems": "No problems: every file in the data folder loads.",
   "settings.models": "Models",
-  "settings.modelsHint": "Model keys are used in role files and conversations. Configure endpoints with models.json in the data folder or OPENAI_BASE_URL / OPENAI_API_KEY / ASTRION_MODEL.",
-  "settings.model.key": "Key",
-  "settings.model.label": "Label",
-  "settings.model.provider": "Provider model",
-  "settings.model.state": "State",
-  "settings.model.offline": "offline (built in, no network)",
-  "settings.model.configured": "configured",
   "settings.model.notConfigured": "not configured (API key missing)",
-  "settings.model.default": "default",
   "settings.gateway": "Protocol gateway",
   "settings.gatewayHint": "Non-MCP APIs declared in gateway.json in the data folder (OpenAPI 3). The file is read-only here: edit it by hand; changes are picked up at the next use. Header values are never shown.",
   "settings.gateway.none": "No gateway.json: no gateway source is declared.",
@@ -429,6 +422,7 @@ export const en = {
   "notFound.home": "Go to conversations",
   ...enRoles,
   ...enMcp,
+  ...enModels,
   ...enMemory,
   ...enApprovals,
 } as const;

@@ -2,6 +2,7 @@
 import type { MessageKey } from "./en";
 import { zhCNRoles } from "./zh-cn.roles";
 import { zhCNMcp } from "./zh-cn.mcp";
+import { zhCNModels } from "./zh-cn.models";
 import { zhCNMemory } from "./zh-cn.memory";
 import { zhCNApprovals } from "./zh-cn.approvals";
 
@@ -330,7 +331,7 @@ export const zhCN: Record<MessageKey, string> = {
 
 
   "settings.title": "设置",
-  "settings.subtitle": "这台 Astrion 服务器的配置。此处只能修改 MCP 服务器。",
+  "settings.subtitle": "这台 Astrion 服务器的配置：可以在此修改模型、MCP 服务器和记忆设置。",
   "settings.server": "服务器",
   "settings.dataFolder": "数据文件夹",
   "settings.pid": "进程编号",
@@ -339,15 +340,7 @@ export const zhCN: Record<MessageKey, string> = {
   "settings.problems": "存储问题",
   "settings.noProblems": "没有问题：数据文件夹中的每个文件都能加载。",
   "settings.models": "模型",
-  "settings.modelsHint": "模型键用于角色文件和会话。可通过数据文件夹中的 models.json 或 OPENAI_BASE_URL / OPENAI_API_KEY / ASTRION_MODEL 配置端点。",
-  "settings.model.key": "键",
-  "settings.model.label": "名称",
-  "settings.model.provider": "服务商模型",
-  "settings.model.state": "状态",
-  "settings.model.offline": "离线（内置，无需网络）",
-  "settings.model.configured": "已配置",
   "settings.model.notConfigured": "未配置（缺少 API 密钥）",
-  "settings.model.default": "默认",
   "settings.gateway": "协议网关",
   "settings.gatewayHint": "在数据文件夹的 gateway.json 中声明的非 MCP 接口（OpenAPI 3）。此处只读：请手动编辑该文件，下次使用时生效。请求头的值从不显示。",
   "settings.gateway.none": "没有 gateway.json：未声明任何网关来源。",
@@ -430,6 +423,7 @@ export const zhCN: Record<MessageKey, string> = {
   "notFound.home": "前往会话列表",
   ...zhCNRoles,
   ...zhCNMcp,
+  ...zhCNModels,
   ...zhCNMemory,
   ...zhCNApprovals,
 };

@@ -1,6 +1,7 @@
 import { PatchConversationBodySchema, ConversationResponseSchema, DeletedResponseSchema } from "@/lib/contracts/http";
 import { answer, parseWith, readBody, route } from "@/lib/http";
-import { getApp } from "@/lib/server/get-app";
+import { ValidationError } from "@/lib/contracts/errors";
+import { getApp, serverCore } from "@/lib/server/get-app";
 import { ConversationIdSchema } from "@/lib/contracts/on-disk";
 
 export const dynamic = "force-dynamic";
@@ -14,11 +15,19 @@ export const GET = route<Params>(async (_request, params) => {
   return answer(ConversationResponseSchema, { conversation: await app.store.get(id) });
 });
 
-/** Renames, archives or unarchives. */
+/** Renames, archives or unarchives, or changes the model (a registered key: 400 naming the known ones otherwise). */
 export const PATCH = route<Params>(async (request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const body = await readBody(request, PatchConversationBodySchema);
   const app = await getApp();
+  if (body.model_key !== undefined) {
+    const { loadRegistry, resolveModel } = await serverCore();
+    try {
+      resolveModel(await loadRegistry(app.root), body.model_key);
+    } catch (error) {
+      throw new ValidationError((error as Error).message, [{ path: "model_key", message: (error as Error).message }]);
+    }
+  }
   const before = await app.store.get(id);
   // Held meanwhile: a conversation being let go is not written under its checkpoint.
   const conversation = await (await getApp()).engine.withConversation(id, () => app.store.update(id, body));
