@@ -4,7 +4,7 @@ import { useMutation } from "@tanstack/react-query";
 import { useId, useState, type ReactNode } from "react";
 import { addModelEntry, ApiError, fetchUpstreamModels, saveModelEntry } from "@/lib/client";
 import { useT } from "@/lib/i18n";
-import type { ModelSettings } from "@/lib/model-settings/schema";
+import type { ModelSettings, UpstreamError } from "@/lib/model-settings/schema";
 import { PROVIDER_PROFILES } from "@/lib/models/schema";
 import { Banner } from "@/components/ui/banner";
 import { FieldError } from "@/components/ui/field-error";
@@ -32,6 +32,22 @@ export function ModelEntryForm({ initial, isNew, settings, onSaved, onCancel, on
   const [errors, setErrors] = useState<Partial<Record<ModelFormField, string>>>({});
   const [problem, setProblem] = useState<string | null>(null);
   const [upstream, setUpstream] = useState<{ models: string[]; error: string | null } | null>(null);
+  const upstreamError = (error: UpstreamError): string => {
+    switch (error.code) {
+      case "timeout":
+        return t("settings.models.upstream.timeout", { seconds: error.seconds });
+      case "unreachable":
+        return t("settings.models.upstream.unreachable");
+      case "unauthorized":
+        return t("settings.models.upstream.unauthorized", { status: error.status });
+      case "http":
+        return t("settings.models.upstream.http", { status: error.status, detail: error.detail });
+      case "too_large":
+        return t("settings.models.upstream.tooLarge");
+      case "not_a_list":
+        return t("settings.models.upstream.notAList");
+    }
+  };
   const set = <K extends keyof ModelFormState>(key: K, value: ModelFormState[K]) => setForm((f) => ({ ...f, [key]: value }));
 
   const save = useMutation({
@@ -66,7 +82,7 @@ export function ModelEntryForm({ initial, isNew, settings, onSaved, onCancel, on
       const key = form.keyMode === "stored" ? { mode: "stored" as const, value: form.keyValue } : form.keyMode === "env" ? { mode: "env" as const, env: form.keyEnv } : undefined;
       return fetchUpstreamModels({ base_url: form.base_url.trim(), ...(isNew ? {} : { key: form.key }), ...(key ? { api_key: key } : form.keyMode === "none" ? { api_key: { mode: "none" as const } } : {}) });
     },
-    onSuccess: setUpstream,
+    onSuccess: (answer) => setUpstream({ models: answer.models, error: answer.error ? upstreamError(answer.error) : null }),
     onError: (error) => setUpstream({ models: [], error: error.message }),
   });
 

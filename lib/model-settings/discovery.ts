@@ -9,6 +9,7 @@ import "server-only";
  */
 import { DEFAULT_DISCOVERY_PORTS, guessProvider, ollamaModels, openAIModels } from "./found-servers";
 import type { DiscoveryReport, FoundServer } from "./schema";
+import { textWithin } from "./bounded-body";
 
 /** How long one request to a port may take, in milliseconds. */
 const DEFAULT_PROBE_TIMEOUT_MS = 800;
@@ -42,12 +43,12 @@ export function discoveryConfigFromEnv(env: Record<string, string | undefined> =
 async function getJson(port: number, pathname: string, timeoutMs: number): Promise<unknown> {
   try {
     const res = await fetch(`http://127.0.0.1:${port}${pathname}`, { signal: AbortSignal.timeout(timeoutMs), redirect: "error", headers: { accept: "application/json" } });
-    if (!res.ok || Number(res.headers.get("content-length") ?? "0") > MAX_LIST_BYTES) {
+    if (!res.ok) {
       await res.body?.cancel().catch(() => undefined);
       return null;
     }
-    const text = await res.text();
-    return text.length > MAX_LIST_BYTES ? null : (JSON.parse(text) as unknown);
+    const text = await textWithin(res, MAX_LIST_BYTES);
+    return text === null ? null : (JSON.parse(text) as unknown);
   } catch {
     return null;
   }

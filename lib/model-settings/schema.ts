@@ -152,6 +152,21 @@ export const UpstreamModelsBodySchema = z.strictObject({
   api_key: ApiKeyChangeSchema.optional(),
 });
 
+/**
+ * Why a server's model list is not there, for the form to say in the person's language: no answer
+ * within `seconds`, not reachable, the key refused (`status`), another HTTP status (with the start
+ * of its answer, secrets masked), an answer over the size limit, or one that is not a model list.
+ */
+const UpstreamErrorSchema = z.discriminatedUnion("code", [
+  z.object({ code: z.literal("timeout"), seconds: z.number() }),
+  z.object({ code: z.literal("unreachable") }),
+  z.object({ code: z.literal("unauthorized"), status: z.number().int() }),
+  z.object({ code: z.literal("http"), status: z.number().int(), detail: z.string() }),
+  z.object({ code: z.literal("too_large") }),
+  z.object({ code: z.literal("not_a_list") }),
+]);
+export type UpstreamError = z.infer<typeof UpstreamErrorSchema>;
+
 /** The answer: the model names, or why there are none (the server did not answer, refused…). */
-export const UpstreamModelsSchema = z.object({ models: z.array(z.string()), error: z.string().nullable() });
+export const UpstreamModelsSchema = z.object({ models: z.array(z.string()), error: UpstreamErrorSchema.nullable() });
 export type UpstreamModels = z.infer<typeof UpstreamModelsSchema>;

@@ -7,6 +7,7 @@ import "server-only";
 import { loadRegistry, lookupModel, redactSecrets } from "@/lib/models";
 import type { ModelSettingsDeps } from "./service";
 import { openAIModels } from "./found-servers";
+import { textWithin } from "./bounded-body";
 import type { ApiKeyChange, UpstreamModels } from "./schema";
 
 /** How long the server may take to list its models, in milliseconds. */
@@ -35,21 +36,23 @@ export async function listUpstreamModels(deps: ModelSettingsDeps, input: { base_
     res = await fetch(url, { signal: AbortSignal.timeout(UPSTREAM_TIMEOUT_MS), redirect: "error", headers: { accept: "application/json", ...(secret ? { authorization: `Bearer ${secret}` } : {}) } });
   } catch (error) {
     const timedOut = (error as Error).name === "TimeoutError";
-    return { models: [], error: timedOut ? `The server did not answer within ${UPSTREAM_TIMEOUT_MS / 1000} s.` : "Could not reach the server: check the base URL and that it is running." };
+    return timedOut
+      ? { models: [], error: { code: "timeout", seconds: UPSTREAM_TIMEOUT_MS / 1000 } }
+      : { models: [], error: { code: "unreachable" } };
   }
   if (res.status === 401 || res.status === 403) {
     await res.body?.cancel().catch(() => undefined);
-    return { models: [], error: `The server refused the request (HTTP ${res.status}): it needs a valid API key.` };
+    return { models: [], error: { code: "unauthorized", status: res.status } };
   }
-  const text = await res.text().catch(() => "");
-  if (!res.ok) return { models: [], error: `The server answered HTTP ${res.status}${text ? `: ${redactSecrets(text.slice(0, 200), [secret])}` : ""}.` };
+  const text = await textWithin(res, MAX_LIST_BYTES).catch(() => "");
+  if (!res.ok) return { models: [], error: { code: "http", status: res.status, detail: text ? redactSecrets(text.slice(0, 200), [secret]) : "" } };
   let body: unknown = null;
   try {
-    body = text.length > MAX_LIST_BYTES ? null : JSON.parse(text);
+    body = text === null ? null : JSON.parse(text);
   } catch {
     body = null;
   }
   const list = openAIModels(body);
-  if (!list) return { models: [], error: "The server's answer is not a model list (is the base URL the one ending in /v1?)." };
+  if (!list) return { models: [], error: { code: text === null ? "too_large" : "not_a_list" } };
   return { models: [...new Set(list.ids)].sort((a, b) => a.localeCompare(b)), error: null };
 }
