@@ -12,6 +12,7 @@ import { CorruptFileError, NotFoundError } from "@/lib/contracts/errors";
 import { hasOwnKey, ownValue } from "@/lib/own";
 import type { PublicModel, StoreProblem } from "@/lib/contracts/http";
 import { DEFAULT_ALIASES, type AliasRegistry } from "./aliases";
+import { GENERIC_DEFAULT, resolveWithoutServer, type ResolvedProvider } from "./providers";
 import { ModelsFileSchema, OFFLINE_MODEL_KEY, type ModelEntry, type ModelsFile } from "./schema";
 
 /** What `models.json` holds on first start. */
@@ -148,14 +149,22 @@ function isConfigured(entry: ModelEntry, env: Record<string, string | undefined>
   return entry.api_key_env ? Boolean(env[entry.api_key_env]) : true;
 }
 
-/** The registry as the browser may see it: no URLs with credentials, no key values. */
-export function publicModels(registry: ModelsFile): PublicModel[] {
+/**
+ * The registry as the browser may see it: no URLs with credentials, no key values. Each entry's
+ * provider profile is `guesses[key]` (the model registry's guesser, which may have asked the
+ * server), else what the entry names or its base URL shows, else `generic`.
+ */
+export function publicModels(registry: ModelsFile, guesses: Readonly<Record<string, ResolvedProvider>> = {}): PublicModel[] {
   return Object.entries(registry.models).map(([key, entry]) => ({
     key,
     label: entry.provider === "offline" ? `${entry.label ?? key} — offline` : (entry.label ?? key),
     provider_model: entry.model,
     offline: entry.provider === "offline",
     configured: isConfigured(entry),
+    provider:
+      entry.provider === "offline"
+        ? { profile: "offline", source: "named" as const, detail: "" }
+        : (ownValue(guesses, key) ?? resolveWithoutServer(entry) ?? GENERIC_DEFAULT),
   }));
 }
 
