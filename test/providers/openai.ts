@@ -24,7 +24,7 @@ function unsupported(param: string, message: string): Script {
 }
 
 /** OpenAI's stream of one turn. */
-export function openaiStream(body: FakeRequestBody, turn: Turn): Script {
+function openaiStream(body: FakeRequestBody, turn: Turn): Script {
   const chunk = chunks(body, { service_tier: "default", system_fingerprint: "fp_fake" });
   const events: Array<Record<string, unknown>> = [chunk({ role: "assistant", content: "", refusal: null })];
   let chars = 0;

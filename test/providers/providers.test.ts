@@ -14,7 +14,8 @@ import { snapshotOf, startServer, tempDir, type TestServer } from "../helpers/se
 import { until } from "../helpers/wait";
 import { startDashScopeFake } from "./dashscope";
 import { startDeepSeekFake } from "./deepseek";
-import { startLlamaCppFake, startLmStudioFake } from "./local-engines";
+import { startLlamaCppFake } from "./llamacpp";
+import { startLmStudioFake } from "./lmstudio";
 import { startOllamaFake } from "./ollama";
 import { startOpenAIFake } from "./openai";
 import { isLeader } from "./scenario";

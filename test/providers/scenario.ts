@@ -28,7 +28,7 @@ export function calledBefore(body: FakeRequestBody, name: string): number {
 }
 
 /** Completion reports the leader has received. */
-export function reportsIn(body: FakeRequestBody): number {
+function reportsIn(body: FakeRequestBody): number {
   return msgs(body).filter((m) => m.role === "user" && String(m.content ?? "").includes("的任务完成汇报\nid: ")).length;
 }
 

@@ -39,3 +39,20 @@ export function usage(body: FakeRequestBody, completionChars: number): { prompt_
 export function raw(events: Array<Record<string, unknown>>): RawScript {
   return { kind: "raw", events: [...events, "[DONE]"] };
 }
+
+/**
+ * The stream of llama.cpp's engine (llama-server, and LM Studio's GGUF runtime) without a
+ * reasoning format: thinking inline as `<think>` in `content`, two characters a chunk, and an
+ * answer's tool calls in ONE final chunk with the finish reason, `callId` giving each call's id
+ * fields (`{ id: "" }`, or `{}` for none at all).
+ */
+export function llamaEngineStream(body: FakeRequestBody, turn: { reasoning?: string; content?: string; calls?: Array<{ name: string; arguments: Record<string, unknown> }> }, callId: (index: number) => Record<string, unknown>): RawScript {
+  const chunk = chunks(body, { system_fingerprint: String(body.model) });
+  const events: Array<Record<string, unknown>> = [chunk({ role: "assistant", content: "" })];
+  const text = (turn.reasoning ? `<think>\n${turn.reasoning}\n</think>\n\n` : "") + (turn.content ?? "");
+  for (const p of pieces(text, 2)) events.push(chunk({ content: p }));
+  const calls = (turn.calls ?? []).map((c, index) => ({ index, ...callId(index), type: "function", function: { name: c.name, arguments: JSON.stringify(c.arguments) } }));
+  events.push(calls.length ? chunk({ tool_calls: calls }, "tool_calls") : chunk({}, "stop"));
+  if (body.stream_options?.include_usage) events.push(chunk(null, null, { usage: usage(body, text.length) }));
+  return raw(events);
+}

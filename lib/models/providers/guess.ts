@@ -27,7 +27,7 @@ const LIKELY_PORTS: Readonly<Record<string, ProviderProfile>> = { "8000": "vllm"
 const OWNERS: Readonly<Record<string, ProviderProfile>> = { vllm: "vllm", llamacpp: "llamacpp", library: "ollama", organization_owner: "lmstudio" };
 
 /** The profile an entry names, when it names one (not `openai-compatible`, not `offline`). */
-export function namedProfile(entry: Pick<ModelEntry, "provider">): ProviderProfile | null {
+function namedProfile(entry: Pick<ModelEntry, "provider">): ProviderProfile | null {
   return (PROVIDER_PROFILES as readonly string[]).includes(entry.provider) ? (entry.provider as ProviderProfile) : null;
 }
 

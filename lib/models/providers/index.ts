@@ -24,8 +24,7 @@ export function quirksOf(profile: ProviderProfile): ProviderQuirks {
   return PROFILES[profile];
 }
 
-export type { ProviderQuirks, ProviderSource, ResolvedProvider, ServerFlag } from "./types";
-export { GENERIC_DEFAULT, guessFromLikelyPort, guessFromModelList, guessFromUrl, namedProfile, resolveWithoutServer } from "./guess";
-export { isOpenAIReasoningModel } from "./openai";
-export { ThinkSplitter, type ThinkSink } from "./think-splitter";
-export { recoverToolCall, type RecoveredCall } from "./tool-recovery";
+export type { ProviderQuirks, ResolvedProvider } from "./types";
+export { GENERIC_DEFAULT, resolveWithoutServer } from "./guess";
+export { ThinkSplitter } from "./think-splitter";
+export { recoverToolCall } from "./tool-recovery";

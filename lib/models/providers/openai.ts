@@ -16,7 +16,7 @@ import { effortFor } from "./generic";
 import type { ProviderQuirks } from "./types";
 
 /** True for OpenAI's reasoning models: `o1`, `o3-mini`, `o4-mini`, `gpt-5`, `gpt-5-mini`… */
-export function isOpenAIReasoningModel(model: string): boolean {
+function isOpenAIReasoningModel(model: string): boolean {
   return /^(o\d+|gpt-5)(\b|[-.])/i.test(model);
 }
 

@@ -37,7 +37,7 @@ export interface ProviderQuirks {
 }
 
 /** Where an entry's profile came from. */
-export type ProviderSource = "named" | "base_url" | "server" | "default";
+type ProviderSource = "named" | "base_url" | "server" | "default";
 
 /** An entry's profile and why: `detail` is the host, port or the server's answer that decided it. */
 export interface ResolvedProvider {
