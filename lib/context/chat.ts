@@ -11,6 +11,10 @@ export function toChat(m: Message): ChatMessage {
     out.tool_calls = m.tool_calls.map((c): ChatToolCall => ({ id: c.id, type: "function", function: { name: c.function.name, arguments: c.function.arguments } }));
   }
   if (m.tool_call_id) out.tool_call_id = m.tool_call_id;
+  // The thinking saved with an assistant turn travels with it (outside every budget); the request
+  // builder sends it back only to providers that require it (DeepSeek).
+  const reasoning = (m as { reasoning_content?: unknown }).reasoning_content;
+  if (m.role === "assistant" && typeof reasoning === "string" && reasoning) out.reasoning = reasoning;
   return out;
 }
 

@@ -132,6 +132,18 @@ export const PublicKeySourceSchema = z.discriminatedUnion("source", [
 export type PublicKeySource = z.infer<typeof PublicKeySourceSchema>;
 
 /** A model as the browser may see it: never its key or key variable's value. */
+/**
+ * An entry's provider profile (lib/models/providers) and where it came from: `named` in
+ * models.json, guessed from the `base_url` (`detail` the host or port) or from the `server`'s
+ * `/v1/models` answer (`detail` e.g. `owned_by "vllm"`), or the `default` (`generic`).
+ */
+export const PublicProviderSchema = z.object({
+  /** A profile (`openai`, `vllm`, `ollama`, `deepseek`, `dashscope`, `lmstudio`, `llamacpp`, `generic`) or `offline`. */
+  profile: z.string(),
+  source: z.enum(["named", "base_url", "server", "default"]),
+  detail: z.string(),
+});
+
 export const PublicModelSchema = z.object({
   key: z.string(),
   label: z.string(),
@@ -140,6 +152,8 @@ export const PublicModelSchema = z.object({
   /** True when the model can be called now (offline, or its API key is at hand or not needed). */
   configured: z.boolean(),
   api_key: PublicKeySourceSchema,
+  /** The provider profile the calls follow, and why (always sent by `GET /api/models`). */
+  provider: PublicProviderSchema.optional(),
 });
 export type PublicModel = z.infer<typeof PublicModelSchema>;
 

@@ -12,6 +12,7 @@ import path from "node:path";
 import { ConflictError, ValidationError, zodIssues } from "@/lib/contracts/errors";
 import type { ModelList } from "@/lib/contracts/http";
 import { applyEnvironment, DEFAULT_ALIASES, defaultModelsFile, keySourceOf, loadRegistry, modelsFilePath, ModelsFileSchema, publicModels, type ModelKeyStore, type ModelsFile, type StoredKeyCheck } from "@/lib/models";
+import type { ResolvedProvider } from "@/lib/models/providers";
 import { computeEtag, describeZodIssues, parseJsonText, toPythonJsonBytes, writeFileAtomicUnlocked, type FileQueues } from "@/lib/store";
 import { entryView, putEntry, referencesTo, removeEntry, setDefault, type KeyPlacement, type RawModelsFile } from "./edit";
 import type { ApiKeyChange, ModelEntryFields, ModelSettings } from "./schema";
@@ -21,6 +22,8 @@ export interface ModelSettingsDeps {
   readonly root: string;
   readonly queues: FileQueues;
   readonly keys: ModelKeyStore;
+  /** Each entry's provider profile, guessed where models.json names none (lib/models ModelRegistry). */
+  readonly models?: { providerGuesses(registry: ModelsFile): Promise<Record<string, ResolvedProvider>> };
 }
 
 /** models.json as read: its etag, its JSON value and parse, or what is wrong with it. */
@@ -59,7 +62,8 @@ async function storedKeyCheck(keys: ModelKeyStore): Promise<StoredKeyCheck> {
 /** `GET /api/models`: the registry as the browser may see it (a key's source, never the key) and the aliases. */
 export async function publicModelList(deps: ModelSettingsDeps): Promise<ModelList> {
   const registry = await loadRegistry(deps.root);
-  return { models: publicModels(registry, await storedKeyCheck(deps.keys)), default_key: registry.default, aliases: { ...DEFAULT_ALIASES, ...registry.aliases } };
+  const guesses = deps.models ? await deps.models.providerGuesses(registry) : {};
+  return { models: publicModels(registry, await storedKeyCheck(deps.keys), guesses), default_key: registry.default, aliases: { ...DEFAULT_ALIASES, ...registry.aliases } };
 }
 
 /** The editor's view of models.json: its entries (keys' sources only), default, etag, or its error. */

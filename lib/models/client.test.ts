@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import { displayUrl, redactSecrets, retryAfterMs, retryDelayMs } from "./client";
-import { buildRequestBody, thinkingParams, toOpenAIMessages } from "./request";
+import { styleThinkingParams } from "./providers/generic";
+import { buildRequestBody, toOpenAIMessages } from "./request";
 import { MAX_ANSWER_CHARS, StreamAccumulator } from "./stream";
 import type { ChatDelta } from "./types";
 import type { ModelEntry } from "./schema";
@@ -12,14 +13,15 @@ function chunk(delta: Record<string, unknown>, extra: Partial<ChatCompletionChun
   return { id: "c", object: "chat.completion.chunk", created: 0, model: "m", choices: [{ index: 0, delta, finish_reason: null }], ...extra } as ChatCompletionChunk;
 }
 
-describe("thinkingParams", () => {
+describe("the generic profile's thinking switch", () => {
   it("maps each thinking style", () => {
-    expect(thinkingParams("enable_thinking", "off")).toEqual({ enable_thinking: false });
-    expect(thinkingParams("enable_thinking", "deep")).toEqual({ enable_thinking: true });
-    expect(thinkingParams("reasoning_effort", "off")).toEqual({ reasoning_effort: "low" });
-    expect(thinkingParams("reasoning_effort", "on")).toEqual({ reasoning_effort: "medium" });
-    expect(thinkingParams("reasoning_effort", "deep")).toEqual({ reasoning_effort: "high" });
-    expect(thinkingParams("none", "deep")).toEqual({});
+    const style = (thinking_style: ModelEntry["thinking_style"]): ModelEntry => ({ provider: "generic", model: "m", thinking_style, max_concurrency: 1 });
+    expect(styleThinkingParams(style("enable_thinking"), "off")).toEqual({ enable_thinking: false });
+    expect(styleThinkingParams(style("enable_thinking"), "deep")).toEqual({ enable_thinking: true });
+    expect(styleThinkingParams(style("reasoning_effort"), "off")).toEqual({ reasoning_effort: "low" });
+    expect(styleThinkingParams(style("reasoning_effort"), "on")).toEqual({ reasoning_effort: "medium" });
+    expect(styleThinkingParams(style("reasoning_effort"), "deep")).toEqual({ reasoning_effort: "high" });
+    expect(styleThinkingParams(style("none"), "deep")).toEqual({});
   });
 });
 

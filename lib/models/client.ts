@@ -9,6 +9,7 @@ import "server-only";
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from "openai";
 import type { ChatCompletionCreateParamsStreaming } from "openai/resources/chat/completions";
 import { modelFetch } from "./http-fetch";
+import { GENERIC_DEFAULT, quirksOf, resolveWithoutServer, type ProviderQuirks, type ResolvedProvider } from "./providers";
 import { buildRequestBody } from "./request";
 import { OversizeEvent } from "./sse-frames";
 import { MAX_ANSWER_CHARS, OversizeAnswer, StreamAccumulator } from "./stream";
@@ -50,6 +51,11 @@ export interface OpenAIModelOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Source of jitter in [0, 1) (default `Math.random`). */
   random?: () => number;
+  /**
+   * The entry's provider profile, asked at every call (the model registry's guesser, which may ask
+   * the server once). Default: what the entry names or its base URL shows, else `generic`.
+   */
+  provider?: (entry: ModelEntry) => ResolvedProvider | Promise<ResolvedProvider>;
 }
 
 /**
@@ -157,6 +163,7 @@ export function createOpenAIModel(key: string, entry: ModelEntry, opts: OpenAIMo
   const retryBaseMs = opts.retryBaseMs ?? 500;
   const sleep = opts.sleep ?? abortableSleep;
   const random = opts.random ?? Math.random;
+  const provider = opts.provider ?? ((e: ModelEntry) => resolveWithoutServer(e) ?? GENERIC_DEFAULT);
   let cached: { apiKey: string; client: OpenAI } | undefined;
 
   function apiKey(): string {
@@ -192,7 +199,7 @@ export function createOpenAIModel(key: string, entry: ModelEntry, opts: OpenAIMo
   }
 
   /** Turns anything a failed attempt threw into a ModelCallError. */
-  function classify(error: unknown, acc: StreamAccumulator, attempts: number, secret: string): ModelCallError {
+  function classify(error: unknown, acc: StreamAccumulator, attempts: number, secret: string, quirks: ProviderQuirks): ModelCallError {
     const partial = acc.hasOutput ? acc.result() : undefined;
     const base = { modelKey: key, partial };
     const tries = attempts > 1 ? ` after ${attempts} attempts` : "";
@@ -227,6 +234,15 @@ export function createOpenAIModel(key: string, entry: ModelEntry, opts: OpenAIMo
       const status = error.status;
       const said = providerMessage(error, secret);
       const opts = { ...base, httpStatus: status };
+      // A refusal that names a server flag is the server's configuration, not a passing failure: never retried.
+      const flag = quirks.serverFlag(status, said);
+      if (flag) {
+        return new ModelCallError(
+          "client",
+          `${flag.server} at ${where} refused the request for model "${key}"${status === undefined ? "" : ` (HTTP ${status}: ${said})`}. Start the server with ${flag.flag} and try again.`,
+          { ...opts, retryable: false, serverFlag: flag },
+        );
+      }
       if (status === undefined) {
         return new ModelCallError("server", `${where} reported an error in the stream of model "${key}": ${said}`, opts);
       }
@@ -324,6 +340,7 @@ export function createOpenAIModel(key: string, entry: ModelEntry, opts: OpenAIMo
       if (cause) throw new Aborted(cause);
       // A connection closed early can look like a clean end; a complete answer always has a finish_reason.
       if (!acc.finished) throw new TruncatedStream();
+      acc.end(emit);
       finished = true;
       return acc.result();
     } catch (error) {
@@ -342,7 +359,9 @@ export function createOpenAIModel(key: string, entry: ModelEntry, opts: OpenAIMo
     offline: false,
     async stream(req: ChatRequest, onDelta?: (d: ChatDelta) => void): Promise<ChatResult> {
       const secret = apiKey();
-      const body = buildRequestBody(entry, req);
+      const quirks = quirksOf((await provider(entry)).profile);
+      const body = buildRequestBody(entry, req, quirks);
+      const recoverToolsNamed = quirks.recoversTextToolCalls && req.tools?.length ? new Set(req.tools.map((t) => t.function.name)) : undefined;
       const emit = (d: ChatDelta) => {
         if (!onDelta) return;
         try {
@@ -352,12 +371,12 @@ export function createOpenAIModel(key: string, entry: ModelEntry, opts: OpenAIMo
         }
       };
       for (let retry = 0; ; retry++) {
-        const acc = new StreamAccumulator(entry.model);
+        const acc = new StreamAccumulator(entry.model, { recoverToolsNamed });
         try {
           return await attempt(req, body, acc, secret, emit);
         } catch (error) {
           if (error instanceof CallbackFailure) throw error.error;
-          const failure = classify(error, acc, retry + 1, secret);
+          const failure = classify(error, acc, retry + 1, secret, quirks);
           if (!failure.retryable || failure.reason === "aborted" || acc.emitted || retry >= maxRetries) throw failure;
           const headers = error instanceof APIError ? error.headers : undefined;
           const delay = retryDelayMs(headers, retry, retryBaseMs, random);

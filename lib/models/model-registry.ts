@@ -7,13 +7,17 @@ import "server-only";
  * model is wrapped with the resilience layer (per-model concurrency across conversations, a
  * circuit breaker per endpoint, the entry's fallback when it keeps failing). Instances are cached
  * per key, entry and fallback, so an edit of models.json takes effect on the next call without a
- * restart. One per process, built by the composition root.
+ * restart. Each entry's provider profile is resolved by the registry's guesser (named, or guessed
+ * from the base URL or the server's `/v1/models`, asked once per server). One per process, built
+ * by the composition root.
  */
 import { createEmbedder, type Embedder } from "./embeddings";
 import { createOpenAIModel } from "./client";
 import type { ModelKeyStore } from "./key-store";
+import { ProviderGuesser } from "./providers/guesser";
+import type { ResolvedProvider } from "./providers";
 import { loadRegistry, lookupModel, resolveModel } from "./registry";
-import { auxModelKey } from "./schema";
+import { auxModelKey, type ModelsFile } from "./schema";
 import { tierDeadline, wrapWithResilience, type ModelHealthListener } from "./resilience";
 import { Resilience } from "./resilience-state";
 import type { ChatModel } from "./types";
@@ -26,6 +30,7 @@ export class ModelRegistry {
   readonly #models = new Map<string, ChatModel>();
   readonly #embedders = new Map<string, Embedder>();
   readonly #keys: ModelKeyStore | null;
+  readonly #providers = new ProviderGuesser();
   /** The breakers, semaphores and health listeners of every model made here. */
   readonly resilience: Resilience;
 
@@ -55,10 +60,21 @@ export class ModelRegistry {
     const cached = this.#models.get(id);
     if (cached) return cached;
     const model = wrapWithResilience(this.resilience, key, entry, registry, (k, e) =>
-      e.provider === "offline" ? this.#offline(k) : createOpenAIModel(k, e, { firstResponseTimeoutMs: tierDeadline(e), storedKey }),
+      e.provider === "offline" ? this.#offline(k) : createOpenAIModel(k, e, { firstResponseTimeoutMs: tierDeadline(e), storedKey, provider: (x) => this.#providers.resolve(x) }),
     );
     this.#models.set(id, model);
     return model;
+  }
+
+  /**
+   * The provider profile of every non-offline entry of `registry` and why (named, or guessed from
+   * the base URL or the server's answer), by key: what the Settings page shows. A server not yet
+   * asked is asked now (once; at most 1.5 s).
+   */
+  async providerGuesses(registry: ModelsFile): Promise<Record<string, ResolvedProvider>> {
+    const entries = Object.entries(registry.models).filter(([, e]) => e.provider !== "offline");
+    const resolved = await Promise.all(entries.map(([, e]) => this.#providers.resolve(e)));
+    return Object.fromEntries(entries.map(([key], i) => [key, resolved[i]!]));
   }
 
   /**

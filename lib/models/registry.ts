@@ -13,6 +13,7 @@ import { CorruptFileError, NotFoundError } from "@/lib/contracts/errors";
 import { hasOwnKey, ownValue } from "@/lib/own";
 import type { PublicKeySource, PublicModel, StoreProblem } from "@/lib/contracts/http";
 import { DEFAULT_ALIASES, type AliasRegistry } from "./aliases";
+import { GENERIC_DEFAULT, resolveWithoutServer, type ResolvedProvider } from "./providers";
 import { ModelsFileSchema, OFFLINE_MODEL_KEY, type ModelEntry, type ModelsFile } from "./schema";
 
 /** What `models.json` holds on first start. */
@@ -163,8 +164,12 @@ function isConfigured(source: PublicKeySource): boolean {
   return source.source === "none" || source.set;
 }
 
-/** The registry as the browser may see it: no URLs with credentials, no key values. */
-export function publicModels(registry: ModelsFile, hasStored?: StoredKeyCheck): PublicModel[] {
+/**
+ * The registry as the browser may see it: no URLs with credentials, no key values. Each entry's
+ * provider profile is `guesses[key]` (the model registry's guesser, which may have asked the
+ * server), else what the entry names or its base URL shows, else `generic`.
+ */
+export function publicModels(registry: ModelsFile, hasStored?: StoredKeyCheck, guesses: Readonly<Record<string, ResolvedProvider>> = {}): PublicModel[] {
   return Object.entries(registry.models).map(([key, entry]) => {
     const api_key = keySourceOf(entry, hasStored);
     return {
@@ -174,6 +179,10 @@ export function publicModels(registry: ModelsFile, hasStored?: StoredKeyCheck): 
       offline: entry.provider === "offline",
       configured: isConfigured(api_key),
       api_key,
+      provider:
+        entry.provider === "offline"
+          ? { profile: "offline", source: "named" as const, detail: "" }
+          : (ownValue(guesses, key) ?? resolveWithoutServer(entry) ?? GENERIC_DEFAULT),
     };
   });
 }

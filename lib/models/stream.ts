@@ -1,8 +1,13 @@
 /**
  * Reading a streamed chat-completions answer: chunks in, deltas out, the whole answer assembled,
- * and its size bounded. Pure.
+ * and its size bounded. Thinking arrives as `reasoning_content` (DeepSeek, DashScope, vLLM with a
+ * reasoning parser), as `reasoning` (newer Ollama) or inline as `<think>…</think>` in `content`
+ * (split off here, for every provider); tool calls may come in one final chunk with ids missing,
+ * empty or repeated (ids are made); a call written as JSON text is recovered when the provider
+ * profile says so. Pure.
  */
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
+import { recoverToolCall, ThinkSplitter } from "./providers";
 import type { ChatDelta, ChatResult, ToolCall, Usage } from "./types";
 
 type ToolCallDelta = { index: number; id?: string | null; type?: string | null; function?: { name?: string | null; arguments?: string | null } | null };
@@ -14,6 +19,12 @@ type ToolCallDelta = { index: number; id?: string | null; type?: string | null; 
  * being saved, sent to every browser and re-read for every following call.
  */
 export const MAX_ANSWER_CHARS = 8_000_000;
+
+/** Options of {@link StreamAccumulator}. */
+export interface StreamAccumulatorOptions {
+  /** Tools offered to the model whose calls may be recovered from JSON text (absent: none are). */
+  recoverToolsNamed?: ReadonlySet<string>;
+}
 
 /**
  * Assembles streamed chunks into a {@link ChatResult} and turns them into {@link ChatDelta}s.
@@ -28,11 +39,29 @@ export class StreamAccumulator {
   private usage: Usage | null = null;
   private finishReason: string | null = null;
   private model: string;
+  private readonly recoverable: ReadonlySet<string> | undefined;
+  /** Where the content deltas of the chunk being read go (set by `add`). */
+  private emit: (d: ChatDelta) => void = () => undefined;
+  private readonly splitter = new ThinkSplitter({
+    content: (text) => {
+      this.content += text;
+      this.send(this.emit, { type: "content", text });
+    },
+    reasoning: (text) => {
+      this.reasoning += text;
+      this.send(this.emit, { type: "reasoning", text });
+    },
+    closedWithoutOpening: () => {
+      this.reasoning = this.content + this.reasoning;
+      this.content = "";
+    },
+  });
   /** True once any delta has been produced: from then on a failed call is not retried. */
   emitted = false;
 
-  constructor(model: string) {
+  constructor(model: string, options: StreamAccumulatorOptions = {}) {
     this.model = model;
+    this.recoverable = options.recoverToolsNamed;
   }
 
   /** Takes one chunk; `emit` receives its deltas in order. */
@@ -52,8 +81,8 @@ export class StreamAccumulator {
       this.send(emit, { type: "reasoning", text: reasoning });
     }
     if (typeof delta.content === "string" && delta.content) {
-      this.content += delta.content;
-      this.send(emit, { type: "content", text: delta.content });
+      this.emit = emit;
+      this.splitter.push(delta.content);
     }
     for (const [position, tc] of (delta.tool_calls ?? []).entries()) {
       const index = typeof tc.index === "number" ? tc.index : position;
@@ -90,13 +119,40 @@ export class StreamAccumulator {
     return this.content !== "" || this.reasoning !== "" || this.calls.size > 0;
   }
 
+  /** The stream ended: text held back for a possible `<think>` tag split across chunks is sent. */
+  end(emit: (d: ChatDelta) => void): void {
+    this.emit = emit;
+    this.splitter.end();
+  }
+
   /** What has been assembled so far. */
   result(): ChatResult {
+    this.end(() => undefined);
+    const seen = new Set<string>();
     const tool_calls: ToolCall[] = [...this.calls.entries()]
       .sort(([a], [b]) => a - b)
-      .map(([index, c]) => ({ id: c.id || `call_${index}_${Math.random().toString(36).slice(2, 10)}`, type: "function", function: { name: c.name, arguments: c.arguments } }));
-    return { content: this.content, reasoning: this.reasoning, tool_calls, usage: this.usage, finish_reason: this.finishReason, model: this.model };
+      .map(([index, c]) => {
+        // An id that is missing, empty or already used (LM Studio, llama.cpp) is made, so each result finds its call.
+        const id = c.id && !seen.has(c.id) ? c.id : madeCallId(index);
+        seen.add(id);
+        return { id, type: "function", function: { name: c.name, arguments: c.arguments } };
+      });
+    const result: ChatResult = { content: this.content, reasoning: this.reasoning, tool_calls, usage: this.usage, finish_reason: this.finishReason, model: this.model };
+    if (!tool_calls.length && this.recoverable) {
+      const recovered = recoverToolCall(this.content, this.recoverable);
+      if (recovered) {
+        result.content = "";
+        result.tool_calls = [{ id: madeCallId(0), type: "function", function: recovered }];
+        result.recovered_tool_calls = true;
+      }
+    }
+    return result;
   }
+}
+
+/** A tool call id for a call the endpoint gave none. */
+function madeCallId(index: number): string {
+  return `call_${index}_${Math.random().toString(36).slice(2, 10)}`;
 }
 
 function toUsage(u: NonNullable<ChatCompletionChunk["usage"]>): Usage {

@@ -14,6 +14,11 @@ export interface ChatMessage {
   /** The call this message answers (tool messages only). */
   tool_call_id?: string;
   name?: string;
+  /**
+   * The thinking the assistant gave with this turn (the saved message's `reasoning_content`).
+   * Never counted in context budgets; sent back only to providers that require it (DeepSeek).
+   */
+  reasoning?: string;
 }
 
 /** A complete tool call: `arguments` is the JSON text exactly as the model wrote it. */
@@ -72,6 +77,8 @@ export interface ChatResult {
   finish_reason: string | null;
   /** The provider's model name that answered. */
   model: string;
+  /** True when the tool call was recovered from JSON text the model wrote in `content`. */
+  recovered_tool_calls?: boolean;
 }
 
 /** Anything the runtime can call: the OpenAI-compatible client or the offline model. */
@@ -118,6 +125,8 @@ export interface ModelCallErrorOptions {
   partial?: ChatResult;
   /** Registry key of the model that failed. */
   modelKey?: string;
+  /** The server flag the endpoint's refusal says is missing (vLLM's auto tool choice, llama.cpp's `--jinja`). */
+  serverFlag?: { server: string; flag: string };
   cause?: unknown;
 }
 
@@ -135,6 +144,7 @@ export class ModelCallError extends AstrionError {
   readonly retryable: boolean;
   readonly partial?: ChatResult;
   readonly modelKey?: string;
+  readonly serverFlag?: { server: string; flag: string };
 
   constructor(reason: ModelCallFailure, message: string, options: ModelCallErrorOptions = {}) {
     super(
@@ -148,5 +158,6 @@ export class ModelCallError extends AstrionError {
     this.retryable = options.retryable ?? isRetryableFailure(reason);
     this.partial = options.partial;
     this.modelKey = options.modelKey;
+    this.serverFlag = options.serverFlag;
   }
 }

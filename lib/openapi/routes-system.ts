@@ -80,7 +80,8 @@ export const SYSTEM_ROUTES: readonly RouteSpec[] = [
     methods: {
       GET: {
         summary: "The registered models as the browser may see them (never keys), and the model aliases roles may use.",
-        description: "registered models (never keys), the default key and the model aliases (`aliases`: the file's map over the defaults)",
+        description:
+          "registered models (never keys), each with its `provider` profile `{profile, source, detail}` (`source` `named` in models.json, or guessed from the `base_url` or the `server`'s `/v1/models`, asked once, or the `default` `generic`), the default key and the model aliases (`aliases`: the file's map over the defaults)",
         answers: [{ status: 200, json: ModelListSchema }],
       },
     },

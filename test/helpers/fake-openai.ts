@@ -97,7 +97,7 @@ export interface ErrorScript {
 }
 
 /** Exact SSE events: objects are sent as `data: <json>`, strings as `data: <string>`. */
-interface RawScript {
+export interface RawScript {
   kind: "raw";
   events: Array<Record<string, unknown> | string>;
   delayMs?: number;
@@ -148,6 +148,8 @@ export interface FakeOpenAIOptions {
   fallback?: Script | ScriptHandler;
   /** Port to listen on (default 0: any free port). */
   port?: number;
+  /** What `GET /v1/models` answers (default: one model `fake-model` owned by `fake-openai`). */
+  modelList?: unknown;
   /** The vector `/v1/embeddings` answers for one input (default: {@link fakeEmbedding}); an ErrorScript answers that error instead. */
   embed?: (text: string) => number[] | ErrorScript;
 }
@@ -292,7 +294,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
 
   async function respond(req: http.IncomingMessage, res: http.ServerResponse, record: RecordedRequest, isChat: boolean): Promise<void> {
     if (req.method === "GET" && /^(\/v1)?\/models$/.test(record.path)) {
-      return sendJson(res, 200, { object: "list", data: [{ id: "fake-model", object: "model", created: 0, owned_by: "fake-openai" }] });
+      return sendJson(res, 200, options.modelList ?? { object: "list", data: [{ id: "fake-model", object: "model", created: 0, owned_by: "fake-openai" }] });
     }
     if (req.method === "POST" && /^(\/v1)?\/embeddings$/.test(record.path)) return embeddings(res, record.body);
     if (!isChat) return sendJson(res, 404, { error: { message: `fake-openai: no route ${record.method} ${record.path}`, type: "invalid_request_error" } });

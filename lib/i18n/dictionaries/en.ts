@@ -3,6 +3,7 @@ import { enMcp } from "./en.mcp";
 import { enModels } from "./en.models";
 import { enMemory } from "./en.memory";
 import { enApprovals } from "./en.approvals";
+import { enProviders } from "./en.providers";
 
 /** English UI strings. The keys of this object are the typed message keys of the whole UI. */
 export const en = {
@@ -425,6 +426,7 @@ export const en = {
   ...enModels,
   ...enMemory,
   ...enApprovals,
+  ...enProviders,
 } as const;
 
 /** A message key of the UI. */

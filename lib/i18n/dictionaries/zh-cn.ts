@@ -5,6 +5,7 @@ import { zhCNMcp } from "./zh-cn.mcp";
 import { zhCNModels } from "./zh-cn.models";
 import { zhCNMemory } from "./zh-cn.memory";
 import { zhCNApprovals } from "./zh-cn.approvals";
+import { zhCNProviders } from "./zh-cn.providers";
 
 export const zhCN: Record<MessageKey, string> = {
   "app.name": "Astrion Team",
@@ -426,4 +427,5 @@ export const zhCN: Record<MessageKey, string> = {
   ...zhCNModels,
   ...zhCNMemory,
   ...zhCNApprovals,
+  ...zhCNProviders,
 };

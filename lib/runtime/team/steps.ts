@@ -95,6 +95,18 @@ export async function saveAnswer(s: TeamState, agentId: number | null, message: 
   const leader = await s.store.readLeaderMessages(s.convId);
   s.publish({ type: "usage", token_statistics: leader.token_statistics ?? {} });
   s.publish({ type: "message", agent_id: agentId, message });
+  if (result.recovered_tool_calls) {
+    // The model wrote its call as JSON text; the audit timeline says it was read as a call.
+    await s.emitNow({
+      type: "event",
+      from: SYSTEM_PARTY,
+      to: agentId === null ? LEADER_PARTY : agentParty(agentId),
+      payload: { message_id: message.message_id, tools: result.tool_calls.map((c) => c.function.name) },
+      action: "tool_call_recovered",
+      resource: `model:${modelKey}`,
+      status: "ok",
+    });
+  }
 }
 
 /** The saved form of a model's answer. */
@@ -106,6 +118,7 @@ export function assistantMessage(result: ChatResult, traceId: string, extra: Rec
     metadata: { message_source: "leader", visibility: "chat", starts_work: false, trace_id: traceId, ...extra },
   };
   if (result.reasoning) (message as Record<string, unknown>).reasoning_content = result.reasoning;
+  if (result.recovered_tool_calls) message.metadata = { ...message.metadata, tool_calls_recovered: true };
   if (result.tool_calls.length) message.tool_calls = result.tool_calls.map((c) => ({ id: c.id, type: "function" as const, function: { name: c.function.name, arguments: c.function.arguments } }));
   return message;
 }
@@ -126,7 +139,11 @@ export async function saveInterrupted(s: TeamState, agentId: number | null, erro
     s.publish({ type: "message", agent_id: agentId, message });
   }
   if (error.reason === "aborted") return;
-  if (agentId === null) s.notice("error", "model_error", "notice.msg.leaderModelFailed", { model: modelKey, error: error.message });
+  if (error.serverFlag) {
+    // The server must be started differently: the notice says how, in the person's language.
+    const who = agentId === null ? "notice.msg.leaderServerFlag" : "notice.msg.agentServerFlag";
+    s.notice("error", "model_server_flag", who, { agent: agentId ?? "", model: modelKey, server: error.serverFlag.server, flag: error.serverFlag.flag }, agentId);
+  } else if (agentId === null) s.notice("error", "model_error", "notice.msg.leaderModelFailed", { model: modelKey, error: error.message });
   else s.notice("error", "model_error", "notice.msg.agentModelFailed", { agent: agentId, model: modelKey, error: error.message }, agentId);
   await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentId === null ? LEADER_PARTY : agentParty(agentId), payload: { reason: error.reason }, action: "model_error", resource: `model:${modelKey}`, status: "failed" });
 }
