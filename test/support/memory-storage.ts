@@ -178,7 +178,8 @@ export class MemoryStorage implements EngineStorage {
           files.leader = next;
           const copy = structuredClone(next);
           this.#record(id, (d) => void (d.leader = copy));
-          if (opts.touch !== false) this.#setMeta(id, { ...files.meta, updated_at: now });
+          const fields = opts.metadata?.(next);
+          if (opts.touch !== false || fields) this.#setMeta(id, { ...files.meta, ...fields, id, updated_at: opts.touch !== false ? now : files.meta.updated_at });
           return structuredClone(next);
         });
       },
