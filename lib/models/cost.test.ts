@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
-import { cachedInputTokens, callCostUsd } from "./cost";
+import { cachedInputTokens, callCostUsd, formatUsd } from "./cost";
 import { StreamAccumulator } from "./stream";
 
 const usage = (prompt: number, completion: number, cached?: number) => ({
@@ -74,5 +74,22 @@ describe("the stream's usage chunk", () => {
     const plain = new StreamAccumulator("m");
     plain.add(chunk({ prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 }), () => {});
     expect(plain.result().usage).toEqual({ prompt_tokens: 9, completion_tokens: 1, total_tokens: 10 });
+  });
+});
+
+describe("formatUsd", () => {
+  it("writes small amounts with their significant digits, cents above a dollar", () => {
+    expect(formatUsd(0.0042, "en")).toBe("$0.0042");
+    expect(formatUsd(0.0000031, "en")).toBe("$0.0000031");
+    expect(formatUsd(0.4213, "en")).toBe("$0.4213");
+    expect(formatUsd(0.5, "en")).toBe("$0.50");
+    expect(formatUsd(12.3, "en")).toBe("$12.30");
+    expect(formatUsd(1234.5, "en")).toBe("$1,234.50");
+    expect(formatUsd(0, "en")).toBe("$0.00");
+  });
+
+  it("writes dollars as the Chinese locale does", () => {
+    expect(formatUsd(0.0042, "zh-CN")).toBe("US$0.0042");
+    expect(formatUsd(1234.5, "zh-CN")).toBe("US$1,234.50");
   });
 });

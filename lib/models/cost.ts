@@ -40,3 +40,16 @@ export function cachedInputTokens(usage: CachedUsageFields | null | undefined): 
   const value = typeof detail === "number" ? detail : usage?.prompt_cache_hit_tokens;
   return typeof value === "number" && Number.isFinite(value) && value >= 0 ? Math.floor(value) : undefined;
 }
+
+/**
+ * US dollars as people read them, in the locale's way of writing dollars ($0.0042 in English,
+ * US$0.0042 in Chinese): two significant digits under a cent, up to four decimals under a dollar,
+ * cents above.
+ */
+export function formatUsd(usd: number, locale: string): string {
+  const size = Math.abs(usd);
+  const options: Intl.NumberFormatOptions = { style: "currency", currency: "USD" };
+  if (size > 0 && size < 0.01) options.maximumSignificantDigits = 2;
+  else if (size > 0 && size < 1) Object.assign(options, { minimumFractionDigits: 2, maximumFractionDigits: 4 });
+  return new Intl.NumberFormat(locale, options).format(usd);
+}

@@ -2,6 +2,7 @@ import { enRoles } from "./en.roles";
 import { enMcp } from "./en.mcp";
 import { enMemory } from "./en.memory";
 import { enApprovals } from "./en.approvals";
+import { enCost } from "./en.cost";
 
 /** English UI strings. The keys of this object are the typed message keys of the whole UI. */
 export const en = {
@@ -431,6 +432,7 @@ export const en = {
   ...enMcp,
   ...enMemory,
   ...enApprovals,
+  ...enCost,
 } as const;
 
 /** A message key of the UI. */

@@ -4,6 +4,7 @@ import { zhCNRoles } from "./zh-cn.roles";
 import { zhCNMcp } from "./zh-cn.mcp";
 import { zhCNMemory } from "./zh-cn.memory";
 import { zhCNApprovals } from "./zh-cn.approvals";
+import { zhCNCost } from "./zh-cn.cost";
 
 export const zhCN: Record<MessageKey, string> = {
   "app.name": "Astrion Team",
@@ -432,4 +433,5 @@ export const zhCN: Record<MessageKey, string> = {
   ...zhCNMcp,
   ...zhCNMemory,
   ...zhCNApprovals,
+  ...zhCNCost,
 };
