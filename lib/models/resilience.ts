@@ -96,9 +96,10 @@ const DEFAULT_BASE_URL = "https://api.openai.com/v1";
 
 /**
  * Wraps a bare model with the entry's concurrency limit, its endpoint's circuit breaker and its
- * fallback. Every result names the entry that answered and its prices (`answered_by`). The result keeps the {@link ChatModel} contract: it resolves with a result or rejects
+ * fallback. The result keeps the {@link ChatModel} contract: it resolves with a result or rejects
  * with a {@link ModelCallError} ({@link CircuitOpenError} when failing fast), and it never calls
- * the fallback once anything was streamed to `onDelta` — the partial would be shown twice.
+ * the fallback once anything was streamed to `onDelta` — the partial would be shown twice. Every
+ * result names the entry that answered and its prices (`answered_by`), for the call's cost.
  *
  * A call waits (FIFO) for a slot of `max_concurrency`; a caller that aborts while waiting gets
  * `aborted` and leaves the queue. While the circuit is open the call does not queue at all.

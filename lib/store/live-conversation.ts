@@ -197,7 +197,8 @@ export class LiveConversation implements Durability {
 
   /**
    * Changes the Team Leader's messages.json (`id`, `title` kept, `updated_at` now); unless `touch`
-   * is false, metadata.json gets the same `updated_at`. Resolves once durable.
+   * is false, metadata.json gets the same `updated_at`; `metadata`'s fields are set in the same
+   * record. Resolves once durable.
    */
   updateLeader(fn: Mutator<LeaderMessagesFile>, opts: LeaderChangeOptions & ChangeOptions = {}): Promise<LeaderMessagesFile> {
     return this.#changes.serial("leader", async () => {
@@ -216,16 +217,11 @@ export class LiveConversation implements Durability {
     const fields = opts.metadata?.(next);
     // Checked before anything is applied, so a refused field leaves both files as they were.
     const meta = touch || fields ? checkedChange(ConversationMetadataSchema, this.#meta, { ...this.#meta, ...fields, id: this.id, updated_at: touch ? now : this.#meta.updated_at }, "metadata.json") : this.#meta;
+    const metaChanged = meta !== this.#meta;
     this.#leader = next;
-    const records: StepRecord[] = [{ k: "leader", at, add, head: headOf(next) }];
-    const keys: FileKey[] = ["leader"];
-    if (meta !== this.#meta) {
-      this.#meta = meta;
-      records.push({ k: "conv", v: meta });
-      keys.push("meta");
-    }
-    const metaChanged = keys.length > 1;
-    await this.#commit(records, keys, opts, async () => {
+    this.#meta = meta;
+    const leader: StepRecord = { k: "leader", at, add, head: headOf(next) };
+    await this.#commit(metaChanged ? [leader, { k: "conv", v: meta }] : [leader], metaChanged ? ["leader", "meta"] : ["leader"], opts, async () => {
       this.#hooks.onMessages?.(null, at);
       if (metaChanged) await this.#hooks.onMetadata?.(meta);
     });
