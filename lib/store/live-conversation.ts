@@ -50,7 +50,7 @@ import type { JsonLineFiles } from "./jsonl";
 import { LineFiles, restoreLines } from "./logged-lines";
 import { readAgentFolders, replayLog, type AgentFiles } from "./live-load";
 import { CHECKPOINT_BYTES, seedFilePath, seedKeys, STEP_LOG_FILE, type ChangeOptions, type Durability, type FileKey, type LeaderChangeOptions, type LiveHooks, type LoadReport, type Mutator } from "./live-contract";
-import { checked, checkedChange, checkedMessagesChange, headOf, messagesDelta, type LoggedLineFile, type StepRecord } from "./step-records";
+import { checked, checkedChange, checkedMessagesChange, headOf, messagesDelta, rebased, type LoggedLineFile, type StepRecord } from "./step-records";
 import { localTimestamp } from "./time";
 
 export { messagesDelta, type StepRecord } from "./step-records";
@@ -172,8 +172,9 @@ export class LiveConversation implements Durability {
   updateMetadata(fn: Mutator<ConversationMetadata>, opts: ChangeOptions = {}): Promise<ConversationMetadata> {
     return this.#changes.serial("meta", async () => {
       this.#assertOpen();
-      const changed = await fn(this.#meta);
-      return changed === this.#meta ? changed : this.#applyMetadata(changed, opts);
+      const base = this.#meta;
+      const changed = await fn(base);
+      return changed === base ? changed : this.#applyMetadata(rebased(base, changed, this.#meta), opts);
     });
   }
 
@@ -196,9 +197,8 @@ export class LiveConversation implements Durability {
   }
 
   /**
-   * Changes the Team Leader's messages.json (`id`, `title` kept, `updated_at` now); unless `touch`
-   * is false, metadata.json gets the same `updated_at`; `metadata`'s fields are set in the same
-   * record. Resolves once durable.
+   * Changes the Team Leader's messages.json (`id`, `title` kept, `updated_at` now); metadata.json
+   * gets the same `updated_at` unless `touch` is false, and `metadata`'s fields. Resolves once durable.
    */
   updateLeader(fn: Mutator<LeaderMessagesFile>, opts: LeaderChangeOptions & ChangeOptions = {}): Promise<LeaderMessagesFile> {
     return this.#changes.serial("leader", async () => {

@@ -6,7 +6,7 @@
  * same change; the agent's view shows its share.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { callTool, hasCalled, type ModelCall, type Reply } from "@/test/support/scripted-model";
+import { callTool, hasCalled, reportsSeen, type ModelCall, type Reply } from "@/test/support/scripted-model";
 import { filesOf, settled, TeamKit, teamEnvironment } from "@/test/support/team-kit";
 
 const env = teamEnvironment();
@@ -16,8 +16,18 @@ const PRIMARY = { input: 2, cached_input: 0.5, output: 8 };
 const FALLBACK = { input: 1, output: 4 };
 const usage = (prompt: number, completion: number, cached = 0) => ({ prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, cached_tokens: cached });
 
-function script(call: ModelCall): Reply {
+/** What the conversation's metadata said of its totals when the leader read the agent's report. */
+let totalsAtReport: unknown;
+
+function script(kit: () => TeamKit, call: ModelCall): Promise<Reply> | Reply {
   if (call.agentId === null) {
+    if (reportsSeen(call) > 0 && totalsAtReport === undefined) {
+      // Every call so far is in the list's copy already, the agent's (saved without a touch) included.
+      return kit().process.storage.conversations.get(kit().convId).then((meta) => {
+        totalsAtReport = meta.token_totals;
+        return { content: "SUMMARY", usage: usage(300, 30), answered_by: { key: "offline", prices: null } };
+      });
+    }
     if (!hasCalled(call, "create_sub_agent")) {
       return { content: "Delegating.", tool_calls: [{ name: "create_sub_agent", arguments: { role_id: "researcher", task: "Map it" } }], usage: usage(1_000, 200, 400), answered_by: { key: "primary", prices: PRIMARY } };
     }
@@ -30,7 +40,7 @@ function script(call: ModelCall): Reply {
 
 describe("cost per agent, per model and per conversation", () => {
   it("prices each call at the prices of the model that answered it, and keeps the totals in the conversation's metadata", async () => {
-    const kit = new TeamKit(env, script);
+    const kit: TeamKit = new TeamKit(env, (call) => script(() => kit, call));
     const p = kit.start();
     await p.run.postUserMessage("Map the project");
     await settled(p);
@@ -54,6 +64,8 @@ describe("cost per agent, per model and per conversation", () => {
     // The list's copy in metadata.json, made with the same changes.
     const completion = 300 + 30 * offline;
     expect(conversation.token_totals).toEqual({ prompt_tokens: 3_000 + 300 * offline, cached_tokens: 1_400, completion_tokens: completion, total_tokens: 3_000 + 300 * offline + completion, calls: 2 + offline, priced_calls: 2, cost_usd: 0.0054 });
+
+    expect(totalsAtReport).toMatchObject({ calls: kit.model.answered.length - 1, priced_calls: 2, cost_usd: 0.0054 });
 
     const snapshot = await p.run.snapshot();
     expect(snapshot.agents[0]?.tokens).toEqual({ prompt_tokens: 2_000, cached_tokens: 1_000, completion_tokens: 100, total_tokens: 2_100, calls: 1, priced_calls: 1, cost_usd: 0.0024 });
