@@ -12,7 +12,9 @@ import {
 } from "@/lib/client";
 import type { AgentView, PendingQuestion } from "@/lib/contracts/events";
 import type { Message } from "@/lib/contracts/on-disk";
-import { useT } from "@/lib/i18n";
+import { useLocale, useT } from "@/lib/i18n";
+import { formatTokens } from "@/components/ui/format";
+import { formatUsd } from "@/lib/models/cost";
 import { Banner } from "@/components/ui/banner";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { buttonGhost, buttonPrimary, inputClass } from "@/components/ui/styles";
@@ -113,6 +115,7 @@ export function AgentDrawer({
                 {agent.metadata.task_summary}
               </p>
             ) : null}
+            <AgentUsage tokens={agent.tokens} />
           </div>
           {!ended ? (
             <button type="button" className={buttonDangerGhost} onClick={() => setConfirming(true)} data-testid="agent-terminate">
@@ -187,6 +190,27 @@ export function AgentDrawer({
         </ConfirmDialog>
       </section>
     </div>
+  );
+}
+
+/** The agent's share of the conversation's tokens, cached input beside input, and its cost when its calls had prices. */
+function AgentUsage({ tokens }: { tokens: AgentView["tokens"] }) {
+  const t = useT();
+  const locale = useLocale();
+  if (tokens.calls === 0) return null;
+  const n = (v: number) => formatTokens(v, locale);
+  return (
+    <p className="mt-1 flex flex-wrap gap-x-2 text-[11px] text-zinc-500 dark:text-zinc-400" data-testid="drawer-usage">
+      <span data-testid="drawer-tokens">
+        {t("cost.agentUsage", { tokens: n(tokens.total_tokens), input: n(tokens.prompt_tokens), output: n(tokens.completion_tokens), calls: tokens.calls })}
+      </span>
+      {tokens.cached_tokens > 0 ? <span data-testid="drawer-cached">({t("cost.cached", { n: n(tokens.cached_tokens) })})</span> : null}
+      {tokens.cost_usd !== null ? (
+        <span className="font-semibold text-zinc-700 dark:text-zinc-200" data-testid="drawer-cost" title={t("cost.note")}>
+          {t("cost.cost")}: {formatUsd(tokens.cost_usd, locale)}
+        </span>
+      ) : null}
+    </p>
   );
 }
 

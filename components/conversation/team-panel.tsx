@@ -1,11 +1,12 @@
 "use client";
 
-import { normalizeTokenStatistics } from "@/lib/models/usage";
 import type { AgentView, Caps, PendingQuestion } from "@/lib/contracts/events";
 import { useLocale, useT } from "@/lib/i18n";
 import { cardClass } from "@/components/ui/styles";
 import { AgentStatusBadge } from "./agent-status-badge";
 import { formatRelativeTime, formatTokens } from "@/components/ui/format";
+import { formatUsd } from "@/lib/models/cost";
+import { TokenStatistics } from "./token-statistics";
 import { useNow } from "@/components/ui/use-now";
 
 /** The live team: every sub-agent as a card (click to open its drawer) and the token statistics. */
@@ -138,65 +139,11 @@ function AgentCard({
       ) : null}
       <p className="mt-1 flex gap-3 text-[11px] text-zinc-500 dark:text-zinc-400">
         <span data-testid="agent-tokens">{t("team.tokens", { n: formatTokens(agent.tokens.total_tokens, locale) })}</span>
+        {agent.tokens.cost_usd !== null ? <span data-testid="agent-cost">{formatUsd(agent.tokens.cost_usd, locale)}</span> : null}
         <span data-testid="agent-calls">
           {caps ? t("team.calls", { n: agent.calls_this_task, max: caps.max_calls_per_task }) : t("team.callsNoCap", { n: agent.calls_this_task })}
         </span>
       </p>
     </button>
-  );
-}
-
-function TokenStatistics({ stats, agents }: { stats: Record<string, unknown>; agents: readonly AgentView[] }) {
-  const t = useT();
-  const locale = useLocale();
-  const normalized = normalizeTokenStatistics(stats);
-  const names = new Map(agents.map((a) => [`agent_${a.metadata.agent_id}`, a.metadata.display_name]));
-  const rows = Object.entries(normalized.by_agent).sort(([a], [b]) => (a === "leader" ? -1 : b === "leader" ? 1 : a.localeCompare(b, "en", { numeric: true })));
-  return (
-    <section className={`${cardClass} p-3 text-xs`} data-testid="token-stats" aria-labelledby="token-stats-title">
-      <h2 id="token-stats-title" className="mb-2 px-1 text-sm font-semibold">
-        {t("tokens.title")}
-      </h2>
-      <dl className="grid grid-cols-3 gap-2 px-1">
-        <Stat label={t("tokens.total")} value={formatTokens(normalized.total.total_tokens, locale)} testId="token-total" />
-        <Stat label={t("tokens.prompt")} value={formatTokens(normalized.total.prompt_tokens, locale)} />
-        <Stat label={t("tokens.calls")} value={String(normalized.total.calls)} />
-      </dl>
-      {rows.length > 0 ? (
-        <table className="mt-3 w-full">
-          <thead className="sr-only">
-            <tr>
-              <th>{t("tokens.agent")}</th>
-              <th>{t("tokens.total")}</th>
-              <th>{t("tokens.calls")}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map(([key, bucket]) => (
-              <tr key={key} className="border-t border-zinc-100 dark:border-zinc-800" data-testid="token-row" data-agent-key={key}>
-                <td className="truncate py-1 pl-1 text-zinc-700 dark:text-zinc-300">
-                  {key === "leader" ? t("msg.role.assistant") : (names.get(key) ?? key)}
-                </td>
-                <td className="py-1 text-right font-mono tabular-nums">{formatTokens(bucket.total_tokens, locale)}</td>
-                <td className="py-1 pr-1 text-right text-zinc-500 tabular-nums dark:text-zinc-400">
-                  {t("tokens.callsN", { n: bucket.calls })}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
-    </section>
-  );
-}
-
-function Stat({ label, value, testId }: { label: string; value: string; testId?: string }) {
-  return (
-    <div>
-      <dt className="text-[11px] text-zinc-500 dark:text-zinc-400">{label}</dt>
-      <dd className="font-mono text-sm font-semibold tabular-nums" data-testid={testId}>
-        {value}
-      </dd>
-    </div>
   );
 }

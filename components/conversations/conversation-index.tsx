@@ -15,7 +15,8 @@ import {
 import { useLocale, useT } from "@/lib/i18n";
 import { ModelName } from "@/components/models/model-name";
 import { Banner } from "@/components/ui/banner";
-import { formatLocalTime } from "@/components/ui/format";
+import { formatLocalTime, formatTokens } from "@/components/ui/format";
+import { formatUsd } from "@/lib/models/cost";
 import { buttonPrimary, buttonSecondary, cardClass, inputClass } from "@/components/ui/styles";
 import { EXPORT_LIMITS } from "@/lib/export/schema";
 import { ConversationImport } from "./conversation-import";
@@ -250,6 +251,20 @@ function ConversationRow({ item, selected, onSelect }: { item: ConversationListI
             <ModelName modelKey={item.model_key} testId="conversation-model" />
           </dd>
         </div>
+        {item.token_totals ? (
+          <div className="flex gap-1">
+            <dt className="sr-only">{t("cost.tokens")}</dt>
+            <dd data-testid="conversation-tokens">{t("team.tokens", { n: formatTokens(item.token_totals.total_tokens, locale) })}</dd>
+            {item.token_totals.cost_usd !== undefined ? (
+              <>
+                <dt className="sr-only">{t("cost.cost")}</dt>
+                <dd className="font-semibold" data-testid="conversation-cost" title={t("cost.note")}>
+                  · {formatUsd(item.token_totals.cost_usd, locale)}
+                </dd>
+              </>
+            ) : null}
+          </div>
+        ) : null}
         <div>
           <dt className="sr-only">{t("conv.col.runMode")}</dt>
           <dd data-testid="conversation-run-mode">{t(`runMode.${item.run_mode}`)}</dd>

@@ -1,4 +1,4 @@
-/** Formatting helpers of the pages: local times, relative times, token counts. Pure. */
+/** Formatting helpers of the pages: local times, relative times, token counts (dollars: lib/models/cost.ts). Pure. */
 
 /**
  * Dates as the store writes them: ISO local time with no zone (`2026-07-11T21:00:00`), the
@@ -36,3 +36,4 @@ export function formatRelativeTime(value: string | null | undefined, now: number
 export function formatTokens(n: number, locale: string): string {
   return new Intl.NumberFormat(locale, { notation: "compact", maximumFractionDigits: 1 }).format(n);
 }
+

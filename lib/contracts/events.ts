@@ -15,12 +15,19 @@ import {
 } from "./on-disk";
 import { TimelineRecordSchema } from "./timeline-record";
 
-/** Token counts accumulated for one agent, model or the whole conversation. */
+/**
+ * Token counts accumulated for one agent, model or the whole conversation, and their cost:
+ * `prompt_tokens` is every input token, `cached_tokens` the part of it the provider served from its
+ * cache; `cost_usd` sums the calls that had prices (`priced_calls` of `calls`), null when none had.
+ */
 export const TokenCountsSchema = z.object({
   prompt_tokens: z.number(),
+  cached_tokens: z.number(),
   completion_tokens: z.number(),
   total_tokens: z.number(),
   calls: z.number(),
+  priced_calls: z.number(),
+  cost_usd: z.number().nullable(),
 });
 export type TokenCounts = z.infer<typeof TokenCountsSchema>;
 

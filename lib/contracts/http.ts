@@ -9,6 +9,7 @@ import {
   ConversationStatusSchema,
   MessageSchema,
   RunModeSchema,
+  TokenTotalsSchema,
 } from "./on-disk";
 import { AgentViewSchema, PendingQuestionSchema } from "./events";
 import { IndexReportSchema } from "./index-report";
@@ -97,6 +98,8 @@ export const ConversationListItemSchema = z.object({
   model_key: z.string(),
   run_mode: RunModeSchema,
   project_path: z.string(),
+  /** Tokens and cost of the whole conversation (metadata.json's `token_totals`); absent before its first model call. */
+  token_totals: TokenTotalsSchema.optional(),
 });
 export type ConversationListItem = z.infer<typeof ConversationListItemSchema>;
 

@@ -67,6 +67,23 @@ export type IndexEntry = z.infer<typeof IndexEntrySchema>;
 export const IndexFileSchema = z.record(z.string(), IndexEntrySchema);
 export type IndexFile = z.infer<typeof IndexFileSchema>;
 
+/**
+ * A conversation's token and cost totals as metadata.json keeps them (an addition: a copy of
+ * `token_statistics.total` in messages.json, so the conversation list never reads that file).
+ * Lenient: a broken copy reads as absent rather than making the metadata unreadable.
+ */
+export const TokenTotalsSchema = z.looseObject({
+  prompt_tokens: z.number().nonnegative(),
+  cached_tokens: z.number().nonnegative().optional(),
+  completion_tokens: z.number().nonnegative(),
+  total_tokens: z.number().nonnegative(),
+  calls: z.number().int().nonnegative(),
+  priced_calls: z.number().int().nonnegative().optional(),
+  /** Dollars of the calls that had prices, at the prices of each call; absent when none had. */
+  cost_usd: z.number().nonnegative().optional(),
+});
+export type TokenTotals = z.infer<typeof TokenTotalsSchema>;
+
 /** `conversations/<id>/metadata.json`. */
 export const ConversationMetadataSchema = z.looseObject({
   id: ConversationIdSchema,
@@ -81,6 +98,7 @@ export const ConversationMetadataSchema = z.looseObject({
   agent_count: z.number().int().nonnegative(),
   agent_ids: z.array(z.number().int().positive()),
   phase: ConversationPhaseSchema.optional(),
+  token_totals: TokenTotalsSchema.optional().catch(undefined),
 });
 export type ConversationMetadata = z.infer<typeof ConversationMetadataSchema>;
 

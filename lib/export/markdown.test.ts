@@ -30,13 +30,28 @@ function structure(md: string): string[] {
 }
 
 describe("renderConversationMarkdown", () => {
+  it("gives cached input tokens and the cost recorded with the calls, per agent and per model, a dash where calls had no prices", () => {
+    const b = (calls: number, priced: number, cost?: number) => ({ prompt_tokens: 1_000 * calls, cached_tokens: 400 * calls, completion_tokens: 100 * calls, total_tokens: 1_100 * calls, calls, priced_calls: priced, ...(cost === undefined ? {} : { cost_usd: cost }) });
+    const md = report({
+      tokenStatistics: { total: b(3, 2, 0.0054), by_agent: { leader: b(2, 1, 0.003), agent_3: b(1, 1, 0.0024) }, by_model: { gpt: b(2, 2, 0.0054), offline: b(1, 0) } },
+    });
+    expect(md).toContain("|  | calls | prompt tokens | cached prompt tokens | completion tokens | total tokens | cost (USD) |");
+    expect(md).toContain("| Total | 3 | 3,000 | 1,200 | 300 | 3,300 | $0.0054 |");
+    expect(md).toContain("| Researcher\\_3 | 1 | 1,000 | 400 | 100 | 1,100 | $0.0024 |");
+    expect(md).toContain("| offline | 1 | 1,000 | 400 | 100 | 1,100 | — |");
+    expect(md).toContain("1 of 3 calls had no prices and are not in it.");
+    expect(md).toContain("Tokens: 1,100 in 1 call(s), cost $0.0024.");
+  });
+
   it("has the facts, token usage, timeline summary, the leader thread and each agent folded", () => {
     const md = report();
     expect(md).toMatch(/^# Landing page review\n/);
     expect(md).toContain(`| Conversation | ${FIXTURE_ID.replace(/_/g, "\\_")} |`);
     expect(md).toContain("## Token usage");
-    expect(md).toContain("| Total | 5 | 50 | 5 | 55 |");
-    expect(md).toContain("| Researcher\\_3 | 3 | 30 | 3 | 33 |");
+    expect(md).toContain("| Total | 5 | 50 | 0 | 5 | 55 |");
+    expect(md).toContain("| Researcher\\_3 | 3 | 30 | 0 | 3 | 33 |");
+    // Without prices: tokens only, no cost anywhere.
+    expect(md).not.toMatch(/cost|\$/i);
     expect(md).toContain("## Timeline summary");
     expect(md).toMatch(/3 records in 1 trace\(s\), from 2026-07-11T13:00:00\.000Z to 2026-07-11T13:00:09\.000Z/);
     expect(md).toContain("| create\\_sub\\_agent | 1 | ok 1 |");

@@ -8,7 +8,8 @@
  * messages (the seed's `来自 … 的任务发布 / 消息 / 任务完成汇报` headers) become quoted cards.
  */
 import { parseAgentMessage, type AgentMessageKind } from "@/lib/contracts/messages";
-import { normalizeTokenStatistics, type UsageBucket } from "@/lib/models/usage";
+import { normalizeTokenStatistics, tokenCountsOf, type UsageBucket } from "@/lib/models/usage";
+import { formatUsd } from "@/lib/models/cost";
 import type { Message } from "@/lib/contracts/on-disk";
 import type { ConversationFolder, FolderAgent } from "./bundle";
 import { clipped, fenced, htmlInline, inline, quoted, table } from "./markdown-text";
@@ -37,22 +38,36 @@ export interface RenderOptions {
   appVersion?: string;
 }
 
-function usageRow(label: string, b: UsageBucket): Array<string | number> {
-  return [label, b.calls, b.prompt_tokens, b.completion_tokens, b.total_tokens];
+/** A bucket's cost as the report writes it: dollars, or a dash for calls that had no prices. */
+function costText(b: UsageBucket | undefined): string {
+  const cost = tokenCountsOf(b).cost_usd;
+  return cost === null ? "—" : formatUsd(cost, "en-US");
+}
+
+function usageRow(label: string, b: UsageBucket, priced: boolean): Array<string | number> {
+  const row: Array<string | number> = [label, b.calls, b.prompt_tokens, b.cached_tokens, b.completion_tokens, b.total_tokens];
+  return priced ? [...row, costText(b)] : row;
 }
 
 function renderUsage(folder: ConversationFolder): string {
   const stats = normalizeTokenStatistics(folder.leader.token_statistics);
   const names = new Map(folder.agents.map((a) => [`agent_${a.meta.agent_id}`, a.meta.display_name]));
-  const header = ["", "calls", "prompt tokens", "completion tokens", "total tokens"];
+  // A cost column only when some call had prices: without prices the report gives tokens only.
+  const priced = stats.total.priced_calls > 0;
+  const header = ["", "calls", "prompt tokens", "cached prompt tokens", "completion tokens", "total tokens", ...(priced ? ["cost (USD)"] : [])];
   let out = "## Token usage\n\n";
-  out += table(header, [usageRow("Total", stats.total)]);
+  out += table(header, [usageRow("Total", stats.total, priced)]);
   const byAgent = Object.entries(stats.by_agent);
   if (byAgent.length) {
-    out += `\nBy agent:\n\n${table(header, byAgent.map(([key, b]) => usageRow(key === "leader" ? "Team Leader" : names.get(key) ?? key, b)))}`;
+    out += `\nBy agent:\n\n${table(header, byAgent.map(([key, b]) => usageRow(key === "leader" ? "Team Leader" : names.get(key) ?? key, b, priced)))}`;
   }
   const byModel = Object.entries(stats.by_model);
-  if (byModel.length) out += `\nBy model:\n\n${table(header, byModel.map(([key, b]) => usageRow(key, b)))}`;
+  if (byModel.length) out += `\nBy model:\n\n${table(header, byModel.map(([key, b]) => usageRow(key, b, priced)))}`;
+  if (priced) {
+    out += "\nCost is in US dollars at the prices each call was made at, recorded with the call.";
+    if (stats.total.priced_calls < stats.total.calls) out += ` ${stats.total.calls - stats.total.priced_calls} of ${stats.total.calls} calls had no prices and are not in it.`;
+    out += "\n";
+  }
   return `${out}\n`;
 }
 
@@ -145,7 +160,10 @@ function renderAgent(agent: FolderAgent, stats: ReturnType<typeof normalizeToken
   const summary = `${meta.display_name} · ${meta.role_id} · ${meta.status} · ${messages.messages.length} messages`;
   let out = `<details>\n<summary>${htmlInline(summary)}</summary>\n\n`;
   if (meta.task_summary) out += `Task: ${inline(meta.task_summary, 1000)}\n\n`;
-  if (usage) out += `Tokens: ${usage.total_tokens.toLocaleString("en-US")} in ${usage.calls} call(s).\n\n`;
+  if (usage) {
+    const cost = tokenCountsOf(usage).cost_usd;
+    out += `Tokens: ${usage.total_tokens.toLocaleString("en-US")} in ${usage.calls} call(s)${cost === null ? "" : `, cost ${costText(usage)}`}.\n\n`;
+  }
   out += renderThread(messages.messages, meta.display_name);
   return `${out}</details>\n\n`;
 }

@@ -3,6 +3,7 @@ export * from "./registry";
 export * from "./aliases";
 export * from "./types";
 export * from "./usage";
+export * from "./cost";
 export * from "./client";
 export * from "./request";
 export * from "./stream";

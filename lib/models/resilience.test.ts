@@ -265,3 +265,34 @@ describe("wrapWithResilience", () => {
     await expect(model.stream(ask())).rejects.toMatchObject({ reason: "server" });
   });
 });
+
+describe("who answered, at what prices", () => {
+  const priced = { input: 3, cached_input: 0.3, output: 15 };
+
+  it("stamps the primary's answer with its key and prices, and a fallback's with the fallback's", async () => {
+    const registry: ModelsFile = {
+      default: "p",
+      models: { p: entry({ fallback: "cheap", base_url: "http://p.example/v1", prices: priced }), cheap: entry({ base_url: "http://cheap.example/v1", prices: { input: 0.1, output: 0.4 } }) },
+    };
+    const bare: Record<string, ChatModel> = { p: scripted("p", [result("from p"), serverDown()]), cheap: scripted("cheap", [result("from cheap")]) };
+    const model = wrapWithResilience(resilience, "p", registry.models.p!, registry, (k) => bare[k]!);
+    await expect(model.stream(ask())).resolves.toMatchObject({ content: "from p", answered_by: { key: "p", prices: priced } });
+    await expect(model.stream(ask())).resolves.toMatchObject({ content: "from cheap", answered_by: { key: "cheap", prices: { input: 0.1, output: 0.4 } } });
+  });
+
+  it("says no prices for an entry without them, and for the offline model whatever its entry says", async () => {
+    const registry: ModelsFile = {
+      default: "p",
+      models: { p: entry({ fallback: "offline" }), offline: { ...entry(), provider: "offline", prices: { input: 1, output: 1 } } },
+    };
+    const bare: Record<string, ChatModel> = { p: scripted("p", [result("from p"), serverDown()]), offline: scripted("offline", [result("offline answer")]) };
+    const model = wrapWithResilience(resilience, "p", registry.models.p!, registry, (k) => bare[k]!);
+    await expect(model.stream(ask())).resolves.toMatchObject({ answered_by: { key: "p", prices: null } });
+    await expect(model.stream(ask())).resolves.toMatchObject({ content: "offline answer", answered_by: { key: "offline", prices: null } });
+  });
+
+  it("names a bare fallback handed in by the caller, without prices", async () => {
+    const model = createResilientModel(resilience, "p", entry({ fallback: "b", prices: priced }), scripted("p", [serverDown()]), { fallback: async () => scripted("b", [result("from b")]) });
+    await expect(model.stream(ask())).resolves.toMatchObject({ content: "from b", answered_by: { key: "b", prices: null } });
+  });
+});

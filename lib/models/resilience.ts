@@ -18,7 +18,7 @@ import type { BreakerOutcome, CircuitBreaker } from "./breaker";
 import type { ModelEntry, ModelsFile } from "./schema";
 import { SemaphoreAbortedError, type Semaphore } from "./semaphore";
 import type { ModelHealth, ModelHealthListener, Resilience } from "./resilience-state";
-import { ModelCallError, type ChatDelta, type ChatModel, type ChatRequest, type ChatResult, type ModelCallFailure } from "./types";
+import { ModelCallError, type AnsweredBy, type ChatDelta, type ChatModel, type ChatRequest, type ChatResult, type ModelCallFailure } from "./types";
 
 /** Deadline tier of a model entry's first response. */
 export type DeadlineTier = "fast" | "normal" | "heavy";
@@ -98,7 +98,8 @@ const DEFAULT_BASE_URL = "https://api.openai.com/v1";
  * Wraps a bare model with the entry's concurrency limit, its endpoint's circuit breaker and its
  * fallback. The result keeps the {@link ChatModel} contract: it resolves with a result or rejects
  * with a {@link ModelCallError} ({@link CircuitOpenError} when failing fast), and it never calls
- * the fallback once anything was streamed to `onDelta` — the partial would be shown twice.
+ * the fallback once anything was streamed to `onDelta` — the partial would be shown twice. Every
+ * result names the entry that answered and its prices (`answered_by`), for the call's cost.
  *
  * A call waits (FIFO) for a slot of `max_concurrency`; a caller that aborts while waiting gets
  * `aborted` and leaves the queue. While the circuit is open the call does not queue at all.
@@ -106,6 +107,9 @@ const DEFAULT_BASE_URL = "https://api.openai.com/v1";
 export function createResilientModel(resilience: Resilience, key: string, entry: ModelEntry, primary: ChatModel, opts: ResilientModelOptions = {}): ChatModel {
   const breaker = opts.breaker !== undefined ? opts.breaker : entry.provider === "offline" ? null : resilience.breakerFor(entry.base_url ?? DEFAULT_BASE_URL);
   const semaphore = () => opts.semaphore ?? resilience.semaphoreFor(key, entry.max_concurrency);
+  // Who answers is stamped on the result with the prices of this call, so its cost is the one
+  // charged then; the offline model is never priced.
+  const answeredBy: AnsweredBy = { key, prices: entry.provider === "offline" ? null : (entry.prices ?? null) };
 
   function report(health: Omit<ModelHealth, "at" | "model_key" | "endpoint">): void {
     const scope = `${key}\u0000${health.meta?.conversation_id ?? ""}\u0000${health.meta?.agent_id ?? ""}`;
@@ -141,7 +145,7 @@ export function createResilientModel(resilience: Resilience, key: string, entry:
       try {
         const result = await primary.stream(req, onDelta);
         ticket?.done("success");
-        return result;
+        return { ...result, answered_by: answeredBy };
       } catch (error) {
         ticket?.done(endpointOutcome(error), error instanceof Error ? error.message : String(error));
         throw error;
@@ -192,7 +196,9 @@ export function createResilientModel(resilience: Resilience, key: string, entry:
       }
       report({ state: "degraded", reason, message: failure.message, fallback_key: fallback.key, meta: req.meta });
       try {
-        return await fallback.stream(req, onDelta);
+        const answer = await fallback.stream(req, onDelta);
+        // A fallback made by wrapWithResilience stamps itself; a bare one is named, unpriced.
+        return answer.answered_by ? answer : { ...answer, answered_by: { key: fallback.key, prices: null } };
       } catch (error) {
         if (!(error instanceof ModelCallError)) throw error;
         throw new ModelCallError(error.reason, `${failure.message} Its fallback "${fallback.key}" failed too: ${error.message}`, {

@@ -9,6 +9,7 @@
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import { recoverToolCall, ThinkSplitter } from "./providers";
 import type { ChatDelta, ChatResult, ToolCall, Usage } from "./types";
+import { cachedInputTokens } from "./cost";
 
 type ToolCallDelta = { index: number; id?: string | null; type?: string | null; function?: { name?: string | null; arguments?: string | null } | null };
 
@@ -161,6 +162,8 @@ function toUsage(u: NonNullable<ChatCompletionChunk["usage"]>): Usage {
   const usage: Usage = { prompt_tokens: prompt, completion_tokens: completion, total_tokens: Number(u.total_tokens) || prompt + completion };
   const reasoning = u.completion_tokens_details?.reasoning_tokens;
   if (typeof reasoning === "number") usage.reasoning_tokens = reasoning;
+  const cached = cachedInputTokens(u as Parameters<typeof cachedInputTokens>[0]);
+  if (cached !== undefined) usage.cached_tokens = cached;
   return usage;
 }
 

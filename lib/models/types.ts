@@ -4,6 +4,7 @@
  * importable from client code.
  */
 import { AstrionError } from "@/lib/contracts/errors";
+import type { ModelPrices } from "./schema";
 
 /** One message of a chat, in the OpenAI chat-completions shape. */
 export interface ChatMessage {
@@ -63,6 +64,14 @@ export interface Usage {
   completion_tokens: number;
   total_tokens: number;
   reasoning_tokens?: number;
+  /** The part of `prompt_tokens` the provider served from its cache (lib/models/cost.ts reads it). */
+  cached_tokens?: number;
+}
+
+/** The registry entry that answered a call and its prices at that moment (null: none, or the offline model). */
+export interface AnsweredBy {
+  key: string;
+  prices: ModelPrices | null;
 }
 
 /** The assembled answer of one call. */
@@ -79,6 +88,11 @@ export interface ChatResult {
   model: string;
   /** True when the tool call was recovered from JSON text the model wrote in `content`. */
   recovered_tool_calls?: boolean;
+  /**
+   * The registry entry that answered (the primary, or its fallback) with its prices, set by the
+   * resilience layer (lib/models/resilience.ts); absent from a bare model's result.
+   */
+  answered_by?: AnsweredBy;
 }
 
 /** Anything the runtime can call: the OpenAI-compatible client or the offline model. */

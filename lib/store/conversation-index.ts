@@ -51,6 +51,7 @@ export function listItemOf(meta: ConversationMetadata): ConversationListItem {
     project_path: meta.project_path,
   };
   if (meta.phase !== undefined) item.phase = meta.phase;
+  if (meta.token_totals !== undefined) item.token_totals = meta.token_totals;
   return item;
 }
 

@@ -36,7 +36,7 @@ import type { JsonLineFiles } from "./jsonl";
 import { installConversation } from "./conversation-install";
 import { readFolderFiles, type ReadBudget } from "./folder-files";
 import * as leader from "./leader-files";
-import { LiveConversation, type ChangeOptions, type Durability, type LoadReport } from "./live-conversation";
+import { LiveConversation, type ChangeOptions, type Durability, type LeaderChangeOptions, type LoadReport } from "./live-conversation";
 import { conversationDir, conversationsDir, leaderMessagesFile, parseConversationId, rolesDir } from "./paths";
 import type { AgentMessagesFile, AgentMetadata, ConversationMetadata, LeaderMessagesFile } from "@/lib/contracts/on-disk";
 import type { LoggedLineFile } from "./step-records";
@@ -346,7 +346,7 @@ export class ConversationStore {
    * conversation; `updated_at` becomes now and, unless `touch` is false, the conversation's
    * metadata.json and index entry get the same `updated_at` (so the list shows recent activity first).
    */
-  updateLeaderMessages(id: string, fn: Mutator<LeaderMessagesFile>, opts: { touch?: boolean } & ChangeOptions = {}): Promise<LeaderMessagesFile> {
+  updateLeaderMessages(id: string, fn: Mutator<LeaderMessagesFile>, opts: LeaderChangeOptions & ChangeOptions = {}): Promise<LeaderMessagesFile> {
     return leader.updateLeaderMessages(this.#core, id, fn, opts);
   }
 

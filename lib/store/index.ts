@@ -16,4 +16,4 @@ export { JsonLineFiles } from "./jsonl";
 export * from "./conversation-store";
 export * from "./conversation-index";
 export { type LoggedLineFile } from "./step-records";
-export type { Durability, Mutator } from "./live-conversation";
+export type { Durability, LeaderChangeOptions, Mutator } from "./live-conversation";

@@ -9,7 +9,7 @@ import path from "node:path";
 import { NotFoundError } from "@/lib/contracts/errors";
 import { getConversation } from "./conversation-files";
 import { updateJsonFile, readJsonFile, writeJsonAtomicUnlocked } from "./files";
-import { messagesDelta, type ChangeOptions } from "./live-conversation";
+import { messagesDelta, type ChangeOptions, type LeaderChangeOptions } from "./live-conversation";
 import { conversationDir, conversationMetadataFile, leaderMessagesFile, parseConversationId } from "./paths";
 import { ConversationMetadataSchema, LeaderMessagesFileSchema, type ConversationMetadata, type LeaderMessagesFile } from "@/lib/contracts/on-disk";
 import type { LoggedLineFile } from "./step-records";
@@ -53,7 +53,7 @@ export async function readLeaderMessages(core: StoreCore, id: string): Promise<L
  * conversation; `updated_at` becomes now and, unless `touch` is false, the conversation's
  * metadata.json and index entry get the same `updated_at` (so the list shows recent activity first).
  */
-export async function updateLeaderMessages(core: StoreCore, id: string, fn: Mutator<LeaderMessagesFile>, opts: { touch?: boolean } & ChangeOptions = {}): Promise<LeaderMessagesFile> {
+export async function updateLeaderMessages(core: StoreCore, id: string, fn: Mutator<LeaderMessagesFile>, opts: LeaderChangeOptions & ChangeOptions = {}): Promise<LeaderMessagesFile> {
   parseConversationId(id);
   await core.keeper.ready();
   const live = core.live.get(id);
@@ -78,8 +78,9 @@ export async function updateLeaderMessages(core: StoreCore, id: string, fn: Muta
         if (error instanceof NotFoundError) throw noLeaderFile(core, id, file);
         throw error;
       }
-      if (opts.touch !== false) {
-        const touched: ConversationMetadata = { ...meta, updated_at: now };
+      const fields = opts.metadata?.(next);
+      if (opts.touch !== false || fields) {
+        const touched: ConversationMetadata = { ...meta, ...fields, id, updated_at: opts.touch !== false ? now : meta.updated_at };
         await writeJsonAtomicUnlocked(conversationMetadataFile(core.root, id), touched, ConversationMetadataSchema);
         await core.indexed(touched);
       }

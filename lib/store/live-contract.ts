@@ -4,7 +4,7 @@
  * store's hooks, and which seed files it keeps and where they are. Types and pure path helpers.
  */
 import { agentMessagesFile, agentMetadataFile, conversationMetadataFile, leaderMessagesFile } from "./paths";
-import type { AgentMetadata, ConversationMetadata } from "@/lib/contracts/on-disk";
+import type { AgentMetadata, ConversationMetadata, LeaderMessagesFile } from "@/lib/contracts/on-disk";
 
 /** A file that could not be used, and why. */
 export interface BrokenFile {
@@ -34,6 +34,17 @@ export type Mutator<T> = (current: T) => T | Promise<T>;
  */
 export interface ChangeOptions {
   eager?: boolean;
+}
+
+/**
+ * A change of the Team Leader's messages.json. Unless `touch` is false, metadata.json's
+ * `updated_at` becomes the file's. `metadata`: fields of metadata.json worked out from the new
+ * file (the conversation's token totals from its `token_statistics`), set in the same change —
+ * one record of the step log with the file's — without moving `updated_at` unless it is touched.
+ */
+export interface LeaderChangeOptions {
+  touch?: boolean;
+  metadata?: (file: LeaderMessagesFile) => Partial<ConversationMetadata>;
 }
 
 /** Where a conversation's changes stand: a mark of all made so far, and whether (when) they are durable. */

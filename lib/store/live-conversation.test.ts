@@ -430,6 +430,49 @@ describe("the store with an open conversation", () => {
     expect(index[id]).toMatchObject({ title: "Renamed", agent_count: 2 });
   });
 
+  it("sets metadata fields worked out from the leader's new file in the same change, without moving updated_at unless touched", async () => {
+    const { store, id, convDir } = await conversation();
+    // An old updated_at on disk, so a touch would show.
+    const file = path.join(convDir, "metadata.json");
+    await fs.writeFile(file, toPythonJson({ ...JSON.parse(await fileText(file)), updated_at: "2026-01-01T00:00:00" }));
+    await store.open(id);
+    const before = await store.get(id);
+    expect(before.updated_at).toBe("2026-01-01T00:00:00");
+    const totals = (f: { messages: unknown[] }) => ({ token_totals: { prompt_tokens: 10 * f.messages.length, completion_tokens: 1, total_tokens: 10 * f.messages.length + 1, calls: f.messages.length } });
+    await store.updateLeaderMessages(id, (f) => ({ ...f, messages: [...f.messages, msg(1)] }), { touch: false, metadata: totals });
+    const meta = await store.get(id);
+    expect(meta.token_totals).toEqual({ prompt_tokens: 10, completion_tokens: 1, total_tokens: 11, calls: 1 });
+    expect(meta.updated_at).toBe(before.updated_at);
+    // The list reads it from the index in memory.
+    expect((await store.list({ status: "all", offset: 0, limit: 10 })).items.find((i) => i.id === id)?.token_totals).toMatchObject({ calls: 1 });
+    // A refused field refuses the whole change: neither file moves.
+    await expect(store.updateLeaderMessages(id, (f) => ({ ...f, messages: [...f.messages, msg(2)] }), { metadata: () => ({ title: 7 as unknown as string }) })).rejects.toBeInstanceOf(ValidationError);
+    expect((await store.readLeaderMessages(id)).messages).toHaveLength(1);
+    await store.updateLeaderMessages(id, (f) => ({ ...f, messages: [...f.messages, msg(3)] }), { metadata: totals });
+    const touched = await store.get(id);
+    expect(touched.token_totals).toMatchObject({ calls: 2 });
+    expect(touched.updated_at > before.updated_at).toBe(true);
+    await store.closeConversation(id);
+    expect(JSON.parse(await fileText(file)).token_totals).toMatchObject({ calls: 2, prompt_tokens: 20 });
+  });
+
+  it("keeps the fields a leader's step set while a metadata change's mutator was running", async () => {
+    const { store, id } = await conversation();
+    const live = await store.open(id);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const renaming = live.updateMetadata(async (m) => {
+      await held;
+      return { ...m, title: "Renamed while counting" };
+    });
+    await store.updateLeaderMessages(id, (f) => ({ ...f, messages: [...f.messages, msg(1)] }), { touch: false, metadata: () => ({ token_totals: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6, calls: 1 } }) });
+    release();
+    await renaming;
+    const meta = await store.get(id);
+    expect(meta.title).toBe("Renamed while counting");
+    expect(meta.token_totals).toMatchObject({ calls: 1 });
+  });
+
   it("loses no change made while it closes: the log ends empty and the files hold every change, in order", async () => {
     const { store, id, agentId, convDir } = await conversation();
     const live = await store.open(id);

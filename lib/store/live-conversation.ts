@@ -49,12 +49,12 @@ import { openStepLog, type StepLog } from "./step-log";
 import type { JsonLineFiles } from "./jsonl";
 import { LineFiles, restoreLines } from "./logged-lines";
 import { readAgentFolders, replayLog, type AgentFiles } from "./live-load";
-import { CHECKPOINT_BYTES, seedFilePath, seedKeys, STEP_LOG_FILE, type ChangeOptions, type Durability, type FileKey, type LiveHooks, type LoadReport, type Mutator } from "./live-contract";
-import { checked, checkedChange, checkedMessagesChange, headOf, messagesDelta, type LoggedLineFile, type StepRecord } from "./step-records";
+import { CHECKPOINT_BYTES, seedFilePath, seedKeys, STEP_LOG_FILE, type ChangeOptions, type Durability, type FileKey, type LeaderChangeOptions, type LiveHooks, type LoadReport, type Mutator } from "./live-contract";
+import { checked, checkedChange, checkedMessagesChange, headOf, messagesDelta, rebased, type LoggedLineFile, type StepRecord } from "./step-records";
 import { localTimestamp } from "./time";
 
 export { messagesDelta, type StepRecord } from "./step-records";
-export { STEP_LOG_FILE, type ChangeOptions, type Durability, type LiveHooks, type LoadReport, type Mutator } from "./live-contract";
+export { STEP_LOG_FILE, type ChangeOptions, type Durability, type LeaderChangeOptions, type LiveHooks, type LoadReport, type Mutator } from "./live-contract";
 
 /** A conversation's files in memory, with their one durable write path. */
 export class LiveConversation implements Durability {
@@ -172,8 +172,9 @@ export class LiveConversation implements Durability {
   updateMetadata(fn: Mutator<ConversationMetadata>, opts: ChangeOptions = {}): Promise<ConversationMetadata> {
     return this.#changes.serial("meta", async () => {
       this.#assertOpen();
-      const changed = await fn(this.#meta);
-      return changed === this.#meta ? changed : this.#applyMetadata(changed, opts);
+      const base = this.#meta;
+      const changed = await fn(base);
+      return changed === base ? changed : this.#applyMetadata(rebased(base, changed, this.#meta), opts);
     });
   }
 
@@ -196,10 +197,10 @@ export class LiveConversation implements Durability {
   }
 
   /**
-   * Changes the Team Leader's messages.json (`id`, `title` kept, `updated_at` now); unless `touch`
-   * is false, metadata.json gets the same `updated_at`. Resolves once durable.
+   * Changes the Team Leader's messages.json (`id`, `title` kept, `updated_at` now); metadata.json
+   * gets the same `updated_at` unless `touch` is false, and `metadata`'s fields. Resolves once durable.
    */
-  updateLeader(fn: Mutator<LeaderMessagesFile>, opts: { touch?: boolean } & ChangeOptions = {}): Promise<LeaderMessagesFile> {
+  updateLeader(fn: Mutator<LeaderMessagesFile>, opts: LeaderChangeOptions & ChangeOptions = {}): Promise<LeaderMessagesFile> {
     return this.#changes.serial("leader", async () => {
       this.#assertOpen();
       const changed = await fn(this.#leader);
@@ -207,23 +208,22 @@ export class LiveConversation implements Durability {
     });
   }
 
-  async #applyLeader(prev: LeaderMessagesFile, changed: LeaderMessagesFile, opts: { touch?: boolean } & ChangeOptions): Promise<LeaderMessagesFile> {
+  async #applyLeader(prev: LeaderMessagesFile, changed: LeaderMessagesFile, opts: LeaderChangeOptions & ChangeOptions): Promise<LeaderMessagesFile> {
     const now = localTimestamp();
     const next = { ...changed, id: this.id, title: this.#meta.title, updated_at: now };
     const { at, add } = messagesDelta(prev.messages, next.messages);
     checkedMessagesChange(LeaderMessagesFileSchema, prev, next, add, "messages.json");
+    const touch = opts.touch !== false;
+    const fields = opts.metadata?.(next);
+    // Checked before anything is applied, so a refused field leaves both files as they were.
+    const meta = touch || fields ? checkedChange(ConversationMetadataSchema, this.#meta, { ...this.#meta, ...fields, id: this.id, updated_at: touch ? now : this.#meta.updated_at }, "metadata.json") : this.#meta;
+    const metaChanged = meta !== this.#meta;
     this.#leader = next;
-    const records: StepRecord[] = [{ k: "leader", at, add, head: headOf(next) }];
-    const keys: FileKey[] = ["leader"];
-    if (opts.touch !== false) {
-      this.#meta = { ...this.#meta, updated_at: now };
-      records.push({ k: "conv", v: this.#meta });
-      keys.push("meta");
-    }
-    const meta = this.#meta;
-    await this.#commit(records, keys, opts, async () => {
+    this.#meta = meta;
+    const leader: StepRecord = { k: "leader", at, add, head: headOf(next) };
+    await this.#commit(metaChanged ? [leader, { k: "conv", v: meta }] : [leader], metaChanged ? ["leader", "meta"] : ["leader"], opts, async () => {
       this.#hooks.onMessages?.(null, at);
-      if (opts.touch !== false) await this.#hooks.onMetadata?.(meta);
+      if (metaChanged) await this.#hooks.onMetadata?.(meta);
     });
     return next;
   }

@@ -118,3 +118,17 @@ export function parsed<S extends z.ZodType>(schema: S, value: unknown, what: str
   return result.data;
 }
 
+
+/**
+ * A mutator's result `changed`, made from `base`, put on `current` when another change of the same
+ * file landed while the mutator ran (a leader's step sets metadata.json's `updated_at` and token
+ * totals outside the metadata queue): the fields the mutator changed or dropped win, the others
+ * keep the newer values, so neither change is lost.
+ */
+export function rebased<T extends Record<string, unknown>>(base: T, changed: T, current: T): T {
+  if (current === base) return changed;
+  const out: Record<string, unknown> = { ...current };
+  for (const key of Object.keys(changed)) if (changed[key] !== base[key]) out[key] = changed[key];
+  for (const key of Object.keys(base)) if (!Object.hasOwn(changed, key)) delete out[key];
+  return out as T;
+}

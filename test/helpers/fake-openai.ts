@@ -28,12 +28,19 @@ import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { fakeEmbedding } from "./fake-embeddings";
 
-/** Token counts as sent in the usage chunk. */
+/**
+ * Token counts as sent in the usage chunk: cached input as OpenAI (and DashScope, vLLM) report it
+ * in `prompt_tokens_details.cached_tokens`, or as DeepSeek does in `prompt_cache_hit_tokens` /
+ * `prompt_cache_miss_tokens`.
+ */
 interface FakeUsage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;
   completion_tokens_details?: { reasoning_tokens?: number };
+  prompt_tokens_details?: { cached_tokens?: number };
+  prompt_cache_hit_tokens?: number;
+  prompt_cache_miss_tokens?: number;
 }
 
 /** One tool call the fake model makes. */

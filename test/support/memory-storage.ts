@@ -23,6 +23,7 @@ import { timelineLine, TIMELINE_FILE_NAME } from "@/lib/protocol";
 import { CONTEXT_FILE_NAME, type ConversationFiles, type EffectJournal, type EngineStorage } from "@/lib/runtime/team/ports";
 import type { JournalState } from "@/lib/contracts/journal";
 import { JOURNAL_FILE_NAME } from "@/lib/store/action-journal";
+import { rebased } from "@/lib/store/step-records";
 import { ConversationPatchSchema, localTimestamp, type Durability, type LoggedLineFile, type Mutator } from "@/lib/store";
 import { ChangeLog, copyFiles, MemoryBacking, type Files } from "./memory-backing";
 import type { TimelineRecord } from "@/lib/contracts/timeline-record";
@@ -146,8 +147,9 @@ export class MemoryStorage implements EngineStorage {
 
   #updateMeta(convId: string, fn: Mutator<ConversationMetadata>): Promise<ConversationMetadata> {
     return this.#serial(`${convId}:meta`, async () => {
-      const current = this.#conv(convId).meta;
-      const changed = await fn(structuredClone(current));
+      const given = structuredClone(this.#conv(convId).meta);
+      // A leader's step may set metadata.json's fields while the mutator runs: keep them.
+      const changed = rebased(given, await fn(given), this.#conv(convId).meta);
       if (changed.id !== convId) throw new ValidationError("A conversation's id cannot change", [{ path: "id", message: "cannot change" }]);
       const next = checked(ConversationMetadataSchema, { ...changed, updated_at: localTimestamp() }, "metadata.json");
       this.#setMeta(convId, next);
@@ -178,7 +180,8 @@ export class MemoryStorage implements EngineStorage {
           files.leader = next;
           const copy = structuredClone(next);
           this.#record(id, (d) => void (d.leader = copy));
-          if (opts.touch !== false) this.#setMeta(id, { ...files.meta, updated_at: now });
+          const fields = opts.metadata?.(next);
+          if (opts.touch !== false || fields) this.#setMeta(id, { ...files.meta, ...fields, id, updated_at: opts.touch !== false ? now : files.meta.updated_at });
           return structuredClone(next);
         });
       },

@@ -6,7 +6,7 @@
  * hang a call until the engine aborts it (the partial text is then handed back, as the OpenAI
  * client does). Tests wait for a call with {@link ScriptedModel.waitFor}, never with a sleep.
  */
-import { ModelCallError, type ChatDelta, type ChatMessage, type ChatModel, type ChatRequest, type ChatResult, type ToolCall } from "@/lib/models/types";
+import { ModelCallError, type AnsweredBy, type ChatDelta, type ChatMessage, type ChatModel, type ChatRequest, type ChatResult, type ToolCall, type Usage } from "@/lib/models/types";
 
 /** One call the engine made. */
 export interface ModelCall {
@@ -30,7 +30,15 @@ interface ScriptedToolCall {
 
 /** What the script answers a call with. */
 export type Reply =
-  | { content?: string; reasoning?: string; tool_calls?: ScriptedToolCall[] }
+  | {
+      content?: string;
+      reasoning?: string;
+      tool_calls?: ScriptedToolCall[];
+      /** The call's token counts (default 10 in, 5 out). */
+      usage?: Usage;
+      /** Who answered, as the resilience layer stamps it (absent from a bare model's answer). */
+      answered_by?: AnsweredBy;
+    }
   /** Streams `partial`, then waits until the call is aborted (forever if it never is). */
   | { hang: true; partial?: string };
 
@@ -117,7 +125,10 @@ export class ScriptedModel implements ChatModel {
       onDelta?.({ type: "tool_call", index, arguments_delta: t.function.arguments });
     });
     this.answered.push(call);
-    return result(reply.content ?? "", reply.reasoning ?? "", toolCalls);
+    const answer = result(reply.content ?? "", reply.reasoning ?? "", toolCalls);
+    if (reply.usage) answer.usage = { ...reply.usage };
+    if (reply.answered_by) answer.answered_by = reply.answered_by;
+    return answer;
   }
 }
 

@@ -4,6 +4,7 @@ import { enModels } from "./en.models";
 import { enMemory } from "./en.memory";
 import { enApprovals } from "./en.approvals";
 import { enProviders } from "./en.providers";
+import { enCost } from "./en.cost";
 
 /** English UI strings. The keys of this object are the typed message keys of the whole UI. */
 export const en = {
@@ -427,6 +428,7 @@ export const en = {
   ...enMemory,
   ...enApprovals,
   ...enProviders,
+  ...enCost,
 } as const;
 
 /** A message key of the UI. */

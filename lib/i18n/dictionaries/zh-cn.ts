@@ -6,6 +6,7 @@ import { zhCNModels } from "./zh-cn.models";
 import { zhCNMemory } from "./zh-cn.memory";
 import { zhCNApprovals } from "./zh-cn.approvals";
 import { zhCNProviders } from "./zh-cn.providers";
+import { zhCNCost } from "./zh-cn.cost";
 
 export const zhCN: Record<MessageKey, string> = {
   "app.name": "Astrion Team",
@@ -428,4 +429,5 @@ export const zhCN: Record<MessageKey, string> = {
   ...zhCNMemory,
   ...zhCNApprovals,
   ...zhCNProviders,
+  ...zhCNCost,
 };

@@ -16,7 +16,7 @@ import "server-only";
 import type { Bus } from "@/lib/bus";
 import type { TimelineRecord } from "@/lib/protocol";
 import type { AgentMessagesFile, AgentMetadata, ConversationMetadata, LeaderMessagesFile } from "@/lib/contracts/on-disk";
-import type { AgentList, ConversationPatch, CreateAgentInput, Durability, LoggedLineFile, Mutator } from "@/lib/store";
+import type { AgentList, ConversationPatch, CreateAgentInput, Durability, LeaderChangeOptions, LoggedLineFile, Mutator } from "@/lib/store";
 import type { JournalState } from "@/lib/contracts/journal";
 
 /** Per-call context reports of a conversation (an addition to the seed's layout). */
@@ -64,9 +64,11 @@ export interface ConversationFiles {
   /**
    * Changes the Team Leader's messages.json: its `id` and `title` stay the conversation's whatever
    * the mutator returns, `updated_at` becomes now and, unless `touch` is false, metadata.json's
-   * `updated_at` becomes the same (so the list shows recent activity first). Resolves with the new file.
+   * `updated_at` becomes the same (so the list shows recent activity first). `metadata` gives
+   * fields of metadata.json worked out from the new file, set in the same change (its `updated_at`
+   * moves only when touched). Resolves with the new file.
    */
-  updateLeaderMessages(id: string, fn: Mutator<LeaderMessagesFile>, opts?: { touch?: boolean }): Promise<LeaderMessagesFile>;
+  updateLeaderMessages(id: string, fn: Mutator<LeaderMessagesFile>, opts?: LeaderChangeOptions): Promise<LeaderMessagesFile>;
   /**
    * Adds a sub-agent: takes the next agent id (1, 2, 3… in a fresh storage; ids are shared by
    * every conversation of the storage, increase, and are never handed out twice, a reopen or a

@@ -18,7 +18,7 @@ import { conversationTopic } from "@/lib/bus";
 import type { MessageKey } from "@/lib/i18n/dictionaries/en";
 import { translate, type MessageVars } from "@/lib/i18n/translate";
 import { auditPayload, allowListFromMetadata, authorizedRoles, type AgentToken } from "@/lib/governance";
-import { normalizeTokenStatistics, usageAgentKey } from "@/lib/models";
+import { normalizeTokenStatistics, tokenCountsOf, usageAgentKey } from "@/lib/models";
 import { agentParty, follow, newTraceId, newTurnId, nextSeedId, replyTo, SYSTEM_PARTY, timelineRecord, type Envelope, type EnvelopeType, type SeedCounters, type SeedIdKind } from "@/lib/protocol";
 import type { RoleCatalog, RoleDetail } from "@/lib/roles";
 import type { EngineDeps } from "./deps";
@@ -329,12 +329,7 @@ export class TeamState {
       metadata: meta,
       last_activity: act?.text ?? null,
       last_activity_at: act?.at ?? null,
-      tokens: {
-        prompt_tokens: bucket?.prompt_tokens ?? 0,
-        completion_tokens: bucket?.completion_tokens ?? 0,
-        total_tokens: bucket?.total_tokens ?? 0,
-        calls: bucket?.calls ?? 0,
-      },
+      tokens: tokenCountsOf(bucket),
       calls_this_task: meta.calls_this_task ?? 0,
     };
   }

@@ -5,7 +5,7 @@ import "server-only";
  * save goes through the store (one durable write path: the conversation's step log) before the
  * event that shows it is published.
  */
-import { addUsage, ModelCallError, usageAgentKey, type ChatMessage, type ChatModel, type ChatResult, type ToolCall, type ToolSpec } from "@/lib/models";
+import { addUsage, ModelCallError, normalizeTokenStatistics, tokenTotalsOf, usageAgentKey, type ChatMessage, type ChatModel, type ChatResult, type ToolCall, type ToolSpec } from "@/lib/models";
 import { agentParty, LEADER_PARTY, SYSTEM_PARTY } from "@/lib/protocol";
 import type { SliceReport } from "@/lib/context";
 import type { ConversationMetadata, LeaderMessagesFile, Message } from "@/lib/store";
@@ -79,18 +79,25 @@ export async function callModel(
 
 /**
  * Saves a model's answer in one step: the message, the call's usage in the conversation's token
- * statistics (the leader's messages.json) and its context report, all issued together, so they
- * share one durable write of the step log (and the report's file is written beside it). Then the
- * message and the new statistics are published.
+ * statistics (the leader's messages.json, with the conversation's totals copied into its
+ * metadata.json for the list) and its context report, all issued together, so they share one
+ * durable write of the step log (and the report's file is written beside it). Then the message
+ * and the new statistics are published.
+ *
+ * The call is counted under the model that answered it (a fallback answering for `modelKey` is
+ * its own model) and priced at that model's prices as they were for this call.
  */
 export async function saveAnswer(s: TeamState, agentId: number | null, message: Message, modelKey: string, result: ChatResult, report: SliceReport): Promise<void> {
-  const usage = (f: LeaderMessagesFile): LeaderMessagesFile => ({ ...f, token_statistics: addUsage(f.token_statistics, { agentKey: usageAgentKey(agentId), modelKey, usage: result.usage }) as Record<string, unknown> });
+  const answered = result.answered_by ?? { key: modelKey, prices: null };
+  const call = { agentKey: usageAgentKey(agentId), modelKey: answered.key, usage: result.usage, prices: answered.prices };
+  const usage = (f: LeaderMessagesFile): LeaderMessagesFile => ({ ...f, token_statistics: addUsage(f.token_statistics, call) as Record<string, unknown> });
+  const totals = { metadata: (f: LeaderMessagesFile) => ({ token_totals: tokenTotalsOf(normalizeTokenStatistics(f.token_statistics)) }) };
   const context = s.storage.appendContextReport(s.convId, JSON.stringify({ message_id: message.message_id, agent_id: agentId, at: new Date().toISOString(), report }));
   // The leader's message and its usage are one change of its file; an agent's are two files.
   const saved =
     agentId === null
-      ? s.store.updateLeaderMessages(s.convId, (f) => usage({ ...f, messages: [...f.messages, message] }), { touch: !result.tool_calls.length })
-      : Promise.all([s.store.updateAgentMessages(s.convId, agentId, (f) => ({ ...f, messages: [...f.messages, message] })), s.store.updateLeaderMessages(s.convId, usage, { touch: false })]);
+      ? s.store.updateLeaderMessages(s.convId, (f) => usage({ ...f, messages: [...f.messages, message] }), { touch: !result.tool_calls.length, ...totals })
+      : Promise.all([s.store.updateAgentMessages(s.convId, agentId, (f) => ({ ...f, messages: [...f.messages, message] })), s.store.updateLeaderMessages(s.convId, usage, { touch: false, ...totals })]);
   await Promise.all([context, saved]);
   const leader = await s.store.readLeaderMessages(s.convId);
   s.publish({ type: "usage", token_statistics: leader.token_statistics ?? {} });

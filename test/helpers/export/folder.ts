@@ -19,6 +19,8 @@ export interface FixtureOptions {
   /** Text of the leader's final answer. */
   finalText?: string;
   projectPath?: string;
+  /** The leader's `token_statistics` (default: token counts without any cost). */
+  tokenStatistics?: Record<string, unknown>;
 }
 
 const json = (value: unknown) => new TextEncoder().encode(`${JSON.stringify(value, null, 2)}\n`);
@@ -50,7 +52,7 @@ export function fixtureFolder(opts: FixtureOptions = {}): Map<string, Uint8Array
   const bucket = (n: number) => ({ prompt_tokens: n * 10, completion_tokens: n, total_tokens: n * 11, calls: n });
   const leader = {
     id, title, created_at: ts, updated_at: ts, messages: leaderMessages, metadata: {},
-    token_statistics: { total: bucket(5), by_agent: { leader: bucket(2), agent_3: bucket(3) }, by_model: { fake: bucket(5) } },
+    token_statistics: opts.tokenStatistics ?? { total: bucket(5), by_agent: { leader: bucket(2), agent_3: bucket(3) }, by_model: { fake: bucket(5) } },
   };
   const agentMeta = {
     agent_id: 3, role_id: "researcher", display_name: "Researcher_3", status: "completed", created_at: ts, updated_at: ts,
