@@ -46,7 +46,9 @@ describe("first start", () => {
     const res = await server.api("GET", "/api/models");
     expect(res.json.default_key).toBe("offline");
     expect(res.json.models).toEqual(expect.arrayContaining([expect.objectContaining({ key: "offline", offline: true, configured: true })]));
-    expect(res.text).not.toMatch(/api_key|sk-/);
+    // A key's source at most ("none", "stored", "env" and its name), never a key or where a key is kept.
+    expect(res.text).not.toMatch(/sk-|api_key_ref|api_key_env/);
+    expect(res.json.models.every((m: { api_key: unknown }) => typeof m.api_key === "object")).toBe(true);
   });
 
   it("answers a browser that accepts gzip uncompressed: on localhost compression only costs CPU", async () => {
