@@ -1,5 +1,6 @@
 import { enRoles } from "./en.roles";
 import { enMcp } from "./en.mcp";
+import { enDoctor } from "./en.doctor";
 import { enMemory } from "./en.memory";
 import { enApprovals } from "./en.approvals";
 import { enProviders } from "./en.providers";
@@ -430,6 +431,7 @@ export const en = {
   "notFound.home": "Go to conversations",
   ...enRoles,
   ...enMcp,
+  ...enDoctor,
   ...enMemory,
   ...enApprovals,
   ...enProviders,

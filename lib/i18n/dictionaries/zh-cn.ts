@@ -2,6 +2,7 @@
 import type { MessageKey } from "./en";
 import { zhCNRoles } from "./zh-cn.roles";
 import { zhCNMcp } from "./zh-cn.mcp";
+import { zhCNDoctor } from "./zh-cn.doctor";
 import { zhCNMemory } from "./zh-cn.memory";
 import { zhCNApprovals } from "./zh-cn.approvals";
 import { zhCNProviders } from "./zh-cn.providers";
@@ -431,6 +432,7 @@ export const zhCN: Record<MessageKey, string> = {
   "notFound.home": "前往会话列表",
   ...zhCNRoles,
   ...zhCNMcp,
+  ...zhCNDoctor,
   ...zhCNMemory,
   ...zhCNApprovals,
   ...zhCNProviders,
