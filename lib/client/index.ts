@@ -14,3 +14,4 @@ export * from "./search";
 export * from "./mcp";
 export * from "./knowledge";
 export * from "./memory";
+export * from "./doctor";

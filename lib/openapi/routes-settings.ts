@@ -1,8 +1,8 @@
 /**
  * Route table (see ./spec.ts): the settings a person edits — the role library (by id, and role
- * files by their exact name) and the MCP servers of mcp.json.
+ * files by their exact name), the MCP servers of mcp.json and the connection doctor of a model.
  */
-import { DeletedResponseSchema } from "@/lib/contracts/http";
+import { DeletedResponseSchema, DoctorReportSchema, ModelKeySchema } from "@/lib/contracts/http";
 import {
   McpServerAnswerSchema,
   McpServerListSchema,
@@ -177,6 +177,19 @@ export const SETTINGS_ROUTES: readonly RouteSpec[] = [
           "start it alone, list its tools, stop it → `{ok, tools, error, warnings}` (a server that fails answers 200 with `ok: false` and the error); 404 for a name not in `mcp.json`",
         answers: [{ status: 200, json: McpTestResultSchema }],
         errors: [404, 409],
+      },
+    },
+  },
+  {
+    path: "/api/models/{key}/doctor",
+    params: { key: ModelKeySchema },
+    methods: {
+      POST: {
+        summary: "The connection doctor: checks one registry entry's server, key, model, stream, tool calls, thinking switch and usage.",
+        description:
+          "run the connection doctor on that entry → `{model_key, provider, lines: [{check, status: green|amber|red, message, params, text, said?}], skipped, ok, ms}`: in order `server`, `key`, `model` (`/v1/models`), `stream`, `tool_call` (a tiny probe tool), `parallel_tool_calls`, `thinking`, `usage`; amber works with a workaround the app applies, red holds the fix; checks an earlier red line made meaningless are `skipped`. A server that fails answers 200 with red lines; 404 for an unknown key, 400 for the offline model",
+        answers: [{ status: 200, json: DoctorReportSchema }],
+        errors: [404],
       },
     },
   },

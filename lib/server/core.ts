@@ -18,6 +18,7 @@ import { knowledgeReport, rebuildKnowledge } from "@/lib/knowledge/report";
 import { deleteServer, listServers, putAllServers, putServer, testServer } from "@/lib/mcp";
 import { readRedactionSettings, writeRedactionSettings } from "@/lib/memory/redaction-config";
 import { DEFAULT_ALIASES, loadRegistry, publicModels, resolveModel } from "@/lib/models";
+import { doctorForKey } from "@/lib/models/doctor";
 import { readTimeline, timelineFile } from "@/lib/protocol";
 import { CONTEXT_FILE_NAME } from "@/lib/runtime";
 import { decideConflict, readSharedContext, recordPersonAction, timelineEventsOf, writeSharedContext } from "@/lib/shared-context";
@@ -60,6 +61,7 @@ export const core = {
   loadRegistry,
   publicModels,
   resolveModel,
+  doctorForKey,
   readTimeline,
   timelineFile,
   CONTEXT_FILE_NAME,

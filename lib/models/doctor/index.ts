@@ -4,4 +4,4 @@
  * applies) or red (with its fix). Reached by `POST /api/models/{key}/doctor` (through the
  * server's core) and `npm run doctor -- <key>` (./cli.ts).
  */
-export { runDoctor, type DoctorOptions } from "./run";
+export { doctorForKey } from "./for-key";
