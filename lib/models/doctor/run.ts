@@ -83,9 +83,11 @@ async function probe(f: Findings, target: ProbeTarget, bodies: ReturnType<typeof
     f.toolFlag = serverFlag(f.tool.status, f.tool.said);
     if (f.toolFlag) f.toolRequired = await sendProbe(target, bodies.toolRequired(), recover);
   }
-  const toolsWork = isStream(f.tool) && f.tool.kind === "stream" && f.tool.result.tool_calls.length > 0;
-  if (toolsWork && !target.signal.aborted) {
-    f.parallel = await sendProbe(target, bodies.parallel(), recover);
+  const toolsWork = f.tool.kind === "stream" && f.tool.result.tool_calls.length > 0;
+  // Refused "auto" but forced calls work (vLLM without --enable-auto-tool-choice): parallel calls are tried forced too.
+  const forced = !toolsWork && f.toolRequired?.kind === "stream" && f.toolRequired.result.tool_calls.length > 0;
+  if ((toolsWork || forced) && !target.signal.aborted) {
+    f.parallel = await sendProbe(target, forced ? { ...bodies.parallel(), tool_choice: "required" } : bodies.parallel(), recover);
     if (bodies.asksParallel && isStream(f.parallel)) f.parallelUnasked = await sendProbe(target, bodies.parallel(false), recover);
   }
   const switchable = f.thinkingStyle !== "none" && JSON.stringify(f.switchOn) !== JSON.stringify(f.switchOff);
