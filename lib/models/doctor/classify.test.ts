@@ -116,5 +116,9 @@ describe("classify", () => {
     expect(verdict(findings(), "usage")).toBe("green doctor.usage.always");
     expect(verdict(findings({ stream: seen(), tool: seen({ usage: true }, { tool_calls: [call()] }) }), "usage")).toBe("amber doctor.usage.asked");
     expect(verdict(findings({ stream: seen() }), "usage")).toBe("red doctor.usage.none");
+    // Tools refused and no thinking switch: the plain answer asked for usage tells.
+    const refused = { tool: fail({}), parallel: undefined, thinkingOn: undefined, stream: seen() };
+    expect(verdict(findings(refused), "usage")).toBe("none");
+    expect(verdict(findings({ ...refused, usageAsked: seen({ usage: true }) }), "usage")).toBe("amber doctor.usage.asked");
   });
 });

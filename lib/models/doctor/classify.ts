@@ -145,7 +145,7 @@ function thinkingLine(f: Findings): DoctorLine | null {
 function usageLine(f: Findings): DoctorLine | null {
   if (!ok(f.stream)) return null;
   if (f.stream.usage) return line("usage", "green", "doctor.usage.always");
-  const asked = [f.tool, f.toolRequired, f.parallel, f.thinkingOn, f.roundTrip].filter(ok);
+  const asked = [f.tool, f.toolRequired, f.parallel, f.thinkingOn, f.roundTrip, f.usageAsked].filter(ok);
   if (asked.length === 0) return null;
   return asked.some((s) => s.usage) ? line("usage", "amber", "doctor.usage.asked") : line("usage", "red", "doctor.usage.none");
 }

@@ -41,6 +41,8 @@ export interface Findings {
   reasoningBack: boolean;
   /** The tool round trip with thinking on (call, result, answer), when the profile sends thinking back. */
   roundTrip?: ProbeSeen;
+  /** A plain answer with `stream_options.include_usage`, when no other probe that asks for usage answered. */
+  usageAsked?: ProbeSeen;
 }
 
 /** Makes one line; `said` is what the server answered, when the line is about it. */

@@ -22,13 +22,13 @@ export const PROBE_TOOL: ToolSpec = {
 /** The system prompt of every probe. */
 export const PROBE_SYSTEM = "You are being tested by Astrion Team's connection doctor. Do exactly what the user asks, as briefly as possible.";
 /** A plain answer (the stream check, the thinking switch). */
-export const TEXT_PROMPT = "Connection test: what is 17 + 25? Answer with the number only.";
+const TEXT_PROMPT = "Connection test: what is 17 + 25? Answer with the number only.";
 /** One tool call. */
 export const TOOL_PROMPT = 'Connection test: call the tool astrion_probe once with {"word": "ping"}. Write no text.';
 /** Two tool calls in one answer. */
 export const PARALLEL_PROMPT = 'Connection test: call the tool astrion_probe twice in this one answer, in parallel: once with {"word": "alpha"} and once with {"word": "beta"}. Write no text.';
 /** What the probe tool "returns" in the round trip. */
-export const PROBE_RESULT = '{"echo": "ping"}';
+const PROBE_RESULT = '{"echo": "ping"}';
 
 /** Tokens a probe may produce: enough for a short thinking and a call, never a long answer. */
 const TEXT_TOKENS = 256;
@@ -58,8 +58,9 @@ export function probeBodies(entry: ModelEntry, profile: ProviderProfile) {
   return {
     /** A plain answer, without `stream_options` (does usage come unasked?). */
     stream(): ProbeBody {
-      const { stream_options: _asked, ...rest } = body(messages(TEXT_PROMPT), "off", false, TEXT_TOKENS);
-      return rest;
+      const sent = body(messages(TEXT_PROMPT), "off", false, TEXT_TOKENS);
+      delete sent.stream_options;
+      return sent;
     },
     /** One call of the probe tool, as the app asks for calls. */
     tool(thinking: ThinkingLevel = "off"): ProbeBody {

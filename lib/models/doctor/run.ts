@@ -16,7 +16,7 @@ import type { ModelEntry, ProviderProfile } from "../schema";
 import { classify } from "./classify";
 import type { Findings } from "./findings";
 import type { ProbeSeen } from "./observe";
-import { PROBE_TOOL, probeBodies } from "./probes";
+import { PROBE_TOOL, probeBodies, type ProbeBodies } from "./probes";
 import { listModels, sendProbe, type ProbeTarget } from "./transport";
 
 /** Default timeout of each request, and of the whole check. */
@@ -68,13 +68,18 @@ export async function runDoctor(key: string, entry: ModelEntry, options: DoctorO
   };
   const stopHere = list.kind === "down" || list.kind === "timeout" || apiKey.state === "missing" || (list.kind === "http" && (list.status === 401 || list.status === 403));
   const modelMissing = list.kind === "listed" && list.ids.length > 0 && classify(f).lines.some((l) => l.check === "model" && l.status === "red");
-  if (!stopHere && !modelMissing) await probe(f, target, bodies, quirks.recoversTextToolCalls, quirks.serverFlag);
+  if (!stopHere && !modelMissing) {
+    await probe(f, target, bodies, quirks.recoversTextToolCalls, quirks.serverFlag);
+    // Usage as the app asks for it, when no probe that asked answered (tools refused, no thinking switch).
+    const asked = [f.tool, f.toolRequired, f.parallel, f.thinkingOn, f.roundTrip].some(isStream);
+    if (isStream(f.stream) && !asked && !deadline.aborted) f.usageAsked = await sendProbe(target, bodies.thinking("off"));
+  }
   const { lines, skipped } = classify(f);
   return { model_key: key, provider, lines, skipped, ok: !lines.some((l) => l.status === "red"), ms: Date.now() - started };
 }
 
 /** The chat probes, in order; each later one only when the earlier ones leave it meaningful. */
-async function probe(f: Findings, target: ProbeTarget, bodies: ReturnType<typeof probeBodies>, recovers: boolean, serverFlag: ReturnType<typeof quirksOf>["serverFlag"]): Promise<void> {
+async function probe(f: Findings, target: ProbeTarget, bodies: ProbeBodies, recovers: boolean, serverFlag: ReturnType<typeof quirksOf>["serverFlag"]): Promise<void> {
   const recover = recovers ? new Set([PROBE_TOOL.function.name]) : undefined;
   f.stream = await sendProbe(target, bodies.stream());
   if (!isStream(f.stream) || target.signal.aborted) return;
