@@ -1,5 +1,5 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
-import { createElement } from "react";
+import { createElement, type ReactNode } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import type { DoctorReport } from "@/lib/contracts/http";
@@ -26,7 +26,9 @@ const report: DoctorReport = {
   ms: 120,
 };
 
-const render = (locale: Locale, node: ReturnType<typeof createElement>) => renderToStaticMarkup(createElement(I18nProvider, { locale, children: node }));
+// The provider's children are required in its props type; createElement passes them as its third argument.
+const Provider = I18nProvider as (props: { locale: Locale; children?: ReactNode }) => ReactNode;
+const render = (locale: Locale, node: ReturnType<typeof createElement>) => renderToStaticMarkup(createElement(Provider, { locale }, node));
 
 describe("ConnectionDoctor", () => {
   it("shows each line with its mark and status, its sentence in the person's language, what the server said and what was not checked", () => {
