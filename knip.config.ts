@@ -22,6 +22,8 @@ const config: KnipConfig = {
     "bench/messages-text.mjs",
     // Bundled on its own by scripts/build-core.mjs; serve.mjs loads the bundle and calls its installCore().
     "lib/server/core.ts",
+    // Bundled and run by scripts/doctor.mjs (`npm run doctor`), which calls its main().
+    "lib/models/doctor/cli.ts",
     // Processes the tests start by path (fork / an MCP server's command).
     "test/helpers/loop-probe-process.mjs",
     "test/helpers/mcp-argv-server.ts",

@@ -15,3 +15,4 @@ export * from "./mcp";
 export * from "./knowledge";
 export * from "./memory";
 export * from "./models";
+export * from "./doctor";

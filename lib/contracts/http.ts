@@ -358,3 +358,38 @@ export {
   type SearchResult,
   type SearchHit,
 } from "./search";
+
+/** The checks of the connection doctor, in the order they run (`POST /api/models/{key}/doctor`, `npm run doctor`). */
+export const DOCTOR_CHECKS = ["server", "key", "model", "stream", "tool_call", "parallel_tool_calls", "thinking", "usage"] as const;
+
+/**
+ * One line of the connection doctor: `green` works, `amber` works with a workaround the app
+ * applies, `red` does not work (its text holds the fix). `message` is a UI message key and
+ * `params` its placeholders, so the browser shows it in the person's language; `text` is the
+ * English sentence (the command line prints it). `said` is what the server answered, secrets
+ * removed, when that is what the line is about.
+ */
+export const DoctorLineSchema = z.object({
+  check: z.enum(DOCTOR_CHECKS),
+  status: z.enum(["green", "amber", "red"]),
+  message: z.string(),
+  params: z.record(z.string(), z.union([z.string(), z.number()])),
+  text: z.string(),
+  said: z.string().optional(),
+});
+export type DoctorLine = z.infer<typeof DoctorLineSchema>;
+
+/** `POST /api/models/{key}/doctor` answer: the lines of the checks that ran, and those a red line left unchecked. */
+export const DoctorReportSchema = z.object({
+  model_key: z.string(),
+  /** The entry's provider profile and how it was found (as `GET /api/models` shows it). */
+  provider: z.object({ profile: z.string(), source: z.enum(["named", "base_url", "server", "default"]), detail: z.string() }),
+  lines: z.array(DoctorLineSchema),
+  /** Checks not run because an earlier red line made them meaningless (a server that does not answer…). */
+  skipped: z.array(z.enum(DOCTOR_CHECKS)),
+  /** True when no line is red (the command line's exit code 0). */
+  ok: z.boolean(),
+  /** Milliseconds the whole check took. */
+  ms: z.number().int().nonnegative(),
+});
+export type DoctorReport = z.infer<typeof DoctorReportSchema>;

@@ -1,8 +1,8 @@
 /**
  * Route table (see ./spec.ts): the settings a person edits — the role library (by id, and role
- * files by their exact name), the MCP servers of mcp.json and the models of models.json.
+ * files by their exact name), the MCP servers of mcp.json, the models of models.json and a model's connection doctor.
  */
-import { DeletedResponseSchema, ModelKeySchema } from "@/lib/contracts/http";
+import { DeletedResponseSchema, DoctorReportSchema, ModelKeySchema } from "@/lib/contracts/http";
 import {
   CreateModelEntryBodySchema,
   DeleteModelEntryBodySchema,
@@ -264,6 +264,19 @@ export const SETTINGS_ROUTES: readonly RouteSpec[] = [
         description: "`{models, error}`: the model names of `GET <base_url>/models`, asked with the typed key, a variable's or the one stored for entry `key`; a server that does not answer or refuses gives `error` (200)",
         body: { json: UpstreamModelsBodySchema },
         answers: [{ status: 200, json: UpstreamModelsSchema }],
+      },
+    },
+  },
+  {
+    path: "/api/models/{key}/doctor",
+    params: { key: ModelKeySchema },
+    methods: {
+      POST: {
+        summary: "The connection doctor: checks one registry entry's server, key, model, stream, tool calls, thinking switch and usage.",
+        description:
+          "run the connection doctor on that entry → `{model_key, provider, lines: [{check, status: green|amber|red, message, params, text, said?}], skipped, ok, ms}`: in order `server`, `key`, `model` (`/v1/models`), `stream`, `tool_call` (a tiny probe tool), `parallel_tool_calls`, `thinking`, `usage`; amber works with a workaround the app applies, red holds the fix; checks an earlier red line made meaningless are `skipped`. A server that fails answers 200 with red lines; 404 for an unknown key, 400 for the offline model",
+        answers: [{ status: 200, json: DoctorReportSchema }],
+        errors: [404],
       },
     },
   },

@@ -19,6 +19,7 @@ import { deleteServer, listServers, putAllServers, putServer, testServer } from 
 import { readRedactionSettings, writeRedactionSettings } from "@/lib/memory/redaction-config";
 import { loadRegistry, resolveModel } from "@/lib/models";
 import { deleteModelEntry, listUpstreamModels, publicModelList, putModelEntry, readModelSettings, setDefaultModel } from "@/lib/model-settings";
+import { doctorForKey } from "@/lib/models/doctor";
 import { readTimeline, timelineFile } from "@/lib/protocol";
 import { CONTEXT_FILE_NAME } from "@/lib/runtime";
 import { decideConflict, readSharedContext, recordPersonAction, timelineEventsOf, writeSharedContext } from "@/lib/shared-context";
@@ -65,6 +66,7 @@ export const core = {
   deleteModelEntry,
   setDefaultModel,
   listUpstreamModels,
+  doctorForKey,
   readTimeline,
   timelineFile,
   CONTEXT_FILE_NAME,

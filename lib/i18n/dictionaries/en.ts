@@ -1,6 +1,7 @@
 import { enRoles } from "./en.roles";
 import { enMcp } from "./en.mcp";
 import { enModels } from "./en.models";
+import { enDoctor } from "./en.doctor";
 import { enMemory } from "./en.memory";
 import { enApprovals } from "./en.approvals";
 import { enProviders } from "./en.providers";
@@ -425,6 +426,7 @@ export const en = {
   ...enRoles,
   ...enMcp,
   ...enModels,
+  ...enDoctor,
   ...enMemory,
   ...enApprovals,
   ...enProviders,

@@ -3,6 +3,7 @@ import type { MessageKey } from "./en";
 import { zhCNRoles } from "./zh-cn.roles";
 import { zhCNMcp } from "./zh-cn.mcp";
 import { zhCNModels } from "./zh-cn.models";
+import { zhCNDoctor } from "./zh-cn.doctor";
 import { zhCNMemory } from "./zh-cn.memory";
 import { zhCNApprovals } from "./zh-cn.approvals";
 import { zhCNProviders } from "./zh-cn.providers";
@@ -426,6 +427,7 @@ export const zhCN: Record<MessageKey, string> = {
   ...zhCNRoles,
   ...zhCNMcp,
   ...zhCNModels,
+  ...zhCNDoctor,
   ...zhCNMemory,
   ...zhCNApprovals,
   ...zhCNProviders,
