@@ -9,6 +9,7 @@ import type { ModelSettings } from "@/lib/model-settings/schema";
 import { Banner } from "@/components/ui/banner";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { badgeClass, buttonDanger, buttonGhost, buttonSecondary, cardClass } from "@/components/ui/styles";
+import { ConnectionDoctor } from "./connection-doctor";
 import { ModelEntryForm } from "./model-entry-form";
 import { EMPTY_MODEL_FORM, formFromEntry, isStale, refusalsOf } from "./model-form";
 
@@ -117,7 +118,6 @@ function ModelCard({ item, settings, onApplied, onStale }: { item: Entry; settin
         <span className={badgeClass}>{item.entry.provider}</span>
         {item.entry.provider === "offline" ? null : <KeyBadge item={item} />}
         <span className="ml-auto flex flex-wrap gap-2">
-          {/* The connection doctor's "Test connection" button (issue 29, built separately) belongs first in this row. */}
           {!isDefault ? (
             <button type="button" className={buttonSecondary} disabled={makeDefault.isPending} onClick={() => makeDefault.mutate()} data-testid="model-make-default">
               {t("settings.models.makeDefault")}
@@ -137,6 +137,11 @@ function ModelCard({ item, settings, onApplied, onStale }: { item: Entry; settin
         {item.entry.label ?? item.key} · <code className="font-mono text-xs">{item.entry.model}</code>
         {item.entry.base_url ? <code className="ml-2 font-mono text-xs break-all text-zinc-500">{item.entry.base_url}</code> : null}
       </p>
+      {item.entry.provider !== "offline" ? (
+        <div className="mt-2">
+          <ConnectionDoctor modelKey={item.key} />
+        </div>
+      ) : null}
       {makeDefault.error && !isStale((makeDefault.error as ApiError).details) ? <Banner tone="error">{makeDefault.error.message}</Banner> : null}
       {editing ? <ModelEntryForm initial={formFromEntry(item)} isNew={false} settings={settings} onSaved={(n) => void onApplied(n).then(() => setEditing(false))} onCancel={() => setEditing(false)} onStale={onStale} /> : null}
       <ConfirmDialog

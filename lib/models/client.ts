@@ -14,6 +14,7 @@ import { buildRequestBody } from "./request";
 import { OversizeEvent } from "./sse-frames";
 import { MAX_ANSWER_CHARS, OversizeAnswer, StreamAccumulator } from "./stream";
 import type { ModelEntry } from "./schema";
+import { resolveApiKey } from "./api-key";
 import {
   ModelCallError,
   type ChatDelta,
@@ -167,21 +168,22 @@ export function createOpenAIModel(key: string, entry: ModelEntry, opts: OpenAIMo
   let cached: { apiKey: string; client: OpenAI } | undefined;
 
   function apiKey(): string {
-    if (entry.api_key_ref) {
-      const stored = opts.storedKey?.(entry.api_key_ref);
-      if (!stored) throw new ModelCallError("client", `Model "${key}" has no stored API key any more: type it again in Settings → Models.`, { modelKey: key });
-      return stored;
+    const resolved = resolveApiKey(entry, opts.env ?? process.env, opts.storedKey);
+    switch (resolved.state) {
+      case "none_needed":
+        return DUMMY_API_KEY;
+      case "set":
+      case "stored":
+        return resolved.value;
+      case "stored_missing":
+        throw new ModelCallError("client", `Model "${key}" has no stored API key any more: type it again in Settings → Models.`, { modelKey: key });
+      case "missing":
+        throw new ModelCallError(
+          "client",
+          `Model "${key}" needs an API key: set the environment variable ${resolved.env} (named by "api_key_env" in models.json) and restart Astrion Team.`,
+          { modelKey: key },
+        );
     }
-    if (!entry.api_key_env) return DUMMY_API_KEY;
-    const value = (opts.env ?? process.env)[entry.api_key_env];
-    if (!value) {
-      throw new ModelCallError(
-        "client",
-        `Model "${key}" needs an API key: set the environment variable ${entry.api_key_env} (named by "api_key_env" in models.json) and restart Astrion Team.`,
-        { modelKey: key },
-      );
-    }
-    return value;
   }
 
   function client(secret: string): OpenAI {

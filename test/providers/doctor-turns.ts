@@ -3,8 +3,8 @@
  * ./scenario.ts is for the team run): a plain answer to the text prompt, one call of the probe
  * tool, two calls to the parallel prompt, and an answer after the tool's result. How the answer
  * goes on the wire (thinking inline or in a field, ids, chunks, refusals) stays each fake's own.
- * Null for a request that is not a probe. doctor.test.ts puts it in front of ./scenario.ts's
- * `turnFor`, so every fake answers the probes as a model would.
+ * Null for a request that is not a probe. ./scenario.ts's `turnFor` asks it first, so every fake
+ * answers the probes as a model would.
  */
 import type { FakeRequestBody } from "../helpers/fake-openai";
 import { PARALLEL_PROMPT, PROBE_SYSTEM, PROBE_TOOL, TOOL_PROMPT } from "@/lib/models/doctor/probes";

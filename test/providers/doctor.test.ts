@@ -13,23 +13,17 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DoctorReportSchema, type DoctorReport } from "@/lib/contracts/http";
 import type { FakeOpenAI } from "../helpers/fake-openai";
 import { startServer, tempDir, type TestServer } from "../helpers/server";
 import { startDashScopeFake } from "./dashscope";
 import { startDeepSeekFake } from "./deepseek";
-import { doctorTurn } from "./doctor-turns";
 import { startLlamaCppFake } from "./llamacpp";
 import { startLmStudioFake } from "./lmstudio";
 import { startOllamaFake } from "./ollama";
 import { startOpenAIFake } from "./openai";
 import { startVllmFake } from "./vllm";
-
-vi.mock("./scenario", async (importOriginal) => {
-  const real = await importOriginal<typeof import("./scenario")>();
-  return { ...real, turnFor: (body: Parameters<typeof real.turnFor>[0], provider: string, thinking: boolean) => doctorTurn(body, thinking) ?? real.turnFor(body, provider, thinking) };
-});
 
 const REPO = path.resolve(__dirname, "..", "..");
 const RIGHT_KEY = "sk-right-key-123456";
@@ -64,6 +58,8 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+/** The id of the key "typed in Settings" (the right one of the key-checking server). */
+const STORED_REF = "key_5t0r3d0000000000";
 const ENV = { FAKE_PROVIDER_KEY: "sk-fake-provider-key", RIGHT_OPENAI_KEY: RIGHT_KEY, WRONG_OPENAI_KEY: "sk-wrong-key-654321" };
 
 beforeAll(async () => {
@@ -90,6 +86,9 @@ beforeAll(async () => {
     "openai-right-key": entry(keyedUrl, { provider: "openai", model: "fake-model", api_key_env: "RIGHT_OPENAI_KEY" }),
     "openai-wrong-key": entry(keyedUrl, { provider: "openai", model: "fake-model", api_key_env: "WRONG_OPENAI_KEY" }),
     "openai-no-key": entry(openai.url, { provider: "openai", model: "fake-model", api_key_env: "UNSET_OPENAI_KEY" }),
+    // Keys typed in Settings → Models: kept in the key store, named by api_key_ref.
+    "openai-stored-key": { base_url: keyedUrl, api_key_ref: STORED_REF, provider: "openai", model: "fake-model", timeouts: { first_response_ms: 10_000 } },
+    "openai-stored-gone": { base_url: keyedUrl, api_key_ref: "key_000000000000gone", provider: "openai", model: "fake-model", timeouts: { first_response_ms: 10_000 } },
     "model-missing": entry(openai.url, { provider: "openai", model: "gpt-missing" }),
     down: entry(`http://127.0.0.1:${await closedPort()}/v1`, { model: "anything" }),
     vllm: entry(vllm.url, { provider: "vllm", model: "Qwen/Qwen3-8B", thinking_style: "enable_thinking" }),
@@ -103,6 +102,7 @@ beforeAll(async () => {
     "llamacpp-no-jinja": entry(llamacppNoJinja.url, { model: "qwen3-4b-q4_k_m.gguf" }),
   };
   writeFileSync(path.join(home, "models.json"), JSON.stringify({ default: "offline", models }));
+  writeFileSync(path.join(home, "model-keys.json"), JSON.stringify({ version: 1, keys: { [STORED_REF]: RIGHT_KEY } }), { mode: 0o600 });
   server = await startServer({ home, env: ENV });
 });
 
@@ -147,7 +147,7 @@ const ALL_GREEN_BASE = { server: "green doctor.server.ok", key: "green doctor.ke
 const EXPECTED: Record<string, Record<string, string>> = {
   openai: { ...ALL_GREEN_BASE, tool_call: "green doctor.tool.ok", parallel_tool_calls: "green doctor.parallel.ok", thinking: "green doctor.thinking.no_switch", usage: "amber doctor.usage.asked" },
   vllm: { ...ALL_GREEN_BASE, tool_call: "green doctor.tool.ok", parallel_tool_calls: "green doctor.parallel.ok", thinking: "amber doctor.thinking.inline", usage: "amber doctor.usage.asked" },
-  "vllm-no-tools": { ...ALL_GREEN_BASE, tool_call: "amber doctor.tool.auto_refused", parallel_tool_calls: "green doctor.parallel.ok", thinking: "amber doctor.thinking.inline", usage: "amber doctor.usage.asked" },
+  "vllm-no-tools": { ...ALL_GREEN_BASE, tool_call: "red doctor.tool.auto_refused", parallel_tool_calls: "green doctor.parallel.ok", thinking: "amber doctor.thinking.inline", usage: "amber doctor.usage.asked" },
   ollama: { ...ALL_GREEN_BASE, tool_call: "amber doctor.tool.recovered", parallel_tool_calls: "green doctor.parallel.ok", thinking: "amber doctor.thinking.inline", usage: "amber doctor.usage.asked" },
   deepseek: { ...ALL_GREEN_BASE, tool_call: "green doctor.tool.ok", parallel_tool_calls: "green doctor.parallel.ok", thinking: "amber doctor.thinking.sent_back", usage: "amber doctor.usage.asked" },
   dashscope: { ...ALL_GREEN_BASE, tool_call: "green doctor.tool.ok", parallel_tool_calls: "amber doctor.parallel.asked", thinking: "green doctor.thinking.switch", usage: "amber doctor.usage.asked" },
@@ -156,6 +156,8 @@ const EXPECTED: Record<string, Record<string, string>> = {
   "llamacpp-no-jinja": { ...ALL_GREEN_BASE, tool_call: "red doctor.tool.flag", thinking: "amber doctor.thinking.thinks_anyway", usage: "amber doctor.usage.asked" },
   "openai-right-key": { ...ALL_GREEN_BASE, tool_call: "green doctor.tool.ok", parallel_tool_calls: "green doctor.parallel.ok", thinking: "green doctor.thinking.none_asked", usage: "amber doctor.usage.asked" },
   "openai-wrong-key": { server: "green doctor.server.ok", key: "red doctor.key.refused" },
+  "openai-stored-key": { ...ALL_GREEN_BASE, key: "green doctor.key.stored_accepted", tool_call: "green doctor.tool.ok", parallel_tool_calls: "green doctor.parallel.ok", thinking: "green doctor.thinking.none_asked", usage: "amber doctor.usage.asked" },
+  "openai-stored-gone": { server: "green doctor.server.ok", key: "red doctor.key.stored_missing" },
   // The fake lists its models without a key, so the list is read; no call is sent without the key.
   "openai-no-key": { server: "green doctor.server.ok", key: "red doctor.key.missing", model: "green doctor.model.listed" },
   "model-missing": { server: "green doctor.server.ok", key: "green doctor.key.accepted", model: "red doctor.model.missing" },
@@ -203,9 +205,12 @@ describe("the connection doctor against each provider's fake", () => {
 
   it("the command line prints marked lines; an unknown key, the offline model and bad arguments exit 2; the route answers 404 and 400", async () => {
     const printed = await cli(["vllm-no-tools"]);
-    expect(printed.code).toBe(0);
-    expect(printed.stdout).toMatch(/▲ amber tool_call +vLLM refuses tool_choice "auto"/);
+    expect(printed.code).toBe(1);
+    expect(printed.stdout).toMatch(/✘ red +tool_call +vLLM refuses tool_choice "auto"/);
     expect(printed.stdout).toMatch(/✔ green server +The server at/);
+    const amber = await cli(["dashscope"]);
+    expect(amber.code).toBe(0);
+    expect(amber.stdout).toMatch(/▲ amber parallel_tool_calls/);
     const red = await cli(["down"]);
     expect(red.code).toBe(1);
     expect(red.stdout).toMatch(/✘ red +server +Nothing answers at/);

@@ -2,9 +2,11 @@
  * The model side of the provider tests, the same for every fake provider: a leader that creates
  * two agents in one turn (a researcher and a code reviewer), each of which lists the project's
  * files and reports; the leader sums up once both reports are in. What a turn says is decided
- * here; how it goes on the wire is each provider's (./<provider>.ts).
+ * here; how it goes on the wire is each provider's (./<provider>.ts). The connection doctor's probes
+ * get the answers of ./doctor-turns.ts.
  */
 import type { FakeRequestBody } from "../helpers/fake-openai";
+import { doctorTurn } from "./doctor-turns";
 
 /** One answer, before a provider encodes it. */
 export interface Turn {
@@ -34,6 +36,9 @@ function reportsIn(body: FakeRequestBody): number {
 
 /** The scripted answer to `body`; `thinking` says whether the provider would think for this request. */
 export function turnFor(body: FakeRequestBody, provider: string, thinking: boolean): Turn {
+  // The connection doctor's probes are answered as a model would answer them (./doctor-turns.ts).
+  const probe = doctorTurn(body, thinking);
+  if (probe) return probe;
   const think = (text: string) => (thinking ? { reasoning: text } : {});
   if (isLeader(body)) {
     if (calledBefore(body, "create_sub_agent") === 0) {

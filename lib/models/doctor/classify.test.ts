@@ -59,6 +59,13 @@ describe("classify", () => {
     expect(verdict(findings({ apiKey: { state: "set", env: "K_ENV" } }), "key")).toBe("green doctor.key.accepted");
   });
 
+  it("a key typed in Settings → Models: accepted, refused, no longer stored", () => {
+    expect(verdict(findings({ apiKey: { state: "stored" } }), "key")).toBe("green doctor.key.stored_accepted");
+    expect(verdict(findings({ apiKey: { state: "stored" }, list: { kind: "http", status: 403, said: "bad key" } }), "key")).toBe("red doctor.key.stored_refused");
+    expect(verdict(findings({ apiKey: { state: "stored_missing" } }), "key")).toBe("red doctor.key.stored_missing");
+    expect(verdict(findings({ apiKey: { state: "stored" }, stream: fail({ status: 401 }) }), "stream")).toBe("red doctor.stream.key_refused_stored");
+  });
+
   it("the model: listed (Ollama's :latest too), missing with the listed names, unlisted but answering", () => {
     const missing = classify(findings({ list: { kind: "listed", ids: ["a", "b"], body: {} } })).lines.find((l) => l.check === "model")!;
     expect(missing).toMatchObject({ status: "red", params: { names: "a, b" } });
@@ -87,7 +94,7 @@ describe("classify", () => {
     const badArgs = { id: "c", type: "function" as const, function: { name: "astrion_probe", arguments: "{word:" } };
     expect(verdict(findings({ tool: seen({}, { tool_calls: [badArgs] }) }), "tool_call")).toBe("red doctor.tool.malformed");
     const flag = { server: "vLLM", flag: "--enable-auto-tool-choice --tool-call-parser <parser>" };
-    expect(verdict(findings({ tool: fail({}), toolFlag: flag, toolRequired: calls(1) }), "tool_call")).toBe("amber doctor.tool.auto_refused");
+    expect(verdict(findings({ tool: fail({}), toolFlag: flag, toolRequired: calls(1) }), "tool_call")).toBe("red doctor.tool.auto_refused");
     expect(verdict(findings({ tool: fail({}), toolFlag: flag, toolRequired: fail({}) }), "tool_call")).toBe("red doctor.tool.flag");
     expect(verdict(findings({ tool: fail({}), toolFlag: null }), "tool_call")).toBe("red doctor.tool.refused");
   });

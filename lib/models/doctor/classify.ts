@@ -25,11 +25,14 @@ function serverLine(f: Findings): DoctorLine {
 
 function keyLine(f: Findings, list: Exclude<ModelListSeen, { kind: "down" | "timeout" }>): DoctorLine {
   if (f.apiKey.state === "missing") return line("key", "red", "doctor.key.missing", { env: f.apiKey.env });
+  if (f.apiKey.state === "stored_missing") return line("key", "red", "doctor.key.stored_missing", { key: f.key });
   if (list.kind === "http" && (list.status === 401 || list.status === 403)) {
+    if (f.apiKey.state === "stored") return line("key", "red", "doctor.key.stored_refused", { status: list.status, url: f.url }, list.said);
     return f.apiKey.state === "set"
       ? line("key", "red", "doctor.key.refused", { env: f.apiKey.env, status: list.status, url: f.url }, list.said)
       : line("key", "red", "doctor.key.required", { key: f.key, status: list.status }, list.said);
   }
+  if (f.apiKey.state === "stored") return line("key", "green", "doctor.key.stored_accepted");
   return f.apiKey.state === "set" ? line("key", "green", "doctor.key.accepted", { env: f.apiKey.env }) : line("key", "green", "doctor.key.none_needed");
 }
 
@@ -61,7 +64,10 @@ function streamLine(f: Findings): DoctorLine | null {
   if (seen.reason === "no_stream") return line("stream", "red", "doctor.stream.no_stream", {}, seen.said);
   if (seen.reason === "down") return line("stream", "red", "doctor.stream.down", {}, seen.said);
   const status = statusOf(seen);
-  if (status === 401 || status === 403) return line("stream", "red", "doctor.stream.key_refused", { status, url: f.url, env: f.apiKey.state === "none_needed" ? "api_key_env" : f.apiKey.env }, seen.said);
+  if (status === 401 || status === 403) {
+    if (f.apiKey.state === "stored" || f.apiKey.state === "stored_missing") return line("stream", "red", "doctor.stream.key_refused_stored", { status, url: f.url }, seen.said);
+    return line("stream", "red", "doctor.stream.key_refused", { status, url: f.url, env: f.apiKey.state === "none_needed" ? "api_key_env" : f.apiKey.env }, seen.said);
+  }
   return line("stream", "red", "doctor.stream.refused", { status, key: f.key }, seen.said);
 }
 
@@ -100,7 +106,7 @@ function toolLine(f: Findings): DoctorLine | null {
   if (failed(seen)) {
     if (seen.reason === "timeout") return line("tool_call", "red", "doctor.tool.timeout", { ms: f.timeoutMs, key: f.key });
     const flag = f.toolFlag;
-    if (flag && ok(f.toolRequired) && !callProblem(f, f.toolRequired)) return line("tool_call", "amber", "doctor.tool.auto_refused", { server: flag.server, flag: flag.flag }, seen.said);
+    if (flag && ok(f.toolRequired) && !callProblem(f, f.toolRequired)) return line("tool_call", "red", "doctor.tool.auto_refused", { server: flag.server, flag: flag.flag }, seen.said);
     if (flag) return line("tool_call", "red", "doctor.tool.flag", { server: flag.server, flag: flag.flag }, seen.said);
     return line("tool_call", "red", "doctor.tool.refused", { status: statusOf(seen) }, seen.said);
   }

@@ -9,6 +9,8 @@ import "server-only";
 import { z } from "zod";
 import { ModelKeySchema, type DoctorReport } from "@/lib/contracts/http";
 import { resolveDataRoot } from "@/lib/store/paths";
+import { FileQueues } from "@/lib/store";
+import { ModelKeyStore } from "../key-store";
 import { doctorForKey } from "./for-key";
 
 const ArgsSchema = z.object({ key: ModelKeySchema, json: z.boolean() });
@@ -40,7 +42,11 @@ export async function main(argv: readonly string[], io: { out: (s: string) => vo
   }
   const { key, json } = parsed.data;
   try {
-    const report = await doctorForKey(resolveDataRoot(), key);
+    const root = resolveDataRoot();
+    // Keys typed in Settings → Models are read from the data folder's key store, as the server reads them.
+    const keys = new ModelKeyStore(root, new FileQueues());
+    await keys.refresh();
+    const report = await doctorForKey(root, key, { storedKey: (ref) => keys.peek(ref) });
     io.out(json ? JSON.stringify(report, null, 2) : formatReport(report, io.colour));
     return report.ok ? 0 : 1;
   } catch (error) {

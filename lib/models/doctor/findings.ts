@@ -22,7 +22,7 @@ export interface Findings {
   provider: ResolvedProvider;
   /** How people call the profile's server (`vLLM`). */
   label: string;
-  apiKey: Exclude<ResolvedApiKey, { state: "set" }> | { state: "set"; env: string };
+  apiKey: Exclude<ResolvedApiKey, { state: "set" | "stored" }> | { state: "set"; env: string } | { state: "stored" };
   timeoutMs: number;
   list: ModelListSeen;
   stream?: ProbeSeen;

@@ -28,6 +28,8 @@ const DEFAULT_BASE_URL = "https://api.openai.com/v1";
 export interface DoctorOptions {
   /** Where keys are read (default `process.env`), as the model client reads them. */
   env?: Record<string, string | undefined>;
+  /** A key typed in Settings → Models, by its `api_key_ref` (the key store). */
+  storedKey?: (ref: string) => string | undefined;
   /** Each request's timeout (default: the entry's `timeouts.first_response_ms`, else 15 s). */
   probeTimeoutMs?: number;
   /** The whole check's deadline (default 60 s). */
@@ -45,8 +47,8 @@ export async function runDoctor(key: string, entry: ModelEntry, options: DoctorO
   const timeoutMs = options.probeTimeoutMs ?? entry.timeouts?.first_response_ms ?? PROBE_TIMEOUT_MS;
   const deadline = AbortSignal.timeout(options.totalTimeoutMs ?? TOTAL_TIMEOUT_MS);
   const baseUrl = entry.base_url ?? DEFAULT_BASE_URL;
-  const apiKey = resolveApiKey(entry, env);
-  const target: ProbeTarget = { baseUrl, key: apiKey.state === "set" ? apiKey.value : undefined, timeoutMs, signal: deadline };
+  const apiKey = resolveApiKey(entry, env, options.storedKey);
+  const target: ProbeTarget = { baseUrl, key: apiKey.state === "set" || apiKey.state === "stored" ? apiKey.value : undefined, timeoutMs, signal: deadline };
   const list = await listModels(target);
   const provider = await (options.resolveProvider ?? ((e: ModelEntry) => new ProviderGuesser({ env }).resolve(e)))(entry);
   const profile = provider.profile as ProviderProfile;
@@ -59,14 +61,14 @@ export async function runDoctor(key: string, entry: ModelEntry, options: DoctorO
     thinkingStyle: entry.thinking_style,
     provider,
     label: quirks.label,
-    apiKey: apiKey.state === "set" ? { state: "set", env: apiKey.env } : apiKey,
+    apiKey: apiKey.state === "set" ? { state: "set", env: apiKey.env } : apiKey.state === "stored" ? { state: "stored" } : apiKey,
     timeoutMs,
     list,
     switchOn: bodies.switchOn,
     switchOff: bodies.switchOff,
     reasoningBack: bodies.reasoningBack,
   };
-  const stopHere = list.kind === "down" || list.kind === "timeout" || apiKey.state === "missing" || (list.kind === "http" && (list.status === 401 || list.status === 403));
+  const stopHere = list.kind === "down" || list.kind === "timeout" || apiKey.state === "missing" || apiKey.state === "stored_missing" || (list.kind === "http" && (list.status === 401 || list.status === 403));
   const modelMissing = list.kind === "listed" && list.ids.length > 0 && classify(f).lines.some((l) => l.check === "model" && l.status === "red");
   if (!stopHere && !modelMissing) {
     await probe(f, target, bodies, quirks.recoversTextToolCalls, quirks.serverFlag);

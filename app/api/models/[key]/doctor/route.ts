@@ -14,5 +14,6 @@ export const POST = route<{ key: string }>(async (_request, params) => {
   const key = parseWith(ModelKeySchema, params.key, "Bad model key");
   const { doctorForKey } = await serverCore();
   const app = await getApp();
-  return answer(DoctorReportSchema, await doctorForKey(app.root, key));
+  await app.keys.refresh();
+  return answer(DoctorReportSchema, await doctorForKey(app.root, key, { storedKey: (ref) => app.keys.peek(ref) }));
 });
