@@ -2,8 +2,8 @@
  * The connection doctor in a real browser: a person adds a DashScope model (the quirk-exact fake of
  * test/providers) with a key typed in Settings, clicks "Test connection" on it, and reads one line
  * per check in order, each green, amber or red: the typed key is the one the probes carry (the
- * fake sees it), DashScope's parallel tool calls are amber (the app asks for them). In Chinese the
- * lines are Chinese.
+ * fake sees it), DashScope's parallel tool calls are amber (the app asks for them). An entry that
+ * names no provider shows the profile guessed from its server. In Chinese the lines are Chinese.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -11,34 +11,37 @@ import type { Page } from "@playwright/test";
 import { expect, test, uniqueSuffix } from "./fixtures";
 import type { FakeOpenAI } from "../test/helpers/fake-openai";
 import { startDashScopeFake } from "../test/providers/dashscope";
+import { startVllmFake } from "../test/providers/vllm";
 
 let fake: FakeOpenAI;
+let vllm: FakeOpenAI;
 let before: string;
 const modelsFile = () => path.join(process.env.E2E_ASTRION_HOME!, "models.json");
 
 test.beforeAll(async () => {
   fake = await startDashScopeFake();
+  vllm = await startVllmFake({ autoToolChoice: true, reasoningParser: false });
   before = fs.readFileSync(modelsFile(), "utf8");
 });
 
 test.afterAll(async () => {
   // The other specs run on the offline model: the file goes back as it was.
   fs.writeFileSync(modelsFile(), before);
-  await fake.close();
+  await Promise.all([fake.close(), vllm.close()]);
 });
 
-/** Adds a DashScope entry with a typed key through the Models section; its card. */
-async function addDashScope(page: Page, key: string, secret: string) {
+/** Adds an entry with a typed key through the Models section (provider named, or left to the guess); its card. */
+async function addDashScope(page: Page, key: string, secret: string, options: { url?: string; provider?: string; model?: string } = {}) {
   await page.goto("/settings");
   const section = page.getByTestId("settings-models");
   await section.getByTestId("model-add").click();
   const form = section.getByTestId("model-form");
   await form.getByTestId("model-field-key").fill(key);
-  await form.getByTestId("model-field-provider").selectOption("dashscope");
-  await form.getByTestId("model-field-base_url").fill(fake.url);
+  if (options.provider !== "guess") await form.getByTestId("model-field-provider").selectOption(options.provider ?? "dashscope");
+  await form.getByTestId("model-field-base_url").fill(options.url ?? fake.url);
   await form.getByTestId("model-key-mode-stored").check();
   await form.getByTestId("model-field-keyValue").fill(secret);
-  await form.getByTestId("model-field-model").fill("fake-model");
+  await form.getByTestId("model-field-model").fill(options.model ?? "fake-model");
   await form.getByTestId("model-save").click();
   return section.locator(`[data-testid="model-entry"][data-key="${key}"]`);
 }
@@ -65,6 +68,14 @@ test("Test connection checks an entry in order, with the key typed in Settings",
   await expect(page.locator("body")).not.toContainText(secret);
   // The built-in offline model has no connection to test.
   await expect(page.locator('[data-testid="model-entry"][data-key="offline"]').getByTestId("doctor-run")).toHaveCount(0);
+});
+
+test("an entry that names no provider shows the profile guessed from its server, and how", async ({ page }) => {
+  const card = await addDashScope(page, `guessed-${uniqueSuffix()}`, `sk-e2e-${uniqueSuffix()}-g`, { url: vllm.url, provider: "guess", model: "Qwen/Qwen3-8B" });
+  const line = card.getByTestId("model-provider");
+  await expect(line).toHaveAttribute("data-profile", "vllm");
+  await expect(line).toHaveAttribute("data-source", "server");
+  await expect(line).toHaveText('provider: vllm (guessed from the server\'s /v1/models: owned_by "vllm")');
 });
 
 test.describe("in Chinese", () => {

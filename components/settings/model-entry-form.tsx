@@ -132,7 +132,7 @@ export function ModelEntryForm({ initial, isNew, settings, onSaved, onCancel, on
           <select id={`${uid}-provider`} className={`${inputClass} mt-1`} value={form.provider} onChange={(e) => set("provider", e.target.value as ModelFormState["provider"])} data-testid="model-field-provider">
             {PROVIDERS.map((p) => (
               <option key={p} value={p}>
-                {p}
+                {p === "openai-compatible" ? t("settings.models.provider.guess") : p}
               </option>
             ))}
           </select>

@@ -38,7 +38,8 @@ export type ModelFormField = "key" | "label" | "base_url" | "model" | "max_concu
 export const EMPTY_MODEL_FORM: ModelFormState = {
   key: "",
   label: "",
-  provider: "generic",
+  // Not named: the profile is guessed from the base URL or the server's /v1/models (and shown).
+  provider: "openai-compatible",
   base_url: "",
   model: "",
   keyMode: "none",

@@ -99,6 +99,22 @@ function KeyBadge({ item }: { item: Entry }) {
   );
 }
 
+/**
+ * The provider profile the entry's calls follow and how it was found (named in models.json, or
+ * guessed from its base URL or its server's /v1/models), from GET /api/models.
+ */
+function ProviderLine({ modelKey }: { modelKey: string }) {
+  const t = useT();
+  const models = useQuery(modelListQuery());
+  const provider = models.data?.models.find((m) => m.key === modelKey)?.provider;
+  if (!provider || provider.profile === "offline") return null;
+  return (
+    <p className="mt-1 text-xs text-zinc-500" data-testid="model-provider" data-profile={provider.profile} data-source={provider.source}>
+      {t(`models.provider.${provider.source}`, { profile: provider.profile, detail: provider.detail })}
+    </p>
+  );
+}
+
 function ModelCard({ item, settings, onApplied, onStale }: { item: Entry; settings: ModelSettings; onApplied: (n: ModelSettings) => Promise<void>; onStale: () => void }) {
   const t = useT();
   const [editing, setEditing] = useState(false);
@@ -137,6 +153,7 @@ function ModelCard({ item, settings, onApplied, onStale }: { item: Entry; settin
         {item.entry.label ?? item.key} · <code className="font-mono text-xs">{item.entry.model}</code>
         {item.entry.base_url ? <code className="ml-2 font-mono text-xs break-all text-zinc-500">{item.entry.base_url}</code> : null}
       </p>
+      <ProviderLine modelKey={item.key} />
       {item.entry.provider !== "offline" ? (
         <div className="mt-2">
           <ConnectionDoctor modelKey={item.key} />

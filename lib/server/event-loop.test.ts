@@ -25,10 +25,11 @@ describe("the event-loop monitor", () => {
     expect(report.max_ms).toBe(Math.max(...report.max_ms_per_second.map((s) => s.max_ms)));
     // quiet seconds record the sampling timer's own small lateness, not the block
     expect(report.max_ms_per_second.filter((s) => s.max_ms < 250).length).toBeGreaterThanOrEqual(1);
-    // the block's CPU time is in the second its delay was recorded in and the one before (the
-    // block may straddle them), and so is the collection of the garbage it made
+    // the block's CPU time is in the second its delay was recorded in and the ones just before (300
+    // ms of CPU straddle two seconds, more when other processes hold the cores and the block takes
+    // longer in wall time), and so is the collection of the garbage it made
     const i = report.max_ms_per_second.findIndex((s) => s.max_ms >= 250);
-    const around = report.max_ms_per_second.slice(Math.max(0, i - 1), i + 1);
+    const around = report.max_ms_per_second.slice(Math.max(0, i - 3), i + 1);
     expect(around.reduce((n, s) => n + s.cpu_ms!, 0)).toBeGreaterThanOrEqual(290);
     expect(around.reduce((n, s) => n + s.gc_ms!, 0)).toBeGreaterThan(0);
     for (const s of around) expect(s.gc_max_ms).toBeLessThanOrEqual(s.gc_ms!);

@@ -18,6 +18,7 @@ export const enModels = {
   "settings.models.field.key.hint": "What role files and conversations name this model by, e.g. qwen3-max.",
   "settings.models.field.label": "Label",
   "settings.models.field.provider": "Provider",
+  "settings.models.provider.guess": "guess (from the base URL or the server)",
   "settings.models.field.baseUrl": "Base URL",
   "settings.models.field.baseUrl.hint": "The OpenAI-compatible endpoint, ending in /v1, e.g. http://127.0.0.1:11434/v1.",
   "settings.models.field.model": "Model name",

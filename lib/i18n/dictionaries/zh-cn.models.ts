@@ -19,6 +19,7 @@ export const zhCNModels: Record<keyof typeof enModels, string> = {
   "settings.models.field.key.hint": "角色文件和会话用来指代此模型的名字，例如 qwen3-max。",
   "settings.models.field.label": "名称",
   "settings.models.field.provider": "服务商",
+  "settings.models.provider.guess": "自动推断（根据 base URL 或服务器）",
   "settings.models.field.baseUrl": "基础 URL",
   "settings.models.field.baseUrl.hint": "OpenAI 兼容端点，以 /v1 结尾，例如 http://127.0.0.1:11434/v1。",
   "settings.models.field.model": "模型名",
