@@ -8,14 +8,20 @@ import { quirksOf, type ProviderQuirks } from "../providers";
 import { buildRequestBody } from "../request";
 import type { ModelEntry, ProviderProfile } from "../schema";
 import type { ChatMessage, ThinkingLevel, ToolCall, ToolSpec } from "../types";
+import { z } from "zod";
 
 /** The probe tool: one string argument, nothing else. */
+/** The probe tool's arguments; its JSON Schema is generated from them, as every tool's is. */
+const ProbeArgsSchema = z.strictObject({ word: z.string().describe("the word to echo") });
+const probeParameters: Record<string, unknown> = z.toJSONSchema(ProbeArgsSchema, { io: "input" });
+delete probeParameters.$schema;
+
 export const PROBE_TOOL: ToolSpec = {
   type: "function",
   function: {
     name: "astrion_probe",
     description: "Connection test of Astrion Team: echoes one word.",
-    parameters: { type: "object", properties: { word: { type: "string", description: "the word to echo" } }, required: ["word"], additionalProperties: false },
+    parameters: probeParameters,
   },
 };
 
