@@ -157,40 +157,16 @@ describe("the dispatch pipeline", () => {
   });
 
   it("never runs a journalled call of a new provider again after a crash inside it", async () => {
-    let reached: () => void = () => undefined;
-    const inside = new Promise<void>((resolve) => (reached = resolve));
-    const { ran, providers } = throwawayProvider({
-      tally: () => {
-        reached();
-        // The process dies here: the call never returns.
-        return new Promise(() => undefined);
-      },
-    });
-    const script = (call: ModelCall): Reply => {
-      if (call.agentId === null) return leaderScript(call);
-      if (!hasCalled(call, "tally")) return callTool("tally", {}, "c_tally");
-      return callTool("report_to_leader", { summary: `tally said ${JSON.stringify(lastResultOf(call, "tally"))}` });
-    };
-    const kit = new TeamKit(env, script, { tools: providers });
-    const first = kit.start();
-    await first.run.postUserMessage("Count");
-    await inside;
-    await first.storage.durability(kit.convId)!.whenDurable();
-    first.storage.crash();
-    first.run.release();
-    expect(journalOf(first, kit.convId).filter((l) => l.key === "agent:1:c_tally").map((l) => l.status)).toEqual(["started"]);
-
-    const second = kit.start();
-    await second.run.resume();
-    await settled(second);
-    expect(ran).toEqual(["tally"]);
-    const result = JSON.parse(resultsOf((await agentMessages(second, kit.convId, 1)).messages).get("c_tally")!) as { error: string };
-    expect(result.error).toMatch(/^interrupted: the server stopped while tally was running; it was not run again/);
-    expect(timelineOf(second, kit.convId).filter((r) => r.action === "tally").map((r) => r.status)).toEqual(["interrupted"]);
-    expect(String((await filesOf(second, kit.convId)).leader.messages.at(-1)!.content)).toBe("SUMMARY: shouted");
+    const after = await crashInsideTally({});
+    expect(after.journalAtCrash).toEqual(["started"]);
+    expect(after.ran).toEqual(["tally"]);
+    expect((JSON.parse(after.result) as { error: string }).error).toMatch(/^interrupted: the server stopped while tally was running; it was not run again/);
+    expect(after.timeline).toEqual(["interrupted"]);
+    expect(after.leaderLast).toBe("SUMMARY: shouted");
   });
-  /** Runs the tally script, crashes inside `tally` once `crashWhen` says so, restarts; the second run's view. */
-  async function crashInsideTally(hooks: { tallyJournal: TeamTool["journal"]; beforeCrash?: (key: string) => void }) {
+
+  /** Runs the tally script, crashes inside the first `tally` call, restarts; what the second process sees. */
+  async function crashInsideTally(hooks: { tallyJournal?: TeamTool["journal"]; beforeCrash?: (key: string) => void }) {
     let reached: () => void = () => undefined;
     const inside = new Promise<void>((resolve) => (reached = resolve));
     let crashed = false;
@@ -216,11 +192,19 @@ describe("the dispatch pipeline", () => {
     await first.storage.durability(kit.convId)!.whenDurable();
     first.storage.crash();
     first.run.release();
+    const journalAtCrash = journalOf(first, kit.convId).filter((l) => l.key === "agent:1:c_tally").map((l) => l.status);
     const second = kit.start();
     await second.run.resume();
     await settled(second);
     const result = resultsOf((await agentMessages(second, kit.convId, 1)).messages).get("c_tally")!;
-    return { ran, result, timeline: timelineOf(second, kit.convId).filter((r) => r.action === "tally").map((r) => r.status), journal: journalOf(second, kit.convId).filter((l) => l.key === "agent:1:c_tally").map((l) => l.status) };
+    return {
+      ran,
+      result,
+      journalAtCrash,
+      timeline: timelineOf(second, kit.convId).filter((r) => r.action === "tally").map((r) => r.status),
+      journal: journalOf(second, kit.convId).filter((l) => l.key === "agent:1:c_tally").map((l) => l.status),
+      leaderLast: String((await filesOf(second, kit.convId)).leader.messages.at(-1)!.content),
+    };
   }
 
   it("after a crash inside a call, cleans up with the tool's own `interrupted` before reporting it interrupted", async () => {
