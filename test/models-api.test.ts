@@ -130,9 +130,17 @@ describe("the models API", () => {
     const unknown = await server.api("PATCH", `/api/conversations/${conv.id}`, { model_key: "nope" });
     expect(unknown.status).toBe(400);
     expect(unknown.json.error.details).toEqual([expect.objectContaining({ path: "model_key" })]);
+    expect(conv.model_key).not.toBe("offline");
     const changed = await server.api("PATCH", `/api/conversations/${conv.id}`, { model_key: "offline" });
     expect(changed.json.conversation.model_key).toBe("offline");
     expect((await server.api("GET", `/api/conversations/${conv.id}`)).json.conversation.model_key).toBe("offline");
+    // The timeline records the change, once (the same key again changes nothing).
+    await server.api("PATCH", `/api/conversations/${conv.id}`, { model_key: "offline" });
+    const timeline = (await server.api("GET", `/api/conversations/${conv.id}/timeline`)).json as { records: Array<{ action: string; resource: string; envelope: { payload: unknown } }> };
+    const changes = timeline.records.filter((r) => r.action === "model_changed");
+    expect(changes).toHaveLength(1);
+    expect(changes[0]!.resource).toBe("model:offline");
+    expect(changes[0]!.envelope.payload).toEqual({ from: conv.model_key, to: "offline" });
   });
 
   it("refuses cross-site writes", async () => {

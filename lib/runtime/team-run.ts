@@ -24,7 +24,7 @@ import { loadRegistry, normalizeTokenStatistics, publicModels } from "@/lib/mode
 import type { ModelHealth } from "@/lib/models/resilience";
 import { agentParty, LEADER_PARTY, needsModelCall, startTrace, SYSTEM_PARTY, timelineRecord, unansweredToolCalls, USER_PARTY } from "@/lib/protocol";
 import type { EngineDeps } from "./team/deps";
-import type { Message } from "@/lib/store";
+import type { ConversationMetadata, Message } from "@/lib/store";
 import { roleToolAccess } from "@/lib/roles/tool-mapping";
 import type { RuntimeLimits } from "./team/config";
 import type { AgentView, ConversationSnapshot } from "@/lib/contracts/events";
@@ -183,6 +183,22 @@ export class TeamRun {
     if (s.stopController.signal.aborted) s.stopController = new AbortController();
     this.wakeLeader();
     return { message_id: message.message_id!, trace_id: envelope.trace_id };
+  }
+
+  /**
+   * A person changes the conversation's model (a registered key, checked by the caller): the
+   * leader's next call and the agents created from now on use it, and the timeline records the
+   * change (from which key to which). Unchanged: nothing is written.
+   */
+  async changeModel(modelKey: string): Promise<ConversationMetadata> {
+    const s = this.#s;
+    const before = await s.store.get(this.convId);
+    if (before.model_key === modelKey) return before;
+    const updated = await s.store.update(this.convId, { model_key: modelKey });
+    const record = timelineRecord(startTrace(USER_PARTY, SYSTEM_PARTY, { from: before.model_key, to: modelKey }), { action: "model_changed", resource: `model:${modelKey}` });
+    await s.storage.appendTimeline(this.convId, record);
+    s.publish({ type: "timeline", record });
+    return updated;
   }
 
   /** A person's (or the leader's) message to one sub-agent, delivered before its next step. */

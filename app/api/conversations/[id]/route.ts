@@ -29,8 +29,15 @@ export const PATCH = route<Params>(async (request, params) => {
     }
   }
   const before = await app.store.get(id);
+  const { model_key: modelKey, ...rest } = body;
+  const engine = (await getApp()).engine;
   // Held meanwhile: a conversation being let go is not written under its checkpoint.
-  const conversation = await (await getApp()).engine.withConversation(id, () => app.store.update(id, body));
+  let conversation = modelKey === undefined || Object.keys(rest).length > 0 ? await engine.withConversation(id, () => app.store.update(id, rest)) : before;
+  // A new model goes through the run, which records the change on the timeline (an archived
+  // conversation has no run: its metadata alone changes).
+  if (modelKey !== undefined && modelKey !== conversation.model_key) {
+    conversation = await engine.withConversation(id, async () => (conversation.status === "archived" ? app.store.update(id, { model_key: modelKey }) : (await engine.runFor(id)).changeModel(modelKey)));
+  }
   // An archived conversation does no work: its run stops and its agents' tokens are revoked.
   // Its conclusions then go to long-term memory in the background.
   if (body.status === "archived" && before.status !== "archived") {
