@@ -119,7 +119,7 @@ function LiveView({ id, focus }: { id: string; focus: ConversationFocus }) {
           </>
         }
       />
-      <NoticeBanners notices={snap?.notices ?? []} />
+      <NoticeBanners notices={snap?.notices ?? []} conversation={conversation} />
 
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-[minmax(0,1fr)_19rem]">
         <div className="min-w-0 space-y-2">

@@ -12,7 +12,7 @@ import { buttonGhost, buttonPrimary, buttonSecondary, inputClass } from "@/compo
  * Changes a conversation's model (`PATCH model_key`, checked against the registry by the server):
  * a conversation started on an endpoint that does not work can move to one that does.
  */
-export function ModelPicker({ conversation }: { conversation: ConversationMetadata }) {
+export function ModelPicker({ conversation, openLabel, testId = "conversation-model" }: { conversation: ConversationMetadata; openLabel?: string; testId?: string }) {
   const t = useT();
   const uid = useId();
   const queryClient = useQueryClient();
@@ -37,9 +37,9 @@ export function ModelPicker({ conversation }: { conversation: ConversationMetada
           change.reset();
           setOpen(true);
         }}
-        data-testid="conversation-model-change"
+        data-testid={`${testId}-change`}
       >
-        {t("convPage.model.change")}
+        {openLabel ?? t("convPage.model.change")}
       </button>
     );
   }
@@ -55,7 +55,7 @@ export function ModelPicker({ conversation }: { conversation: ConversationMetada
       <label htmlFor={`${uid}-model`} className="sr-only">
         {t("convPage.model.label")}
       </label>
-      <select id={`${uid}-model`} className={`${inputClass} w-auto py-0.5 text-xs`} value={choice} onChange={(e) => setChoice(e.target.value)} title={t("convPage.model.hint")} data-testid="conversation-model-select">
+      <select id={`${uid}-model`} className={`${inputClass} w-auto py-0.5 text-xs`} value={choice} onChange={(e) => setChoice(e.target.value)} title={t("convPage.model.hint")} data-testid={`${testId}-select`}>
         {models.data?.models.some((m) => m.key === conversation.model_key) ? null : <option value={conversation.model_key}>{conversation.model_key}</option>}
         {models.data?.models.map((m) => (
           <option key={m.key} value={m.key}>
@@ -63,13 +63,13 @@ export function ModelPicker({ conversation }: { conversation: ConversationMetada
           </option>
         ))}
       </select>
-      <button type="submit" className={`${buttonPrimary} px-2 py-0.5 text-xs`} disabled={change.isPending || choice === conversation.model_key} data-testid="conversation-model-save">
+      <button type="submit" className={`${buttonPrimary} px-2 py-0.5 text-xs`} disabled={change.isPending || choice === conversation.model_key} data-testid={`${testId}-save`}>
         {t("common.save")}
       </button>
       <button type="button" className={`${buttonSecondary} px-2 py-0.5 text-xs`} onClick={() => setOpen(false)}>
         {t("common.cancel")}
       </button>
-      <FieldError id={`${uid}-model-error`} message={error} testId="conversation-model-error" />
+      <FieldError id={`${uid}-model-error`} message={error} testId={`${testId}-error`} />
     </form>
   );
 }

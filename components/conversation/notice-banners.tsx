@@ -3,6 +3,9 @@
 import Link from "next/link";
 import { useState } from "react";
 import type { Notice } from "@/lib/contracts/events";
+import type { ConversationMetadata } from "@/lib/contracts/on-disk";
+import { ConnectionDoctor } from "@/components/settings/connection-doctor";
+import { ModelPicker } from "./model-picker";
 import { noticeText } from "@/lib/client/notices";
 import { useT } from "@/lib/i18n";
 
@@ -20,10 +23,11 @@ function noticeKey(n: Notice): string {
 }
 
 /**
- * The runtime's notices as dismissible banners: a failing model endpoint (with how to configure
- * one), a cap reached, a stop. Dismissed ones stay dismissed for this page.
+ * The runtime's notices as dismissible banners: a failing model endpoint (with "change model" for
+ * this conversation and "test connection" of the model that failed, beside how to configure one),
+ * a cap reached, a stop. Dismissed ones stay dismissed for this page.
  */
-export function NoticeBanners({ notices }: { notices: readonly Notice[] }) {
+export function NoticeBanners({ notices, conversation }: { notices: readonly Notice[]; conversation?: ConversationMetadata }) {
   const t = useT();
   const [dismissed, setDismissed] = useState<ReadonlySet<string>>(() => new Set());
   const shown = notices.filter((n) => !dismissed.has(noticeKey(n))).slice(-MAX_SHOWN);
@@ -55,6 +59,7 @@ export function NoticeBanners({ notices }: { notices: readonly Notice[] }) {
                   </Link>
                 </p>
               ) : null}
+              {modelProblem && conversation ? <ModelProblemActions notice={n} conversation={conversation} /> : null}
             </div>
             <button
               type="button"
@@ -68,6 +73,22 @@ export function NoticeBanners({ notices }: { notices: readonly Notice[] }) {
           </div>
         );
       })}
+    </div>
+  );
+}
+
+/**
+ * What a person can do about a failing model from the banner itself: move this conversation to
+ * another model (its next call uses it; the timeline records the change), or test the connection
+ * of the model that failed (the connection doctor, as in Settings → Models).
+ */
+function ModelProblemActions({ notice, conversation }: { notice: Notice; conversation: ConversationMetadata }) {
+  const t = useT();
+  const failed = typeof notice.params?.model === "string" && notice.params.model ? notice.params.model : conversation.model_key;
+  return (
+    <div className="mt-2 flex flex-wrap items-start gap-3" data-testid="notice-model-actions">
+      <ModelPicker conversation={conversation} openLabel={t("notice.changeModel")} testId="notice-model" />
+      {failed !== "offline" ? <ConnectionDoctor modelKey={failed} /> : null}
     </div>
   );
 }

@@ -302,6 +302,7 @@ export const en = {
   "notice.title.warning": "Limit reached",
   "notice.title.info": "Note",
   "notice.modelHelp": "To use a model endpoint, add it to models.json in the data folder, or set OPENAI_BASE_URL and OPENAI_API_KEY (and optionally ASTRION_MODEL) and restart Astrion. Without one, the built-in offline model is used.",
+  "notice.changeModel": "Change model",
   "notice.openSettings": "Open Settings",
   "notice.dismiss": "Dismiss",
   "notice.msg.leaderCallCap": "The Team Leader reached {cap} model calls for this request and stopped. Send a message to continue.",

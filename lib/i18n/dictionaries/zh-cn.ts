@@ -303,6 +303,7 @@ export const zhCN: Record<MessageKey, string> = {
   "notice.title.warning": "已达上限",
   "notice.title.info": "提示",
   "notice.modelHelp": "要使用模型端点，请在数据文件夹的 models.json 中添加它，或设置 OPENAI_BASE_URL 和 OPENAI_API_KEY（可选 ASTRION_MODEL）后重启 Astrion。未配置时使用内置离线模型。",
+  "notice.changeModel": "更换模型",
   "notice.openSettings": "打开设置",
   "notice.dismiss": "关闭",
   "notice.msg.leaderCallCap": "团队负责人已达到本次请求 {cap} 次模型调用的上限并已停止。发送一条消息即可继续。",
