@@ -5,28 +5,18 @@
  * conversation to another model, on which the next message is answered.
  */
 import fs from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { expect, test, uniqueSuffix } from "./fixtures";
 import { ConversationPage } from "./pages/conversation-page";
+import { freePort } from "../test/helpers/server";
 
 let before: string;
 const modelsFile = () => path.join(process.env.E2E_ASTRION_HOME!, "models.json");
 
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const s = http.createServer();
-  await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
-}
-
 test.beforeAll(async () => {
   before = fs.readFileSync(modelsFile(), "utf8");
   const models = JSON.parse(before) as { models: Record<string, unknown> };
-  models.models.dead = { label: "Dead endpoint", base_url: `http://127.0.0.1:${await closedPort()}/v1`, model: "gone", provider: "generic", timeouts: { first_response_ms: 2_000 } };
+  models.models.dead = { label: "Dead endpoint", base_url: `http://127.0.0.1:${await freePort()}/v1`, model: "gone", provider: "generic", timeouts: { first_response_ms: 2_000 } };
   fs.writeFileSync(modelsFile(), JSON.stringify(models, null, 2));
 });
 

@@ -16,7 +16,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DoctorReportSchema, type DoctorReport } from "@/lib/contracts/http";
 import type { FakeOpenAI } from "../helpers/fake-openai";
-import { startServer, tempDir, type TestServer } from "../helpers/server";
+import { freePort, startServer, tempDir, type TestServer } from "../helpers/server";
 import { startDashScopeFake } from "./dashscope";
 import { startDeepSeekFake } from "./deepseek";
 import { startLlamaCppFake } from "./llamacpp";
@@ -48,14 +48,6 @@ async function checkingKey(fake: FakeOpenAI): Promise<string> {
   });
   await new Promise<void>((resolve) => keyed.listen(0, "127.0.0.1", resolve));
   return `http://127.0.0.1:${(keyed.address() as AddressInfo).port}/v1`;
-}
-
-async function closedPort(): Promise<number> {
-  const s = http.createServer();
-  await new Promise<void>((resolve) => s.listen(0, "127.0.0.1", resolve));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
 }
 
 /** The id of the key "typed in Settings" (the right one of the key-checking server). */
@@ -90,7 +82,7 @@ beforeAll(async () => {
     "openai-stored-key": { base_url: keyedUrl, api_key_ref: STORED_REF, provider: "openai", model: "fake-model", timeouts: { first_response_ms: 10_000 } },
     "openai-stored-gone": { base_url: keyedUrl, api_key_ref: "key_000000000000gone", provider: "openai", model: "fake-model", timeouts: { first_response_ms: 10_000 } },
     "model-missing": entry(openai.url, { provider: "openai", model: "gpt-missing" }),
-    down: entry(`http://127.0.0.1:${await closedPort()}/v1`, { model: "anything" }),
+    down: entry(`http://127.0.0.1:${await freePort()}/v1`, { model: "anything" }),
     vllm: entry(vllm.url, { provider: "vllm", model: "Qwen/Qwen3-8B", thinking_style: "enable_thinking" }),
     "vllm-no-tools": entry(vllmNoTools.url, { provider: "vllm", model: "Qwen/Qwen3-8B", thinking_style: "enable_thinking" }),
     ollama: entry(ollama.url, { provider: "ollama", model: "qwen3:1.7b", thinking_style: "enable_thinking" }),
