@@ -56,7 +56,9 @@ const server = http.createServer((req, res) => {
 // Oversize headers, a method Node does not know, CONNECT: answered, then closed without a reset.
 installRefusals(server);
 server.on("error", (error) => {
-  console.error(`[astrion] cannot listen on ${host}:${port}: ${error.message}`);
+  // The usual cause on a first start: another program (or another Astrion) has the port.
+  const hint = error.code === "EADDRINUSE" ? ` Another program is using port ${port}: stop it, or start on another port, e.g. PORT=${Number(port) + 1} npm start.` : "";
+  console.error(`[astrion] cannot listen on ${host}:${port}: ${error.message}.${hint}`);
   process.exit(1);
 });
 server.listen(port, host, () => {

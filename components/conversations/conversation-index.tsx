@@ -22,6 +22,7 @@ import { EXPORT_LIMITS } from "@/lib/export/schema";
 import { ConversationImport } from "./conversation-import";
 import { NewConversationForm } from "./new-conversation-form";
 import { StatusBadge } from "./status-badge";
+import { agentCountText } from "./agent-count";
 
 const PAGE_SIZE = 20;
 const FILTERS: readonly ConversationFilter[] = ["active", "archived", "all"];
@@ -243,7 +244,7 @@ function ConversationRow({ item, selected, onSelect }: { item: ConversationListI
         </div>
         <div>
           <dt className="sr-only">{t("conv.col.agents")}</dt>
-          <dd data-testid="conversation-agent-count">{t("conv.agentCount", { n: item.agent_count })}</dd>
+          <dd data-testid="conversation-agent-count">{agentCountText(t, item.agent_count)}</dd>
         </div>
         <div>
           <dt className="sr-only">{t("conv.col.model")}</dt>

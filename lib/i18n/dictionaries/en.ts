@@ -104,6 +104,7 @@ export const en = {
   "conv.col.runMode": "Run mode",
   "conv.col.actions": "Actions",
   "conv.agentCount": "{n} agents",
+  "conv.agentCount.one": "1 agent",
   "conv.archive": "Archive",
   "conv.unarchive": "Unarchive",
   "conv.loadMore": "Load more",

@@ -105,6 +105,7 @@ export const zhCN: Record<MessageKey, string> = {
   "conv.col.runMode": "运行模式",
   "conv.col.actions": "操作",
   "conv.agentCount": "{n} 个智能体",
+  "conv.agentCount.one": "1 个智能体",
   "conv.archive": "归档",
   "conv.unarchive": "取消归档",
   "conv.loadMore": "加载更多",
