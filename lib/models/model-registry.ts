@@ -30,7 +30,7 @@ export class ModelRegistry {
   readonly #models = new Map<string, ChatModel>();
   readonly #embedders = new Map<string, Embedder>();
   readonly #keys: ModelKeyStore | null;
-  readonly #providers = new ProviderGuesser();
+  readonly #providers = new ProviderGuesser({ storedKey: (ref) => this.#keys?.peek(ref) });
   /** The breakers, semaphores and health listeners of every model made here. */
   readonly resilience: Resilience;
 

@@ -7,6 +7,7 @@ import "server-only";
  * so a server started later is asked again), so a model call pays a map lookup. One per model
  * registry (no process-wide state).
  */
+import { resolveApiKey } from "../api-key";
 import { plainFetch } from "../http-fetch";
 import type { ModelEntry } from "../schema";
 import { GENERIC_DEFAULT, guessFromLikelyPort, guessFromModelList, resolveWithoutServer } from "./guess";
@@ -21,6 +22,8 @@ const RETRY_AFTER_MS = 60_000;
 export interface ProviderGuesserOptions {
   /** Where API keys are read (default `process.env`): `/v1/models` may need the entry's key. */
   env?: Record<string, string | undefined>;
+  /** A key typed in Settings → Models, by its `api_key_ref` (the key store). */
+  storedKey?: (ref: string) => string | undefined;
   now?: () => number;
 }
 
@@ -28,10 +31,12 @@ export interface ProviderGuesserOptions {
 export class ProviderGuesser {
   readonly #asked = new Map<string, { at: number; answered: boolean; guess: Promise<ResolvedProvider> }>();
   readonly #env: Record<string, string | undefined>;
+  readonly #storedKey: ((ref: string) => string | undefined) | undefined;
   readonly #now: () => number;
 
   constructor(options: ProviderGuesserOptions = {}) {
     this.#env = options.env ?? process.env;
+    this.#storedKey = options.storedKey;
     this.#now = options.now ?? Date.now;
   }
 
@@ -53,7 +58,9 @@ export class ProviderGuesser {
 
   async #ask(entry: ModelEntry): Promise<{ guess: ResolvedProvider; answered: boolean }> {
     const weaker = guessFromLikelyPort(entry.base_url) ?? GENERIC_DEFAULT;
-    const key = entry.api_key_env ? this.#env[entry.api_key_env] : undefined;
+    // The entry's key as the model client sends it (typed in Settings, else its variable).
+    const resolved = resolveApiKey(entry, this.#env, this.#storedKey);
+    const key = resolved.state === "set" || resolved.state === "stored" ? resolved.value : undefined;
     try {
       const res = await plainFetch()(`${(entry.base_url ?? "").replace(/\/+$/, "")}/models`, {
         headers: key ? { authorization: `Bearer ${key}` } : {},
