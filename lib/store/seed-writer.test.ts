@@ -34,13 +34,51 @@ describe("SeedWriter and a new sub-agent's folder", () => {
     await writer.all();
     expect(await fs.readFile(path.join(agentDir, "metadata.json"), "utf8")).toBe('{"agent_id": 7}');
     expect(await fs.readFile(path.join(agentDir, "messages.json"), "utf8")).toBe('{"messages": []}');
-    expect(mkdir.mock.calls.map(([folder]) => path.relative(conv, String(folder)))).toEqual(["agents", path.join("agents", "7")]);
+    // agents/, then the folder the two files are staged in, renamed into place
+    expect(mkdir.mock.calls.map(([folder]) => path.relative(conv, String(folder)))).toEqual(["agents", expect.stringMatching(/^agents\/\.creating-7-[0-9a-f]{8}$/)]);
     expect(rm).not.toHaveBeenCalled();
     expect((await fs.readdir(agentDir)).filter((n) => TEMP_FILE_PATTERN.test(n))).toEqual([]);
+    expect(await fs.readdir(path.join(conv, "agents"))).toEqual(["7"]);
     // a durable pass then has the new folders' names synced, and writes again into them
     writer.mark(["meta"]);
     await writer.all(true);
     expect(writer.pending).toBe(false);
+  });
+
+  it("makes a new folder whole: when one of its files cannot be written, neither appears (nor a staging folder), and both stay marked", async () => {
+    const conv = path.join(root, "conv");
+    await fs.mkdir(path.join(conv, "agents"), { recursive: true });
+    const agentDir = path.join(conv, "agents", "4");
+    // A text the file system refuses, for messages.json only: metadata.json is written first.
+    const texts = { meta: '{"agent_id": 4}', messages: 42 as unknown as string };
+    const writer = writerFor(agentDir, texts);
+    writer.mark(["meta", "messages"]);
+    await expect(writer.all()).rejects.toThrow();
+    expect(await fs.readdir(path.join(conv, "agents"))).toEqual([]);
+    expect(writer.pending).toBe(true);
+    texts.messages = '{"messages": []}';
+    await writer.all(true);
+    expect((await fs.readdir(agentDir)).sort()).toEqual(["messages.json", "metadata.json"]);
+    expect(await fs.readdir(path.join(conv, "agents"))).toEqual(["4"]);
+  });
+
+  it("writes straight into a new folder made meanwhile by someone else", async () => {
+    const conv = path.join(root, "conv");
+    const agentDir = path.join(conv, "agents", "5");
+    await fs.mkdir(conv);
+    const writer = writerFor(agentDir, { meta: "{}", messages: "[]" });
+    const rename = fs.rename.bind(fs);
+    vi.spyOn(fs, "rename").mockImplementation(async (from, to) => {
+      if (String(to) === agentDir) {
+        await fs.mkdir(agentDir);
+        await fs.writeFile(path.join(agentDir, "notes.txt"), "x");
+      }
+      return rename(from, to);
+    });
+    writer.mark(["meta", "messages"]);
+    await writer.all();
+    expect((await fs.readdir(agentDir)).sort()).toEqual(["messages.json", "metadata.json", "notes.txt"]);
+    expect(await fs.readdir(path.join(conv, "agents"))).toEqual(["5"]);
   });
 
   it("does not make again a conversation removed meanwhile (only its agents/ and the agent's folder are made)", async () => {

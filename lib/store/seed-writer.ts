@@ -7,13 +7,16 @@ import "server-only";
  *   burst share one rewrite of each file and a file is rewritten at most once per delay however
  *   fast the steps come; a pass that ends with more changes schedules the next;
  * - or now ({@link SeedWriter.all}): readers of the files, a checkpoint (durably), a close.
- * Writes are atomic (temp file + rename); a new sub-agent's folder is made by the first write of
- * one of its files. A failed write leaves its files marked, so the next
+ * Writes are atomic (temp file + rename). A new sub-agent's folder appears whole: the files of the
+ * pass that go in it are written into a staging folder beside it (`.creating-*`, removed by a
+ * load after a crash), which is then renamed into place, so a kill never leaves an agent folder
+ * with one of its two files. A failed write leaves its files marked, so the next
  * pass tries again; nothing is lost, the log holds every change.
  * A durable pass rewrites only the files that changed since they were last written; one that a
  * background pass already wrote, and that has not changed since, is synced where it is (an fsync
  * of the file and of its folder), not rewritten.
  */
+import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { fsyncDir, writeFileAtomicUnlocked } from "./atomic";
@@ -42,7 +45,7 @@ export class SeedWriter<K extends string> {
   readonly #unsynced = new Set<K>();
   /** Parents of folders made by a pass without a sync (a new sub-agent's), to be synced by a durable one. */
   readonly #newFolders = new Set<string>();
-  /** Folders being made (a new sub-agent's), so the files waiting for one share its mkdir. */
+  /** Folders being made (a new sub-agent's, and agents/ before it), so the files waiting for one share its making. */
   readonly #making = new Map<string, Promise<void>>();
   #writing: Promise<void> | null = null;
   #background: Promise<void> | null = null;
@@ -125,10 +128,21 @@ export class SeedWriter<K extends string> {
 
   /** Writes the files of `keys`, serialized now, in one go, so they show one moment of the conversation. */
   async #write(keys: K[], durable: boolean): Promise<void> {
-    const files = keys.map((k) => ({ file: this.#files.path(k), text: this.#files.text(k) }));
+    const files = keys.map((k) => ({ file: path.resolve(this.#files.path(k)), text: this.#files.text(k) }));
+    const byFolder = new Map<string, { file: string; text: string | Uint8Array }[]>();
+    for (const f of files) {
+      const dir = path.dirname(f.file);
+      const group = byFolder.get(dir);
+      if (group) group.push(f);
+      else byFolder.set(dir, [f]);
+    }
     // The one writer of these files while the conversation is open, so no file lock is taken:
     // the store's conversation lock (keyed on metadata.json) may be held by the caller (a load).
-    this.#writing = Promise.all(files.map((f) => this.#writeOne(path.resolve(f.file), f.text, durable))).then(() => undefined);
+    // Every write settles before the pass ends (a folder being made may still be renamed into place).
+    this.#writing = Promise.allSettled(files.map((f) => this.#writeOne(f.file, f.text, byFolder.get(path.dirname(f.file))!, durable))).then((written) => {
+      const failed = written.find((w) => w.status === "rejected");
+      if (failed) throw failed.reason;
+    });
     try {
       await this.#writing;
       for (const key of keys) {
@@ -144,38 +158,33 @@ export class SeedWriter<K extends string> {
   }
 
   /**
-   * Writes one file; a folder not there yet (a new sub-agent's) is made first. The made folder's
-   * own name is synced in its parent: now when `durable`, else by the next durable pass.
+   * Writes one file. When its folder is not there yet (a new sub-agent's), the folder is made
+   * with every file of the pass that goes in it (`siblings`), at once; the other files' writes
+   * fail the same way and wait for that one making.
    */
-  async #writeOne(file: string, text: string | Uint8Array, durable: boolean): Promise<void> {
+  async #writeOne(file: string, text: string | Uint8Array, siblings: readonly { file: string; text: string | Uint8Array }[], durable: boolean): Promise<void> {
     try {
       await writeFileAtomicUnlocked(file, text, { durable });
       return;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     }
-    // The agent's folder, and the conversation's agents/ before its first agent. Not recursive
-    // beyond that: a conversation removed meanwhile fails the write rather than being made again.
-    // Through the thread pool, as every change of a folder is (./atomic.ts): a create can wait
-    // for the file system's journal.
-    const dir = path.dirname(file);
-    for (const folder of [path.dirname(dir), dir]) await this.#makeFolder(folder);
-    await writeFileAtomicUnlocked(file, text, { durable });
-    if (durable) await this.#syncNewFolders();
+    await this.#makeFolder(path.dirname(file), siblings, durable);
   }
 
-  /** Makes `folder` (one already there is fine); the files of one pass that need it share one mkdir. */
-  #makeFolder(folder: string): Promise<void> {
+  /**
+   * Makes `folder` holding `files`: written into a staging folder beside it, then renamed into
+   * place (a folder made meanwhile is written into directly). Its parent is made first when it
+   * is not there (the conversation's agents/ before its first agent) but nothing above: a
+   * conversation removed meanwhile fails the write rather than being made again. Every step goes
+   * through the thread pool, as every change of a folder does (./atomic.ts): a create can wait
+   * for the file system's journal. The made folder's own name is synced in its parent: now when
+   * `durable`, else by the next durable pass. The files of one pass share one making.
+   */
+  #makeFolder(folder: string, files: readonly { file: string; text: string | Uint8Array }[], durable: boolean): Promise<void> {
     let making = this.#making.get(folder);
     if (!making) {
-      making = fs.mkdir(folder).then(
-        () => {
-          this.#newFolders.add(path.dirname(folder));
-        },
-        (error: unknown) => {
-          if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-        },
-      );
+      making = this.#make(folder, files, durable);
       const done = () => {
         if (this.#making.get(folder) === making) this.#making.delete(folder);
       };
@@ -183,6 +192,35 @@ export class SeedWriter<K extends string> {
       this.#making.set(folder, making);
     }
     return making;
+  }
+
+  async #make(folder: string, files: readonly { file: string; text: string | Uint8Array }[], durable: boolean): Promise<void> {
+    const parent = path.dirname(folder);
+    await fs.mkdir(parent).then(
+      () => this.#newFolders.add(path.dirname(parent)),
+      (error: unknown) => {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      },
+    );
+    const staging = path.join(parent, `.creating-${path.basename(folder)}-${randomBytes(4).toString("hex")}`);
+    await fs.mkdir(staging);
+    try {
+      // Every write settled before the staging folder can be removed on a failure.
+      const written = await Promise.allSettled(files.map((f) => writeFileAtomicUnlocked(path.join(staging, path.basename(f.file)), f.text, { durable })));
+      const failed = written.find((w) => w.status === "rejected");
+      if (failed) throw failed.reason;
+      if (durable) await fsyncDir(staging);
+      await fs.rename(staging, folder);
+    } catch (error) {
+      await fs.rm(staging, { recursive: true, force: true }).catch(() => undefined);
+      const code = (error as NodeJS.ErrnoException).code;
+      // Made meanwhile (renaming onto a folder with files fails): the files go straight into it.
+      if (code !== "ENOTEMPTY" && code !== "EEXIST") throw error;
+      await Promise.all(files.map((f) => writeFileAtomicUnlocked(f.file, f.text, { durable })));
+      return;
+    }
+    this.#newFolders.add(parent);
+    if (durable) await this.#syncNewFolders();
   }
 
   /** fsyncs the parents of the folders made since the last sync, so the folders' names are durable. */
