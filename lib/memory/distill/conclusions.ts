@@ -2,8 +2,13 @@
  * Reads a conversation's conclusions from the Team Leader's history (messages.json), never its
  * message flow (seed 003 §5): the leader's final summary of each request, the sub-agents' reports
  * (`report_to_leader` summaries, one finding per list item or sentence), `CONCLUSION:` / `结论：`
- * lines, what a person said they prefer, and open questions (asked with `ask_master` and never
- * answered, or listed as open). Pure.
+ * lines, what a person said they prefer, the conclusions and decisions a person stated
+ * (`Findings to keep: …`, `We decided …`; ./stated.ts), and open questions (asked with
+ * `ask_master` and never answered, or listed as open). Pure.
+ *
+ * The team's text never gives trivia of the conversation's flow (./trivia.ts: tallies of a tool's
+ * results, tool narration, self-references, repetitions, step notes, bare references), nor the
+ * items under a heading of the work done (`What I looked at`).
  *
  * Conversation-local text is skipped: a statement naming one of this conversation's agents
  * (`Researcher_1`, the team line a leader promotes) says nothing that outlives the conversation.
@@ -11,7 +16,9 @@
 import { extractPromotions, isInterAgentText } from "@/lib/context/markers";
 import { parseAgentMessage } from "@/lib/contracts/messages";
 import type { Message } from "@/lib/contracts/on-disk";
+import { statedConclusions } from "./stated";
 import { cleanStatement, headingText, isAdviceHeading, isOpenHeading, listItem, openMarked, readsPreference, sentences, statementKey } from "./text";
+import { isProcessHeading, readsTrivia } from "./trivia";
 import type { Conclusion, ConclusionSource } from "./types";
 
 /** Options of {@link collectConclusions}. */
@@ -47,6 +54,8 @@ class Collector {
   constructor(private readonly localNames: readonly string[]) {}
 
   add(block: Block, text: string, messageId: string | undefined, open = false): void {
+    // A person's own words are theirs to keep; only the team's text is sifted for trivia.
+    if (block.by !== "person" && readsTrivia(text)) return;
     const statement = cleanStatement(text);
     if (statement.length < MIN_STATEMENT_CHARS && !/[\u4e00-\u9fff]{4}/.test(statement)) return;
     if (this.localNames.some((n) => statement.includes(n))) return;
@@ -65,12 +74,13 @@ class Collector {
 
 /**
  * The findings of a report or summary body: list items (those under an advice heading such as
- * `Next steps` are left out; those under an open heading are open), `OPEN:` lines, and when the
- * body has no list, its sentences. `CONCLUSION:` lines are read separately.
+ * `Next steps` or a heading of the work done such as `What I looked at` are left out; those under
+ * an open heading are open), `OPEN:` lines, and when the body has no list, its sentences; trivia
+ * never counts towards {@link FINDINGS_PER_TEXT}. `CONCLUSION:` lines are read separately.
  */
 function findings(body: string): Array<{ text: string; open: boolean }> {
   const out: Array<{ text: string; open: boolean }> = [];
-  let section: "plain" | "open" | "advice" = "plain";
+  let section: "plain" | "open" | "skip" = "plain";
   let items = 0;
   for (const line of body.split("\n")) {
     const marked = openMarked(line);
@@ -81,20 +91,20 @@ function findings(body: string): Array<{ text: string; open: boolean }> {
     if (/^\s*(?:[-*•]|\d+[.)])?\s*(?:\*\*|__)?\s*(?:CONCLUSION|结论)\s*[:：]/i.test(line)) continue;
     const heading = headingText(line);
     if (heading !== null) {
-      section = isOpenHeading(heading) ? "open" : isAdviceHeading(heading) ? "advice" : "plain";
+      section = isOpenHeading(heading) ? "open" : isAdviceHeading(heading) || isProcessHeading(heading) ? "skip" : "plain";
       continue;
     }
     const item = listItem(line);
     if (item === null) continue;
     items++;
-    if (section !== "advice") out.push({ text: item, open: section === "open" });
+    if (section !== "skip" && !readsTrivia(item)) out.push({ text: item, open: section === "open" });
   }
   if (items === 0) {
     const prose = body
       .split("\n")
       .filter((l) => headingText(l) === null && !/^\s*>/.test(l) && !/^\s*(?:CONCLUSION|结论)\s*[:：]/i.test(l) && !openMarked(l))
       .join(" ");
-    for (const s of sentences(prose)) if (!/[:：]$/.test(s)) out.push({ text: s, open: isOpenHeading(s) });
+    for (const s of sentences(prose)) if (!/[:：]$/.test(s) && !readsTrivia(s)) out.push({ text: s, open: isOpenHeading(s) });
   }
   return out.slice(0, FINDINGS_PER_TEXT);
 }
@@ -157,7 +167,10 @@ export function collectConclusions(messages: readonly Message[], options: Collec
         if (open) c.add({ source: "question", by: parsed.sender }, parsed.body, id, true);
       } else if (!parsed && m.metadata?.message_source === "user") {
         for (const p of extractPromotions(text)) c.add({ source: "marker", by: "person" }, p, id);
-        for (const s of sentences(text)) if (readsPreference(s)) c.add({ source: "person", by: "person" }, s, id);
+        const stated = statedConclusions(text);
+        for (const s of stated) c.add({ source: "stated", by: "person" }, s, id);
+        // A preference already read as stated (`Remember that I prefer …`) is not read twice.
+        for (const s of sentences(text)) if (readsPreference(s) && !stated.some((t) => s.includes(t))) c.add({ source: "person", by: "person" }, s, id);
       }
     } else if (m.role === "assistant" && m.metadata?.message_source !== "sub_agent") {
       for (const p of extractPromotions(text)) c.add({ source: "marker", by: "leader" }, p, id);

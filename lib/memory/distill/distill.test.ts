@@ -98,8 +98,8 @@ describe("distillByRules", () => {
     expect(by("Should the v1 order API")).toMatchObject({ kind: "open_issue", level: "project", confidence: 0.6 });
     expect(by("concurrency yet")).toMatchObject({ kind: "open_issue", level: "project" });
     // technical (names an API): public; a business rule: project
-    expect(by("is deprecated in favour")).toMatchObject({ kind: "fact", level: "public", subject: "post /v1/orders", confidence: 0.75, source: { conversation_id: ctx.conversation_id, message_ids: ["m8", "m10"] } });
-    expect(by("Refunds over")).toMatchObject({ kind: "fact", level: "project", subject: "refunds over 10,000 cny" });
+    expect(by("is deprecated in favour")).toMatchObject({ kind: "fact", level: "public", subject: "POST /v1/orders", confidence: 0.75, source: { conversation_id: ctx.conversation_id, message_ids: ["m8", "m10"] } });
+    expect(by("Refunds over")).toMatchObject({ kind: "fact", level: "project", subject: "Refunds over 10,000 CNY" });
     expect(by("PaymentGateway.charge()")).toMatchObject({ kind: "fact", level: "public", confidence: 0.9 });
   });
 
@@ -126,10 +126,10 @@ describe("distillByRules", () => {
 });
 
 describe("subjectOf", () => {
-  it("takes a code span, a path, the words before the verb, or the Chinese head", () => {
-    expect(subjectOf("The `OrderService` is deprecated.")).toBe("orderservice");
-    expect(subjectOf("Config lives in src/config/app.yaml now")).toBe("src/config/app.yaml");
-    expect(subjectOf("The payment service's order API is deprecated")).toBe("payment service's order api");
+  it("takes an identifier's code span, the words before the verb, or the Chinese head, in the statement's case", () => {
+    expect(subjectOf("The `OrderService` is deprecated.")).toBe("OrderService");
+    expect(subjectOf("Config lives in src/config/app.yaml now")).toBe("Config");
+    expect(subjectOf("The payment service's order API is deprecated")).toBe("payment service's order API");
     expect(subjectOf("支付回调测试尚未覆盖并发")).toBe("支付回调测试");
   });
 });
@@ -155,7 +155,7 @@ describe("the model path", () => {
     const r = parseDistillAnswer("```json\n" + answer + "\n```", cs, ctx);
     expect(r.ok).toBe(true);
     if (!r.ok) return;
-    expect(r.candidates[0]).toMatchObject({ level: "project", subject: "order api", source: { message_ids: ["m8", "m10"] }, confidence: 0.8 });
+    expect(r.candidates[0]).toMatchObject({ level: "project", subject: "Order API", source: { message_ids: ["m8", "m10"] }, confidence: 0.8 });
     // the cited conclusion held an e-mail address: restricted whatever the model said
     expect(r.candidates[1]).toMatchObject({ level: "restricted", grant: ["leader", "tester"] });
   });

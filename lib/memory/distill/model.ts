@@ -8,6 +8,8 @@
 import { z } from "zod";
 import type { ChatMessage } from "@/lib/models/types";
 import { decideLevel, projectOf } from "./level";
+import { subjectOf } from "./text";
+import { isFileReference } from "./trivia";
 import { MAX_CANDIDATES, MAX_STATEMENT_CHARS, MAX_SUBJECT_CHARS, type Conclusion, type DistillContext, type DistilledCandidate } from "./types";
 import { jsonObjectIn } from "@/lib/models/answer-json";
 
@@ -46,7 +48,7 @@ function distillSystemPrompt(): string {
 /** The conclusions as the model reads them: one line each, `[c3] (report by Reviewer_2) text`. */
 function conclusionsText(conclusions: readonly Conclusion[]): string {
   return conclusions
-    .map((c) => `[${c.id}] (${c.source === "report" || c.source === "summary" || c.source === "marker" ? `${c.source} by ${c.by}` : c.source}${c.status ? `, ${c.status}` : ""}${c.open ? ", open" : ""}) ${c.text}`)
+    .map((c) => `[${c.id}] (${c.source === "report" || c.source === "summary" || c.source === "marker" || c.source === "stated" ? `${c.source} by ${c.by}` : c.source}${c.status ? `, ${c.status}` : ""}${c.open ? ", open" : ""}) ${c.text}`)
     .join("\n");
 }
 
@@ -70,7 +72,8 @@ export type ParsedDistillAnswer = { ok: true; candidates: DistilledCandidate[] }
 /**
  * Reads a model's answer: JSON matching {@link DistillAnswerSchema}, every source a conclusion of
  * the prompt. Message ids come from the cited conclusions; level and grant from level.ts (the
- * model's level can only raise it); the subject is the model's, in lower case.
+ * model's level can only raise it); the subject is the model's, in its case, unless it is a bare
+ * file reference (`README.md:39`): then the rules' subject of the statement.
  */
 export function parseDistillAnswer(answer: string, conclusions: readonly Conclusion[], ctx: DistillContext): ParsedDistillAnswer {
   let raw: unknown;
@@ -92,7 +95,7 @@ export function parseDistillAnswer(answer: string, conclusions: readonly Conclus
     return {
       kind: e.kind,
       statement: e.statement,
-      subject: e.subject.toLowerCase(),
+      subject: isFileReference(e.subject) ? subjectOf(e.statement) : e.subject,
       project_path: project,
       level,
       grant,

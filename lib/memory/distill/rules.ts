@@ -4,9 +4,9 @@
  *
  * - kind: `open_issue` when it was asked and never answered, listed as open or phrased as not done
  *   yet (`… not covered yet`, `尚未…`); `preference` when a person said what they prefer (or a
- *   conclusion says what the user prefers); else `fact`;
+ *   conclusion, a person's stated one included, says what someone prefers); else `fact`;
  * - subject: see `subjectOf`; level and grant: see level.ts;
- * - confidence: a `CONCLUSION:` line 0.9, a person's stated preference 0.85, a completed report's
+ * - confidence: a `CONCLUSION:` line 0.9, a person's stated preference, conclusion or decision 0.85, a completed report's
  *   finding 0.75, the leader's summary 0.7, an open question 0.6; a failed report's finding 0.4.
  *
  * Pure.
@@ -15,7 +15,7 @@ import { decideLevel, projectOf } from "./level";
 import { readsOpen, readsPreference, subjectOf } from "./text";
 import { MAX_CANDIDATES, type Conclusion, type DistillContext, type DistilledCandidate, type DistilledKind } from "./types";
 
-const CONFIDENCE: Record<Conclusion["source"], number> = { marker: 0.9, person: 0.85, report: 0.75, summary: 0.7, question: 0.6 };
+const CONFIDENCE: Record<Conclusion["source"], number> = { marker: 0.9, person: 0.85, stated: 0.85, report: 0.75, summary: 0.7, question: 0.6 };
 
 /** The kind the rules give a conclusion. */
 function kindOf(c: Conclusion): DistilledKind {

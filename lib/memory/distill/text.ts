@@ -2,6 +2,7 @@
  * Small text rules of the distiller: lines and list items, sentences (English and Chinese), open
  * markers, preference phrasing, a statement's subject. Pure.
  */
+import { isFileReference } from "./trivia";
 import { MAX_STATEMENT_CHARS, MAX_SUBJECT_CHARS } from "./types";
 
 /** A list item's text (`- x`, `* x`, `• x`, `1. x`, `1) x`), or null for any other line. */
@@ -42,11 +43,11 @@ export function statementKey(text: string): string {
     .trim();
 }
 
-/** Sentences of a paragraph, English (`. `, `! `, `? `) and Chinese (`。！？`) endings. */
+/** Sentences of a paragraph, English (`. `, `! `, `? ` before a capital, a digit or a Chinese character) and Chinese (`。！？`) endings. */
 export function sentences(text: string): string[] {
   return text
     .replace(/\s+/g, " ")
-    .split(/(?<=[.!?])\s+(?=[A-Z0-9`"“(])|(?<=[。！？])/)
+    .split(/(?<=[.!?])\s+(?=[A-Z0-9`"“(\u4e00-\u9fff])|(?<=[。！？])/)
     .map((s) => s.trim())
     .filter(Boolean);
 }
@@ -74,7 +75,7 @@ export function readsOpen(text: string): boolean {
 
 /** A person stating a preference about how they want things done (English or Chinese). */
 export function readsPreference(text: string): boolean {
-  return /\b(?:I|we)\s+(?:(?:really|always|usually)\s+)?(?:prefer|like|want|would\s+(?:like|rather)|need)\b|\bplease\s+(?:always|never|use|keep|answer|reply|write|respond|include|avoid)\b|\b(?:always|never)\s+(?:use|answer|reply|write|respond|include|add)\b|\b(?:user|person|they)\s+(?:prefers|wants|likes|would\s+like)\b|\bpreference\b|我们?(?:更|比较)?(?:希望|喜欢|偏好|习惯|想要)|请(?:始终|总是|一直|不要|务必|尽量)|以后(?:都|请)|用户(?:希望|偏好|喜欢|想要)|偏好/i.test(
+  return /\b(?:I|we)\s+(?:(?:really|always|usually)\s+)?(?:prefer|like|want|would\s+(?:like|rather)|need)\b|\bplease\s+(?:always|never|use|keep|answer|reply|write|respond|include|avoid)\b|\b(?:always|never)\s+(?:use|answer|reply|write|respond|include|add)\b|\b(?:user|person|they)\s+(?:prefers|wants|likes|would\s+like)\b|\bpreference\b|\b(?:remember|make\s+sure)\s+to\b|我们?(?:更|比较)?(?:希望|喜欢|偏好|习惯|想要)|请(?:始终|总是|一直|不要|务必|尽量)|以后(?:都|请)|用户(?:希望|偏好|喜欢|想要)|偏好/i.test(
     text,
   );
 }
@@ -86,27 +87,57 @@ export function readsTechnical(text: string): boolean {
   );
 }
 
-const SUBJECT_VERB = /\s(?:is|are|was|were|has|have|had|should|must|does|do|did|uses|use|needs|need|cannot|can't|can|will|won't|lacks|returns|calls|covers|wants|prefers|likes)\s/i;
+const SUBJECT_VERB =
+  /\s(?:is|are|was|were|has|have|had|should|must|does|do|did|uses|use|needs|need|cannot|can't|can|will|won't|lacks|returns|calls|covers|wants|prefers|likes|lives|holds|keeps|stores|runs|says|contains|exports|defines|reads|writes|handles|sends|compiles|converts|matches|depends|requires|supports|breaks|fails|works|takes|gives|makes|goes|stays|retries|throws|logs|expects|allows|checks)\s/i;
+
+/** What a decision opens with (`We decided to …`, `我们决定…`): the decision is about what follows. */
+const DECIDED = /^(?:(?:we|I)(?:'ve|\s+(?:have|had))?(?:\s+(?:already|finally|all|just))*\s+(?:decided|agreed|concluded|chose|settled)(?:\s+(?:to|that|on|upon))?\s+|(?:我们?|大家)(?:已经?|最终|一致)?(?:决定|约定|商定|确定|同意)了?)/i;
+
+/** Labels too general to name anything (`Note: …`). */
+const GENERIC_LABEL = /^(?:notes?|findings?|conclusions?|important|update|fyi|summary|result|answer|注意|发现|结论|总结|说明)$/i;
+
+/** A phrase as a title: code marks, parentheses and a leading article dropped, trailing punctuation trimmed. */
+function titlePhrase(text: string): string {
+  return text
+    .trim()
+    .replace(/\s*\([^()]+\)/g, "")
+    .replace(/`/g, "")
+    .replace(/^(?:the|a|an)\s+/i, "")
+    .replace(/[\s.。,，:：;；!?！？"“”'’]+$/g, "")
+    .trim();
+}
+
+/** True when a title names something: a word that is not a bare file reference. */
+function meaningful(title: string): boolean {
+  return /[A-Za-z]{2}|[\u4e00-\u9fff]/.test(title) && !isFileReference(title);
+}
 
 /**
- * The subject of a statement, so that statements about the same thing share it (the service
- * merges a duplicate or a contradiction by subject): the first code span or path it names, else
- * the words before its verb (English) or before `是`/`，` (Chinese), else its first words; lower
- * case, at most {@link MAX_SUBJECT_CHARS} characters.
+ * The subject of a statement, its title on the Memory page, so that statements about the same
+ * thing share it (the service merges a duplicate or a contradiction by subject): a specific label
+ * before a colon (`Test setup: …`), else the first code span that is an identifier, not a file
+ * reference (`` `OrderService` ``), else — past a decision's opening (`We decided to`) — the words before its verb (English) or before
+ * `是`/`，` (Chinese), else its first words up to a preposition. In the statement's own case,
+ * at most {@link MAX_SUBJECT_CHARS} characters; never a bare file reference like `README.md:39`.
  */
 export function subjectOf(statement: string): string {
-  const text = statement.replace(/^(?:CONCLUSION|结论|OPEN(?:\s+(?:QUESTION|ISSUE))?)\s*[:：]\s*/i, "").trim();
-  const code = /`([^`\n]{1,80})`/.exec(text)?.[1] ?? /(?:^|\s)((?:[\w.-]+\/)+[\w.-]+|[\w-]+\.(?:ts|tsx|js|jsx|py|go|rs|java|json|ya?ml|md|sql))\b/.exec(text)?.[1];
-  let subject: string;
-  if (code) subject = code;
-  else if (/[\u4e00-\u9fff]/.test(text.slice(0, 8))) {
-    const end = text.search(/是|不|已|应|需要|没有|尚未|还|会|要|的|，|,|。|：|:/);
-    subject = text.slice(0, end > 1 ? Math.min(end, 16) : Math.min(text.length, 12));
+  const text = statement
+    .replace(/^(?:CONCLUSION|结论|OPEN(?:\s+(?:QUESTION|ISSUE))?)\s*[:：]\s*/i, "")
+    .replace(DECIDED, "")
+    .trim();
+  const label = /^([^:：`]{2,60}?)\s*[:：]\s+\S/.exec(text)?.[1];
+  const code = [...text.matchAll(/`([^`\n]{1,80})`/g)].map((m) => m[1]!.trim()).find((c) => meaningful(c));
+  let subject = "";
+  if (label && label.split(/\s+/).length <= 6 && !GENERIC_LABEL.test(label.trim()) && meaningful(titlePhrase(label))) subject = titlePhrase(label);
+  else if (code) subject = code;
+  else if (/[\u4e00-\u9fff]/.test(text.slice(0, 16))) {
+    const end = text.search(/是|不|已|应|需要|没有|尚未|还|会|要|的|在|把|将|用|，|,|。|：|:/);
+    subject = titlePhrase(text.slice(0, end > 1 ? Math.min(end, 16) : Math.min(text.length, 12)));
   } else {
     const verb = SUBJECT_VERB.exec(` ${text} `);
-    const head = verb && verb.index > 0 ? ` ${text} `.slice(0, verb.index).trim() : text.split(/\s+/).slice(0, 6).join(" ");
-    subject = head.split(/\s+/).slice(0, 8).join(" ").replace(/^(?:the|a|an)\s+/i, "");
+    const head = verb && verb.index > 0 ? ` ${text} `.slice(0, verb.index) : text.split(/\s+(?:in|of|for|from|at|on|with|by|to|into|under|after|before)\s+/i)[0]!;
+    subject = titlePhrase(head).split(/\s+/).slice(0, 8).join(" ");
   }
-  const clean = subject.replace(/[.。,，:：;；!?！？"“”'`]+$/g, "").trim().toLowerCase();
-  return (clean || text.slice(0, MAX_SUBJECT_CHARS).toLowerCase()).slice(0, MAX_SUBJECT_CHARS);
+  if (!meaningful(subject)) subject = titlePhrase(text.split(/\s+/).filter((w) => !isFileReference(w)).slice(0, 6).join(" "));
+  return subject.slice(0, MAX_SUBJECT_CHARS);
 }

@@ -15,6 +15,8 @@ export type ConclusionSource =
   | "summary"
   /** What a person said they prefer. */
   | "person"
+  /** A conclusion or decision a person stated (`Findings to keep: …`, `We decided …`, `结论：…`). */
+  | "stated"
   /** An open question: asked and never answered, or listed as open. */
   | "question";
 
