@@ -166,7 +166,8 @@ export function collectConclusions(messages: readonly Message[], options: Collec
         const open = options.pendingQuestions ? options.pendingQuestions.has(parsed.id) : !answered.has(parsed.id);
         if (open) c.add({ source: "question", by: parsed.sender }, parsed.body, id, true);
       } else if (!parsed && m.metadata?.message_source === "user") {
-        for (const p of extractPromotions(text)) c.add({ source: "marker", by: "person" }, p, id);
+        // A person's `CONCLUSION:` / `结论：` is one of their lead-ins: read sentence by sentence
+        // with the others, so that a line of several statements is not also kept whole.
         const stated = statedConclusions(text);
         for (const s of stated) c.add({ source: "stated", by: "person" }, s, id);
         // A preference already read as stated (`Remember that I prefer …`) is not read twice.

@@ -89,6 +89,66 @@ describe("collectConclusions", () => {
   });
 });
 
+describe("collectConclusions: conclusions, not the flow", () => {
+  // A report shaped like a tool-using team's: findings mixed with tallies and narration, a section
+  // of the work done, advice. The wording is not any one team's: the rules read shapes.
+  const body = [
+    "**Reviewer report** — goal: \"Review the parser\"",
+    "",
+    "**Findings**",
+    "- Searched the code for `eval`: 3 matches — `lib/parse.js:12`, `lib/scan.js:40`.",
+    "- Read `lib/parse.js` and `lib/scan.js`.",
+    "- Defined in the files read: `parse` (`lib/parse.js:3`), `scan` (`lib/scan.js:1`).",
+    "- I changed no files: this report is the analysis to act on.",
+    "- Same findings as above.",
+    "- Step 4 of 12: the step budget is half used.",
+    "- `lib/parse.js:12`",
+    "- The parser builds regular expressions with `new RegExp()` from user input without escaping.",
+    "- Test setup: test command `mocha`; no tests for the scanner.",
+    "",
+    "**What I looked at**",
+    "- The tokenizer table in `lib/constants.js` maps every glob character to a regex fragment.",
+    "",
+    "**Recommendations**",
+    "- Escape user input before building a RegExp.",
+  ].join("\n");
+
+  it("keeps a report's real findings and drops tallies, narration, self-references, repetitions, step notes, bare references and the work-done section", () => {
+    const cs = collectConclusions([report("r1", 1, body)], { agents });
+    expect(cs.map((c) => c.text)).toEqual(["The parser builds regular expressions with `new RegExp()` from user input without escaping.", "Test setup: test command `mocha`; no tests for the scanner."]);
+  });
+
+  it("trivia does not take a finding's place: a report of many trivial items still yields its real finding", () => {
+    const noisy = ["**Findings**", ...Array.from({ length: 12 }, (_, i) => `- Search for "term${i}": ${i + 2} matches.`), "- Refunds over 10,000 CNY need a second approval."].join("\n");
+    expect(collectConclusions([report("r2", 1, noisy)], { agents }).map((c) => c.text)).toEqual(["Refunds over 10,000 CNY need a second approval."]);
+  });
+
+  it("drops the trivia of a leader's final summary in prose and in Chinese", () => {
+    const cs = collectConclusions([
+      leader("s1", "2 reports came back from the team. Same findings as above. The ledger import must finish before reconciliation starts."),
+      person("s2", "再看一下。"),
+      leader("s3", "## 团队总结\n- 发现与上文相同。\n- 搜索“退款”：12 处匹配。\n- 读取了 `src/refund.ts`。\n- 退款超过一万元需要二次审批。"),
+    ]);
+    expect(cs.map((c) => c.text)).toEqual(["The ledger import must finish before reconciliation starts.", "退款超过一万元需要二次审批。"]);
+  });
+
+  it("keeps a person's stated conclusions and decisions (English and Chinese), each once, with their message", () => {
+    const cs = collectConclusions([
+      person("p1", "Review the parser. Findings to keep: the scanner is only used for brace expansion. We decided to keep Node 14 support. Remember that I prefer short answers."),
+      person("p2", "结论：解析器不支持扩展 glob。我们决定下个版本移除 `posix.js`。我更喜欢中文回答。"),
+    ]);
+    const bySource = cs.map((c) => [c.source, c.text, c.message_ids]);
+    expect(bySource).toEqual([
+      ["stated", "the scanner is only used for brace expansion.", ["p1"]],
+      ["stated", "We decided to keep Node 14 support.", ["p1"]],
+      ["stated", "I prefer short answers.", ["p1"]],
+      ["stated", "解析器不支持扩展 glob。", ["p2"]],
+      ["stated", "我们决定下个版本移除 `posix.js`。", ["p2"]],
+      ["person", "我更喜欢中文回答。", ["p2"]],
+    ]);
+  });
+});
+
 describe("distillByRules", () => {
   const candidates = distillByRules(collectConclusions(history, { agents }), ctx);
   const by = (text: string) => candidates.find((c) => c.statement.includes(text))!;
@@ -132,6 +192,17 @@ describe("subjectOf", () => {
     expect(subjectOf("The payment service's order API is deprecated")).toBe("payment service's order API");
     expect(subjectOf("支付回调测试尚未覆盖并发")).toBe("支付回调测试");
   });
+
+  it("is a meaningful phrase of the statement: a specific label, past a decision's opening, never a bare file reference", () => {
+    expect(subjectOf("Test setup: test command `mocha`; no tests for the scanner.")).toBe("Test setup");
+    expect(subjectOf("Note: `parse()` throws on empty input.")).toBe("parse()");
+    expect(subjectOf("The README (`README.md`) says picomatch has no dependencies.")).toBe("README");
+    expect(subjectOf("No risky patterns (eval, raw HTML) in the 8 files read.")).toBe("No risky patterns");
+    expect(subjectOf("We decided to keep Node 14 support.")).toBe("keep Node 14 support");
+    expect(subjectOf("我们决定保留 REST 接口。")).toBe("保留 REST 接口");
+    expect(subjectOf("`README.md:39` holds the install steps.")).toBe("holds the install steps");
+    expect(subjectOf("`lib/scan.js`: starts the scan from the first glob character.")).toBe("starts the scan");
+  });
 });
 
 describe("the model path", () => {
@@ -158,6 +229,22 @@ describe("the model path", () => {
     expect(r.candidates[0]).toMatchObject({ level: "project", subject: "Order API", source: { message_ids: ["m8", "m10"] }, confidence: 0.8 });
     // the cited conclusion held an e-mail address: restricted whatever the model said
     expect(r.candidates[1]).toMatchObject({ level: "restricted", grant: ["leader", "tester"] });
+  });
+
+  it("keeps the model's subject in its case, and replaces a bare file reference with a phrase of the statement", () => {
+    const answer = JSON.stringify({
+      entries: [
+        { kind: "fact", statement: "The README documents every matcher option.", subject: "readme.md:39", level: "public", confidence: 0.7, sources: [id("deprecated")] },
+        { kind: "fact", statement: "Refunds over 10,000 CNY need a second approval.", subject: "Refund approvals", level: "project", confidence: 0.7, sources: [id("Refunds over")] },
+      ],
+    });
+    const r = parseDistillAnswer(answer, cs, ctx);
+    expect(r.ok && r.candidates.map((c) => c.subject)).toEqual(["README", "Refund approvals"]);
+  });
+
+  it("tells the model which conclusions a person stated", () => {
+    const stated = collectConclusions([person("p1", "Findings to keep: the v1 order API stays until June.")]);
+    expect(distillMessages(stated, "Orders")[1]!.content).toContain("[c1] (stated by person) the v1 order API stays until June.");
   });
 
   it("refuses an invalid answer: not JSON, wrong shape, unknown sources", () => {

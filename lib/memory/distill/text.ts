@@ -88,7 +88,7 @@ export function readsTechnical(text: string): boolean {
 }
 
 const SUBJECT_VERB =
-  /\s(?:is|are|was|were|has|have|had|should|must|does|do|did|uses|use|needs|need|cannot|can't|can|will|won't|lacks|returns|calls|covers|wants|prefers|likes|lives|holds|keeps|stores|runs|says|contains|exports|defines|reads|writes|handles|sends|compiles|converts|matches|depends|requires|supports|breaks|fails|works|takes|gives|makes|goes|stays|retries|throws|logs|expects|allows|checks)\s/i;
+  /\s(?:is|are|was|were|has|have|had|should|must|does|do|did|uses|use|needs|need|cannot|can't|can|will|won't|lacks|returns|calls|covers|wants|prefers|likes|lives|holds|keeps|stores|runs|says|contains|exports|defines|reads|writes|handles|sends|compiles|converts|matches|depends|requires|supports|breaks|fails|works|takes|gives|makes|goes|stays|retries|throws|logs|expects|allows|checks|describes|documents|lists|explains|shows|mentions)\s/i;
 
 /** What a decision opens with (`We decided to …`, `我们决定…`): the decision is about what follows. */
 const DECIDED = /^(?:(?:we|I)(?:'ve|\s+(?:have|had))?(?:\s+(?:already|finally|all|just))*\s+(?:decided|agreed|concluded|chose|settled)(?:\s+(?:to|that|on|upon))?\s+|(?:我们?|大家)(?:已经?|最终|一致)?(?:决定|约定|商定|确定|同意)了?)/i;
@@ -96,11 +96,12 @@ const DECIDED = /^(?:(?:we|I)(?:'ve|\s+(?:have|had))?(?:\s+(?:already|finally|al
 /** Labels too general to name anything (`Note: …`). */
 const GENERIC_LABEL = /^(?:notes?|findings?|conclusions?|important|update|fyi|summary|result|answer|注意|发现|结论|总结|说明)$/i;
 
-/** A phrase as a title: code marks, parentheses and a leading article dropped, trailing punctuation trimmed. */
+/** A phrase as a title: parentheses, file references (while other words remain), code marks and a leading article dropped, trailing punctuation trimmed. */
 function titlePhrase(text: string): string {
-  return text
-    .trim()
-    .replace(/\s*\([^()]+\)/g, "")
+  const words = text.trim().replace(/\s*\([^()]+\)/g, "").split(/\s+/);
+  const named = words.filter((w) => !isFileReference(w));
+  return (named.length ? named : words)
+    .join(" ")
     .replace(/`/g, "")
     .replace(/^(?:the|a|an)\s+/i, "")
     .replace(/[\s.。,，:：;；!?！？"“”'’]+$/g, "")

@@ -9,6 +9,7 @@ const CASES: Array<{ shape: string; dropped: string[]; kept: string[] }> = [
       'Search for "short": 10+ matches — `README.md:39`, `lib/parse.js:12`.',
       'Searched the project for "token": 3 hits in `src/auth.ts`.',
       "`package.json` (44 lines): package `picomatch` 4.0.7.",
+      "`lib/scan.js` (58 lines, truncated): starts with \"const utils = require('./utils');\".",
       "Project layout: 6 entries at the top level; folders `lib/`.",
       "Looking for `eval` found 2 results.",
       "搜索“short”：10 处匹配。",

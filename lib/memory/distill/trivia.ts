@@ -2,7 +2,7 @@
  * What memory never keeps (seed 003 §5.2: conclusions, preferences and decisions, never the flow
  * of the conversation), told by the shape of a sentence, not by one team's wording:
  *
- * - a tally of a tool's results (`Search for "x": 10 matches`, `(44 lines)`, `6 entries at the
+ * - a tally of a tool's results (`Search for "x": 10 matches`, `(44 lines, truncated)`, `6 entries at the
  *   top level`, `搜索“x”：10 处匹配`);
  * - tool narration (`Read src/a.ts`, `Listed 12 files`, `Searching for …`, `读取了 …`);
  * - the speaker narrating their own work or document (`I changed no files: this report is …`,
@@ -66,7 +66,7 @@ const RULES: ReadonlyArray<{ shape: string; test: (t: string) => boolean }> = [
   {
     shape: "a tally of a tool's results",
     test: (t) =>
-      /\b\d[\d,]*\+?\s+match(?:es)?\b|[:：]\s*no\s+match(?:es)?\b|\(\s*\d[\d,]*\+?\s+(?:lines?|entries|items|files?|folders?|bytes|chars|characters)\s*\)|\b\d[\d,]*\+?\s+entries\s+(?:at|in)\s+the\s+top\s+level\b|\d+\s*(?:处|个|条)?\s*(?:匹配|命中)|没有匹配|无匹配|共\s*\d+\s*(?:个|条)(?:条目|文件|结果)/i.test(t) ||
+      /\b\d[\d,]*\+?\s+match(?:es)?\b|[:：]\s*no\s+match(?:es)?\b|\(\s*\d[\d,]*\+?\s+(?:lines?|entries|items|files?|folders?|bytes|chars|characters)\b[^()]*\)|\b\d[\d,]*\+?\s+entries\s+(?:at|in)\s+the\s+top\s+level\b|\d+\s*(?:处|个|条)?\s*(?:匹配|命中)|没有匹配|无匹配|共\s*\d+\s*(?:个|条)(?:条目|文件|结果)/i.test(t) ||
       (SEARCH_VERB.test(t) && /\b\d[\d,]*\+?\s+(?:hits?|results?|occurrences?|files?)\b|\bno\s+(?:matches|hits|results|occurrences)\b|\d+\s*(?:个|条)\s*结果/i.test(t)),
   },
   {
