@@ -308,6 +308,8 @@ describe("a team at work", () => {
     expect(JSON.stringify([leaderSpecs, agentSpecs])).not.toContain("$schema");
     const { agents: list } = await agents(id);
     expect(list).toHaveLength(3);
+    // The server's first conversation with agents: they are 1, 2, 3 (see "numbers each conversation's agents from 1").
+    expect(list.map((a: { metadata: { agent_id: number } }) => a.metadata.agent_id)).toEqual([1, 2, 3]);
     expect(list.map((a: { metadata: { status: string } }) => a.metadata.status)).toEqual(["completed", "completed", "completed"]);
     expect(list.map((a: { metadata: { display_name: string } }) => a.metadata.display_name)).toEqual(
       expect.arrayContaining([expect.stringMatching(/^Researcher_\d+$/), expect.stringMatching(/^Code Reviewer_\d+$/), expect.stringMatching(/^UI Operator_\d+$/)]),
@@ -377,6 +379,22 @@ describe("a team at work", () => {
     const messages = await leaderMessages(id);
     expect(messages.some((m) => /^来自 Researcher_\d+ 的消息\nid: ask_r_001\n/.test(String(m.content)))).toBe(true);
     expect(messages.some((m) => String(m.content).includes("Chose: Use the blue theme"))).toBe(true);
+  });
+
+  it("numbers each conversation's agents from 1: a later conversation's first agent is _1 too, in its files and its reports", async () => {
+    // Runs after "fans out to three sub-agents" (agents 1, 2, 3 of their conversation) on the same data folder.
+    const id = await newConversation("ask-leader");
+    await send(id, "Pick a theme");
+    await finalText(id, "SUMMARY ask-leader");
+    const { agents: list } = await agents(id);
+    expect(list.map((a: { metadata: { agent_id: number; display_name: string } }) => [a.metadata.agent_id, a.metadata.display_name])).toEqual([[1, "Researcher_1"]]);
+    expect(JSON.parse(readFileSync(path.join(home, "conversations", id, "agents", "1", "metadata.json"), "utf8"))).toMatchObject({ agent_id: 1, display_name: "Researcher_1" });
+    expect(JSON.parse(readFileSync(path.join(home, "conversations", id, "metadata.json"), "utf8"))).toMatchObject({ agent_ids: [1], agent_count: 1 });
+    const report = (await leaderMessages(id)).find((m) => String(m.content ?? "").includes("的任务完成汇报"))!;
+    expect(String(report.content)).toMatch(/^来自 Researcher_1 的任务完成汇报\n/);
+    expect(report.metadata).toMatchObject({ agent_id: 1 });
+    // state.json still counts every agent of the data folder.
+    expect(JSON.parse(readFileSync(path.join(home, "state.json"), "utf8")).agent_id_counter).toBeGreaterThanOrEqual(4);
   });
 
   it("ask_master waits for a person, who answers through the API", async () => {

@@ -48,6 +48,7 @@ export type AgentStatus = z.infer<typeof AgentStatusSchema>;
 export const StateFileSchema = z.looseObject({
   version: z.string(),
   last_conversation_id: z.string().nullable().optional(),
+  /** The global instance counter (seed §3): the data folder's count of sub-agents; an agent's own id is numbered within its conversation. */
   agent_id_counter: z.number().int().nonnegative().optional(),
   created_at: LocalTimestampSchema,
   updated_at: LocalTimestampSchema,

@@ -228,8 +228,11 @@ describe("the search index with broken files", () => {
     ({ store, search } = await boot(root));
     expect(search.report()).toMatchObject({ state: "ready", error: null });
     expect(search.search(q("release")).hits.map((h) => h.conversation_title)).toEqual(["theta"]);
-    // The broken conversation's sub-agent is still found.
-    expect(search.search(q("kubernetes", { agent: String(broken.agent.agent_id) })).hits.map((h) => h.message_id)).toEqual(["msg_done_eta"]);
+    // The broken conversation's sub-agent is still found. Agents are numbered within their
+    // conversation: the agent filter (1) matches the first agent of each conversation.
+    const hits = search.search(q("kubernetes", { agent: String(broken.agent.agent_id) })).hits.map((h) => [h.conversation_id, h.agent_id, h.message_id]);
+    expect(hits).toEqual(expect.arrayContaining([[broken.conv.id, 1, "msg_done_eta"], [expect.not.stringMatching(broken.conv.id), 1, "msg_done_theta"]]));
+    expect(hits).toHaveLength(2);
     expect(store.problems().map((p) => p.file)).toContain(`conversations/${broken.conv.id}/messages.json`);
     await search.close();
   });

@@ -13,7 +13,7 @@ import { fsyncDir } from "./atomic";
 import { getConversation, updateConversation } from "./conversation-files";
 import { readJsonFile, updateJsonFile, writeJsonNewDurable } from "./files";
 import { messagesDelta, type ChangeOptions } from "./live-conversation";
-import { agentDir, agentMessagesFile, agentMetadataFile, agentsDir, conversationMetadataFile, parseAgentId } from "./paths";
+import { AGENT_ID_TEXT, agentDir, agentMessagesFile, agentMetadataFile, agentsDir, conversationMetadataFile, parseAgentId } from "./paths";
 import { AgentMessagesFileSchema, AgentMetadataSchema, type AgentMessagesFile, type AgentMetadata, type ConversationMetadata } from "@/lib/contracts/on-disk";
 import { errnoCode, type Mutator, type StoreCore } from "./store-core";
 import { mapLimit, SCAN_CONCURRENCY } from "./store-scan";
@@ -51,10 +51,31 @@ async function ofAgent<T>(convId: string, agentId: unknown, fn: () => Promise<T>
   }
 }
 
+/** The id after every id a conversation has: the first agent of a conversation is 1. */
+function nextAgentId(taken: Iterable<number>): number {
+  let max = 0;
+  for (const id of taken) if (id > max) max = id;
+  return max + 1;
+}
+
+/** The numeric names of a conversation's `agents/` folder (`.creating-*` and the like are not agents). */
+async function agentFolderIds(convId: string, dir: string): Promise<number[]> {
+  try {
+    return (await fs.readdir(dir)).filter((n) => AGENT_ID_TEXT.test(n)).map(Number);
+  } catch (error) {
+    if (errnoCode(error) === "ENOENT") throw new NotFoundError(`Conversation ${convId} does not exist`, { id: convId });
+    throw error;
+  }
+}
+
 /**
- * Creates a sub-agent in a conversation: takes the next global agent id (state.json's
- * `agent_id_counter`, reserved in blocks: ./agent-ids.ts), writes `agents/<agent_id>/metadata.json`
- * and `messages.json`, and adds the id to the conversation's `agent_ids` / `agent_count` (and the
+ * Creates a sub-agent in a conversation. Agents are numbered within their conversation: the new
+ * agent's id is one past every id the conversation has (listed in `agent_ids`, held in memory or
+ * named by a folder under `agents/`), so the first agent of every conversation is 1 and a
+ * conversation whose agents are 33 and 34 (numbered globally before) goes on with 35; no folder
+ * is ever renumbered. The agent is counted in state.json's `agent_id_counter`, the data folder's
+ * count of instances (./agent-counter.ts). Writes `agents/<agent_id>/metadata.json` and
+ * `messages.json`, and adds the id to the conversation's `agent_ids` / `agent_count` (and the
  * index's `agent_count`). An open conversation takes both files and its new `agent_ids` as changes
  * of its step log (made together, durable together; the folder is written from memory); a closed
  * one gets the folder written durably beside its place and renamed into it. Resolves once durable
@@ -66,7 +87,6 @@ export async function createAgent(core: StoreCore, convId: string, input: Create
   if (!roleId) throw new ValidationError("Invalid role", [{ path: "role_id", message: "a role id is required" }]);
   if (!roleName) throw new ValidationError("Invalid role", [{ path: "role_name", message: "a role name is required" }]);
   const conv = await getConversation(core, convId);
-  const live = core.live.get(convId);
   const files = (agentId: number) => {
     const now = localTimestamp();
     const displayName = `${roleName}_${agentId}`;
@@ -90,10 +110,13 @@ export async function createAgent(core: StoreCore, convId: string, input: Create
     const ids = [...new Set([...m.agent_ids, agentId])].sort((a, b) => a - b);
     return { ...m, agent_ids: ids, agent_count: ids.length };
   };
+  await core.agentCounter.count();
+  const live = core.live.get(convId);
   if (live) {
-    let agentId = await core.agentIds.next();
-    // Taken already (state.json restored from a backup, or rebuilt behind a folder): the next one.
-    while (live.agentIds().includes(agentId) || existsSync(agentDir(core.root, convId, agentId))) agentId = await core.agentIds.next();
+    // Chosen and taken in this tick: a concurrent create sees this agent in memory.
+    let agentId = nextAgentId([...live.agentIds(), ...conv.agent_ids]);
+    // A folder no agent of the log holds (left by a create cut short before the conversation was opened): not taken again.
+    while (existsSync(agentDir(core.root, convId, agentId))) agentId++;
     const { meta, messages } = files(agentId);
     // Both changes are made in this tick, so one group commit of the log makes them durable.
     // Observers hear of the agent once it is durable (the conversation's `onAgent` hook).
@@ -111,14 +134,13 @@ export async function createAgent(core: StoreCore, convId: string, input: Create
     if (code === "ENOENT") throw new NotFoundError(`Conversation ${convId} does not exist`, { id: convId });
     if (code !== "EEXIST") throw error;
   }
-  let agentId = 0;
-  for (;;) {
-    agentId = await core.agentIds.next();
+  let agentId = nextAgentId([...conv.agent_ids, ...(await agentFolderIds(convId, parent))]);
+  for (;; agentId++) {
     try {
+      // Making the folder claims the id: a concurrent create of this conversation takes the next one.
       await fs.mkdir(agentDir(core.root, convId, agentId));
       break;
     } catch (error) {
-      // Taken already (the counter was behind, e.g. state.json restored from a backup): next one.
       if (errnoCode(error) !== "EEXIST") throw error;
     }
   }
@@ -225,7 +247,7 @@ export async function listAgents(core: StoreCore, convId: string): Promise<Agent
   } catch (error) {
     if (errnoCode(error) !== "ENOENT") throw error;
   }
-  const ids = names.filter((n) => /^[1-9]\d{0,15}$/.test(n)).map(Number);
+  const ids = names.filter((n) => AGENT_ID_TEXT.test(n)).map(Number);
   const read = await mapLimit(ids, SCAN_CONCURRENCY, async (agentId) => {
     const file = agentMetadataFile(core.root, convId, agentId);
     try {

@@ -77,7 +77,7 @@ describe("snapshotFolder", () => {
 describe("installConversation", () => {
   const files = () => fixtureFolder({ projectPath: project });
 
-  it("creates a conversation under its id, byte for byte, listed, with the agent counter moved past its agents", async () => {
+  it("creates a conversation under its id, byte for byte, listed, with its agents counted in state.json", async () => {
     const store = await newStore();
     const source = files(); // its timeline's trace ids are random: built once
     const meta = await store.installConversation(FIXTURE_ID, "create", () => source);
@@ -89,25 +89,34 @@ describe("installConversation", () => {
     const index = JSON.parse(await fs.readFile(path.join(store.root, "conversations", "index.json"), "utf8"));
     expect(index[FIXTURE_ID]).toMatchObject({ title: "Landing page review", agent_count: 1 });
     const state = JSON.parse(await fs.readFile(path.join(store.root, "state.json"), "utf8"));
-    expect(state.agent_id_counter).toBe(3);
+    // One agent instance more in this data folder (the imported agent 3 keeps its id).
+    expect(state.agent_id_counter).toBe(1);
     expect(state.last_conversation_id).toBe(FIXTURE_ID);
-    // The next agent created anywhere takes a later id than the imported agent 3.
+    // Agents are numbered within their conversation: another one's first agent is 1.
     const { id } = await store.create({ title: "After", project_path: project, model_key: "offline" });
-    expect((await store.createAgent(id, { role_id: "r", role_name: "R" })).agent_id).toBe(4);
+    expect((await store.createAgent(id, { role_id: "r", role_name: "R" })).agent_id).toBe(1);
     // Nothing was left behind in the conversations folder.
     expect((await fs.readdir(path.join(store.root, "conversations"))).filter((n) => n.startsWith("."))).toEqual([]);
 
     await expect(store.installConversation(FIXTURE_ID, "create", files)).rejects.toBeInstanceOf(ConflictError);
   });
 
-  it("gives no later agent an imported agent's id, when the ids lie in a block already reserved", async () => {
+  it("keeps the imported agents' ids: the imported conversation goes on after them, closed or held, and the count moves on by them", async () => {
     const store = await newStore();
     const { id } = await store.create({ title: "Before", project_path: project, model_key: "offline" });
-    // Agent 1 reserves ids 1…16 (state.json's counter moves to 16, past the imported agent 3).
+    // Agent 1 reserves a block of the count (state.json's counter moves to 16).
     expect((await store.createAgent(id, { role_id: "r", role_name: "R" })).agent_id).toBe(1);
     await store.installConversation(FIXTURE_ID, "create", files);
-    const next = (await store.createAgent(id, { role_id: "r", role_name: "R" })).agent_id;
-    expect(next).toBeGreaterThan(3);
+    expect(JSON.parse(await fs.readFile(path.join(store.root, "state.json"), "utf8")).agent_id_counter).toBe(16 + 1);
+    // Closed: the imported folder's agent 3 is followed by 4.
+    expect(await store.createAgent(FIXTURE_ID, { role_id: "r", role_name: "R" })).toMatchObject({ agent_id: 4, display_name: "R_4" });
+    // Held in memory: by 5.
+    await store.open(FIXTURE_ID);
+    expect(await store.createAgent(FIXTURE_ID, { role_id: "r", role_name: "R" })).toMatchObject({ agent_id: 5, display_name: "R_5" });
+    await store.closeConversation(FIXTURE_ID);
+    expect(await store.get(FIXTURE_ID)).toMatchObject({ agent_ids: [3, 4, 5], agent_count: 3 });
+    // The other conversation goes on with its own numbers.
+    expect((await store.createAgent(id, { role_id: "r", role_name: "R" })).agent_id).toBe(2);
   });
 
   it("imports a copy under a new id, rewritten", async () => {

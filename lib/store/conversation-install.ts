@@ -16,8 +16,10 @@ import { compareConversationIds, localTimestamp } from "./time";
 
 /**
  * Places a conversation folder built elsewhere (an import; its files already checked) in the
- * data folder, then lists it (index.json) and moves `state.json` on: its `agent_id_counter`
- * past the folder's agent ids, so agents created later never take one of them.
+ * data folder, then lists it (index.json) and moves `state.json` on: its `agent_id_counter`, the
+ * count of agent instances (./agent-counter.ts), by the folder's agents. Their ids are kept: agent
+ * ids are numbered within their conversation, so they cannot be any other conversation's, and the
+ * conversation's next agent comes after them (lib/store/agent-files.ts).
  * - `create`: under `id`, which must be free (ConflictError otherwise);
  * - `new_id`: under a freshly claimed id; `files(id)` builds the files for it;
  * - `replace`: over the existing conversation `id`, which must not be held in memory: the old
@@ -79,12 +81,9 @@ export async function installConversation(
     core.forgetProblemsOf(target);
     await core.indexed(meta);
     core.notify({ type: "installed", convId: target });
-    const maxAgentId = Math.max(0, ...meta.agent_ids);
-    // Its agents' ids may lie in a block reserved here and not handed out yet: the next id comes after them.
-    core.agentIds.drop(maxAgentId);
     await core.updateState((state) => ({
       ...state,
-      agent_id_counter: Math.max(state.agent_id_counter ?? 0, maxAgentId),
+      agent_id_counter: (state.agent_id_counter ?? 0) + meta.agent_ids.length,
       last_conversation_id:
         state.last_conversation_id && compareConversationIds(state.last_conversation_id, target) > 0 ? state.last_conversation_id : target,
       updated_at: localTimestamp(),

@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { CorruptFileError, NotFoundError, ValidationError } from "@/lib/contracts/errors";
-import { AGENT_ID_BLOCK } from "./agent-ids";
+import { AGENT_COUNTER_BLOCK } from "./agent-counter";
 import {
   ConversationStore,
   CONVERSATION_ID_PATTERN,
@@ -306,13 +306,13 @@ describe("the seed's examples, built through the store", () => {
     });
     expect(Object.keys(index[conv.id] as object)).toEqual(Object.keys(SEED_INDEX_ENTRY));
 
-    // §3 state.json after the conversation and its three agents: the counter is past every id
-    // handed out, one block of ids reserved at once (lib/store/agent-ids.ts).
+    // §3 state.json after the conversation and its three agents: the count of agent instances is
+    // at or past the three, one block of it reserved at once (lib/store/agent-counter.ts).
     const state = await readJson(path.join(store.root, "state.json"));
     expect(state).toEqual({
       ...SEED_STATE,
       last_conversation_id: conv.id,
-      agent_id_counter: AGENT_ID_BLOCK,
+      agent_id_counter: AGENT_COUNTER_BLOCK,
       created_at: initialState.created_at,
       updated_at: expect.stringMatching(TS),
     });
@@ -593,7 +593,7 @@ describe("get, update and remove", () => {
     expect(Object.keys(index)).toEqual([a.id]);
     const state = await readJsonFile(statePath, StateFileSchema);
     expect(state.last_conversation_id).toBe(a.id);
-    expect(state.agent_id_counter).toBe(AGENT_ID_BLOCK); // agent ids are never reused: past agent 1 and its block
+    expect(state.agent_id_counter).toBe(AGENT_COUNTER_BLOCK); // the count of instances does not go down: agent 1 and its block
     expect(await catchError(store.get(b.id))).toBeInstanceOf(NotFoundError);
     expect(await catchError(store.remove(b.id))).toBeInstanceOf(NotFoundError);
 
@@ -787,14 +787,14 @@ describe("broken files", () => {
     ]);
     expect(restarted.problems()[0]?.message).toContain("agent_id_counter");
 
-    // The next agent needs the counter: state.json is rebuilt from the folders (max agent id 2).
+    // The next agent is counted: state.json is rebuilt from the folders (two agents); b's first agent is 1.
     const agent = await restarted.createAgent(b.id, { role_id: "r", role_name: "R" });
-    expect(agent.agent_id).toBe(3);
+    expect(agent.agent_id).toBe(1);
     const aside = (await fs.readdir(store.root)).filter((n) => n.startsWith("state.json.corrupt-"));
     expect(aside).toHaveLength(1);
     expect(await readText(path.join(store.root, aside[0]!))).toBe(broken);
     const state = await readJsonFile(statePath, StateFileSchema);
-    expect(state).toMatchObject({ version: "1.0", agent_id_counter: 2 + AGENT_ID_BLOCK, last_conversation_id: b.id });
+    expect(state).toMatchObject({ version: "1.0", agent_id_counter: 2 + AGENT_COUNTER_BLOCK, last_conversation_id: b.id });
     expect(restarted.problems().map((p) => p.file)).toEqual([aside[0]]);
   });
 
@@ -1068,20 +1068,22 @@ describe("the in-memory index", () => {
 });
 
 describe("sub-agents", () => {
-  it("numbers agents globally across conversations and records them in the conversation", async () => {
+  it("numbers agents within their conversation and records them in the conversation", async () => {
     const store = await freshStore();
     const a = await store.create({ project_path: project, model_key: "m" });
     const b = await store.create({ project_path: project, model_key: "m", run_mode: "thinking" });
     const a1 = await store.createAgent(a.id, { role_id: "ui-operator", role_name: "UI Operator" });
-    const b2 = await store.createAgent(b.id, { role_id: "researcher", role_name: "Researcher" });
-    const a3 = await store.createAgent(a.id, { role_id: "researcher", role_name: "Researcher" });
-    expect([a1.agent_id, b2.agent_id, a3.agent_id]).toEqual([1, 2, 3]);
-    expect(b2.thinking_mode).toBe("thinking");
-    expect(await store.get(a.id)).toMatchObject({ agent_ids: [1, 3], agent_count: 2 });
-    expect(await store.get(b.id)).toMatchObject({ agent_ids: [2], agent_count: 1 });
+    const b1 = await store.createAgent(b.id, { role_id: "researcher", role_name: "Researcher" });
+    const a2 = await store.createAgent(a.id, { role_id: "researcher", role_name: "Researcher" });
+    expect([a1.agent_id, b1.agent_id, a2.agent_id]).toEqual([1, 1, 2]);
+    expect(b1.thinking_mode).toBe("thinking");
+    expect(await store.get(a.id)).toMatchObject({ agent_ids: [1, 2], agent_count: 2 });
+    expect(await store.get(b.id)).toMatchObject({ agent_ids: [1], agent_count: 1 });
     const index = await readJsonFile(path.join(store.root, "conversations", "index.json"), IndexFileSchema);
     expect(index[a.id]?.agent_count).toBe(2);
-    expect((await store.listAgents(a.id)).agents.map((x) => x.display_name)).toEqual(["UI Operator_1", "Researcher_3"]);
+    expect((await store.listAgents(a.id)).agents.map((x) => x.display_name)).toEqual(["UI Operator_1", "Researcher_2"]);
+    expect((await store.listAgents(b.id)).agents.map((x) => x.display_name)).toEqual(["Researcher_1"]);
+    expect(await readJson(convFile(store, b.id, "agents", "1", "messages.json"))).toMatchObject({ agent_id: 1, display_name: "Researcher_1" });
   });
 
   it("gives 20 concurrent createAgent calls distinct ids, all recorded", async () => {

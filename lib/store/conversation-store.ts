@@ -353,9 +353,10 @@ export class ConversationStore {
   // ---------------------------------------------------------------- sub-agents
 
   /**
-   * Creates a sub-agent in a conversation: takes the next global agent id (state.json's
-   * `agent_id_counter`, reserved in blocks), writes `agents/<agent_id>/metadata.json` and
-   * `messages.json`, and adds the id to the conversation's `agent_ids` / `agent_count` (and the
+   * Creates a sub-agent in a conversation: takes the conversation's next agent id (one past every
+   * id it has: its first agent is 1), counts it in state.json's `agent_id_counter` (the data
+   * folder's count of agent instances, reserved in blocks), writes `agents/<agent_id>/metadata.json`
+   * and `messages.json`, and adds the id to the conversation's `agent_ids` / `agent_count` (and the
    * index's `agent_count`). Resolves once durable, or with `eager` once made (see {@link ChangeOptions}).
    */
   createAgent(convId: string, input: CreateAgentInput, opts: ChangeOptions = {}): Promise<AgentMetadata> {

@@ -9,7 +9,7 @@ import path from "node:path";
 import type { z } from "zod";
 import { NotFoundError } from "@/lib/contracts/errors";
 import { readJsonFile } from "./files";
-import { agentMessagesFile, agentMetadataFile, agentsDir } from "./paths";
+import { AGENT_ID_TEXT, agentMessagesFile, agentMetadataFile, agentsDir } from "./paths";
 import { AgentMessagesFileSchema, AgentMetadataSchema, type AgentMessagesFile, type AgentMetadata, type ConversationMetadata, type LeaderMessagesFile } from "@/lib/contracts/on-disk";
 import { STEP_LOG_FILE, type BrokenFile } from "./live-contract";
 import { applyDelta, parsed, StepRecordSchema, type LoggedLineFile, type StepRecord } from "./step-records";
@@ -32,7 +32,7 @@ export async function readAgentFolders(root: string, id: string): Promise<{ agen
   }
   // What a crash left of an agent's creation (its files were being written beside their folder).
   for (const name of names.filter((n) => n.startsWith(".creating-"))) await fs.rm(path.join(agentsDir(root, id), name), { recursive: true, force: true });
-  for (const agentId of names.filter((n) => /^[1-9]\d{0,15}$/.test(n)).map(Number).sort((a, b) => a - b)) {
+  for (const agentId of names.filter((n) => AGENT_ID_TEXT.test(n)).map(Number).sort((a, b) => a - b)) {
     // An agent whose files are missing or broken is left out and reported, unless the step log
     // holds its creation (a crash cut short the first write of its folder; see LiveConversation.load).
     // A folder without files is an id a closed conversation's creation claimed before a crash.

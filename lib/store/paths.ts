@@ -39,7 +39,8 @@ export function parseConversationId(id: unknown): string {
   return parsed.data;
 }
 
-const AGENT_ID_TEXT = /^[1-9]\d{0,15}$/;
+/** A sub-agent id as text, as it names the agent's folder `agents/<agent_id>`. */
+export const AGENT_ID_TEXT = /^[1-9]\d{0,15}$/;
 
 /**
  * Checks a sub-agent id: a positive safe integer, or its plain decimal text (`"7"`, not `"07"`,

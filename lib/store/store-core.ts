@@ -16,7 +16,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import type { StoreProblem } from "@/lib/contracts/http";
 import { ConflictError, CorruptFileError, NotFoundError } from "@/lib/contracts/errors";
-import { AgentIds } from "./agent-ids";
+import { AgentCounter } from "./agent-counter";
 import type { FileQueues } from "./atomic";
 import type { JsonLineFiles } from "./jsonl";
 import { readJsonFile, writeJsonAtomic } from "./files";
@@ -87,8 +87,8 @@ export class StoreCore {
    * given an id already taken.
    */
   readonly #sequenceHints = new Map<string, number>();
-  /** Global sub-agent ids, reserved from state.json in blocks. */
-  readonly agentIds = new AgentIds((floor, count) => this.#reserveAgentIds(floor, count));
+  /** The data folder's count of sub-agent instances (state.json's `agent_id_counter`), reserved in blocks. */
+  readonly agentCounter = new AgentCounter((floor, count) => this.#reserveAgentCount(floor, count));
   readonly #checkProjectFolder: ProjectFolderGate;
   /** The per-file write queues, shared with every other writer of the data folder. */
   readonly queues: FileQueues;
@@ -260,8 +260,8 @@ export class StoreCore {
     });
   }
 
-  /** Moves state.json's agent counter on by a block of ids (./agent-ids.ts); resolves with the new counter. */
-  async #reserveAgentIds(floor: number, count: number): Promise<number> {
+  /** Moves state.json's agent counter on by a block (./agent-counter.ts); resolves with the new counter. */
+  async #reserveAgentCount(floor: number, count: number): Promise<number> {
     const state = await this.updateState((s) => ({ ...s, agent_id_counter: Math.max(s.agent_id_counter ?? 0, floor) + count, updated_at: localTimestamp() }));
     return state.agent_id_counter ?? count;
   }

@@ -8,7 +8,7 @@ import path from "node:path";
 import type { StoreProblem } from "@/lib/contracts/http";
 import { AstrionError, NotFoundError } from "@/lib/contracts/errors";
 import { readJsonFile } from "./files";
-import { agentsDir, conversationMetadataFile, conversationsDir } from "./paths";
+import { AGENT_ID_TEXT, agentsDir, conversationMetadataFile, conversationsDir } from "./paths";
 import { CONVERSATION_ID_PATTERN, ConversationMetadataSchema, type ConversationMetadata, type StateFile } from "@/lib/contracts/on-disk";
 import { compareConversationIds, localTimestamp } from "./time";
 
@@ -91,29 +91,34 @@ export async function scanConversations(root: string, report: ScanReporter): Pro
 }
 
 /**
- * `state.json` as the folders say it should be: the newest conversation, and an agent id counter
- * past every agent id in use (agent folders count too, even in conversations whose metadata.json
- * is broken).
+ * `state.json` as the folders say it should be: the newest conversation, and the count of agent
+ * instances (./agent-counter.ts) at least as high as every agent the folders show — each
+ * conversation's agents (listed in `agent_ids` or with a folder, even in conversations whose
+ * metadata.json is broken) — and as every agent id in use (a data folder numbered globally
+ * before agents were numbered within their conversation counted that way).
  */
 export async function rebuildState(root: string, { conversations, folderIds }: ScannedConversations): Promise<StateFile> {
+  const listed = new Map(conversations.map((meta) => [meta.id, meta.agent_ids]));
+  let agents = 0;
   let maxAgentId = 0;
-  for (const meta of conversations) for (const id of meta.agent_ids) maxAgentId = Math.max(maxAgentId, id);
-  for (const id of folderIds) {
+  await mapLimit(folderIds, SCAN_CONCURRENCY, async (id) => {
     let names: string[] = [];
     try {
       names = await fs.readdir(agentsDir(root, id));
     } catch {
       // No agents folder.
     }
-    for (const name of names) if (/^[1-9]\d{0,15}$/.test(name)) maxAgentId = Math.max(maxAgentId, Number(name));
-  }
+    const ids = new Set([...(listed.get(id) ?? []), ...names.filter((n) => AGENT_ID_TEXT.test(n)).map(Number)]);
+    agents += ids.size;
+    for (const agentId of ids) maxAgentId = Math.max(maxAgentId, agentId);
+  });
   const newest = [...folderIds].sort(compareConversationIds).at(-1) ?? null;
   const now = localTimestamp();
   const oldest = conversations.map((c) => c.created_at).sort()[0];
   return {
     version: STATE_VERSION,
     last_conversation_id: newest,
-    agent_id_counter: maxAgentId,
+    agent_id_counter: Math.max(agents, maxAgentId),
     created_at: oldest ?? now,
     updated_at: now,
   };

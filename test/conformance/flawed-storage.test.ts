@@ -253,17 +253,28 @@ const FLAWS: Flaw[] = [
     },
   },
   {
-    name: "takes agent ids again from the agents a crash kept",
+    name: "numbers agents across conversations (one counter for the data folder)",
+    fails: ["takes ids 1, 2, 3… within each conversation", "agents created at once get distinct ids", "an agent id is never handed out twice"],
+    make: (h, backing) => {
+      let last = 0;
+      backing.numberAgent = () => ++last;
+      return h;
+    },
+  },
+  {
+    name: "numbers a conversation's agents from a count kept in memory only (a reopen starts again at 1)",
     fails: ["an agent id is never handed out twice"],
     make: (h, backing) => {
+      let counts = new Map<string, number>();
+      backing.numberAgent = (files) => {
+        const n = (counts.get(files.meta.id) ?? 0) + 1;
+        counts.set(files.meta.id, n);
+        return n;
+      };
       const forgetting = (x: StorageHarness): StorageHarness => ({
         ...x,
-        reopen: async () => forgetting(await x.reopen()),
-        crash: async () => {
-          const next = await x.crash();
-          backing.agentCounter = Math.max(0, ...[...backing.conversations.values()].flatMap((f) => [...f.agents.keys()]));
-          return forgetting(next);
-        },
+        reopen: async () => ((counts = new Map()), forgetting(await x.reopen())),
+        crash: async () => ((counts = new Map()), forgetting(await x.crash())),
       });
       return forgetting(h);
     },

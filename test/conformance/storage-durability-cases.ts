@@ -291,17 +291,24 @@ export const DURABILITY_CASES: StorageCase[] = [
   },
   {
     group: REOPEN,
-    name: "an agent id is never handed out twice, across a reopen or a crash",
+    name: "an agent id is never handed out twice in its conversation: after a reopen, and after a crash past every agent it kept",
     async run(h) {
       const [fast, thinking] = twoConversations(h);
       const ids = [(await h.storage.conversations.createAgent(fast, { role_id: "dev", role_name: "Dev" })).agent_id];
       const reopened = await h.reopen();
-      ids.push((await reopened.storage.conversations.createAgent(thinking, { role_id: "dev", role_name: "Dev" })).agent_id);
-      // Created and not waited for: a crash may lose the agent, never let its id be taken again.
+      // Numbered within its conversation: the other one's first agent is 1 too.
+      expect((await reopened.storage.conversations.createAgent(thinking, { role_id: "dev", role_name: "Dev" })).agent_id).toBe(1);
+      ids.push((await reopened.storage.conversations.createAgent(fast, { role_id: "dev", role_name: "Dev" })).agent_id);
+      // Created and not waited for: a crash may lose it; nothing durable then names its id.
       ids.push((await reopened.storage.conversations.createAgent(fast, { role_id: "dev", role_name: "Dev" })).agent_id);
       const crashed = await reopened.crash();
-      ids.push((await crashed.storage.conversations.createAgent(fast, { role_id: "dev", role_name: "Dev" })).agent_id);
-      for (let i = 1; i < ids.length; i++) expect(ids[i], `agent ids ${ids.join(", ")}`).toBeGreaterThan(ids[i - 1]!);
+      expect(ids, `agent ids ${ids.join(", ")}`).toEqual([1, 2, 3]);
+      // What the crash kept: agent 1 (made before the clean reopen) and, in order, what was durable.
+      const kept = (await crashed.storage.conversations.listAgents(fast)).agents.map((a) => a.agent_id);
+      expect(kept.length).toBeGreaterThanOrEqual(1);
+      expect(kept).toEqual(ids.slice(0, kept.length));
+      const next = (await crashed.storage.conversations.createAgent(fast, { role_id: "dev", role_name: "Dev" })).agent_id;
+      expect(next, `agent ${next} after ${kept.join(", ")}`).toBe(Math.max(...kept) + 1);
     },
   },
 ];

@@ -228,7 +228,7 @@ export const FILE_CASES: StorageCase[] = [
   },
   {
     group: AGENTS,
-    name: "takes ids 1, 2, 3… across conversations, with the defaults, listed on the conversation",
+    name: "takes ids 1, 2, 3… within each conversation, with the defaults, listed on the conversation",
     async run(h) {
       const files = h.storage.conversations;
       const [fast, thinking] = twoConversations(h);
@@ -244,19 +244,22 @@ export const FILE_CASES: StorageCase[] = [
         pending_messages: [],
         pending_tool_calls: [],
       });
-      const second = await files.createAgent(thinking, { role_id: "dev", role_name: "Dev", model_key: "model-x", task_summary: "build it" });
-      expect(second).toMatchObject({ agent_id: 2, display_name: "Dev_2", model_key: "model-x", thinking_mode: "thinking", task_summary: "build it" });
-      const third = await files.createAgent(fast, { role_id: "dev", role_name: "Dev", thinking_mode: "deep" });
-      expect(third).toMatchObject({ agent_id: 3, thinking_mode: "deep" });
-      expect(await files.get(fast)).toMatchObject({ agent_ids: [1, 3], agent_count: 2 });
-      expect(await files.get(thinking)).toMatchObject({ agent_ids: [2], agent_count: 1 });
+      // Another conversation's first agent is 1 as well.
+      const other = await files.createAgent(thinking, { role_id: "dev", role_name: "Dev", model_key: "model-x", task_summary: "build it" });
+      expect(other).toMatchObject({ agent_id: 1, display_name: "Dev_1", model_key: "model-x", thinking_mode: "thinking", task_summary: "build it" });
+      const second = await files.createAgent(fast, { role_id: "dev", role_name: "Dev", thinking_mode: "deep" });
+      expect(second).toMatchObject({ agent_id: 2, display_name: "Dev_2", thinking_mode: "deep" });
+      expect(await files.get(fast)).toMatchObject({ agent_ids: [1, 2], agent_count: 2 });
+      expect(await files.get(thinking)).toMatchObject({ agent_ids: [1], agent_count: 1 });
       expect(await files.readAgentMetadata(fast, 1)).toEqual(first);
+      expect(await files.readAgentMetadata(thinking, 1)).toEqual(other);
       expect(await files.readAgentMessages(fast, 1)).toMatchObject({ agent_id: 1, role_id: "ui", display_name: "UI Operator_1", messages: [] });
       const listed = await files.listAgents(fast);
-      expect(listed.agents.map((a) => a.agent_id)).toEqual([1, 3]);
+      expect(listed.agents.map((a) => a.agent_id)).toEqual([1, 2]);
       expect(listed.problems).toEqual([]);
-      await files.updateAgentMetadata(fast, 3, (m) => ({ ...m, status: "completed" }));
+      await files.updateAgentMetadata(fast, 2, (m) => ({ ...m, status: "completed" }));
       expect((await files.listAgents(fast)).agents.map((a) => a.status)).toEqual(["running", "completed"]);
+      expect((await files.readAgentMetadata(thinking, 1)).status).toBe("running");
     },
   },
   {
@@ -273,16 +276,15 @@ export const FILE_CASES: StorageCase[] = [
   },
   {
     group: AGENTS,
-    name: "agents created at once get distinct ids, each listed on its conversation",
+    name: "agents created at once get distinct ids within their conversation, each listed on its conversation",
     async run(h) {
       const files = h.storage.conversations;
       const [fast, thinking] = twoConversations(h);
       const made = await Promise.all(Array.from({ length: 6 }, (_, i) => files.createAgent(i % 2 ? thinking : fast, { role_id: "dev", role_name: "Dev" })));
-      const ids = made.map((a) => a.agent_id);
-      expect(new Set(ids).size).toBe(6);
-      for (const id of ids) expect(id).toBeGreaterThan(0);
       const fastIds = made.filter((_, i) => i % 2 === 0).map((a) => a.agent_id).sort((a, b) => a - b);
       const thinkingIds = made.filter((_, i) => i % 2 === 1).map((a) => a.agent_id).sort((a, b) => a - b);
+      expect(fastIds).toEqual([1, 2, 3]);
+      expect(thinkingIds).toEqual([1, 2, 3]);
       expect(await files.get(fast)).toMatchObject({ agent_ids: fastIds, agent_count: 3 });
       expect(await files.get(thinking)).toMatchObject({ agent_ids: thinkingIds, agent_count: 3 });
       expect((await files.listAgents(fast)).agents.map((a) => a.agent_id)).toEqual(fastIds);

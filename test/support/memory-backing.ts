@@ -1,6 +1,6 @@
 /**
  * The backing data of the in-memory test store (./memory-storage.ts): what outlives a storage
- * object (the durable state of each conversation, the agent id counter) and the ordered log of
+ * object (the durable state of each conversation) and the ordered log of
  * one conversation's changes on their way to it (marks, durability, waits).
  */
 import type { AgentMessagesFile, AgentMetadata, ConversationMetadata, LeaderMessagesFile, RunMode } from "@/lib/contracts/on-disk";
@@ -18,14 +18,15 @@ export function copyFiles(files: Files): Files {
   return structuredClone(files);
 }
 
-/** What outlives a storage: the durable state of every conversation, and the agent id counter. */
+/** What outlives a storage: the durable state of every conversation. */
 export class MemoryBacking {
   readonly conversations = new Map<string, Files>();
   /**
-   * The last agent id handed out. Moved on durably as an id is taken (the file store reserves ids
-   * durably before it hands them out), so a crash never hands one out twice.
+   * The id of a conversation's next agent, given its files as the storage holds them: one past
+   * every agent it has (agents are numbered within their conversation, like the file store's).
+   * A test may replace it to break the numbering on purpose (test/conformance/flawed-storage.test.ts).
    */
-  agentCounter = 0;
+  numberAgent = (files: Files): number => Math.max(0, ...files.meta.agent_ids, ...files.agents.keys()) + 1;
   #seq = 0;
 
   /** Adds a fresh conversation (durable at once); returns its id. Its project folder is a path that does not exist unless `project_path` names one. */

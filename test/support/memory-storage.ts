@@ -191,7 +191,7 @@ export class MemoryStorage implements EngineStorage {
         const roleName = typeof input.role_name === "string" ? input.role_name.trim() : "";
         if (!roleId) throw new ValidationError("Invalid role", [{ path: "role_id", message: "a role id is required" }]);
         if (!roleName) throw new ValidationError("Invalid role", [{ path: "role_name", message: "a role name is required" }]);
-        const agentId = ++this.#backing.agentCounter;
+        const agentId = this.#backing.numberAgent(files);
         const now = localTimestamp();
         const displayName = `${roleName}_${agentId}`;
         const meta: AgentMetadata = {
