@@ -15,7 +15,7 @@ import "server-only";
  */
 import path from "node:path";
 import { conversationTopic } from "@/lib/bus";
-import type { MessageKey } from "@/lib/i18n/dictionaries/en";
+import { en, type MessageKey } from "@/lib/i18n/dictionaries/en";
 import { translate, type MessageVars } from "@/lib/i18n/translate";
 import { auditPayload, allowListFromMetadata, authorizedRoles, type AgentToken } from "@/lib/governance";
 import { normalizeTokenStatistics, tokenCountsOf, usageAgentKey } from "@/lib/models";
@@ -25,7 +25,8 @@ import type { EngineDeps } from "./deps";
 import type { ConversationMetadata } from "@/lib/store";
 import type { ProjectFolderChanged, ProjectFolderRefused } from "@/lib/workspace";
 import type { RuntimeLimits } from "./config";
-import type { AgentView, Notice, PendingQuestion, RuntimeEvent } from "@/lib/contracts/events";
+import type { AgentAction, AgentActionInit, AgentView, Notice, PendingQuestion, RuntimeEvent } from "@/lib/contracts/events";
+import { hasOwnKey } from "@/lib/own";
 import type { EffectJournal, EngineBus, EngineStorage } from "./ports";
 import { derivePhase, transitionAgent, type AgentEvent } from "./state-machine";
 import type { RoleChoice } from "@/lib/team-tools";
@@ -57,6 +58,12 @@ export interface Wakers {
 interface ConversationExtras {
   seed_counters?: SeedCounters;
 }
+
+/** How many of an agent's last actions its view carries. */
+const RECENT_ACTIONS = 5;
+
+/** What ties a failure notice to the work that failed (lib/contracts/events.ts `Notice`). */
+export type NoticeRefs = Pick<Notice, "trace_id" | "message_id" | "after_message_id">;
 
 /** The i18n key of a notice's text. */
 export type NoticeKey = Extract<MessageKey, `notice.msg.${string}`>;
@@ -101,7 +108,8 @@ export class TeamState {
   reportWaiting = false;
   notices: Notice[] = [];
   leaderBusy = false;
-  readonly activity = new Map<number, { text: string; at: string }>();
+  /** What each agent is doing (kept in memory: it describes this server's life only) and its last few actions. */
+  readonly activity = new Map<number, { current: AgentAction; recent: AgentAction[] }>();
   #lastTrace: { trace_id: string; turn_id: string } | null = null;
   #roleChoices: { catalog: RoleCatalog; value: RoleChoices } | null = null;
   /** Serializes read-modify-writes of the conversation's seed counters. */
@@ -191,16 +199,26 @@ export class TeamState {
 
   /**
    * Shows a notice: `key` is its text in the i18n dictionaries (`notice.msg.…`), rendered in the
-   * viewer's language; the English text goes along for logs and API clients.
+   * viewer's language; the English text goes along for logs and API clients. A `reason` param
+   * that names a cause (`notice.cause.<reason>`) gets its `cause` words, which the viewer's page
+   * puts in its own language. `refs` tie a failure to the trace and the message it failed on.
    */
-  notice(level: Notice["level"], code: string, key: NoticeKey, params: MessageVars = {}, agentId: number | null = null): void {
-    const notice: Notice = { level, code, message: translate("en", key, params), key, params, agent_id: agentId, at: new Date().toISOString() };
+  notice(level: Notice["level"], code: string, key: NoticeKey, params: MessageVars = {}, agentId: number | null = null, refs: NoticeRefs = {}): void {
+    const causeKey = `notice.cause.${String(params.reason ?? "")}`;
+    const vars = params.reason !== undefined && params.cause === undefined && hasOwnKey(en, causeKey) ? { ...params, cause: translate("en", causeKey as MessageKey) } : params;
+    const notice: Notice = { level, code, message: translate("en", key, vars), key, params: vars, agent_id: agentId, at: new Date().toISOString(), ...refs };
     this.notices = [...this.notices.slice(-19), notice];
     this.publish({ type: "notice", notice });
   }
 
-  setActivity(agentId: number, text: string): void {
-    this.activity.set(agentId, { text, at: new Date().toISOString() });
+  /**
+   * Records what an agent is doing now (`think` for a model call). Its last
+   * {@link RECENT_ACTIONS} actions other than model calls are kept for the team panel's timeline.
+   */
+  setActivity(agentId: number, init: AgentActionInit): void {
+    const action: AgentAction = { ...init, at: new Date().toISOString() };
+    const recent = this.activity.get(agentId)?.recent ?? [];
+    this.activity.set(agentId, { current: action, recent: init.kind === "think" ? recent : [...recent.slice(1 - RECENT_ACTIONS), action] });
   }
 
   /**
@@ -327,8 +345,10 @@ export class TeamState {
     const act = this.activity.get(meta.agent_id);
     return {
       metadata: meta,
-      last_activity: act?.text ?? null,
-      last_activity_at: act?.at ?? null,
+      last_activity: act ? translate("en", `agentAction.${act.current.kind}` as MessageKey, { target: act.current.target ?? "" }) : null,
+      last_activity_at: act?.current.at ?? null,
+      action: act?.current ?? null,
+      recent_actions: act?.recent ?? [],
       tokens: tokenCountsOf(bucket),
       calls_this_task: meta.calls_this_task ?? 0,
     };
