@@ -13,7 +13,7 @@ import { ApiError } from "./api";
 export type InputField = "goal" | "message" | "answer" | "title" | "projectPath" | "name" | "description" | "body" | "reason" | "pattern";
 
 /** From which share of its limit a text input shows how many characters it holds. */
-export const COUNTER_FROM = 0.8;
+const COUNTER_FROM = 0.8;
 
 /** The most characters `schema` (a zod string, possibly trimmed or optional) allows, or null when it has no maximum. */
 export function maxLengthOf(schema: z.ZodType): number | null {

@@ -50,7 +50,7 @@ function stableParams(params: Notice["params"]): string {
 }
 
 /** The problem a notice reports: a model's failure by model and reason, anything else by all it says but its time. */
-export function noticeIdentity(n: Notice): string {
+function noticeIdentity(n: Notice): string {
   if (MODEL_PROBLEMS.has(n.code)) {
     const reason = n.code === "model_server_flag" ? `flag:${String(n.params?.flag ?? "")}` : String(n.params?.reason ?? n.code);
     return `model|${String(n.params?.model ?? "")}|${reason}`;

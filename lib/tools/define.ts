@@ -28,7 +28,7 @@ export type ToolArgs = z.ZodObject;
  * the UI puts in words (one of lib/contracts/events.ts `AGENT_ACTION_KINDS`) and the argument that
  * names its `target` (a path, a query, a command).
  */
-export interface ToolActionSpec {
+interface ToolActionSpec {
   readonly kind: AgentActionKind;
   readonly target?: string;
 }
