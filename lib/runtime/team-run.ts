@@ -34,6 +34,7 @@ import { endAbilityCalls, resumeAbilityCalls } from "./team/abilities";
 import { AgentLoops } from "./team/agent-loop";
 import { decideApproval, type ApprovalDecision } from "./team/approvals";
 import { LeaderLoop } from "./team/leader-loop";
+import { retryWork } from "./team/retry";
 import { scheduleDistill } from "./team/memory-distill";
 import type { NextStep } from "./team/next-step";
 import { ToolPipeline } from "./team/pipeline";
@@ -230,29 +231,12 @@ export class TeamRun {
   }
 
   /**
-   * A person retries work that failed (the Retry of a failure's banner or mark): the leader
-   * (null) makes its model call again for the message it failed on, or an idle agent takes its
-   * task up again where it stopped. Nothing is re-sent, so nothing is duplicated. 409 when there
-   * is nothing to retry: the work is going on, finished, or the agent is terminated.
+   * A person retries work that failed: the leader's (null) model call for the message it failed
+   * on, or an idle agent's task (./team/retry.ts). 409 when there is nothing to retry.
    */
   async retry(agentId: number | null): Promise<{ retried: "leader" | number }> {
-    const s = this.#s;
     await this.#assertActive();
-    if (agentId === null) {
-      const leader = await s.store.readLeaderMessages(this.convId);
-      if (this.#leader.running !== null || !needsModelCall(leader.messages)) throw new ConflictError("The Team Leader has nothing to retry: it is working, or its last message was answered.");
-      if (s.stopController.signal.aborted) s.stopController = new AbortController();
-      this.wakeLeader();
-      return { retried: "leader" };
-    }
-    const meta = await s.readAgent(agentId);
-    const { messages } = await s.store.readAgentMessages(this.convId, agentId);
-    if (meta.status !== "idle" || !needsModelCall(messages)) throw new ConflictError(`Agent ${agentId} has nothing to retry: it is ${meta.status}${meta.status === "idle" ? ", and its last message was answered" : ""}.`, { status: meta.status });
-    if (s.stopController.signal.aborted) s.stopController = new AbortController();
-    // It reports again when it ends, failed or not: the failure it reported is what is retried.
-    await s.agentEvent(agentId, "assign", (m) => ({ ...m, reported: false, failure: undefined }));
-    this.wakeAgent(agentId);
-    return { retried: agentId };
+    return retryWork(this.#s, agentId, { leaderRunning: this.#leader.running !== null, wakeLeader: () => this.wakeLeader(), wakeAgent: (id) => this.wakeAgent(id) });
   }
 
   /** Stops the whole conversation: every model stream is aborted and no agent is left running. */

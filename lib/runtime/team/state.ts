@@ -25,11 +25,12 @@ import type { EngineDeps } from "./deps";
 import type { ConversationMetadata } from "@/lib/store";
 import type { ProjectFolderChanged, ProjectFolderRefused } from "@/lib/workspace";
 import type { RuntimeLimits } from "./config";
-import type { AgentAction, AgentActionInit, AgentView, Notice, PendingQuestion, RuntimeEvent } from "@/lib/contracts/events";
+import type { AgentActionInit, AgentView, Notice, PendingQuestion, RuntimeEvent } from "@/lib/contracts/events";
 import { hasOwnKey } from "@/lib/own";
 import type { EffectJournal, EngineBus, EngineStorage } from "./ports";
 import { derivePhase, transitionAgent, type AgentEvent } from "./state-machine";
 import type { RoleChoice } from "@/lib/team-tools";
+import { AgentActivities } from "./activity";
 import { Outbox } from "./outbox";
 import { errorResult, phasePath, traceCause, type AgentMeta } from "./types";
 
@@ -58,9 +59,6 @@ export interface Wakers {
 interface ConversationExtras {
   seed_counters?: SeedCounters;
 }
-
-/** How many of an agent's last actions its view carries. */
-const RECENT_ACTIONS = 5;
 
 /** What ties a failure notice to the work that failed (lib/contracts/events.ts `Notice`). */
 export type NoticeRefs = Pick<Notice, "trace_id" | "message_id" | "after_message_id">;
@@ -108,8 +106,8 @@ export class TeamState {
   reportWaiting = false;
   notices: Notice[] = [];
   leaderBusy = false;
-  /** What each agent is doing (kept in memory: it describes this server's life only) and its last few actions. */
-  readonly activity = new Map<number, { current: AgentAction; recent: AgentAction[] }>();
+  /** What each agent is doing, and its last few actions. */
+  readonly activity = new AgentActivities();
   #lastTrace: { trace_id: string; turn_id: string } | null = null;
   #roleChoices: { catalog: RoleCatalog; value: RoleChoices } | null = null;
   /** Serializes read-modify-writes of the conversation's seed counters. */
@@ -211,14 +209,9 @@ export class TeamState {
     this.publish({ type: "notice", notice });
   }
 
-  /**
-   * Records what an agent is doing now (`think` for a model call). Its last
-   * {@link RECENT_ACTIONS} actions other than model calls are kept for the team panel's timeline.
-   */
+  /** Records what an agent is doing now (`think` for a model call). */
   setActivity(agentId: number, init: AgentActionInit): void {
-    const action: AgentAction = { ...init, at: new Date().toISOString() };
-    const recent = this.activity.get(agentId)?.recent ?? [];
-    this.activity.set(agentId, { current: action, recent: init.kind === "think" ? recent : [...recent.slice(1 - RECENT_ACTIONS), action] });
+    this.activity.set(agentId, init, new Date().toISOString());
   }
 
   /**
@@ -342,13 +335,9 @@ export class TeamState {
 
   agentView(meta: AgentMeta, stats: ReturnType<typeof normalizeTokenStatistics>): AgentView {
     const bucket = stats.by_agent[usageAgentKey(meta.agent_id)];
-    const act = this.activity.get(meta.agent_id);
     return {
       metadata: meta,
-      last_activity: act ? translate("en", `agentAction.${act.current.kind}` as MessageKey, { target: act.current.target ?? "" }) : null,
-      last_activity_at: act?.current.at ?? null,
-      action: act?.current ?? null,
-      recent_actions: act?.recent ?? [],
+      ...this.activity.viewOf(meta.agent_id),
       tokens: tokenCountsOf(bucket),
       calls_this_task: meta.calls_this_task ?? 0,
     };
