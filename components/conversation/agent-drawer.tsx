@@ -5,12 +5,17 @@ import { useEffect, useMemo, useRef, useState } from "react";
 import {
   agentDetailQuery,
   answerAgentQuestion,
+  inputErrorText,
+  maxLengthOf,
   mergeMessages,
   postAgentMessage,
   terminateAgent,
   type LiveText,
 } from "@/lib/client";
-import type { AgentView, PendingQuestion } from "@/lib/contracts/events";
+import type { AgentView, Notice, PendingQuestion } from "@/lib/contracts/events";
+import { PostMessageBodySchema } from "@/lib/contracts/http";
+import { currentFailure } from "@/lib/client/notices";
+import { useNow } from "@/components/ui/use-now";
 import type { Message } from "@/lib/contracts/on-disk";
 import { useLocale, useT } from "@/lib/i18n";
 import { formatTokens } from "@/components/ui/format";
@@ -18,13 +23,18 @@ import { formatUsd } from "@/lib/models/cost";
 import { Banner } from "@/components/ui/banner";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { buttonGhost, buttonPrimary, inputClass } from "@/components/ui/styles";
+import { AgentActivity } from "./agent-activity";
 import { AgentStatusBadge } from "./agent-status-badge";
 import { buttonDangerGhost } from "./styles";
 import { ChatThread } from "./chat-thread";
 import { MessageBox } from "./message-box";
+import { RetryButton } from "./retry-button";
 import { PendingApprovals, pendingApprovals } from "./pending-approvals";
 import { useScrollToMessage } from "./use-scroll-to-message";
 import { useStickToBottom } from "@/components/ui/use-stick-to-bottom";
+
+/** The most characters of a message to an agent (the body schema's limit). */
+const MESSAGE_MAX = maxLengthOf(PostMessageBodySchema.shape.content);
 
 /**
  * One sub-agent, beside the page: its whole conversation live (fetched once per snapshot, then
@@ -38,6 +48,7 @@ export function AgentDrawer({
   streamed,
   live,
   questions,
+  notices = [],
   onClose,
   highlightId,
 }: {
@@ -49,11 +60,15 @@ export function AgentDrawer({
   streamed: readonly Message[];
   live: LiveText | undefined;
   questions: readonly PendingQuestion[];
+  /** The conversation's notices: a failure of this agent's work marks the message it failed on. */
+  notices?: readonly Notice[];
   onClose: () => void;
   /** The message a search opened the drawer at: marked and scrolled to. */
   highlightId?: string;
 }) {
   const t = useT();
+  const locale = useLocale();
+  const now = useNow(1000);
   const agentId = agent.metadata.agent_id;
   const detail = useQuery(agentDetailQuery(conversationId, agentId, epoch));
   const messages = useMemo(() => mergeMessages(detail.data?.messages ?? [], streamed), [detail.data, streamed]);
@@ -83,6 +98,8 @@ export function AgentDrawer({
   }, [confirming, onClose]);
 
   const ended = agent.metadata.status === "terminated" || agent.metadata.status === "completed";
+  // Its failed work stands while nothing came after it; only an idle agent can take it up again.
+  const failure = currentFailure(notices, agentId, messages);
 
   return (
     <div className="fixed inset-0 z-30 flex justify-end">
@@ -115,6 +132,7 @@ export function AgentDrawer({
                 {agent.metadata.task_summary}
               </p>
             ) : null}
+            <AgentActivity agent={agent} now={now} />
             <AgentUsage tokens={agent.tokens} />
           </div>
           {!ended ? (
@@ -146,6 +164,7 @@ export function AgentDrawer({
                 live={live}
                 assistantName={agent.metadata.display_name}
                 highlightId={highlightId}
+                failure={failure ? { messageId: failure.message_id, action: agent.metadata.status === "idle" ? <RetryButton conversationId={conversationId} agentId={agentId} testId="agent-message-retry" /> : undefined } : undefined}
                 empty={<p className="text-sm text-zinc-500 dark:text-zinc-400">{t("drawer.empty")}</p>}
               />
             )}
@@ -164,7 +183,8 @@ export function AgentDrawer({
               sendLabel={t("live.send")}
               onSend={(content) => send.mutateAsync(content)}
               busy={send.isPending}
-              error={send.error?.message}
+              error={send.error ? inputErrorText(send.error, t, locale, "message") : undefined}
+              maxLength={MESSAGE_MAX}
               inputTestId="agent-message-input"
               sendTestId="agent-message-send"
               rows={1}
@@ -216,6 +236,7 @@ function AgentUsage({ tokens }: { tokens: AgentView["tokens"] }) {
 
 function QuestionAnswer({ conversationId, question }: { conversationId: string; question: PendingQuestion }) {
   const t = useT();
+  const locale = useLocale();
   const [answer, setAnswer] = useState("");
   const submit = useMutation({
     mutationFn: (text: string) => answerAgentQuestion(conversationId, question.agent_id, question.question_id, text),
@@ -264,7 +285,7 @@ function QuestionAnswer({ conversationId, question }: { conversationId: string; 
       </div>
       {submit.error ? (
         <p role="alert" className="mt-1 text-xs font-medium text-red-600 dark:text-red-400" data-testid="question-answer-error">
-          {submit.error.message}
+          {inputErrorText(submit.error, t, locale, "answer")}
         </p>
       ) : null}
     </form>

@@ -22,6 +22,7 @@ export function ChatThread({
   assistantName,
   empty,
   highlightId,
+  failure,
 }: {
   messages: readonly Message[];
   live: LiveText | undefined;
@@ -31,6 +32,8 @@ export function ChatThread({
   empty?: ReactNode;
   /** A message to mark (`data-search-target`): the one a search opened the chat at. A tool result marks the call it answers. */
   highlightId?: string;
+  /** The message whose processing failed: it is marked "failed", with what to do (a Retry button). */
+  failure?: { messageId: string; action?: ReactNode };
 }) {
   const items = useMemo(() => buildThreadItems(messages), [messages]);
   const hasLive = !!live && (live.content || live.reasoning || live.tool_call || live.command);
@@ -38,7 +41,14 @@ export function ChatThread({
   return (
     <ol className="space-y-3" data-testid="chat-thread">
       {items.map((item, i) => (
-        <ThreadRow key={item.key} item={item} assistantName={assistantName} continued={items[i - 1]?.kind === "assistant"} highlighted={highlightId !== undefined && holds(item, highlightId)} />
+        <ThreadRow
+          key={item.key}
+          item={item}
+          assistantName={assistantName}
+          continued={items[i - 1]?.kind === "assistant"}
+          highlighted={highlightId !== undefined && holds(item, highlightId)}
+          failure={failure && item.message.message_id === failure.messageId ? (failure.action ?? null) : undefined}
+        />
       ))}
       {hasLive ? <LiveBubble live={live} assistantName={assistantName} /> : null}
     </ol>
@@ -58,27 +68,55 @@ function holds(item: ThreadItem, id: string): boolean {
 
 const highlightClass = "rounded-xl ring-2 ring-amber-400 ring-offset-4 ring-offset-white dark:ring-amber-500 dark:ring-offset-zinc-900";
 
-function ThreadRow({ item, assistantName, continued, highlighted }: { item: ThreadItem; assistantName: string; continued: boolean; highlighted: boolean }) {
+/** The "failed" mark under a message whose processing failed, and what to do about it. */
+function FailedMark({ action, end }: { action: ReactNode; end: boolean }) {
+  const t = useT();
+  return (
+    <div className={`mt-1 flex items-center gap-2 ${end ? "justify-end" : ""}`} data-testid="message-failed">
+      <span className={`${badgeClass} bg-red-100 text-red-800 dark:bg-red-900/50 dark:text-red-200`}>{t("failure.mark")}</span>
+      {action}
+    </div>
+  );
+}
+
+function ThreadRow({
+  item,
+  assistantName,
+  continued,
+  highlighted,
+  failure,
+}: {
+  item: ThreadItem;
+  assistantName: string;
+  continued: boolean;
+  highlighted: boolean;
+  /** Set (an action, or null for none) when this message's processing failed. */
+  failure: ReactNode | undefined;
+}) {
   const common = {
     "data-testid": "chat-message",
     "data-role": item.message.role,
     "data-kind": kindOf(item),
     "data-message-id": item.message.message_id,
     ...(highlighted ? { "data-search-target": "true", "aria-current": "true" as const } : {}),
+    ...(failure !== undefined ? { "data-failed": "true" } : {}),
   };
+  const mark = failure !== undefined ? <FailedMark action={failure} end={item.kind === "person"} /> : null;
   switch (item.kind) {
     case "person":
       return (
-        <li {...common} className={`flex justify-end ${highlighted ? highlightClass : ""}`}>
-          <div className="max-w-[85%] rounded-2xl rounded-br-sm bg-indigo-600 px-4 py-2 text-sm whitespace-pre-wrap break-words text-white shadow-sm dark:bg-indigo-500">
+        <li {...common} className={`flex flex-col items-end ${highlighted ? highlightClass : ""}`}>
+          <div className={`max-w-[85%] rounded-2xl rounded-br-sm bg-indigo-600 px-4 py-2 text-sm whitespace-pre-wrap break-words text-white shadow-sm dark:bg-indigo-500 ${mark ? "ring-2 ring-red-400" : ""}`}>
             {item.message.content}
           </div>
+          {mark}
         </li>
       );
     case "agent-card":
       return (
         <li {...common} className={`pr-6 ${highlighted ? highlightClass : ""}`}>
           <AgentMessageCard parsed={item.parsed} variant={item.variant} />
+          {mark}
         </li>
       );
     case "note":
@@ -87,6 +125,7 @@ function ThreadRow({ item, assistantName, continued, highlighted }: { item: Thre
           <div className="rounded-lg border border-zinc-200 bg-zinc-50 px-4 py-2 text-sm text-zinc-700 dark:border-zinc-700 dark:bg-zinc-800/50 dark:text-zinc-300">
             <Markdown>{item.message.content ?? ""}</Markdown>
           </div>
+          {mark}
         </li>
       );
     case "tool":

@@ -7,12 +7,16 @@ import {
   ApiError,
   conversationMessagesQuery,
   conversationQuery,
+  inputErrorText,
   isWorking,
+  maxLengthOf,
   postLeaderMessage,
   stopConversation,
   useConversationEvents,
 } from "@/lib/client";
-import { useT } from "@/lib/i18n";
+import { currentFailure } from "@/lib/client/notices";
+import { PostMessageBodySchema } from "@/lib/contracts/http";
+import { useLocale, useT } from "@/lib/i18n";
 import { ModelName } from "@/components/models/model-name";
 import { SharedContextPanel } from "@/components/shared-context/shared-context-panel";
 import { TimelineView } from "@/components/timeline/timeline-view";
@@ -26,6 +30,7 @@ import { NoticeBanners } from "./notice-banners";
 import { PendingApprovals, pendingApprovals } from "./pending-approvals";
 import { PendingQuestions } from "./pending-questions";
 import { ConnectionIndicator, PhaseIndicator } from "./phase-indicator";
+import { RetryButton } from "./retry-button";
 import { TeamPanel } from "./team-panel";
 import { useScrollToMessage } from "./use-scroll-to-message";
 import { useStickToBottom } from "@/components/ui/use-stick-to-bottom";
@@ -62,8 +67,12 @@ export function LiveConversation({ id, focus = {} }: { id: string; focus?: Conve
   return <LiveView id={id} focus={focus} />;
 }
 
+/** The most characters of a message to the leader (the body schema's limit). */
+const MESSAGE_MAX = maxLengthOf(PostMessageBodySchema.shape.content);
+
 function LiveView({ id, focus }: { id: string; focus: ConversationFocus }) {
   const t = useT();
+  const locale = useLocale();
   const meta = useQuery(conversationQuery(id));
   const { state, connection } = useConversationEvents(id);
   const snap = state.snapshot;
@@ -95,6 +104,12 @@ function LiveView({ id, focus }: { id: string; focus: ConversationFocus }) {
   const messages = trace ? allMessages.filter((m) => (m.metadata as { trace_id?: unknown } | undefined)?.trace_id === trace) : allMessages;
   const questions = snap?.questions ?? [];
   const selectedAgent = selected === null ? undefined : snap?.agents.find((a) => a.metadata.agent_id === selected);
+  const notices = snap?.notices ?? [];
+  // The leader's failed work stands while nothing came after it and nothing runs (Retry would be refused).
+  const leaderFailure = snap && !snap.leader.busy ? currentFailure(notices, null, allMessages) : null;
+  const idleAgents = new Set((snap?.agents ?? []).filter((a) => a.metadata.status === "idle").map((a) => a.metadata.agent_id));
+  // The first message of a conversation is its goal.
+  const field = allMessages.some((m) => m.role === "user" && (m.metadata as { message_source?: unknown } | undefined)?.message_source === "user") ? "message" : "goal";
 
   // The live snapshot's label is for the model it was taken with; after a change of model the metadata's key is shown.
   const modelLabel = snap && snap.conversation.model_key === conversation.model_key ? (
@@ -119,7 +134,11 @@ function LiveView({ id, focus }: { id: string; focus: ConversationFocus }) {
           </>
         }
       />
-      <NoticeBanners notices={snap?.notices ?? []} conversation={conversation} />
+      <NoticeBanners
+        notices={notices}
+        conversation={conversation}
+        retryable={(agentId) => (agentId === null ? leaderFailure !== null : idleAgents.has(agentId))}
+      />
 
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-[minmax(0,1fr)_19rem]">
         <div className="min-w-0 space-y-2">
@@ -174,6 +193,7 @@ function LiveView({ id, focus }: { id: string; focus: ConversationFocus }) {
                   live={state.live.leader}
                   assistantName={t("msg.role.assistant")}
                   highlightId={leaderTarget}
+                  failure={leaderFailure ? { messageId: leaderFailure.message_id, action: <RetryButton conversationId={id} agentId={null} testId="message-retry" /> } : undefined}
                   empty={
                     <div className="px-6 py-10 text-center" data-testid="leader-messages-empty">
                       <p className="font-medium">{t("convPage.messagesEmpty")}</p>
@@ -193,7 +213,9 @@ function LiveView({ id, focus }: { id: string; focus: ConversationFocus }) {
                 sendLabel={t("live.send")}
                 onSend={(content) => send.mutateAsync(content)}
                 busy={send.isPending}
-                error={send.error?.message}
+                error={send.error ? inputErrorText(send.error, t, locale, field) : undefined}
+                maxLength={MESSAGE_MAX}
+                field={field}
                 inputTestId="composer-input"
                 sendTestId="composer-send"
                 extra={
@@ -238,6 +260,7 @@ function LiveView({ id, focus }: { id: string; focus: ConversationFocus }) {
           streamed={state.agentMessages[selectedAgent.metadata.agent_id] ?? []}
           live={state.live[`agent_${selectedAgent.metadata.agent_id}`]}
           questions={questions.filter((q) => q.agent_id === selectedAgent.metadata.agent_id)}
+          notices={notices}
           onClose={closeDrawer}
           highlightId={focus.agent === selectedAgent.metadata.agent_id ? focus.message : undefined}
         />

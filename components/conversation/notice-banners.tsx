@@ -6,8 +6,9 @@ import type { Notice } from "@/lib/contracts/events";
 import type { ConversationMetadata } from "@/lib/contracts/on-disk";
 import { ConnectionDoctor } from "@/components/settings/connection-doctor";
 import { ModelPicker } from "./model-picker";
-import { noticeText } from "@/lib/client/notices";
+import { groupNotices, noticeText } from "@/lib/client/notices";
 import { useT } from "@/lib/i18n";
+import { RetryButton } from "./retry-button";
 
 const TONES: Record<Notice["level"], string> = {
   error: "border-red-300 bg-red-50 text-red-800 dark:border-red-800 dark:bg-red-950/60 dark:text-red-200",
@@ -18,25 +19,36 @@ const TONES: Record<Notice["level"], string> = {
 /** How many banners show at once; older ones stay in the timeline. */
 const MAX_SHOWN = 3;
 
-function noticeKey(n: Notice): string {
-  return `${n.code}|${n.at}|${n.agent_id ?? ""}|${n.message}`;
-}
-
 /**
- * The runtime's notices as dismissible banners: a failing model endpoint (with "change model" for
- * this conversation and "test connection" of the model that failed, beside how to configure one),
- * a cap reached, a stop. Dismissed ones stay dismissed for this page.
+ * The runtime's notices as dismissible banners, one per problem however often it was reported
+ * (lib/client/notices.ts `groupNotices`): a failing model endpoint (with "change model" for this
+ * conversation and "test connection" of the model that failed, beside how to configure one, and
+ * Retry while the work it failed stands), a cap reached, a stop. A dismissed problem stays
+ * dismissed until it is reported again.
  */
-export function NoticeBanners({ notices, conversation }: { notices: readonly Notice[]; conversation?: ConversationMetadata }) {
+export function NoticeBanners({
+  notices,
+  conversation,
+  retryable = () => false,
+}: {
+  notices: readonly Notice[];
+  conversation?: ConversationMetadata;
+  /** Whether the failed work of a party (null: the leader) can be retried now. */
+  retryable?: (agentId: number | null) => boolean;
+}) {
   const t = useT();
   const [dismissed, setDismissed] = useState<ReadonlySet<string>>(() => new Set());
-  const shown = notices.filter((n) => !dismissed.has(noticeKey(n))).slice(-MAX_SHOWN);
+  const shown = groupNotices(notices)
+    .filter((g) => !dismissed.has(`${g.id}#${g.members.length}`))
+    .slice(-MAX_SHOWN);
   if (shown.length === 0) return null;
   return (
     <div className="space-y-2" data-testid="notice-banners">
-      {shown.map((n) => {
-        const key = noticeKey(n);
+      {shown.map((g) => {
+        const n = g.notice;
+        const key = `${g.id}#${g.members.length}`;
         const modelProblem = n.level === "error" && n.code.startsWith("model");
+        const failed = n.level === "error" && n.message_id !== undefined;
         return (
           <div
             key={key}
@@ -45,6 +57,7 @@ export function NoticeBanners({ notices, conversation }: { notices: readonly Not
             data-testid="notice-banner"
             data-level={n.level}
             data-code={n.code}
+            data-count={g.members.length}
           >
             <div className="min-w-0 flex-1">
               <p className="font-medium">{t(`notice.title.${n.level}`)}</p>
@@ -58,6 +71,11 @@ export function NoticeBanners({ notices, conversation }: { notices: readonly Not
                     {t("notice.openSettings")}
                   </Link>
                 </p>
+              ) : null}
+              {failed && conversation && retryable(n.agent_id) ? (
+                <div className="mt-2">
+                  <RetryButton conversationId={conversation.id} agentId={n.agent_id} testId="notice-retry" />
+                </div>
               ) : null}
               {modelProblem && conversation ? <ModelProblemActions notice={n} conversation={conversation} /> : null}
             </div>

@@ -3,8 +3,9 @@
 import type { AgentView, Caps, PendingQuestion } from "@/lib/contracts/events";
 import { useLocale, useT } from "@/lib/i18n";
 import { cardClass } from "@/components/ui/styles";
+import { AgentActivity } from "./agent-activity";
 import { AgentStatusBadge } from "./agent-status-badge";
-import { formatRelativeTime, formatTokens } from "@/components/ui/format";
+import { formatTokens } from "@/components/ui/format";
 import { formatUsd } from "@/lib/models/cost";
 import { TokenStatistics } from "./token-statistics";
 import { useNow } from "@/components/ui/use-now";
@@ -28,7 +29,8 @@ export function TeamPanel({
   loading: boolean;
 }) {
   const t = useT();
-  const now = useNow();
+  // Each second, so the elapsed time of a long run moves.
+  const now = useNow(1000);
   const waiting = new Set(questions.map((q) => q.agent_id));
   return (
     <aside className="space-y-4" data-testid="team-panel" aria-labelledby="team-panel-title">
@@ -89,7 +91,6 @@ function AgentCard({
   const t = useT();
   const locale = useLocale();
   const { metadata } = agent;
-  const when = formatRelativeTime(agent.last_activity_at, now, locale);
   return (
     <button
       type="button"
@@ -125,18 +126,7 @@ function AgentCard({
           {metadata.task_summary}
         </p>
       ) : null}
-      {agent.last_activity ? (
-        <p className="mt-1.5 flex items-baseline gap-1.5 text-[11px] text-zinc-500 dark:text-zinc-400">
-          <span className="min-w-0 truncate font-mono" data-testid="agent-last-activity" title={agent.last_activity}>
-            {agent.last_activity}
-          </span>
-          {when ? (
-            <time className="shrink-0" dateTime={agent.last_activity_at ?? undefined} title={agent.last_activity_at ?? undefined}>
-              · {when}
-            </time>
-          ) : null}
-        </p>
-      ) : null}
+      <AgentActivity agent={agent} now={now} recent={3} />
       <p className="mt-1 flex gap-3 text-[11px] text-zinc-500 dark:text-zinc-400">
         <span data-testid="agent-tokens">{t("team.tokens", { n: formatTokens(agent.tokens.total_tokens, locale) })}</span>
         {agent.tokens.cost_usd !== null ? <span data-testid="agent-cost">{formatUsd(agent.tokens.cost_usd, locale)}</span> : null}

@@ -5,8 +5,9 @@ import { useRouter } from "next/navigation";
 import { useId, useState, type FormEvent } from "react";
 import { CreateConversationBodySchema, projectFolderIssueOf, type ProjectFolderIssue } from "@/lib/contracts/http";
 import type { RunMode } from "@/lib/contracts/on-disk";
-import { ApiError, conversationKeys, createConversation, modelListQuery } from "@/lib/client";
-import { useT } from "@/lib/i18n";
+import { ApiError, conversationKeys, createConversation, issueText, modelListQuery } from "@/lib/client";
+import { zodIssues } from "@/lib/contracts/errors";
+import { useLocale, useT } from "@/lib/i18n";
 import { Banner } from "@/components/ui/banner";
 import { LocalModelOffer } from "./local-model-offer";
 import { FieldError } from "@/components/ui/field-error";
@@ -18,6 +19,7 @@ type FieldName = "title" | "project_path" | "model_key" | "run_mode";
 /** The "New conversation" form: creates the conversation and opens it. */
 export function NewConversationForm({ onCancel }: { onCancel: () => void }) {
   const t = useT();
+  const locale = useLocale();
   const router = useRouter();
   const queryClient = useQueryClient();
   const uid = useId();
@@ -32,6 +34,10 @@ export function NewConversationForm({ onCancel }: { onCancel: () => void }) {
   const [folderRefusal, setFolderRefusal] = useState<{ issue: ProjectFolderIssue; path: string } | null>(null);
 
   const selectedModel = modelKey ?? models.data?.default_key ?? "";
+
+  /** An issue's words: a limit named in the page's language (title, project folder), else its message. */
+  const fieldIssueText = (issue: { code?: string; limit?: number; message: string }, field: FieldName) =>
+    field === "title" || field === "project_path" ? issueText(issue, t, locale, field === "title" ? "title" : "projectPath") : issue.message;
 
   const mutation = useMutation({
     mutationFn: createConversation,
@@ -48,7 +54,7 @@ export function NewConversationForm({ onCancel }: { onCancel: () => void }) {
         const unplaced: string[] = [];
         for (const issue of error.fieldIssues) {
           const field = issue.path.split(".")[0] as FieldName;
-          if (["title", "project_path", "model_key", "run_mode"].includes(field)) next[field] ??= issue.message;
+          if (["title", "project_path", "model_key", "run_mode"].includes(field)) next[field] ??= fieldIssueText(issue, field);
           else unplaced.push(issue.message);
         }
         setErrors(next);
@@ -71,7 +77,10 @@ export function NewConversationForm({ onCancel }: { onCancel: () => void }) {
     });
     if (!parsed.success) {
       const next: Partial<Record<FieldName, string>> = {};
-      for (const issue of parsed.error.issues) next[String(issue.path[0]) as FieldName] ??= issue.message;
+      for (const issue of zodIssues(parsed.error)) {
+        const field = issue.path.split(".")[0] as FieldName;
+        next[field] ??= fieldIssueText(issue, field);
+      }
       setErrors(next);
       return;
     }

@@ -72,4 +72,13 @@ describe("the MCP servers input", () => {
     expect(fieldsFromForm({ ...form, mcp_servers: "" }, initial, "n").fields.mcp_servers).toBeUndefined();
     expect(validateFields({ ...fieldsFromForm({ ...EMPTY_FORM, id: "r", name: "R", description: "d", mcp_servers: "bad__name" }, undefined, "n").fields }).ok).toBe(false);
   });
+  it("words a name or description over its limit with the page's sentence, when given one", () => {
+    const fields = { id: "x", name: "n".repeat(121), description: "d".repeat(4001) };
+    const worded = validateFields(fields, (field, max) => `${field} > ${max}`);
+    expect(worded.ok).toBe(false);
+    if (worded.ok) return;
+    expect(worded.errors).toMatchObject({ name: "name > 120", description: "description > 4000" });
+    const plain = validateFields(fields);
+    expect(plain.ok ? {} : plain.errors).toMatchObject({ name: "at most 120 characters" });
+  });
 });

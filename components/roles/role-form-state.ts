@@ -141,9 +141,13 @@ export function fieldsFromForm(
   return numberError === undefined ? { fields } : { fields, numberError };
 }
 
-/** Validates with the server's own schema; errors keyed by field name (first message wins). */
+/**
+ * Validates with the server's own schema; errors keyed by field name (first message wins). A
+ * text over its limit is worded by `tooLong` (the page's sentence naming the limit) when given.
+ */
 export function validateFields(
   fields: Record<string, unknown>,
+  tooLong?: (field: RoleFieldName, max: number) => string | undefined,
 ): { ok: true; data: RoleFields } | { ok: false; errors: Partial<Record<RoleFieldName, string>> } {
   const parsed = RoleFieldsSchema.safeParse(fields);
   if (parsed.success) return { ok: true, data: parsed.data };
@@ -153,7 +157,8 @@ export function validateFields(
     const index = issue.path[1];
     const list = fields[key];
     const item = typeof index === "number" && Array.isArray(list) ? list[index] : undefined;
-    errors[key] ??= item === undefined ? issue.message : `“${String(item)}”: ${issue.message}`;
+    const limit = issue.code === "too_big" && issue.origin === "string" && item === undefined ? tooLong?.(key, Number(issue.maximum)) : undefined;
+    errors[key] ??= limit ?? (item === undefined ? issue.message : `“${String(item)}”: ${issue.message}`);
   }
   return { ok: false, errors };
 }

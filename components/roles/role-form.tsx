@@ -4,8 +4,8 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useRouter } from "next/navigation";
 import { useId, useMemo, useState, type FormEvent } from "react";
 import type { RoleDetail } from "@/lib/roles/schema";
-import { ApiError, createRole, mcpServersQuery, modelListQuery, roleKeys, updateRole } from "@/lib/client";
-import { useT } from "@/lib/i18n";
+import { ApiError, createRole, mcpServersQuery, modelListQuery, roleKeys, tooLongText, updateRole } from "@/lib/client";
+import { useLocale, useT } from "@/lib/i18n";
 import { Banner } from "@/components/ui/banner";
 import { badgeClass, buttonPrimary, inputClass } from "@/components/ui/styles";
 import { ExtraFieldsTable } from "./extra-fields-table";
@@ -29,14 +29,14 @@ type Errors = Partial<Record<RoleFieldName, string>>;
 type TextKey = { [K in keyof RoleFormState]: string extends RoleFormState[K] ? K : never }[keyof RoleFormState];
 
 /** Maps a server `validation_failed` answer's `details` (`fields.name`, `body`, …) to form fields. */
-function serverErrors(error: ApiError): { fields: Errors; other: string[] } {
+function serverErrors(error: ApiError, tooLong: (field: RoleFieldName, max: number) => string | undefined): { fields: Errors; other: string[] } {
   const fields: Errors = {};
   const other: string[] = [];
   for (const issue of error.fieldIssues) {
     const parts = issue.path.split(".");
     const name = (parts[0] === "fields" ? parts[1] : parts[0]) as RoleFieldName | undefined;
     if (name && ["id", "name", "description", "model", "thinking_mode", "capabilities", "tools", "permissions", "max_concurrency", "gateway"].includes(name)) {
-      fields[name] ??= issue.message;
+      fields[name] ??= (issue.code === "too_long" && issue.limit !== undefined ? tooLong(name, issue.limit) : undefined) ?? issue.message;
     } else {
       other.push(issue.path ? `${issue.path}: ${issue.message}` : issue.message);
     }
@@ -58,7 +58,10 @@ export function RoleForm({
   onReload?: () => void;
 }) {
   const t = useT();
+  const locale = useLocale();
   const uid = useId();
+  // The role's texts over their limits, named in the page's language.
+  const tooLong = (field: RoleFieldName, max: number) => (field === "name" || field === "description" ? tooLongText(t, locale, field, max) : undefined);
   const router = useRouter();
   const queryClient = useQueryClient();
   const models = useQuery(modelListQuery());
@@ -75,7 +78,7 @@ export function RoleForm({
   const [conflict, setConflict] = useState<string | null>(null);
 
   const { fields, numberError } = fieldsFromForm(form, initial, t("editor.field.maxConcurrency.invalid"));
-  const validation = validateFields(fields);
+  const validation = validateFields(fields, tooLong);
   const clientErrors: Errors = validation.ok ? {} : { ...validation.errors };
   if (numberError) clientErrors.max_concurrency = numberError;
   const errorFor = (name: RoleFieldName) =>
@@ -105,7 +108,7 @@ export function RoleForm({
         if (!role) setServer({ fields: { id: t("editor.exists") }, other: [] });
         return;
       }
-      if (error.fieldIssues.length > 0) setServer(serverErrors(error));
+      if (error.fieldIssues.length > 0) setServer(serverErrors(error, tooLong));
     },
   });
 

@@ -75,7 +75,7 @@ export class ConversationPage {
         for (const card of document.querySelectorAll('[data-testid="agent-card"]')) {
           const id = card.getAttribute("data-agent-id") ?? "";
           const status = `${id}:${card.getAttribute("data-status") ?? ""}`;
-          const activity = `${id}:${card.querySelector('[data-testid="agent-last-activity"]')?.textContent ?? ""}`;
+          const activity = `${id}:${card.querySelector('[data-testid="agent-current-action"]')?.textContent ?? ""}`;
           const calls = card.querySelector('[data-testid="agent-calls"]')?.textContent ?? "";
           const progress = `${activity}|${calls}`;
           if (!seen.statuses.includes(status)) seen.statuses.push(status);
@@ -105,7 +105,7 @@ export class ConversationPage {
       cards.map((card) => ({
         id: card.getAttribute("data-agent-id") ?? "",
         status: card.getAttribute("data-status") ?? "",
-        activity: card.querySelector('[data-testid="agent-last-activity"]')?.textContent ?? "",
+        activity: card.querySelector('[data-testid="agent-current-action"]')?.textContent ?? "",
       })),
     );
   }

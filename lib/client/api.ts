@@ -4,13 +4,19 @@
  * that carries the server's `{error:{code,message,details}}`.
  */
 import type { z } from "zod";
+import { zodIssues } from "@/lib/contracts/errors";
 import { ApiErrorBodySchema } from "@/lib/contracts/http";
 
-/** One field-level problem from a `validation_failed` answer (`path` like `fields.name` or `raw`). */
+/**
+ * One field-level problem from a `validation_failed` answer (`path` like `fields.name` or `raw`);
+ * a limit carries its `code` (`too_long`, …) and `limit`, which the page words in its language.
+ */
 export interface FieldIssue {
   path: string;
   message: string;
   line?: number;
+  code?: string;
+  limit?: number;
 }
 
 /** A failed API call: the HTTP status plus the server's error code, message and details. */
@@ -45,11 +51,27 @@ function toFieldIssues(details: unknown): FieldIssue[] {
   for (const d of details) {
     if (d && typeof d === "object" && "message" in d && typeof d.message === "string") {
       const path = "path" in d && typeof d.path === "string" ? d.path : "";
-      const line = "line" in d && typeof d.line === "number" ? d.line : undefined;
-      issues.push(line === undefined ? { path, message: d.message } : { path, message: d.message, line });
+      const issue: FieldIssue = { path, message: d.message };
+      if ("line" in d && typeof d.line === "number") issue.line = d.line;
+      if ("code" in d && typeof d.code === "string") issue.code = d.code;
+      if ("limit" in d && typeof d.limit === "number") issue.limit = d.limit;
+      issues.push(issue);
     }
   }
   return issues;
+}
+
+/**
+ * `value` as the body `schema` describes, checked in the browser before it is sent: a value that
+ * does not fit throws the same {@link ApiError} (`validation_failed`, issues with their codes) the
+ * server would answer, never a zod error (whose message is its issues as raw JSON).
+ */
+export function bodyOf<S extends z.ZodType>(schema: S, value: z.input<S>): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const details = zodIssues(parsed.error);
+  const first = details[0];
+  throw new ApiError(400, "validation_failed", `The request body is not valid${first ? `: ${first.path ? `${first.path}: ` : ""}${first.message}` : ""}`, details);
 }
 
 type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";

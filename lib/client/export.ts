@@ -3,7 +3,7 @@
  * (a POST whose answer is a zip, saved through an object URL) and the import of a zip file.
  */
 import { BulkExportBodySchema, ImportConflictDetailsSchema, ImportResultSchema, type ExportFormat, type ImportMode, type ImportResult } from "@/lib/export/schema";
-import { ApiError, apiRaw } from "./api";
+import { ApiError, apiRaw, bodyOf } from "./api";
 
 /** The URL that downloads one conversation as `format` (its answer is an attachment). */
 export function exportUrl(id: string, format: ExportFormat): string {
@@ -30,7 +30,7 @@ function saveBlob(blob: Blob, name: string): void {
 
 /** Exports several conversations as one zip and saves it. */
 export async function bulkExport(ids: string[]): Promise<void> {
-  const body = BulkExportBodySchema.parse({ ids });
+  const body = bodyOf(BulkExportBodySchema, { ids });
   const res = await apiRaw("/api/conversations/export", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   saveBlob(await res.blob(), attachmentName(res, "astrion-conversations.zip"));
 }

@@ -1,5 +1,7 @@
 /** Browser-side API access: the fetch helper, its error type and a query factory per resource. */
 export { ApiError, apiFetch } from "./api";
+export * from "./input-errors";
+export * from "./agent-actions";
 export * from "./conversations";
 export * from "./roles";
 export * from "./system";

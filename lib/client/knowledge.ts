@@ -1,7 +1,7 @@
 /** Query factory and the rebuild command of the knowledge index (`/api/knowledge`). */
 import { queryOptions } from "@tanstack/react-query";
 import { KnowledgeReportSchema, RebuildAnswerSchema, RebuildBodySchema } from "@/lib/knowledge/schema";
-import { apiFetch } from "./api";
+import { apiFetch, bodyOf } from "./api";
 
 /** `GET /api/knowledge`: polled every second while an index is being built. */
 export function knowledgeQuery() {
@@ -14,5 +14,5 @@ export function knowledgeQuery() {
 
 /** `POST /api/knowledge/rebuild`. */
 export async function rebuildKnowledgeIndex(projectPath: string) {
-  return apiFetch("/api/knowledge/rebuild", RebuildAnswerSchema, { method: "POST", body: RebuildBodySchema.parse({ project_path: projectPath }) });
+  return apiFetch("/api/knowledge/rebuild", RebuildAnswerSchema, { method: "POST", body: bodyOf(RebuildBodySchema, { project_path: projectPath }) });
 }

@@ -17,6 +17,8 @@ function agent(id: number, status: AgentView["metadata"]["status"] = "running"):
     },
     last_activity: null,
     last_activity_at: null,
+    action: null,
+    recent_actions: [],
     tokens: { prompt_tokens: 0, cached_tokens: 0, completion_tokens: 0, total_tokens: 0, calls: 0, priced_calls: 0, cost_usd: null },
     calls_this_task: 0,
   };

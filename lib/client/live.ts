@@ -10,10 +10,12 @@ import {
   type ApprovalBody,
   PostMessageBodySchema,
   PostMessageResponseSchema,
+  RetryBodySchema,
+  RetryResponseSchema,
   StopResponseSchema,
   TerminateAgentResponseSchema,
 } from "@/lib/contracts/http";
-import { apiFetch } from "./api";
+import { apiFetch, bodyOf } from "./api";
 
 function conversationPath(id: string): string {
   return `/api/conversations/${encodeURIComponent(id)}`;
@@ -47,8 +49,13 @@ export function agentDetailQuery(conversationId: string, agentId: number, epoch:
 export async function postLeaderMessage(id: string, content: string) {
   return apiFetch(`${conversationPath(id)}/messages`, PostMessageResponseSchema, {
     method: "POST",
-    body: PostMessageBodySchema.parse({ content }),
+    body: bodyOf(PostMessageBodySchema, { content }),
   });
+}
+
+/** `POST /api/conversations/[id]/retry`: retries the failed work of the leader (null) or one idle agent (202). */
+export async function retryWork(id: string, agentId: number | null) {
+  return apiFetch(`${conversationPath(id)}/retry`, RetryResponseSchema, { method: "POST", body: bodyOf(RetryBodySchema, { agent_id: agentId }) });
 }
 
 /** `POST /api/conversations/[id]/stop`: stops the whole conversation. */
@@ -60,7 +67,7 @@ export async function stopConversation(id: string) {
 export async function postAgentMessage(id: string, agentId: number, content: string) {
   return apiFetch(`${conversationPath(id)}/agents/${agentId}/messages`, AgentMessageResponseSchema, {
     method: "POST",
-    body: PostMessageBodySchema.parse({ content }),
+    body: bodyOf(PostMessageBodySchema, { content }),
   });
 }
 
@@ -68,7 +75,7 @@ export async function postAgentMessage(id: string, agentId: number, content: str
 export async function answerAgentQuestion(id: string, agentId: number, questionId: string, answer: string) {
   return apiFetch(`${conversationPath(id)}/agents/${agentId}/answers`, AnswerResponseSchema, {
     method: "POST",
-    body: AnswerBodySchema.parse({ question_id: questionId, answer }),
+    body: bodyOf(AnswerBodySchema, { question_id: questionId, answer }),
   });
 }
 
@@ -76,7 +83,7 @@ export async function answerAgentQuestion(id: string, agentId: number, questionI
 export async function decideAgentApproval(id: string, agentId: number, body: ApprovalBody) {
   return apiFetch(`${conversationPath(id)}/agents/${agentId}/approvals`, ApprovalResponseSchema, {
     method: "POST",
-    body: ApprovalBodySchema.parse(body),
+    body: bodyOf(ApprovalBodySchema, body),
   });
 }
 

@@ -13,7 +13,7 @@ import {
   type DecisionBody,
   type WriteBody,
 } from "@/lib/shared-context/schema";
-import { apiFetch } from "./api";
+import { apiFetch, bodyOf } from "./api";
 
 function sharedContextPath(id: string): string {
   return `/api/conversations/${encodeURIComponent(id)}/shared-context`;
@@ -39,7 +39,7 @@ export function sharedContextQuery(conversationId: string) {
 export async function decideSharedContextConflict(conversationId: string, body: DecisionBody) {
   return apiFetch(`${sharedContextPath(conversationId)}/decisions`, DecisionResponseSchema, {
     method: "POST",
-    body: DecisionBodySchema.parse(body),
+    body: bodyOf(DecisionBodySchema, body),
   });
 }
 
@@ -47,7 +47,7 @@ export async function decideSharedContextConflict(conversationId: string, body: 
 export async function writeSharedContextEntry(conversationId: string, body: WriteBody) {
   return apiFetch(sharedContextPath(conversationId), DecisionResponseSchema, {
     method: "PUT",
-    body: WriteBodySchema.parse(body),
+    body: bodyOf(WriteBodySchema, body),
   });
 }
 

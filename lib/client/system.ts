@@ -2,7 +2,7 @@
 import { queryOptions } from "@tanstack/react-query";
 import { HealthSchema, ModelListSchema, SignInBodySchema, SignInResponseSchema, SignOutResponseSchema } from "@/lib/contracts/http";
 import { GatewayReportSchema } from "@/lib/gateway/schema";
-import { apiFetch } from "./api";
+import { apiFetch, bodyOf } from "./api";
 
 /** `GET /api/models`: the registered models, never their keys. */
 export function modelListQuery() {
@@ -23,7 +23,7 @@ export function healthQuery() {
 
 /** `POST /api/auth/signin`; the server sets the session cookie and answers the safe path to go to. */
 export async function signIn(token: string, next?: string) {
-  return apiFetch("/api/auth/signin", SignInResponseSchema, { method: "POST", body: SignInBodySchema.parse({ token, next }) });
+  return apiFetch("/api/auth/signin", SignInResponseSchema, { method: "POST", body: bodyOf(SignInBodySchema, { token, next }) });
 }
 
 /** `POST /api/auth/signout`; the server expires the session cookie. */

@@ -122,10 +122,47 @@ export class DataRootLockedError extends AstrionError {
   }
 }
 
-/** Turns a zod error into the `details` shape used in every 400 answer: `[{ path, message }]`. */
-export function zodIssues(error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> }) {
+/**
+ * One issue of a 400 answer's `details`: where (`path`, dotted), what in English (`message`, for
+ * API clients and logs) and, for a limit, a stable `code` with the `limit` itself, which a page
+ * words in its own language ("The goal is too long: at most 100,000 characters.").
+ */
+export interface FieldIssueDetail {
+  path: string;
+  message: string;
+  /** `too_long` (a text over its most characters), `too_many` (a list over its most items), `too_short`, `too_big`, `too_small`. */
+  code?: "too_long" | "too_many" | "too_short" | "too_big" | "too_small";
+  limit?: number;
+}
+
+/** The zod issue fields {@link zodIssues} reads (zod 4's `too_big` / `too_small` carry `origin` and the bound). */
+interface ZodIssueLike {
+  path: ReadonlyArray<PropertyKey>;
+  message: string;
+  code?: string;
+  origin?: string;
+  maximum?: number | bigint;
+  minimum?: number | bigint;
+}
+
+/** The limit code of a zod issue, and its bound, when it is one. */
+function limitOf(issue: ZodIssueLike): Pick<FieldIssueDetail, "code" | "limit"> {
+  const big = issue.code === "too_big";
+  if (!big && issue.code !== "too_small") return {};
+  const bound = Number(big ? issue.maximum : issue.minimum);
+  if (!Number.isFinite(bound)) return {};
+  const code = issue.origin === "string" ? (big ? "too_long" : "too_short") : issue.origin === "array" ? (big ? "too_many" : "too_small") : big ? "too_big" : "too_small";
+  return { code, limit: bound };
+}
+
+/**
+ * Turns a zod error into the `details` shape used in every 400 answer: `[{ path, message, code?, limit? }]`.
+ * This is the one place zod issues become words: never the zod error's own `message` (its issues as JSON).
+ */
+export function zodIssues(error: { issues: ReadonlyArray<ZodIssueLike> }): FieldIssueDetail[] {
   return error.issues.map((issue) => ({
     path: issue.path.map((p) => (typeof p === "symbol" ? p.toString() : p)).join("."),
     message: issue.message,
+    ...limitOf(issue),
   }));
 }

@@ -31,12 +31,65 @@ export const TokenCountsSchema = z.object({
 });
 export type TokenCounts = z.infer<typeof TokenCountsSchema>;
 
+/** The kinds of what an agent does, each put in words by the UI (`agentAction.<kind>`). */
+export const AGENT_ACTION_KINDS = [
+  "think",
+  "read",
+  "list",
+  "search",
+  "write",
+  "run",
+  "await_approval",
+  "ask_leader",
+  "message",
+  "report",
+  "shared_read",
+  "shared_write",
+  "recall",
+  "tool",
+  "created",
+  "read_inbox",
+  "answered",
+  "reported",
+  "approved",
+  "denied",
+  "terminated",
+  "ability_work",
+  "ability_wait",
+  "ability_reply",
+] as const;
+/** One of {@link AGENT_ACTION_KINDS}. */
+export type AgentActionKind = (typeof AGENT_ACTION_KINDS)[number];
+
+/** An action's descriptor (what and on what), without its time. */
+export interface AgentActionInit {
+  kind: AgentActionKind;
+  target?: string;
+}
+
+/**
+ * What an agent is doing, as a descriptor the UI puts in words in its own language: `kind` says
+ * what (one of {@link AGENT_ACTION_KINDS}), `target` on what (a path, a query, a command), `at`
+ * since when (ISO UTC). `kind` is a string on the wire so a page older than its server still
+ * reads a kind it does not know (it words it generically).
+ */
+export const AgentActionSchema = z.object({
+  kind: z.string(),
+  target: z.string().optional(),
+  at: z.string(),
+});
+export type AgentAction = z.infer<typeof AgentActionSchema>;
+
 /** A sub-agent as the team panel shows it: its metadata plus live facts. */
 export const AgentViewSchema = z.object({
   metadata: AgentMetadataSchema,
-  /** The last thing it did, in a few words (`read_file src/app.ts`, `thinking…`). */
+  /** The last thing it did, in a few words of English (`read_file src/app.ts`, `thinking…`), for API clients. */
   last_activity: z.string().nullable(),
   last_activity_at: z.string().nullable(),
+  /** The last thing it did as a descriptor (null before it did anything in this server's life). */
+  action: AgentActionSchema.nullable().default(null),
+  /** Its last few actions, oldest first (model calls left out), the current one last. */
+  recent_actions: z.array(AgentActionSchema).default([]),
   tokens: TokenCountsSchema,
   /** Model calls made for the current task, against the cap. */
   calls_this_task: z.number(),
@@ -67,6 +120,12 @@ export const NoticeSchema = z.object({
   params: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
   agent_id: z.number().nullable(),
   at: z.string(),
+  /** The trace (the person's request) whose work failed, for a failure notice. */
+  trace_id: z.string().optional(),
+  /** The message whose processing failed (the person's message, a report, an agent's task), marked in the chat. */
+  message_id: z.string().optional(),
+  /** The last message saved before the failure: the failure is current while nothing came after it. */
+  after_message_id: z.string().optional(),
 });
 export type Notice = z.infer<typeof NoticeSchema>;
 

@@ -273,6 +273,16 @@ export type PostMessageBody = z.infer<typeof PostMessageBodySchema>;
 /** Answer of `POST /api/conversations/[id]/messages` (202: the work goes on in the background). */
 export const PostMessageResponseSchema = z.object({ message_id: z.string(), trace_id: z.string() });
 
+/**
+ * `POST /api/conversations/[id]/retry`: retry the work that failed, the Team Leader's (`agent_id`
+ * null, the default) or one idle sub-agent's. Nothing is re-sent.
+ */
+export const RetryBodySchema = z.object({ agent_id: z.number().int().positive().nullable().default(null) });
+export type RetryBody = z.infer<typeof RetryBodySchema>;
+
+/** Answer of `POST /api/conversations/[id]/retry` (202: the work goes on in the background). */
+export const RetryResponseSchema = z.object({ retried: z.union([z.literal("leader"), z.number().int().positive()]) });
+
 /** Answer of `POST /api/conversations/[id]/stop`. */
 export const StopResponseSchema = z.object({ stopped: z.literal(true) });
 

@@ -10,6 +10,7 @@ import { SearchKnowledgeArgsSchema } from "./schema";
 export const KNOWLEDGE_TOOL = defineTool({
   name: "search_knowledge",
   audience: "agent",
+  action: { kind: "search", target: "query" },
   readOnly: true,
   description:
     "Search the project's documents and code for the passages that state a precise fact (a field's definition, where a function lives, a setting's default). Narrows by path, file name and Markdown heading, ranks by relevance; returns passages as file:line-range with their heading.",

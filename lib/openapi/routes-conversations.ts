@@ -15,6 +15,8 @@ import {
   PatchConversationBodySchema,
   PostMessageBodySchema,
   PostMessageResponseSchema,
+  RetryBodySchema,
+  RetryResponseSchema,
   StopResponseSchema,
   TimelineQuerySchema,
   TimelineResponseSchema,
@@ -140,6 +142,20 @@ export const CONVERSATION_ROUTES: readonly RouteSpec[] = [
         body: { raw: "application/zip", description: "An export zip (of `GET …/export?format=zip` or `POST /api/conversations/export`), as the raw body." },
         answers: [{ status: 201, json: ImportResultSchema }],
         errors: [409],
+      },
+    },
+  },
+  {
+    path: "/api/conversations/{id}/retry",
+    params: conversation,
+    methods: {
+      POST: {
+        summary: "Retries the work that failed: the Team Leader's model call, or one idle sub-agent's task.",
+        description:
+          "`{agent_id: null}` (default): the leader calls its model again for the message it failed on; `{agent_id: n}`: that idle agent takes its task up again. Nothing is re-sent → 202 `{retried}`; 409 `conflict` when there is nothing to retry (working, answered, finished or terminated)",
+        body: { json: RetryBodySchema },
+        answers: [{ status: 202, json: RetryResponseSchema }],
+        errors: [404, 409],
       },
     },
   },

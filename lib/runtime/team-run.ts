@@ -34,6 +34,7 @@ import { endAbilityCalls, resumeAbilityCalls } from "./team/abilities";
 import { AgentLoops } from "./team/agent-loop";
 import { decideApproval, type ApprovalDecision } from "./team/approvals";
 import { LeaderLoop } from "./team/leader-loop";
+import { retryWork } from "./team/retry";
 import { scheduleDistill } from "./team/memory-distill";
 import type { NextStep } from "./team/next-step";
 import { ToolPipeline } from "./team/pipeline";
@@ -227,6 +228,15 @@ export class TeamRun {
   /** Terminates one agent: its model call is aborted, its token revoked, and it never runs again. */
   terminateAgent(agentId: number, reason: string, by: string): Promise<void> {
     return terminateAgent(this.#s, agentId, reason, by);
+  }
+
+  /**
+   * A person retries work that failed: the leader's (null) model call for the message it failed
+   * on, or an idle agent's task (./team/retry.ts). 409 when there is nothing to retry.
+   */
+  async retry(agentId: number | null): Promise<{ retried: "leader" | number }> {
+    await this.#assertActive();
+    return retryWork(this.#s, agentId, { leaderRunning: this.#leader.running !== null, wakeLeader: () => this.wakeLeader(), wakeAgent: (id) => this.wakeAgent(id) });
   }
 
   /** Stops the whole conversation: every model stream is aborted and no agent is left running. */

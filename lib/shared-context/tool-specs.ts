@@ -16,6 +16,7 @@ export const SHARED_CONTEXT_TOOLS = [
   defineTool({
     name: "read_shared_context",
     audience: "both",
+    action: { kind: "shared_read" },
     readOnly: true,
     description: "Read the team's shared context: every key with its value, version, author and time, and writes waiting for a person. Read before you overwrite.",
     args: z.object({}).loose(),
@@ -23,6 +24,7 @@ export const SHARED_CONTEXT_TOOLS = [
   defineTool({
     name: "update_shared_context",
     audience: "both",
+    action: { kind: "shared_write" },
     readOnly: false,
     effect: "internal",
     description:

@@ -79,6 +79,7 @@ export const AGENT_TOOLS = [
   defineTool({
     name: "report_to_leader",
     audience: "agent",
+    action: { kind: "report" },
     readOnly: false,
     effect: "internal",
     description: "Report your finished work (or why you could not finish) to the Team Leader. This ends your task.",
@@ -90,6 +91,7 @@ export const AGENT_TOOLS = [
   defineTool({
     name: "ask_master",
     audience: "agent",
+    action: { kind: "ask_leader", target: "question" },
     // Asking changes no state outside the agent: a question cut short by a restart is asked again.
     readOnly: true,
     description: "Ask the Team Leader (or the person) a question and wait for the answer. Use it instead of guessing.",
@@ -98,6 +100,7 @@ export const AGENT_TOOLS = [
   defineTool({
     name: "send_message",
     audience: "agent",
+    action: { kind: "message", target: "agent_id" },
     readOnly: false,
     effect: "internal",
     description: "Send a message to a teammate (another sub-agent) by its agent id.",
@@ -106,6 +109,7 @@ export const AGENT_TOOLS = [
   defineTool({
     name: "list_files",
     audience: "agent",
+    action: { kind: "list", target: "path" },
     readOnly: true,
     description: "List files and folders in the project folder (paths relative to it).",
     args: z.object({ path: z.string().max(4096).default(".").describe("Folder relative to the project root; default '.'") }),
@@ -113,6 +117,7 @@ export const AGENT_TOOLS = [
   defineTool({
     name: "read_file",
     audience: "agent",
+    action: { kind: "read", target: "path" },
     readOnly: true,
     description: "Read a text file of the project folder.",
     args: z.object({ path: z.string().min(1).max(4096).describe("File path relative to the project root.") }),
@@ -120,6 +125,7 @@ export const AGENT_TOOLS = [
   defineTool({
     name: "search_files",
     audience: "agent",
+    action: { kind: "search", target: "query" },
     readOnly: true,
     description: "Search the project's text files for a string.",
     args: z.object({
@@ -131,6 +137,7 @@ export const AGENT_TOOLS = [
   defineTool({
     name: "write_file",
     audience: "agent",
+    action: { kind: "write", target: "path" },
     readOnly: false,
     permission: "write",
     description: "Create or replace a text file in the project folder.",
@@ -139,6 +146,7 @@ export const AGENT_TOOLS = [
   defineTool({
     name: "run_command",
     audience: "agent",
+    action: { kind: "run", target: "command" },
     readOnly: false,
     effect: "execute",
     permission: "execute",

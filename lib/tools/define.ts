@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import type { ToolSpec } from "@/lib/models/types";
+import type { AgentActionInit, AgentActionKind } from "@/lib/contracts/events";
 import type { ToolEffect } from "@/lib/contracts/on-disk";
 
 /**
@@ -21,6 +22,16 @@ export type ToolAudience = "leader" | "agent" | "both";
 
 /** Argument schemas are objects: OpenAI function parameters must be a JSON Schema object. */
 export type ToolArgs = z.ZodObject;
+
+/**
+ * What a call of the tool is doing, as the team panel says it ("reading `src/x.ts`"): a `kind`
+ * the UI puts in words (one of lib/contracts/events.ts `AGENT_ACTION_KINDS`) and the argument that
+ * names its `target` (a path, a query, a command).
+ */
+interface ToolActionSpec {
+  readonly kind: AgentActionKind;
+  readonly target?: string;
+}
 
 /** One tool of the registry. */
 export interface ToolDefinition<N extends string = string, S extends ToolArgs = ToolArgs> {
@@ -40,6 +51,8 @@ export interface ToolDefinition<N extends string = string, S extends ToolArgs = 
   readonly audience: ToolAudience;
   /** A role permission the agent needs to be offered the tool (`write` for `write_file`); null: none. */
   readonly permission: Permission | null;
+  /** What a call of it is doing, for the person watching; a generic "using <tool>" when absent. */
+  readonly action?: ToolActionSpec;
 }
 
 /** What {@link defineTool} takes; `permission` defaults to none, `effect` to `read` or `write` by `readOnly`. */
@@ -51,6 +64,7 @@ export interface ToolInput<N extends string, S extends ToolArgs> {
   effect?: ToolEffect;
   audience: ToolAudience;
   permission?: Permission;
+  action?: ToolActionSpec;
 }
 
 /** A frozen tool definition; its JSON Schema is generated on first use (see {@link toolSpec}). */
@@ -133,4 +147,26 @@ export function toolSpec(tool: ToolDefinition): ToolSpec {
  */
 export function customToolSpec(tool: ToolDefinition, description: string, args: ToolArgs): ToolSpec {
   return deepFreeze({ type: "function", function: { name: tool.name, description, parameters: parametersOf(args) as Record<string, unknown> } });
+}
+
+/** The longest target an action descriptor carries (a long command or query is cut with "…"). */
+const ACTION_TARGET_MAX = 120;
+
+/** `text` on one line, at most {@link ACTION_TARGET_MAX} characters. */
+function actionTarget(text: string): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > ACTION_TARGET_MAX ? `${line.slice(0, ACTION_TARGET_MAX - 1)}…` : line;
+}
+
+/**
+ * What a call of `tool` with `args` (parsed, or anything) is doing: the tool's own action (its
+ * kind, and its target argument when that is a non-empty string or number), else `tool` with the
+ * tool's name as target; a tool nobody knows is `tool` too. Pure.
+ */
+export function toolAction(tool: Pick<ToolDefinition, "name" | "action"> | undefined, name: string, args: unknown): AgentActionInit {
+  if (!tool?.action) return { kind: "tool", target: actionTarget(tool?.name ?? name) };
+  const arg = tool.action.target;
+  const value = arg !== undefined && args && typeof args === "object" ? (args as Record<string, unknown>)[arg] : undefined;
+  const target = typeof value === "string" ? actionTarget(value) : typeof value === "number" ? String(value) : "";
+  return target ? { kind: tool.action.kind, target } : { kind: tool.action.kind };
 }

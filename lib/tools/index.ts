@@ -7,6 +7,6 @@
  * and the registry of what each party is offered in lib/team-tools, the shared context's in
  * lib/shared-context/tool-specs.ts, the knowledge tool in lib/knowledge/tool.ts).
  */
-export { defineTool, parametersOf, toolSpec, type ToolArgs, type ToolDefinition } from "./define";
+export { defineTool, parametersOf, toolAction, toolSpec, type ToolArgs, type ToolDefinition } from "./define";
 export { maxArgumentChars, parseToolArguments } from "./arguments";
 export { capToolOutput } from "./shape";

@@ -6,6 +6,7 @@ import { enMemory } from "./en.memory";
 import { enApprovals } from "./en.approvals";
 import { enProviders } from "./en.providers";
 import { enCost } from "./en.cost";
+import { enLive } from "./en.live";
 
 /** English UI strings. The keys of this object are the typed message keys of the whole UI. */
 export const en = {
@@ -308,10 +309,10 @@ export const en = {
   "notice.dismiss": "Dismiss",
   "notice.msg.leaderCallCap": "The Team Leader reached {cap} model calls for this request and stopped. Send a message to continue.",
   "notice.msg.agentCallCap": "{agent} reached {cap} model calls for its task and was stopped.",
-  "notice.msg.leaderNoModel": "{error} Configure models in models.json in the data folder, or set OPENAI_BASE_URL and OPENAI_API_KEY.",
-  "notice.msg.agentNoModel": "{error} Configure models in models.json in the data folder.",
-  "notice.msg.leaderModelFailed": "The Team Leader's model ({model}) failed: {error} Check the model's entry in models.json in the data folder (or OPENAI_BASE_URL / OPENAI_API_KEY), then send a message to continue.",
-  "notice.msg.agentModelFailed": "Agent {agent}'s model ({model}) failed: {error} Check the model's entry in models.json in the data folder (or OPENAI_BASE_URL / OPENAI_API_KEY), then send a message to continue.",
+  "notice.msg.leaderNoModel": "The Team Leader's model ({model}) cannot be used: {cause}. Configure models in models.json in the data folder, or set OPENAI_BASE_URL and OPENAI_API_KEY.",
+  "notice.msg.agentNoModel": "Agent {agent}'s model ({model}) cannot be used: {cause}. Configure models in models.json in the data folder.",
+  "notice.msg.leaderModelFailed": "The Team Leader's model ({model}) failed: {cause}. Check the model's entry in models.json in the data folder (or OPENAI_BASE_URL / OPENAI_API_KEY), then press Retry or send a message.",
+  "notice.msg.agentModelFailed": "Agent {agent}'s model ({model}) failed: {cause}. Check the model's entry in models.json in the data folder (or OPENAI_BASE_URL / OPENAI_API_KEY), then press Retry or send a message.",
   "notice.msg.spawnRefused": "Agent {agent} tried to create a sub-agent; only the Team Leader can.",
   "notice.msg.tokenNarrowed": "Role {role} now allows less; agent {agent} may only {scopes}.",
   "notice.msg.leaderInterrupted": "The Team Leader's {tool} was interrupted by a restart and was not run again.",
@@ -324,8 +325,8 @@ export const en = {
   "notice.msg.roleCap": "{role} already has {max} agents at work, the most its max_concurrency allows; no new one was created.",
   "notice.msg.abilityCapped": "{agent} called {tool}, but no agent of role {role} is free and the caps allow no new one.",
   "notice.msg.modelFallback": "Role {role} names model \"{model}\", which is neither a model nor an alias in models.json; it uses the conversation's model ({fallback}).",
-  "notice.msg.modelDegradedFallback": "{model} is failing ({reason}); {fallback} answers instead.",
-  "notice.msg.modelDegraded": "{model} is failing ({reason}): {detail}",
+  "notice.msg.modelDegradedFallback": "{model} is failing ({cause}); {fallback} answers instead.",
+  "notice.msg.modelDegraded": "{model} is failing: {cause}.",
   "notice.msg.modelRecovered": "{model} answers again.",
   "notice.msg.stopped": "Stopped. Send a message to continue.",
   "notice.msg.leaderFailed": "The Team Leader stopped on an internal error ({fault}); details are in the server's log.",
@@ -433,6 +434,7 @@ export const en = {
   ...enApprovals,
   ...enProviders,
   ...enCost,
+  ...enLive,
 } as const;
 
 /** A message key of the UI. */

@@ -8,6 +8,7 @@ import { zhCNMemory } from "./zh-cn.memory";
 import { zhCNApprovals } from "./zh-cn.approvals";
 import { zhCNProviders } from "./zh-cn.providers";
 import { zhCNCost } from "./zh-cn.cost";
+import { zhCNLive } from "./zh-cn.live";
 
 export const zhCN: Record<MessageKey, string> = {
   "app.name": "Astrion Team",
@@ -309,10 +310,10 @@ export const zhCN: Record<MessageKey, string> = {
   "notice.dismiss": "关闭",
   "notice.msg.leaderCallCap": "团队负责人已达到本次请求 {cap} 次模型调用的上限并已停止。发送一条消息即可继续。",
   "notice.msg.agentCallCap": "{agent} 已达到本任务 {cap} 次模型调用的上限，已被停止。",
-  "notice.msg.leaderNoModel": "{error} 请在数据目录的 models.json 中配置模型，或设置 OPENAI_BASE_URL 和 OPENAI_API_KEY。",
-  "notice.msg.agentNoModel": "{error} 请在数据目录的 models.json 中配置模型。",
-  "notice.msg.leaderModelFailed": "团队负责人的模型（{model}）调用失败：{error} 请检查数据目录 models.json 中该模型的配置（或 OPENAI_BASE_URL / OPENAI_API_KEY），然后发送一条消息继续。",
-  "notice.msg.agentModelFailed": "智能体 {agent} 的模型（{model}）调用失败：{error} 请检查数据目录 models.json 中该模型的配置（或 OPENAI_BASE_URL / OPENAI_API_KEY），然后发送一条消息继续。",
+  "notice.msg.leaderNoModel": "团队负责人的模型（{model}）无法使用：{cause}。请在数据目录的 models.json 中配置模型，或设置 OPENAI_BASE_URL 和 OPENAI_API_KEY。",
+  "notice.msg.agentNoModel": "智能体 {agent} 的模型（{model}）无法使用：{cause}。请在数据目录的 models.json 中配置模型。",
+  "notice.msg.leaderModelFailed": "团队负责人的模型（{model}）调用失败：{cause}。请检查数据目录 models.json 中该模型的配置（或 OPENAI_BASE_URL / OPENAI_API_KEY），然后点击“重试”或发送一条消息。",
+  "notice.msg.agentModelFailed": "智能体 {agent} 的模型（{model}）调用失败：{cause}。请检查数据目录 models.json 中该模型的配置（或 OPENAI_BASE_URL / OPENAI_API_KEY），然后点击“重试”或发送一条消息。",
   "notice.msg.spawnRefused": "智能体 {agent} 试图创建子智能体；只有团队负责人可以这样做。",
   "notice.msg.tokenNarrowed": "角色 {role} 的权限已收窄；智能体 {agent} 现在只能：{scopes}。",
   "notice.msg.leaderInterrupted": "团队负责人的 {tool} 因重启被中断，未再次执行。",
@@ -325,8 +326,8 @@ export const zhCN: Record<MessageKey, string> = {
   "notice.msg.roleCap": "{role} 已有 {max} 个智能体在工作，达到其 max_concurrency 上限；未创建新的智能体。",
   "notice.msg.abilityCapped": "{agent} 调用了 {tool}，但角色 {role} 没有空闲的智能体，且上限不允许再创建。",
   "notice.msg.modelFallback": "角色 {role} 指定的模型“{model}”在 models.json 中既不是模型也不是别名；改用本会话的模型（{fallback}）。",
-  "notice.msg.modelDegradedFallback": "{model} 连续失败（{reason}）；改由 {fallback} 回答。",
-  "notice.msg.modelDegraded": "{model} 连续失败（{reason}）：{detail}",
+  "notice.msg.modelDegradedFallback": "{model} 连续失败（{cause}）；改由 {fallback} 回答。",
+  "notice.msg.modelDegraded": "{model} 连续失败：{cause}。",
   "notice.msg.modelRecovered": "{model} 已恢复响应。",
   "notice.msg.stopped": "已停止。发送一条消息即可继续。",
   "notice.msg.leaderFailed": "团队负责人因内部错误（{fault}）停止；详情见服务器日志。",
@@ -434,4 +435,5 @@ export const zhCN: Record<MessageKey, string> = {
   ...zhCNApprovals,
   ...zhCNProviders,
   ...zhCNCost,
+  ...zhCNLive,
 };

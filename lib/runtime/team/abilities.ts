@@ -107,7 +107,7 @@ async function deliverRequest(s: TeamState, caller: AgentMeta, entry: AbilityPen
   const env = await s.emit(await s.causeFor(caller), { type: "request", from: from.party, to: agentParty(calleeId), payload: { task_id: entry.question_id, role_id: offered.role_id, task, ...payload }, action: "ability_call", resource: `agent:${calleeId}`, producer: "model" });
   const pending: PendingMessage = { id: entry.question_id, source_display_name: from.name, source_agent_id: from.agentId, message_type: "task", content: task, created_at: epochSeconds() };
   const updated = await s.updateAgent(calleeId, (m) => ({ ...m, pending_messages: [...(m.pending_messages ?? []), pending], ability_request: request(env), trace_id: env.trace_id, task_turn_id: env.turn_id }));
-  s.setActivity(calleeId, `asked for ${offered.ability.name} by ${caller.display_name}`);
+  s.setActivity(calleeId, { kind: "ability_work", target: offered.ability.name });
   await s.publishAgent(updated);
   s.notifyAgent(calleeId);
 }
@@ -141,7 +141,7 @@ export function sendAbilityRequest(s: TeamState, agentId: number, toolCallId: st
     const add = (m: AgentMeta): AgentMeta => ({ ...m, pending_tool_calls: [...(m.pending_tool_calls ?? []), entry] });
     // The caller's entry is the call's durable record: written before the request leaves.
     const waiting = caller.status === "running" ? await s.agentEvent(agentId, "ask", add) : await s.updateAgent(agentId, add);
-    s.setActivity(agentId, `waiting for ${offered.tool_name}`);
+    s.setActivity(agentId, { kind: "ability_wait", target: offered.tool_name });
     await deliverRequest(s, waiting, entry, offered, plan);
     return JSON.stringify({ [SENT]: entry.question_id });
   });
@@ -179,7 +179,7 @@ export async function replyToCaller(s: TeamState, calleeId: number, summary: str
   await finishCall(s, req.caller_agent_id, req.tool_call_id, outcome.result, { ability_reply: req.request_id, report_id: reportId, from_agent_id: calleeId, ...(effectKey ? { effect_key: effectKey } : {}) }, false);
   await s.updateAgent(calleeId, (m) => ({ ...m, ability_request: undefined, reported: true }));
   s.notifyAgent(req.caller_agent_id);
-  s.setActivity(calleeId, `replied ${reportId} to ${req.caller_display_name}`);
+  s.setActivity(calleeId, { kind: "ability_reply", target: reportId });
   return reportId;
 }
 

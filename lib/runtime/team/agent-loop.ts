@@ -20,7 +20,7 @@ import { recalledForRequest } from "./memory-recall";
 import { CAPPED, DONE, interrupted, RUN_AGAIN, WAIT_FOR_ANSWER, type NextStep } from "./next-step";
 import type { ToolPipeline } from "./pipeline";
 import type { TeamState } from "./state";
-import { assistantMessage, callModel, saveAnswer, saveInterrupted } from "./steps";
+import { assistantMessage, callModel, failureRefs, saveAnswer, saveInterrupted } from "./steps";
 import { isErrorResult, LEADER_DISPLAY_NAME, messageId, type AgentMeta } from "./types";
 
 /** Delivers pending messages into the agent's conversation; returns how many. */
@@ -46,7 +46,7 @@ async function drainInbox(s: TeamState, agentId: number): Promise<number> {
     ...(hasTask || m.reported ? { calls_this_task: 0, reported: false } : {}),
   }));
   for (const m of messages) s.publish({ type: "message", agent_id: agentId, message: m });
-  s.setActivity(agentId, `read ${pending.map((p) => p.id).join(", ")}`);
+  s.setActivity(agentId, { kind: "read_inbox", target: pending.map((p) => p.id).join(", ") });
   await s.publishAgent(updated);
   await s.refreshPhase();
   return pending.length;
@@ -141,14 +141,14 @@ export class AgentLoops {
     try {
       model = await s.deps.models.modelFor(s.deps.root, meta.model_key ?? conv.model_key);
     } catch (error) {
-      s.notice("error", "model_error", "notice.msg.agentNoModel", { error: (error as Error).message }, agentId);
+      s.notice("error", "model_error", "notice.msg.agentNoModel", { agent: agentId, model: meta.model_key ?? conv.model_key, reason: "no_model", error: (error as Error).message }, agentId, await failureRefs(s, agentId));
       await s.agentEvent(agentId, "pause");
       return interrupted("no_model");
     }
     // seed §8.1: what the call is made from is saved already (every change is saved as it is
     // made). The call's count is saved while the model works, not before it starts, and shown to
     // viewers once it is durable; the answer is saved only after it (`counted` is awaited first).
-    s.setActivity(agentId, "thinking…");
+    s.setActivity(agentId, { kind: "think" });
     const counted = s.updateAgent(agentId, (m) => ({ ...m, calls_this_task: (m.calls_this_task ?? 0) + 1 })).then(async (m) => {
       await s.publishAgent(m);
       return m;

@@ -152,7 +152,7 @@ export async function approvalGate(s: TeamState, agentId: number, meta: AgentMet
     resource: `tool_call:${call.id}`,
     producer: "model",
   });
-  s.setActivity(agentId, `waiting for approval of ${tool.name}`);
+  s.setActivity(agentId, { kind: "await_approval", target: tool.command !== undefined ? summarize(tool.command, 120) : tool.name });
   // A call left over from before a Stop runs when the agent is woken again, possibly while idle;
   // one made beside an `ask_master` finds the agent waiting already.
   const status = (await s.readAgent(agentId)).status;
@@ -235,7 +235,7 @@ export async function decideApproval(s: TeamState, agentId: number, d: ApprovalD
     resource: `tool_call:${entry.tool_call_id}`,
     reply: true,
   });
-  s.setActivity(agentId, d.decision === "approve" ? `${entry.tool_name} approved` : `${entry.tool_name} denied`);
+  s.setActivity(agentId, { kind: d.decision === "approve" ? "approved" : "denied", target: entry.tool_name });
   s.notifyAgent(agentId);
   return { tool_call_id: entry.tool_call_id, decision: d.decision };
 }

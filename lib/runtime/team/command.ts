@@ -57,7 +57,7 @@ export async function executeRunCommand(
     s.publish({ type: "command_output", agent_id: agentId, tool_call_id: toolCallId, text: pending });
     pending = "";
   };
-  s.setActivity(agentId, `run_command ${summarize(command, 60)}`);
+  s.setActivity(agentId, { kind: "run", target: summarize(command, 120) });
   await s.emitNow({ type: "event", from: agentParty(agentId), to: SYSTEM_PARTY, payload: { command, cwd, timeout_ms: timeoutMs }, action: "run_command", resource: `command:${summarize(command, 120)}`, status: "started" });
   const result = await runCommand({
     command,

@@ -98,7 +98,7 @@ export async function createSubAgent(s: TeamState, roleId: string, task: string,
     effect_key: effectKey,
     ...options.extra?.(taskEnvelope),
   }));
-  s.setActivity(meta.agent_id, `created with ${taskId}`);
+  s.setActivity(meta.agent_id, { kind: "created", target: taskId });
   await s.publishAgent(saved);
   await s.refreshPhase();
   s.notifyAgent(meta.agent_id);

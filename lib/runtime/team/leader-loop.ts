@@ -22,7 +22,7 @@ import { recalledForRequest } from "./memory-recall";
 import { CAPPED, DONE, interrupted, RUN_AGAIN, WAIT_FOR_REPORTS, type NextStep } from "./next-step";
 import type { ToolPipeline } from "./pipeline";
 import type { TeamState } from "./state";
-import { assistantMessage, callModel, saveAnswer, saveInterrupted, thinkingLevel } from "./steps";
+import { assistantMessage, callModel, failureRefs, saveAnswer, saveInterrupted, thinkingLevel } from "./steps";
 import { atWork, type AgentMeta } from "./types";
 
 /** The leader's loop of one conversation. */
@@ -114,7 +114,7 @@ export class LeaderLoop {
     try {
       model = await s.deps.models.modelFor(s.deps.root, conv.model_key);
     } catch (error) {
-      s.notice("error", "model_error", "notice.msg.leaderNoModel", { error: (error as Error).message });
+      s.notice("error", "model_error", "notice.msg.leaderNoModel", { model: conv.model_key, reason: "no_model", error: (error as Error).message }, null, await failureRefs(s, null));
       return interrupted("no_model");
     }
     const { allowed } = await s.authorizedChoices();

@@ -69,7 +69,7 @@ export async function answerQuestion(s: TeamState, questionId: string, answer: s
     resource: `question:${questionId}`,
     reply: true,
   });
-  s.setActivity(owner.agent_id, `got an answer to ${questionId}`);
+  s.setActivity(owner.agent_id, { kind: "answered", target: questionId });
   s.notifyAgent(owner.agent_id);
   return { agent_id: owner.agent_id };
 }
@@ -117,7 +117,7 @@ export async function deliverReport(s: TeamState, agentId: number, meta: AgentMe
     metadata: { message_source: "sub_agent", visibility: "compact", starts_work: false, agent_id: agentId, trace_id: meta.trace_id, ...(effectKey ? { effect_key: effectKey } : {}) },
   };
   await s.emit(await s.causeFor(meta), { type: "reply", from: agentParty(agentId), to: LEADER_PARTY, payload: { report_id: reportId, status, summary }, action: "report", resource: `agent:${agentId}`, reply: true });
-  s.setActivity(agentId, `reported ${reportId}`);
+  s.setActivity(agentId, { kind: "reported", target: reportId });
   const note = await partialResultsNote(s, agentId, meta);
   await toLeaderInbox(s, note ? [message, note] : [message]);
   return reportId;

@@ -28,6 +28,8 @@ import { scopesFor } from "@/lib/governance";
 import type { ToolCall } from "@/lib/models";
 import { agentParty, LEADER_PARTY, SYSTEM_PARTY } from "@/lib/protocol";
 import { roleToolAccess } from "@/lib/roles/tool-mapping";
+import { toolNamed } from "@/lib/team-tools";
+import { toolAction } from "@/lib/tools";
 import { approvalGate } from "./approvals";
 import { once, type DanglingRunner, type DanglingTool, type OnceOptions } from "./effects";
 import { failpoint } from "./failpoints";
@@ -89,6 +91,10 @@ async function dispatch(s: TeamState, caller: ToolCaller, call: ToolCall, tool: 
   const args = parsed.args;
   let root = "";
   if (caller.agentId !== null) {
+    // What the agent is doing, for the person watching: from the tool object, else the registry's definition.
+    // Shown at once: a long call (a command, a large read) is what the person wants to see.
+    s.setActivity(caller.agentId, tool.action?.(args) ?? toolAction(toolNamed(name), name, args));
+    await s.publishAgent(caller.meta);
     const token = await tokenStep(s, caller.agentId, caller.meta, tool, args);
     if ("refused" in token) return token.refused;
     root = token.root;

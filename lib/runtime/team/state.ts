@@ -15,7 +15,7 @@ import "server-only";
  */
 import path from "node:path";
 import { conversationTopic } from "@/lib/bus";
-import type { MessageKey } from "@/lib/i18n/dictionaries/en";
+import { en, type MessageKey } from "@/lib/i18n/dictionaries/en";
 import { translate, type MessageVars } from "@/lib/i18n/translate";
 import { auditPayload, allowListFromMetadata, authorizedRoles, type AgentToken } from "@/lib/governance";
 import { normalizeTokenStatistics, tokenCountsOf, usageAgentKey } from "@/lib/models";
@@ -25,10 +25,12 @@ import type { EngineDeps } from "./deps";
 import type { ConversationMetadata } from "@/lib/store";
 import type { ProjectFolderChanged, ProjectFolderRefused } from "@/lib/workspace";
 import type { RuntimeLimits } from "./config";
-import type { AgentView, Notice, PendingQuestion, RuntimeEvent } from "@/lib/contracts/events";
+import type { AgentActionInit, AgentView, Notice, PendingQuestion, RuntimeEvent } from "@/lib/contracts/events";
+import { hasOwnKey } from "@/lib/own";
 import type { EffectJournal, EngineBus, EngineStorage } from "./ports";
 import { derivePhase, transitionAgent, type AgentEvent } from "./state-machine";
 import type { RoleChoice } from "@/lib/team-tools";
+import { AgentActivities } from "./activity";
 import { Outbox } from "./outbox";
 import { errorResult, phasePath, traceCause, type AgentMeta } from "./types";
 
@@ -57,6 +59,9 @@ export interface Wakers {
 interface ConversationExtras {
   seed_counters?: SeedCounters;
 }
+
+/** What ties a failure notice to the work that failed (lib/contracts/events.ts `Notice`). */
+export type NoticeRefs = Pick<Notice, "trace_id" | "message_id" | "after_message_id">;
 
 /** The i18n key of a notice's text. */
 export type NoticeKey = Extract<MessageKey, `notice.msg.${string}`>;
@@ -101,7 +106,8 @@ export class TeamState {
   reportWaiting = false;
   notices: Notice[] = [];
   leaderBusy = false;
-  readonly activity = new Map<number, { text: string; at: string }>();
+  /** What each agent is doing, and its last few actions. */
+  readonly activity = new AgentActivities();
   #lastTrace: { trace_id: string; turn_id: string } | null = null;
   #roleChoices: { catalog: RoleCatalog; value: RoleChoices } | null = null;
   /** Serializes read-modify-writes of the conversation's seed counters. */
@@ -191,16 +197,21 @@ export class TeamState {
 
   /**
    * Shows a notice: `key` is its text in the i18n dictionaries (`notice.msg.…`), rendered in the
-   * viewer's language; the English text goes along for logs and API clients.
+   * viewer's language; the English text goes along for logs and API clients. A `reason` param
+   * that names a cause (`notice.cause.<reason>`) gets its `cause` words, which the viewer's page
+   * puts in its own language. `refs` tie a failure to the trace and the message it failed on.
    */
-  notice(level: Notice["level"], code: string, key: NoticeKey, params: MessageVars = {}, agentId: number | null = null): void {
-    const notice: Notice = { level, code, message: translate("en", key, params), key, params, agent_id: agentId, at: new Date().toISOString() };
+  notice(level: Notice["level"], code: string, key: NoticeKey, params: MessageVars = {}, agentId: number | null = null, refs: NoticeRefs = {}): void {
+    const causeKey = `notice.cause.${String(params.reason ?? "")}`;
+    const vars = params.reason !== undefined && params.cause === undefined && hasOwnKey(en, causeKey) ? { ...params, cause: translate("en", causeKey as MessageKey) } : params;
+    const notice: Notice = { level, code, message: translate("en", key, vars), key, params: vars, agent_id: agentId, at: new Date().toISOString(), ...refs };
     this.notices = [...this.notices.slice(-19), notice];
     this.publish({ type: "notice", notice });
   }
 
-  setActivity(agentId: number, text: string): void {
-    this.activity.set(agentId, { text, at: new Date().toISOString() });
+  /** Records what an agent is doing now (`think` for a model call). */
+  setActivity(agentId: number, init: AgentActionInit): void {
+    this.activity.set(agentId, init, new Date().toISOString());
   }
 
   /**
@@ -324,11 +335,9 @@ export class TeamState {
 
   agentView(meta: AgentMeta, stats: ReturnType<typeof normalizeTokenStatistics>): AgentView {
     const bucket = stats.by_agent[usageAgentKey(meta.agent_id)];
-    const act = this.activity.get(meta.agent_id);
     return {
       metadata: meta,
-      last_activity: act?.text ?? null,
-      last_activity_at: act?.at ?? null,
+      ...this.activity.viewOf(meta.agent_id),
       tokens: tokenCountsOf(bucket),
       calls_this_task: meta.calls_this_task ?? 0,
     };

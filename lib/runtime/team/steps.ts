@@ -136,6 +136,19 @@ async function appendMessage(s: TeamState, agentId: number | null, message: Mess
   else await s.store.updateAgentMessages(s.convId, agentId, (f) => ({ ...f, messages: [...f.messages, message] }));
 }
 
+/**
+ * What a failure of the leader's (null) or an agent's work is tied to: the message it was working
+ * on (the last one that asked it something: the person's message, a report, a task) and the last
+ * message saved, so the page marks the one and knows the failure is over once anything follows
+ * the other.
+ */
+export async function failureRefs(s: TeamState, agentId: number | null): Promise<{ message_id?: string; after_message_id?: string }> {
+  const { messages } = agentId === null ? await s.store.readLeaderMessages(s.convId) : await s.store.readAgentMessages(s.convId, agentId);
+  const input = messages.findLast((m) => m.role === "user" && m.message_id)?.message_id;
+  const last = messages.at(-1)?.message_id;
+  return { ...(input ? { message_id: input } : {}), ...(last ? { after_message_id: last } : {}) };
+}
+
 /** Saves the partial answer of a failed call as an interrupted message and shows a banner. */
 export async function saveInterrupted(s: TeamState, agentId: number | null, error: ModelCallError, traceId: string, modelKey: string): Promise<void> {
   const partial = error.partial;
@@ -146,12 +159,13 @@ export async function saveInterrupted(s: TeamState, agentId: number | null, erro
     s.publish({ type: "message", agent_id: agentId, message });
   }
   if (error.reason === "aborted") return;
+  const refs = { trace_id: traceId, ...(await failureRefs(s, agentId)) };
   if (error.serverFlag) {
     // The server must be started differently: the notice says how, in the person's language.
     const who = agentId === null ? "notice.msg.leaderServerFlag" : "notice.msg.agentServerFlag";
-    s.notice("error", "model_server_flag", who, { agent: agentId ?? "", model: modelKey, server: error.serverFlag.server, flag: error.serverFlag.flag }, agentId);
-  } else if (agentId === null) s.notice("error", "model_error", "notice.msg.leaderModelFailed", { model: modelKey, error: error.message });
-  else s.notice("error", "model_error", "notice.msg.agentModelFailed", { agent: agentId, model: modelKey, error: error.message }, agentId);
+    s.notice("error", "model_server_flag", who, { agent: agentId ?? "", model: modelKey, server: error.serverFlag.server, flag: error.serverFlag.flag }, agentId, refs);
+  } else if (agentId === null) s.notice("error", "model_error", "notice.msg.leaderModelFailed", { model: modelKey, reason: error.reason, error: error.message }, null, refs);
+  else s.notice("error", "model_error", "notice.msg.agentModelFailed", { agent: agentId, model: modelKey, reason: error.reason, error: error.message }, agentId, refs);
   await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentId === null ? LEADER_PARTY : agentParty(agentId), payload: { reason: error.reason }, action: "model_error", resource: `model:${modelKey}`, status: "failed" });
 }
 

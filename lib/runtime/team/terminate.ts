@@ -16,6 +16,6 @@ export async function terminateAgent(s: TeamState, agentId: number, reason: stri
   await endAbilityCalls(s, `${meta.display_name} was terminated${reason ? ` (${summarize(reason, 200)})` : ""}`, { agentId });
   s.deps.tokens.revoke(s.convId, agentId);
   await s.agentEvent(agentId, "terminate", (m) => ({ ...m, pending_tool_calls: [] }));
-  s.setActivity(agentId, `terminated${reason ? `: ${summarize(reason, 80)}` : ""}`);
+  s.setActivity(agentId, { kind: "terminated" });
   await s.emitNow({ type: "control", from: by === LEADER_DISPLAY_NAME ? LEADER_PARTY : USER_PARTY, to: agentParty(agentId), payload: { reason: summarize(reason) }, action: "terminate_agent", resource: `agent:${agentId}` });
 }

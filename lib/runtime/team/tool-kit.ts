@@ -8,10 +8,11 @@ import "server-only";
  * dispatch pipeline (./pipeline.ts) runs every call of every tool through the same steps. The
  * engine knows tools only through this file's types.
  */
+import type { AgentActionInit } from "@/lib/contracts/events";
 import type { ToolEffect } from "@/lib/contracts/on-disk";
 import type { AgentScope } from "@/lib/governance";
 import type { ToolCall, ToolSpec } from "@/lib/models";
-import { parametersOf, parseToolArguments, toolSpec, type ToolArgs, type ToolDefinition } from "@/lib/tools";
+import { parametersOf, parseToolArguments, toolAction, toolSpec, type ToolArgs, type ToolDefinition } from "@/lib/tools";
 import { z } from "zod";
 import type { OnceOptions } from "./effects";
 import type { TeamState } from "./state";
@@ -81,6 +82,8 @@ export interface TeamTool<A = unknown> {
   command?(args: A): string | undefined;
   /** Runs the call: its result for the model, or null when the result comes later (a question, an ability call). */
   execute(ctx: ToolContext, args: A): Promise<string | null>;
+  /** What a call of it is doing, for the team panel (from its definition's `action`); absent: the registry's or "using <tool>". */
+  action?(args: A): AgentActionInit;
 }
 
 /** What a provider is asked about: one party of one conversation, on its next model call or one call. */
@@ -136,6 +139,7 @@ export function toolFrom<S extends ToolArgs>(definition: ToolDefinition<string, 
     spec: toolSpec(definition),
     effect: definition.effect,
     parse: (raw: string) => parseToolArguments(definition.args, raw),
+    action: (args: z.infer<S>) => toolAction(definition, definition.name, args),
     ...behaviour,
   });
 }

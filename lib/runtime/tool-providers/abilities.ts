@@ -40,7 +40,6 @@ function abilityTool(offered: OfferedAbility): TeamTool<string> {
     execute: async (ctx) => {
       const agentId = callerOf(ctx);
       if (!input) throw new Error(`${offered.tool_name} ran without being authorized`);
-      ctx.s.setActivity(agentId, `calling ${offered.tool_name}`);
       return sendAbilityRequest(ctx.s, agentId, ctx.call.id, offered, input, ctx.key);
     },
   };

@@ -52,7 +52,7 @@ function gatewayTool(spec: ToolSpec, effect?: "read" | "write"): TeamTool<string
       const { s } = ctx;
       const { agentId } = agentOf(ctx);
       if (!found) throw new Error(`${name} ran without being authorized`);
-      s.setActivity(agentId, `${found.op.method} ${found.op.path} (${found.source.name})`);
+      s.setActivity(agentId, { kind: "tool", target: `${found.op.method} ${found.op.path}` });
       const r = await runGatewayCall(s.deps.root, name, raw, { maxChars: s.limits.toolOutputMax, signal: s.stopController.signal, errors: s.deps.gatewayErrors });
       await s.emitNow({
         type: "event",

@@ -68,7 +68,6 @@ const SEARCH_KNOWLEDGE = toolFrom(KNOWLEDGE_TOOL, {
   execute: async ({ s, caller, root }, { query, paths }) => {
     if (caller.agentId === null) throw new Error("search_knowledge was called by the leader");
     const agentId = caller.agentId;
-    s.setActivity(agentId, `search_knowledge "${summarize(query, 40)}"`);
     const real = (await s.deps.workspace.resolveProjectPath(root, ".")).root;
     const registry = await loadRegistry(s.deps.root);
     const rerankerKey = auxModelKey(registry, "reranker");

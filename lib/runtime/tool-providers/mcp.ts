@@ -110,7 +110,6 @@ function mcpTool(name: string, server: string, tool: string, spec: ToolSpec, lis
     execute: async (ctx, args) => {
       const { s } = ctx;
       const { agentId } = agentOf(ctx);
-      s.setActivity(agentId, name);
       const effect = ctx.effect;
       const signal = s.agentControllers.get(agentId)?.signal;
       try {

@@ -13,12 +13,13 @@ import { defineTool } from "@/lib/tools";
 import { memoryOf } from "@/lib/runtime/team/memory-port";
 import { auditRecall, withCitations } from "@/lib/runtime/team/memory-recall";
 import { toolFrom, type TeamTool, type ToolProvider } from "@/lib/runtime/team/tool-kit";
-import { errorResult, summarize } from "@/lib/runtime/team/types";
+import { errorResult } from "@/lib/runtime/team/types";
 
 /** The `recall_memory` tool's definition. */
 export const RECALL_MEMORY = defineTool({
   name: "recall_memory",
   audience: "both",
+  action: { kind: "recall", target: "query" },
   readOnly: true,
   description:
     "Search long-term memory: facts, preferences and open issues distilled from earlier conversations (only those you may read). Use it when earlier work may already answer a question. Each entry cites the conversation it came from.",
@@ -38,7 +39,6 @@ function recallTool(approval: boolean): TeamTool {
       if (!memory) return errorResult("long-term memory is not available");
       const reader = caller.agentId === null ? LEADER_READER : caller.meta.role_id;
       if (!reader) return errorResult("permission denied: this agent has no role to read memory as");
-      if (caller.agentId !== null) s.setActivity(caller.agentId, `recall_memory "${summarize(args.query, 40)}"`);
       const conv = await s.store.get(s.convId);
       const hits = await memory.recall({ text: args.query, reader: { project_path: conv.project_path || null, role_id: reader }, limit: args.limit });
       await auditRecall(s, caller.agentId, reader, "tool", hits);

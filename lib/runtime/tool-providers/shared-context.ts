@@ -23,7 +23,6 @@ async function execute(ctx: ToolContext, raw: string): Promise<string> {
     });
   }
   const cause = await s.causeFor(caller.meta);
-  s.setActivity(caller.agentId, name);
   return executeSharedContextTool(name, raw, {
     conversationDir: s.dir,
     queues: s.deps.queues,

@@ -17,7 +17,6 @@ import { abilityReplyOutcome } from "@/lib/runtime/team/ability-ledger";
 /** `ask_master`: the agent waits; the question goes to the leader's inbox and to the person's screen. */
 async function askMaster(s: TeamState, agentId: number, meta: AgentMeta, toolCallId: string, question: string): Promise<void> {
   const questionId = await s.nextId("question", roleAbbreviation(meta.role_id));
-  s.setActivity(agentId, `asked ${questionId}`);
   const updated = await s.agentEvent(agentId, "ask", (m) => ({
     ...m,
     pending_tool_calls: [...(m.pending_tool_calls ?? []), { tool_call_id: toolCallId, tool_name: "ask_master", question_id: questionId, created_at: epochSeconds(), question }],
@@ -86,7 +85,6 @@ const TOOLS: readonly TeamTool[] = [
     },
     execute: async ({ s, caller }, args) => {
       const { agentId, meta } = agentOf(caller);
-      s.setActivity(agentId, `message to agent ${args.agent_id}`);
       const id = await messageAgent(s, args.agent_id, args.content, { name: meta.display_name, agentId, party: agentParty(agentId), abbrev: roleAbbreviation(meta.role_id) });
       return JSON.stringify({ delivered: true, message_id: id });
     },

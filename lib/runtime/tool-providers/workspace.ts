@@ -37,7 +37,6 @@ const TOOLS: readonly TeamTool[] = [
     scope: "project:read",
     execute: async (ctx, args) => {
       const agentId = agentIdOf(ctx);
-      ctx.s.setActivity(agentId, `list_files ${args.path}`);
       const r = await ctx.s.deps.workspace.listFiles(ctx.root, args.path, { maxOutputChars: ctx.s.limits.toolOutputMax });
       ctx.s.auditAccess(agentId, "list_files", `dir:${r.path}`, { entries: r.entries.length, truncated: r.truncated });
       return JSON.stringify(r);
@@ -48,7 +47,6 @@ const TOOLS: readonly TeamTool[] = [
     scope: "project:read",
     execute: async (ctx, args) => {
       const agentId = agentIdOf(ctx);
-      ctx.s.setActivity(agentId, `read_file ${args.path}`);
       const r = await ctx.s.deps.workspace.readFile(ctx.root, args.path, { maxOutputChars: ctx.s.limits.toolOutputMax });
       ctx.s.auditAccess(agentId, "read_file", `file:${r.path}`, { size: r.size, truncated: r.truncated });
       return JSON.stringify(r);
@@ -59,7 +57,6 @@ const TOOLS: readonly TeamTool[] = [
     scope: "project:read",
     execute: async (ctx, args) => {
       const agentId = agentIdOf(ctx);
-      ctx.s.setActivity(agentId, `search_files "${summarize(args.query, 40)}"`);
       const r = await ctx.s.deps.workspace.searchFiles(ctx.root, args.query, { path: args.path, glob: args.glob, maxOutputChars: ctx.s.limits.toolOutputMax });
       ctx.s.auditAccess(agentId, "search_files", `dir:${args.path ?? "."}`, { query: summarize(args.query, 80), matches: r.matches.length, files_scanned: r.filesScanned });
       return JSON.stringify(r);
@@ -70,7 +67,6 @@ const TOOLS: readonly TeamTool[] = [
     scope: "project:write",
     execute: async (ctx, args) => {
       const agentId = agentIdOf(ctx);
-      ctx.s.setActivity(agentId, `write_file ${args.path}`);
       const r = await ctx.s.deps.workspace.writeFile(ctx.root, args.path, args.content);
       await ctx.s.emitNow({ type: "event", from: agentParty(agentId), to: SYSTEM_PARTY, payload: { path: r.path, bytes: r.bytes }, action: "write_file", resource: `file:${r.path}` });
       return JSON.stringify(r);

@@ -1,0 +1,110 @@
+/**
+ * Failed work and what agents are doing, without a server (test/support/team-kit.ts): a model
+ * failure's notice names its cause by code and the message it failed on, and Retry takes the work
+ * up again without re-sending anything; a sub-agent's view says what it is doing from its tool
+ * calls, keeps its last actions, and nothing says "thinking" once it is stopped.
+ */
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { ConflictError } from "@/lib/contracts/errors";
+import { ModelCallError } from "@/lib/models/types";
+import { callTool, hasCalled } from "@/test/support/scripted-model";
+import { agentReached, filesOf, settled, TeamKit, teamEnvironment } from "@/test/support/team-kit";
+
+const env = teamEnvironment();
+afterAll(() => env.close());
+
+describe("a model failure", () => {
+  it("names its cause by code and the message it failed on; Retry calls the model again without re-sending", async () => {
+    let failing = true;
+    const kit = new TeamKit(env, () => {
+      if (failing) throw new ModelCallError("network", 'Could not reach http://127.0.0.1:9/v1 for model "scripted" (ECONNREFUSED).', { modelKey: "scripted" });
+      return { content: "Hello again" };
+    });
+    const p = kit.start();
+    const sent = await p.run.postUserMessage("Say hello");
+    await settled(p);
+    const failure = (await p.run.snapshot()).notices.find((n) => n.code === "model_error");
+    const before = (await filesOf(p, kit.convId)).leader.messages;
+    expect(failure).toMatchObject({
+      level: "error",
+      key: "notice.msg.leaderModelFailed",
+      params: { reason: "network", cause: "nothing answers at its address" },
+      trace_id: sent.trace_id,
+      message_id: sent.message_id,
+      after_message_id: before.at(-1)!.message_id,
+    });
+    expect(failure!.message).not.toContain("ECONNREFUSED");
+
+    failing = false;
+    expect(await p.run.retry(null)).toEqual({ retried: "leader" });
+    await settled(p);
+    const after = (await filesOf(p, kit.convId)).leader.messages;
+    // The person's message is there once; the answer came after it.
+    expect(after.filter((m) => m.role === "user" && m.content === "Say hello")).toHaveLength(1);
+    expect(after.at(-1)).toMatchObject({ role: "assistant", content: "Hello again" });
+    // Nothing is left to retry.
+    await expect(p.run.retry(null)).rejects.toBeInstanceOf(ConflictError);
+  });
+
+  it("retries an idle agent's failed task, and refuses an agent with nothing to retry", async () => {
+    let agentFails = true;
+    const kit = new TeamKit(env, (call) => {
+      if (call.agentId === null) {
+        if (!hasCalled(call, "create_sub_agent")) return { tool_calls: [{ name: "create_sub_agent", arguments: { role_id: "researcher", task: "Look around" } }] };
+        return { content: "noted" };
+      }
+      if (agentFails) throw new ModelCallError("timeout", "did not answer", { modelKey: "scripted" });
+      return callTool("report_to_leader", { summary: "Looked around." });
+    });
+    const p = kit.start();
+    await p.run.postUserMessage("Look around");
+    await p.when(agentReached(1, "idle"));
+    await settled(p);
+    const failure = (await p.run.snapshot()).notices.find((n) => n.code === "model_error" && n.agent_id === 1);
+    expect(failure).toMatchObject({ params: { reason: "timeout" }, message_id: expect.stringMatching(/./) });
+    agentFails = false;
+    expect(await p.run.retry(1)).toEqual({ retried: 1 });
+    await p.when(agentReached(1, "completed"));
+    await settled(p);
+    await expect(p.run.retry(1)).rejects.toBeInstanceOf(ConflictError);
+  });
+});
+
+describe("what an agent is doing", () => {
+  it("says it from its tool calls, keeps its last actions without model calls, and is not 'thinking' after Stop", async () => {
+    writeFileSync(path.join(env.project, "notes.md"), "# Notes\n");
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((r) => (release = r));
+    const kit = new TeamKit(env, async (call) => {
+      if (call.agentId === null) {
+        if (!hasCalled(call, "create_sub_agent")) return { tool_calls: [{ name: "create_sub_agent", arguments: { role_id: "researcher", task: "Read the notes" } }] };
+        return { content: "ok" };
+      }
+      if (!hasCalled(call, "read_file")) return callTool("read_file", { path: "notes.md" });
+      if (!hasCalled(call, "search_files")) return callTool("search_files", { query: "Notes" });
+      await held;
+      return { hang: true };
+    });
+    const p = kit.start();
+    await p.run.postUserMessage("Read the notes");
+    await kit.model.waitFor((c) => c.agentId === 1 && hasCalled(c, "search_files"));
+    const view = (await p.run.snapshot()).agents[0]!;
+    expect(view.action).toMatchObject({ kind: "think" });
+    expect(view.recent_actions.map((a) => [a.kind, a.target])).toEqual([
+      ["created", "task_001"],
+      ["read_inbox", "task_001"],
+      ["read", "notes.md"],
+      ["search", "Notes"],
+    ]);
+    expect(view.last_activity).toBe("thinking…");
+    // Each tool call was shown as it started.
+    expect(p.events.some((e) => e.type === "agent" && e.agent.action?.kind === "read" && e.agent.action.target === "notes.md")).toBe(true);
+    release();
+    await p.run.stop();
+    const stopped = (await p.run.snapshot()).agents[0]!;
+    expect(stopped.metadata.status).toBe("idle");
+    expect(stopped.recent_actions.some((a) => a.kind === "think")).toBe(false);
+  });
+});
