@@ -362,6 +362,8 @@ export const en = {
 
   "signin.title": "Sign in",
   "signin.body": "This Astrion server is protected by an access token. Enter the token it was started with (ASTRION_TOKEN).",
+  "signin.notNeeded": "No sign-in is needed: this server was started without an access token (ASTRION_TOKEN), so it asks for none.",
+  "signin.continue": "Continue to Astrion Team",
   "signin.token": "Access token",
   "signin.submit": "Sign in",
   "signin.submitting": "Signing in…",

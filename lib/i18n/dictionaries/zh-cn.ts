@@ -363,6 +363,8 @@ export const zhCN: Record<MessageKey, string> = {
 
   "signin.title": "登录",
   "signin.body": "这台 Astrion 服务器受访问令牌保护。请输入它启动时使用的令牌（ASTRION_TOKEN）。",
+  "signin.notNeeded": "无需登录：这台服务器启动时没有设置访问令牌（ASTRION_TOKEN），因此不需要令牌。",
+  "signin.continue": "继续前往 Astrion Team",
   "signin.token": "访问令牌",
   "signin.submit": "登录",
   "signin.submitting": "登录中…",
