@@ -171,6 +171,18 @@ describe("the sign-in page without a token", () => {
   });
 });
 
+describe("the browser's icon", () => {
+  it("serves /favicon.ico as an image", async () => {
+    const icon = await server.request({ path: "/favicon.ico" });
+    expect(icon.status).toBe(200);
+    expect(String(icon.headers["content-type"])).toMatch(/^image\/(x-icon|vnd\.microsoft\.icon)/);
+    // an ICO file: reserved 0, type 1 (icon), at least one image
+    const bytes = Buffer.from(icon.text, "latin1");
+    expect([bytes.readUInt16LE(0), bytes.readUInt16LE(2)]).toEqual([0, 1]);
+    expect(bytes.readUInt16LE(4)).toBeGreaterThan(0);
+  });
+});
+
 describe("malformed percent-encoding", () => {
   /** Undecodable segments: overlong, truncated, lone continuation and surrogate encodings. */
   const BAD = ["%C0%AE", "%FF", "%E0%A4%A", "%ED%A0%80", "%C3", "%", "%zz"];
