@@ -155,6 +155,8 @@ export const en = {
   "import.conflictBody": "This zip holds conversations whose ids are taken: {ids}. Import them as new copies, or replace the existing ones with the zip's content?",
   "import.conflictRunning": "Running now (stop it to replace it): {ids}",
   "import.asCopy": "Import as a new copy",
+  "import.copyTitle": "{title} (imported copy)",
+  "import.copyTitle.n": "{title} (imported copy {n})",
   "import.overwrite": "Overwrite…",
   "import.overwriteConfirm": "Yes, overwrite",
   "import.overwriteBody": "The existing conversations {ids} will be replaced by the zip's content. Their current messages and agents will be lost.",

@@ -156,6 +156,8 @@ export const zhCN: Record<MessageKey, string> = {
   "import.conflictBody": "此压缩包中的会话 ID 已被占用：{ids}。要作为新副本导入，还是用压缩包的内容替换现有会话？",
   "import.conflictRunning": "正在运行（需先停止才能替换）：{ids}",
   "import.asCopy": "作为新副本导入",
+  "import.copyTitle": "{title}（导入的副本）",
+  "import.copyTitle.n": "{title}（导入的副本 {n}）",
   "import.overwrite": "覆盖…",
   "import.overwriteConfirm": "确认覆盖",
   "import.overwriteBody": "现有会话 {ids} 将被压缩包的内容替换，其当前的消息和智能体将丢失。",
