@@ -12,6 +12,7 @@ export const en = {
   "app.name": "Astrion Team",
   "app.tagline": "A Team Leader agent and its sub-agents",
   "nav.main": "Main navigation",
+  "nav.menu": "Menu",
   "nav.conversations": "Conversations",
   "nav.roles": "Roles",
   "nav.settings": "Settings",

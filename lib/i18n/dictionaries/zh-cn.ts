@@ -13,6 +13,7 @@ export const zhCN: Record<MessageKey, string> = {
   "app.name": "Astrion Team",
   "app.tagline": "团队负责人智能体及其子智能体",
   "nav.main": "主导航",
+  "nav.menu": "菜单",
   "nav.conversations": "会话",
   "nav.roles": "角色",
   "nav.settings": "设置",
