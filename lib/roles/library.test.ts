@@ -79,6 +79,8 @@ describe("RoleLibrary.list and get", () => {
       capabilities: ["research"],
       tools: [],
       permissions: [],
+      // no permissions: key: the default, read
+      access: { permissions: ["read"], project_tools: ["list_files", "read_file", "search_files"] },
       color: "red",
       warnings: [],
     });
