@@ -19,8 +19,8 @@ test("a role file that does not parse is an error entry and can be fixed in raw 
   await expect(card).toBeVisible();
   await expect(card.getByTestId("role-error-file")).toHaveText(`${id}.md`);
   await expect(card.getByTestId("role-error-message")).not.toBeEmpty();
-  // the card says on which line of the file the problem is
-  await expect(card.getByTestId("role-error-line")).toHaveText("Line 4");
+  // the card says on which line of the file the problem is: where the unclosed [ opens
+  await expect(card.getByTestId("role-error-line")).toHaveText("Line 3");
 
   await card.click();
   await expect(page).toHaveURL(new RegExp(`/roles/${id}$`));

@@ -42,6 +42,27 @@ test("a conversation created from the index is listed after a reload and moves t
   expect(metadata).toMatchObject({ id, title, status: "archived", run_mode: "thinking" });
 });
 
+test("a goal typed in the new-conversation form starts the team in the same step", async ({ page, conversationIndex, projectDir, astrionHome }) => {
+  const title = `E2E goal ${uniqueSuffix()}`;
+  const goal = "Summarize what this project folder holds";
+  await conversationIndex.goto();
+  await conversationIndex.openNewForm();
+  await conversationIndex.fillNewForm({ title, projectPath: projectDir, goal });
+  await expect(page.getByTestId("new-conversation-submit")).toHaveText("Create and start");
+  await conversationIndex.submitNewForm();
+  await expect(page).toHaveURL(/\/conversations\/conv_\d{8}_\d{6}_\d{3,}$/);
+  await expect(page.getByTestId("conversation-title")).toHaveText(title);
+  // The goal is the person's first message, and the team is at work without a second form.
+  const person = page.locator('[data-testid="leader-messages"] [data-testid="chat-message"][data-kind="person"]');
+  await expect(person).toHaveText([goal]);
+  await expect(page.getByTestId("leader-messages-empty")).toHaveCount(0);
+  const id = page.url().split("/").pop() ?? "";
+  const leader = JSON.parse(fs.readFileSync(path.join(astrionHome, "conversations", id, "messages.json"), "utf8")) as {
+    messages: Array<{ content: string; metadata?: { message_source?: string; starts_work?: boolean } }>;
+  };
+  expect(leader.messages.filter((m) => m.metadata?.message_source === "user").map((m) => [m.content, m.metadata?.starts_work])).toEqual([[goal, true]]);
+});
+
 test("the new-conversation form shows the server's validation errors beside the fields", async ({
   page,
   conversationIndex,

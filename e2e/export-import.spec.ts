@@ -46,8 +46,11 @@ test("export a conversation as Markdown and zip, then import the zip back throug
   await expect(conflict).toContainText(id);
   await page.getByTestId("conversation-import-copy").click();
   await expect(conflict).toBeHidden();
-  await expect(page.getByTestId("conversation-import-done")).toContainText(title);
-  await expect(conversationIndex.row(title)).toHaveCount(2);
+  // The copy is told apart from the original by its title.
+  const copyTitle = `${title} (imported copy)`;
+  await expect(page.getByTestId("conversation-import-done")).toContainText(copyTitle);
+  await expect(conversationIndex.row(title)).toHaveCount(1);
+  await expect(conversationIndex.row(copyTitle)).toHaveCount(1);
 
   // And once more: overwrite needs its own confirmation.
   await page.getByTestId("conversation-import-input").setInputFiles(zipPath);
@@ -59,7 +62,8 @@ test("export a conversation as Markdown and zip, then import the zip back throug
   await page.getByTestId("conversation-import-overwrite-dialog-confirm").click();
   await expect(confirm).toBeHidden();
   await expect(page.getByTestId("conversation-import-done")).toContainText(`${title} (${id})`);
-  await expect(conversationIndex.row(title)).toHaveCount(2);
+  await expect(conversationIndex.row(title)).toHaveCount(1);
+  await expect(conversationIndex.row(copyTitle)).toHaveCount(1);
 
   // The imported conversation opens.
   await page.goto(`/conversations/${id}`);
@@ -68,8 +72,7 @@ test("export a conversation as Markdown and zip, then import the zip back throug
 
   // Both rows selected: one zip.
   await page.goto("/");
-  await expect(conversationIndex.row(title)).toHaveCount(2);
-  for (const row of await conversationIndex.row(title).all()) await row.getByTestId("conversation-select").check();
+  for (const row of [conversationIndex.row(title), conversationIndex.row(copyTitle)]) await row.getByTestId("conversation-select").check();
   await expect(page.getByTestId("conversation-export-selected")).toHaveText("Export selected (2)");
   const [bulk] = await Promise.all([page.waitForEvent("download"), page.getByTestId("conversation-export-selected").click()]);
   expect(bulk.suggestedFilename()).toMatch(/^astrion-conversations-\d{14}\.zip$/);

@@ -34,8 +34,12 @@ test("creating a role through the form shows inline errors, then writes agents/<
   await expect(page.getByTestId("role-model-resolves")).toHaveText(/^Runs on Offline/);
   await page.getByTestId("role-field-thinking-mode").selectOption("thinking");
   await roleEditor.field("capabilities").fill("code-review, python security");
-  await roleEditor.field("tools").fill("read_file, search_files");
   await page.getByTestId("role-field-permission-write").check();
+  await roleEditor.field("tools").fill("read_file, search_files");
+  // Tools, once named, decide the permissions: the boxes show theirs (read only) and the form's own are kept.
+  await expect(page.getByTestId("role-field-permission-write")).not.toBeChecked();
+  await expect(page.getByTestId("role-field-permission-write")).toBeDisabled();
+  await expect(page.getByTestId("role-field-permission-read")).toBeChecked();
   await roleEditor.field("max-concurrency").fill("2");
   await roleEditor.body.fill("You review code.\n\n- Point out **bugs** first.\n");
   await page.getByTestId("role-body-tab-preview").click();

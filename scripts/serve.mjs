@@ -12,7 +12,7 @@
  * the app does not serve, requests Node's parser refuses) is in scripts/http-refusals.mjs.
  *
  * Before Next it loads the server's core, built beside the app by `npm run build`
- * (scripts/build-core.mjs), so the store and the engine exist once in the process.
+ * (scripts/build-core.mjs), so the store and the engine exist once in the process, and boots it.
  */
 import http from "node:http";
 import path from "node:path";
@@ -33,15 +33,19 @@ process.env.ASTRION_STAMPS_CLIENT_ADDRESS = "1";
 // The server's core (the composition root, the store, the engine: lib/server/core.ts), bundled on
 // its own by `npm run build`, loaded once and installed before Next loads a route, so every route
 // and the boot (instrumentation.ts) reach this one copy (lib/server/get-app.ts).
-const { installCore } = await import(pathToFileURL(path.join(root, CORE_BUNDLE)).href);
+const { core, installCore } = await import(pathToFileURL(path.join(root, CORE_BUNDLE)).href);
 installCore();
 
 // Imported only now: Next reads NODE_ENV when it loads.
 const { default: next } = await import("next");
 const app = next({ dev: false, dir: root, hostname: host, port });
 const handle = app.getRequestHandler();
-// Loads the build and runs instrumentation.ts (which takes the data folder's lock or exits).
+// Loads the build and starts instrumentation.ts's boot, which Next does not wait for.
 await app.prepare();
+// The boot is awaited before the port is listened on: the data folder's lock is taken (or this
+// process says "cannot start" and exits) first, so "ready on" is only ever printed by a server
+// that owns its folder. Boot runs once: this is the same run.
+await core.boot();
 
 const server = http.createServer((req, res) => {
   // A method Next cannot take (TRACE made it throw: 500) is answered here (scripts/http-refusals.mjs).

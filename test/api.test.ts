@@ -94,6 +94,24 @@ describe("conversations", () => {
     expectError(await server.api("GET", `/api/conversations/${conv.id}`), 404, "not_found");
   });
 
+  it("starts the team in the same request when a goal comes with the new conversation", async () => {
+    const created = await server.api("POST", "/api/conversations", { title: "With a goal", project_path: project, goal: "  List the files of this folder  " });
+    expect(created.status).toBe(201);
+    const { conversation, started } = created.json;
+    expect(started).toEqual({ message_id: expect.any(String), trace_id: expect.any(String) });
+    expect(conversation.phase).not.toBe("IDLE");
+    const leader = (await server.api("GET", `/api/conversations/${conversation.id}/messages`)).json;
+    const person = leader.messages.filter((m: { metadata?: { message_source?: string } }) => m.metadata?.message_source === "user");
+    expect(person).toEqual([expect.objectContaining({ role: "user", content: "List the files of this folder", message_id: started.message_id, metadata: expect.objectContaining({ starts_work: true, trace_id: started.trace_id }) })]);
+
+    // A blank goal is no goal: an empty conversation, as without one.
+    const empty = await server.api("POST", "/api/conversations", { title: "Blank goal", project_path: project, goal: "   " });
+    expect(empty.status).toBe(201);
+    expect(empty.json.started).toBeUndefined();
+    expect(empty.json.conversation.phase).toBe("IDLE");
+    expect((await server.api("GET", `/api/conversations/${empty.json.conversation.id}/messages`)).json.messages.filter((m: { role: string }) => m.role === "user")).toEqual([]);
+  });
+
   it("pages newest first and searches titles and project folders", async () => {
     const ids: string[] = [];
     for (let i = 0; i < 7; i++) {

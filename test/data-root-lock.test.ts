@@ -16,7 +16,9 @@ describe("data folder ownership", () => {
     const port = await freePort();
     const { code, output } = await runToExit({ PORT: String(port), HOST: "127.0.0.1", ASTRION_HOME: first.home });
     expect(code).not.toBe(0);
-    expect(output).toContain(first.home);
+    expect(output).toContain(`[astrion] cannot start: Data folder ${first.home} is already in use`);
+    // It never said it was serving: the lock is taken before the port is listened on.
+    expect(output).not.toContain("ready on");
     const health = await first.api("GET", "/api/health");
     expect(output).toContain(`pid ${health.json.pid}`);
     // The first server is unaffected.

@@ -177,9 +177,14 @@ describe("export and import through the server", () => {
     const res = await upload(zip, "?mode=new_id");
     expect(res.status).toBe(201);
     const copy = res.json.imported[0];
-    expect(copy).toMatchObject({ source_id: id, title: "exp-a", outcome: "copied" });
+    expect(copy).toMatchObject({ source_id: id, title: "exp-a (imported copy)", outcome: "copied" });
     expect(copy.id).not.toBe(id);
     expect(await listed()).toEqual(expect.arrayContaining([id, copy.id]));
+    // The copy's title is its own everywhere: metadata.json, messages.json and the index.
+    expect((await server.api("GET", `/api/conversations/${copy.id}`)).json.conversation.title).toBe("exp-a (imported copy)");
+    expect(JSON.parse(readFileSync(path.join(server.home, "conversations", copy.id, "messages.json"), "utf8")).title).toBe("exp-a (imported copy)");
+    const index = JSON.parse(readFileSync(path.join(server.home, "conversations", "index.json"), "utf8"));
+    expect([index[id].title, index[copy.id].title]).toEqual(["exp-a", "exp-a (imported copy)"]);
     // The history search finds the imported messages (the leader's summary) under the new id.
     await until("the copy in the history search", async () =>
       ((await server.api("GET", `/api/search?q=${encodeURIComponent("README was read")}`)).json.hits as Array<{ conversation_id: string }>).some((h) => h.conversation_id === copy.id),
@@ -191,6 +196,17 @@ describe("export and import through the server", () => {
     await until("the copy continues", async () => (await server.api("GET", `/api/conversations/${copy.id}/messages`)).json.messages.some((m: Msg) => m.content === "CONTINUED exp-a"));
     // The original was not touched.
     expect((await server.api("GET", `/api/conversations/${id}/messages`)).json.messages.some((m: Msg) => m.content === "CONTINUED exp-a")).toBe(false);
+  });
+
+  it("numbers further copies, in the importing person's language", async () => {
+    const second = await upload(zip, "?mode=new_id");
+    expect(second.json.imported[0].title).toBe("exp-a (imported copy 2)");
+    const chinese = await upload(zip, "?mode=new_id", { "accept-language": "zh-CN,zh;q=0.9" });
+    expect(chinese.status).toBe(201);
+    expect(chinese.json.imported[0].title).toBe("exp-a（导入的副本）");
+    for (const copy of [second.json.imported[0].id, chinese.json.imported[0].id]) {
+      expect((await server.api("DELETE", `/api/conversations/${copy}`)).status).toBe(200);
+    }
   });
 
   it("overwrites only with an explicit confirmation", async () => {

@@ -143,7 +143,10 @@ describe("access token", () => {
     const page = await guarded.request({ path: "/roles" });
     expect(page.status).toBe(307);
     expect(page.headers.location).toContain("/signin");
-    expect((await guarded.request({ path: "/signin" })).status).toBe(200);
+    const signin = await guarded.request({ path: "/signin" });
+    expect(signin.status).toBe(200);
+    expect(signin.text).toContain("protected by an access token");
+    expect(signin.text).toContain('data-testid="signin-token"');
 
     expect((await guarded.api("POST", "/api/auth/signin", { token: "wrong" })).status).toBe(401);
     const ok = await guarded.api("POST", "/api/auth/signin", { token });
@@ -154,6 +157,30 @@ describe("access token", () => {
     expect(cookie).toMatch(/SameSite=Strict/i);
     const withCookie = await guarded.api("GET", "/api/roles", undefined, { cookie: cookie.split(";")[0]! });
     expect(withCookie.status).toBe(200);
+  });
+});
+
+describe("the sign-in page without a token", () => {
+  it("says no sign-in is needed and links on, with no token form", async () => {
+    const page = await server.request({ path: `/signin?next=${encodeURIComponent("/roles")}` });
+    expect(page.status).toBe(200);
+    expect(page.text).toContain("No sign-in is needed");
+    expect(page.text).not.toContain("protected by an access token");
+    expect(page.text).not.toContain('data-testid="signin-token"');
+    const link = /<a [^>]*data-testid="signin-continue"[^>]*>/.exec(page.text)?.[0];
+    expect(link).toContain('href="/roles"');
+  });
+});
+
+describe("the browser's icon", () => {
+  it("serves /favicon.ico as an image", async () => {
+    const icon = await server.request({ path: "/favicon.ico" });
+    expect(icon.status).toBe(200);
+    expect(String(icon.headers["content-type"])).toMatch(/^image\/(x-icon|vnd\.microsoft\.icon)/);
+    // an ICO file: reserved 0, type 1 (icon), at least one image
+    const bytes = Buffer.from(icon.text, "latin1");
+    expect([bytes.readUInt16LE(0), bytes.readUInt16LE(2)]).toEqual([0, 1]);
+    expect(bytes.readUInt16LE(4)).toBeGreaterThan(0);
   });
 });
 

@@ -51,8 +51,10 @@ describe("the sign-in page works in a browser", () => {
     for (const font of [...css.text.matchAll(/url\((\/_next\/static\/media\/[^)]+)\)/g)].map((m) => m[1]!)) {
       expect((await server.request({ path: font })).status, font).toBe(200);
     }
-    // A browser's own icon request is not sent to the sign-in page (there is no icon: 404).
-    expect((await server.request({ path: "/favicon.ico" })).status).toBe(404);
+    // A browser's own icon request is served without the token, not sent to the sign-in page.
+    const icon = await server.request({ path: "/favicon.ico" });
+    expect(icon.status).toBe(200);
+    expect(String(icon.headers["content-type"])).toMatch(/^image\//);
   });
 
   it("still guards the API and the pages", async () => {

@@ -1,8 +1,9 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { SignInForm } from "@/components/auth/sign-in-form";
 import { cardClass } from "@/components/ui/styles";
 import { getT } from "@/lib/i18n/server";
-import { safeNextPath } from "@/lib/security/safe-next";
+import { guardConfigFromEnv, safeNextPath } from "@/lib/security";
 
 export async function generateMetadata(): Promise<Metadata> {
   const t = await getT();
@@ -12,14 +13,31 @@ export async function generateMetadata(): Promise<Metadata> {
 export default async function SignInPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const t = await getT();
   const { next } = await searchParams;
+  // Read per request, as the layout does: without ASTRION_TOKEN there is nothing to sign in with.
+  const tokenMode = Boolean(guardConfigFromEnv().token);
   return (
     <div className={`${cardClass} mx-auto mt-10 max-w-md p-6`}>
       <h1 className="text-xl font-semibold" data-testid="page-title">
         {t("signin.title")}
       </h1>
-      <p className="mt-2 mb-5 text-sm text-zinc-600 dark:text-zinc-300">{t("signin.body")}</p>
-      {/* Only a same-origin path ever reaches the form (no open redirect through ?next=). */}
-      <SignInForm next={safeNextPath(next)} />
+      {tokenMode ? (
+        <>
+          <p className="mt-2 mb-5 text-sm text-zinc-600 dark:text-zinc-300" data-testid="signin-body">
+            {t("signin.body")}
+          </p>
+          {/* Only a same-origin path ever reaches the form (no open redirect through ?next=). */}
+          <SignInForm next={safeNextPath(next)} />
+        </>
+      ) : (
+        <>
+          <p className="mt-2 mb-5 text-sm text-zinc-600 dark:text-zinc-300" data-testid="signin-body">
+            {t("signin.notNeeded")}
+          </p>
+          <Link href={safeNextPath(next)} className="text-sm font-medium text-indigo-700 underline dark:text-indigo-300" data-testid="signin-continue">
+            {t("signin.continue")}
+          </Link>
+        </>
+      )}
     </div>
   );
 }

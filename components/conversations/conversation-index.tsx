@@ -58,8 +58,13 @@ export function ConversationIndex() {
 
   return (
     <div className="space-y-4">
-      <div className="flex flex-wrap items-center gap-3">
-        <div className="min-w-56 flex-1">
+      {/*
+        One row wherever the controls fit beside a 10rem search box (a 768 px window with a
+        scrollbar included); below that the controls move together under the search box, which
+        then has the row to itself, and wrap among themselves only on a phone.
+      */}
+      <div className="flex flex-wrap items-center gap-3" data-testid="conversation-toolbar">
+        <div className="min-w-40 flex-[1_1_10rem]">
           <label htmlFor={searchId} className="sr-only">
             {t("conv.search.label")}
           </label>
@@ -73,35 +78,37 @@ export function ConversationIndex() {
             data-testid="conversation-search"
           />
         </div>
-        <div
-          role="group"
-          aria-label={t("conv.filter.label")}
-          className="inline-flex rounded-md border border-zinc-300 p-0.5 dark:border-zinc-600"
-          data-testid="conversation-filter"
-        >
-          {FILTERS.map((f) => (
-            <button
-              key={f}
-              type="button"
-              aria-pressed={status === f}
-              onClick={() => setStatus(f)}
-              data-testid={`conversation-filter-${f}`}
-              className={`rounded px-3 py-1 text-sm ${
-                status === f
-                  ? "bg-zinc-900 text-white dark:bg-zinc-100 dark:text-zinc-900"
-                  : "text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
-              }`}
-            >
-              {t(`conv.filter.${f}`)}
+        <div className="flex flex-wrap items-center gap-3">
+          <div
+            role="group"
+            aria-label={t("conv.filter.label")}
+            className="inline-flex rounded-md border border-zinc-300 p-0.5 dark:border-zinc-600"
+            data-testid="conversation-filter"
+          >
+            {FILTERS.map((f) => (
+              <button
+                key={f}
+                type="button"
+                aria-pressed={status === f}
+                onClick={() => setStatus(f)}
+                data-testid={`conversation-filter-${f}`}
+                className={`rounded px-3 py-1 text-sm ${
+                  status === f
+                    ? "bg-zinc-900 text-white dark:bg-zinc-100 dark:text-zinc-900"
+                    : "text-zinc-600 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
+                }`}
+              >
+                {t(`conv.filter.${f}`)}
+              </button>
+            ))}
+          </div>
+          {!creating ? (
+            <button type="button" className={buttonPrimary} onClick={() => setCreating(true)} data-testid="new-conversation-open">
+              + {t("conv.new.open")}
             </button>
-          ))}
+          ) : null}
+          <ConversationImport />
         </div>
-        {!creating ? (
-          <button type="button" className={buttonPrimary} onClick={() => setCreating(true)} data-testid="new-conversation-open">
-            + {t("conv.new.open")}
-          </button>
-        ) : null}
-        <ConversationImport />
       </div>
 
       {items.length > 0 ? (

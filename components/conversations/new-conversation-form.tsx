@@ -14,9 +14,13 @@ import { FieldError } from "@/components/ui/field-error";
 import { buttonPrimary, buttonSecondary, hintClass, inputClass, labelClass } from "@/components/ui/styles";
 
 const RUN_MODES: readonly RunMode[] = ["fast", "thinking", "deep"];
-type FieldName = "title" | "project_path" | "model_key" | "run_mode";
+type FieldName = "title" | "project_path" | "model_key" | "run_mode" | "goal";
+const FIELD_NAMES: readonly string[] = ["title", "project_path", "model_key", "run_mode", "goal"];
 
-/** The "New conversation" form: creates the conversation and opens it. */
+/**
+ * The "New conversation" form: creates the conversation and opens it. With a goal, the same
+ * request sends it to the Team Leader, so the page opens on a team already at work.
+ */
 export function NewConversationForm({ onCancel }: { onCancel: () => void }) {
   const t = useT();
   const locale = useLocale();
@@ -28,6 +32,7 @@ export function NewConversationForm({ onCancel }: { onCancel: () => void }) {
   const [projectPath, setProjectPath] = useState("");
   const [modelKey, setModelKey] = useState<string | undefined>(undefined);
   const [runMode, setRunMode] = useState<RunMode>("fast");
+  const [goal, setGoal] = useState("");
   const [errors, setErrors] = useState<Partial<Record<FieldName, string>>>({});
   const [formError, setFormError] = useState<string | undefined>(undefined);
   // A refused project folder is explained in the reader's language from the API's stable reason.
@@ -37,7 +42,7 @@ export function NewConversationForm({ onCancel }: { onCancel: () => void }) {
 
   /** An issue's words: a limit named in the page's language (title, project folder), else its message. */
   const fieldIssueText = (issue: { code?: string; limit?: number; message: string }, field: FieldName) =>
-    field === "title" || field === "project_path" ? issueText(issue, t, locale, field === "title" ? "title" : "projectPath") : issue.message;
+    field === "title" || field === "project_path" || field === "goal" ? issueText(issue, t, locale, field === "project_path" ? "projectPath" : field) : issue.message;
 
   const mutation = useMutation({
     mutationFn: createConversation,
@@ -54,7 +59,7 @@ export function NewConversationForm({ onCancel }: { onCancel: () => void }) {
         const unplaced: string[] = [];
         for (const issue of error.fieldIssues) {
           const field = issue.path.split(".")[0] as FieldName;
-          if (["title", "project_path", "model_key", "run_mode"].includes(field)) next[field] ??= fieldIssueText(issue, field);
+          if (FIELD_NAMES.includes(field)) next[field] ??= fieldIssueText(issue, field);
           else unplaced.push(issue.message);
         }
         setErrors(next);
@@ -74,6 +79,7 @@ export function NewConversationForm({ onCancel }: { onCancel: () => void }) {
       project_path: projectPath,
       model_key: selectedModel || undefined,
       run_mode: runMode,
+      goal: goal.trim() ? goal : undefined,
     });
     if (!parsed.success) {
       const next: Partial<Record<FieldName, string>> = {};
@@ -209,10 +215,30 @@ export function NewConversationForm({ onCancel }: { onCancel: () => void }) {
           <p className={hintClass}>{t(`runMode.${runMode}.hint`)}</p>
           <FieldError id={`${fieldId("run_mode")}-error`} message={errors.run_mode} />
         </fieldset>
+        <div className="md:col-span-2">
+          <label htmlFor={fieldId("goal")} className={labelClass}>
+            {t("conv.field.goal")}
+          </label>
+          <textarea
+            id={fieldId("goal")}
+            className={`${inputClass} mt-1 min-h-20`}
+            value={goal}
+            onChange={(e) => setGoal(e.target.value)}
+            placeholder={t("conv.field.goal.placeholder")}
+            rows={3}
+            aria-invalid={errors.goal ? true : undefined}
+            aria-describedby={`${fieldId("goal")}-hint ${fieldId("goal")}-error`}
+            data-testid="new-conversation-goal"
+          />
+          <p id={`${fieldId("goal")}-hint`} className={hintClass}>
+            {t("conv.field.goal.hint")}
+          </p>
+          <FieldError id={`${fieldId("goal")}-error`} message={errors.goal} testId="new-conversation-goal-error" />
+        </div>
       </div>
       <div className="flex gap-2">
         <button type="submit" className={buttonPrimary} disabled={mutation.isPending} data-testid="new-conversation-submit">
-          {mutation.isPending ? t("conv.new.creating") : t("conv.new.submit")}
+          {mutation.isPending ? t("conv.new.creating") : goal.trim() ? t("conv.new.submitAndStart") : t("conv.new.submit")}
         </button>
         <button type="button" className={buttonSecondary} onClick={onCancel} data-testid="new-conversation-cancel">
           {t("common.cancel")}

@@ -105,15 +105,21 @@ export function TextField({
 
 type Permission = "read" | "write" | "execute";
 
-/** The read, write and execute checkboxes. */
+/**
+ * The read, write and execute checkboxes. While the Tools field names tools they alone decide
+ * (lib/roles/tool-mapping): `fromTools` is what they give, shown ticked and read-only, and the
+ * file's own `permissions:` are kept for when Tools is cleared.
+ */
 export function PermissionsField({
   id,
   form,
+  fromTools,
   error,
   onChange,
 }: {
   id: string;
   form: Pick<RoleFormState, Permission>;
+  fromTools: readonly Permission[] | undefined;
   error: string | undefined;
   onChange: (permission: Permission, checked: boolean) => void;
 }) {
@@ -123,12 +129,24 @@ export function PermissionsField({
       <legend className={labelClass}>{t("editor.field.permissions")}</legend>
       <div className="mt-1.5 space-y-1 text-sm">
         {(["read", "write", "execute"] as const).map((p) => (
-          <label key={p} className="flex items-center gap-2">
-            <input type="checkbox" checked={form[p]} onChange={(e) => onChange(p, e.target.checked)} className="h-4 w-4 accent-indigo-600" data-testid={`role-field-permission-${p}`} />
+          <label key={p} className={`flex items-center gap-2 ${fromTools ? "text-zinc-500 dark:text-zinc-400" : ""}`}>
+            <input
+              type="checkbox"
+              checked={fromTools ? fromTools.includes(p) : form[p]}
+              disabled={fromTools !== undefined}
+              onChange={(e) => onChange(p, e.target.checked)}
+              className="h-4 w-4 accent-indigo-600"
+              data-testid={`role-field-permission-${p}`}
+            />
             {t(`editor.field.permissions.${p}`)}
           </label>
         ))}
       </div>
+      {fromTools ? (
+        <p className="mt-1 text-xs text-zinc-500 dark:text-zinc-400" data-testid="role-permissions-from-tools">
+          {t("editor.field.permissions.fromTools")}
+        </p>
+      ) : null}
       <FieldError id={`${id}-error`} message={error} testId="role-error-permissions" />
     </fieldset>
   );

@@ -13,6 +13,7 @@ import { Field, ModelResolution, PermissionsField, TextField } from "./role-form
 import { RoleAbilities } from "./role-abilities";
 import { PromptBodyField } from "./prompt-body-field";
 import { RoleToolMapping } from "./role-tool-mapping";
+import { roleToolAccess } from "@/lib/roles/tool-mapping";
 import {
   EMPTY_FORM,
   fieldsFromForm,
@@ -146,6 +147,9 @@ export function RoleForm({
   });
   const tags = splitTags(form.capabilities);
   const undeclared = declaredServers ? splitTools(form.mcp_servers).filter((m) => !declaredServers.includes(m)) : [];
+  // Tools, when named, decide the permissions (as the runtime reads the file): the checkboxes show what they give.
+  const formTools = splitTools(form.tools);
+  const toolsGive = formTools.length > 0 ? roleToolAccess({ tools: formTools }).permissions : undefined;
 
   return (
     <form onSubmit={submit} noValidate className="space-y-5" data-testid="role-form">
@@ -251,7 +255,7 @@ export function RoleForm({
           code
           after={
             <RoleToolMapping
-              tools={splitTools(form.tools)}
+              tools={formTools}
               permissions={[form.read ? "read" : "", form.write ? "write" : "", form.execute ? "execute" : ""]}
               testId="role-editor-tool-mapping"
               declaredServers={declaredServers}
@@ -273,7 +277,7 @@ export function RoleForm({
           }
         />
         <TextField {...field("gateway")} label={t("editor.field.gateway")} hint={t("editor.field.gateway.hint")} testId="role-field-gateway" code />
-        <PermissionsField id={fid("permissions")} form={form} error={errorFor("permissions")} onChange={(p, checked) => update(p, checked)} />
+        <PermissionsField id={fid("permissions")} form={form} fromTools={toolsGive} error={errorFor("permissions")} onChange={(p, checked) => update(p, checked)} />
         <TextField
           {...field("max_concurrency")}
           label={t("editor.field.maxConcurrency")}

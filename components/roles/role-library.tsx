@@ -171,9 +171,11 @@ function RoleCard({ role }: { role: LoadedRole }) {
             {role.model ? <ModelName modelKey={role.model} /> : <em>{t("roles.model.conversation")}</em>}
           </span>
           <span>{role.thinking_mode ? t(`roles.thinking.${role.thinking_mode}`) : t("roles.thinking.unset")}</span>
-          <span>{t("roles.tools", { n: role.tools.length })}</span>
-          <span title={t("roles.permissions")}>
-            {role.permissions.length > 0 ? role.permissions.join(" · ") : t("roles.noPermissions")}
+          <span title={role.access.project_tools.join(", ")} data-testid="role-card-tools">
+            {role.access.project_tools.length === 1 ? t("roles.tools.one") : t("roles.tools", { n: role.access.project_tools.length })}
+          </span>
+          <span title={t("roles.permissions")} data-testid="role-card-permissions">
+            {role.access.permissions.length > 0 ? role.access.permissions.join(" · ") : t("roles.noPermissions")}
           </span>
           {role.warnings.length > 0 ? (
             <span className="text-amber-600 dark:text-amber-400" title={role.warnings.join("\n")}>

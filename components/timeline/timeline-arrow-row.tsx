@@ -71,6 +71,8 @@ export function TimelineArrowRow({
   const left = Math.min(...xs);
   const right = Math.max(...xs);
   const self = targets.length === 0;
+  // Where along the row (0–100) the label belongs: the arrow's middle, or its own lane for a self-arrow.
+  const labelAt = self ? from : (left + right) / 2;
 
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
     if (e.key === "Enter" || e.key === " ") {
@@ -157,22 +159,31 @@ export function TimelineArrowRow({
               : null}
           </>
         )}
-        <span
-          className={`absolute top-[3px] z-10 flex items-center gap-1 whitespace-nowrap rounded bg-white/90 px-1 text-xs leading-5 text-zinc-900 dark:bg-zinc-900/90 dark:text-zinc-100 ${self ? "" : "-translate-x-1/2"}`}
-          style={{ left: self ? `calc(${from}% + 1.75rem)` : `${(left + right) / 2}%` }}
-        >
-          {conflict ? (
-            <span className={`rounded px-1 text-[10px] font-semibold uppercase ${CONFLICT_BADGE}`} data-testid="timeline-conflict-badge">
-              ⚖ {t("timeline.conflict")}
-            </span>
-          ) : null}
-          <span className="font-mono font-medium">{record.action}</span>
-          <span className={`rounded px-1 text-[10px] font-medium ${style.chip}`}>{typeLabel(type, t)}</span>
-          {tone ? (
-            <span className={`rounded px-1 text-[10px] font-semibold uppercase ${STATUS_BADGE[tone]}`} data-testid="timeline-status-badge" data-tone={tone}>
-              {statusLabel(record.status, t)}
-            </span>
-          ) : null}
+        {/*
+          The label sits over the arrow's middle (a self-arrow's lane), yet always whole inside
+          the row: the two spacers share the room the label leaves in the ratio of that point, so
+          a label of the first or last lane is moved in from the edge rather than cut by it.
+        */}
+        <span className="absolute inset-x-0 top-[3px] z-10 flex">
+          <span aria-hidden style={{ flexGrow: labelAt }} />
+          <span
+            className="flex shrink-0 items-center gap-1 whitespace-nowrap rounded bg-white/90 px-1 text-xs leading-5 text-zinc-900 dark:bg-zinc-900/90 dark:text-zinc-100"
+            data-testid="timeline-arrow-label"
+          >
+            {conflict ? (
+              <span className={`rounded px-1 text-[10px] font-semibold uppercase ${CONFLICT_BADGE}`} data-testid="timeline-conflict-badge">
+                ⚖ {t("timeline.conflict")}
+              </span>
+            ) : null}
+            <span className="font-mono font-medium">{record.action}</span>
+            <span className={`rounded px-1 text-[10px] font-medium ${style.chip}`}>{typeLabel(type, t)}</span>
+            {tone ? (
+              <span className={`rounded px-1 text-[10px] font-semibold uppercase ${STATUS_BADGE[tone]}`} data-testid="timeline-status-badge" data-tone={tone}>
+                {statusLabel(record.status, t)}
+              </span>
+            ) : null}
+          </span>
+          <span aria-hidden style={{ flexGrow: 100 - labelAt }} />
         </span>
       </div>
     </div>

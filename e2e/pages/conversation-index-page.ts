@@ -25,9 +25,10 @@ export class ConversationIndexPage {
     await expect(this.page.getByTestId("new-conversation-form")).toBeVisible();
   }
 
-  async fillNewForm(values: { title: string; projectPath: string; runMode?: "fast" | "thinking" | "deep" }) {
+  async fillNewForm(values: { title: string; projectPath: string; runMode?: "fast" | "thinking" | "deep"; goal?: string }) {
     await this.page.getByTestId("new-conversation-title").fill(values.title);
     await this.page.getByTestId("new-conversation-project-path").fill(values.projectPath);
+    if (values.goal !== undefined) await this.page.getByTestId("new-conversation-goal").fill(values.goal);
     // The model select is filled from /api/models; wait for it so the default model is chosen.
     await expect(this.page.getByTestId("new-conversation-model")).toBeEnabled();
     if (values.runMode) await this.page.getByTestId("new-conversation-run-mode").getByText(runModeLabel(values.runMode)).click();

@@ -3,6 +3,7 @@ import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query";
 import {
   ConversationListSchema,
   ConversationResponseSchema,
+  CreatedConversationResponseSchema,
   DeletedResponseSchema,
   type CreateConversationBody,
   type ListConversationsQuery,
@@ -54,9 +55,9 @@ export function conversationMessagesQuery(id: string) {
   });
 }
 
-/** `POST /api/conversations`. */
+/** `POST /api/conversations`; with a `goal`, the team starts on it in the same request. */
 export async function createConversation(body: CreateConversationBody) {
-  return (await apiFetch("/api/conversations", ConversationResponseSchema, { method: "POST", body })).conversation;
+  return (await apiFetch("/api/conversations", CreatedConversationResponseSchema, { method: "POST", body })).conversation;
 }
 
 /** `PATCH /api/conversations/[id]`: rename, archive or unarchive. */

@@ -36,6 +36,12 @@ export const CreateConversationBodySchema = z.object({
   project_path: z.string().trim().min(1, "a project folder is required").max(4096),
   model_key: ModelKeySchema.optional(),
   run_mode: RunModeSchema.default("fast"),
+  /**
+   * The goal for the Team Leader, sent as the person's first message once the conversation
+   * exists, so creating it and starting the team are one step. Empty or absent: an empty
+   * conversation. The same bounds as a message's `content`.
+   */
+  goal: z.string().trim().max(100_000, "at most 100,000 characters").optional(),
 });
 export type CreateConversationBody = z.infer<typeof CreateConversationBodySchema>;
 
@@ -119,6 +125,11 @@ export type ConversationList = z.infer<typeof ConversationListSchema>;
 
 /** `GET/POST/PATCH /api/conversations[/id]` answer. */
 export const ConversationResponseSchema = z.object({ conversation: ConversationMetadataSchema });
+
+/** Answer of `POST /api/conversations`: the new conversation, and the message that started its team when a goal was given. */
+export const CreatedConversationResponseSchema = ConversationResponseSchema.extend({
+  started: z.object({ message_id: z.string(), trace_id: z.string() }).optional(),
+});
 
 /** Answer of a `DELETE` of a conversation, role, role file, memory entry or MCP server: its id or name. */
 export const DeletedResponseSchema = z.object({ deleted: z.string() });

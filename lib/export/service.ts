@@ -12,10 +12,11 @@ import "server-only";
  */
 import { ConflictError, NotFoundError, ValidationError } from "@/lib/contracts/errors";
 import type { Engine } from "@/lib/runtime";
-import type { ConversationStore } from "@/lib/store";
+import { toPythonJsonBytes, type ConversationStore } from "@/lib/store";
 import { compactTimestamp } from "@/lib/store/time";
 import { downloadName, exportEntries, exportManifest, readImportArchive, zipStream } from "./archive";
 import { classifyPath, parseConversationFolder, rekeyFiles, type ConversationFolder } from "./bundle";
+import { copyBase, copyTitle, type CopyTitleFormat } from "./copy-title";
 import { renderConversationMarkdown } from "./markdown";
 import { EXPORT_LIMITS, type ImportedConversation, type ImportMode } from "./schema";
 
@@ -78,12 +79,13 @@ async function exists(app: ExportDeps, id: string): Promise<boolean> {
  * mode settles every id that is taken:
  * - `same_id` (default): a taken id answers 409 (`details.taken`, `details.modes`), nothing written;
  * - `new_id`: a conversation whose id is taken is imported as a copy under a new id (every
- *   occurrence of its old id rewritten); the others keep their ids;
+ *   occurrence of its old id rewritten) and a title no other conversation has, written with
+ *   `copyFormat` (the importing person's language: ./copy-title.ts); the others keep their ids;
  * - `overwrite` (with `confirm`): a taken one is replaced, unless it is working (409, nothing written).
  * Conversations are then written one by one; each is listed, and an active one resumes as at a
  * restart (its waiting agents keep waiting, its running ones continue).
  */
-export async function importZip(app: ExportDeps, data: Uint8Array, mode: ImportMode): Promise<ImportedConversation[]> {
+export async function importZip(app: ExportDeps, data: Uint8Array, mode: ImportMode, copyFormat: CopyTitleFormat): Promise<ImportedConversation[]> {
   const archive = await readImportArchive(data);
   const taken: string[] = [];
   for (const c of archive.conversations) if (await exists(app, c.id)) taken.push(c.id);
@@ -107,13 +109,20 @@ export async function importZip(app: ExportDeps, data: Uint8Array, mode: ImportM
     }
   }
   const imported: ImportedConversation[] = [];
+  // Titles given to this zip's copies so far: two copies of one title differ too.
+  const copyTitles = new Set<string>();
   for (const c of archive.conversations) {
     const isTaken = taken.includes(c.id);
     if (isTaken && mode === "overwrite") await app.engine.forgetRun(c.id);
     const how = !isTaken ? "create" : mode === "new_id" ? "new_id" : "replace";
+    let title: string | undefined;
+    if (how === "new_id") {
+      title = copyTitle(c.metadata.title, copyFormat, new Set([...(await titlesLike(app, copyBase(c.metadata.title.trim(), copyFormat))), ...copyTitles]));
+      copyTitles.add(title);
+    }
     const build = (to: string) => {
       if (to === c.id) return c.files;
-      const files = rekeyFiles(c.files, c.id, to);
+      const files = retitled(rekeyFiles(c.files, c.id, to), title);
       parseConversationFolder(to, files, { strict: true });
       return files;
     };
@@ -124,6 +133,29 @@ export async function importZip(app: ExportDeps, data: Uint8Array, mode: ImportM
     imported.push({ source_id: c.id, id: meta.id, title: meta.title, outcome: how === "create" ? "created" : how === "new_id" ? "copied" : "replaced" });
   }
   return imported;
+}
+
+/** The titles of every conversation whose title (or project folder) holds `text`, any status. */
+async function titlesLike(app: ExportDeps, text: string): Promise<Set<string>> {
+  const titles = new Set<string>();
+  const q = text.slice(0, 200) || undefined;
+  for (let offset = 0; ; offset += 100) {
+    const page = await app.store.list({ q, status: "all", offset, limit: 100 });
+    for (const item of page.items) titles.add(item.title);
+    if (page.items.length === 0 || offset + page.items.length >= page.total) return titles;
+  }
+}
+
+/** The files with the conversation's `title` (in metadata.json and messages.json) set to `title`, when one is given. */
+function retitled(files: Map<string, Uint8Array>, title: string | undefined): Map<string, Uint8Array> {
+  if (title === undefined) return files;
+  for (const name of ["metadata.json", "messages.json"]) {
+    const data = files.get(name);
+    if (!data) continue;
+    const value = JSON.parse(new TextDecoder().decode(data).replace(/^\uFEFF/, "")) as Record<string, unknown>;
+    files.set(name, toPythonJsonBytes({ ...value, title }));
+  }
+  return files;
 }
 
 /** The HTTP answer of a download: `Content-Disposition: attachment` with its safe file name. */

@@ -31,6 +31,7 @@ function corpusEntries(): RoleListEntry[] {
       ...derivedCapabilitiesOf(fields, deriveCapabilities),
       tools: fields.tools ?? [],
       permissions: fields.permissions ?? [],
+      access: { permissions: [], project_tools: [] },
       warnings: role.warnings,
     };
   });

@@ -135,6 +135,7 @@ export function routingOrder(goal: string, roles: readonly CatalogRole[]): Map<s
       ...(r.derived ? { derived_capabilities: r.capabilities } : {}),
       tools: [],
       permissions: [],
+      access: { permissions: [], project_tools: [] },
       warnings: [],
     })),
   );

@@ -8,6 +8,7 @@ import type { FolderSnapshot } from "./folder-cache";
 import { isIdFileName, stemOf, suggestRoleId } from "./file-names";
 import { roleIdFromFileName } from "./parse";
 import type { RoleAnyDetail, RoleDetail, RoleListEntry } from "./schema";
+import { offeredProjectTools, roleToolAccess } from "./tool-mapping";
 
 /** One role file as the folder cache holds it: parsed, or the code of the error that kept it from being read. */
 export type CachedRole = RoleAnyDetail | { kind: "unreadable"; code: string };
@@ -48,6 +49,7 @@ function detailsOf(files: FolderSnapshot<CachedRole>): ReadonlyMap<string, RoleD
 function toListEntry(detail: RoleAnyDetail, derive: DeriveCapabilities): RoleListEntry {
   if (detail.kind === "error") return { kind: "error", id: detail.id, file: detail.file, message: detail.error.message, ...(detail.error.line !== undefined ? { line: detail.error.line } : {}) };
   const { fields, extra } = detail;
+  const access = roleToolAccess(fields);
   return {
     kind: "role",
     id: detail.id,
@@ -60,6 +62,7 @@ function toListEntry(detail: RoleAnyDetail, derive: DeriveCapabilities): RoleLis
     ...derivedCapabilitiesOf(fields, derive),
     tools: fields.tools ?? [],
     permissions: fields.permissions ?? [],
+    access: { permissions: access.permissions, project_tools: offeredProjectTools(access) },
     ...(fields.mcp_servers?.length ? { mcp_servers: fields.mcp_servers } : {}),
     ...(fields.provides?.length ? { provides: fields.provides.map((a) => ({ name: a.name, description: a.description })) } : {}),
     ...(fields.gateway?.length ? { gateway: fields.gateway } : {}),

@@ -58,3 +58,25 @@ describe("YAML errors in plain words", () => {
     if (!parsed.ok) expect(parsed.error.message).not.toMatch(/put the value in quotes/);
   });
 });
+
+describe("YAML errors point at the line of the file that holds the mistake", () => {
+  // Lines are counted in the whole file: the opening `---` fence is line 1.
+  it.each([
+    ["an unclosed double quote on line 3", '---\nname: Reviewer\ndescription: "Reviews code\nmodel: offline\ntools: Read\n---\nPrompt.\n', 3],
+    ["an unclosed single quote on line 4, after a blank line", "---\nname: Reviewer\n\ndescription: 'Reviews code\nmodel: offline\n---\nPrompt.\n", 4],
+    ["an unclosed quote in a list item on line 4", '---\nname: Reviewer\ncapabilities:\n  - "code-review\n  - python\ndescription: Reviews.\n---\n', 4],
+    ["an unclosed [ on line 3", "---\nname: Reviewer\ntools: [Read, Grep\ndescription: Reviews.\n---\n", 3],
+    ["an unclosed { on line 2", "---\nextra: {a: 1\nname: Reviewer\ndescription: Reviews.\n---\n", 2],
+    ["an unclosed quote on line 3 of a CRLF file", '---\r\nname: Reviewer\r\ndescription: "Reviews code\r\nmodel: offline\r\n---\r\nPrompt.\r\n', 3],
+    ["an unclosed quote on line 3 of a file with a BOM and a ---yaml fence", '\uFEFF---yaml\nname: Reviewer\ndescription: "Reviews code\nmodel: offline\n---\n', 3],
+    ["a stray quote after a closed one on line 3", '---\nname: Reviewer\ndescription: "he said "hi" twice"\nmodel: offline\n---\n', 3],
+    ["a duplicate key on line 4", "---\nname: Reviewer\ndescription: Reviews.\nname: Again\n---\n", 4],
+  ])("%s", (_name, text, line) => {
+    const parsed = parseFrontmatter(text);
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.error.line).toBe(line);
+    const role = parseRoleFile("reviewer.md", text);
+    expect(role.kind).toBe("error");
+    if (role.kind === "error") expect(role.error.line).toBe(line);
+  });
+});

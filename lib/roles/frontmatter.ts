@@ -3,7 +3,7 @@
  * frontmatter with `yaml`, keeping the Document so callers can find each key's source lines.
  * Pure: no I/O. Nothing here changes a byte; joining the parts gives the input back.
  */
-import { LineCounter, parseDocument, type Document } from "yaml";
+import { isCollection, isScalar, LineCounter, parseDocument, visit, type Document, type YAMLError } from "yaml";
 
 /** The parts of a file with frontmatter. `bom + open + yaml + close + body` is the original text. */
 export interface FrontmatterParts {
@@ -203,6 +203,26 @@ function plainWordsHint(code: string, lineText: string): string | null {
 }
 
 /**
+ * Where the quote or bracket that a YAML error says is never closed was opened. `yaml` reports
+ * an unclosed `"`, `'`, `[` or `{` where it gave up looking for the closing one — the end of the
+ * frontmatter, or the next line that is not indented — but the mistake is on the line that
+ * opened it: the node that runs up to the error's position and began with that quote or bracket.
+ */
+function unclosedOpening(doc: Document.Parsed, error: YAMLError): number | undefined {
+  if (error.code !== "MISSING_CHAR" && error.code !== "BAD_INDENT") return undefined;
+  const at = error.pos[0];
+  let opened: number | undefined;
+  visit(doc, (_key, node) => {
+    const range = isScalar(node) || isCollection(node) ? node.range : undefined;
+    if (!range || range[1] !== at || range[0] >= at) return;
+    const quoted = isScalar(node) && (node.type === "QUOTE_DOUBLE" || node.type === "QUOTE_SINGLE");
+    // visit goes outer to inner: the innermost opener wins
+    if (quoted || (isCollection(node) && node.flow)) opened = range[0];
+  });
+  return opened;
+}
+
+/**
  * Splits and parses a file's frontmatter. YAML errors come back with their first message and
  * the file line they point at; nothing throws.
  */
@@ -224,7 +244,7 @@ export function parseFrontmatter(text: string): ParseFrontmatterResult {
   }
   const first = doc.errors[0];
   if (first) {
-    const yamlLine = lineCounter.linePos(first.pos[0]).line;
+    const yamlLine = lineCounter.linePos(unclosedOpening(doc, first) ?? first.pos[0]).line;
     const line = yamlLine + parts.firstLine - 1;
     const hint = plainWordsHint(first.code, parts.yaml.split("\n")[yamlLine - 1] ?? "");
     return { ok: false, error: { message: `YAML error: ${first.message.split("\n")[0]}${hint ? ` — ${hint}` : ""}`, line } };

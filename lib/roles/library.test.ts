@@ -79,6 +79,8 @@ describe("RoleLibrary.list and get", () => {
       capabilities: ["research"],
       tools: [],
       permissions: [],
+      // no permissions: key: the default, read
+      access: { permissions: ["read"], project_tools: ["list_files", "read_file", "search_files"] },
       color: "red",
       warnings: [],
     });
@@ -335,6 +337,25 @@ describe("RoleLibrary.seedFromRepo and the product's roles", () => {
       );
     }
     expect(await fresh.seedFromRepo(REPO_AGENTS)).toEqual([]);
+  });
+
+  it("lists what each role's agents are given: the shipped roles by permissions, Claude Code roles by tools:", async () => {
+    await lib.seedFromRepo(REPO_AGENTS);
+    await write("reader.md", "---\nname: Reader\ndescription: Reads.\ntools: Read, Grep, Glob\n---\n");
+    await write("editor.md", "---\nname: Editor\ndescription: Edits.\ntools: Edit, Write\n---\n");
+    await write("web.md", "---\nname: Web\ndescription: Browses.\ntools: WebFetch\npermissions: [read, write]\n---\n");
+    await write("plain.md", "---\nname: Plain\ndescription: No permissions key.\n---\n");
+    const access = new Map((await lib.list()).flatMap((e) => (e.kind === "role" ? [[e.id, e.access] as const] : [])));
+    const READ = ["list_files", "read_file", "search_files"];
+    expect(access.get("code-reviewer")).toEqual({ permissions: ["read"], project_tools: READ });
+    expect(access.get("ui-operator")).toEqual({ permissions: ["read", "write"], project_tools: [...READ, "write_file"] });
+    expect(access.get("full-stack-engineer")).toEqual({ permissions: ["read", "write", "execute"], project_tools: [...READ, "write_file", "run_command"] });
+    expect(access.get("reader")).toEqual({ permissions: ["read"], project_tools: READ });
+    expect(access.get("editor")).toEqual({ permissions: ["write"], project_tools: ["write_file"] });
+    // tools: alone decides: permissions: written beside it give nothing
+    expect(access.get("web")).toEqual({ permissions: [], project_tools: [] });
+    // no permissions: key reads by default, as the runtime does
+    expect(access.get("plain")).toEqual({ permissions: ["read"], project_tools: READ });
   });
 
   it("does nothing when the user has any role file, even a broken one", async () => {

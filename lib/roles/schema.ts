@@ -124,6 +124,11 @@ export const RoleListEntrySchema = z.discriminatedUnion("kind", [
     derived_capabilities: z.array(z.string()).optional(),
     tools: z.array(z.string()),
     permissions: z.array(z.string()),
+    /**
+     * What an agent of this role is given, as the runtime computes it (lib/roles/tool-mapping):
+     * with `tools:` they alone decide, without it `permissions:` (read by default) do.
+     */
+    access: z.object({ permissions: z.array(PermissionSchema), project_tools: z.array(z.string()) }),
     mcp_servers: z.array(z.string()).optional(),
     /** The abilities the role provides (`provides:`), by name and description. */
     provides: z.array(z.object({ name: z.string(), description: z.string() })).optional(),

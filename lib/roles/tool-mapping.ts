@@ -160,6 +160,15 @@ export function roleToolAccess(fields: { tools?: readonly string[] | undefined; 
   return { source: "explicit", permissions, file_tools, mappings };
 }
 
+/**
+ * The project tools a role's agents are offered — its file tools, then `run_command` with
+ * `execute` — what the role card counts. The team and shared-context tools every sub-agent has
+ * are not counted, nor an MCP server's or a gateway's tools (their lines show them).
+ */
+export function offeredProjectTools(access: RoleToolAccess): GrantedToolName[] {
+  return [...access.file_tools, ...(access.permissions.includes("execute") ? EXECUTE_TOOLS : [])];
+}
+
 /** The `tools:` names that earn a warning (unavailable, unknown, or an MCP server not declared), in file order. */
 export function toolWarnings(tools: readonly string[] | undefined, declaredServers?: ReadonlySet<string>): ToolMapping[] {
   return (tools ?? []).map((t) => mapToolName(t, declaredServers)).filter((m) => m.warning);

@@ -2,15 +2,26 @@ import "server-only";
 /**
  * Boot: takes the data folder's lock, clears temp files left by a crash, seeds roles and the
  * model registry. When another live server owns the folder, this server says so and exits
- * instead of serving two writers on one folder. Run once, by instrumentation.ts (through the
- * server's core, lib/server/get-app.ts).
+ * instead of serving two writers on one folder. Run once per process: scripts/serve.mjs runs it
+ * before it listens (so a second server on the folder says only that it cannot start, never
+ * "ready on" first), and instrumentation.ts (through the server's core, lib/server/get-app.ts;
+ * the only caller under `next dev`) gets the same run.
  */
-import { closeApp, getApp } from "./app";
+import { closeApp, getApp, type AstrionApp } from "./app";
 import { installBodyGuard } from "./body-guard";
 import { startEventLoopMonitor } from "./event-loop";
+import { processSingleton } from "./singleton";
 
-/** Boots the server: guards, the shutdown checkpoint, the app, and the resume of every active conversation. */
-export async function boot(): Promise<void> {
+/**
+ * Boots the server once per process: guards, the shutdown checkpoint, the app (its data folder's
+ * lock taken), then, in the background, the resume of every active conversation. Resolves once
+ * the app is started; a later call gets the first call's run.
+ */
+export function boot(): Promise<void> {
+  return processSingleton("boot", bootOnce);
+}
+
+async function bootOnce(): Promise<void> {
   // First, so the resume below is measured and the first request is already guarded.
   startEventLoopMonitor();
   installBodyGuard();
@@ -38,15 +49,23 @@ export async function boot(): Promise<void> {
     });
   }
 
+  let app: AstrionApp;
   try {
-    const app = await getApp();
-    // Local model servers are looked for in the background: start never waits for them.
-    void app.discovery.scan();
-    const resumed = await app.engine.resumeAll();
-    if (resumed > 0) console.log(`[astrion] resumed ${resumed} conversation(s) from disk`);
+    app = await getApp();
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    console.error(`[astrion] cannot start: ${message}`);
-    process.exit(1);
+    cannotStart(error);
   }
+  // Local model servers are looked for in the background: start never waits for them.
+  void app.discovery.scan();
+  // Neither does listening wait for every active conversation to resume (requests for one wait
+  // for it on their own).
+  void app.engine.resumeAll().then((resumed) => {
+    if (resumed > 0) console.log(`[astrion] resumed ${resumed} conversation(s) from disk`);
+  }, cannotStart);
+}
+
+function cannotStart(error: unknown): never {
+  const message = error instanceof Error ? error.message : String(error);
+  console.error(`[astrion] cannot start: ${message}`);
+  process.exit(1);
 }

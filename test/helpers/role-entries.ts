@@ -16,6 +16,7 @@ export function roleEntry(id: string, capabilities: string[], permissions: strin
     capabilities,
     tools: [],
     permissions,
+    access: { permissions: permissions.filter((p) => p === "read" || p === "write" || p === "execute"), project_tools: [] },
     warnings: [],
   };
 }

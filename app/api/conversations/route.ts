@@ -1,4 +1,4 @@
-import { CreateConversationBodySchema, ListConversationsQuerySchema, ConversationListSchema, ConversationResponseSchema } from "@/lib/contracts/http";
+import { CreateConversationBodySchema, ListConversationsQuerySchema, ConversationListSchema, CreatedConversationResponseSchema } from "@/lib/contracts/http";
 import { ValidationError } from "@/lib/contracts/errors";
 import { enforceRateLimit } from "@/lib/governance/rate-limit";
 import { answer, parseWith, queryOf, readBody, route } from "@/lib/http";
@@ -14,12 +14,15 @@ export const GET = route(async (request) => {
   return answer(ConversationListSchema, await app.store.list(query));
 });
 
-/** Starts a new conversation; answers its metadata. */
+/**
+ * Starts a new conversation; answers its metadata. With a `goal`, the goal is the person's first
+ * message to the Team Leader, and the team starts on it (as a message sent from its page would).
+ */
 export const POST = route(async (request) => {
   const { loadRegistry, resolveModel } = await serverCore();
   const app = await getApp();
   enforceRateLimit("entry", app.entryLimiter);
-  const body = await readBody(request, CreateConversationBodySchema);
+  const { goal, ...body } = await readBody(request, CreateConversationBodySchema);
   const registry = await loadRegistry(app.root);
   const modelKey = body.model_key ?? registry.default;
   try {
@@ -28,5 +31,7 @@ export const POST = route(async (request) => {
     throw new ValidationError((error as Error).message, [{ path: "model_key", message: (error as Error).message }]);
   }
   const conversation = await app.store.create({ ...body, model_key: modelKey });
-  return answer(ConversationResponseSchema, { conversation }, { status: 201 });
+  if (!goal) return answer(CreatedConversationResponseSchema, { conversation }, { status: 201 });
+  const started = await app.engine.withRun(conversation.id, (run) => run.postUserMessage(goal));
+  return answer(CreatedConversationResponseSchema, { conversation: await app.store.get(conversation.id), started }, { status: 201 });
 });
