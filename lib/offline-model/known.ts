@@ -9,8 +9,12 @@ import type { ChatMessage } from "@/lib/models/types";
 import { describeFile, type FileFacts } from "./files";
 import { pastCalls, type PastCall } from "./history";
 import {
+  commandNote,
+  commandOf,
+  commandOutcome,
   failureNote,
   failureOf,
+  type CommandOutcome,
   fileFactsOf,
   fileNote,
   listingNote,
@@ -23,14 +27,10 @@ import {
   type ListingDigest,
   type SearchDigest,
 } from "./notes";
+import { baseOf, importGraph, listingShape, type Entry } from "./project-map";
 import { isRecord, str } from "./text";
 
-/** One entry of a listing. */
-export interface Entry {
-  path: string;
-  type: string;
-  size?: number;
-}
+export type { Entry } from "./project-map";
 
 /** Picks the entries of a listing worth noting (most relevant first). */
 export type ListingPicker = (entries: readonly Entry[]) => { dirs: string[]; files: string[]; tests: string[] };
@@ -51,6 +51,8 @@ export interface Known {
   fresh: string[];
   /** The answer to the agent's question, once it came back. */
   asked?: { answer?: string; answeredBy?: string; error?: string };
+  /** The command run for the goal (`run_command`), once asked for: its outcome once it came back. */
+  command?: CommandOutcome;
   /** The report call, once made (and whether it failed). */
   reported?: { at: number; error?: string; count: number };
 }
@@ -94,7 +96,12 @@ function matchesOf(c: PastCall): Array<{ path: string; line: number; text: strin
   });
 }
 
-function searchDigest(c: PastCall): SearchDigest {
+/** True for a search of import lines (its digest keeps the modules imported most). */
+export function isImportQuery(query: string): boolean {
+  return /^(import |from |require\()$/.test(query);
+}
+
+function searchDigest(c: PastCall, topLevel: ReadonlySet<string>): SearchDigest {
   const ms = matchesOf(c);
   const hits: SearchDigest["hits"] = [];
   const perFile = new Map<string, number>();
@@ -105,7 +112,9 @@ function searchDigest(c: PastCall): SearchDigest {
     hits.push({ path: m.path, line: m.line });
   }
   const path = typeof c.args.path === "string" && c.args.path ? c.args.path : undefined;
-  return { query: String(c.args.query ?? ""), ...(path ? { path } : {}), matches: ms.length, omitted: omittedOf(c.result), hits, ...(ms[0]?.text ? { first: ms[0].text.trim() } : {}) };
+  const query = String(c.args.query ?? "");
+  const modules = isImportQuery(query) ? importGraph(ms, topLevel) : [];
+  return { query, ...(path ? { path } : {}), matches: ms.length, omitted: omittedOf(c.result), hits, ...(ms[0]?.text ? { first: ms[0].text.trim() } : {}), ...(modules.length ? { modules } : {}) };
 }
 
 /**
@@ -125,6 +134,12 @@ export function knownState(messages: readonly ChatMessage[], taskIdx: number, pi
     const file = fileFactsOf(n);
     const listing = file ? null : listingOf(n);
     const search = file || listing ? null : searchOf(n);
+    const ran = file || listing || search ? null : commandOf(n);
+    if (ran) {
+      k.command = ran;
+      k.done.add("ran");
+      continue;
+    }
     const failure = file || listing || search ? null : failureOf(n);
     if (file) k.files.push(file);
     else if (listing) k.listings.push(listing);
@@ -139,6 +154,19 @@ export function knownState(messages: readonly ChatMessage[], taskIdx: number, pi
   for (const c of calls) {
     if (c.name === "report_to_leader") {
       k.reported = { at: c.at, count: (k.reported?.count ?? 0) + 1, ...(c.error ? { error: c.error } : {}) };
+      continue;
+    }
+    if (c.name === "run_command") {
+      k.done.add("ran");
+      if (c.resultText === undefined) {
+        k.command ??= { command: String(c.args.command ?? ""), pending: true };
+        continue;
+      }
+      const outcome = commandOutcome(String(c.args.command ?? ""), c);
+      if (!k.command || k.command.pending) {
+        k.command = outcome;
+        k.fresh.push(commandNote(outcome));
+      }
       continue;
     }
     if (c.name === "ask_master") {
@@ -168,11 +196,14 @@ export function knownState(messages: readonly ChatMessage[], taskIdx: number, pi
     } else if (c.name === "list_files") {
       const entries = entriesOf(c);
       const picked = pick(entries);
-      const digest: ListingDigest = { path: normalPath(c.args.path), entries: entries.length, omitted: omittedOf(c.result), ...picked };
+      const digest: ListingDigest = { path: normalPath(c.args.path), entries: entries.length, omitted: omittedOf(c.result), ...picked, ...listingShape(entries) };
       k.listings.push(digest);
       k.fresh.push(listingNote(digest));
     } else if (c.name === "search_files") {
-      const digest = searchDigest(c);
+      // the project's own top-level folders (and those under src/): an absolute Python import of one is internal
+      const topLevel = new Set(k.listings.flatMap((l) => (l.path === "." || l.path === "src" ? l.dirs.map(baseOf) : [])));
+      for (const e of k.entries) if (e.type === "dir" && (!e.path.includes("/") || e.path.startsWith("src/"))) topLevel.add(baseOf(e.path));
+      const digest = searchDigest(c, topLevel);
       k.searches.push(digest);
       k.fresh.push(searchNote(digest));
     }
