@@ -69,6 +69,7 @@ const en = {
   testCommand: (cmd: string) => `test command \`${cmd}\``,
   noTestScript: "package.json has no `test` script",
   testFiles: (n: number, names: string) => `${n} test ${s(n, "file", "files")} seen (${names})`,
+  testDirs: (names: string) => `test ${names.includes(",") || names.includes(" and ") ? "folders" : "folder"} ${names}`,
   noTestFiles: "no test files in the folders listed",
   todos: (items: string) => `Open notes: ${items}.`,
   risks: (items: string) => `Risky patterns: ${items}.`,
@@ -81,7 +82,7 @@ const en = {
   searchFailed: (q: string, error: string) => `Search ${q} failed: ${error}.`,
   listFailed: (error: string) => `Could not list the project folder: ${error}.`,
   readFailed: (path: string, error: string) => `Could not read \`${path}\`: ${error} — skipped.`,
-  file: (path: string, lines: number, cut: boolean, quote: string | undefined, defines: string) => `\`${path}\` (${lines} ${s(lines, "line", "lines")}${cut ? ", truncated" : ""})${quote ? `: "${quote}"` : ""}${defines ? `${quote ? "; " : ": "}defines ${defines}` : ""}.`,
+  file: (path: string, lines: number, cut: boolean, quote: string | undefined, defines: string) => `\`${path}\` (${cut ? `first ${lines} ${s(lines, "line", "lines")} shown` : `${lines} ${s(lines, "line", "lines")}`})${quote ? `: "${quote}"` : ""}${defines ? `${quote ? "; " : ": "}defines ${defines}` : ""}.`,
   ran: (cmd: string, code: number | null | undefined, timedOut: boolean, tail: string | undefined, ms: number | undefined) =>
     `I ran \`${cmd}\`: ${timedOut ? "it timed out" : `exit code ${code ?? "none"}${code === 0 ? " (passed)" : " (failed)"}`}${ms !== undefined ? ` in ${(ms / 1000).toFixed(1)} s` : ""}${tail ? `; the output ends with "${tail}"` : "; no output"}.`,
   refused: (cmd: string, why: string) => `I asked to run \`${cmd}\`, and it was refused (${why}); it did not run.`,
@@ -183,6 +184,7 @@ const zh: typeof en = {
   testCommand: (cmd) => `测试命令 \`${cmd}\``,
   noTestScript: "package.json 没有 `test` 脚本",
   testFiles: (n, names) => `看到 ${n} 个测试文件（${names}）`,
+  testDirs: (names) => `测试文件夹 ${names}`,
   noTestFiles: "列出的文件夹中没有测试文件",
   todos: (items) => `待办注释：${items}。`,
   risks: (items) => `有风险的写法：${items}。`,
@@ -195,7 +197,7 @@ const zh: typeof en = {
   searchFailed: (q, error) => `搜索 ${q} 失败：${error}。`,
   listFailed: (error) => `无法列出项目文件夹：${error}。`,
   readFailed: (path, error) => `无法读取 \`${path}\`：${error}——已跳过。`,
-  file: (path, lines, cut, quote, defines) => `\`${path}\`（${lines} 行${cut ? "，已截断" : ""}）${quote ? `：“${quote}”` : ""}${defines ? `${quote ? "；" : "："}定义了 ${defines}` : ""}。`,
+  file: (path, lines, cut, quote, defines) => `\`${path}\`（${cut ? `显示了前 ${lines} 行` : `${lines} 行`}）${quote ? `：“${quote}”` : ""}${defines ? `${quote ? "；" : "："}定义了 ${defines}` : ""}。`,
   ran: (cmd, code, timedOut, tail, ms) =>
     `我运行了 \`${cmd}\`：${timedOut ? "超时了" : `退出码 ${code ?? "无"}${code === 0 ? "（通过）" : "（失败）"}`}${ms !== undefined ? `，用时 ${(ms / 1000).toFixed(1)} 秒` : ""}${tail ? `；输出结尾是“${tail}”` : "；没有输出"}。`,
   refused: (cmd, why) => `我请求运行 \`${cmd}\`，被拒绝了（${why}）；命令没有运行。`,

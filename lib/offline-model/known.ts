@@ -12,6 +12,7 @@ import {
   commandNote,
   commandOf,
   commandOutcome,
+  didOf,
   failureNote,
   failureOf,
   type CommandOutcome,
@@ -49,6 +50,8 @@ export interface Known {
   step: number;
   /** Notes to write now: results in view that no note holds yet. */
   fresh: string[];
+  /** The text of the note of each call noted (by its key: `read README.md`, `listed .`). */
+  noteOf: Map<string, string>;
   /** The answer to the agent's question, once it came back. */
   asked?: { answer?: string; answeredBy?: string; error?: string };
   /** The command run for the goal (`run_command`), once asked for: its outcome once it came back. */
@@ -122,9 +125,14 @@ function searchDigest(c: PastCall, topLevel: ReadonlySet<string>): SearchDigest 
  * `taskIdx`. `pick` chooses what a listing's note keeps.
  */
 export function knownState(messages: readonly ChatMessage[], taskIdx: number, pick: ListingPicker): Known {
-  const k: Known = { done: new Set(), listings: [], files: [], searches: [], failed: [], entries: [], step: 0, fresh: [] };
+  const k: Known = { done: new Set(), listings: [], files: [], searches: [], failed: [], entries: [], step: 0, fresh: [], noteOf: new Map() };
   const noted = new Set<string>();
   for (const text of privateNotes(messages)) {
+    const did = didOf(text);
+    if (did) {
+      for (const key of did) k.done.add(key);
+      continue;
+    }
     const step = stepOf(text);
     if (step !== null) {
       k.step = Math.max(k.step, step);
@@ -148,7 +156,10 @@ export function knownState(messages: readonly ChatMessage[], taskIdx: number, pi
     const key = failure ? failure.key : n.head;
     // a digest note, or the runtime's note of a call (`read a.ts`): either way the call was made
     k.done.add(key);
-    if (file || listing || search || failure) noted.add(key);
+    if (file || listing || search || failure) {
+      noted.add(key);
+      k.noteOf.set(key, text);
+    }
   }
   const calls = pastCalls(messages, taskIdx);
   for (const c of calls) {
@@ -190,15 +201,20 @@ export function knownState(messages: readonly ChatMessage[], taskIdx: number, pi
         k.fresh.push(failureNote(key, "unreadable result"));
         continue;
       }
-      const facts = describeFile(str(c.result, "path") ?? normalPath(c.args.path), content, isRecord(c.result) && c.result.truncated === true);
+      // a result the context window cut ends with its note and a partial line: both are left out
+      const cutAt = content.search(/\n…\[cut to fit the context budget[^\]\n]*\]\s*$/);
+      const shown = cutAt >= 0 ? content.slice(0, content.lastIndexOf("\n", cutAt - 1) + 1) : content;
+      const facts = describeFile(str(c.result, "path") ?? normalPath(c.args.path), shown, cutAt >= 0 || (isRecord(c.result) && c.result.truncated === true));
       k.files.push(facts);
       k.fresh.push(fileNote(facts));
+      k.noteOf.set(key, fileNote(facts));
     } else if (c.name === "list_files") {
       const entries = entriesOf(c);
       const picked = pick(entries);
       const digest: ListingDigest = { path: normalPath(c.args.path), entries: entries.length, omitted: omittedOf(c.result), ...picked, ...listingShape(entries) };
       k.listings.push(digest);
       k.fresh.push(listingNote(digest));
+      k.noteOf.set(key, listingNote(digest));
     } else if (c.name === "search_files") {
       // the project's own top-level folders (and those under src/): an absolute Python import of one is internal
       const topLevel = new Set(k.listings.flatMap((l) => (l.path === "." || l.path === "src" ? l.dirs.map(baseOf) : [])));

@@ -69,7 +69,7 @@ export function fileNote(f: FileFacts): string {
   const flag = (x: Flag) => `${x.line} ${clip(x.why, 40)} | ${clip(x.text, 30)}`;
   return noteLine(`read ${f.path}`, [
     ["lines", f.lines],
-    ["quote", f.quote ? clip(f.quote, 70) : undefined],
+    ["quote", f.quote ? clip(f.quote, 50) : undefined],
     ["pkg", f.packageName],
     ["exports", f.exports.slice(0, 3).map((e, i) => (f.exportLines[i] ? `${e}@${f.exportLines[i]}` : e)).join(", ")],
     ["entries", f.entries.map((e) => `${e.field.replace(/[=,]/g, " ")}=${e.path}`).join(", ")],
@@ -78,7 +78,7 @@ export function fileNote(f: FileFacts): string {
     ...f.risks.slice(0, 2).map((r) => ["risk", flag(r)] as const),
     // the test and build commands first: they are the test setup every report states
     ["scripts", Object.entries(f.scripts).sort(([a], [b]) => Number(b === "test" || b === "build") - Number(a === "test" || a === "build")).slice(0, 4).map(([k, v]) => `${k}=${clip(v, k === "test" || k === "build" ? 60 : 25).replace(/,/g, " ")}`).join(", ")],
-    ["headings", f.headings.slice(0, 4).map((h) => clip(h.replace(/,/g, " "), 30)).join(", ")],
+    ["headings", f.headings.slice(0, 4).map((h) => clip(h.replace(/,/g, " "), 20)).join(", ")],
     ["colors", f.colors.slice(0, 6).join(", ")],
     ["css", f.path.match(/\.(css|scss|sass|less)$/i) ? `${f.media ? "media" : "no-media"} ${f.focus ? "focus" : "no-focus"}` : undefined],
     ["noalt", f.imagesWithoutAlt || undefined],
@@ -150,16 +150,26 @@ export interface ListingDigest {
   testCount: number;
 }
 
-/** The note of a listing. */
+/** `path` relative to the listed folder `dir` (the note is shorter; {@link listingOf} puts it back). */
+function rel(dir: string, path: string): string {
+  return dir !== "." && path.startsWith(`${dir}/`) ? path.slice(dir.length + 1) : path;
+}
+
+function unrel(dir: string, name: string): string {
+  return dir === "." ? name : `${dir}/${name}`;
+}
+
+/** The note of a listing (names relative to the folder: every note shares the private slice's budget). */
 export function listingNote(d: ListingDigest): string {
+  const names = (xs: readonly string[], n: number) => xs.slice(0, n).map((x) => rel(d.path, x)).join(", ");
   return noteLine(`listed ${d.path}`, [
     ["entries", d.entries],
     ["omitted", d.omitted || undefined],
-    ["dirs", d.dirs.join(", ")],
-    ["files", d.files.join(", ")],
-    ["tests", d.tests.join(", ")],
+    ["dirs", names(d.dirs, 8)],
+    ["files", names(d.files, 4)],
+    ["tests", names(d.tests, 2)],
     ["ntests", d.testCount || undefined],
-    ["kinds", d.kinds.join(", ")],
+    ["kinds", d.kinds.slice(0, 3).join(", ")],
     ["marks", d.marks.join(", ")],
   ]);
 }
@@ -168,13 +178,14 @@ export function listingNote(d: ListingDigest): string {
 export function listingOf(n: ParsedNote): ListingDigest | null {
   const path = /^listed (.+)$/.exec(n.head)?.[1];
   if (!path || !n.fields.has("entries")) return null;
+  const names = (key: string) => list(n, key).map((x) => unrel(path, x));
   return {
     path,
     entries: Number(first(n, "entries")),
     omitted: Number(first(n, "omitted") ?? 0),
-    dirs: list(n, "dirs"),
-    files: list(n, "files"),
-    tests: list(n, "tests"),
+    dirs: names("dirs"),
+    files: names("files"),
+    tests: names("tests"),
     testCount: Number(first(n, "ntests") ?? 0),
     kinds: list(n, "kinds"),
     marks: list(n, "marks"),
@@ -199,7 +210,7 @@ export function searchNote(d: SearchDigest): string {
   return noteLine(`searched "${d.query}"${d.path ? ` in ${d.path}` : ""}`, [
     ["matches", d.matches],
     ["omitted", d.omitted || undefined],
-    ["hits", d.hits.map((h) => `${h.path}:${h.line}`).join(", ")],
+    ["hits", d.hits.slice(0, 4).map((h) => `${h.path}:${h.line}`).join(", ")],
     ["first", d.first ? clip(d.first, 60) : undefined],
     ["modules", d.modules?.map((m) => `${m.module}*${m.files}@${m.at.path}:${m.at.line}`).join(", ")],
   ]);
@@ -292,6 +303,41 @@ export function commandOf(n: ParsedNote): CommandOutcome | null {
     ...(first(n, "refused") ? { refused: first(n, "refused") } : {}),
     ...(ms ? { durationMs: Number(ms) } : {}),
   };
+}
+
+// ------------------------------------------------------------------ what was done
+
+const DID: ReadonlyArray<[string, string]> = [["read ", "did read: "], ["listed ", "did list: "], ["searched ", "did search: "]];
+
+/**
+ * Notes that name every call made so far (`did read: a.ts | b.ts`), written again at every step:
+ * the newest notes are the ones the private slice keeps, so however many older notes its budget
+ * leaves out, the agent still knows what it did and never does it twice.
+ */
+export function didNotes(done: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (const [prefix, head] of DID) {
+    const items = [...done].filter((d) => d.startsWith(prefix)).map((d) => d.slice(prefix.length));
+    let line = "";
+    for (const item of items) {
+      const next = line ? `${line} | ${item}` : `${head}${item}`;
+      if (next.length > 380 && line) {
+        out.push(line);
+        line = `${head}${item}`;
+      } else line = next;
+    }
+    if (line) out.push(line);
+  }
+  const flags = ["asked", "ran"].filter((f) => done.has(f));
+  if (flags.length) out.push(`did: ${flags.join(" | ")}`);
+  return out;
+}
+
+/** The call keys a {@link didNotes} note names (null when `text` is not one). */
+export function didOf(text: string): string[] | null {
+  if (text.startsWith("did: ")) return text.slice(5).split(" | ");
+  for (const [prefix, head] of DID) if (text.startsWith(head)) return text.slice(head.length).split(" | ").map((x) => `${prefix}${x}`);
+  return null;
 }
 
 /** The note that counts the agent's model calls for its task. */

@@ -109,8 +109,11 @@ export function resolveImport(from: string, text: string, topLevel: ReadonlySet<
     return null;
   }
   const spec = jsSpecifier(text);
-  if (!spec || !spec.startsWith(".")) return null;
-  return normalize(`${dir}/${spec}`).replace(/\.(c|m)?(j|t)sx?$/, "").replace(/\/index$/, "") || null;
+  if (!spec) return null;
+  // `@/x` and `~/x`: the usual aliases of the project root (tsconfig paths)
+  const alias = /^[@~]\//.test(spec) ? spec.slice(2) : null;
+  if (alias === null && !spec.startsWith(".")) return null;
+  return normalize(alias ?? `${dir}/${spec}`).replace(/\.(c|m)?(j|t)sx?$/, "").replace(/\/index$/, "") || null;
 }
 
 /**

@@ -17,17 +17,20 @@ export const MAX_READS = 8;
 /** Files read in one call. */
 const READS_PER_STEP = 3;
 /** Characters of the files read in one call, when their sizes are known (what one scene item keeps uncut). */
-const READ_STEP_CHARS = 5_000;
+const READ_STEP_CHARS = 4_000;
 /** The size assumed for a file whose size no listing in view gave. */
 const UNKNOWN_SIZE = 2_000;
 /** Folders listed for one task. */
-const MAX_LISTS = 6;
+const MAX_LISTS = 5;
 /** Searches for one task. */
 const MAX_SEARCHES = 3;
 
 const BINARY = /\.(png|jpe?g|gif|ico|webp|bmp|svg|woff2?|ttf|otf|eot|pdf|zip|gz|tgz|tar|mp3|mp4|mov|exe|dll|so|dylib|bin|wasm|pyc|class|jar|lockb)$/i;
 /** Files that start a program: worth reading to see how the parts fit. */
 const ENTRY_NAME = /^(index|main|app|server|cli|mod|lib|__init__|__main__|setup)\.[a-z0-9]+$/i;
+
+/** Folder names every project has: a goal naming `src/x` says nothing about other folders named src. */
+const STRUCTURAL = new Set(["src", "lib", "app", "apps", "dist", "build", "test", "tests", "packages", "docs", "source", "pkg"]);
 
 /** A tool call the agent will make. */
 export interface PlannedCall {
@@ -71,7 +74,8 @@ function codeShape(k: Known): CodeShape {
 function scorer(kind: RoleKind, goal: string, hits: ReadonlyMap<string, number>, shape: CodeShape) {
   const taskTokens = tokenize(goal);
   const named = goalPaths(goal);
-  const overlap = (path: string) => nameTokens(path).filter((t) => taskTokens.has(t)).length * 3;
+  // the goal's words in a name, not counting the usual folder names ("src" of `src/billing` is no sign)
+  const overlap = (path: string) => [...tokenize(nameTokens(path).filter((t) => !STRUCTURAL.has(t)).join(" "))].filter((t) => taskTokens.has(t)).length * 3;
   const codeFolder = (path: string): number | null => {
     // the folders a file is in: vendored never; built output only when there is no source
     const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : "";
@@ -93,12 +97,13 @@ function scorer(kind: RoleKind, goal: string, hits: ReadonlyMap<string, number>,
       let sc = 0;
       if (fk === "readme") sc += top ? 6 : 1;
       if (fk === "manifest" || baseOf(e.path) === "setup.py") sc += top ? 5 : 2;
-      if (fk === "source") sc += 1 + folder;
+      const uiFile = fk === "markup" || fk === "style" || ["tsx", "jsx", "vue", "svelte"].includes(ext);
+      if (fk === "source") sc += kind === "ui" && !uiFile ? 0 : 1 + folder;
       if (e.path.endsWith(".d.ts")) sc -= 3;
       if (shape.entries.has(e.path)) sc += 8;
       if (fk === "source" && ENTRY_NAME.test(baseOf(e.path))) sc += 3;
       if (isTestPath(e.path)) sc += kind === "testing" ? 4 : 1;
-      if (kind === "ui" && (fk === "markup" || fk === "style" || ["tsx", "jsx", "vue", "svelte"].includes(ext))) sc += 4;
+      if (kind === "ui" && uiFile) sc += 6;
       if (kind === "docs" && (fk === "readme" || fk === "doc")) sc += 3;
       if (kind === "testing" && /(vitest|jest|playwright|pytest|karma)\.config|^pytest\.ini$|conftest\.py$/.test(e.path)) sc += 2;
       if (/^(gnu)?makefile$/i.test(baseOf(e.path)) && top) sc += 1;
@@ -117,7 +122,7 @@ function scorer(kind: RoleKind, goal: string, hits: ReadonlyMap<string, number>,
       else if (role === "other") sc += depth === 1 ? 3 : 2;
       if (role === "aside") {
         const base = baseOf(e.path).toLowerCase();
-        if (kind === "testing" && /^(test|tests|__tests__|spec|e2e)$/.test(base)) sc += 4;
+        if (/^(test|tests|__tests__|spec|e2e)$/.test(base)) sc += kind === "testing" ? 4 : 2;
         else if (kind === "docs" && /^(docs|doc|documentation)$/.test(base)) sc += 4;
         else if (kind === "ui" && /^(public|static|assets)$/.test(base)) sc += 3;
         else sc -= 1;
@@ -243,13 +248,18 @@ export function plan(s: Situation, k: Known, offered: ReadonlySet<string>): Plan
   // A step's reads share one scene item: files that together fit its share are read together.
   let planned = 0;
   const testRead = k.files.some((f) => f.isTest);
-  const files = ranked("file");
+  // The README and the manifests at the top say what the project claims, how it is built and
+  // tested, and where its code starts: read first, whatever else scores high.
+  const basics = [...seen.values()]
+    .filter((e) => e.type === "file" && !e.path.includes("/") && (["readme", "manifest"].includes(fileKind(e.path)) || e.path === "setup.py" || (s.run !== null && /^(gnu)?makefile$/i.test(e.path))))
+    .map((e) => e.path);
+  const files = [...basics, ...ranked("file").filter((f) => !basics.includes(f))];
   // one test file among the reads, so the report can say what the tests cover
   const firstTest = !testRead && s.kind !== "testing" && count("read ") >= 3 ? files.find((f) => isTestPath(f)) : undefined;
   for (const path of [...(firstTest ? [firstTest] : []), ...files]) {
     if (out.filter((c) => c.name === "read_file").length >= Math.min(READS_PER_STEP, readsLeft)) break;
     const size = seen.get(path)?.size ?? UNKNOWN_SIZE;
-    if (out.length > 0 && planned + size > READ_STEP_CHARS) continue;
+    if (out.some((c) => c.name === "read_file") && planned + size > READ_STEP_CHARS) continue;
     if (add("read_file", { path })) planned += size;
   }
   if (count("listed ") < MAX_LISTS) {
@@ -257,7 +267,7 @@ export function plan(s: Situation, k: Known, offered: ReadonlySet<string>): Plan
     const dir = ranked("dir").find((d) => !listed.has(d) && ![...listed].some((l) => l.startsWith(`${d}/`)));
     const dirScoreNow = dir ? (score.dir({ path: dir, type: "dir" }) ?? 0) : 0;
     // Descend when the folder is clearly where the code or the goal is, or nothing here is worth reading.
-    if (dir && (dirScoreNow >= 2 || out.length === 0)) add("list_files", { path: dir });
+    if (dir && (dirScoreNow >= 2 || (out.length === 0 && k.files.length === 0))) add("list_files", { path: dir });
   }
 
   const searches = k.searches.length + k.failed.filter((f) => f.key.startsWith("searched")).length;
@@ -275,9 +285,17 @@ export function plan(s: Situation, k: Known, offered: ReadonlySet<string>): Plan
     const codeRead = k.files.some((f) => fileKind(f.path) === "source");
     const usesRequire = k.files.some((f) => f.path.endsWith(".cjs")) && !k.files.some((f) => /\.(mjs|ts|tsx)$/.test(f.path));
     const importQuery = k.files.some((f) => f.path.endsWith(".py")) ? "import " : usesRequire ? "require(" : "import ";
+    const definedNames = new Set(k.files.flatMap((f) => f.exports));
+    const identifierSearched = k.searches.some((q) => definedNames.has(q.query));
+    const importSearched = k.searches.some((q) => q.modules || /^(import |require\()$/.test(q.query));
     if (term && k.searches.length === 0) add("search_files", goalDir ? { query: term, path: goalDir } : { query: term });
-    else if (defined && codeRead) add("search_files", { query: defined });
-    else if (codeRead && !k.searches.some((q) => q.modules || /^(import |require\()$/.test(q.query))) add("search_files", { query: importQuery });
+    else if (defined && codeRead && !identifierSearched) add("search_files", { query: defined });
+    else if (codeRead && !importSearched) {
+      // in the folder that holds the code, so the lines found are the code's own
+      const codeFile = k.files.find((f) => fileKind(f.path) === "source" && !f.isTest && f.path.includes("/")) ?? k.files.find((f) => fileKind(f.path) === "source" && f.path.includes("/"));
+      const where = goalDir ?? codeFile?.path.split("/")[0];
+      add("search_files", where ? { query: importQuery, path: where } : { query: importQuery });
+    }
     else if (term) add("search_files", { query: term });
   }
   return out;

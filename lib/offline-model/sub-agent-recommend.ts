@@ -24,14 +24,15 @@ export interface Evidence {
 /** Two to four recommendations for the role, from what was found. */
 export function recommend(s: ReportSituation, k: Known, t: AgentText, e: Evidence): string[] {
   const recs: string[] = [];
-  const read = new Set(k.files.map((f) => f.path));
+  // every file read, its note kept or not: none is suggested as still to read
+  const read = new Set([...k.files.map((f) => f.path), ...[...k.done].filter((d) => d.startsWith("read ")).map((d) => d.slice(5))]);
   const answer = k.asked?.answer;
   if (answer) recs.push(t.recAnswer(clip(answer, 100)));
   const c = k.command;
   if (c && !c.pending && !c.refused) recs.push(c.exitCode === 0 && !c.timedOut ? t.recRunAgain(c.command) : t.recFixFailing(c.command));
   else if (c?.refused) recs.push(t.recRunIt(c.command));
   const hits = new Map<string, number>();
-  for (const q of k.searches) for (const h of q.hits) if (!read.has(h.path)) hits.set(h.path, (hits.get(h.path) ?? 0) + 1);
+  for (const q of k.searches) for (const h of q.hits) if (!read.has(h.path) && fileKind(h.path) === "source") hits.set(h.path, (hits.get(h.path) ?? 0) + 1);
   // the file with most search hits that was not read yet
   const hot = [...hits.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0];
   const core = k.searches.flatMap((q) => q.modules ?? []).find((m) => m.files >= 2);
@@ -61,7 +62,7 @@ export function recommend(s: ReportSituation, k: Known, t: AgentText, e: Evidenc
       recs.push(e.readme ? t.recRecord(e.readme.path) : t.recWriteReadme);
       break;
     case "testing":
-      if (e.pkg && !e.pkg.scripts.test) recs.push(t.recTestScript);
+      if (e.pkg && !e.pkg.scripts.test && !e.pkg.finding.includes(", truncated)")) recs.push(t.recTestScript);
       recs.push(e.defs.length ? t.recCover(t.list(e.defs.slice(0, 3).map((d) => `\`${d.name}\` (\`${at(d)}\`)`))) : t.recCoverMain);
       if (k.listings.every((l) => l.testCount === 0) && !k.files.some((f) => f.isTest)) recs.push(t.recTestFolder);
       break;

@@ -7,7 +7,7 @@
  * cites was in a result, with the text that line holds. Pure.
  */
 import { agentText, riskWhy, type AgentText } from "./agent-text";
-import { fileKind, type FileFacts } from "./files";
+import { fileKind, isTestPath, type FileFacts } from "./files";
 import type { OfflineDecision } from "./history";
 import type { Known } from "./known";
 import { dirRole } from "./project-map";
@@ -24,7 +24,8 @@ export function definitions(facts: readonly FileFacts[]): Array<{ name: string; 
   return facts
     .flatMap((f) => f.exports.map((name, i) => ({ name, path: f.path, line: f.exportLines[i] ?? 0 })))
     .filter((d) => d.line > 0)
-    .sort((a, b) => Number(/^[A-Z0-9_]+$/.test(a.name)) - Number(/^[A-Z0-9_]+$/.test(b.name)));
+    // the code's own before test helpers, functions and classes before constants
+    .sort((a, b) => Number(isTestPath(a.path)) - Number(isTestPath(b.path)) || Number(/^[A-Z0-9_]+$/.test(a.name)) - Number(/^[A-Z0-9_]+$/.test(b.name)));
 }
 
 /** The structure lines: top level, folders, where the code is, entry points, imports, tests. */
@@ -70,9 +71,13 @@ export function testFilesOf(k: Known): { files: string[]; count: number } {
 function testSetup(k: Known, t: AgentText, lang: Lang): string {
   const pkg = k.files.find((f) => f.path === "package.json");
   const tests = testFilesOf(k);
+  const root = k.listings.find((l) => l.path === ".");
+  const testDirs = (root?.dirs ?? []).filter((d) => /^(test|tests|__tests__|spec|e2e)$/i.test(d));
   const parts = [
-    pkg?.scripts.test ? t.testCommand(pkg.scripts.test) : pkg ? t.noTestScript : "",
-    tests.count ? t.testFiles(tests.count, code(tests.files, 4, t)) : t.noTestFiles,
+    // a package.json seen only in part may have its scripts in the part not seen
+    pkg?.scripts.test ? t.testCommand(pkg.scripts.test) : pkg && !pkg.finding.includes(", truncated)") ? t.noTestScript : "",
+    testDirs.length ? t.testDirs(code(testDirs.map((d) => `${d}/`), 3, t)) : "",
+    tests.count ? t.testFiles(tests.count, code(tests.files, 4, t)) : testDirs.length ? "" : t.noTestFiles,
   ].filter(Boolean);
   return t.testSetup(parts.join(lang === "zh" ? "；" : "; "));
 }

@@ -157,7 +157,8 @@ export function nameTokens(name: string): string[] {
  * "whether", "suite") is never one. Chinese terms count through their usual English name.
  */
 export function goalTerms(goal: string, vocabulary: ReadonlySet<string>): string[] {
-  const raw = goal.match(/[A-Za-z_][\w.-]*/g) ?? [];
+  // a path the goal names is listed, not searched for: its words are not terms
+  const raw = goal.replace(/\S*\/\S*/g, " ").match(/[A-Za-z_][\w.-]*/g) ?? [];
   const out: string[] = [];
   const add = (w: string) => {
     if (w && !out.includes(w)) out.push(w);

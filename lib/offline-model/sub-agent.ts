@@ -13,9 +13,10 @@
  */
 import type { ChatRequest } from "@/lib/models/types";
 import { agentText } from "./agent-text";
+import { fileKind } from "./files";
 import { toolNames, type OfflineDecision } from "./history";
-import { knownState } from "./known";
-import { stepNote } from "./notes";
+import { callKey, knownState } from "./known";
+import { didNotes, stepNote } from "./notes";
 import { pickerFor, plan } from "./sub-agent-plan";
 import { report } from "./sub-agent-report";
 import { situation } from "./sub-agent-situation";
@@ -38,12 +39,17 @@ export function decideSubAgent(req: ChatRequest): OfflineDecision {
     return { reasoning: t.doneReason, content: after ? t.doneNoted : t.doneAlready, toolCalls: [] };
   }
   const step = k.step + 1;
-  const notes = [...k.fresh, stepNote(step, MAX_STEPS)];
   const wrapUp = k.reported || step >= MAX_STEPS;
   const next = wrapUp ? [] : plan(s, k, offered);
+  // what the results showed, every call made so far (this step's too), and the step count
+  const done = new Set([...k.done, ...next.map((c) => (c.name === "run_command" ? "ran" : c.name === "ask_master" ? "asked" : callKey(c.name, c.args)))]);
+  // The notes of the top level, the README and the manifest are written again, unchanged: the
+  // private slice keeps the newest notes, so what every report states outlives the rest.
+  const basics = ["listed .", ...[...k.noteOf.keys()].filter((key) => /^read [^/]+$/.test(key) && ["readme", "manifest"].includes(fileKind(key.slice(5))))].flatMap((key) => k.noteOf.get(key) ?? []);
+  const notes = [...basics.filter((n) => !k.fresh.includes(n)), ...k.fresh, ...didNotes(done), stepNote(step, MAX_STEPS)];
 
   if (next.length > 0) {
-    const paths = (name: string, quote: (x: string) => string) => next.filter((c) => c.name === name).map((c) => quote(String(c.args.path ?? c.args.query ?? c.args.command)));
+    const paths = (name: string, quote: (x: string) => string) => next.filter((c) => c.name === name).map((c) => quote(String(c.args.query ?? c.args.command ?? c.args.path)));
     const sep = s.lang === "zh" ? "，" : ", ";
     const parts = [
       ...[["list_files", t.stepListing], ["read_file", t.stepReading]].map(([name, verb]) => {
@@ -63,13 +69,15 @@ export function decideSubAgent(req: ChatRequest): OfflineDecision {
   }
 
   if (s.askFirst && offered.has("ask_master") && !k.done.has("asked") && !wrapUp) {
-    const shown = k.files.map((f) => f.path.split("/").pop() ?? f.path);
+    // the files of its kind first: a UI operator names the pages and styles it found
+    const mine = (p: string) => (s.kind === "ui" ? ["markup", "style"].includes(fileKind(p)) : fileKind(p) === "source");
+    const shown = [...k.files.filter((f) => mine(f.path)), ...k.files.filter((f) => !mine(f.path))].map((f) => f.path.split("/").pop() ?? f.path);
     const found = shown.length ? t.askFound(t.list(shown.slice(0, 4))) : t.askEmpty;
     return {
       reasoning: t.askReason,
       content: t.askContent,
       toolCalls: [{ name: "ask_master", args: { question: t.askQuestion(clip(s.goal, 160), found, t.focus[s.kind]) } }],
-      notes,
+      notes: [...basics.filter((n) => !k.fresh.includes(n)), ...k.fresh, ...didNotes(new Set([...done, "asked"])), stepNote(step, MAX_STEPS)],
     };
   }
 
