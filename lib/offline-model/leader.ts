@@ -9,6 +9,7 @@ import { parseAgentMessage, type AgentMessage } from "@/lib/contracts/messages";
 import type { ChatMessage, ChatRequest } from "@/lib/models/types";
 import { pastCalls, textOf, toolNames, type OfflineDecision } from "./history";
 import { buildTask, goalAspects, isGreeting, matchRoles, parseCatalog, primaryAspect, PURPOSE, type CatalogRole } from "./leader-plan";
+import { runRequest } from "./sub-agent-situation";
 import { clip, isAmbiguousGoal, isRecord, joinList, langOf, str, tr, type Lang } from "./text";
 
 /** Title prefixes of the final summary; a summary already written is not written again. */
@@ -232,7 +233,8 @@ export function decideLeader(req: ChatRequest): OfflineDecision {
       };
     }
     const team = matchRoles(goal, roles);
-    const ambiguous = isAmbiguousGoal(goal);
+    // "run the tests" is short but not vague: the agent runs them rather than asking what to focus on
+    const ambiguous = isAmbiguousGoal(goal) && runRequest(goal) === null;
     const toolCalls = team.map((m, i) => ({
       name: "create_sub_agent",
       args: {
