@@ -6,7 +6,7 @@
 import type { Lang } from "./text";
 
 /** A listing's digest, as the report describes a folder. */
-export interface FolderShape {
+interface FolderShape {
   path: string;
   entries: number;
   more: boolean;

@@ -31,7 +31,6 @@ import {
 import { baseOf, importGraph, listingShape, type Entry } from "./project-map";
 import { isRecord, str } from "./text";
 
-export type { Entry } from "./project-map";
 
 /** Picks the entries of a listing worth noting (most relevant first). */
 export type ListingPicker = (entries: readonly Entry[]) => { dirs: string[]; files: string[]; tests: string[] };
@@ -100,7 +99,7 @@ function matchesOf(c: PastCall): Array<{ path: string; line: number; text: strin
 }
 
 /** True for a search of import lines (its digest keeps the modules imported most). */
-export function isImportQuery(query: string): boolean {
+function isImportQuery(query: string): boolean {
   return /^(import |from |require\()$/.test(query);
 }
 

@@ -13,7 +13,7 @@ import { goalTerms, nameTokens, type RoleKind, type Situation } from "./sub-agen
 import { tokenize } from "./text";
 
 /** Files read for one task. */
-export const MAX_READS = 8;
+const MAX_READS = 8;
 /** Files read in one call. */
 const READS_PER_STEP = 3;
 /** Characters of the files read in one call, when their sizes are known (what one scene item keeps uncut). */
@@ -39,7 +39,7 @@ export interface PlannedCall {
 }
 
 /** Folders and files the goal names (`lib/store`, `src/auth.ts`), in goal order. */
-export function goalPaths(goal: string): string[] {
+function goalPaths(goal: string): string[] {
   const out: string[] = [];
   for (const m of goal.matchAll(/(?:^|[\s"'`(“])((?:\.{0,2}\/)?[\w@.-]+(?:\/[\w@.-]+)+\/?|[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|py|go|rs|java|rb|php|md|json|ya?ml|toml|css|html|sh))(?=$|[\s"'`),.;:!?”，。])/g)) {
     const p = normalPath(m[1]!.replace(/[.,;:]+$/, ""));
@@ -163,7 +163,7 @@ export function pickerFor(kind: RoleKind, goal: string) {
 }
 
 /** The tokens of every name the agent has seen: file and folder names, definitions. */
-export function vocabulary(k: Known): Set<string> {
+function vocabulary(k: Known): Set<string> {
   const out = new Set<string>();
   const add = (name: string) => nameTokens(name).forEach((t) => out.add(t));
   for (const e of k.entries) add(e.path);
@@ -173,7 +173,7 @@ export function vocabulary(k: Known): Set<string> {
 }
 
 /** The test or build command the project gives for what the goal asks to run, or null. */
-export function commandFor(run: "test" | "build", k: Known): string | null {
+function commandFor(run: "test" | "build", k: Known): string | null {
   const pkg = k.files.find((f) => f.path === "package.json");
   if (pkg?.scripts[run]) return run === "test" ? "npm test" : "npm run build";
   const make = k.files.find((f) => /^(gnu)?makefile$/i.test(f.path));

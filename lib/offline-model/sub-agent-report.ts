@@ -20,7 +20,7 @@ const code = (items: readonly string[], max: number, t: AgentText) => `${t.list(
 const said = (text: string) => `"${clip(text.replace(/["`“”]/g, "'"), 60)}"`;
 
 /** The functions and classes defined in the files read, with where (`path:line`), functions before constants. */
-export function definitions(facts: readonly FileFacts[]): Array<{ name: string; path: string; line: number }> {
+function definitions(facts: readonly FileFacts[]): Array<{ name: string; path: string; line: number }> {
   return facts
     .flatMap((f) => f.exports.map((name, i) => ({ name, path: f.path, line: f.exportLines[i] ?? 0 })))
     .filter((d) => d.line > 0)
@@ -58,7 +58,7 @@ function structure(k: Known, t: AgentText, lang: Lang): string[] {
 }
 
 /** The test files seen (listings and files read) and the test command. */
-export function testFilesOf(k: Known): { files: string[]; count: number } {
+function testFilesOf(k: Known): { files: string[]; count: number } {
   const files = [...new Set([...k.files.filter((f) => f.isTest).map((f) => f.path), ...k.listings.flatMap((l) => l.tests)])];
   const listed = k.listings.reduce((n, l) => n + l.testCount, 0);
   // a test read in a folder no listing counted adds one

@@ -107,12 +107,12 @@ export function checkReport(report: string, files: Readonly<Record<string, strin
       const before = bullet.slice(0, m.index);
       const after = bullet.slice(m.index! + cite.length);
       const name = /`([^`]+)`\s*[(（]$/.exec(before)?.[1];
-      const module = /`([^`]+)`[^`]*(?:by \d+ files? \(e\.g\.|被 \d+ 个文件导入（例如)\s*$/.exec(before)?.[1];
+      const imported = /`([^`]+)`[^`]*(?:by \d+ files? \(e\.g\.|被 \d+ 个文件导入（例如)\s*$/.exec(before)?.[1];
       const said = /^\s*(?:[^"“]{0,80}?)"([^"]+)"/.exec(after)?.[1];
       const holds = query
         ? normal(line).includes(normal(query[1] ?? query[2]!))
-        : module
-          ? normal(line).includes(normal(module.split("/").pop()!))
+        : imported
+          ? normal(line).includes(normal(imported.split("/").pop()!))
           : name
             ? line.includes(name)
             : said
@@ -125,7 +125,7 @@ export function checkReport(report: string, files: Readonly<Record<string, strin
     }
     // every file the report names exists
     for (const m of bullet.matchAll(/`([\w@.-]+(?:\/[\w@.[\]-]+)+\.[A-Za-z0-9]+|[\w-]+\.(?:md|json|js|cjs|ts|tsx|py|toml|yaml))`/g)) {
-      if (!(m[1]! in files)) problems.push(`\`${m[1]}\` is not a file of the project (${bullet})`);
+      if (!Object.hasOwn(files, m[1]!)) problems.push(`\`${m[1]}\` is not a file of the project (${bullet})`);
     }
   }
   if (/Review the (remaining|files not read yet)[^\n]*README/i.test(report)) problems.push("suggests reading the README after reading it");
