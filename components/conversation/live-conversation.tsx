@@ -14,6 +14,7 @@ import {
 } from "@/lib/client";
 import { useT } from "@/lib/i18n";
 import { ModelName } from "@/components/models/model-name";
+import { DemoModelNote } from "@/components/models/demo-model-note";
 import { SharedContextPanel } from "@/components/shared-context/shared-context-panel";
 import { TimelineView } from "@/components/timeline/timeline-view";
 import { Banner } from "@/components/ui/banner";
@@ -119,6 +120,7 @@ function LiveView({ id, focus }: { id: string; focus: ConversationFocus }) {
           </>
         }
       />
+      <DemoModelNote modelKey={conversation.model_key} />
       <NoticeBanners notices={snap?.notices ?? []} conversation={conversation} />
 
       <div className="grid grid-cols-1 gap-4 lg:grid-cols-[minmax(0,1fr)_19rem]">
