@@ -168,7 +168,7 @@ function vocabulary(k: Known): Set<string> {
   const add = (name: string) => nameTokens(name).forEach((t) => out.add(t));
   for (const e of k.entries) add(e.path);
   for (const l of k.listings) [...l.dirs, ...l.files, ...l.tests].forEach(add);
-  for (const f of k.files) [f.path, ...f.exports].forEach(add);
+  for (const f of k.files) [f.path, ...f.exports, ...(f.packageName ? [f.packageName] : [])].forEach(add);
   return out;
 }
 
@@ -257,10 +257,18 @@ export function plan(s: Situation, k: Known, offered: ReadonlySet<string>): Plan
   // one test file among the reads, so the report can say what the tests cover
   const firstTest = !testRead && s.kind !== "testing" && count("read ") >= 3 ? files.find((f) => isTestPath(f)) : undefined;
   for (const path of [...(firstTest ? [firstTest] : []), ...files]) {
-    if (out.filter((c) => c.name === "read_file").length >= Math.min(READS_PER_STEP, readsLeft)) break;
+    const reads = out.filter((c) => c.name === "read_file").length;
+    if (reads >= Math.min(READS_PER_STEP, readsLeft)) break;
     const size = seen.get(path)?.size ?? UNKNOWN_SIZE;
-    if (out.some((c) => c.name === "read_file") && planned + size > READ_STEP_CHARS) continue;
-    if (add("read_file", { path })) planned += size;
+    // the README and a manifest are read alone, so the context window never cuts what they say
+    const basic = basics.includes(path);
+    if (reads > 0 && (basic || planned + size > READ_STEP_CHARS)) continue;
+    // at most three tests among the reads, so the code under test is read too
+    if (isTestPath(path) && k.files.filter((f) => f.isTest).length + out.filter((c) => c.name === "read_file" && isTestPath(String(c.args.path))).length >= 3) continue;
+    if (add("read_file", { path })) {
+      planned += size;
+      if (basic) break;
+    }
   }
   if (count("listed ") < MAX_LISTS) {
     // a folder already listed, or one above a folder already listed, shows nothing new
