@@ -18,6 +18,7 @@ import { currentFailure } from "@/lib/client/notices";
 import { PostMessageBodySchema } from "@/lib/contracts/http";
 import { useLocale, useT } from "@/lib/i18n";
 import { ModelName } from "@/components/models/model-name";
+import { DemoModelNote } from "@/components/models/demo-model-note";
 import { SharedContextPanel } from "@/components/shared-context/shared-context-panel";
 import { TimelineView } from "@/components/timeline/timeline-view";
 import { Banner } from "@/components/ui/banner";
@@ -134,6 +135,7 @@ function LiveView({ id, focus }: { id: string; focus: ConversationFocus }) {
           </>
         }
       />
+      <DemoModelNote modelKey={conversation.model_key} />
       <NoticeBanners
         notices={notices}
         conversation={conversation}

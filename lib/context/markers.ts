@@ -108,14 +108,20 @@ const NOTE_TOOLS: Readonly<Record<string, (args: Record<string, unknown>) => str
   write_file: (a) => (typeof a.path === "string" ? `wrote ${a.path}` : null),
 };
 
+/** The notes a model kept apart from its text (`metadata.private_notes`, see `ChatResult.notes`). */
+function keptNotes(m: Message): string[] {
+  const kept = (m.metadata as { private_notes?: unknown } | undefined)?.private_notes;
+  return Array.isArray(kept) ? kept.filter((n): n is string => typeof n === "string" && n.length > 0).map((n) => n.slice(0, MAX_NOTE_CHARS)) : [];
+}
+
 /**
  * The work notes of one of an agent's own messages, in order: the notes it wrote (`NOTE:` lines
- * of its text, see {@link NOTE_HINT}), then those its tool calls make (files read, folders
- * listed, searches run, files written).
+ * of its text, see {@link NOTE_HINT}, and those it kept apart from its text), then those its
+ * tool calls make (files read, folders listed, searches run, files written).
  */
 export function messageWorkNotes(m: Message): string[] {
   if (m.role !== "assistant") return [];
-  const out: string[] = extractNotes(m.content);
+  const out: string[] = [...extractNotes(m.content), ...keptNotes(m)];
   for (const call of m.tool_calls ?? []) {
     const note = ownValue(NOTE_TOOLS, call.function.name)?.(parseArgs(call.function.arguments));
     if (note) out.push(note);

@@ -78,6 +78,19 @@ describe("private notes (NOTE: lines)", () => {
   });
 });
 
+describe("notes kept apart from the text (metadata.private_notes)", () => {
+  it("join the work notes though the message's text holds no NOTE: line", () => {
+    const kept: Message = {
+      role: "assistant",
+      content: "Reading `a.ts`.",
+      tool_calls: [{ id: "c1", type: "function", function: { name: "read_file", arguments: '{"path":"a.ts"}' } }],
+      metadata: { private_notes: ["read a.ts; lines: 3", "step 1 of at most 10", 7] } as Message["metadata"],
+    };
+    expect(deriveWorkNotes([kept])).toEqual(["read a.ts; lines: 3", "step 1 of at most 10", "read a.ts"]);
+    expect(kept.content).not.toMatch(/NOTE:/);
+  });
+});
+
 describe("extractPromotions on hostile text", () => {
   it("reads lines of a megabyte of spaces, bullets and emphasis in one pass each", () => {
     const spaces = " ".repeat(1_000_000);

@@ -89,6 +89,12 @@ export interface ChatResult {
   /** True when the tool call was recovered from JSON text the model wrote in `content`. */
   recovered_tool_calls?: boolean;
   /**
+   * Working notes the model keeps for itself, apart from its text (the built-in offline model's
+   * memory of what its tool results showed): saved on the message's metadata as `private_notes`,
+   * never shown as message text, and given back in the agent's private slice.
+   */
+  notes?: string[];
+  /**
    * The registry entry that answered (the primary, or its fallback) with its prices, set by the
    * resilience layer (lib/models/resilience.ts); absent from a bare model's result.
    */

@@ -3,6 +3,7 @@
  * heading, exported names, package scripts, colors…) and facts its recommendations build on
  * (risky patterns, missing alt text, responsive rules). Heuristics over text only; pure.
  */
+import { makeTargets, packageEntries, pyprojectEntries, setupPyEntries, type EntryPoint } from "./manifest";
 import { clip, isRecord, parseJson } from "./text";
 
 /** A line worth pointing at, with why it matters. */
@@ -39,6 +40,12 @@ export interface FileFacts {
   /** HTML: whether the root element declares a language. */
   htmlLang?: boolean;
   isTest: boolean;
+  /** The file's own words that say what it is: a doc comment, the README's first sentence, a package's description. */
+  quote?: string;
+  /** Entry points a manifest declares (package.json, pyproject.toml, setup.py). */
+  entries: EntryPoint[];
+  /** A Makefile's targets. */
+  targets: string[];
 }
 
 const SOURCE_EXT = new Set([
@@ -74,9 +81,16 @@ export function fileKind(path: string): "readme" | "manifest" | "doc" | "markup"
   return "other";
 }
 
-/** True for test files by the usual naming conventions. */
+/** True for test files by the usual naming conventions (`test.js` and `conftest.py` included). */
 export function isTestPath(path: string): boolean {
-  return /(^|\/)(tests?|__tests__|spec|e2e)\//i.test(path) || /[._-](test|spec)\.[a-z0-9]+$/i.test(path) || /^test_.*\.py$/i.test(baseName(path));
+  const base = baseName(path);
+  if (!/\.[a-z0-9]+$/i.test(base) || fileKind(path) === "readme" || fileKind(path) === "doc") return false;
+  return (
+    /(^|\/)(tests?|__tests__|spec|e2e)\//i.test(path) ||
+    /[._-](test|spec)s?\.[a-z0-9]+$/i.test(base) ||
+    /^(test|tests|spec|conftest)\.[a-z0-9]+$/i.test(base) ||
+    /^test_.*\.py$/i.test(base)
+  );
 }
 
 /** Patterns a reviewer should point at. Each is a single-line heuristic; false positives are acceptable in a first pass. */
@@ -223,6 +237,8 @@ export function describeFile(path: string, whole: string, truncated = false): Fi
     focus: false,
     imagesWithoutAlt: 0,
     isTest: isTestPath(path),
+    entries: [],
+    targets: [],
   };
   const kind = fileKind(path);
   const head = `\`${path}\` (${lines} ${lines === 1 ? "line" : "lines"}${truncated ? ", truncated" : ""})`;
@@ -239,9 +255,13 @@ export function describeFile(path: string, whole: string, truncated = false): Fi
     const pkg = parseJson(whole) ?? (truncated || !whole.trimEnd().endsWith("}") ? partialPackage(whole) : undefined);
     if (isRecord(pkg)) {
       if (typeof pkg.name === "string") facts.packageName = pkg.name;
+      facts.entries = packageEntries(pkg, path.includes("/") ? path.slice(0, path.lastIndexOf("/")) : "");
       const version = typeof pkg.version === "string" ? ` ${pkg.version}` : "";
       if (facts.packageName) parts.push(`package \`${facts.packageName}\`${version}`);
-      if (typeof pkg.description === "string" && pkg.description) parts.push(`"${clip(pkg.description, 80)}"`);
+      if (typeof pkg.description === "string" && pkg.description) {
+        facts.quote = clip(pkg.description, 80);
+        parts.push(`"${facts.quote}"`);
+      }
       if (isRecord(pkg.scripts)) {
         for (const [k, v] of Object.entries(pkg.scripts)) if (typeof v === "string") facts.scripts[k] = v;
         const names = Object.keys(facts.scripts);
@@ -266,9 +286,11 @@ export function describeFile(path: string, whole: string, truncated = false): Fi
     if (title) parts.push(`title "${title}"`);
     const first = firstMeaningfulLine(content);
     if (first) parts.push(`says "${first}"`);
+    facts.quote = first;
     if (sections.length) parts.push(`sections: ${sections.slice(0, 5).join(", ")}${sections.length > 5 ? ` (+${sections.length - 5} more)` : ""}`);
     scanLines(path, content, facts);
   } else if (kind === "manifest") {
+    if (baseName(path).toLowerCase() === "pyproject.toml") facts.entries = pyprojectEntries(content);
     const name = /^\s*name\s*=\s*["']([^"']+)["']/m.exec(content)?.[1];
     if (name) {
       facts.packageName = name;
@@ -302,10 +324,12 @@ export function describeFile(path: string, whole: string, truncated = false): Fi
     parts.push(vars.size ? `${vars.size} CSS variable${vars.size === 1 ? "" : "s"}` : "no CSS variables");
     parts.push(facts.media ? "has @media rules" : "no @media rules");
   } else if (kind === "source") {
+    if (baseName(path) === "setup.py") facts.entries = setupPyEntries(content);
     facts.exports = exportsOf(path, content);
     facts.exportLines = definitionLines(content, facts.exports.slice(0, 6));
     const comment = firstComment(content);
     if (comment) parts.push(`"${comment}"`);
+    facts.quote = comment;
     if (facts.exports.length) parts.push(`defines ${codeList(facts.exports, 6)}`);
     if (facts.isTest) {
       const tests = (content.match(/\b(it|test)\s*\(\s*["'`]/g) ?? []).length;
@@ -318,6 +342,7 @@ export function describeFile(path: string, whole: string, truncated = false): Fi
       if (first) parts.push(`starts with "${first}"`);
     }
   } else {
+    if (/^(gnu)?makefile$/i.test(baseName(path))) facts.targets = makeTargets(content);
     const first = firstMeaningfulLine(content);
     if (first) parts.push(`starts with "${first}"`);
     scanLines(path, content, facts);

@@ -12,6 +12,8 @@ export interface OfflineDecision {
   reasoning: string;
   content: string;
   toolCalls: Array<{ name: string; args: Record<string, unknown> }>;
+  /** What it keeps for itself apart from its text (`ChatResult.notes`): never shown as content. */
+  notes?: string[];
 }
 
 /** A tool call found in the history, paired with its result when one came back. */

@@ -221,6 +221,7 @@ export function createOfflineModel(key = "offline", opts: OfflineModelOptions = 
         }
       }
       if (req.signal?.aborted) throw aborted();
+      if (decision.notes?.length) result.notes = [...decision.notes];
 
       const outputChars =
         result.content.length + result.reasoning.length + result.tool_calls.reduce((n, t) => n + t.function.name.length + t.function.arguments.length, 0);

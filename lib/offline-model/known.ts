@@ -9,8 +9,13 @@ import type { ChatMessage } from "@/lib/models/types";
 import { describeFile, type FileFacts } from "./files";
 import { pastCalls, type PastCall } from "./history";
 import {
+  commandNote,
+  commandOf,
+  commandOutcome,
+  didOf,
   failureNote,
   failureOf,
+  type CommandOutcome,
   fileFactsOf,
   fileNote,
   listingNote,
@@ -23,14 +28,9 @@ import {
   type ListingDigest,
   type SearchDigest,
 } from "./notes";
+import { baseOf, importGraph, listingShape, type Entry } from "./project-map";
 import { isRecord, str } from "./text";
 
-/** One entry of a listing. */
-export interface Entry {
-  path: string;
-  type: string;
-  size?: number;
-}
 
 /** Picks the entries of a listing worth noting (most relevant first). */
 export type ListingPicker = (entries: readonly Entry[]) => { dirs: string[]; files: string[]; tests: string[] };
@@ -49,8 +49,12 @@ export interface Known {
   step: number;
   /** Notes to write now: results in view that no note holds yet. */
   fresh: string[];
+  /** The text of the note of each call noted (by its key: `read README.md`, `listed .`). */
+  noteOf: Map<string, string>;
   /** The answer to the agent's question, once it came back. */
   asked?: { answer?: string; answeredBy?: string; error?: string };
+  /** The command run for the goal (`run_command`), once asked for: its outcome once it came back. */
+  command?: CommandOutcome;
   /** The report call, once made (and whether it failed). */
   reported?: { at: number; error?: string; count: number };
 }
@@ -94,7 +98,12 @@ function matchesOf(c: PastCall): Array<{ path: string; line: number; text: strin
   });
 }
 
-function searchDigest(c: PastCall): SearchDigest {
+/** True for a search of import lines (its digest keeps the modules imported most). */
+function isImportQuery(query: string): boolean {
+  return /^(import |from |require\()$/.test(query);
+}
+
+function searchDigest(c: PastCall, topLevel: ReadonlySet<string>): SearchDigest {
   const ms = matchesOf(c);
   const hits: SearchDigest["hits"] = [];
   const perFile = new Map<string, number>();
@@ -105,7 +114,9 @@ function searchDigest(c: PastCall): SearchDigest {
     hits.push({ path: m.path, line: m.line });
   }
   const path = typeof c.args.path === "string" && c.args.path ? c.args.path : undefined;
-  return { query: String(c.args.query ?? ""), ...(path ? { path } : {}), matches: ms.length, omitted: omittedOf(c.result), hits, ...(ms[0]?.text ? { first: ms[0].text.trim() } : {}) };
+  const query = String(c.args.query ?? "");
+  const modules = isImportQuery(query) ? importGraph(ms, topLevel) : [];
+  return { query, ...(path ? { path } : {}), matches: ms.length, omitted: omittedOf(c.result), hits, ...(ms[0]?.text ? { first: ms[0].text.trim() } : {}), ...(modules.length ? { modules } : {}) };
 }
 
 /**
@@ -113,9 +124,14 @@ function searchDigest(c: PastCall): SearchDigest {
  * `taskIdx`. `pick` chooses what a listing's note keeps.
  */
 export function knownState(messages: readonly ChatMessage[], taskIdx: number, pick: ListingPicker): Known {
-  const k: Known = { done: new Set(), listings: [], files: [], searches: [], failed: [], entries: [], step: 0, fresh: [] };
+  const k: Known = { done: new Set(), listings: [], files: [], searches: [], failed: [], entries: [], step: 0, fresh: [], noteOf: new Map() };
   const noted = new Set<string>();
   for (const text of privateNotes(messages)) {
+    const did = didOf(text);
+    if (did) {
+      for (const key of did) k.done.add(key);
+      continue;
+    }
     const step = stepOf(text);
     if (step !== null) {
       k.step = Math.max(k.step, step);
@@ -125,6 +141,12 @@ export function knownState(messages: readonly ChatMessage[], taskIdx: number, pi
     const file = fileFactsOf(n);
     const listing = file ? null : listingOf(n);
     const search = file || listing ? null : searchOf(n);
+    const ran = file || listing || search ? null : commandOf(n);
+    if (ran) {
+      k.command = ran;
+      k.done.add("ran");
+      continue;
+    }
     const failure = file || listing || search ? null : failureOf(n);
     if (file) k.files.push(file);
     else if (listing) k.listings.push(listing);
@@ -133,12 +155,28 @@ export function knownState(messages: readonly ChatMessage[], taskIdx: number, pi
     const key = failure ? failure.key : n.head;
     // a digest note, or the runtime's note of a call (`read a.ts`): either way the call was made
     k.done.add(key);
-    if (file || listing || search || failure) noted.add(key);
+    if (file || listing || search || failure) {
+      noted.add(key);
+      k.noteOf.set(key, text);
+    }
   }
   const calls = pastCalls(messages, taskIdx);
   for (const c of calls) {
     if (c.name === "report_to_leader") {
       k.reported = { at: c.at, count: (k.reported?.count ?? 0) + 1, ...(c.error ? { error: c.error } : {}) };
+      continue;
+    }
+    if (c.name === "run_command") {
+      k.done.add("ran");
+      if (c.resultText === undefined) {
+        k.command ??= { command: String(c.args.command ?? ""), pending: true };
+        continue;
+      }
+      const outcome = commandOutcome(String(c.args.command ?? ""), c);
+      if (!k.command || k.command.pending) {
+        k.command = outcome;
+        k.fresh.push(commandNote(outcome));
+      }
       continue;
     }
     if (c.name === "ask_master") {
@@ -162,17 +200,25 @@ export function knownState(messages: readonly ChatMessage[], taskIdx: number, pi
         k.fresh.push(failureNote(key, "unreadable result"));
         continue;
       }
-      const facts = describeFile(str(c.result, "path") ?? normalPath(c.args.path), content, isRecord(c.result) && c.result.truncated === true);
+      // a result the context window cut ends with its note and a partial line: both are left out
+      const cutAt = content.search(/\n…\[cut to fit the context budget[^\]\n]*\]\s*$/);
+      const shown = cutAt >= 0 ? content.slice(0, content.lastIndexOf("\n", cutAt - 1) + 1) : content;
+      const facts = describeFile(str(c.result, "path") ?? normalPath(c.args.path), shown, cutAt >= 0 || (isRecord(c.result) && c.result.truncated === true));
       k.files.push(facts);
       k.fresh.push(fileNote(facts));
+      k.noteOf.set(key, fileNote(facts));
     } else if (c.name === "list_files") {
       const entries = entriesOf(c);
       const picked = pick(entries);
-      const digest: ListingDigest = { path: normalPath(c.args.path), entries: entries.length, omitted: omittedOf(c.result), ...picked };
+      const digest: ListingDigest = { path: normalPath(c.args.path), entries: entries.length, omitted: omittedOf(c.result), ...picked, ...listingShape(entries) };
       k.listings.push(digest);
       k.fresh.push(listingNote(digest));
+      k.noteOf.set(key, listingNote(digest));
     } else if (c.name === "search_files") {
-      const digest = searchDigest(c);
+      // the project's own top-level folders (and those under src/): an absolute Python import of one is internal
+      const topLevel = new Set(k.listings.flatMap((l) => (l.path === "." || l.path === "src" ? l.dirs.map(baseOf) : [])));
+      for (const e of k.entries) if (e.type === "dir" && (!e.path.includes("/") || e.path.startsWith("src/"))) topLevel.add(baseOf(e.path));
+      const digest = searchDigest(c, topLevel);
       k.searches.push(digest);
       k.fresh.push(searchNote(digest));
     }

@@ -4,7 +4,7 @@
  */
 import { buildRegistry, classifyIntent } from "@/lib/governance";
 import type { ToolSpec } from "@/lib/models/types";
-import { ASK_ME_SENTENCE, ASPECTS, aspectPositions, englishWords, joinList, tokenize, type Aspect } from "./text";
+import { ASK_ME_SENTENCE, ASK_ME_SENTENCE_ZH, ASPECTS, aspectPositions, englishWords, joinList, tokenize, type Aspect, type Lang } from "./text";
 
 /** A role as the leader's `create_sub_agent` tool describes it. */
 export interface CatalogRole {
@@ -189,22 +189,36 @@ export function matchRoles(goal: string, roles: readonly CatalogRole[]): RoleMat
   return picked;
 }
 
-/** What each kind of agent is asked to do; `{goal}` is quoted by the caller. */
-const TASK_BODY: Record<Aspect["key"] | "generic", (name: string) => string> = {
-  review: (name) =>
-    `As the ${name}, review the project folder for this goal: list the files, read the entry points and the code the goal is about, and search for risky patterns (input handling, secrets, error paths). Report concrete findings with file:line references, ranked by severity, and the fixes you recommend.`,
-  ui: (name) =>
-    `As the ${name}, study the pages, styles and components (HTML, CSS, React/JSX files) the goal touches: the current layout, colors and accessibility. Report what exists today (file names, colors with hex values) and a concrete proposal for the goal.`,
-  research: (name) =>
-    `As the ${name}, investigate this in the project folder: survey the layout, read the README and the package manifest, search for the identifiers the goal is about, and report how it works today with file references, plus your recommendation.`,
-  testing: (name) =>
-    `As the ${name}, find the test setup (framework, test scripts, existing tests) and the code the goal is about. Report which behaviours are covered, the gaps, and the tests to add first.`,
-  docs: (name) =>
-    `As the ${name}, gather the facts the documentation needs: read the README, the package manifest and its scripts, and the code the goal is about. Report what the docs must cover (setup, commands, options), what is missing or out of date, and an outline.`,
-  implementation: (name) =>
-    `As the ${name}, locate the code to change: list the files, read the modules involved and search for the functions and messages the goal names. Report the files involved with line references and a step-by-step change plan, including the tests to add.`,
-  generic: (name) =>
-    `As the ${name}, work on this goal from your role's point of view: look at the project folder (list it, read the key files, search for the terms the goal uses) and report your findings with file references and 2–4 recommendations.`,
+/** What each kind of agent is asked to do, in English and in Chinese; `{goal}` is quoted by the caller. */
+const TASK_BODY: Record<Aspect["key"] | "generic", [(name: string) => string, (name: string) => string]> = {
+  review: [
+    (name) => `As the ${name}, review the project folder for this goal: list the files, read the entry points and the code the goal is about, and search for risky patterns (input handling, secrets, error paths). Report concrete findings with file:line references, ranked by severity, and the fixes you recommend.`,
+    (name) => `作为 ${name}，请针对这个目标审查项目文件夹：列出文件，阅读入口和目标涉及的代码，搜索有风险的写法（输入处理、密钥、错误路径）。汇报带 file:line 引用的具体发现（按严重程度排序）以及你建议的修复。`,
+  ],
+  ui: [
+    (name) => `As the ${name}, study the pages, styles and components (HTML, CSS, React/JSX files) the goal touches: the current layout, colors and accessibility. Report what exists today (file names, colors with hex values) and a concrete proposal for the goal.`,
+    (name) => `作为 ${name}，请研究目标涉及的页面、样式和组件（HTML、CSS、React/JSX 文件）：现在的布局、配色和无障碍。汇报现状（文件名、颜色的十六进制值）以及针对目标的具体方案。`,
+  ],
+  research: [
+    (name) => `As the ${name}, investigate this in the project folder: survey the layout, read the README, the package manifest and the entry points, search for the names the code defines, and report how it is structured and how it works today with file references, plus your recommendation.`,
+    (name) => `作为 ${name}，请在项目文件夹中调查：梳理目录结构，阅读 README、包清单和入口文件，搜索代码中定义的名称，汇报项目的结构和现在的工作方式（附文件引用）以及你的建议。`,
+  ],
+  testing: [
+    (name) => `As the ${name}, find the test setup (framework, test scripts, existing tests) and the code the goal is about. Report which behaviours are covered, the gaps, and the tests to add first.`,
+    (name) => `作为 ${name}，请找出测试配置（框架、测试脚本、现有测试）以及目标涉及的代码。汇报哪些行为已被覆盖、有哪些缺口、应先补哪些测试。`,
+  ],
+  docs: [
+    (name) => `As the ${name}, gather the facts the documentation needs: read the README, the package manifest and its scripts, and the code the goal is about. Report what the docs must cover (setup, commands, options), what is missing or out of date, and an outline.`,
+    (name) => `作为 ${name}，请收集文档需要的事实：阅读 README、包清单及其脚本，以及目标涉及的代码。汇报文档必须涵盖的内容（安装、命令、选项）、缺失或过时的部分，以及大纲。`,
+  ],
+  implementation: [
+    (name) => `As the ${name}, locate the code to change: list the files, read the modules involved and search for the functions and messages the goal names. Report the files involved with line references and a step-by-step change plan, including the tests to add.`,
+    (name) => `作为 ${name}，请找到要改动的代码：列出文件，阅读相关模块，搜索目标提到的函数和消息。汇报涉及的文件（附行号引用）和分步改动计划，包括要补充的测试。`,
+  ],
+  generic: [
+    (name) => `As the ${name}, work on this goal from your role's point of view: look at the project folder (list it, read the key files, search for the names the code uses) and report your findings with file references and 2–4 recommendations.`,
+    (name) => `作为 ${name}，请从你的角色出发处理这个目标：查看项目文件夹（列出文件、阅读关键文件、搜索代码中的名称），汇报附文件引用的发现和 2–4 条建议。`,
+  ],
 };
 
 /** One-phrase purpose of each kind of agent, for the leader's plan. */
@@ -222,13 +236,16 @@ export const PURPOSE: Record<Aspect["key"] | "generic", [string, string]> = {
  * The task text handed to a sub-agent: the goal quoted on its first line (the offline sub-agent
  * reads it back from there), what to look at, what to report, and who else is on the team.
  */
-export function buildTask(goal: string, role: CatalogRole, teammates: readonly CatalogRole[], askFirst: boolean): string {
+export function buildTask(goal: string, role: CatalogRole, teammates: readonly CatalogRole[], askFirst: boolean, lang: Lang = "en"): string {
   const kind = primaryAspect(role)?.key ?? "generic";
-  const parts = [`Goal: "${goal.replace(/\s+/g, " ").trim()}"`, TASK_BODY[kind](role.name)];
+  const quoted = goal.replace(/\s+/g, " ").trim();
+  const zh = lang === "zh";
+  const parts = [zh ? `目标：“${quoted}”` : `Goal: "${quoted}"`, TASK_BODY[kind][zh ? 1 : 0](role.name)];
   if (teammates.length > 0) {
-    parts.push(`Teammates on this goal: ${joinList(teammates.map((t) => t.name))}; keep to your part.`);
+    const names = joinList(teammates.map((t) => t.name), lang);
+    parts.push(zh ? `这个目标的其他成员：${names}；请专注于你的部分。` : `Teammates on this goal: ${names}; keep to your part.`);
   }
-  if (askFirst) parts.push(ASK_ME_SENTENCE);
+  if (askFirst) parts.push(zh ? ASK_ME_SENTENCE_ZH : ASK_ME_SENTENCE);
   return parts.join("\n");
 }
 

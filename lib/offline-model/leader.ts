@@ -7,9 +7,10 @@
 import { isPlaceholderText } from "@/lib/context/types";
 import { parseAgentMessage, type AgentMessage } from "@/lib/contracts/messages";
 import type { ChatMessage, ChatRequest } from "@/lib/models/types";
-import { pastCalls, textOf, type OfflineDecision } from "./history";
+import { pastCalls, textOf, toolNames, type OfflineDecision } from "./history";
 import { buildTask, goalAspects, isGreeting, matchRoles, parseCatalog, primaryAspect, PURPOSE, type CatalogRole } from "./leader-plan";
-import { clip, isAmbiguousGoal, joinList, langOf, str, tr, type Lang } from "./text";
+import { runRequest } from "./sub-agent-situation";
+import { clip, isAmbiguousGoal, isRecord, joinList, langOf, str, tr, type Lang } from "./text";
 
 /** Title prefixes of the final summary; a summary already written is not written again. */
 const SUMMARY_TITLES = ["## Team summary", "## 团队总结"] as const;
@@ -135,9 +136,19 @@ export function decideLeader(req: ChatRequest): OfflineDecision {
     } else if (c.resultText === undefined) awaitingCreate = true;
     else refused.push(`${String(c.args.role_id ?? "?")}: ${c.error ?? clip(c.resultText, 120)}`);
   }
-  // The calls that created the team may have been left out of view since; the team line the
-  // leader promoted when the team was assembled says who is in it.
-  if (created.length === 0 && !awaitingCreate && goal) created.push(...rememberedTeam(msgs, goal));
+  // The calls that created the team may have been left out of view since (the context window
+  // left messages out, or reports came in): list_agents says who is on the goal's team.
+  if (created.length === 0 && !awaitingCreate && goal && teamMayExist(msgs, goalIdx)) {
+    const listed = [...calls].reverse().find((c) => c.name === "list_agents");
+    if (!listed && toolNames(req.tools).has("list_agents")) {
+      return {
+        reasoning: tr(lang, "Earlier messages are out of view; I check which agents work on this goal before I go on.", "较早的消息已不在视野内；继续之前，我先查看哪些成员在处理这个目标。"),
+        content: tr(lang, "Checking on the team…", "正在查看团队…"),
+        toolCalls: [{ name: "list_agents", args: {} }],
+      };
+    }
+    if (listed) created.push(...teamOf(listed.result, goal));
+  }
   const answered = new Set(calls.filter((c) => c.name === "answer_question").map((c) => String(c.args.question_id ?? "")));
   const terminated = new Set<string>();
   for (const c of calls.filter((x) => x.name === "terminate_agent")) {
@@ -222,7 +233,8 @@ export function decideLeader(req: ChatRequest): OfflineDecision {
       };
     }
     const team = matchRoles(goal, roles);
-    const ambiguous = isAmbiguousGoal(goal);
+    // "run the tests" is short but not vague: the agent runs them rather than asking what to focus on
+    const ambiguous = isAmbiguousGoal(goal) && runRequest(goal) === null;
     const toolCalls = team.map((m, i) => ({
       name: "create_sub_agent",
       args: {
@@ -232,6 +244,7 @@ export function decideLeader(req: ChatRequest): OfflineDecision {
           m.role,
           team.filter((o) => o !== m).map((o) => o.role),
           ambiguous && i === 0,
+          lang,
         ),
       },
     }));
@@ -299,23 +312,23 @@ export function decideLeader(req: ChatRequest): OfflineDecision {
           `The team is working: ${done.length} of ${expected.length} reports in (waiting for ${joinList(waiting)}).`,
           `团队工作中：已收到 ${done.length}/${expected.length} 份汇报（等待 ${joinList(waiting, "zh")}）。`,
         );
-  return {
-    reasoning: tr(lang, "Not every sub-agent has reported yet, so I wait.", "还有成员没有汇报，继续等待。"),
-    content: `${content}\n\n${teamLine(goal, expected)}`,
-    toolCalls: [],
-  };
+  return { reasoning: tr(lang, "Not every sub-agent has reported yet, so I wait.", "还有成员没有汇报，继续等待。"), content, toolCalls: [] };
 }
 
-/** The promoted line that remembers a goal's team (`CONCLUSION: Team for "<goal>": Name (agent 3), …`). */
-function teamLine(goal: string, team: readonly CreatedAgent[]): string {
-  return `CONCLUSION: Team for "${clip(goal.replace(/\s+/g, " "), 80)}": ${team.map((a) => `${a.displayName} (${a.roleId}${a.agentId === null ? "" : `, agent ${a.agentId}`})`).join(", ")}`;
+/** True when the conversation since the goal shows signs of a team: reports, or messages the context window left out. */
+function teamMayExist(msgs: readonly ChatMessage[], goalIdx: number): boolean {
+  return msgs.some((m, i) => i > goalIdx && m.role === "user" && (isPlaceholderText(textOf(m)) || parseAgentMessage(textOf(m))?.kind === "report"));
 }
 
-/** The team of `goal` as the leader's promoted team line (in the system message's global slice) remembers it. */
-function rememberedTeam(msgs: readonly ChatMessage[], goal: string): CreatedAgent[] {
-  const system = textOf(msgs.find((m) => m.role === "system"));
-  const prefix = `- Team for "${clip(goal.replace(/\s+/g, " "), 80)}": `;
-  const line = system.split("\n").find((l) => l.startsWith(prefix));
-  if (!line) return [];
-  return [...line.slice(prefix.length).matchAll(/([^,()]+?) \(([\w-]+)(?:, agent (\d+))?\)/g)].map((m) => ({ displayName: m[1]!.trim(), roleId: m[2]!, agentId: m[3] ? Number(m[3]) : null }));
+/** The agents of `goal`'s team in a `list_agents` result: those whose task quotes the goal (the tasks this leader writes do). */
+function teamOf(result: unknown, goal: string): CreatedAgent[] {
+  const agents = isRecord(result) && Array.isArray(result.agents) ? result.agents : [];
+  const quoted = goal.replace(/\s+/g, " ").trim().slice(0, 60);
+  return agents.flatMap((a) => {
+    const summary = str(a, "task_summary") ?? "";
+    const displayName = str(a, "display_name");
+    const id = isRecord(a) && typeof a.agent_id === "number" ? a.agent_id : null;
+    if (!displayName || !(summary.startsWith(`Goal: "${quoted}`) || summary.startsWith(`目标：“${quoted}`))) return [];
+    return [{ displayName, agentId: id, roleId: str(a, "role_id") ?? "" }];
+  });
 }

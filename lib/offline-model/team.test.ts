@@ -178,7 +178,8 @@ describe("offline sub-agent", () => {
 
   it("reports at its last step whatever its state, counting steps from its private notes", () => {
     const system = agentSystem("Researcher_1", "Researcher", 1);
-    const notes = `${system.content}\n\n## Your private notes (newest first)\n- step ${MAX_STEPS - 1} of at most ${MAX_STEPS}\n- listed .`;
+    // what it kept of its first listing: a README and a folder still to look at
+    const notes = `${system.content}\n\n## Your private notes (newest first)\n- step ${MAX_STEPS - 1} of at most ${MAX_STEPS}\n- listed .; entries: 2; dirs: src; files: README.md`;
     const messages: ChatMessage[] = [{ role: "system", content: notes }, { role: "user", content: formatAgentMessage("task", "Team Leader", "task_001", 'Goal: "Research the cache"') }];
     const d = decideOffline({ messages, tools: agentTools(false), thinking: "off" });
     expect(d.toolCalls.map((c) => c.name)).toEqual(["report_to_leader"]);
@@ -196,8 +197,9 @@ describe("offline sub-agent", () => {
 
   it("handles an empty project folder", async () => {
     const run = await runSubAgent({ model, files: {}, displayName: "Researcher_1", roleName: "Researcher", task: 'Goal: "Research how configuration is loaded"' });
-    expect(run.report!.summary).toMatch(/empty/);
-    expect(run.report!.summary).toMatch(/no matches/);
+    expect(run.report!.summary).toMatch(/The project folder is empty\./);
+    // nothing to search in: no search for the goal's words
+    expect(run.calls.map((c) => c.function.name)).toEqual(["list_files", "report_to_leader"]);
   });
 });
 
@@ -252,8 +254,8 @@ describe("offline team runs", () => {
     expect(run.agents.map((a) => a.displayName)).toEqual(["Researcher_1", "Technical Writer_2"]);
     expect(run.leaderResults[1]!.content).toMatch(/Researcher_1 and Technical Writer_2 are working/);
     expect(run.afterReports[0]!.split("\n")[0]).toBe("The team is working: 1 of 2 reports in (waiting for Technical Writer_2).");
-    // the team is remembered in a promoted line, which stays in view when the creating calls do not
-    expect(run.afterReports[0]).toContain('CONCLUSION: Team for "Research how the app stores data and write docs for it": Researcher_1 (researcher, agent 1), Technical Writer_2 (technical-writer, agent 2)');
+    // no internal marker line in what the person reads
+    for (const text of [...run.leaderResults.map((r) => r.content), ...run.agents.flatMap((a) => a.run!.results.map((r) => r.content))]) expect(text).not.toMatch(/CONCLUSION:|NOTE:|of at most/);
     const summary = run.afterReports[1]!;
     for (const agent of run.agents) {
       expect(summary).toContain(`### ${agent.displayName}`);
@@ -263,24 +265,36 @@ describe("offline team runs", () => {
     expect(summary).toContain("src/store.ts");
   });
 
-  it("remembers its team from its promoted line when the window left the creating calls out, and never takes the placeholder for a goal", () => {
+  it("asks list_agents for its team when the window left the creating calls out, and never takes the placeholder for a goal", () => {
     const goal = "Research how the app stores data and write docs for it";
     const report = (name: string, id: string) => ({ role: "user" as const, content: formatAgentMessage("report", name, id, `**report** of ${name}\n\n**Findings**\n- \`src/store.ts:2\` holds the key.`) });
-    const system = `You are the Team Leader.\n\n## Shared context (global slice: facts and conclusions that stay in view)\nGoal: ${goal}\nConclusions (newest first):\n- Team for "${goal}": Researcher_1 (researcher, agent 1), Technical Writer_2 (technical-writer, agent 2)`;
     const messages: ChatMessage[] = [
-      { role: "system", content: system },
+      { role: "system", content: "You are the Team Leader." },
       { role: "user", content: goal },
       { role: "user", content: "[4 earlier messages omitted here to fit the context budget; the full history is saved]" },
       report("Researcher_1", "out_r_001"),
       report("Technical Writer_2", "out_tw_001"),
     ];
-    const d = decideOffline({ messages, tools: leaderTools(ROLES), thinking: "off" });
+    const ask = decideOffline({ messages, tools: leaderTools(ROLES), thinking: "off" });
+    expect(ask.toolCalls).toEqual([{ name: "list_agents", args: {} }]);
+    const agents = [
+      { agent_id: 1, display_name: "Researcher_1", role_id: "researcher", status: "completed", task_summary: `Goal: "${goal}" As the Researcher, …` },
+      { agent_id: 2, display_name: "Technical Writer_2", role_id: "technical-writer", status: "completed", task_summary: `Goal: "${goal}" As the Technical Writer, …` },
+      { agent_id: 3, display_name: "UI Operator_3", role_id: "ui-operator", status: "completed", task_summary: 'Goal: "An earlier goal" …' },
+    ];
+    const listed = (upTo: number): ChatMessage[] => [
+      ...messages.slice(0, upTo),
+      { role: "assistant", content: "", tool_calls: [{ id: "la1", type: "function", function: { name: "list_agents", arguments: "{}" } }] },
+      { role: "tool", tool_call_id: "la1", content: JSON.stringify({ agents }) },
+    ];
+    const d = decideOffline({ messages: listed(5), tools: leaderTools(ROLES), thinking: "off" });
     expect(d.toolCalls).toEqual([]);
     expect(d.content).toContain("### Researcher_1");
     expect(d.content).toContain("### Technical Writer_2");
-    expect(d.content).not.toMatch(/omitted here to fit/);
+    expect(d.content).not.toContain("UI Operator_3");
+    expect(d.content).not.toMatch(/omitted here to fit|CONCLUSION:/);
     // one report in: it waits, it does not assemble a new team
-    const waiting = decideOffline({ messages: messages.slice(0, 4), tools: leaderTools(ROLES), thinking: "off" });
+    const waiting = decideOffline({ messages: listed(4), tools: leaderTools(ROLES), thinking: "off" });
     expect(waiting.toolCalls).toEqual([]);
     expect(waiting.content).toMatch(/1 of 2 reports in/);
   });

@@ -12,6 +12,9 @@ import { parseJsonWithin } from "@/lib/input-limits";
  */
 export const ASK_ME_SENTENCE = "If the goal is unclear to you, ask me with ask_master before you report.";
 
+/** {@link ASK_ME_SENTENCE} in a task written in Chinese. */
+export const ASK_ME_SENTENCE_ZH = "如果你觉得目标不清楚，请在汇报前用 ask_master 问我。";
+
 /** Output language of person-facing text: the person's goal decides it. */
 export type Lang = "en" | "zh";
 

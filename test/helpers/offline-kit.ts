@@ -126,7 +126,7 @@ function runWorkspaceTool(files: Readonly<Record<string, string>>, name: string,
 
 /** The assistant message a runtime would store for a result. */
 function assistantMessage(r: ChatResult): ChatMessage {
-  return { role: "assistant", content: r.content, ...(r.tool_calls.length ? { tool_calls: r.tool_calls } : {}) };
+  return { role: "assistant", content: r.content, ...(r.tool_calls.length ? { tool_calls: r.tool_calls } : {}), ...(r.notes?.length ? { metadata: { private_notes: r.notes } } : {}) } as ChatMessage;
 }
 
 /** A role prompt as long as the library's (the runtime puts it in the agent's system message). */

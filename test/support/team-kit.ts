@@ -39,6 +39,7 @@ import { ProtectedFolders, Workspace } from "@/lib/workspace";
 import { newRoleLibrary } from "@/test/helpers/role-library";
 import { MemoryBacking, MemoryStorage } from "./memory-storage";
 import { ScriptedModel, type Script } from "./scripted-model";
+import type { ChatModel } from "@/lib/models/types";
 import { RequestClock } from "@/lib/shared-context/clock";
 import { KnowledgeService } from "@/lib/knowledge/service";
 import { DEFAULT_KNOWLEDGE_LIMITS } from "@/lib/knowledge/config";
@@ -135,13 +136,21 @@ export class TeamKit {
 
   readonly #tools: ToolProviders;
 
-  /** `tools`: the tool providers the run is given (default: the built-in ones, as the composition root gives them). */
-  constructor(env: TeamEnvironment, script: Script, options: { title?: string; limits?: Partial<RuntimeLimits>; tools?: ToolProviders } = {}) {
+  /** A model other than the scripted one (the built-in offline model), given every call; the script is then unused. */
+  readonly #chatModel: ChatModel | undefined;
+
+  /**
+   * `tools`: the tool providers the run is given (default: the built-in ones, as the composition
+   * root gives them); `chatModel`: the model every call goes to instead of the script;
+   * `project`: the conversation's project folder (default the environment's).
+   */
+  constructor(env: TeamEnvironment, script: Script, options: { title?: string; limits?: Partial<RuntimeLimits>; tools?: ToolProviders; chatModel?: ChatModel; project?: string } = {}) {
     this.#env = env;
     this.#tools = options.tools ?? builtInToolProviders();
     this.model = new ScriptedModel(script);
+    this.#chatModel = options.chatModel;
     this.limits = testLimits(options.limits);
-    this.convId = this.backing.seed({ title: options.title ?? "unit", model_key: this.model.key, run_mode: "fast", project_path: env.project });
+    this.convId = this.backing.seed({ title: options.title ?? "unit", model_key: options.chatModel?.key ?? this.model.key, run_mode: "fast", project_path: options.project ?? env.project });
   }
 
   /** The process started last (a script reads the bus of the process it serves). */
@@ -164,7 +173,7 @@ export class TeamKit {
       }
     });
     const tokens = new AgentTokens();
-    const model = this.model;
+    const model = this.#chatModel ?? this.model;
     // What the composition root makes once per process.
     const queues = new FileQueues();
     const workspace = new Workspace({ protectedFolders: new ProtectedFolders(), queues });

@@ -53,6 +53,10 @@ export const en = {
   "common.close": "Close",
   "common.none": "none",
   "common.offline": "offline",
+  // --- The built-in demo model's note under a conversation (issue 30)
+  "demoModel.lead": "Built-in demo model — connect a real one in",
+  "demoModel.link": "Settings → Models",
+  "demoModel.tail": ".",
   "common.errorPrefix": "Error:",
   "common.loadFailed": "Could not load this: {message}",
   "common.yes": "Yes",

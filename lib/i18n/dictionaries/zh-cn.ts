@@ -54,6 +54,10 @@ export const zhCN: Record<MessageKey, string> = {
   "common.close": "关闭",
   "common.none": "无",
   "common.offline": "离线",
+  // --- The built-in demo model's note under a conversation (issue 30)
+  "demoModel.lead": "内置演示模型——可在",
+  "demoModel.link": "设置 → 模型",
+  "demoModel.tail": "中连接真实模型。",
   "common.errorPrefix": "错误：",
   "common.loadFailed": "加载失败：{message}",
   "common.yes": "是",

@@ -126,6 +126,7 @@ export function assistantMessage(result: ChatResult, traceId: string, extra: Rec
   };
   if (result.reasoning) (message as Record<string, unknown>).reasoning_content = result.reasoning;
   if (result.recovered_tool_calls) message.metadata = { ...message.metadata, tool_calls_recovered: true };
+  if (result.notes?.length) message.metadata = { ...message.metadata, private_notes: [...result.notes] };
   if (result.tool_calls.length) message.tool_calls = result.tool_calls.map((c) => ({ id: c.id, type: "function" as const, function: { name: c.function.name, arguments: c.function.arguments } }));
   return message;
 }
