@@ -7,6 +7,7 @@ import { enApprovals } from "./en.approvals";
 import { enProviders } from "./en.providers";
 import { enCost } from "./en.cost";
 import { enLive } from "./en.live";
+import { enSearch } from "./en.search";
 
 /** English UI strings. The keys of this object are the typed message keys of the whole UI. */
 export const en = {
@@ -18,27 +19,6 @@ export const en = {
   "nav.roles": "Roles",
   "nav.settings": "Settings",
   "nav.search": "Search",
-  "search.title": "Search history",
-  "search.subtitle": "Every message of every conversation, the Team Leader's and the sub-agents'.",
-  "search.open": "Search all messages",
-  "search.query.label": "Search for",
-  "search.query.placeholder": "Words, \"a phrase\", 中文…",
-  "search.any": "Any",
-  "search.filter.status": "Conversation",
-  "search.filter.agent": "Agent",
-  "search.filter.agentPlaceholder": "leader or a number",
-  "search.filter.role": "Role",
-  "search.filter.model": "Model",
-  "search.filter.messageRole": "Message",
-  "search.filter.from": "From",
-  "search.filter.to": "To",
-  "search.messageRole.user": "Sent to the agent",
-  "search.messageRole.assistant": "Agent's answer",
-  "search.messageRole.tool": "Tool result",
-  "search.hint": "Type a word or a phrase to search every conversation.",
-  "search.empty": "No message matches.",
-  "search.more": "More results",
-  "search.indexing": "The search index is being rebuilt from the conversation files; results may be incomplete for a moment.",
   "lang.label": "Language",
   "lang.en": "English",
   "lang.zh-CN": "中文",
@@ -448,6 +428,7 @@ export const en = {
   ...enProviders,
   ...enCost,
   ...enLive,
+  ...enSearch,
 } as const;
 
 /** A message key of the UI. */
