@@ -26,7 +26,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
         <Providers locale={locale}>
           <header className="sticky top-0 z-20 border-b border-zinc-200 bg-white/90 backdrop-blur dark:border-zinc-800 dark:bg-zinc-900/90">
             <div className="mx-auto flex max-w-6xl flex-wrap items-center gap-x-3 gap-y-2 px-4 py-2.5 sm:gap-x-6">
-              <Link href="/" className="flex items-center gap-2 font-semibold tracking-tight" data-testid="brand">
+              <Link href="/" className="flex items-center gap-2 font-semibold tracking-tight" data-testid="brand" translate="no">
                 <span aria-hidden className="inline-block h-3 w-3 rounded-sm bg-indigo-600 dark:bg-indigo-400" />
                 {t("app.name")}
               </Link>

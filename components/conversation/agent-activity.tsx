@@ -1,9 +1,10 @@
 "use client";
 
-import { actionText, currentAction, currentActionText, elapsedOf } from "@/lib/client/agent-actions";
+import { currentAction, currentActionText, elapsedOf } from "@/lib/client/agent-actions";
 import type { AgentView } from "@/lib/contracts/events";
 import { useLocale, useT } from "@/lib/i18n";
 import { formatRelativeTime } from "@/components/ui/format";
+import { ActionWords, actionWords } from "./action-words";
 
 /**
  * What an agent is doing, in words (lib/client/agent-actions.ts): its current action with how
@@ -14,7 +15,7 @@ export function AgentActivity({ agent, now, recent = 5 }: { agent: AgentView; no
   const t = useT();
   const locale = useLocale();
   const current = currentAction(agent);
-  const text = currentActionText(current, t);
+  const text = current.live ? actionWords(current.action, t).title : currentActionText(current, t);
   const elapsed = elapsedOf(agent, now);
   const since = current.live ? formatRelativeTime(current.action.at, now, locale) : "";
   const timeline = agent.recent_actions.slice(-recent).reverse();
@@ -27,7 +28,7 @@ export function AgentActivity({ agent, now, recent = 5 }: { agent: AgentView; no
           data-kind={current.live ? current.action.kind : current.kind}
           title={text}
         >
-          {text}
+          {current.live ? <ActionWords action={current.action} t={t} /> : text}
         </span>
         {since ? <span className="shrink-0">· {since}</span> : null}
         {elapsed ? (
@@ -40,7 +41,9 @@ export function AgentActivity({ agent, now, recent = 5 }: { agent: AgentView; no
         <span className="mt-1 block border-l border-zinc-200 pl-2 dark:border-zinc-700" aria-label={t("agentAction.recent")} data-testid="agent-recent-actions">
           {timeline.map((a, i) => (
             <span key={`${a.at}-${i}`} className="flex items-baseline gap-1.5" data-testid="agent-recent-action" data-kind={a.kind}>
-              <span className="min-w-0 truncate font-mono">{actionText(a, t)}</span>
+              <span className="min-w-0 truncate">
+                <ActionWords action={a} t={t} />
+              </span>
               <time className="shrink-0" dateTime={a.at}>
                 · {formatRelativeTime(a.at, now, locale)}
               </time>

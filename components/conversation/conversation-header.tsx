@@ -118,7 +118,7 @@ export function ConversationHeader({
             </button>
           </form>
         ) : (
-          <h1 className="min-w-0 truncate text-xl font-semibold tracking-tight" data-testid="conversation-title" title={conversation.title}>
+          <h1 className="min-w-0 truncate text-xl font-semibold tracking-tight" data-testid="conversation-title" title={conversation.title} translate="no">
             {conversation.title || t("conv.untitled")}
           </h1>
         )}

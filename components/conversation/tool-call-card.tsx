@@ -29,10 +29,10 @@ export function ToolCallCard({ call, result }: { call: ToolCall; result: Message
         <span aria-hidden className="text-zinc-400">
           ⚙
         </span>
-        <span className="font-mono font-semibold text-zinc-800 dark:text-zinc-200">{name}</span>
+        <code className="font-mono font-semibold text-zinc-800 dark:text-zinc-200">{name}</code>
         {keyArgs.map((a) => (
           <span key={a.name} className="min-w-0 max-w-full truncate text-zinc-600 dark:text-zinc-400" title={a.value}>
-            <span className="text-zinc-400 dark:text-zinc-500">{a.name}=</span>
+            <code className="text-zinc-400 dark:text-zinc-500">{a.name}=</code>
             {a.value.length > 140 ? `${a.value.slice(0, 140)}…` : a.value}
           </span>
         ))}

@@ -233,6 +233,7 @@ function ConversationRow({ item, selected, onSelect }: { item: ConversationListI
           href={`/conversations/${encodeURIComponent(item.id)}`}
           className="font-medium text-zinc-900 hover:text-indigo-600 hover:underline dark:text-zinc-100 dark:hover:text-indigo-300"
           data-testid="conversation-link"
+          translate="no"
         >
           {item.title || t("conv.untitled")}
         </Link>

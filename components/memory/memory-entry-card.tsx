@@ -96,12 +96,13 @@ export function MemoryEntryCard({ entry }: { entry: MemoryEntry }) {
         </div>
       ) : (
         <>
+          {/* An entry is the team's or a person's words, in the language they were written in: data. */}
           {entry.subject ? (
-            <p className="mt-2 text-sm font-semibold" data-testid="memory-entry-subject">
+            <p className="mt-2 text-sm font-semibold" data-testid="memory-entry-subject" translate="no">
               {entry.subject}
             </p>
           ) : null}
-          <p className="mt-1 text-sm whitespace-pre-wrap" data-testid="memory-entry-statement">
+          <p className="mt-1 text-sm whitespace-pre-wrap" data-testid="memory-entry-statement" translate="no">
             {entry.statement}
           </p>
         </>

@@ -119,18 +119,19 @@ function RoleCard({ role }: { role: LoadedRole }) {
       >
         <div className="flex items-center gap-2">
           <ColorDot color={role.color} />
-          <h2 className="truncate font-semibold" data-testid="role-card-name">
+          <h2 className="truncate font-semibold" data-testid="role-card-name" translate="no">
             {role.name}
           </h2>
         </div>
         <code className="font-mono text-xs text-zinc-500 dark:text-zinc-400" data-testid="role-card-id">
           {role.id}
         </code>
-        <p className="line-clamp-3 text-sm text-zinc-600 dark:text-zinc-300" title={role.description}>
+        {/* The role file's own words (data, in the language its author wrote them), as are its capabilities. */}
+        <p className="line-clamp-3 text-sm text-zinc-600 dark:text-zinc-300" title={role.description} translate="no">
           {role.description}
         </p>
         {role.capabilities.length > 0 ? (
-          <ul className="flex flex-wrap gap-1" aria-label={t("editor.field.capabilities")}>
+          <ul className="flex flex-wrap gap-1" aria-label={t("editor.field.capabilities")} translate="no">
             {role.capabilities.map((c) => (
               <li key={c} className={`${badgeClass} bg-indigo-50 text-indigo-700 dark:bg-indigo-500/15 dark:text-indigo-300`}>
                 {c}
@@ -175,7 +176,7 @@ function RoleCard({ role }: { role: LoadedRole }) {
             {role.access.project_tools.length === 1 ? t("roles.tools.one") : t("roles.tools", { n: role.access.project_tools.length })}
           </span>
           <span title={t("roles.permissions")} data-testid="role-card-permissions">
-            {role.access.permissions.length > 0 ? role.access.permissions.join(" · ") : t("roles.noPermissions")}
+            {role.access.permissions.length > 0 ? role.access.permissions.map((p) => t(`roles.permission.${p}`)).join(" · ") : t("roles.noPermissions")}
           </span>
           {role.warnings.length > 0 ? (
             <span className="text-amber-600 dark:text-amber-400" title={role.warnings.join("\n")}>

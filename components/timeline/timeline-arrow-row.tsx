@@ -175,7 +175,7 @@ export function TimelineArrowRow({
                 ⚖ {t("timeline.conflict")}
               </span>
             ) : null}
-            <span className="font-mono font-medium">{record.action}</span>
+            <code className="font-mono font-medium">{record.action}</code>
             <span className={`rounded px-1 text-[10px] font-medium ${style.chip}`}>{typeLabel(type, t)}</span>
             {tone ? (
               <span className={`rounded px-1 text-[10px] font-semibold uppercase ${STATUS_BADGE[tone]}`} data-testid="timeline-status-badge" data-tone={tone}>

@@ -12,7 +12,8 @@ function Field({ label, children, mono = false }: { label: string; children: Rea
   return (
     <>
       <dt className="text-zinc-500 dark:text-zinc-400">{label}</dt>
-      <dd className={`min-w-0 break-all text-zinc-900 dark:text-zinc-100 ${mono ? "font-mono text-xs leading-5" : ""}`}>{children}</dd>
+      {/* A mono field holds ids and codes: code, not words to translate. */}
+      <dd className={`min-w-0 break-all text-zinc-900 dark:text-zinc-100 ${mono ? "font-mono text-xs leading-5" : ""}`}>{mono ? <code>{children}</code> : children}</dd>
     </>
   );
 }
@@ -20,7 +21,11 @@ function Field({ label, children, mono = false }: { label: string; children: Rea
 /** A link to another row of the timeline (its cause or an answer), or plain text when it is filtered out. */
 function RowLink({ record, lanes, visible, onSelect }: { record: TimelineRecord; lanes: readonly Lane[]; visible: boolean; onSelect: (id: string) => void }) {
   const t = useT();
-  const text = `${record.action} · ${partyName(record.from_agent, lanes, t)} → ${partyName(record.to_agent, lanes, t)}`;
+  const text = (
+    <>
+      <code className="font-mono">{record.action}</code> · {partyName(record.from_agent, lanes, t)} → {partyName(record.to_agent, lanes, t)}
+    </>
+  );
   if (!visible) {
     return (
       <span className="text-zinc-500 dark:text-zinc-400">
@@ -77,7 +82,7 @@ export function TimelineDetails({
       <header className="mb-2 flex items-center justify-between gap-2">
         <h3 id="timeline-details-title" className="flex flex-wrap items-center gap-2 font-semibold">
           <span>{t("timeline.details.title")}</span>
-          <span className="font-mono">{record.action}</span>
+          <code className="font-mono">{record.action}</code>
           <span className={`rounded px-1.5 text-xs font-medium ${TYPE_STYLES[env.type].chip}`}>{typeLabel(env.type, t)}</span>
           {tone ? <span className={`rounded px-1.5 text-xs font-semibold uppercase ${STATUS_BADGE[tone]}`}>{statusLabel(record.status, t)}</span> : null}
           {isConflict(record) ? <span className={`rounded px-1.5 text-xs font-semibold uppercase ${CONFLICT_BADGE}`}>⚖ {t("timeline.conflict")}</span> : null}
@@ -89,12 +94,12 @@ export function TimelineDetails({
       <dl className="grid grid-cols-[8.5rem_minmax(0,1fr)] gap-x-3 gap-y-1">
         <Field label={t("timeline.details.route")}>
           {partyName(record.from_agent, lanes, t)} → {partyName(record.to_agent, lanes, t)}{" "}
-          <span className="font-mono text-xs text-zinc-500 dark:text-zinc-400">
+          <code className="font-mono text-xs text-zinc-500 dark:text-zinc-400">
             ({record.from_agent} → {record.to_agent})
-          </span>
+          </code>
         </Field>
-        <Field label={t("timeline.details.status")} mono>
-          {record.status}
+        <Field label={t("timeline.details.status")}>
+          {statusLabel(record.status, t)} <code className="font-mono text-xs text-zinc-500 dark:text-zinc-400">({record.status})</code>
         </Field>
         <Field label={t("timeline.details.time")} mono>
           <time dateTime={record.timestamp}>

@@ -1,6 +1,7 @@
 /** How the timeline names lanes, parties, types and statuses in the reader's language. Pure. */
 import type { TranslateFn } from "@/lib/i18n";
 import { agentIdOfParty, ALL_PARTY, LEADER_PARTY, SYSTEM_PARTY, USER_PARTY, type EnvelopeType } from "@/lib/contracts/envelope";
+import { TIMELINE_STATUSES } from "@/lib/contracts/timeline-record";
 import type { Lane } from "./timeline-model";
 
 /** The name of a lane: the fixed parties translated, sub-agents by display name. */
@@ -36,7 +37,7 @@ export function typeLabel(type: EnvelopeType, t: TranslateFn): string {
   return t(`timeline.type.${type}`);
 }
 
-const KNOWN_STATUSES = ["refused", "failed", "capped", "interrupted"] as const;
+const KNOWN_STATUSES = TIMELINE_STATUSES;
 
 /** A status in the reader's language; statuses this view does not know are shown as written. */
 export function statusLabel(status: string, t: TranslateFn): string {

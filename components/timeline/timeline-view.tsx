@@ -12,7 +12,7 @@ import { Banner } from "@/components/ui/banner";
 import { cardClass, inputClass } from "@/components/ui/styles";
 import { TimelineArrowRow, laneCenter } from "./timeline-arrow-row";
 import { TimelineDetails } from "./timeline-details";
-import { clockTime, laneName, partyName, typeLabel } from "./timeline-labels";
+import { clockTime, laneName, partyName, statusLabel, typeLabel } from "./timeline-labels";
 import { arrowOf, buildLanes, filterByTrace, linkedRows, traceOptions, viewItems, type Lane } from "./timeline-model";
 import { LANE_AVATAR, STATUS_BADGE, TYPE_STYLES, CONFLICT_BADGE } from "./timeline-styles";
 
@@ -214,7 +214,7 @@ export function TimelineView({
                     geometry={arrowOf(item.record, lanes)}
                     laneCount={laneCount}
                     time={clockTime(item.record.timestamp, locale)}
-                    label={`${partyName(item.record.from_agent, lanes, t)} → ${partyName(item.record.to_agent, lanes, t)}: ${item.record.action} (${typeLabel(item.record.envelope.type, t)}, ${item.record.status})`}
+                    label={`${partyName(item.record.from_agent, lanes, t)} → ${partyName(item.record.to_agent, lanes, t)}: \`${item.record.action}\` (${typeLabel(item.record.envelope.type, t)}, ${statusLabel(item.record.status, t)})`}
                     selected={item.record.envelope.message_id === selectedId}
                     focused={item.record.envelope.message_id === hoverId}
                     link={links.get(item.record.envelope.message_id)}

@@ -18,6 +18,18 @@ const kindsEn = (kinds: readonly string[]) => kinds.map((k) => k.split(":")).map
 const kindsZh = (kinds: readonly string[]) => kinds.map((k) => k.split(":")).map(([ext, n]) => `${n} 个 .${ext}`).join("、");
 const s = (n: number, one: string, many: string) => (n === 1 ? one : many);
 
+/**
+ * `text` as a Markdown code span: a command's output is the program's text, not the report's
+ * words (shown as code, never translated). The fence is one backtick longer than any run of
+ * backticks inside, and padded when the text starts or ends with one.
+ */
+export function codeSpan(text: string): string {
+  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map((m) => m[0].length));
+  const fence = "`".repeat(longest + 1);
+  const pad = text.startsWith("`") || text.endsWith("`") ? " " : "";
+  return `${fence}${pad}${text}${pad}${fence}`;
+}
+
 /** English. */
 const en = {
   list: (items: readonly string[]) => (items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`),
@@ -84,7 +96,7 @@ const en = {
   readFailed: (path: string, error: string) => `Could not read \`${path}\`: ${error} — skipped.`,
   file: (path: string, lines: number, cut: boolean, quote: string | undefined, defines: string) => `\`${path}\` (${cut ? `first ${lines} ${s(lines, "line", "lines")} shown` : `${lines} ${s(lines, "line", "lines")}`})${quote ? `: "${quote}"` : ""}${defines ? `${quote ? "; " : ": "}defines ${defines}` : ""}.`,
   ran: (cmd: string, code: number | null | undefined, timedOut: boolean, tail: string | undefined, ms: number | undefined) =>
-    `I ran \`${cmd}\`: ${timedOut ? "it timed out" : `exit code ${code ?? "none"}${code === 0 ? " (passed)" : " (failed)"}`}${ms !== undefined ? ` in ${(ms / 1000).toFixed(1)} s` : ""}${tail ? `; the output ends with "${tail}"` : "; no output"}.`,
+    `I ran \`${cmd}\`: ${timedOut ? "it timed out" : `exit code ${code ?? "none"}${code === 0 ? " (passed)" : " (failed)"}`}${ms !== undefined ? ` in ${(ms / 1000).toFixed(1)} s` : ""}${tail ? `; the output ends with ${codeSpan(tail)}` : "; no output"}.`,
   refused: (cmd: string, why: string) => `I asked to run \`${cmd}\`, and it was refused (${why}); it did not run.`,
   noRunTool: (cmd: string) => `The goal asks to run \`${cmd}\`, but my role may not run commands; run it yourself or give the task to a role that may.`,
   noCommand: "The goal asks to run something, but I found no test or build command (no package.json script, Makefile target or pytest setup).",
@@ -199,7 +211,7 @@ const zh: typeof en = {
   readFailed: (path, error) => `无法读取 \`${path}\`：${error}——已跳过。`,
   file: (path, lines, cut, quote, defines) => `\`${path}\`（${cut ? `显示了前 ${lines} 行` : `${lines} 行`}）${quote ? `：“${quote}”` : ""}${defines ? `${quote ? "；" : "："}定义了 ${defines}` : ""}。`,
   ran: (cmd, code, timedOut, tail, ms) =>
-    `我运行了 \`${cmd}\`：${timedOut ? "超时了" : `退出码 ${code ?? "无"}${code === 0 ? "（通过）" : "（失败）"}`}${ms !== undefined ? `，用时 ${(ms / 1000).toFixed(1)} 秒` : ""}${tail ? `；输出结尾是“${tail}”` : "；没有输出"}。`,
+    `我运行了 \`${cmd}\`：${timedOut ? "超时了" : `退出码 ${code ?? "无"}${code === 0 ? "（通过）" : "（失败）"}`}${ms !== undefined ? `，用时 ${(ms / 1000).toFixed(1)} 秒` : ""}${tail ? `；输出结尾是 ${codeSpan(tail)}` : "；没有输出"}。`,
   refused: (cmd, why) => `我请求运行 \`${cmd}\`，被拒绝了（${why}）；命令没有运行。`,
   noRunTool: (cmd) => `目标要求运行 \`${cmd}\`，但我的角色不能运行命令；请自己运行，或交给有权限的角色。`,
   noCommand: "目标要求运行命令，但我没有找到测试或构建命令（没有 package.json 脚本、Makefile 目标或 pytest 配置）。",

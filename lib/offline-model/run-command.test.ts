@@ -10,6 +10,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { checkReport, tinyProject } from "@/test/helpers/offline-fixtures";
+import { codeSpan } from "./agent-text";
 import { writeProject } from "@/test/helpers/projects";
 import { agentMessages, agentReached, filesOf, settled, TeamKit, teamEnvironment } from "@/test/support/team-kit";
 import { createOfflineModel } from "./index";
@@ -59,7 +60,7 @@ describe("the offline team runs the tests when asked", () => {
 
   it("approved: npm test really runs, and the report gives its exit code and output", async () => {
     const { report, summary } = await runTests("approve", "Run the tests and tell me whether they pass", "approve");
-    expect(report).toMatch(/I ran `npm test`: exit code 0 \(passed\) in \d+\.\d s; the output ends with "[^"]*1 test passed[^"]*"/);
+    expect(report).toMatch(/I ran `npm test`: exit code 0 \(passed\) in \d+\.\d s; the output ends with `[^`]*1 test passed[^`]*`/);
     expect(summary).toContain("I ran `npm test`: exit code 0");
   });
 
@@ -73,5 +74,13 @@ describe("the offline team runs the tests when asked", () => {
     const { report } = await runTests("deny", "运行测试", "deny");
     expect(report).toMatch(/我请求运行 `npm test`，被拒绝了（denied by User: not now）；命令没有运行。/);
     expect(report).not.toMatch(/退出码/);
+  });
+});
+
+describe("codeSpan", () => {
+  it("fences a command's output as code, whatever backticks it holds", () => {
+    expect(codeSpan("1 test passed")).toBe("`1 test passed`");
+    expect(codeSpan("use `npm ci`")).toBe("`` use `npm ci` ``");
+    expect(codeSpan("a``b")).toBe("```a``b```");
   });
 });

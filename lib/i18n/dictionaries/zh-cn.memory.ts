@@ -34,7 +34,7 @@ export const zhCNMemory: Record<keyof typeof enMemory, string> = {
   "memory.title": "记忆",
   "memory.subtitle": "跨会话保留的结论：项目事实、偏好和未决问题。存储前已脱敏。",
   "memory.search.label": "搜索记忆",
-  "memory.search.placeholder": "关键词或 English…",
+  "memory.search.placeholder": "关键词或英文单词…",
   "memory.filter.kind": "类型",
   "memory.filter.level": "级别",
   "memory.filter.project": "项目",
