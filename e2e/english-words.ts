@@ -27,6 +27,9 @@ const PRODUCT_NAMES = [
   "token", "tokens", "Token",
 ];
 
+/** The product's own name, which stays as it is. */
+const PRODUCT = "Astrion Team";
+
 /** One English word found, where, and the text around it. */
 export interface EnglishWord {
   where: string;
@@ -43,7 +46,8 @@ export interface VisibleText {
 /** The rendered texts of the page (text nodes and labelling attributes), skipping what is marked not to translate. */
 export async function visibleTexts(page: Page): Promise<VisibleText[]> {
   return page.evaluate(() => {
-    const SKIP = new Set(["CODE", "PRE", "KBD", "SAMP", "SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "svg", "SVG"]);
+    // A form control's text is what the person typed (or the file they opened): data.
+    const SKIP = new Set(["CODE", "PRE", "KBD", "SAMP", "SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "TEXTAREA", "svg", "SVG"]);
     const out: { text: string; at: string }[] = [];
     const at = (el: Element) => el.closest("[data-testid]")?.getAttribute("data-testid") ?? el.tagName.toLowerCase();
     const hidden = (el: Element): boolean => {
@@ -71,6 +75,7 @@ export async function visibleTexts(page: Page): Promise<VisibleText[]> {
 
 /** A token that is a path, URL, identifier, code, version or acronym rather than a word of English prose. */
 function isCodeLike(token: string): boolean {
+  if (token.includes("`")) return true; // `code`, as Markdown and the titles write it
   return /[\\/._@:#$%=<>{}[\]|~^*+\d`'"-]/.test(token.replace(/^[-'"`(]+|[-'"`).,;:!?]+$/g, "")) || /[a-z][A-Z]/.test(token) || /^[A-Z]{2,}s?$/.test(token);
 }
 
@@ -78,7 +83,7 @@ function isCodeLike(token: string): boolean {
 export function englishWords(texts: readonly VisibleText[], where: string, allowed: ReadonlySet<string>): EnglishWord[] {
   const found: EnglishWord[] = [];
   for (const { text, at } of texts) {
-    for (const token of text.split(/[\s\u3000，。、；：！？（）【】「」《》“”‘’·…]+/)) {
+    for (const token of text.replaceAll(PRODUCT, " ").split(/[\s\u3000，。、；：！？（）【】「」《》“”‘’·…]+/)) {
       if (!token || isCodeLike(token)) continue;
       for (const word of token.match(/[A-Za-z]{2,}/g) ?? []) {
         if (allowed.has(word)) continue;

@@ -31,7 +31,8 @@ export function ToolCallCard({ call, result }: { call: ToolCall; result: Message
         </span>
         <code className="font-mono font-semibold text-zinc-800 dark:text-zinc-200">{name}</code>
         {keyArgs.map((a) => (
-          <span key={a.name} className="min-w-0 max-w-full truncate text-zinc-600 dark:text-zinc-400" title={a.value}>
+          // An argument's value is the model's own text (a path, a query, a task): data.
+          <span key={a.name} className="min-w-0 max-w-full truncate text-zinc-600 dark:text-zinc-400" title={a.value} translate="no">
             <code className="text-zinc-400 dark:text-zinc-500">{a.name}=</code>
             {a.value.length > 140 ? `${a.value.slice(0, 140)}…` : a.value}
           </span>

@@ -115,7 +115,7 @@ export function MemoryEntryCard({ entry }: { entry: MemoryEntry }) {
       {entry.history.length ? (
         <details className="mt-2 text-xs">
           <summary className="cursor-pointer text-zinc-500">{t("memory.history", { n: entry.history.length })}</summary>
-          <ul className="mt-1 space-y-1" data-testid="memory-entry-history">
+          <ul className="mt-1 space-y-1" data-testid="memory-entry-history" translate="no">
             {entry.history.map((h, i) => (
               <li key={i} className="text-zinc-600 dark:text-zinc-400">
                 <time dateTime={h.at}>{formatLocalTime(h.at, locale)}</time> · {t(`memory.history.reason.${h.reason}`)} · {h.statement}

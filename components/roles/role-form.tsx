@@ -237,7 +237,7 @@ export function RoleForm({
           autoComplete="off"
           after={
             tags.length > 0 ? (
-              <ul className="mt-1.5 flex flex-wrap gap-1" aria-hidden data-testid="role-capability-tags">
+              <ul className="mt-1.5 flex flex-wrap gap-1" aria-hidden data-testid="role-capability-tags" translate="no">
                 {tags.map((tag, i) => (
                   <li key={`${tag}-${i}`} className={`${badgeClass} bg-indigo-50 text-indigo-700 dark:bg-indigo-500/15 dark:text-indigo-300`}>
                     {tag}

@@ -177,7 +177,8 @@ function HitRow({ hit }: { hit: SearchHit }) {
           <span className="ml-auto">{formatLocalTime(hit.created_at, locale)}</span>
         </div>
         {/* Segments are rendered as text: a message's own markup is never interpreted. */}
-        <p className="mt-1 text-sm break-words text-zinc-700 dark:text-zinc-300" data-testid="search-hit-snippet">
+        {/* A message's own words around the match, in the language it was written in: data. */}
+        <p className="mt-1 text-sm break-words text-zinc-700 dark:text-zinc-300" data-testid="search-hit-snippet" translate="no">
           {hit.snippet.map((s, i) =>
             s.hit ? (
               <mark key={i} className="rounded-sm bg-amber-200 px-0.5 text-zinc-900 dark:bg-amber-500/40 dark:text-zinc-50">

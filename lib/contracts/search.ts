@@ -23,12 +23,15 @@ function optionalParam<S extends z.ZodType>(schema: S) {
 /** `YYYY-MM-DD`, or a local time `YYYY-MM-DDTHH:MM[:SS]` as the seed writes them. */
 const DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?)?$/;
 
-/** Which party wrote a message, for the `agent` filter: `leader` or a sub-agent's id. */
+/** The leader as a person may type it in the `agent` filter, in either language of the UI. */
+const LEADER_WORDS: ReadonlySet<string> = new Set(["leader", "负责人", "团队负责人"]);
+
+/** Which party wrote a message, for the `agent` filter: the leader (`leader`, `负责人`) or a sub-agent's id. */
 export const SearchAgentSchema = z
   .string()
   .trim()
-  .regex(/^(leader|[1-9]\d{0,12})$/, "leader, or a sub-agent's number")
-  .transform((v): "leader" | number => (v === "leader" ? "leader" : Number(v)));
+  .regex(/^(leader|负责人|团队负责人|[1-9]\d{0,12})$/, "leader, or a sub-agent's number")
+  .transform((v): "leader" | number => (LEADER_WORDS.has(v) ? "leader" : Number(v)));
 
 /** `GET /api/search` query. */
 export const SearchQuerySchema = z

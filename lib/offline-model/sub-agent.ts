@@ -12,7 +12,7 @@
  * this bookkeeping is in the text a person reads.
  */
 import type { ChatRequest } from "@/lib/models/types";
-import { agentText } from "./agent-text";
+import { agentText, codeSpan } from "./agent-text";
 import { fileKind } from "./files";
 import { toolNames, type OfflineDecision } from "./history";
 import { callKey, knownState } from "./known";
@@ -56,7 +56,7 @@ export function decideSubAgent(req: ChatRequest): OfflineDecision {
         const items = paths(name!, (p) => `\`${p}\``);
         return items.length ? `${verb}${s.lang === "zh" ? " " : " "}${t.list(items)}` : "";
       }),
-      ...(paths("search_files", (q) => (s.lang === "zh" ? `“${q}”` : `"${q}"`)).length ? [`${t.stepSearching} ${t.list(paths("search_files", (q) => (s.lang === "zh" ? `“${q}”` : `"${q}"`)))}`] : []),
+      ...(paths("search_files", codeSpan).length ? [`${t.stepSearching} ${t.list(paths("search_files", codeSpan))}`] : []),
       ...(paths("run_command", (c) => `\`${c}\``).length ? [`${t.stepRunning} ${paths("run_command", (c) => `\`${c}\``)[0]}`] : []),
     ].filter(Boolean);
     const sentence = parts.join(sep);

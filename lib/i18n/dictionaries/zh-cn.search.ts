@@ -10,7 +10,7 @@ export const zhCNSearch: Record<keyof typeof enSearch, string> = {
   "search.any": "不限",
   "search.filter.status": "会话",
   "search.filter.agent": "智能体",
-  "search.filter.agentPlaceholder": "leader 或编号",
+  "search.filter.agentPlaceholder": "负责人或编号",
   "search.filter.role": "角色",
   "search.filter.model": "模型",
   "search.filter.messageRole": "消息",
