@@ -141,7 +141,7 @@ export class AgentLoops {
     try {
       model = await s.deps.models.modelFor(s.deps.root, meta.model_key ?? conv.model_key);
     } catch (error) {
-      s.notice("error", "model_error", "notice.msg.agentNoModel", { agent: agentId, model: meta.model_key ?? conv.model_key, reason: "no_model", error: (error as Error).message }, agentId, await failureRefs(s, agentId));
+      s.notice("error", "model_error", "notice.msg.agentNoModel", { agent: agentId, model: meta.model_key ?? conv.model_key, reason: "no_model" }, agentId, { ...(await failureRefs(s, agentId)), detail: (error as Error).message });
       await s.agentEvent(agentId, "pause");
       return interrupted("no_model");
     }
