@@ -91,6 +91,12 @@ export const AgentViewSchema = z.object({
   action: AgentActionSchema.nullable().default(null),
   /** Its last few actions, oldest first (model calls left out), the current one last. */
   recent_actions: z.array(AgentActionSchema).default([]),
+  /**
+   * When its current work began (ISO UTC): its task, or a message that woke it at rest, was
+   * delivered, a person retried its work, or its loop resumed in this server's life. Null when
+   * not known (it has not worked since this server started).
+   */
+  working_since: z.string().nullable().default(null),
   tokens: TokenCountsSchema,
   /** Model calls made for the current task, against the cap. */
   calls_this_task: z.number(),

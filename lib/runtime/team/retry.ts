@@ -56,6 +56,7 @@ export async function retryWork(s: TeamState, agentId: number | null, loops: Ret
   }
   if (s.stopController.signal.aborted) s.stopController = new AbortController();
   // It reports again when it ends, failed or not: the failure it reported is what is retried.
+  s.activity.startWork(agentId, new Date().toISOString());
   await s.agentEvent(agentId, "assign", (m) => ({ ...m, reported: false, failure: undefined }));
   loops.wakeAgent(agentId);
   return { retried: agentId };
