@@ -193,7 +193,7 @@ async function records(id: string): Promise<Array<{ action: string; status: stri
 }
 
 /** The notices of the SSE snapshot (the first event of the stream). */
-async function notices(id: string): Promise<Array<{ code: string; message: string }>> {
+async function notices(id: string): Promise<Array<{ code: string; message: string; params?: Record<string, unknown>; detail?: string }>> {
   return (await snapshotOf(server, id)).notices;
 }
 
@@ -321,7 +321,11 @@ describe("a project folder refused while its agents work", () => {
     for (const k of ["s_list", "s_models"]) expect(JSON.parse(results.get(k)!).error, k).toMatch(/^refused: This folder contains Astrion's own data folder/);
     expect(JSON.stringify([...results.values()])).not.toContain("fake-model");
     expect((await records(id)).filter((r) => r.status === "refused" && r.envelope.payload.code === "contains_data_folder").map((r) => r.action)).toEqual(["list_files", "read_file"]);
-    expect((await notices(id)).find((n) => n.code === "project_refused")?.message).toMatch(/^No tool runs in this conversation: This folder contains/);
+    const refused = (await notices(id)).find((n) => n.code === "project_refused");
+    // Worded by its reason code (the page words it in its language); the rule's English is only the detail.
+    expect(refused?.params).toMatchObject({ reason: "project_contains_data_folder" });
+    expect(refused?.message).toMatch(/^No tool runs in this conversation: \S+ contains Astrion's own data folder/);
+    expect(refused?.detail).toMatch(/^This folder contains Astrion's own data folder/);
   });
 });
 
@@ -385,7 +389,8 @@ describe("after a restart with the data folder moved into a project folder", () 
     server = await startServer({ home: newHome, env: serverEnv });
 
     const notice = await until("the refusal notice", async () => (await notices(id)).find((n) => n.code === "project_refused"));
-    expect(notice.message).toMatch(/^This conversation was not resumed: This folder contains Astrion's own data folder/);
+    expect(notice.message).toMatch(/^This conversation was not resumed: \S+ contains Astrion's own data folder/);
+    expect(notice.params).toMatchObject({ reason: "project_contains_data_folder" });
     expect((await records(id)).some((r) => r.action === "resume" && r.status === "refused" && r.envelope.payload.code === "contains_data_folder")).toBe(true);
     const message = await server.api("POST", `/api/conversations/${id}/messages`, { content: "Go on" });
     expect(message.status).toBe(409);

@@ -164,7 +164,7 @@ export function AgentDrawer({
                 live={live}
                 assistantName={agent.metadata.display_name}
                 highlightId={highlightId}
-                failure={failure ? { messageId: failure.message_id, action: agent.metadata.status === "idle" ? <RetryButton conversationId={conversationId} agentId={agentId} testId="agent-message-retry" /> : undefined } : undefined}
+                failure={failure ? { messageId: failure.message_id, action: agent.metadata.status === "idle" && failure.notice.retryable !== false ? <RetryButton conversationId={conversationId} agentId={agentId} testId="agent-message-retry" /> : undefined } : undefined}
                 empty={<p className="text-sm text-zinc-500 dark:text-zinc-400">{t("drawer.empty")}</p>}
               />
             )}

@@ -195,7 +195,7 @@ function LiveView({ id, focus }: { id: string; focus: ConversationFocus }) {
                   live={state.live.leader}
                   assistantName={t("msg.role.assistant")}
                   highlightId={leaderTarget}
-                  failure={leaderFailure ? { messageId: leaderFailure.message_id, action: <RetryButton conversationId={id} agentId={null} testId="message-retry" /> } : undefined}
+                  failure={leaderFailure ? { messageId: leaderFailure.message_id, action: leaderFailure.notice.retryable !== false ? <RetryButton conversationId={id} agentId={null} testId="message-retry" /> : undefined } : undefined}
                   empty={
                     <div className="px-6 py-10 text-center" data-testid="leader-messages-empty">
                       <p className="font-medium">{t("convPage.messagesEmpty")}</p>

@@ -72,7 +72,7 @@ export function NoticeBanners({
                   </Link>
                 </p>
               ) : null}
-              {failed && conversation && retryable(n.agent_id) ? (
+              {failed && conversation && n.retryable !== false && retryable(n.agent_id) ? (
                 <div className="mt-2">
                   <RetryButton conversationId={conversation.id} agentId={n.agent_id} testId="notice-retry" />
                 </div>

@@ -2,14 +2,17 @@
 
 import { useMutation } from "@tanstack/react-query";
 import { useState, type ReactNode } from "react";
-import { decideAgentApproval } from "@/lib/client";
+import { decideAgentApproval, formErrorText, type InputField } from "@/lib/client";
 import type { ApprovalBody } from "@/lib/contracts/http";
-import { useT } from "@/lib/i18n";
+import { useLocale, useT } from "@/lib/i18n";
 import type { AgentView } from "@/lib/contracts/events";
 import { PendingApprovalSchema, type PendingApproval } from "@/lib/contracts/on-disk";
 import { Banner } from "@/components/ui/banner";
 import { buttonGhost, buttonPrimary, buttonSecondary, inputClass } from "@/components/ui/styles";
 import { buttonDangerGhost } from "./styles";
+
+/** The approval body's texts a person types (lib/contracts/http.ts `ApprovalBodySchema`), as their limits are named. */
+const APPROVAL_FIELDS: Readonly<Record<string, InputField>> = { reason: "reason", pattern: "pattern" };
 
 /** One tool call waiting for approval, with the agent that made it. */
 export interface ApprovalItem {
@@ -42,6 +45,7 @@ export function PendingApprovals({ conversationId, items }: { conversationId: st
 
 function ApprovalCard({ conversationId, item }: { conversationId: string; item: ApprovalItem }) {
   const t = useT();
+  const locale = useLocale();
   const { approval } = item;
   const [mode, setMode] = useState<"buttons" | "deny" | "always">("buttons");
   const [reason, setReason] = useState("");
@@ -69,7 +73,11 @@ function ApprovalCard({ conversationId, item }: { conversationId: string; item: 
           {t(`approvals.held.${approval.held.code}`, { detail: approval.held.detail ?? "" })}
         </p>
       ) : null}
-      {decide.error ? <Banner tone="error">{t("approvals.error", { error: decide.error.message })}</Banner> : null}
+      {decide.error ? (
+        <Banner tone="error" testId="approval-error">
+          {t("approvals.error", { error: formErrorText(decide.error, t, locale, APPROVAL_FIELDS, "reason") })}
+        </Banner>
+      ) : null}
       {mode === "buttons" ? (
         <div className="flex flex-wrap gap-2">
           <button type="button" className={buttonPrimary} disabled={decide.isPending} onClick={() => decide.mutate({ decision: "approve" })} data-testid="approval-approve">

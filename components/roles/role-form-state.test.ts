@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { RoleFields } from "@/lib/roles/schema";
-import { EMPTY_FORM, fieldsFromForm, formFromFields, splitTags, validateFields } from "./role-form-state";
+import { tooLongText } from "@/lib/client/input-errors";
+import { makeTranslator } from "@/lib/i18n/translate";
+import { EMPTY_FORM, fieldsFromForm, formFromFields, serverErrors, splitTags, validateFields } from "./role-form-state";
 
 const loaded: RoleFields = {
   id: "team-lead",
@@ -80,5 +82,21 @@ describe("the MCP servers input", () => {
     expect(worded.errors).toMatchObject({ name: "name > 120", description: "description > 4000" });
     const plain = validateFields(fields);
     expect(plain.ok ? {} : plain.errors).toMatchObject({ name: "at most 120 characters" });
+  });
+
+  it("words the server's limit of the prompt body (200,000 characters) and of a field in the page's language", () => {
+    const zh = makeTranslator("zh-CN");
+    const tooLong = (field: "body" | keyof RoleFields, max: number) => (field === "body" || field === "name" ? tooLongText(zh, "zh-CN", field, max) : undefined);
+    const answer = serverErrors(
+      [
+        { path: "body", message: "at most 200000 characters", code: "too_long", limit: 200_000 },
+        { path: "fields.name", message: "at most 200 characters", code: "too_long", limit: 200 },
+        { path: "fields.model", message: "unknown model" },
+        { path: "extra", message: "not allowed" },
+      ],
+      tooLong,
+    );
+    expect(answer.other).toEqual(["提示词太长：最多 200,000 个字符。", "extra: not allowed"]);
+    expect(answer.fields).toEqual({ name: "名称太长：最多 200 个字符。", model: "unknown model" });
   });
 });

@@ -162,3 +162,34 @@ export function validateFields(
   }
   return { ok: false, errors };
 }
+
+/** A field issue of the server's `validation_failed` answer (lib/client/api.ts `FieldIssue`). */
+interface ServerIssue {
+  path: string;
+  message: string;
+  code?: string;
+  limit?: number;
+}
+
+const FIELD_NAMES: ReadonlySet<string> = new Set(["id", "name", "description", "model", "thinking_mode", "capabilities", "tools", "permissions", "max_concurrency", "gateway"]);
+
+/**
+ * Maps a server `validation_failed` answer's issues (`fields.name`, `body`, …) to form fields, and
+ * the rest (the prompt body's) to other errors. A text over its limit is worded by `tooLong` (the
+ * page's sentence naming the limit) when it words that field, never with the server's English.
+ */
+export function serverErrors(
+  issues: readonly ServerIssue[],
+  tooLong: (field: RoleFieldName | "body", max: number) => string | undefined,
+): { fields: Partial<Record<RoleFieldName, string>>; other: string[] } {
+  const fields: Partial<Record<RoleFieldName, string>> = {};
+  const other: string[] = [];
+  for (const issue of issues) {
+    const parts = issue.path.split(".");
+    const name = parts[0] === "fields" ? parts[1] : parts[0];
+    const limit = (field: RoleFieldName | "body") => (issue.code === "too_long" && issue.limit !== undefined ? tooLong(field, issue.limit) : undefined);
+    if (name && FIELD_NAMES.has(name)) fields[name as RoleFieldName] ??= limit(name as RoleFieldName) ?? issue.message;
+    else other.push((name === "body" ? limit("body") : undefined) ?? (issue.path ? `${issue.path}: ${issue.message}` : issue.message));
+  }
+  return { fields, other };
+}

@@ -18,6 +18,7 @@ import {
   EMPTY_FORM,
   fieldsFromForm,
   formFromFields,
+  serverErrors,
   splitTags,
   splitTools,
   validateFields,
@@ -28,22 +29,6 @@ import {
 type Errors = Partial<Record<RoleFieldName, string>>;
 /** The form's text inputs. */
 type TextKey = { [K in keyof RoleFormState]: string extends RoleFormState[K] ? K : never }[keyof RoleFormState];
-
-/** Maps a server `validation_failed` answer's `details` (`fields.name`, `body`, …) to form fields. */
-function serverErrors(error: ApiError, tooLong: (field: RoleFieldName, max: number) => string | undefined): { fields: Errors; other: string[] } {
-  const fields: Errors = {};
-  const other: string[] = [];
-  for (const issue of error.fieldIssues) {
-    const parts = issue.path.split(".");
-    const name = (parts[0] === "fields" ? parts[1] : parts[0]) as RoleFieldName | undefined;
-    if (name && ["id", "name", "description", "model", "thinking_mode", "capabilities", "tools", "permissions", "max_concurrency", "gateway"].includes(name)) {
-      fields[name] ??= (issue.code === "too_long" && issue.limit !== undefined ? tooLong(name, issue.limit) : undefined) ?? issue.message;
-    } else {
-      other.push(issue.path ? `${issue.path}: ${issue.message}` : issue.message);
-    }
-  }
-  return { fields, other };
-}
 
 /**
  * The role form: every field, validated with the server's schema as the user types, plus the
@@ -62,7 +47,7 @@ export function RoleForm({
   const locale = useLocale();
   const uid = useId();
   // The role's texts over their limits, named in the page's language.
-  const tooLong = (field: RoleFieldName, max: number) => (field === "name" || field === "description" ? tooLongText(t, locale, field, max) : undefined);
+  const tooLong = (field: RoleFieldName | "body", max: number) => (field === "name" || field === "description" || field === "body" ? tooLongText(t, locale, field, max) : undefined);
   const router = useRouter();
   const queryClient = useQueryClient();
   const models = useQuery(modelListQuery());
@@ -109,7 +94,7 @@ export function RoleForm({
         if (!role) setServer({ fields: { id: t("editor.exists") }, other: [] });
         return;
       }
-      if (error.fieldIssues.length > 0) setServer(serverErrors(error, tooLong));
+      if (error.fieldIssues.length > 0) setServer(serverErrors(error.fieldIssues, tooLong));
     },
   });
 

@@ -8,13 +8,14 @@ import { actionText, currentAction, currentActionText, elapsedOf, formatElapsed 
 const en_ = makeTranslator("en");
 const zh = makeTranslator("zh-CN");
 
-function agent(status: AgentView["metadata"]["status"], action: AgentView["action"], recent: AgentView["recent_actions"] = []): AgentView {
+function agent(status: AgentView["metadata"]["status"], action: AgentView["action"], recent: AgentView["recent_actions"] = [], working_since: string | null = null): AgentView {
   return {
     metadata: { agent_id: 1, role_id: "coder", display_name: "Coder_1", status, created_at: "2026-07-11T21:05:00", updated_at: "2026-07-11T21:06:00" },
     last_activity: null,
     last_activity_at: null,
     action,
     recent_actions: recent,
+    working_since,
     tokens: { prompt_tokens: 0, cached_tokens: 0, completion_tokens: 0, total_tokens: 0, calls: 0, priced_calls: 0, cost_usd: null },
     calls_this_task: 3,
   };
@@ -49,13 +50,18 @@ describe("what an agent card says it is doing", () => {
     expect(currentActionText(currentAction(agent("waiting", { kind: "await_approval", target: "npm test", at })), en_)).toBe("waiting for your approval of npm test");
   });
 
-  it("shows elapsed time while at work only", () => {
+  it("shows elapsed time while at work only, from the start of its current work, not its creation", () => {
     expect(formatElapsed(45_000)).toBe("45s");
     expect(formatElapsed(185_000)).toBe("3m 05s");
     expect(formatElapsed(3_720_000)).toBe("1h 02m");
-    const start = new Date("2026-07-11T21:05:00").getTime();
-    expect(elapsedOf(agent("running", null), start + 75_000)).toBe("1m 15s");
-    expect(elapsedOf(agent("idle", null), start + 75_000)).toBeNull();
+    // Created at 21:05 local time; its current task was delivered at 13:40 UTC.
+    const task = "2026-07-11T13:40:00.000Z";
+    const now = Date.parse(task) + 75_000;
+    expect(elapsedOf(agent("running", null, [], task), now)).toBe("1m 15s");
+    expect(elapsedOf(agent("waiting", null, [], task), now)).toBe("1m 15s");
+    expect(elapsedOf(agent("idle", null, [], task), now)).toBeNull();
+    // Not known (it has not worked since the server started): no time rather than one from its creation.
+    expect(elapsedOf(agent("running", null), new Date("2026-07-11T21:05:00").getTime() + 75_000)).toBeNull();
   });
 
   it("has English and Chinese words for every action kind, with the same placeholders", () => {

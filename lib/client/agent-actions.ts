@@ -52,11 +52,14 @@ export function formatElapsed(ms: number): string {
 }
 
 /**
- * How long the agent has been at work, from when it was created (metadata `created_at`, local
- * time of the same machine) to `now`; null when it is not at work or the time is unreadable.
+ * How long the agent has been at its current work (its task, or the message that woke it), from
+ * when the runtime says it began (`working_since`, ISO UTC) to `now`; null when it is not at
+ * work or the start is not known (never its creation: an agent given a second task is timed from
+ * that task).
  */
 export function elapsedOf(agent: AgentView, now: number): string | null {
   if (agent.metadata.status !== "running" && agent.metadata.status !== "waiting") return null;
-  const started = new Date(agent.metadata.created_at).getTime();
+  if (!agent.working_since) return null;
+  const started = new Date(agent.working_since).getTime();
   return Number.isNaN(started) ? null : formatElapsed(now - started);
 }

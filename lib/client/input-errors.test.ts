@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { PostMessageBodySchema, CreateConversationBodySchema } from "@/lib/contracts/http";
+import type { z } from "zod";
+import { ApprovalBodySchema, CreateConversationBodySchema, PostMessageBodySchema } from "@/lib/contracts/http";
 import { RoleFieldsSchema } from "@/lib/roles/schema";
 import { makeTranslator } from "@/lib/i18n/translate";
 import { ApiError, bodyOf } from "./api";
-import { inputErrorText, issueText, maxLengthOf, showsCounter, tooLongText } from "./input-errors";
+import { formErrorText, inputErrorText, issueText, maxLengthOf, showsCounter, tooLongText } from "./input-errors";
 
 const en = makeTranslator("en");
 const zh = makeTranslator("zh-CN");
@@ -47,5 +48,26 @@ describe("a text over its limit, in the page's language", () => {
     expect(showsCounter(80_000, 100_000)).toBe(true);
     expect(showsCounter(120_000, 100_000)).toBe(true);
     expect(showsCounter(10, null)).toBe(false);
+  });
+
+  it("names the approval card's field over its limit (the pattern, the reason), never the server's English", () => {
+    const fields = { reason: "reason", pattern: "pattern" } as const;
+    const refusal = (body: z.input<typeof ApprovalBodySchema>): unknown => {
+      try {
+        bodyOf(ApprovalBodySchema, body);
+      } catch (error) {
+        return error;
+      }
+      throw new Error("not refused");
+    };
+    const pattern = refusal({ tool_call_id: "call_1", decision: "approve", always: true, pattern: "npm ".repeat(200) });
+    expect(formErrorText(pattern, zh, "zh-CN", fields, "reason")).toBe("模式太长：最多 500 个字符。");
+    expect(formErrorText(pattern, en, "en", fields, "reason")).toBe("The pattern is too long: at most 500 characters.");
+    const reason = refusal({ tool_call_id: "call_1", decision: "deny", reason: "no ".repeat(1000) });
+    expect(formErrorText(reason, zh, "zh-CN", fields, "reason")).toBe("原因太长：最多 2,000 个字符。");
+    // The server's answer is worded the same way; other failures as for the fallback field.
+    const server = new ApiError(400, "validation_failed", "The request body is not valid: pattern: at most 500 characters", [{ path: "pattern", message: "at most 500 characters", code: "too_long", limit: 500 }]);
+    expect(formErrorText(server, zh, "zh-CN", fields, "reason")).toBe("模式太长：最多 500 个字符。");
+    expect(formErrorText(new ApiError(0, "network_error", "The server could not be reached."), zh, "zh-CN", fields, "reason")).toBe("无法连接服务器。Astrion 还在运行吗？");
   });
 });

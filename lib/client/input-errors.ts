@@ -52,6 +52,20 @@ export function inputErrorText(error: unknown, t: TranslateFn, locale: string, f
   return error.message;
 }
 
+/**
+ * {@link inputErrorText} for a form of several fields (`fields`: a field issue's path → its field):
+ * the first text over its limit is named by its own field; anything else is worded as for `fallback`.
+ */
+export function formErrorText(error: unknown, t: TranslateFn, locale: string, fields: Readonly<Record<string, InputField>>, fallback: InputField): string {
+  if (error instanceof ApiError) {
+    for (const issue of error.fieldIssues) {
+      const field = Object.hasOwn(fields, issue.path) ? fields[issue.path] : undefined;
+      if (field && issue.code === "too_long" && typeof issue.limit === "number") return tooLongText(t, locale, field, issue.limit);
+    }
+  }
+  return inputErrorText(error, t, locale, fallback);
+}
+
 /** The words of one field issue (a form's field): its limit in the page's language, else the server's message. */
 export function issueText(issue: { code?: string; limit?: number; message: string }, t: TranslateFn, locale: string, field: InputField): string {
   return issue.code === "too_long" && typeof issue.limit === "number" ? tooLongText(t, locale, field, issue.limit) : issue.message;

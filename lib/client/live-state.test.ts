@@ -19,6 +19,7 @@ function agent(id: number, status: AgentView["metadata"]["status"] = "running"):
     last_activity_at: null,
     action: null,
     recent_actions: [],
+    working_since: null,
     tokens: { prompt_tokens: 0, cached_tokens: 0, completion_tokens: 0, total_tokens: 0, calls: 0, priced_calls: 0, cost_usd: null },
     calls_this_task: 0,
   };

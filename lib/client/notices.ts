@@ -3,8 +3,8 @@
  *
  * - Text in the viewer's language: a notice's i18n message (`key`, with `params`) when this build
  *   knows the key, else the English text it carries (a notice from a newer server, or one saved
- *   before notices had keys). A `reason` param is worded by the page (`notice.cause.<reason>`),
- *   never by the server's English detail.
+ *   before notices had keys). A `reason` param is worded by the page (`notice.cause.<reason>`,
+ *   lib/i18n/notice-vars.ts), never by the server's English detail (`detail`, not rendered).
  * - One banner per problem: notices are grouped by what failed, not by when. A model failing is
  *   one problem however often it is reported (each retry, the call and its fallback, the leader
  *   and agents on the same endpoint, its "degraded" warning), and a call cap reached by a party
@@ -12,6 +12,7 @@
  * - The failed work: the message a party's latest failure was on, while nothing came after it.
  */
 import { en, type MessageKey } from "@/lib/i18n/dictionaries/en";
+import { noticeVars } from "@/lib/i18n/notice-vars";
 import type { TranslateFn } from "@/lib/i18n/translate";
 import { hasOwnKey } from "@/lib/own";
 import type { Notice } from "@/lib/contracts/events";
@@ -20,10 +21,7 @@ import type { Message } from "@/lib/contracts/on-disk";
 /** The text of `notice` as `t` renders it. */
 export function noticeText(notice: Notice, t: TranslateFn): string {
   if (!notice.key || !notice.key.startsWith("notice.msg.") || !hasOwnKey(en, notice.key)) return notice.message;
-  const params = { ...notice.params };
-  const causeKey = `notice.cause.${String(params.reason ?? "")}`;
-  if (params.reason !== undefined && hasOwnKey(en, causeKey)) params.cause = t(causeKey as MessageKey);
-  return t(notice.key as MessageKey, params);
+  return t(notice.key as MessageKey, noticeVars(notice.params ?? {}, t));
 }
 
 /** Codes of a model endpoint failing (the banner offers "change model" and "test connection" for them). */

@@ -13,6 +13,7 @@ import {
   ConversationPhaseSchema,
   MessageSchema,
 } from "./on-disk";
+import { PROJECT_FOLDER_REFUSALS } from "./project-folder";
 import { TimelineRecordSchema } from "./timeline-record";
 
 /**
@@ -90,6 +91,12 @@ export const AgentViewSchema = z.object({
   action: AgentActionSchema.nullable().default(null),
   /** Its last few actions, oldest first (model calls left out), the current one last. */
   recent_actions: z.array(AgentActionSchema).default([]),
+  /**
+   * When its current work began (ISO UTC): its task, or a message that woke it at rest, was
+   * delivered, a person retried its work, or its loop resumed in this server's life. Null when
+   * not known (it has not worked since this server started).
+   */
+  working_since: z.string().nullable().default(null),
   tokens: TokenCountsSchema,
   /** Model calls made for the current task, against the cap. */
   calls_this_task: z.number(),
@@ -107,6 +114,24 @@ export const PendingQuestionSchema = z.object({
 });
 export type PendingQuestion = z.infer<typeof PendingQuestionSchema>;
 
+/** Why a model cannot be used or failed (lib/models `ModelCallFailure`, plus none configured and a circuit open). */
+export const MODEL_NOTICE_REASONS = ["network", "timeout", "stalled", "rate_limited", "server", "client", "bad_response", "aborted", "no_model", "circuit_open"] as const;
+/** Why an MCP server's tools are not offered (lib/mcp). */
+export const MCP_NOTICE_REASONS = ["mcp_file_broken", "mcp_not_declared", "mcp_missing_variable", "mcp_backing_off", "mcp_start_failed", "mcp_timeout", "mcp_protocol", "mcp_connection"] as const;
+/** What kind of fault stopped a loop or a background job (lib/runtime/team/tool-failure.ts `faultReason`). */
+export const FAULT_NOTICE_REASONS = ["fault_disk_full", "fault_permission", "fault_read_only", "fault_missing", "fault_too_many_files", "fault_io", "fault_corrupt", "fault_internal"] as const;
+/** Why a run's project folder is refused: a folder rule (lib/contracts/project-folder.ts), or metadata.json naming another folder. */
+export const PROJECT_NOTICE_REASONS = [...PROJECT_FOLDER_REFUSALS.map((r) => `project_${r}` as const), "project_changed"] as const;
+
+/**
+ * Every reason a notice names (its `params.reason`), a closed set: the UI words each one
+ * (`notice.cause.<reason>`, with the notice's `params`) in its language. The server's English
+ * detail goes in `detail`, never in the words.
+ */
+export const NOTICE_REASONS = [...MODEL_NOTICE_REASONS, ...MCP_NOTICE_REASONS, ...FAULT_NOTICE_REASONS, ...PROJECT_NOTICE_REASONS] as const;
+/** One of {@link NOTICE_REASONS}. */
+export type NoticeReason = (typeof NOTICE_REASONS)[number];
+
 /** A banner-worthy fact: a model endpoint failing, a cap reached, a stop. */
 export const NoticeSchema = z.object({
   level: z.enum(["info", "warning", "error"]),
@@ -116,8 +141,14 @@ export const NoticeSchema = z.object({
   message: z.string(),
   /** The i18n message of the text (`notice.msg.…`). */
   key: z.string().optional(),
-  /** Values of the message's `{name}` placeholders. */
+  /**
+   * Values of the message's `{name}` placeholders: names, paths, identifiers, numbers, and a
+   * `reason` (one of {@link NOTICE_REASONS}; a string on the wire, so a page older than its
+   * server still reads a reason it does not know: it shows the English `cause` then).
+   */
   params: z.record(z.string(), z.union([z.string(), z.number()])).optional(),
+  /** The server's English detail (an error's message), for logs and API clients: the UI never renders it. */
+  detail: z.string().optional(),
   agent_id: z.number().nullable(),
   at: z.string(),
   /** The trace (the person's request) whose work failed, for a failure notice. */
@@ -126,6 +157,8 @@ export const NoticeSchema = z.object({
   message_id: z.string().optional(),
   /** The last message saved before the failure: the failure is current while nothing came after it. */
   after_message_id: z.string().optional(),
+  /** Whether Retry (`POST …/retry`) can take the failed work up again; absent means it can. */
+  retryable: z.boolean().optional(),
 });
 export type Notice = z.infer<typeof NoticeSchema>;
 

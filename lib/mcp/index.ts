@@ -7,6 +7,6 @@ import "server-only";
 export * from "./schema";
 export { McpCallError, type ListedTool } from "./connection";
 export { MCP_FILE_NAME, readMcpFile } from "./file";
-export { McpManager } from "./manager";
+export { McpManager, mcpFailureReason } from "./manager";
 export { grants, headTail, mcpGrants, mcpToolName, offeredMcpTool, parseMcpName, resultText, toolEffect, type ServerGrant } from "./tools";
 export { deleteServer, listServers, putAllServers, putServer, testServer } from "./service";

@@ -8,17 +8,31 @@ import "server-only";
  * last listed and its last error are kept for the settings page.
  */
 import { MissingVariableError, mcpLimitsFromEnv, resolveServer, restartDelay, type McpLimits, type ResolvedServer } from "./config";
+import type { MCP_NOTICE_REASONS } from "@/lib/contracts/events";
 import { McpCallError, McpConnection, type CallAnswer, type ListedTool } from "./connection";
 import { readMcpFile } from "./file";
 import type { McpServerView, McpTestResult, McpToolInfo } from "./schema";
 import { mcpToolName, toolEffect } from "./tools";
 
-/** A server that cannot be used now (not declared, mcp.json broken, a variable unset, backing off, failed to start). */
+type McpNoticeReason = (typeof MCP_NOTICE_REASONS)[number];
+
+/** A server that cannot be used now (not declared, mcp.json broken, a variable unset, backing off, failed to start), and why by code. */
 class McpUnavailableError extends Error {
-  constructor(message: string) {
+  readonly reason: McpNoticeReason;
+  constructor(reason: McpNoticeReason, message: string) {
     super(message);
     this.name = new.target.name;
+    this.reason = reason;
   }
+}
+
+const CALL_REASON: Record<McpCallError["kind"], McpNoticeReason> = { connection: "mcp_connection", timeout: "mcp_timeout", protocol: "mcp_protocol", aborted: "mcp_connection" };
+
+/** Why a server's tools could not be listed, by code (a notice words it in the page's language; the error's message is its detail). */
+export function mcpFailureReason(error: unknown): McpNoticeReason {
+  if (error instanceof McpUnavailableError) return error.reason;
+  if (error instanceof McpCallError) return CALL_REASON[error.kind];
+  return "mcp_start_failed";
 }
 
 interface Entry {
@@ -78,13 +92,13 @@ export class McpManager {
   /** The entry as mcp.json declares it now, expanded from the app's environment. */
   async #resolve(root: string, name: string): Promise<ResolvedServer> {
     const read = await readMcpFile(root);
-    if (!read.ok) throw new McpUnavailableError(read.error);
+    if (!read.ok) throw new McpUnavailableError("mcp_file_broken", read.error);
     const config = Object.prototype.hasOwnProperty.call(read.file.mcpServers, name) ? read.file.mcpServers[name] : undefined;
-    if (!config) throw new McpUnavailableError(`MCP server ${name} is not declared in mcp.json`);
+    if (!config) throw new McpUnavailableError("mcp_not_declared", `MCP server ${name} is not declared in mcp.json`);
     try {
       return resolveServer(name, config, process.env);
     } catch (error) {
-      if (error instanceof MissingVariableError) throw new McpUnavailableError(error.message);
+      if (error instanceof MissingVariableError) throw new McpUnavailableError("mcp_missing_variable", error.message);
       throw error;
     }
   }
@@ -130,7 +144,7 @@ export class McpManager {
     if (e.conn?.live) return { e, conn: e.conn };
     if (!e.starting) {
       const wait = e.crashedAt + restartDelay(e.crashes, this.limits.backoffMs) - Date.now();
-      if (wait > 0) throw new McpUnavailableError(`MCP server ${name} failed ${e.crashes} times in a row (last: ${this.#statusOf(name).lastError ?? "unknown"}); backing off, next restart in ${Math.ceil(wait / 1000)} s`);
+      if (wait > 0) throw new McpUnavailableError("mcp_backing_off", `MCP server ${name} failed ${e.crashes} times in a row (last: ${this.#statusOf(name).lastError ?? "unknown"}); backing off, next restart in ${Math.ceil(wait / 1000)} s`);
       e.starting = (async () => {
         const server = await this.#resolve(root, name);
         const conn = await McpConnection.open(server, this.limits.startTimeoutMs, (unexpected) => {
@@ -158,7 +172,7 @@ export class McpManager {
     try {
       return { e, conn: await e.starting };
     } catch (error) {
-      if (error instanceof McpCallError) throw new McpUnavailableError(`MCP server ${name} ${error.message}`);
+      if (error instanceof McpCallError) throw new McpUnavailableError(error.kind === "connection" ? "mcp_start_failed" : CALL_REASON[error.kind], `MCP server ${name} ${error.message}`);
       throw error;
     }
   }

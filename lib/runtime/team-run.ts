@@ -29,12 +29,12 @@ import { roleToolAccess } from "@/lib/roles/tool-mapping";
 import type { RuntimeLimits } from "./team/config";
 import type { AgentView, ConversationSnapshot } from "@/lib/contracts/events";
 import { isFinalAgentStatus } from "./team/state-machine";
-import { faultSummary } from "./team/tool-failure";
+import { faultReason, faultSummary } from "./team/tool-failure";
 import { endAbilityCalls, resumeAbilityCalls } from "./team/abilities";
 import { AgentLoops } from "./team/agent-loop";
 import { decideApproval, type ApprovalDecision } from "./team/approvals";
 import { LeaderLoop } from "./team/leader-loop";
-import { retryWork } from "./team/retry";
+import { crashRefs, retryWork } from "./team/retry";
 import { scheduleDistill } from "./team/memory-distill";
 import type { NextStep } from "./team/next-step";
 import { ToolPipeline } from "./team/pipeline";
@@ -96,8 +96,10 @@ export class TeamRun {
       await s.publishAgent(meta);
     }
     if (health === "DEGRADED" && was !== "DEGRADED") {
-      if (h.fallback_key) s.notice("warning", "model_degraded", "notice.msg.modelDegradedFallback", { model: h.model_key, reason: String(h.reason), fallback: h.fallback_key }, agentId);
-      else s.notice("warning", "model_degraded", "notice.msg.modelDegraded", { model: h.model_key, reason: String(h.reason), detail: h.message ?? "" }, agentId);
+      const why = { ...(h.reason ? { reason: h.reason } : {}) };
+      const extras = h.message ? { detail: h.message } : {};
+      if (h.fallback_key) s.notice("warning", "model_degraded", "notice.msg.modelDegradedFallback", { model: h.model_key, ...why, fallback: h.fallback_key }, agentId, extras);
+      else s.notice("warning", "model_degraded", "notice.msg.modelDegraded", { model: h.model_key, ...why }, agentId, extras);
       await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentId === null ? LEADER_PARTY : agentParty(agentId), payload: { model: h.model_key, reason: h.reason ?? null, fallback: h.fallback_key ?? null }, action: "degraded", resource: `model:${h.model_key}`, status: "failed" });
     } else if (health === "OK" && was === "DEGRADED") {
       s.notice("info", "model_recovered", "notice.msg.modelRecovered", { model: h.model_key }, agentId);
@@ -329,8 +331,10 @@ export class TeamRun {
     const who = agentId === null ? "Team Leader" : `agent ${agentId}`;
     console.error(`[astrion] ${this.convId} trace=${s.lastTrace?.trace_id ?? "-"} ${who} loop failed`, error);
     const fault = faultSummary(error);
-    if (agentId === null) s.notice("error", "leader_failed", "notice.msg.leaderFailed", { fault });
-    else s.notice("error", "agent_failed", "notice.msg.agentFailed", { agent: agentId, fault }, agentId);
+    // The work it failed on is marked (with Retry when the loop can take it up again).
+    const extras = { ...(await crashRefs(s, agentId).catch(() => ({}))), detail: fault };
+    if (agentId === null) s.notice("error", "leader_failed", "notice.msg.leaderFailed", { reason: faultReason(error) }, null, extras);
+    else s.notice("error", "agent_failed", "notice.msg.agentFailed", { agent: agentId, reason: faultReason(error) }, agentId, extras);
     try {
       await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentId === null ? LEADER_PARTY : agentParty(agentId), payload: { fault }, action: agentId === null ? "leader_failed" : "agent_failed", resource: agentId === null ? "leader" : `agent:${agentId}`, status: "failed" });
       if (agentId === null) return;

@@ -1,7 +1,7 @@
 /** English strings of the MCP servers settings (part of {@link en} in ./en.ts). */
 export const enMcp = {
   // --- MCP servers (issue 10)
-  "notice.msg.mcpUnavailable": "MCP server {server} is not available, so its tools are not offered: {error}",
+  "notice.msg.mcpUnavailable": "MCP server {server} is not available, so its tools are not offered: {cause}.",
   "notice.msg.mcpToolSkipped": "Tool {tool} of MCP server {server} is skipped: mcp__{server}__{tool} is not a valid function name (at most 64 letters, digits, '_' or '-').",
   "roles.toolMap.mcpServer": "all tools of MCP server {server}",
   "roles.toolMap.mcpTool": "tool {tool} of MCP server {server}",

@@ -26,7 +26,7 @@ export const enMemory = {
   "ctx.memory.level.public": "public",
   "ctx.memory.level.project": "project",
   "ctx.memory.level.restricted": "restricted",
-  "notice.msg.memoryFailed": "Memory: could not distil this conversation: {error}",
+  "notice.msg.memoryFailed": "Memory: could not distil this conversation: {cause}.",
   // ---- Memory (issue 11, mem) ----
   "nav.memory": "Memory",
   "memory.title": "Memory",

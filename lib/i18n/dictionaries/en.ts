@@ -8,6 +8,7 @@ import { enProviders } from "./en.providers";
 import { enCost } from "./en.cost";
 import { enLive } from "./en.live";
 import { enSearch } from "./en.search";
+import { enNotices } from "./en.notices";
 
 /** English UI strings. The keys of this object are the typed message keys of the whole UI. */
 export const en = {
@@ -309,9 +310,6 @@ export const en = {
   "notice.msg.leaderInterrupted": "The Team Leader's {tool} was interrupted by a restart and was not run again.",
   "notice.msg.approvalNeeded": "{agent} is waiting for your approval to run {tool}.",
   "notice.msg.agentInterrupted": "Agent {agent}'s {tool} was interrupted by a restart and was not run again.",
-  "notice.msg.projectNoTools": "No tool runs in this conversation: {reason}",
-  "notice.msg.projectCannotRun": "This conversation cannot run: {reason}",
-  "notice.msg.projectNotResumed": "This conversation was not resumed: {reason}",
   "notice.msg.agentCap": "The team already has {max} sub-agents, the most one conversation may create.",
   "notice.msg.roleCap": "{role} already has {max} agents at work, the most its max_concurrency allows; no new one was created.",
   "notice.msg.abilityCapped": "{agent} called {tool}, but no agent of role {role} is free and the caps allow no new one.",
@@ -320,11 +318,7 @@ export const en = {
   "notice.msg.modelDegraded": "{model} is failing: {cause}.",
   "notice.msg.modelRecovered": "{model} answers again.",
   "notice.msg.stopped": "Stopped. Send a message to continue.",
-  "notice.msg.leaderFailed": "The Team Leader stopped on an internal error ({fault}); details are in the server's log.",
-  "notice.msg.agentFailed": "Agent {agent} stopped on an internal error ({fault}); details are in the server's log.",
   "notice.msg.roleMissing": "{agent}'s role ({role}) is no longer in the library: it resumes without access to tools.",
-
-
 
   "settings.title": "Settings",
   "settings.subtitle": "How this Astrion server is set up: its models, MCP servers and memory settings can be changed here.",
@@ -432,6 +426,7 @@ export const en = {
   ...enCost,
   ...enLive,
   ...enSearch,
+  ...enNotices,
 } as const;
 
 /** A message key of the UI. */

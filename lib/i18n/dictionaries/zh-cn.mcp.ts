@@ -3,7 +3,7 @@ import type { enMcp } from "./en.mcp";
 
 export const zhCNMcp: Record<keyof typeof enMcp, string> = {
   // --- MCP servers (issue 10)
-  "notice.msg.mcpUnavailable": "MCP 服务器 {server} 不可用，其工具未提供：{error}",
+  "notice.msg.mcpUnavailable": "MCP 服务器 {server} 不可用，其工具未提供：{cause}。",
   "notice.msg.mcpToolSkipped": "已跳过 MCP 服务器 {server} 的工具 {tool}：mcp__{server}__{tool} 不是有效的函数名（最多 64 个字母、数字、'_' 或 '-'）。",
   "roles.toolMap.mcpServer": "MCP 服务器 {server} 的全部工具",
   "roles.toolMap.mcpTool": "MCP 服务器 {server} 的工具 {tool}",

@@ -28,7 +28,7 @@ export const zhCNMemory: Record<keyof typeof enMemory, string> = {
   "ctx.memory.level.public": "公开",
   "ctx.memory.level.project": "项目",
   "ctx.memory.level.restricted": "受限",
-  "notice.msg.memoryFailed": "记忆：无法提炼本会话：{error}",
+  "notice.msg.memoryFailed": "记忆：无法提炼本会话：{cause}。",
   // ---- Memory (issue 11, mem) ----
   "nav.memory": "记忆",
   "memory.title": "记忆",

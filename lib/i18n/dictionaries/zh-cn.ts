@@ -10,6 +10,7 @@ import { zhCNProviders } from "./zh-cn.providers";
 import { zhCNCost } from "./zh-cn.cost";
 import { zhCNLive } from "./zh-cn.live";
 import { zhCNSearch } from "./zh-cn.search";
+import { zhCNNotices } from "./zh-cn.notices";
 
 export const zhCN: Record<MessageKey, string> = {
   "app.name": "Astrion Team",
@@ -310,9 +311,6 @@ export const zhCN: Record<MessageKey, string> = {
   "notice.msg.leaderInterrupted": "团队负责人的 {tool} 因重启被中断，未再次执行。",
   "notice.msg.approvalNeeded": "{agent} 正在等待你批准运行 {tool}。",
   "notice.msg.agentInterrupted": "智能体 {agent} 的 {tool} 因重启被中断，未再次执行。",
-  "notice.msg.projectNoTools": "本会话中的工具都不会运行：{reason}",
-  "notice.msg.projectCannotRun": "本会话无法运行：{reason}",
-  "notice.msg.projectNotResumed": "本会话未恢复运行：{reason}",
   "notice.msg.agentCap": "团队已有 {max} 个子智能体，这是一个会话最多可创建的数量。",
   "notice.msg.roleCap": "{role} 已有 {max} 个智能体在工作，达到其 max_concurrency 上限；未创建新的智能体。",
   "notice.msg.abilityCapped": "{agent} 调用了 {tool}，但角色 {role} 没有空闲的智能体，且上限不允许再创建。",
@@ -321,11 +319,7 @@ export const zhCN: Record<MessageKey, string> = {
   "notice.msg.modelDegraded": "{model} 连续失败：{cause}。",
   "notice.msg.modelRecovered": "{model} 已恢复响应。",
   "notice.msg.stopped": "已停止。发送一条消息即可继续。",
-  "notice.msg.leaderFailed": "团队负责人因内部错误（{fault}）停止；详情见服务器日志。",
-  "notice.msg.agentFailed": "智能体 {agent} 因内部错误（{fault}）停止；详情见服务器日志。",
   "notice.msg.roleMissing": "{agent} 的角色（{role}）已不在角色库中：它恢复运行，但无法使用工具。",
-
-
 
   "settings.title": "设置",
   "settings.subtitle": "这台 Astrion 服务器的配置：可以在此修改模型、MCP 服务器和记忆设置。",
@@ -433,4 +427,5 @@ export const zhCN: Record<MessageKey, string> = {
   ...zhCNCost,
   ...zhCNLive,
   ...zhCNSearch,
+  ...zhCNNotices,
 };

@@ -46,6 +46,9 @@ async function drainInbox(s: TeamState, agentId: number): Promise<number> {
     ...(hasTask || m.reported ? { calls_this_task: 0, reported: false } : {}),
   }));
   for (const m of messages) s.publish({ type: "message", agent_id: agentId, message: m });
+  const now = new Date().toISOString();
+  // A task, or any message that wakes it at rest, starts its current work: its elapsed time counts from here.
+  if (hasTask || meta.status !== "running") s.activity.startWork(agentId, now);
   s.setActivity(agentId, { kind: "read_inbox", target: pending.map((p) => p.id).join(", ") });
   await s.publishAgent(updated);
   await s.refreshPhase();
@@ -102,6 +105,8 @@ export class AgentLoops {
 
   async #run(agentId: number): Promise<void> {
     const controller = this.#s.agentSignal(agentId);
+    // A loop resumed after a restart: its work is timed from here, the earliest this server knows.
+    this.#s.activity.startWork(agentId, new Date().toISOString(), true);
     for (;;) {
       const next = await this.#step(agentId, controller);
       this.#last.set(agentId, next);
@@ -141,7 +146,7 @@ export class AgentLoops {
     try {
       model = await s.deps.models.modelFor(s.deps.root, meta.model_key ?? conv.model_key);
     } catch (error) {
-      s.notice("error", "model_error", "notice.msg.agentNoModel", { agent: agentId, model: meta.model_key ?? conv.model_key, reason: "no_model", error: (error as Error).message }, agentId, await failureRefs(s, agentId));
+      s.notice("error", "model_error", "notice.msg.agentNoModel", { agent: agentId, model: meta.model_key ?? conv.model_key, reason: "no_model" }, agentId, { ...(await failureRefs(s, agentId)), detail: (error as Error).message });
       await s.agentEvent(agentId, "pause");
       return interrupted("no_model");
     }

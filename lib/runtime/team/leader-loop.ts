@@ -114,7 +114,7 @@ export class LeaderLoop {
     try {
       model = await s.deps.models.modelFor(s.deps.root, conv.model_key);
     } catch (error) {
-      s.notice("error", "model_error", "notice.msg.leaderNoModel", { model: conv.model_key, reason: "no_model", error: (error as Error).message }, null, await failureRefs(s, null));
+      s.notice("error", "model_error", "notice.msg.leaderNoModel", { model: conv.model_key, reason: "no_model" }, null, { ...(await failureRefs(s, null)), detail: (error as Error).message });
       return interrupted("no_model");
     }
     const { allowed } = await s.authorizedChoices();

@@ -22,8 +22,8 @@ import { accountPatternsFor } from "@/lib/memory/redaction-config";
 import { auxModelKey, loadRegistry, resolveModel } from "@/lib/models";
 import { SYSTEM_PARTY } from "@/lib/protocol";
 import type { Message } from "@/lib/store";
-import type { EmitInit, NoticeKey } from "./state";
-import type { TeamState } from "./state";
+import type { EmitInit, TeamState } from "./state";
+import { faultReason } from "./tool-failure";
 import { memoryOf } from "./memory-port";
 import type { AgentMeta } from "./types";
 
@@ -35,7 +35,7 @@ export type DistillSink = Pick<TeamState, "deps" | "convId" | "store" | "storage
   /** Resolves once what the store holds is durable (a run's state computes ahead of its log): memory is distilled only from that. */
   durable?(): Promise<void>;
   emitNow(init: EmitInit): Promise<unknown>;
-  notice(level: "info" | "warning" | "error", code: string, key: NoticeKey, params?: Record<string, string | number>): void;
+  notice: TeamState["notice"];
 };
 
 /**
@@ -49,7 +49,7 @@ export function scheduleDistill(sink: DistillSink, trigger: DistillTrigger): Pro
     .then(() => distillConversation(sink, trigger))
     .catch((error: unknown) => {
       console.error(`[astrion] ${sink.convId} memory distillation failed:`, error);
-      sink.notice("error", "memory_failed", "notice.msg.memoryFailed", { error: (error as Error).message ?? String(error) });
+      sink.notice("error", "memory_failed", "notice.msg.memoryFailed", { reason: faultReason(error) }, null, { detail: (error as Error).message ?? String(error) });
     });
   q.set(sink.convId, run);
   void run.finally(async () => {

@@ -15,22 +15,21 @@ import "server-only";
  */
 import path from "node:path";
 import { conversationTopic } from "@/lib/bus";
-import { en, type MessageKey } from "@/lib/i18n/dictionaries/en";
-import { translate, type MessageVars } from "@/lib/i18n/translate";
 import { auditPayload, allowListFromMetadata, authorizedRoles, type AgentToken } from "@/lib/governance";
 import { normalizeTokenStatistics, tokenCountsOf, usageAgentKey } from "@/lib/models";
 import { agentParty, follow, newTraceId, newTurnId, nextSeedId, replyTo, SYSTEM_PARTY, timelineRecord, type Envelope, type EnvelopeType, type SeedCounters, type SeedIdKind } from "@/lib/protocol";
-import type { RoleCatalog, RoleDetail } from "@/lib/roles";
+import type { RoleCatalog } from "@/lib/roles";
 import type { EngineDeps } from "./deps";
 import type { ConversationMetadata } from "@/lib/store";
 import type { ProjectFolderChanged, ProjectFolderRefused } from "@/lib/workspace";
 import type { RuntimeLimits } from "./config";
 import type { AgentActionInit, AgentView, Notice, PendingQuestion, RuntimeEvent } from "@/lib/contracts/events";
-import { hasOwnKey } from "@/lib/own";
 import type { EffectJournal, EngineBus, EngineStorage } from "./ports";
 import { derivePhase, transitionAgent, type AgentEvent } from "./state-machine";
 import type { RoleChoice } from "@/lib/team-tools";
 import { AgentActivities } from "./activity";
+import { makeNotice, type NoticeExtras, type NoticeKey, type NoticeParams } from "./notice";
+import { roleChoicesOf, type RoleChoices } from "./role-choices";
 import { Outbox } from "./outbox";
 import { errorResult, phasePath, traceCause, type AgentMeta } from "./types";
 
@@ -60,34 +59,6 @@ interface ConversationExtras {
   seed_counters?: SeedCounters;
 }
 
-/** What ties a failure notice to the work that failed (lib/contracts/events.ts `Notice`). */
-export type NoticeRefs = Pick<Notice, "trace_id" | "message_id" | "after_message_id">;
-
-/** The i18n key of a notice's text. */
-export type NoticeKey = Extract<MessageKey, `notice.msg.${string}`>;
-
-/** The roles an agent may be made of (every readable, id-named role file), and their details by id. */
-export interface RoleChoices {
-  readonly choices: readonly RoleChoice[];
-  readonly byId: ReadonlyMap<string, RoleDetail>;
-}
-
-function roleChoicesOf(catalog: RoleCatalog): RoleChoices {
-  const choices: RoleChoice[] = [];
-  for (const entry of catalog.entries) {
-    // A file whose name is no valid id cannot be addressed by id until it is renamed.
-    if (entry.kind !== "role" || entry.suggested_id !== undefined || !catalog.details.has(entry.id)) continue;
-    const derived = entry.capabilities.length === 0 && entry.derived_capabilities !== undefined;
-    choices.push({
-      id: entry.id,
-      name: entry.name,
-      description: entry.description,
-      capabilities: derived ? entry.derived_capabilities! : entry.capabilities,
-      ...(derived ? { capabilities_source: "derived" as const } : {}),
-    });
-  }
-  return { choices, byId: catalog.details };
-}
 
 /** One conversation's shared run state. Made by {@link TeamRun}; one per conversation. */
 export class TeamState {
@@ -196,15 +167,13 @@ export class TeamState {
   }
 
   /**
-   * Shows a notice: `key` is its text in the i18n dictionaries (`notice.msg.…`), rendered in the
-   * viewer's language; the English text goes along for logs and API clients. A `reason` param
-   * that names a cause (`notice.cause.<reason>`) gets its `cause` words, which the viewer's page
-   * puts in its own language. `refs` tie a failure to the trace and the message it failed on.
+   * Shows a notice (./notice.ts): `key` is its text in the i18n dictionaries, rendered in the
+   * viewer's language, a `reason` param names its cause by code; the English text and `detail`
+   * go along for logs and API clients. `extras` tie a failure to the trace and the message it
+   * failed on.
    */
-  notice(level: Notice["level"], code: string, key: NoticeKey, params: MessageVars = {}, agentId: number | null = null, refs: NoticeRefs = {}): void {
-    const causeKey = `notice.cause.${String(params.reason ?? "")}`;
-    const vars = params.reason !== undefined && params.cause === undefined && hasOwnKey(en, causeKey) ? { ...params, cause: translate("en", causeKey as MessageKey) } : params;
-    const notice: Notice = { level, code, message: translate("en", key, vars), key, params: vars, agent_id: agentId, at: new Date().toISOString(), ...refs };
+  notice(level: Notice["level"], code: string, key: NoticeKey, params: NoticeParams = {}, agentId: number | null = null, extras: NoticeExtras = {}): void {
+    const notice = makeNotice(level, code, key, params, agentId, extras, new Date().toISOString());
     this.notices = [...this.notices.slice(-19), notice];
     this.publish({ type: "notice", notice });
   }
@@ -299,7 +268,9 @@ export class TeamState {
     const key = `${check.reason}\n${check.path}`;
     if (!this.#projectNoticed.has(key)) {
       this.#projectNoticed.add(key);
-      this.notice("error", "project_refused", lead, { reason: check.message });
+      const reason = check.reason === "project_changed" ? check.reason : (`project_${check.reason}` as const);
+      const where: Record<string, string> = check.reason === "project_changed" ? { recorded: check.recorded } : { folder: check.folder ?? "" };
+      this.notice("error", "project_refused", lead, { reason, path: check.path, ...where }, null, { detail: check.message });
     }
     return errorResult(`refused: ${check.message}`);
   }

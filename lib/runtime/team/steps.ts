@@ -165,8 +165,8 @@ export async function saveInterrupted(s: TeamState, agentId: number | null, erro
     // The server must be started differently: the notice says how, in the person's language.
     const who = agentId === null ? "notice.msg.leaderServerFlag" : "notice.msg.agentServerFlag";
     s.notice("error", "model_server_flag", who, { agent: agentId ?? "", model: modelKey, server: error.serverFlag.server, flag: error.serverFlag.flag }, agentId, refs);
-  } else if (agentId === null) s.notice("error", "model_error", "notice.msg.leaderModelFailed", { model: modelKey, reason: error.reason, error: error.message }, null, refs);
-  else s.notice("error", "model_error", "notice.msg.agentModelFailed", { agent: agentId, model: modelKey, reason: error.reason, error: error.message }, agentId, refs);
+  } else if (agentId === null) s.notice("error", "model_error", "notice.msg.leaderModelFailed", { model: modelKey, reason: error.reason }, null, { ...refs, detail: error.message });
+  else s.notice("error", "model_error", "notice.msg.agentModelFailed", { agent: agentId, model: modelKey, reason: error.reason }, agentId, { ...refs, detail: error.message });
   await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentId === null ? LEADER_PARTY : agentParty(agentId), payload: { reason: error.reason }, action: "model_error", resource: `model:${modelKey}`, status: "failed" });
 }
 

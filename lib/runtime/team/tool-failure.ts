@@ -7,7 +7,8 @@
  * file system errors carry absolute paths (the project's real location, where a symlink points),
  * which a model has no business seeing.
  */
-import { AstrionError } from "@/lib/contracts/errors";
+import { AstrionError, CorruptFileError } from "@/lib/contracts/errors";
+import type { FAULT_NOTICE_REASONS } from "@/lib/contracts/events";
 
 const ERRNO_TEXT: Record<string, string> = {
   ENAMETOOLONG: "a file or folder name in the path is too long",
@@ -55,4 +56,26 @@ export function faultSummary(error: unknown): string {
   if (code) return code;
   if (error instanceof Error) return error.name === "Error" ? "internal error" : error.name;
   return "internal error";
+}
+
+/** The kind of a fault by its errno code, as notices name it (`notice.cause.<reason>`). */
+const ERRNO_REASON: Record<string, (typeof FAULT_NOTICE_REASONS)[number]> = {
+  ENOSPC: "fault_disk_full",
+  EDQUOT: "fault_disk_full",
+  EACCES: "fault_permission",
+  EPERM: "fault_permission",
+  EROFS: "fault_read_only",
+  ENOENT: "fault_missing",
+  ENOTDIR: "fault_missing",
+  EMFILE: "fault_too_many_files",
+  ENFILE: "fault_too_many_files",
+  EIO: "fault_io",
+};
+
+/** What kind of fault `error` is, for a notice the page words in its language (its detail stays in the log). */
+export function faultReason(error: unknown): (typeof FAULT_NOTICE_REASONS)[number] {
+  const code = errnoCode(error);
+  if (code && Object.hasOwn(ERRNO_REASON, code)) return ERRNO_REASON[code]!;
+  if (error instanceof CorruptFileError) return "fault_corrupt";
+  return "fault_internal";
 }

@@ -9,7 +9,7 @@ import "server-only";
  * pipeline (lib/runtime/team/pipeline.ts).
  */
 import type { ToolSpec } from "@/lib/models";
-import { grants, headTail, McpCallError, mcpGrants, mcpToolName, offeredMcpTool, parseMcpName, resultText, toolEffect, type ListedTool, type ServerGrant } from "@/lib/mcp";
+import { grants, headTail, McpCallError, mcpFailureReason, mcpGrants, mcpToolName, offeredMcpTool, parseMcpName, resultText, toolEffect, type ListedTool, type ServerGrant } from "@/lib/mcp";
 import { agentParty, SYSTEM_PARTY } from "@/lib/protocol";
 import type { TeamState } from "@/lib/runtime/team/state";
 import { unofferedSpec, type Parsed, type TeamTool, type ToolContext, type ToolProvider } from "@/lib/runtime/team/tool-kit";
@@ -141,7 +141,7 @@ async function offered(s: TeamState, agentId: number, meta: AgentMeta): Promise<
       listed = await s.deps.mcp.tools(s.deps.root, s.convId, server);
     } catch (error) {
       const message = (error as Error).message;
-      noticeOnce(s, `unavailable\n${server}\n${message}`, () => s.notice("warning", "mcp_unavailable", "notice.msg.mcpUnavailable", { server, error: message }, agentId));
+      noticeOnce(s, `unavailable\n${server}\n${message}`, () => s.notice("warning", "mcp_unavailable", "notice.msg.mcpUnavailable", { server, reason: mcpFailureReason(error) }, agentId, { detail: message }));
       await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentParty(agentId), payload: { server, error: message }, action: "mcp_start", resource: `mcp:${server}`, status: "failed" });
       continue;
     }
