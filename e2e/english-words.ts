@@ -16,7 +16,7 @@ import type { Page } from "@playwright/test";
 /** Names of products, formats and protocols that stay as they are in Chinese text. */
 const PRODUCT_NAMES = [
   "Astrion", "OpenAI", "Ollama", "vLLM", "LM", "Studio", "Claude", "Code", "GitHub", "Git", "Markdown", "YAML", "JSON", "ZIP",
-  "Node", "npm", "Chromium", "Docker", "Python", "TypeScript", "JavaScript", "Next", "Bearer", "Linux", "macOS", "Windows",
+  "Node", "npm", "frontmatter", "Chromium", "Docker", "Python", "TypeScript", "JavaScript", "Next", "Bearer", "Linux", "macOS", "Windows",
   "DeepSeek", "Qwen", "Anthropic", "Azure", "Groq", "Mistral", "Together", "OpenRouter", "Fireworks", "Gemini", "Google",
   "Server", "Sent", "Events", "Model", "Context", "Protocol", // "Server-Sent Events", "Model Context Protocol"
   // Claude Code's tool names, which a role file's `tools:` holds as they are
@@ -76,6 +76,7 @@ export async function visibleTexts(page: Page): Promise<VisibleText[]> {
 /** A token that is a path, URL, identifier, code, version or acronym rather than a word of English prose. */
 function isCodeLike(token: string): boolean {
   if (token.includes("`")) return true; // `code`, as Markdown and the titles write it
+  if (/^[a-z_]+:$/.test(token)) return true; // a file's key (`tools:`): Chinese text writes its own colon full-width
   return /[\\/._@:#$%=<>{}[\]|~^*+\d`'"-]/.test(token.replace(/^[-'"`(]+|[-'"`).,;:!?]+$/g, "")) || /[a-z][A-Z]/.test(token) || /^[A-Z]{2,}s?$/.test(token);
 }
 

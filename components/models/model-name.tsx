@@ -13,7 +13,7 @@ export function ModelName({ modelKey, testId }: { modelKey: string; testId?: str
   const offline = model ? model.offline : modelKey === "offline";
   return (
     <span className="inline-flex items-center gap-1.5" data-testid={testId}>
-      <span className="font-mono text-xs">{modelKey}</span>
+      <code className="font-mono text-xs">{modelKey}</code>
       {offline && modelKey !== "offline" ? (
         <span className={`${badgeClass} bg-sky-100 text-sky-800 dark:bg-sky-900/60 dark:text-sky-200`}>{t("common.offline")}</span>
       ) : null}

@@ -26,8 +26,13 @@ export function ExtraFieldsTable({ extra }: { extra: Record<string, unknown> }) 
         <tbody>
           {entries.map(([key, value]) => (
             <tr key={key} className="border-t border-zinc-100 dark:border-zinc-800" data-testid="role-extra-row">
-              <td className="py-1 pr-4 align-top font-mono text-xs">{key}</td>
-              <td className="py-1 font-mono text-xs break-all whitespace-pre-wrap">{show(value)}</td>
+              {/* The file's own keys and values: code and data. */}
+              <td className="py-1 pr-4 align-top font-mono text-xs">
+                <code>{key}</code>
+              </td>
+              <td className="py-1 font-mono text-xs break-all whitespace-pre-wrap" translate="no">
+                {show(value)}
+              </td>
             </tr>
           ))}
         </tbody>

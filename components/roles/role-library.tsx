@@ -99,6 +99,7 @@ function ColorDot({ color }: { color: string | undefined }) {
     <span
       aria-label={color}
       title={color}
+      translate="no"
       className="inline-block h-2.5 w-2.5 shrink-0 rounded-full ring-1 ring-black/10 dark:ring-white/20"
       style={{ backgroundColor: color }}
       data-testid="role-card-color"
