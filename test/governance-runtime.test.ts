@@ -245,17 +245,22 @@ describe("least privilege", () => {
   });
 
   it("an agent cannot act in another conversation", async () => {
-    // An agent id of another conversation (the whitelist test's researcher).
+    // Agents are numbered within their conversation, so an id names an agent of this team only:
+    // one past every id of the other conversation (the whitelist test's), which this one-agent team lacks.
     const whitelist = (await server.api("GET", "/api/conversations?status=all&limit=100")).json.items.find((c: { title: string }) => c.title === "whitelist");
-    otherConversationAgent.id = (await agentsOf(whitelist.id)).agents[0].metadata.agent_id;
+    const others = (await agentsOf(whitelist.id)).agents.map((a: { metadata: { agent_id: number } }) => a.metadata.agent_id);
+    otherConversationAgent.id = Math.max(1, ...others) + 1;
     const id = await conversation("xconv");
     await send(id, "Talk to the other team");
     await finished(id, "xconv");
     const a = (await agentsOf(id)).agents[0];
     const detail = (await server.api("GET", `/api/conversations/${id}/agents/${a.metadata.agent_id}`)).json;
     expect(JSON.parse(detail.messages.find((m: Msg) => m.tool_call_id === "xconv_send").content).error).toMatch(/no agent \d+ in this team/);
-    const otherAgent = (await server.api("GET", `/api/conversations/${whitelist.id}/agents/${otherConversationAgent.id}`)).json;
-    expect(JSON.stringify(otherAgent.messages)).not.toContain("hello from another team");
+    // Nothing reached any agent of the other conversation.
+    for (const other of others) {
+      const otherAgent = (await server.api("GET", `/api/conversations/${whitelist.id}/agents/${other}`)).json;
+      expect(JSON.stringify(otherAgent.messages)).not.toContain("hello from another team");
+    }
   });
 });
 

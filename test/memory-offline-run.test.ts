@@ -78,7 +78,7 @@ function expectNoTrivia(entries: readonly Entry[]): void {
   for (const e of entries) {
     const trivial = TRIVIA.filter((shape) => shape.test(e.statement)).map(String);
     expect({ statement: e.statement, trivial }).toEqual({ statement: e.statement, trivial: [] });
-    expect({ subject: e.subject, empty: e.subject.trim() === "", bare: BARE_REFERENCE.test(e.subject.trim()) }).toEqual({ subject: e.subject, empty: false, bare: false });
+    expect({ statement: e.statement, subject: e.subject, empty: e.subject.trim() === "", bare: BARE_REFERENCE.test(e.subject.trim()) }).toEqual({ statement: e.statement, subject: e.subject, empty: false, bare: false });
     // the title is the entry's own words, in their case
     const words = e.statement.replace(/`/g, "");
     const foreign = e.subject.split(/\s+/).filter((w) => !words.includes(w));

@@ -11,6 +11,11 @@ const CASES: Array<{ shape: string; dropped: string[]; kept: string[] }> = [
       "`package.json` (44 lines): package `picomatch` 4.0.7.",
       "`lib/scan.js` (58 lines, truncated): starts with \"const utils = require('./utils');\".",
       "Project layout: 6 entries at the top level; folders `lib/`.",
+      "`lib/scan.js` (first 175 lines shown).",
+      "`lib/` holds 5 entries: 5 .js files.",
+      "Top level: 6 entries — folders `lib/`; files `README.md`.",
+      "`lib/` 有 5 项：5 个 .js 文件。",
+      "`lib/scan.js`（显示了前 175 行）。",
       "Looking for `eval` found 2 results.",
       "搜索“short”：10 处匹配。",
       "共 12 个文件，已全部列出。",
@@ -55,8 +60,8 @@ const CASES: Array<{ shape: string; dropped: string[]; kept: string[] }> = [
   },
   {
     shape: "a bare reference",
-    dropped: ["`readme.md:39`", "See `README.md:39`.", "Defined in the files read: `picomatch` (`index.js:3`), `scan` (`lib/scan.js:12`).", "Inside `lib/`: `lib/picomatch.js`, `lib/parse.js`.", "`src/auth.ts:2`"],
-    kept: ["Test setup: test command `npm run lint && npm run mocha`; no test files in the package.", "支付回调测试尚未覆盖并发场景。", "`PaymentGateway.charge()` retries three times before failing."],
+    dropped: ["`readme.md:39`", "See `README.md:39`.", "Defined in the files read: `picomatch` (`index.js:3`), `scan` (`lib/scan.js:12`).", "Inside `lib/`: `lib/picomatch.js`, `lib/parse.js`.", "`src/auth.ts:2`", "The package is `picomatch`.", "The code is in `lib/`."],
+    kept: ["Test setup: test command `npm run lint && npm run mocha`; no test files in the package.", "支付回调测试尚未覆盖并发场景。", "`PaymentGateway.charge()` retries three times before failing.", "The cache is in memory only.", "The cache holds 500 entries at most."],
   },
 ];
 

@@ -11,8 +11,8 @@
  * - repetitions (`Same findings as above.`, `See above`, `同上`, `与上文相同`);
  * - step and budget notes (`Step 3 of 12`, `token budget`, `第 3 步`, `预算用完`);
  * - fragments: a quotation cut off (`says "See the [library…`);
- * - bare references: once code spans, paths, `path:line`s and numbers are taken out, fewer than
- *   two words remain (`README.md:39`, `Defined in the files read: \`main\` (\`index.js:3\`)`).
+ * - bare references: once code spans, paths, `path:line`s, numbers and function words are taken
+ *   out, fewer than two words remain (`The package is \`x\`.`, (`README.md:39`, `Defined in the files read: \`main\` (\`index.js:3\`)`).
  *
  * Pure.
  */
@@ -29,6 +29,9 @@ export function isFileReference(text: string): boolean {
   return t.length > 0 && !/\s/.test(t) && FILE_REF.test(t);
 }
 
+/** Words that carry no claim of their own (`The package is \`x\`.` says nothing past its reference). */
+const FUNCTION_WORDS: ReadonlySet<string> = new Set(["a", "an", "the", "is", "are", "was", "were", "be", "in", "on", "at", "of", "to", "for", "and", "or", "it", "its", "this", "that", "these", "those", "here", "there", "as", "by", "with"]);
+
 /** How many words a text holds once code spans, paths, references and numbers are taken out (two Chinese characters count as one). */
 function substanceWords(text: string): number {
   const plain = text
@@ -36,7 +39,7 @@ function substanceWords(text: string): number {
     .split(/\s+/)
     .filter((w) => !isFileReference(w) && !/^[#(]?[\d.,:+%-]+[)]?$/.test(w))
     .join(" ");
-  const english = plain.match(/[A-Za-z][A-Za-z'-]+/g)?.length ?? 0;
+  const english = (plain.match(/[A-Za-z][A-Za-z'-]+/g) ?? []).filter((w) => !FUNCTION_WORDS.has(w.toLowerCase())).length;
   const chinese = (plain.match(/[\u4e00-\u9fff]{2,}/g) ?? []).reduce((n, run) => n + Math.floor(run.length / 2), 0);
   return english + chinese;
 }
@@ -66,7 +69,7 @@ const RULES: ReadonlyArray<{ shape: string; test: (t: string) => boolean }> = [
   {
     shape: "a tally of a tool's results",
     test: (t) =>
-      /\b\d[\d,]*\+?\s+match(?:es)?\b|[:：]\s*no\s+match(?:es)?\b|\(\s*\d[\d,]*\+?\s+(?:lines?|entries|items|files?|folders?|bytes|chars|characters)\b[^()]*\)|\b\d[\d,]*\+?\s+entries\s+(?:at|in)\s+the\s+top\s+level\b|\d+\s*(?:处|个|条)?\s*(?:匹配|命中)|没有匹配|无匹配|共\s*\d+\s*(?:个|条)(?:条目|文件|结果)/i.test(t) ||
+      /\b\d[\d,]*\+?\s+match(?:es)?\b|[:：]\s*no\s+match(?:es)?\b|\(\s*\d[\d,]*\+?\s+(?:lines?|entries|items|files?|folders?|bytes|chars|characters)\b[^()]*\)|\(\s*first\s+\d[\d,]*\s+lines?\s+shown\s*\)|\b\d[\d,]*\+?\s+entries\s*[:—–]|\bholds\s+\d[\d,]*\+?\s+entries\s*\.?$|有\s*\d+\+?\s*项|[:：]\s*\d+\+?\s*项——|[(（]\s*显示了前\s*\d+\s*行\s*[)）]|\b\d[\d,]*\+?\s+entries\s+(?:at|in)\s+the\s+top\s+level\b|\d+\s*(?:处|个|条)?\s*(?:匹配|命中)|没有匹配|无匹配|共\s*\d+\s*(?:个|条)(?:条目|文件|结果)/i.test(t) ||
       (SEARCH_VERB.test(t) && /\b\d[\d,]*\+?\s+(?:hits?|results?|occurrences?|files?)\b|\bno\s+(?:matches|hits|results|occurrences)\b|\d+\s*(?:个|条)\s*结果/i.test(t)),
   },
   {
