@@ -9,23 +9,10 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { APIRequestContext, Page } from "@playwright/test";
-import { expect, test, uniqueSuffix } from "./fixtures";
+import { expect, test, uniqueSuffix, addDeadModel } from "./fixtures";
 import { ConversationPage } from "./pages/conversation-page";
-import { freePort } from "../test/helpers/server";
 
-let before: string;
-const modelsFile = () => path.join(process.env.E2E_ASTRION_HOME!, "models.json");
-
-test.beforeAll(async () => {
-  before = fs.readFileSync(modelsFile(), "utf8");
-  const models = JSON.parse(before) as { models: Record<string, unknown> };
-  models.models.dead = { label: "Dead endpoint", base_url: `http://127.0.0.1:${await freePort()}/v1`, model: "gone", provider: "generic", timeouts: { first_response_ms: 2_000 } };
-  fs.writeFileSync(modelsFile(), JSON.stringify(models, null, 2));
-});
-
-test.afterAll(() => {
-  fs.writeFileSync(modelsFile(), before);
-});
+addDeadModel("dead");
 
 /** A small project the offline team can list, read and search. */
 function smallProject(): string {

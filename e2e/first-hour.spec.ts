@@ -9,9 +9,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { expect, test as base, uniqueSuffix } from "./fixtures";
+import { expect, test as base, uniqueSuffix, addDeadModel } from "./fixtures";
 import { ConversationPage } from "./pages/conversation-page";
-import { freePort } from "../test/helpers/server";
 
 /** A small Node project with a passing test script. */
 function makeProject(): string {
@@ -34,19 +33,7 @@ const test = base.extend<{ project: string }>({
   },
 });
 
-const modelsFile = () => path.join(process.env.E2E_ASTRION_HOME!, "models.json");
-let modelsBefore: string;
-
-test.beforeAll(async () => {
-  modelsBefore = fs.readFileSync(modelsFile(), "utf8");
-  const models = JSON.parse(modelsBefore) as { models: Record<string, unknown> };
-  models.models["first-hour-dead"] = { label: "Dead endpoint", base_url: `http://127.0.0.1:${await freePort()}/v1`, model: "gone", provider: "generic", timeouts: { first_response_ms: 2_000 } };
-  fs.writeFileSync(modelsFile(), JSON.stringify(models, null, 2));
-});
-
-test.afterAll(() => {
-  fs.writeFileSync(modelsFile(), modelsBefore);
-});
+addDeadModel("first-hour-dead");
 
 const LANGUAGES = [
   {

@@ -7,6 +7,7 @@ import { test as base } from "@playwright/test";
 import fs from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
+import { freePort } from "../test/helpers/server";
 import { ConversationIndexPage } from "./pages/conversation-index-page";
 import { RoleEditorPage } from "./pages/role-editor-page";
 import { RoleLibraryPage } from "./pages/role-library-page";
@@ -57,3 +58,21 @@ export const test = base.extend<{
 });
 
 export { expect } from "@playwright/test";
+
+/**
+ * Adds a model entry `key` whose endpoint nothing answers (a free loopback port) to the server's
+ * models.json for the specs of the calling file, and puts the file back as it was after them.
+ */
+export function addDeadModel(key: string): void {
+  const file = () => path.join(requiredEnv("E2E_ASTRION_HOME"), "models.json");
+  let before = "";
+  base.beforeAll(async () => {
+    before = fs.readFileSync(file(), "utf8");
+    const models = JSON.parse(before) as { models: Record<string, unknown> };
+    models.models[key] = { label: "Dead endpoint", base_url: `http://127.0.0.1:${await freePort()}/v1`, model: "gone", provider: "generic", timeouts: { first_response_ms: 2_000 } };
+    fs.writeFileSync(file(), JSON.stringify(models, null, 2));
+  });
+  base.afterAll(() => {
+    fs.writeFileSync(file(), before);
+  });
+}

@@ -4,25 +4,10 @@
  * on the model that failed (its server line red, with the fix), and "Change model" moves the
  * conversation to another model, on which the next message is answered.
  */
-import fs from "node:fs";
-import path from "node:path";
-import { expect, test, uniqueSuffix } from "./fixtures";
+import { expect, test, uniqueSuffix, addDeadModel } from "./fixtures";
 import { ConversationPage } from "./pages/conversation-page";
-import { freePort } from "../test/helpers/server";
 
-let before: string;
-const modelsFile = () => path.join(process.env.E2E_ASTRION_HOME!, "models.json");
-
-test.beforeAll(async () => {
-  before = fs.readFileSync(modelsFile(), "utf8");
-  const models = JSON.parse(before) as { models: Record<string, unknown> };
-  models.models.dead = { label: "Dead endpoint", base_url: `http://127.0.0.1:${await freePort()}/v1`, model: "gone", provider: "generic", timeouts: { first_response_ms: 2_000 } };
-  fs.writeFileSync(modelsFile(), JSON.stringify(models, null, 2));
-});
-
-test.afterAll(() => {
-  fs.writeFileSync(modelsFile(), before);
-});
+addDeadModel("dead");
 
 test("a dead endpoint's banner tests the connection and changes the model in place", async ({ page, projectDir }) => {
   await page.goto("/");
