@@ -9,7 +9,8 @@
  *   element whose `lang` says it is in another language on purpose (the language switcher's "English");
  * - a token that is a path, file name, URL, e-mail, version, command flag or code identifier
  *   (has a `/`, `\`, `.` between letters, `_`, `@`, `:`, a digit, an inner capital, or is in ALL CAPS);
- * - proper names: {@link PRODUCT_NAMES} and the names the data holds (`allowed`, passed in).
+ * - proper names: {@link PRODUCT_NAMES} and the names the data holds (`allowed`, passed in), and
+ *   at the very end of a text the beginning of such a name (a stopped stream cut inside it).
  */
 import type { Page } from "@playwright/test";
 
@@ -84,10 +85,13 @@ function isCodeLike(token: string): boolean {
 export function englishWords(texts: readonly VisibleText[], where: string, allowed: ReadonlySet<string>): EnglishWord[] {
   const found: EnglishWord[] = [];
   for (const { text, at } of texts) {
+    // a stopped stream can end inside a name: the last word then counts if it begins an allowed one
+    const cut = /([A-Za-z]+)$/.exec(text)?.[1];
     for (const token of text.replaceAll(PRODUCT, " ").split(/[\s\u3000，。、；：！？（）【】「」《》“”‘’·…]+/)) {
       if (!token || isCodeLike(token)) continue;
       for (const word of token.match(/[A-Za-z]{2,}/g) ?? []) {
         if (allowed.has(word)) continue;
+        if (word === cut && text.endsWith(word) && [...allowed].some((name) => name.length > word.length && name.startsWith(word))) continue;
         found.push({ where: `${where} [${at}]`, word, text: text.length > 160 ? `${text.slice(0, 160)}…` : text });
       }
     }

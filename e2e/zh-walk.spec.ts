@@ -139,6 +139,20 @@ test("every page, drawer and card is in Chinese, the offline team's text and the
     await check("/roles/new");
     await page.goto("/settings");
     await check("/settings");
+    // the forms and checks Settings opens: a new model, the connection doctor, a new MCP server
+    await page.getByTestId("model-add").click();
+    await check("/settings (new model form)");
+    await page.keyboard.press("Escape");
+    await page.goto("/settings");
+    const doctor = page.getByTestId("doctor-run").first();
+    if (await doctor.isVisible()) {
+      await doctor.click();
+      await expect(page.getByTestId("doctor-result").first()).toBeVisible({ timeout: 30_000 });
+      await check("/settings (connection doctor)");
+    }
+    await page.getByTestId("mcp-add").click();
+    await expect(page.getByTestId("mcp-form")).toBeVisible();
+    await check("/settings (new MCP server form)");
     await page.goto("/memory");
     await check("/memory");
     const addMemory = page.getByTestId("memory-add-open");

@@ -21,7 +21,7 @@ export function DerivedCapabilities({ role }: { role: LoadedRole }) {
       </span>
       <ul className="contents" aria-label={t("roles.derived.label")}>
         {tags.map((c) => (
-          <li key={c} className={`${badgeClass} border border-dashed border-zinc-300 bg-transparent dark:border-zinc-600`} data-testid="role-card-derived-tag">
+          <li key={c} className={`${badgeClass} border border-dashed border-zinc-300 bg-transparent dark:border-zinc-600`} data-testid="role-card-derived-tag" translate="no">
             {c}
           </li>
         ))}

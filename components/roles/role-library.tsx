@@ -8,6 +8,7 @@ import { mcpServersQuery, roleListQuery } from "@/lib/client";
 import { useT } from "@/lib/i18n";
 import { ModelName } from "@/components/models/model-name";
 import { Banner } from "@/components/ui/banner";
+import { DataText } from "@/components/ui/data-text";
 import { badgeClass, buttonPrimary, cardClass, inputClass } from "@/components/ui/styles";
 import { RoleImportButton } from "./role-import-button";
 import { DerivedCapabilities } from "./derived-capabilities";
@@ -145,7 +146,7 @@ function RoleCard({ role }: { role: LoadedRole }) {
           <ul className="flex flex-wrap items-center gap-1" aria-label={t("roles.provides")} data-testid="role-card-provides">
             <li className="text-xs text-zinc-500 dark:text-zinc-400">{t("roles.provides")}:</li>
             {role.provides.map((a) => (
-              <li key={a.name} title={a.description} className={`${badgeClass} bg-emerald-50 font-mono text-emerald-700 dark:bg-emerald-500/15 dark:text-emerald-300`}>
+              <li key={a.name} title={a.description} translate="no" className={`${badgeClass} bg-emerald-50 font-mono text-emerald-700 dark:bg-emerald-500/15 dark:text-emerald-300`}>
                 {a.name}
               </li>
             ))}
@@ -155,17 +156,22 @@ function RoleCard({ role }: { role: LoadedRole }) {
         <RolePolicySummary toolPolicy={role.tool_policy} allowedCommands={role.allowed_commands} compact />
         {role.mcp_servers?.length ? (
           <p className="font-mono text-xs text-zinc-600 dark:text-zinc-300" data-testid="role-card-mcp-servers">
-            {t("roles.mcpServers", { list: role.mcp_servers.join(", ") })}
+            <DataText k="roles.mcpServers" vars={{ list: role.mcp_servers.join(", ") }} />
             {declared && role.mcp_servers.some((m) => !declared.includes(m)) ? (
               <span className="ml-1 text-amber-700 dark:text-amber-400">
-                ⚠ {role.mcp_servers.filter((m) => !declared.includes(m)).map((m) => t("roles.toolMap.mcpUndeclared", { server: m })).join("; ")}
+                ⚠ {role.mcp_servers.filter((m) => !declared.includes(m)).map((m, i) => (
+                    <span key={m}>
+                      {i > 0 ? "; " : ""}
+                      <DataText k="roles.toolMap.mcpUndeclared" vars={{ server: m }} />
+                    </span>
+                  ))}
               </span>
             ) : null}
           </p>
         ) : null}
         {role.gateway?.length ? (
           <p className="text-xs text-zinc-600 dark:text-zinc-300" data-testid="role-card-gateway">
-            {t("roles.gateway", { list: role.gateway.join(", ") })}
+            <DataText k="roles.gateway" vars={{ list: role.gateway.join(", ") }} />
           </p>
         ) : null}
         <div className="mt-auto flex flex-wrap items-center gap-x-3 gap-y-1 pt-1 text-xs text-zinc-500 dark:text-zinc-400">

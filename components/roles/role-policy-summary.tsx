@@ -29,14 +29,14 @@ export function RolePolicySummary({ toolPolicy, allowedCommands, compact = false
       ) : null}
       {plain.length ? (
         <p className="text-zinc-600 dark:text-zinc-300" data-testid="role-policy-commands" title={t("roles.policy.commandsNote")}>
-          {t("roles.policy.commands")} <span className="font-mono">{plain.join(" · ")}</span>
+          {t("roles.policy.commands")} <span className="font-mono" translate="no">{plain.join(" · ")}</span>
         </p>
       ) : null}
       {plain.length && !compact ? <p className="text-xs text-zinc-500 dark:text-zinc-400">{t("roles.policy.commandsNote")}</p> : null}
       {trusted.length ? (
         <div className="rounded border border-amber-300 bg-amber-50 px-2 py-1 text-amber-900 dark:border-amber-700 dark:bg-amber-950/40 dark:text-amber-100" data-testid="role-policy-trusted" role="note">
           <p>
-            {t("roles.policy.trusted")} <span className="font-mono">{trusted.join(" · ")}</span>
+            {t("roles.policy.trusted")} <span className="font-mono" translate="no">{trusted.join(" · ")}</span>
           </p>
           <p className="font-medium" data-testid="role-policy-trusted-warning">
             ⚠ {t("roles.policy.trustedWarning")}

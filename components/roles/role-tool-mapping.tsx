@@ -1,20 +1,23 @@
 "use client";
 
+import type { ReactNode } from "react";
+import { DataText } from "@/components/ui/data-text";
 import { useT } from "@/lib/i18n";
 import { roleToolAccess, type ToolMapping } from "@/lib/roles/tool-mapping";
 import type { Permission } from "@/lib/roles/schema";
 
-function mappingText(m: ToolMapping, t: ReturnType<typeof useT>): string {
+/** What one `tools:` name gives; the names in it (tools, servers, sources) are the file's data. */
+function mappingText(m: ToolMapping, t: ReturnType<typeof useT>): ReactNode {
   switch (m.kind) {
     case "mapped":
-      return m.grants.join(", ");
+      return <span translate="no">{m.grants.join(", ")}</span>;
     case "team":
-      return t("roles.toolMap.team", { tool: m.covered_by ?? m.name });
+      return <DataText k="roles.toolMap.team" vars={{ tool: m.covered_by ?? m.name }} />;
     case "mcp":
-      if (m.undeclared) return t("roles.toolMap.mcpUndeclared", { server: m.server ?? "" });
-      return m.tool ? t("roles.toolMap.mcpTool", { tool: m.tool, server: m.server ?? "" }) : t("roles.toolMap.mcpServer", { server: m.server ?? "" });
+      if (m.undeclared) return <DataText k="roles.toolMap.mcpUndeclared" vars={{ server: m.server ?? "" }} />;
+      return m.tool ? <DataText k="roles.toolMap.mcpTool" vars={{ tool: m.tool, server: m.server ?? "" }} /> : <DataText k="roles.toolMap.mcpServer" vars={{ server: m.server ?? "" }} />;
     case "gateway":
-      return t("roles.toolMap.gateway", { source: m.source ?? "" });
+      return <DataText k="roles.toolMap.gateway" vars={{ source: m.source ?? "" }} />;
     case "unavailable":
       return t("roles.toolMap.unavailable");
     case "unknown":
@@ -57,7 +60,7 @@ export function RoleToolMapping({
             data-kind={m.kind}
           >
             {m.warning ? "⚠ " : ""}
-            {m.name} → {mappingText(m, t)}
+            <span translate="no">{m.name}</span> → {mappingText(m, t)}
           </li>
         ))}
       </ul>

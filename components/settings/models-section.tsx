@@ -7,6 +7,7 @@ import { useT } from "@/lib/i18n";
 import { entryForFound, keyForFound, SERVER_NAMES } from "@/lib/model-settings/found-servers";
 import type { ModelSettings } from "@/lib/model-settings/schema";
 import { Banner } from "@/components/ui/banner";
+import { DataText } from "@/components/ui/data-text";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { badgeClass, buttonDanger, buttonGhost, buttonSecondary, cardClass } from "@/components/ui/styles";
 import { ConnectionDoctor } from "./connection-doctor";
@@ -104,13 +105,12 @@ function KeyBadge({ item }: { item: Entry }) {
  * guessed from its base URL or its server's /v1/models), from GET /api/models.
  */
 function ProviderLine({ modelKey }: { modelKey: string }) {
-  const t = useT();
   const models = useQuery(modelListQuery());
   const provider = models.data?.models.find((m) => m.key === modelKey)?.provider;
   if (!provider || provider.profile === "offline") return null;
   return (
     <p className="mt-1 text-xs text-zinc-500" data-testid="model-provider" data-profile={provider.profile} data-source={provider.source}>
-      {t(`models.provider.${provider.source}`, { profile: provider.profile, detail: provider.detail })}
+      <DataText k={`models.provider.${provider.source}`} vars={{ profile: provider.profile, detail: provider.detail }} />
     </p>
   );
 }

@@ -5,6 +5,6 @@
  */
 export { en, type MessageKey } from "./dictionaries/en";
 export { LOCALES, writeLocaleCookie, type Locale } from "./locale";
-export { makeTranslator, type TranslateFn } from "./translate";
+export { makeTranslator, translateParts, type TranslateFn } from "./translate";
 export { I18nProvider } from "./i18n-provider";
 export { useLocale, useT } from "./use-t";

@@ -3,7 +3,7 @@ import { KIND_PRIORITY } from "@/lib/redaction";
 import { en } from "./dictionaries/en";
 import { zhCN } from "./dictionaries/zh-cn";
 import { localeFromAcceptLanguage, resolveLocale } from "./locale";
-import { translate } from "./translate";
+import { translate, translateParts } from "./translate";
 
 describe("resolveLocale", () => {
   it("prefers the cookie over the browser's languages", () => {
@@ -50,5 +50,17 @@ describe("dictionaries", () => {
   it("fills placeholders", () => {
     expect(translate("en", "conv.agentCount", { n: 3 })).toBe("3 agents");
     expect(translate("zh-CN", "conv.showing", { shown: 2, total: 5 })).toBe("显示 2 / 共 5 个");
+  });
+
+  it("splits a message at its placeholders, the values apart (to mark them as data)", () => {
+    expect(translateParts("zh-CN", "roles.toolMap.mcpTool", { tool: "search", server: "github" })).toEqual([
+      { text: "MCP 服务器 " },
+      { name: "server", value: "github" },
+      { text: " 的工具 " },
+      { name: "tool", value: "search" },
+    ]);
+    // a placeholder without a value stays as text, as translate() leaves it
+    expect(translateParts("en", "roles.gateway", {})).toEqual([{ text: "Gateway sources: {list}" }]);
+    expect(translateParts("en", "roles.gateway", { list: "crm" }).map((p) => ("text" in p ? p.text : `[${p.value}]`)).join("")).toBe("Gateway sources: [crm]");
   });
 });

@@ -23,3 +23,25 @@ export function translate(locale: Locale, key: MessageKey, vars?: MessageVars): 
 export function makeTranslator(locale: Locale): TranslateFn {
   return (key, vars) => translate(locale, key, vars);
 }
+
+/** One piece of a message split at its placeholders: fixed text, or the value of placeholder `name`. */
+export type MessagePart = { text: string } | { name: string; value: string };
+
+/**
+ * The message for `key` split at its `{name}` placeholders, so a view can mark the filled-in
+ * values (a file's data: a server's name, a source, a provider id) as not to be translated.
+ */
+export function translateParts(locale: Locale, key: MessageKey, vars: MessageVars): MessagePart[] {
+  const parts: MessagePart[] = [];
+  let last = 0;
+  const template = DICTIONARIES[locale][key];
+  for (const m of template.matchAll(/\{(\w+)\}/g)) {
+    const name = m[1] ?? "";
+    if (!hasOwnKey(vars, name)) continue;
+    if (m.index > last) parts.push({ text: template.slice(last, m.index) });
+    parts.push({ name, value: String(vars[name]) });
+    last = m.index + m[0].length;
+  }
+  if (last < template.length) parts.push({ text: template.slice(last) });
+  return parts;
+}

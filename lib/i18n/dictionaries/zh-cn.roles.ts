@@ -41,7 +41,7 @@ export const zhCNRoles: Record<keyof typeof enRoles, string> = {
   "roles.policy.ask": "先询问",
   "roles.policy.deny": "拒绝",
   "roles.policy.commands": "无需询问即可运行：",
-  "roles.policy.commandsNote": "会运行项目代码的命令（npm、make、测试运行器等）在智能体修改过项目文件后会再次询问。",
+  "roles.policy.commandsNote": "会运行项目代码的命令（npm 脚本、构建工具、测试运行器等）在智能体修改过项目文件后会再次询问。",
   "roles.policy.trusted": "无需询问即可运行智能体写的代码：",
   "roles.policy.trustedWarning": "警告：这些条目设置了 trust_agent_code。能写文件的智能体可以让它们以你的用户权限运行任意程序，且不会询问任何人。",
   "roles.toolMap.label": "tools: 赋予该角色的工具",
