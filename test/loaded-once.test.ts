@@ -8,6 +8,8 @@
  * Checked on the built app: no file Next built holds the store's or the composition root's code,
  * and a server that has answered every route of the API once has loaded exactly one module
  * holding each (test/helpers/module-copies.mjs, preloaded into the server, records them).
+ * Without ASTRION_DATABASE_URL and ASTRION_REDIS_URL (the data folder, the embedded default) it
+ * has loaded no module of a database client: those are imported only when the variables ask.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import os from "node:os";
@@ -23,6 +25,10 @@ const MARKERS = {
   app: { file: "lib/server/app.ts", text: "unfinished temp file(s) left by an earlier crash" },
 };
 const CORE_BUNDLE = path.join(REPO_ROOT, ".next", "astrion-core", "core.mjs");
+/** The packages of the PostgreSQL and Redis backends, which the data folder's server must not load. */
+const BACKEND_PACKAGES = ["pg", "pg-pool", "pg-protocol", "ioredis", "rate-limiter-flexible"];
+/** A package every server loads: shows the record of packages is real. */
+const LOADED_PACKAGE = "openai";
 
 /** Every JavaScript file under `dir`. */
 function jsFiles(dir: string): string[] {
@@ -33,6 +39,7 @@ function jsFiles(dir: string): string[] {
 
 interface Report {
   loaded: Record<keyof typeof MARKERS, string[]>;
+  packages: Record<string, string[]>;
   heap_used_mb: number;
   rss_mb: number;
 }
@@ -46,6 +53,9 @@ beforeAll(async () => {
       NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${path.join(REPO_ROOT, "test", "helpers", "module-copies.mjs")}`.trim(),
       MODULE_COPIES_MARKERS: JSON.stringify(Object.fromEntries(Object.entries(MARKERS).map(([name, m]) => [name, m.text]))),
       MODULE_COPIES_OUT: out,
+      MODULE_COPIES_PACKAGES: JSON.stringify([...BACKEND_PACKAGES, LOADED_PACKAGE]),
+      ASTRION_DATABASE_URL: "",
+      ASTRION_REDIS_URL: "",
     },
   });
 });
@@ -103,6 +113,9 @@ describe("the server's code, loaded once per process", () => {
     for (const name of Object.keys(MARKERS) as (keyof typeof MARKERS)[]) {
       expect(report.loaded[name].map((url) => path.relative(REPO_ROOT, new URL(url).pathname)), name).toEqual([path.relative(REPO_ROOT, CORE_BUNDLE)]);
     }
+    // The data folder's server: no database or Redis client loaded, though every route answered.
+    expect(report.packages[LOADED_PACKAGE]?.length, LOADED_PACKAGE).toBeGreaterThan(0);
+    for (const name of BACKEND_PACKAGES) expect(report.packages[name], name).toEqual([]);
     console.error(`[loaded-once] heap used after every route once: ${report.heap_used_mb} MB, RSS ${report.rss_mb} MB`);
   });
 });
