@@ -4,7 +4,7 @@ import "server-only";
  *
  * Consistency of an export: each conversation is held (the engine's `withConversation`), opened by
  * the store, checkpointed, and its files are read once each while its writes wait
- * (ConversationStore.snapshotFolder → LiveConversation.frozen). So a conversation that is running
+ * (ConversationCatalog.snapshotFolder → LiveConversation.frozen). So a conversation that is running
  * is exported as of one moment: every message, status and timeline line that had been shown (an
  * acknowledged step) is in it, and no file is torn. Text still streaming from a model is not: it
  * is saved, and exported, once its step completes. Both the Markdown and the zip come from the
@@ -12,7 +12,7 @@ import "server-only";
  */
 import { ConflictError, NotFoundError, ValidationError } from "@/lib/contracts/errors";
 import type { Engine } from "@/lib/runtime";
-import { toPythonJsonBytes, type ConversationStore } from "@/lib/store";
+import { toPythonJsonBytes, type ConversationCatalog } from "@/lib/store";
 import { compactTimestamp } from "@/lib/store/time";
 import { downloadName, exportEntries, exportManifest, readImportArchive, zipStream } from "./archive";
 import { classifyPath, parseConversationFolder, rekeyFiles, type ConversationFolder } from "./bundle";
@@ -22,7 +22,7 @@ import { EXPORT_LIMITS, type ImportedConversation, type ImportMode } from "./sch
 
 /** What export and import work with: the store, the engine (to hold, stop and resume runs) and the app's version. */
 export interface ExportDeps {
-  readonly store: ConversationStore;
+  readonly store: ConversationCatalog;
   readonly engine: Pick<Engine, "withConversation" | "forgetRun" | "isRunWorking" | "resumeRun">;
   readonly version: string;
 }

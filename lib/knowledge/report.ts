@@ -5,7 +5,7 @@ import "server-only";
  * folder some conversation names can be indexed through the API: the API is no way to read
  * arbitrary folders.
  */
-import type { ConversationStore } from "@/lib/store";
+import type { ConversationCatalog } from "@/lib/store";
 import { NotFoundError } from "@/lib/contracts/errors";
 import type { Embedder } from "@/lib/models/embeddings";
 import type { KnowledgeReport, ProjectIndexStatus, RebuildBody } from "./schema";
@@ -18,7 +18,7 @@ const MAX_PAGES = 200;
  * Project folders of the conversations: `{ given, real }`, real paths deduplicated; folders that
  * are gone or refused (by the service's workspace) are left out.
  */
-async function knownProjects(service: KnowledgeService, store: ConversationStore): Promise<Array<{ given: string; real: string }>> {
+async function knownProjects(service: KnowledgeService, store: ConversationCatalog): Promise<Array<{ given: string; real: string }>> {
   const { resolveProjectPath } = service.parts.workspace;
   const given = new Set<string>();
   for (let page = 0; page < MAX_PAGES; page++) {
@@ -35,7 +35,7 @@ async function knownProjects(service: KnowledgeService, store: ConversationStore
 }
 
 /** `GET /api/knowledge`. */
-export async function knowledgeReport(service: KnowledgeService, store: ConversationStore): Promise<KnowledgeReport> {
+export async function knowledgeReport(service: KnowledgeService, store: ConversationCatalog): Promise<KnowledgeReport> {
   const projects = await knownProjects(service, store);
   await Promise.all(projects.map((p) => service.project(p.real).peek()));
   return {
@@ -49,7 +49,7 @@ export async function knowledgeReport(service: KnowledgeService, store: Conversa
  * the background; answers its state at once (building).
  * @throws NotFoundError when no conversation names that folder.
  */
-export async function rebuildKnowledge(service: KnowledgeService, store: ConversationStore, body: RebuildBody, embedder: Embedder | null): Promise<ProjectIndexStatus> {
+export async function rebuildKnowledge(service: KnowledgeService, store: ConversationCatalog, body: RebuildBody, embedder: Embedder | null): Promise<ProjectIndexStatus> {
   const projects = await knownProjects(service, store);
   const real = await service.parts.workspace.resolveProjectPath(body.project_path, ".").then((r) => r.root).catch(() => null);
   const hit = projects.find((p) => p.given === body.project_path || p.real === body.project_path || p.real === real);

@@ -5,7 +5,7 @@ import "server-only";
  * observing the store. The public face: {@link startSearch} at boot, then `search()`, `report()`.
  */
 import path from "node:path";
-import type { ConversationStore } from "@/lib/store";
+import type { ConversationCatalog } from "@/lib/store";
 import { z } from "zod";
 import { FLUSH_DELAY_MS, SearchIndexer } from "./indexer";
 
@@ -37,7 +37,7 @@ export function searchFile(root: string): string {
  * Starts the search index of a store's data folder: observes every change the store makes from
  * now on, opens (or begins rebuilding) the database and reconciles it in the background.
  */
-export async function startSearch(root: string, store: ConversationStore, env: NodeJS.ProcessEnv = process.env): Promise<SearchIndexer> {
+export async function startSearch(root: string, store: ConversationCatalog, env: NodeJS.ProcessEnv = process.env): Promise<SearchIndexer> {
   const indexer = new SearchIndexer(searchFile(root), store, { flushDelayMs: flushDelayFromEnv(env) });
   await indexer.start();
   // Observed from here on: at boot nothing has written yet (the engine resumes after this), and

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { closeApp, startApp, type AstrionApp } from "./app";
+import { ConversationStore } from "@/lib/store";
 
 // Two apps built in one process, as two tests would build theirs: nothing of one is seen by the
 // other, and within each every part shares the one instance its composition root made.
@@ -60,10 +61,12 @@ describe("the composition root", () => {
     expect((await a.store.get(conv.id)).title).toBe("Renamed");
 
     const open = b.lines.openFiles();
-    await a.store.appendLine(conv.id, "timeline.jsonl", JSON.stringify({ n: 1 }));
+    const files = a.store as ConversationStore; // this app is built on the file store
+    expect(files).toBeInstanceOf(ConversationStore);
+    await files.appendLine(conv.id, "timeline.jsonl", JSON.stringify({ n: 1 }));
     expect(a.lines.openFiles()).toBe(1);
     expect(b.lines.openFiles()).toBe(open);
-    await a.store.closeLineFiles(conv.id);
+    await files.closeLineFiles(conv.id);
     expect(a.lines.openFiles()).toBe(0);
   });
 });

@@ -13,7 +13,7 @@ import "server-only";
  */
 import { promises as fs } from "node:fs";
 import path from "node:path";
-import { acquireDataRootLock, ConversationStore, FileQueues, JsonLineFiles, removeOrphanTempFiles, resolveDataRoot } from "@/lib/store";
+import { acquireDataRootLock, ConversationStore, FileQueues, type ConversationCatalog, JsonLineFiles, removeOrphanTempFiles, resolveDataRoot } from "@/lib/store";
 import { RoleLibrary } from "@/lib/roles";
 import { AgentTokens, deriveCapabilities, rateLimitConfigFromEnv, TokenBucketLimiter } from "@/lib/governance";
 import { ModelKeyStore, seedModelsFile } from "@/lib/models";
@@ -52,7 +52,8 @@ export interface AstrionApp {
   lines: JsonLineFiles;
   /** The workspace tools and checks, bound to the protected folders and the write queues (lib/workspace/workspace.ts). */
   workspace: Workspace;
-  store: ConversationStore;
+  /** Conversations as the routes and services see them (the file store today; lib/store/catalog.ts). */
+  store: ConversationCatalog;
   roles: RoleLibrary;
   /** The history search index (lib/search). */
   search: SearchIndexer;

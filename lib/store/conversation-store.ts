@@ -41,6 +41,7 @@ import { conversationDir, conversationsDir, leaderMessagesFile, parseConversatio
 import type { AgentMessagesFile, AgentMetadata, ConversationMetadata, LeaderMessagesFile } from "@/lib/contracts/on-disk";
 import type { LoggedLineFile } from "./step-records";
 import { StoreCore, type Mutator, type ProjectFolderGate, type StoreObserver } from "./store-core";
+import type { ConversationCatalog, InstallMode } from "./catalog";
 
 export { ConversationPatchSchema, type ConversationPatch, type CreateConversationInput } from "./conversation-files";
 export type { AgentList, CreateAgentInput } from "./agent-files";
@@ -66,7 +67,7 @@ export interface ConversationStoreOptions {
  * Conversations, leader messages and sub-agents of one data folder. All writes are atomic,
  * validated against their schema and written as Python-style JSON.
  */
-export class ConversationStore {
+export class ConversationStore implements ConversationCatalog {
   /** The data folder (absolute). */
   readonly root: string;
   readonly #core: StoreCore;
@@ -311,7 +312,7 @@ export class ConversationStore {
    * data folder: `create` under a free `id`, `new_id` under a freshly claimed one, `replace` over
    * an existing conversation that is not held in memory (see conversation-install.ts).
    */
-  installConversation(id: string, mode: "create" | "new_id" | "replace", files: (id: string) => Map<string, Uint8Array>): Promise<ConversationMetadata> {
+  installConversation(id: string, mode: InstallMode, files: (id: string) => Map<string, Uint8Array>): Promise<ConversationMetadata> {
     return installConversation(this.#core, id, mode, files);
   }
 

@@ -17,3 +17,5 @@ export * from "./conversation-store";
 export * from "./conversation-index";
 export { type LoggedLineFile } from "./step-records";
 export type { Durability, LeaderChangeOptions, Mutator } from "./live-conversation";
+export type { ConversationCatalog, InstallMode } from "./catalog";
+export type { ReadBudget } from "./folder-files";
