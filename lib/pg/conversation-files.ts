@@ -49,7 +49,7 @@ function checkedMessages<T extends { messages: Message[] }>(schema: Parameters<t
 }
 
 /** Changes metadata.json in its queue (`id` fixed, `updated_at` now); the leader's title follows. */
-export function updateMeta(conv: OpenConversation, fn: Mutator<ConversationMetadata>): Promise<ConversationMetadata> {
+function updateMeta(conv: OpenConversation, fn: Mutator<ConversationMetadata>): Promise<ConversationMetadata> {
   return conv.serial("meta", async () => {
     const base = conv.meta;
     const changed = await fn(base);

@@ -12,15 +12,15 @@ import { migrate } from "./migrate";
 import { PgEngineStorage } from "./pg-storage";
 import { createPool, databaseUrl, DATABASE_URL_VARIABLE } from "./pool";
 
-export { migrate, MIGRATION_LOCK, type MigrationReport } from "./migrate";
+export { migrate } from "./migrate";
 export { MIGRATIONS, type Migration } from "./migrations";
-export { PgEngineStorage, type PgStorageOptions } from "./pg-storage";
-export { Leases, type HeldLease } from "./leases";
+export { PgEngineStorage } from "./pg-storage";
+export { Leases } from "./leases";
 export { FencedError, LeaseHeldError, StorageFailedError } from "./errors";
-export { createPool, databaseUrl, DATABASE_URL_VARIABLE, type PoolOptions } from "./pool";
+export { createPool } from "./pool";
 
 /** Default lease term (ms): an instance that dies is replaced within about twice this. */
-export const DEFAULT_LEASE_MS = 10_000;
+const DEFAULT_LEASE_MS = 10_000;
 
 /** What {@link createPgStorage} needs: a database (a URL, or a pool the caller owns), and how this instance leases. */
 export interface CreatePgStorageOptions {

@@ -13,10 +13,10 @@ import type { Pool } from "pg";
 import { MIGRATIONS, type Migration } from "./migrations";
 
 /** The advisory lock key of migrations (any fixed 64-bit number; this one is "astrion" in ASCII, 0x617374726f696e). */
-export const MIGRATION_LOCK = "27430016714238318";
+const MIGRATION_LOCK = "27430016714238318";
 
 /** What a {@link migrate} run found and did. */
-export interface MigrationReport {
+interface MigrationReport {
   /** The versions this run applied (none when another instance had applied them). */
   applied: number[];
   /** The schema's version afterwards. */

@@ -116,11 +116,6 @@ export async function loadConversation(db: Db, id: string): Promise<LoadedConver
   return { meta, leader: leaderOf(id, conv.leader_head, byAgent.get(LEADER) ?? []), agents, lastLine, journal };
 }
 
-/** The lines of one of a conversation's JSON Lines files, in order. */
-export async function readLines(db: Db, id: string, file: LoggedLineFile): Promise<string[]> {
-  return (await db.query<{ line: string }>("SELECT line FROM conversation_lines WHERE conversation_id = $1 AND file = $2 ORDER BY seq", [id, file])).rows.map((r) => r.line);
-}
-
 /** Adds a conversation's rows (metadata.json and the leader's messages.json). @throws pg's unique violation (23505) when the id is taken. */
 export async function insertConversation(db: Db, meta: ConversationMetadata, leader: LeaderMessagesFile): Promise<void> {
   await db.query("INSERT INTO conversations (id, meta, leader_head) VALUES ($1, $2::json, $3::json)", [meta.id, JSON.stringify(meta), headJson(leader)]);

@@ -21,7 +21,7 @@ import { afterAll, beforeAll } from "vitest";
 const run = promisify(execFile);
 
 /** What to run when PostgreSQL's server is missing (the message of every failure to find it). */
-export const POSTGRES_INSTALL = "apt-get install -y postgresql";
+const POSTGRES_INSTALL = "apt-get install -y postgresql";
 
 /** The folder of initdb and pg_ctl: the newest /usr/lib/postgresql/<version>/bin, else PATH. */
 function binaries(): string {
@@ -73,7 +73,7 @@ export interface PgCluster {
 }
 
 /** Starts a cluster: see the file's header. */
-export async function startPgCluster(): Promise<PgCluster> {
+async function startPgCluster(): Promise<PgCluster> {
   const bin = binaries();
   const user = serverUser();
   const base = await fs.mkdtemp(path.join(os.tmpdir(), "astrion-pg-"));
