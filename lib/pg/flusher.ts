@@ -72,11 +72,6 @@ export class Flusher {
     this.#schedule();
   }
 
-  /** Resolves once no commit is under way and none is due. */
-  async idle(): Promise<void> {
-    while (this.#running || this.#scheduled) await (this.#running ?? new Promise((resolve) => setImmediate(resolve)));
-  }
-
   /** Commits nothing more (a dropped storage). */
   stop(): void {
     this.#stopped = true;
