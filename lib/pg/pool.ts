@@ -26,6 +26,8 @@ export interface PoolOptions {
    * would wait for it forever.
    */
   idleInTransactionMs?: number;
+  /** A connection not made within this long fails (ms, default 10000), so a commit waiting for one fails instead of waiting forever. */
+  connectTimeoutMs?: number;
 }
 
 /** A pool on `url`; an idle connection's failure is logged, not thrown. */
@@ -35,6 +37,9 @@ export function createPool(url: string, options: PoolOptions = {}): Pool {
     max: options.max ?? 10,
     application_name: options.applicationName ?? "astrion",
     idle_in_transaction_session_timeout: options.idleInTransactionMs ?? 5000,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    // A server gone without a word (a dead machine) is noticed by TCP keep-alive, not only at the next query.
+    keepAlive: true,
   });
   pool.on("error", (error) => console.error(`[astrion] PostgreSQL: an idle connection failed: ${error.message}`));
   return pool;
