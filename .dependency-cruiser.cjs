@@ -86,6 +86,20 @@ module.exports = {
       to: { path: "^lib/runtime/tool-providers/" },
     },
     {
+      name: "pg-only-in-lib-pg",
+      severity: "error",
+      comment: "Only lib/pg (the PostgreSQL store) imports the PostgreSQL client, so an instance on the data folder never loads it.",
+      from: { pathNot: "^lib/pg/" },
+      to: { path: "(^|/)node_modules/pg/" },
+    },
+    {
+      name: "lib-pg-loaded-on-demand",
+      severity: "error",
+      comment: "lib/pg is loaded with `await import()` when ASTRION_DATABASE_URL is set, never by a static import (its types excepted).",
+      from: { pathNot: "^lib/pg/" },
+      to: { path: "^lib/pg/", dependencyTypesNot: ["dynamic-import", "type-only"] },
+    },
+    {
       name: "no-test-support-in-production",
       severity: "error",
       from: {},

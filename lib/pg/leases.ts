@@ -1,0 +1,87 @@
+import "server-only";
+/**
+ * Run leases: each running conversation is leased to one instance (its owner) until an expiry,
+ * with an epoch, a fencing token that every takeover moves on. The storage acquires a
+ * conversation's lease when it opens it, renews its leases while it holds them, and releases one
+ * when it lets the conversation go. Times are the database's clock (`now()`), so instances whose
+ * clocks differ agree on expiry. Every write transaction of a conversation carries the epoch it
+ * holds through `astrion_fence()` (./flusher.ts), so a holder that lost its lease cannot write.
+ */
+import type { Pool } from "pg";
+import { NotFoundError } from "@/lib/contracts/errors";
+import { LeaseHeldError } from "./errors";
+import type { Db } from "./rows";
+
+/** What a lease holder holds: a conversation and the epoch it took it with. */
+export interface HeldLease {
+  conversationId: string;
+  epoch: number;
+}
+
+/** pg's code for a foreign key that points at nothing (a lease of a conversation that does not exist). */
+const FOREIGN_KEY_VIOLATION = "23503";
+
+/** The leases of one database. */
+export class Leases {
+  readonly #db: Db;
+
+  constructor(db: Pool | Db) {
+    this.#db = db;
+  }
+
+  /**
+   * Takes the lease of `convId` for `owner` for `ttlMs`, when it is free, expired, or `owner`'s
+   * already (a restarted instance with the same id): the epoch moves on in every case, so the
+   * previous holder, whoever it was, is fenced. Resolves with the new epoch.
+   * @throws LeaseHeldError when another owner holds it unexpired; NotFoundError for an unknown conversation.
+   */
+  async acquire(convId: string, owner: string, ttlMs: number): Promise<number> {
+    let rows: Array<{ epoch: string }>;
+    try {
+      rows = (
+        await this.#db.query<{ epoch: string }>(
+          `INSERT INTO leases AS l (conversation_id, owner, epoch, expires_at) VALUES ($1, $2, 1, now() + $3::float8 * interval '1 millisecond')
+           ON CONFLICT (conversation_id) DO UPDATE SET owner = EXCLUDED.owner, epoch = l.epoch + 1, expires_at = EXCLUDED.expires_at
+           WHERE l.expires_at <= now() OR l.owner = EXCLUDED.owner
+           RETURNING l.epoch`,
+          [convId, owner, ttlMs],
+        )
+      ).rows;
+    } catch (error) {
+      if ((error as { code?: string }).code === FOREIGN_KEY_VIOLATION) throw new NotFoundError(`Conversation ${convId} does not exist`, { id: convId });
+      throw error;
+    }
+    if (rows[0]) return Number(rows[0].epoch);
+    const held = (await this.#db.query<{ owner: string; expires_at: Date }>("SELECT owner, expires_at FROM leases WHERE conversation_id = $1", [convId])).rows[0];
+    throw new LeaseHeldError(convId, held?.owner ?? "another instance", held?.expires_at ?? new Date());
+  }
+
+  /**
+   * Moves the expiry of every lease in `held` to `ttlMs` from now, for those `owner` still holds
+   * with that epoch. Resolves with the conversations whose lease it no longer holds (taken over).
+   */
+  async renew(owner: string, held: readonly HeldLease[], ttlMs: number): Promise<string[]> {
+    if (!held.length) return [];
+    const renewed = (
+      await this.#db.query<{ conversation_id: string }>(
+        `UPDATE leases l SET expires_at = now() + $4::float8 * interval '1 millisecond' FROM unnest($2::text[], $3::bigint[]) AS t (id, epoch)
+         WHERE l.conversation_id = t.id AND l.epoch = t.epoch AND l.owner = $1 RETURNING l.conversation_id`,
+        [owner, held.map((h) => h.conversationId), held.map((h) => h.epoch), ttlMs],
+      )
+    ).rows;
+    const kept = new Set(renewed.map((r) => r.conversation_id));
+    return held.filter((h) => !kept.has(h.conversationId)).map((h) => h.conversationId);
+  }
+
+  /** Who holds the leases of `ids` now (absent: no lease row). */
+  async holders(ids: readonly string[]): Promise<Map<string, { owner: string; epoch: number }>> {
+    const rows = (await this.#db.query<{ conversation_id: string; owner: string; epoch: string }>("SELECT conversation_id, owner, epoch FROM leases WHERE conversation_id = ANY ($1::text[])", [ids])).rows;
+    return new Map(rows.map((r) => [r.conversation_id, { owner: r.owner, epoch: Number(r.epoch) }]));
+  }
+
+  /** Lets the lease go (it expires now; the row stays, so epochs keep growing). Resolves with whether `owner` still held it. */
+  async release(convId: string, owner: string, epoch: number): Promise<boolean> {
+    const result = await this.#db.query("UPDATE leases SET expires_at = '-infinity' WHERE conversation_id = $1 AND owner = $2 AND epoch = $3", [convId, owner, epoch]);
+    return (result.rowCount ?? 0) > 0;
+  }
+}

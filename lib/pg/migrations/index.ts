@@ -1,0 +1,13 @@
+import "server-only";
+/**
+ * Every migration of the PostgreSQL schema, in version order. Migrations are TypeScript modules
+ * exporting their SQL (not .sql files) so the server bundles (Next's and scripts/build-core.mjs's)
+ * carry them with no file to ship beside. A new one is a new file here, appended to the list.
+ */
+import { ENGINE_STORAGE } from "./0001-engine-storage";
+import type { Migration } from "./types";
+
+export type { Migration } from "./types";
+
+/** The migrations, ascending by version. */
+export const MIGRATIONS: readonly Migration[] = [ENGINE_STORAGE];
