@@ -70,9 +70,9 @@ export interface ConversationFiles {
    */
   updateLeaderMessages(id: string, fn: Mutator<LeaderMessagesFile>, opts?: LeaderChangeOptions): Promise<LeaderMessagesFile>;
   /**
-   * Adds a sub-agent: takes the next agent id (1, 2, 3… in a fresh storage; ids are shared by
-   * every conversation of the storage, increase, and are never handed out twice, a reopen or a
-   * crash included), makes its metadata.json (`status` running, `display_name`
+   * Adds a sub-agent: takes the conversation's next agent id (agents are numbered within their
+   * conversation: one past its highest id, 1 for its first; never handed out twice in it, a
+   * reopen or a crash included), makes its metadata.json (`status` running, `display_name`
    * `<role_name>_<agent_id>`, `model_key` by default the conversation's, `thinking_mode` by
    * default `fast` for a conversation that runs fast and `thinking` otherwise, no pending
    * messages or tool calls) and an empty messages.json, and adds the id to the conversation's
