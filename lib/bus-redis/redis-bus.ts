@@ -216,9 +216,9 @@ export class RedisBus implements Bus {
   /** Lets go of every hold in Redis and closes the connections. */
   async close(): Promise<void> {
     if (this.#closed) return;
+    const leaving = this.#connected() ? [...this.#held.values()].map((held) => this.#leave(held.topic)) : [];
     this.#closed = true;
     clearInterval(this.#renewal);
-    const leaving = this.#connected() ? [...this.#held.values()].map((held) => this.#leave(held.topic)) : [];
     await Promise.allSettled(leaving);
     for (const held of this.#held.values()) held.settle();
     this.#held.clear();
