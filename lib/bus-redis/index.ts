@@ -6,3 +6,4 @@
 import "server-only";
 
 export { createRedisBus, RedisBus, type RedisBusOptions } from "./redis-bus";
+export { createRedisLimits, RedisRateLimiter, RedisSignInThrottle, type RedisLimits, type ThrottleVerdict } from "./limits";

@@ -15,7 +15,7 @@ function entry(numbering: string, position: number, tag: string, n: number): Str
   return { numbering, position, tag, event: ev(n) };
 }
 
-const ns = (result: ReturnType<TopicCopy["eventsAfter"]>) => ("gap" in result ? "gap" : result.events.map((e) => (e.event as { token_statistics: { n: number } }).token_statistics.n));
+const ns = (result: ReturnType<TopicCopy["eventsAfter"]>) => ("gap" in result ? "gap" : result.events.map((e) => (e.event as unknown as { token_statistics: { n: number } }).token_statistics.n));
 
 describe("TopicCopy", () => {
   it("confirms its own events when Redis gives them back, and delivers others' events after them", () => {
