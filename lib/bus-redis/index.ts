@@ -5,5 +5,5 @@
  */
 import "server-only";
 
-export { createRedisBus, RedisBus, type RedisBusOptions } from "./redis-bus";
-export { createRedisLimits, RedisRateLimiter, RedisSignInThrottle, type RedisLimits, type ThrottleVerdict } from "./limits";
+export { createRedisBus, RedisBus } from "./redis-bus";
+export { createRedisLimits, type RedisLimits } from "./limits";

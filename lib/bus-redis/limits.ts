@@ -28,7 +28,7 @@ import { connectRedis, isReady } from "./connection";
 type SignInThrottleConfig = SignInThrottle["config"];
 
 /** The throttle's answer before a guess is checked (lib/security's `ThrottleVerdict`). */
-export type ThrottleVerdict = ReturnType<SignInThrottle["check"]>;
+type ThrottleVerdict = ReturnType<SignInThrottle["check"]>;
 
 /**
  * The library's increment (KEYS[1]; ARGV[1] points, ARGV[2] seconds), except that every count
@@ -60,7 +60,7 @@ function refusal(error: unknown): RateLimiterRes {
 }
 
 /** The entry rate limit over Redis: one budget per key for every instance. */
-export class RedisRateLimiter {
+class RedisRateLimiter {
   readonly config: RateLimitConfig;
   readonly #limiter: RateLimiterRedis | null;
 
@@ -92,7 +92,7 @@ const DEFAULT_CONFIG: SignInThrottleConfig = { freeAttempts: 5, baseLockoutMs: 1
  * guesses, then a lockout that doubles with each further one, forgotten `forgetAfterMs` after the
  * last guess (`maxClients` does not apply: Redis forgets by expiry).
  */
-export class RedisSignInThrottle {
+class RedisSignInThrottle {
   readonly config: SignInThrottleConfig;
   /** Guesses counted (a right one clears them), per client. */
   readonly #guesses: RateLimiterRedis;
