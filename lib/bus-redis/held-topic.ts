@@ -33,6 +33,8 @@ export class HeldTopic {
   lost = false;
   /** A join must be sent once Redis is reachable. */
   needsJoin = true;
+  /** Renewals that found the current join still under way. */
+  stalled = 0;
   #phase: Phase = "idle";
   #token: string | null = null;
   #renumbering = false;
@@ -67,6 +69,7 @@ export class HeldTopic {
 
   /** A join with `token` is under way (sent once the channel is subscribed). */
   beginJoin(token: string): void {
+    this.stalled = 0;
     this.#phase = "waiting";
     this.#token = token;
     this.#renumbering = false;

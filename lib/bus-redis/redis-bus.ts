@@ -20,13 +20,12 @@ import "server-only";
  * from a snapshot, new events flow. Redis holds nothing that cannot be rebuilt.
  */
 import { randomBytes } from "node:crypto";
-import type { Redis } from "ioredis";
 import { isLiveOnlyEvent, type RuntimeEvent } from "@/lib/contracts/events";
 import { isConversationTopic, type AgentTopic, type Bus, type BusMessage, type BusStats, type ConversationMessage, type ConversationTopic, type ReplayResult, type Unsubscribe } from "@/lib/bus";
-import { connectRedis, isReady } from "./connection";
 import { HeldTopic } from "./held-topic";
 import { formatId, newNumbering, newOrigin } from "./ids";
-import { JOIN_SCRIPT, LEAVE_SCRIPT, parseChannelMessage, parseJoinReply, parseWakeMessage, PUBLISH_SCRIPT, topicKeys } from "./scripts";
+import { RedisLink } from "./link";
+import { parseChannelMessage, parseJoinReply, parseWakeMessage } from "./scripts";
 
 /** Options of {@link createRedisBus}. */
 export interface RedisBusOptions {
@@ -42,7 +41,6 @@ export interface RedisBusOptions {
   log?: (message: string, error?: unknown) => void;
 }
 
-type Script = (...args: Array<string | number>) => Promise<unknown>;
 /** An agent topic's wake-up (the port's `PlainEvent`, which lib/bus's face does not name). */
 type PlainEvent = Extract<BusMessage, { id: null }>;
 
@@ -55,16 +53,10 @@ export class RedisBus implements Bus {
   readonly origin = newOrigin();
   readonly replayWindow: number;
   readonly #ttlMs: number;
-  readonly #prefix: string;
   readonly #log: (message: string, error?: unknown) => void;
-  readonly #cmd: Redis;
-  readonly #sub: Redis;
+  readonly #link: RedisLink;
   readonly #held = new Map<string, HeldTopic>();
   readonly #agents = new Map<string, Set<(message: PlainEvent) => void>>();
-  /** The channels this process listens to, each to its topic. */
-  readonly #channels = new Map<string, string>();
-  /** The last SUBSCRIBE of each channel: a join is sent once it is in. */
-  readonly #subscribing = new Map<string, Promise<unknown>>();
   readonly #renewal: ReturnType<typeof setInterval>;
   #count = 0;
   #up = false;
@@ -75,18 +67,12 @@ export class RedisBus implements Bus {
     this.replayWindow = options.replayWindow ?? 5000;
     if (!Number.isSafeInteger(this.replayWindow) || this.replayWindow < 1) throw new TypeError("replayWindow must be a positive integer");
     this.#ttlMs = Math.max(1000, options.holdTtlMs ?? 30_000);
-    this.#prefix = options.prefix ?? "astrion:bus:";
     this.#log = options.log ?? ((message, error) => console.warn(`[astrion] ${message}`, ...(error === undefined ? [] : [error])));
-    this.#cmd = connectRedis(options.url, `astrion-bus-${this.origin}`);
-    this.#sub = connectRedis(options.url, `astrion-bus-feed-${this.origin}`, { autoResubscribe: false });
-    this.#cmd.defineCommand("astrionPublish", { numberOfKeys: 3, lua: PUBLISH_SCRIPT });
-    this.#cmd.defineCommand("astrionJoin", { numberOfKeys: 3, lua: JOIN_SCRIPT });
-    this.#cmd.defineCommand("astrionLeave", { numberOfKeys: 3, lua: LEAVE_SCRIPT });
-    this.#sub.on("message", (channel: string, text: string) => this.#onChannel(channel, text));
-    for (const redis of [this.#cmd, this.#sub]) {
-      redis.on("ready", () => this.#resync());
-      redis.on("close", () => this.#down());
-    }
+    this.#link = new RedisLink(options.url, this.origin, options.prefix ?? "astrion:bus:", {
+      message: (topic, text) => this.#onChannel(topic, text),
+      up: () => this.#resync(),
+      down: () => this.#down(),
+    });
     this.#renewal = setInterval(() => this.#renew(), Math.floor(this.#ttlMs / 3));
     this.#renewal.unref();
   }
@@ -100,7 +86,7 @@ export class RedisBus implements Bus {
     const held = this.#held.get(topic);
     if (isLiveOnlyEvent(runtimeEvent)) {
       if (held) this.#deliver(held, [held.copy.live(runtimeEvent)]);
-      if (this.#connected()) this.#cmd.publish(topicKeys(this.#prefix, topic).channel, JSON.stringify({ k: "l", o: this.origin, e: runtimeEvent })).catch(() => undefined);
+      this.#link.publish(topic, JSON.stringify({ k: "l", o: this.origin, e: runtimeEvent }));
       return;
     }
     const tag = `${this.origin}${(++this.#count).toString(36)}`;
@@ -118,14 +104,14 @@ export class RedisBus implements Bus {
       let listeners = this.#agents.get(topic);
       if (!listeners) {
         this.#agents.set(topic, (listeners = new Set()));
-        this.#watch(topic);
+        this.#link.watch(topic);
       }
       const set = listeners;
       set.add(entry);
       return () => {
         if (!set.delete(entry) || set.size > 0 || this.#agents.get(topic) !== set) return;
         this.#agents.delete(topic);
-        this.#unwatch(topic);
+        this.#link.unwatch(topic);
       };
     }
     const held = this.#hold(topic);
@@ -187,7 +173,7 @@ export class RedisBus implements Bus {
    */
   synced(topic: ConversationTopic): Promise<void> {
     const held = this.#held.get(topic);
-    if (!held || !this.#connected()) return Promise.resolve();
+    if (!held || !this.#link.up) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(resolve, SYNC_TIMEOUT_MS);
       timer.unref();
@@ -200,42 +186,24 @@ export class RedisBus implements Bus {
 
   /** Resolves once both connections to Redis are up (tests; a server need not wait). */
   whenConnected(): Promise<void> {
-    return new Promise((resolve) => {
-      const check = () => {
-        if (!this.#connected()) return;
-        this.#cmd.off("ready", check);
-        this.#sub.off("ready", check);
-        resolve();
-      };
-      this.#cmd.on("ready", check);
-      this.#sub.on("ready", check);
-      check();
-    });
+    return this.#link.whenUp();
   }
 
   /** Lets go of every hold in Redis and closes the connections. */
   async close(): Promise<void> {
     if (this.#closed) return;
-    const leaving = this.#connected() ? [...this.#held.values()].map((held) => this.#leave(held.topic)) : [];
+    const leaving = this.#link.up ? [...this.#held.values()].map((held) => this.#leave(held.topic)) : [];
     this.#closed = true;
     clearInterval(this.#renewal);
     await Promise.allSettled(leaving);
     for (const held of this.#held.values()) held.settle();
     this.#held.clear();
     this.#agents.clear();
-    await Promise.allSettled([this.#cmd.quit(), this.#sub.quit()]);
-    this.#cmd.disconnect();
-    this.#sub.disconnect();
+    await this.#link.close();
   }
 
   #connected(): boolean {
-    return !this.#closed && isReady(this.#cmd) && isReady(this.#sub);
-  }
-
-  #script(name: string, topic: string, args: Array<string | number>): Promise<unknown> {
-    const keys = topicKeys(this.#prefix, topic);
-    const script = (this.#cmd as unknown as Record<string, Script>)[name]!;
-    return script.call(this.#cmd, keys.meta, keys.stream, keys.holders, ...args);
+    return !this.#closed && this.#link.up;
   }
 
   /** Adds a numbered event to the topic's stream (`held`: this process's copy, which numbered it). */
@@ -254,8 +222,8 @@ export class RedisBus implements Bus {
       return;
     }
     const numbering = held?.copy.numbering ?? "-";
-    const args = [held ? "1" : "0", numbering, newNumbering(), held?.joined ? "1" : "0", tag, json, this.replayWindow, this.#ttlMs, topicKeys(this.#prefix, topic).channel, this.origin];
-    this.#script("astrionPublish", topic, args).catch((error: unknown) => {
+    const args = [held ? "1" : "0", numbering, newNumbering(), held?.joined ? "1" : "0", tag, json, this.replayWindow, this.#ttlMs, this.#link.keys(topic).channel, this.origin];
+    this.#link.script("astrionPublish", topic, args).catch((error: unknown) => {
       if (held && this.#held.get(topic) === held) this.#lose(held, error);
     });
   }
@@ -275,7 +243,7 @@ export class RedisBus implements Bus {
     const listeners = this.#agents.get(topic);
     if (listeners) this.#deliverPlain(topic, listeners, event);
     // Not kept while Redis is away: a wake-up only says "look", and a loop in this process got it.
-    if (this.#connected()) this.#cmd.publish(topicKeys(this.#prefix, topic).channel, JSON.stringify({ o: this.origin, e: event })).catch(() => undefined);
+    if (this.#connected()) this.#link.publish(topic, JSON.stringify({ o: this.origin, e: event }));
   }
 
   #hold(topic: string): HeldTopic {
@@ -283,7 +251,7 @@ export class RedisBus implements Bus {
     if (!held) {
       held = new HeldTopic(topic, newNumbering(), this.replayWindow, this.origin);
       this.#held.set(topic, held);
-      this.#watch(topic);
+      this.#link.watch(topic);
       this.#join(held);
     }
     return held;
@@ -293,25 +261,12 @@ export class RedisBus implements Bus {
     if (!held.unheld || this.#held.get(held.topic) !== held) return;
     this.#held.delete(held.topic);
     held.settle();
-    this.#unwatch(held.topic);
+    this.#link.unwatch(held.topic);
     if (this.#connected()) this.#leave(held.topic).catch(() => undefined);
   }
 
   #leave(topic: string): Promise<unknown> {
-    return this.#script("astrionLeave", topic, [this.origin]);
-  }
-
-  #watch(topic: string): void {
-    const { channel } = topicKeys(this.#prefix, topic);
-    this.#channels.set(channel, topic);
-    if (isReady(this.#sub)) this.#subscribing.set(channel, this.#sub.subscribe(channel).catch(() => undefined));
-  }
-
-  #unwatch(topic: string): void {
-    const { channel } = topicKeys(this.#prefix, topic);
-    this.#channels.delete(channel);
-    this.#subscribing.delete(channel);
-    if (isReady(this.#sub)) this.#sub.unsubscribe(channel).catch(() => undefined);
+    return this.#link.script("astrionLeave", topic, [this.origin]);
   }
 
   /**
@@ -325,14 +280,15 @@ export class RedisBus implements Bus {
     }
     const token = randomBytes(6).toString("hex");
     held.beginJoin(token);
-    const { channel } = topicKeys(this.#prefix, held.topic);
+    const { channel } = this.#link.keys(held.topic);
     const current = () => this.#held.get(held.topic) === held && held.isJoin(token);
-    (this.#subscribing.get(channel) ?? Promise.resolve())
+    this.#link
+      .subscribed(held.topic)
       .then(() => {
         if (!current()) return;
         const renumber = held.sendingJoin();
         const flags = [held.joined ? "1" : "0", force || !held.joined ? "1" : "0", renumber ? "1" : "0"];
-        return this.#script("astrionJoin", held.topic, [this.origin, held.copy.numbering, newNumbering(), ...flags, this.#ttlMs, channel, token, this.replayWindow + 1]).then((reply) => {
+        return this.#link.script("astrionJoin", held.topic, [this.origin, held.copy.numbering, newNumbering(), ...flags, this.#ttlMs, channel, token, this.replayWindow + 1]).then((reply) => {
           if (!current()) return;
           const read = parseJoinReply(reply, this.replayWindow);
           if (!read) throw new Error("malformed answer of the join script");
@@ -352,9 +308,7 @@ export class RedisBus implements Bus {
     if (held.needsJoin && !held.joining && this.#held.get(held.topic) === held) this.#join(held);
   }
 
-  #onChannel(channel: string, text: string): void {
-    const topic = this.#channels.get(channel);
-    if (!topic) return;
+  #onChannel(topic: string, text: string): void {
     if (!isConversationTopic(topic)) {
       const wake = parseWakeMessage(text);
       const listeners = this.#agents.get(topic);
@@ -368,24 +322,28 @@ export class RedisBus implements Bus {
     this.#followUp(held);
   }
 
-  /** Renews every hold (a renewal also finds a numbering Redis lost, and starts a new one). */
+  /**
+   * Renews every hold (a renewal also finds a numbering Redis lost, and starts a new one). A join
+   * still under way at two renewals in a row lost its answer or its mark: it is sent again.
+   */
   #renew(): void {
     if (!this.#connected()) return;
-    for (const held of this.#held.values()) if (!held.joining) this.#join(held, held.needsJoin);
+    for (const held of this.#held.values()) {
+      if (!held.joining) this.#join(held, held.needsJoin);
+      else if (++held.stalled >= 2) {
+        held.abandonJoin(false);
+        this.#join(held);
+      }
+    }
   }
 
-  /** Both connections are up (again): listen to every channel, bring every copy up to date. */
+  /** Both connections are up (again), every channel subscribed anew: bring every copy up to date. */
   #resync(): void {
     if (!this.#connected()) return;
     if (!this.#up) {
       this.#up = true;
       this.#toldLost = false;
       this.#log("connected to Redis");
-    }
-    const channels = [...this.#channels.keys()];
-    if (channels.length > 0) {
-      const subscribed = this.#sub.subscribe(...channels).catch(() => undefined);
-      for (const channel of channels) this.#subscribing.set(channel, subscribed);
     }
     for (const held of this.#held.values()) {
       held.abandonJoin(false);

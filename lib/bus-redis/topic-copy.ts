@@ -17,6 +17,9 @@ import type { RuntimeEvent } from "@/lib/contracts/events";
 import type { LiveEvent, NumberedEvent, ReplayResult } from "@/lib/bus";
 import { formatId, parseId, POSITION_TAG } from "./ids";
 
+/** Events published here that a copy keeps waiting for Redis to give back, at least. */
+const MAX_UNCONFIRMED = 10_000;
+
 /** An entry of a topic's Redis stream, as the feed (or a join's read) hands it over. */
 export interface StreamEntry {
   numbering: string;
@@ -118,6 +121,9 @@ export class TopicCopy {
   addLocal(event: RuntimeEvent, tag: string): NumberedEvent {
     const position = this.#confirmed + this.#pending.length + 1;
     const message = this.#keep(formatId(this.#numbering, position, tag), event);
+    // Bounded (Redis away for long): the oldest one forgotten will not match when Redis gives
+    // it back, and the copy resets then. Far above any burst published within a round trip.
+    if (this.#pending.length >= Math.max(4 * this.#ring.capacity, MAX_UNCONFIRMED)) this.#pending.shift();
     this.#pending.push(message);
     return message;
   }
