@@ -86,7 +86,8 @@ export class RedisBus implements Bus {
     const held = this.#held.get(topic);
     if (isLiveOnlyEvent(runtimeEvent)) {
       if (held) this.#deliver(held, [held.copy.live(runtimeEvent)]);
-      this.#link.publish(topic, JSON.stringify({ k: "l", o: this.origin, e: runtimeEvent }));
+      const text = this.#encode(topic, { k: "l", o: this.origin, e: runtimeEvent });
+      if (text) this.#link.publish(topic, text);
       return;
     }
     const tag = `${this.origin}${(++this.#count).toString(36)}`;
@@ -213,11 +214,8 @@ export class RedisBus implements Bus {
       if (held) this.#lose(held);
       return;
     }
-    let json: string;
-    try {
-      json = JSON.stringify(event);
-    } catch (error) {
-      this.#log(`an event of ${topic} could not be encoded for Redis`, error);
+    const json = this.#encode(topic, event);
+    if (json === null) {
       if (held) this.#lose(held);
       return;
     }
@@ -243,7 +241,18 @@ export class RedisBus implements Bus {
     const listeners = this.#agents.get(topic);
     if (listeners) this.#deliverPlain(topic, listeners, event);
     // Not kept while Redis is away: a wake-up only says "look", and a loop in this process got it.
-    if (this.#connected()) this.#link.publish(topic, JSON.stringify({ o: this.origin, e: event }));
+    const text = this.#connected() ? this.#encode(topic, { o: this.origin, e: event }) : null;
+    if (text) this.#link.publish(topic, text);
+  }
+
+  /** `value` as JSON, or null (logged) when it has none: publishing must not throw. */
+  #encode(topic: string, value: unknown): string | null {
+    try {
+      return JSON.stringify(value) ?? null;
+    } catch (error) {
+      this.#log(`an event of ${topic} could not be encoded for Redis`, error);
+      return null;
+    }
   }
 
   #hold(topic: string): HeldTopic {

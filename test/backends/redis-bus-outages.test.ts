@@ -7,6 +7,7 @@
 import { Redis } from "ioredis";
 import { describe, expect, it } from "vitest";
 import { agentTopic } from "@/lib/bus";
+import type { RuntimeEvent } from "@/lib/contracts/events";
 import { createEventStream } from "@/lib/sse";
 import { emptySnapshot } from "../helpers/snapshot";
 import { until } from "../helpers/wait";
@@ -127,6 +128,28 @@ describe("Redis bus: Redis flushed, restarted, cut off", () => {
     expect(onB.got.map(nOf)).not.toContain(4);
     // B's streams must not read on past the event they never got.
     expect(b.eventsAfter(topic, cursor)).toEqual({ gap: true });
+  });
+
+  it("an event Redis cannot be sent (no JSON) is delivered here, never throws, and B resyncs past it", async () => {
+    const [a, b] = [await makeBus(), await makeBus()];
+    const topic = freshTopic();
+    a.retain(topic);
+    const onA = recorder();
+    const onB = recorder();
+    a.subscribe(topic, onA.listener);
+    b.subscribe(topic, onB.listener);
+    await Promise.all([a.synced(topic), b.synced(topic)]);
+    a.publish(topic, busy(1));
+    await until("B has event 1", () => onB.got.length === 1);
+    const cursor = b.lastSeq(topic);
+    const odd = { type: "usage", token_statistics: { n: 2n } } as unknown as RuntimeEvent;
+    expect(() => a.publish(topic, odd)).not.toThrow();
+    expect(onA.got).toHaveLength(2);
+    await a.synced(topic);
+    a.publish(topic, busy(3));
+    await until("B has event 3", () => onB.got.some((m) => nOf(m) === 3));
+    expect(b.eventsAfter(topic, cursor)).toEqual({ gap: true });
+    expect(logged.some((m) => m.includes("could not be encoded"))).toBe(true);
   });
 
   it("an SSE viewer on B: replayed from an id, resynced from a snapshot after a flush, then live again", async () => {
