@@ -170,6 +170,11 @@ export class EventBus implements Bus {
   }
 
   /** Keeps a conversation topic's numbering and replay buffer while nobody subscribes; returns the release. */
+  /** The only copy of its topics: always caught up. */
+  synced(_topic: ConversationTopic): Promise<void> {
+    return Promise.resolve();
+  }
+
   retain(topic: ConversationTopic): Unsubscribe {
     if (!isConversationTopic(topic)) throw new TypeError(`Only conversation topics are retained, not "${topic}"`);
     const state = this.#hold(topic);

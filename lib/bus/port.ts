@@ -95,6 +95,13 @@ export interface Bus {
    * function lets go; with no hold and no subscriber left, the topic's state is released.
    */
   retain(topic: ConversationTopic): Unsubscribe;
+  /**
+   * Resolves once this process's copy of a held topic has caught up with the other processes'
+   * events (a broker's bus: its first join is done, or a short bound has passed, never hanging),
+   * so that a replay from an id another instance handed out is answered; at once for a bus that
+   * is the only copy (in process). An SSE route holds the topic, awaits this, then subscribes.
+   */
+  synced(topic: ConversationTopic): Promise<void>;
   /** The number of the last event of the topic's current numbering (0 before any, or when not held). */
   lastSeq(topic: ConversationTopic): number;
   /** The id a snapshot taken now carries: the last event's id, or the start of the numbering. */

@@ -25,6 +25,9 @@ class Delegating implements Bus {
   retain(topic: string): Unsubscribe {
     return this.inner.retain(topic as never);
   }
+  synced(topic: string): Promise<void> {
+    return this.inner.synced(topic as never);
+  }
   lastSeq(topic: string): number {
     return this.inner.lastSeq(topic as never);
   }
@@ -58,6 +61,11 @@ function flaw(name: string, fails: string[], Broken: new (inner: EventBus) => Bu
 }
 
 const FLAWS: Flaw[] = [
+  flaw("never says a held topic is synced", ["synced resolves"], class extends Delegating {
+    override synced(topic: string) {
+      return this.inner.stats().retained_topics > 0 && isConversationTopic(topic) ? new Promise<void>(() => undefined) : Promise.resolve();
+    }
+  }),
   flaw("delivers a microtask after the publish", ["delivers a conversation topic's events"], class extends Delegating {
     override publish(topic: string, event?: unknown) {
       queueMicrotask(() => this.inner.publish(topic, event));

@@ -28,10 +28,15 @@ export const GET = route<Params>(async (request, params) => {
       throw new AstrionError("rate_limited", slot.message, { scope: slot.scope, limit: slot.limit, retry_after_seconds: STREAM_RETRY_AFTER_SECONDS });
     }
     const lastEventId = request.headers.get("last-event-id") || new URL(request.url).searchParams.get("lastEventId");
+    // A bus with copies in other processes (Redis) catches this process's copy up first, so a
+    // reconnect with an id another instance handed out is replayed rather than answered a gap.
+    const topic = conversationTopic(id);
+    const hold = bus.retain(topic);
     try {
+      await bus.synced(topic);
       const stream = createEventStream({
         bus,
-        topic: conversationTopic(id),
+        topic,
         lastEventId,
         snapshot: () => run.snapshot(),
         snapshotVersion: () => store.version(id),
@@ -45,6 +50,8 @@ export const GET = route<Params>(async (request, params) => {
     } catch (error) {
       slot.release();
       throw error;
+    } finally {
+      hold();
     }
   });
 });
