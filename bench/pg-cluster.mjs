@@ -57,10 +57,10 @@ function hookExit() {
 }
 
 /**
- * Starts a cluster and resolves to `{ url, port, pid, version, cpuMs(), stop() }`: `url` is a
+ * Starts a cluster and resolves to `{ url, port, pid, version, dir, cpuMs(), stop() }`: `url` is a
  * `postgresql://` URL to the `postgres` database over TCP on 127.0.0.1; `cpuMs()` the CPU time
- * of the server and all its processes so far (for per-call figures); `stop()` stops it and
- * removes its folder. Throws with the command's output when a step fails (binaries missing:
+ * of the server and all its processes so far (for per-call figures); `dir` the temporary folder
+ * (data, socket, log); `stop()` stops it and removes that folder. Throws with the command's output when a step fails (binaries missing:
  * see {@link pgBinDir}).
  */
 export async function startPgCluster({ env = process.env } = {}) {
@@ -117,6 +117,7 @@ export async function startPgCluster({ env = process.env } = {}) {
     port,
     pid,
     version,
+    dir: root,
     cpuMs: () => clusterCpuMs(pid),
     stop: async () => {
       running.delete(cluster);
