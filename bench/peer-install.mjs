@@ -25,7 +25,7 @@ import path from "node:path";
  * The exact versions installed, with why each is pinned. Every package a peer imports is listed,
  * so a re-run measures the same code; what they pull in beyond these floats within their ranges.
  */
-export const PEER_PINS = {
+const PEER_PINS = {
   // OpenAI Agents JS, the version current when the peer was written (0.x: minor versions break API).
   "@openai/agents": "0.20.0",
   // LangGraph.js, current 1.x when the peer was written (issue 28 measured 1.7).

@@ -31,7 +31,7 @@ const ownCpuMs = () => {
  * What a conversation's calls were, as the fake answered them (its `calls` records), without
  * what depends on scheduling (how often the leader was woken, the workers' names and order).
  */
-export function workloadSignature(calls, conv) {
+function workloadSignature(calls, conv) {
   const workers = new Map();
   const leader = { calls: 0, create_sub_agent: 0, send_message_to_agent: 0, summary: 0 };
   for (const c of calls.values()) {
