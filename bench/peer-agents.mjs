@@ -10,6 +10,9 @@
  *   `report_to_leader`, which puts the report in the leader's inbox and wakes it; the run stops at
  *   that tool (`toolUseBehavior.stopAtToolNames`), and once the leader's message arrives the
  *   worker runs again on its history plus that message and answers it.
+ * - Not `worker.asTool()`: that tool awaits the worker's whole run and answers with its output, so
+ *   the leader could neither go on while its workers run nor message one after its report, as the
+ *   workload (and the app) has it.
  * - The leader is woken by each report, as the floor's is: a pass is one `run()` on its history
  *   plus the reports that arrived (with the seed's `来自 … 的任务完成汇报` header); a report that
  *   arrives during a pass waits for the next one.
