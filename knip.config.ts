@@ -35,8 +35,19 @@ const config: KnipConfig = {
   ],
   // The types TypeScript reads for the .mjs beside them (imported by the scripts' tests as `./x.mjs`).
   ignoreFiles: ["scripts/*.d.mts"],
-  // Real MCP servers the MCP tests and e2e run by path (node_modules/.bin/mcp-server-*), never imported.
-  ignoreDependencies: ["@modelcontextprotocol/server-everything", "@modelcontextprotocol/server-filesystem"],
+  // Real MCP servers the MCP tests and e2e run by path (node_modules/.bin/mcp-server-*), never imported,
+  // and the engine bench's peers, which it installs into a cache folder of its own and loads from
+  // there (bench/peer-install.mjs): on purpose not this project's dependencies.
+  ignoreDependencies: [
+    "@modelcontextprotocol/server-everything",
+    "@modelcontextprotocol/server-filesystem",
+    "@openai/agents",
+    "@langchain/core",
+    "@langchain/langgraph",
+    "@langchain/langgraph-checkpoint-postgres",
+    "@langchain/langgraph-checkpoint-sqlite",
+    "@langchain/openai",
+  ],
   // A system tool lib/workspace/tools.test.ts uses to make a FIFO, not a package.
   ignoreBinaries: ["mkfifo"],
 };

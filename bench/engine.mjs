@@ -7,6 +7,12 @@
  * (bench/baseline.mjs; by default the landed commit before issue 28, served on Node 20) driven
  * the same way, its runs interleaved with the current build's.
  *
+ * Peers (bench/peers.mjs, issues 28 and 31): the same user workloads done by OpenAI Agents JS and
+ * by LangGraph.js with its SQLite and its PostgreSQL checkpointers (PostgreSQL on a throwaway
+ * cluster, bench/pg-cluster.mjs), each in a child process as the floor is, on the same fake;
+ * installed once into a cache folder (bench/peer-install.mjs); `--peers <list>|none` (or
+ * BENCH_PEERS) chooses them. Their figures are rows of `side_by_side` and the `peers` key.
+ *
  * Workloads (bench/workload.mjs): `user` (text answers of 50 chunks of about one token, the
  * leader woken by each report and answering it, each worker answering once more), the same with
  * each text answer in one chunk (`user_one_chunk`), and `short` (the bench's workload before
@@ -49,6 +55,7 @@ import { finished, mainThreadCpuMs, newConversation, post, processCpuMs, process
 import { instrument, loadFakeOpenAI } from "./fake-model.mjs";
 import { startFloor } from "./floor.mjs";
 import { nowMs, request, ROOT, startServer, stats, tempDir } from "./lib.mjs";
+import { floorSignature, peerConcurrent, peerSequential, peersReport, startPeers } from "./peers.mjs";
 import { GOAL, SUMMARY_MARK, USER_TEXT_CHUNKS, WORKER_ROLES, workloadHandler, writeFixtureProject } from "./workload.mjs";
 
 const env = process.env;
@@ -333,6 +340,7 @@ export async function benchEngine() {
   const apps = [];
   let fake;
   let floor;
+  let peers;
   const started = Date.now();
   const loadAtStart = load();
   const baselineCommit = baselineAsked();
@@ -367,12 +375,16 @@ export async function benchEngine() {
     }
     for (const a of apps) progress(`${a.name}: ${a.root} on ${a.node}, pid ${a.pid}`);
     floor = await startFloor({ url: fake.url, project });
+    peers = await startPeers({ url: fake.url, project });
     /** Runs `fn(app)` for every app, the order turned each time so none always goes first. */
     let turn = 0;
     const eachApp = async (fn) => {
       const shift = turn++ % apps.length;
       for (const a of [...apps.slice(shift), ...apps.slice(0, shift)]) await fn(a);
     };
+    /** The peers run the workloads of the user shape (a leader woken by each report), not `short`. */
+    const peerVariant = (v) => ALL_VARIANTS[v].shape === "user" && peers.list.length > 0;
+    let expected;
     const setMode = (variant) => Object.assign(mode, { textChunks: undefined }, ALL_VARIANTS[variant]);
 
     // Warm-up, not counted: module loading and route compilation in the servers, JIT in all.
@@ -380,6 +392,11 @@ export async function benchEngine() {
       setMode(v);
       await floorSequential(floor, 3, `floor-warm-${v}`, { shape: mode.shape });
       if (v === "user") await floorSequential(floor, 3, `floor-app-transport-warm-${v}`, { shape: mode.shape, transport: "app" });
+      if (peerVariant(v)) {
+        // The reference the peers' runs are checked against (bench/peers.mjs).
+        expected ??= floorSignature(calls, [0, 1, 2].map((i) => `floor-warm-${v}-${i}`));
+        for (const p of peers.list) await peerSequential(p, calls, 3, `${p.key}-warm-${v}`, expected);
+      }
     }
     setMode("user");
     for (let i = 0; i < WARM_RUNS; i++) await eachApp((a) => appRuns(a, [`${a.name}-warm-${i}`], mode, calls));
@@ -404,8 +421,8 @@ export async function benchEngine() {
 
     // The timed runs: per repetition, each workload one conversation at a time (floor, then the
     // apps run by run in turn), then rounds of ten at once of the user workload.
-    const seq = Object.fromEntries(VARIANTS.map((v) => [v, Object.fromEntries([["floor", []], ...apps.map((a) => [a.name, []])])]));
-    const par = Object.fromEntries([["floor", []], ...apps.map((a) => [a.name, []])]);
+    const seq = Object.fromEntries(VARIANTS.map((v) => [v, Object.fromEntries([["floor", []], ...apps.map((a) => [a.name, []]), ...(peerVariant(v) ? peers.list.map((p) => [p.key, []]) : [])])]));
+    const par = Object.fromEntries([["floor", []], ...apps.map((a) => [a.name, []]), ...peers.list.map((p) => [p.key, []])]);
     const loads = [];
     // The floor again on the app's own transport (lib/models/http-fetch.ts), user workload only.
     const floorApp = { seq: [], par: [] };
@@ -416,6 +433,7 @@ export async function benchEngine() {
         progress(`repetition ${rep}/${REPS}, ${v}: ${RUNS} runs one at a time each; load ${load().join(" ")}`);
         seq[v].floor.push(...(await floorSequential(floor, RUNS, `floor-${v}-r${rep}`, { shape: mode.shape })));
         if (v === "user") floorApp.seq.push(...(await floorSequential(floor, RUNS, `floor-app-transport-${v}-r${rep}`, { shape: mode.shape, transport: "app" })));
+        if (peerVariant(v)) for (const p of peers.list) seq[v][p.key].push(...(await peerSequential(p, calls, RUNS, `${p.key}-${v}-r${rep}`, expected)));
         for (let i = 0; i < RUNS; i++) await eachApp(async (a) => seq[v][a.name].push(await appRuns(a, [`${a.name}-${v}-r${rep}-${i}`], mode, calls)));
       }
       if (VARIANTS.includes("user") && ROUNDS > 0) {
@@ -424,13 +442,17 @@ export async function benchEngine() {
         for (let r = 0; r < ROUNDS; r++) {
           par.floor.push(await floor.concurrent(CONCURRENT, `floor-par-r${rep}-${r}`, { shape: "user" }));
           floorApp.par.push(await floor.concurrent(CONCURRENT, `floor-app-transport-par-r${rep}-${r}`, { shape: "user", transport: "app" }));
+          for (const p of peers.list) par[p.key].push(await peerConcurrent(p, calls, CONCURRENT, `${p.key}-par-r${rep}-${r}`, expected));
           await eachApp(async (a) => par[a.name].push(await appRuns(a, Array.from({ length: CONCURRENT }, (_, i) => `${a.name}-par-r${rep}-${r}-${i}`), mode, calls)));
         }
       }
     }
 
-    const seqFigures = Object.fromEntries(VARIANTS.map((v) => [v, Object.fromEntries(Object.entries(seq[v]).map(([k, runs]) => [k, sequentialFigures(runs, REPS)]))]));
-    const parFigures = par.floor.length ? Object.fromEntries(Object.entries(par).map(([k, rounds]) => [k, concurrentFigures(rounds)])) : null;
+    // A peer creates no conversation over HTTP: its with-creation figures are its own (as the floor's).
+    const peerKeys = new Set(peers.list.map((p) => p.key));
+    const asApp = (k, f) => (peerKeys.has(k) ? floorAsApp(f) : f);
+    const seqFigures = Object.fromEntries(VARIANTS.map((v) => [v, Object.fromEntries(Object.entries(seq[v]).map(([k, runs]) => [k, asApp(k, sequentialFigures(runs, REPS))]))]));
+    const parFigures = par.floor.length ? Object.fromEntries(Object.entries(par).map(([k, rounds]) => [k, asApp(k, concurrentFigures(rounds))])) : null;
     const memory = Object.fromEntries(
       apps.map((a) => {
         const s = samples[a.name];
@@ -466,7 +488,12 @@ export async function benchEngine() {
           `fetch (floor_on_app_transport: on the app's transport, user workload), the same calls, chunks and tool calls, nothing written and no viewer (as before). Apps: the built servers started as npm start starts them, one browser-like SSE viewer per ` +
           `conversation; wall = POST of the message (or of the conversation) → the viewer has the summary and every worker's last answer; server CPU from /proc/<pid>/stat (10 ms ticks). ` +
           `${REPS} repetitions of ${RUNS} runs one at a time per workload and target (apps interleaved run by run), ${ROUNDS} rounds of ${CONCURRENT} at once per repetition (user workload); ` +
-          `${WARM_RUNS} warm-up conversations per app. Load average at start ${loadAtStart.join(" ")}.`,
+          `${WARM_RUNS} warm-up conversations per app. ` +
+          (peers.list.length
+            ? `Peers (bench/peers.mjs), each in a child process as the floor, user and user_one_chunk workloads, run after the floor's runs, 3 warm-up runs each: ${peers.list.map((p) => p.label).join("; ")}; ` +
+              `each run checked to make the floor's calls; CPU is the child's own (process.cpuUsage), PostgreSQL's separate (database_cpu_ms_per_call). `
+            : "No peers (--peers none). ") +
+          `Load average at start ${loadAtStart.join(" ")}.`,
         targets: {
           floor: { node: process.version, openai: OPENAI_VERSION },
           ...Object.fromEntries(
@@ -475,8 +502,10 @@ export async function benchEngine() {
               return [a.name, { root: a.root === ROOT ? "this checkout" : a.root, node: a.node, ...(prepared ? { commit: prepared.commit, node_version: prepared.nodeVersion } : { node_version: process.version }) }];
             }),
           ),
+          ...Object.fromEntries(peers.list.map((p) => [p.key, { label: p.label, node_version: process.version }])),
         },
         side_by_side: tables,
+        peers: peersReport({ peers, seq: seqFigures, par: parFigures, rawSeq: seq, rawPar: par, concurrent: CONCURRENT }),
         // The floor's client on the app's transport (over node:http): what is left once the transport is the same.
         floor_on_app_transport: {
           user_one_conversation: floorApp.seq.length ? sequentialFigures(floorApp.seq, REPS) : null,
@@ -496,6 +525,7 @@ export async function benchEngine() {
     throw error;
   } finally {
     floor?.stop();
+    await peers?.stop();
     for (const a of apps) await a.server.stop();
     await fake?.close();
     cleanup();

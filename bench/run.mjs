@@ -12,8 +12,9 @@
  * - index (bench/index-scale.mjs): one page of the index and searches (title, project folder, a
  *   miss) at 100 and 10,000 conversations (written on disk in the seed's format before the server
  *   starts), and the cost of the whole-file index.json rewrite: per rename, and over one offline run;
- * - engine (bench/engine.mjs): the app against its floor, a bare `openai` tool loop, and against a
- *   baseline build (the landed commit before issue 28, on Node 20), on the same workloads (a
+ * - engine (bench/engine.mjs): the app against its floor, a bare `openai` tool loop, against a
+ *   baseline build (the landed commit before issue 28, on Node 20) and against its peers (OpenAI
+ *   Agents JS, LangGraph.js with its SQLite and PostgreSQL checkpointers), on the same workloads (a
  *   user's: 50-chunk text answers, follow-ups, a wake per report; the old short one) and fake
  *   model: wall and CPU per model call at 1 and 10 conversations at once, with and without
  *   creating the conversation, where the difference between the workloads goes, and the servers'
@@ -30,8 +31,10 @@
  *
  * Options: `--baseline <commit>` (or BENCH_BASELINE): the commit the engine part measures beside
  * this checkout (default: the landed commit before issue 28, bench/baseline.mjs; `none`: no
- * baseline); `--help`. The engine part's knobs are environment variables, listed in
- * bench/engine.mjs (BENCH_ENGINE_REPS, _RUNS, _ROUNDS, _MEMORY_RUNS, _WARMUP, _VARIANTS, _CPU_PROF).
+ * baseline); `--peers <peer>[,<peer>…]|all|none` (or BENCH_PEERS): the peers the engine part
+ * measures (default all, bench/peer-install.mjs; installed once into a cache folder); `--help`.
+ * The engine part's knobs are environment variables, listed in bench/engine.mjs
+ * (BENCH_ENGINE_REPS, _RUNS, _ROUNDS, _MEMORY_RUNS, _WARMUP, _VARIANTS, _CPU_PROF).
  */
 import os from "node:os";
 import { ensureBuild } from "../scripts/build-state.mjs";
@@ -41,6 +44,7 @@ import { benchIndex } from "./index-scale.mjs";
 import { benchKnowledge } from "./knowledge.mjs";
 import { benchMemory } from "./memory.mjs";
 import { closeAgent, ROOT } from "./lib.mjs";
+import { PEERS, peersAsked } from "./peer-install.mjs";
 import { benchRuntime, RUNTIME_PARTS } from "./runtime.mjs";
 import { benchSearch } from "./search.mjs";
 import { benchSerializer } from "./serializer.mjs";
@@ -51,18 +55,32 @@ const ALIASES = { runtime: RUNTIME_PARTS };
 const argv = process.argv.slice(2);
 if (argv.includes("--help") || argv.includes("-h")) {
   console.log(
-    `npm run bench [-- <part>[,<part>…]] [--baseline <commit>|none]\nParts: ${PARTS.join(", ")} (runtime = ${RUNTIME_PARTS.join(",")}).\n` +
-      "The engine part measures the floor, this checkout and a baseline build (default: the landed commit before issue 28, on /usr/bin/node); see bench/engine.mjs and bench/baseline.mjs.",
+    `npm run bench [-- <part>[,<part>…]] [--baseline <commit>|none] [--peers <peer>[,<peer>…]|all|none]\nParts: ${PARTS.join(", ")} (runtime = ${RUNTIME_PARTS.join(",")}).\n` +
+      "The engine part measures the floor, this checkout and a baseline build (default: the landed commit before issue 28, on /usr/bin/node); see bench/engine.mjs and bench/baseline.mjs.\n" +
+      `--peers: the frameworks the engine part measures beside them (default all: ${PEERS.join(", ")}; none skips them), installed once into ~/.cache/astrion-bench/peers-<hash>; see bench/peers.mjs.`,
   );
   process.exit(0);
 }
-const flagAt = argv.indexOf("--baseline");
-if (flagAt >= 0 && !argv[flagAt + 1]) {
-  console.error("--baseline needs a commit (or none).");
+// Options that take a value; what is left names parts.
+const FLAGS = { "--baseline": "a commit (or none)", "--peers": `a list of ${PEERS.join(", ")} (or all, or none)` };
+const flagged = new Set();
+for (const [flag, what] of Object.entries(FLAGS)) {
+  const at = argv.indexOf(flag);
+  if (at < 0) continue;
+  if (!argv[at + 1] || argv[at + 1].startsWith("--")) {
+    console.error(`${flag} needs ${what}.`);
+    process.exit(2);
+  }
+  flagged.add(at).add(at + 1);
+}
+try {
+  peersAsked(argv);
+} catch (error) {
+  console.error(error.message);
   process.exit(2);
 }
 const asked = argv
-  .filter((_, i) => flagAt < 0 || (i !== flagAt && i !== flagAt + 1))
+  .filter((_, i) => !flagged.has(i))
   .flatMap((a) => a.split(","))
   .filter(Boolean);
 const unknown = asked.filter((p) => !PARTS.includes(p) && !Object.hasOwn(ALIASES, p));

@@ -110,7 +110,8 @@ function messagedIn(body) {
  * The fake model's handler. `mode` is read at every call, so one fake serves workloads in turn:
  * `mode.shape` ("short" or "user") and `mode.textChunks` (pieces of each text answer in "user":
  * 50 words, by default one per chunk; 1 sends the same 50 words in one chunk).
- * Records who made each call in `calls` (callIndex → `{ conv, who, text }`) and fires
+ * Records who made each call in `calls` (callIndex → `{ conv, who, text, tools, summary }`: the
+ * answer was text, the tools it called, it was the leader's summary) and fires
  * `summary:<conv>` on `signal` when it answers a summary.
  */
 export function workloadHandler({ fakeText, fakeToolCalls }, calls, signal, mode = { shape: "user", textChunks: USER_TEXT_CHUNKS }) {
@@ -120,7 +121,7 @@ export function workloadHandler({ fakeText, fakeToolCalls }, calls, signal, mode
     const system = String(messagesOf(body)[0]?.content ?? "");
     const conv = /Conversation: (\S+)/.exec(system)?.[1] ?? "unknown";
     const leader = JSON.stringify(body.tools ?? []).includes("create_sub_agent");
-    const record = { conv, who: leader ? "leader" : (/You are: ([^(\n]+)/.exec(system)?.[1]?.trim() ?? "worker"), text: false };
+    const record = { conv, who: leader ? "leader" : (/You are: ([^(\n]+)/.exec(system)?.[1]?.trim() ?? "worker"), text: false, tools: [], summary: false };
     calls.set(callIndex, record);
     const answer = (() => {
       if (leader) {
@@ -135,6 +136,7 @@ export function workloadHandler({ fakeText, fakeToolCalls }, calls, signal, mode
           if (unanswered.length) return fakeToolCalls(unanswered.map((agent_id) => ({ name: "send_message_to_agent", arguments: { agent_id, content: FOLLOW_UP } })));
         }
         if (reporters.length >= WORKER_ROLES.length) {
+          record.summary = true;
           signal.fire(`summary:${conv}`);
           return text(`${SUMMARY_MARK} all ${WORKER_ROLES.length} workers read ${READ_FILES.join(" and ")} and reported.`);
         }
@@ -146,6 +148,8 @@ export function workloadHandler({ fakeText, fakeToolCalls }, calls, signal, mode
       return fakeToolCalls([{ name: "report_to_leader", arguments: { summary: `Read ${READ_FILES.join(" and ")}: a README and small TypeScript modules.` } }]);
     })();
     record.text = !answer.toolCalls;
+    // What the answer was, for the bench's check that another driver (a peer) made the same calls.
+    record.tools = (answer.toolCalls ?? []).map((c) => c.name);
     return answer;
   };
 }
