@@ -171,7 +171,7 @@ export class EventBus implements Bus {
 
   /** Keeps a conversation topic's numbering and replay buffer while nobody subscribes; returns the release. */
   /** The only copy of its topics: always caught up. */
-  synced(_topic: ConversationTopic): Promise<void> {
+  synced(): Promise<void> {
     return Promise.resolve();
   }
 
