@@ -55,16 +55,14 @@ describe("configuration", () => {
 });
 
 describe("enforceRateLimit", () => {
-  it("throws a rate_limited AstrionError (429) with retry_after_seconds", () => {
+  it("rejects with a rate_limited AstrionError (429) with retry_after_seconds", async () => {
     const c = clock();
     const limiter = new TokenBucketLimiter({ perMinute: 6, burst: 1 }, c.now);
-    enforceRateLimit("entry", limiter);
-    let thrown: unknown;
-    try {
-      enforceRateLimit("entry", limiter);
-    } catch (error) {
-      thrown = error;
-    }
+    await enforceRateLimit("entry", limiter);
+    const thrown = await enforceRateLimit("entry", limiter).then(
+      () => null,
+      (error: unknown) => error,
+    );
     expect(thrown).toBeInstanceOf(RateLimitedError);
     expect(thrown).toBeInstanceOf(AstrionError);
     const e = thrown as RateLimitedError;
@@ -73,6 +71,13 @@ describe("enforceRateLimit", () => {
     expect(e.details).toEqual({ retry_after_seconds: 10 });
     expect(e.message).toBe("Too many requests; try again in 10 s.");
     c.advance(10_000);
-    expect(() => enforceRateLimit("entry", limiter)).not.toThrow();
+    await expect(enforceRateLimit("entry", limiter)).resolves.toBeUndefined();
+  });
+
+  it("takes from a limiter whose answer comes later (one shared by instances)", async () => {
+    let n = 0;
+    const shared = { take: async () => (++n <= 1 ? { ok: true as const, remaining: 0 } : { ok: false as const, retryAfterSeconds: 7 }) };
+    await enforceRateLimit("entry", shared);
+    await expect(enforceRateLimit("entry", shared)).rejects.toMatchObject({ code: "rate_limited", details: { retry_after_seconds: 7 } });
   });
 });

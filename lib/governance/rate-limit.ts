@@ -92,11 +92,19 @@ export class RateLimitedError extends AstrionError {
 }
 
 /**
- * Takes a token for `key` from `limiter` (the app's entry limiter, made by the composition root
- * from {@link rateLimitConfigFromEnv}) or throws a {@link RateLimitedError}. Call it in a route
- * before any side effect, e.g. `enforceRateLimit("entry", app.entryLimiter)`.
+ * A limit the routes take from: the in-process {@link TokenBucketLimiter}, or one shared by every
+ * instance (lib/bus-redis `RedisRateLimiter`, whose answer comes from Redis).
  */
-export function enforceRateLimit(key: string, limiter: TokenBucketLimiter): void {
-  const r = limiter.take(key);
+export interface EntryLimiter {
+  take(key: string): RateLimitResult | Promise<RateLimitResult>;
+}
+
+/**
+ * Takes a token for `key` from `limiter` (the app's entry limiter, made by the composition root
+ * from {@link rateLimitConfigFromEnv}) or rejects with a {@link RateLimitedError}. Await it in a
+ * route before any side effect, e.g. `await enforceRateLimit("entry", app.entryLimiter)`.
+ */
+export async function enforceRateLimit(key: string, limiter: EntryLimiter): Promise<void> {
+  const r = await limiter.take(key);
   if (!r.ok) throw new RateLimitedError(r.retryAfterSeconds);
 }

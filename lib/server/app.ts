@@ -15,7 +15,7 @@ import { promises as fs } from "node:fs";
 import path from "node:path";
 import { acquireDataRootLock, ConversationStore, FileQueues, type ConversationCatalog, JsonLineFiles, removeOrphanTempFiles, resolveDataRoot } from "@/lib/store";
 import { RoleLibrary } from "@/lib/roles";
-import { AgentTokens, deriveCapabilities, rateLimitConfigFromEnv, TokenBucketLimiter } from "@/lib/governance";
+import { AgentTokens, deriveCapabilities, rateLimitConfigFromEnv, TokenBucketLimiter, type EntryLimiter } from "@/lib/governance";
 import { ModelKeyStore, seedModelsFile } from "@/lib/models";
 import { discoveryConfigFromEnv, LocalDiscovery } from "@/lib/model-settings";
 import { ModelRegistry } from "@/lib/models/model-registry";
@@ -70,7 +70,7 @@ export interface AstrionApp {
   /** The data folder's MCP servers. */
   mcp: McpManager;
   /** The limit on new conversations and messages (`enforceRateLimit("entry", …)`). */
-  entryLimiter: TokenBucketLimiter;
+  entryLimiter: EntryLimiter;
   /** The gateway's last failed call per source. */
   gatewayErrors: GatewayLastErrors;
   /** Wrong sign-in tokens counted per client (token mode). */

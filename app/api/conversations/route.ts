@@ -21,7 +21,7 @@ export const GET = route(async (request) => {
 export const POST = route(async (request) => {
   const { loadRegistry, resolveModel } = await serverCore();
   const app = await getApp();
-  enforceRateLimit("entry", app.entryLimiter);
+  await enforceRateLimit("entry", app.entryLimiter);
   const { goal, ...body } = await readBody(request, CreateConversationBodySchema);
   const registry = await loadRegistry(app.root);
   const modelKey = body.model_key ?? registry.default;

@@ -19,7 +19,7 @@ export const GET = route<Params>(async (_request, params) => {
 /** A person's message to the Team Leader: 202, the team works in the background. */
 export const POST = route<Params>(async (request, params) => {
   const app = await getApp();
-  enforceRateLimit("entry", app.entryLimiter);
+  await enforceRateLimit("entry", app.entryLimiter);
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const body = await readBody(request, PostMessageBodySchema);
   return answer(PostMessageResponseSchema, await app.engine.withRun(id, (run) => run.postUserMessage(body.content, body.author)), { status: 202 });
