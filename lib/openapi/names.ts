@@ -11,6 +11,7 @@ import * as events from "@/lib/contracts/events";
 import * as http from "@/lib/contracts/http";
 import * as indexReport from "@/lib/contracts/index-report";
 import * as onDisk from "@/lib/contracts/on-disk";
+import * as people from "@/lib/contracts/people";
 import * as search from "@/lib/contracts/search";
 import * as timelineRecord from "@/lib/contracts/timeline-record";
 import * as exportSchemas from "@/lib/export/schema";
@@ -25,6 +26,7 @@ import * as sharedContext from "@/lib/shared-context/schema";
 const MODULES: readonly Readonly<Record<string, unknown>>[] = [
   http,
   onDisk,
+  people,
   envelope,
   events,
   timelineRecord,
