@@ -121,4 +121,4 @@ export function route<P = Record<string, never>>(
   };
 }
 
-export { authorOf, identityOf } from "./identity";
+export { authorOf, identityOf, pageIdentity } from "./identity";
