@@ -10,6 +10,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { expect, test, type Browser, type Page } from "@playwright/test";
 import { zhCN } from "../lib/i18n/dictionaries/zh-cn";
+import { englishWords, namesToWords, visibleTexts } from "./english-words";
 import { fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type Script } from "../test/helpers/fake-openai";
 import { writeFakeModels } from "../test/helpers/models-file";
 import { startServer, tempDir, type TestServer } from "../test/helpers/server";
@@ -33,6 +34,8 @@ function handler(body: FakeRequestBody): Script {
 
 let fake: FakeOpenAI;
 let server: TestServer;
+/** The link opened in the Chinese browser, whose join page is checked for English. */
+let viewerLinkInChinese = "";
 
 test.beforeAll(async () => {
   test.setTimeout(200_000);
@@ -68,9 +71,16 @@ async function inviteLink(owner: Page, role: "editor" | "viewer"): Promise<strin
   return link;
 }
 
+/** The English words a Chinese page shows that are not one of `names` (e2e/english-words.ts's rules). */
+async function englishOn(page: Page, where: string, names: string[]): Promise<string[]> {
+  return englishWords(await visibleTexts(page), where, namesToWords(names)).map((f) => `${f.where}: "${f.word}" in "${f.text}"`);
+}
+
 /** Opens an invitation link, picks a display name and the password, and lands in the app. */
 async function join(page: Page, link: string, name: string): Promise<void> {
   await page.goto(link);
+  await expect(page.getByTestId("join-form")).toBeVisible();
+  if (link === viewerLinkInChinese) expect(await englishOn(page, "join", [])).toEqual([]);
   await expect(async () => {
     await page.getByTestId("join-name").fill(name);
     await page.getByTestId("join-password").fill(PASSWORD);
@@ -107,6 +117,7 @@ test("the owner invites an editor and a viewer; the viewer's message and Approve
   await again.getByTestId("join-submit").click();
   await expect(again.getByTestId("join-error")).toHaveText("This invitation link was already used.");
 
+  viewerLinkInChinese = viewerLink;
   const viewer = await browserOf(browser, "zh-CN");
   await join(viewer, viewerLink, "Lei");
   await expect(viewer.getByTestId("whoami")).toContainText("查看者");
@@ -145,4 +156,11 @@ test("the owner invites an editor and a viewer; the viewer's message and Approve
   const records = (await timeline.json()).records as Array<{ action: string; from_agent: string; envelope: { author?: { name: string } } }>;
   expect(records.find((r) => r.action === "user_message")?.envelope.author?.name).toBe("Ada");
   expect(records.filter((r) => r.action === "approval" && r.envelope.author).map((r) => [r.from_agent, r.envelope.author?.name])).toEqual([["user", "Mei"]]);
+
+  // The People page, with people, invitations used and changes listed, is all Chinese in Chinese.
+  await owner.context().addCookies([{ name: "astrion_locale", value: "zh-CN", url: server.url }]);
+  await owner.goto(`${server.url}/people`);
+  await expect(owner.getByTestId("people-table").locator("tbody tr")).toHaveCount(3);
+  await expect(owner.getByTestId("activity-item").first()).toBeVisible();
+  expect(await englishOn(owner, "people", ["Mei", "Ada", "Lei"])).toEqual([]);
 });
