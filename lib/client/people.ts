@@ -5,7 +5,6 @@ import {
   InviteAnswerSchema,
   JoinAnswerSchema,
   JoinBodySchema,
-  MeAnswerSchema,
   PeopleListSchema,
   PersonAnswerSchema,
   RemovedPersonSchema,
@@ -14,16 +13,11 @@ import {
 import { apiFetch, bodyOf } from "./api";
 
 /** Query keys of the people. */
-export const peopleKeys = { list: ["people"] as const, me: ["people", "me"] as const, activity: (person: string | null) => ["activity", person] as const };
+export const peopleKeys = { list: ["people"] as const, activity: (person: string | null) => ["activity", person] as const };
 
 /** `GET /api/people`: everyone and the open invitations (the owner's alone). */
 export function peopleQuery() {
   return queryOptions({ queryKey: peopleKeys.list, queryFn: ({ signal }) => apiFetch("/api/people", PeopleListSchema, { signal }), staleTime: 10_000 });
-}
-
-/** `GET /api/people/me`: who this browser is. */
-export function meQuery() {
-  return queryOptions({ queryKey: peopleKeys.me, queryFn: ({ signal }) => apiFetch("/api/people/me", MeAnswerSchema, { signal }), staleTime: 60_000 });
 }
 
 /** `GET /api/activity`: who changed roles, settings and people; one person's with `person`. */

@@ -2,5 +2,4 @@
  * Public face of the people of team mode (issue 32): the service over the data folder's people
  * database (Better Auth's tables and the invitations).
  */
-export { People, peopleConfigFromEnv, type SignedIn } from "./service";
-export type { InvitationRow } from "./invitations";
+export { People } from "./service";

@@ -25,7 +25,7 @@ export interface PeopleConfig {
 const DEFAULT_INVITE_TTL_HOURS = 72;
 
 /** Reads ASTRION_INVITE_TTL_HOURS (a positive number of hours; default 72). */
-export function peopleConfigFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): PeopleConfig {
+function peopleConfigFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): PeopleConfig {
   const raw = Number(env.ASTRION_INVITE_TTL_HOURS?.trim() || DEFAULT_INVITE_TTL_HOURS);
   const hours = Number.isFinite(raw) && raw > 0 ? raw : DEFAULT_INVITE_TTL_HOURS;
   return { inviteTtlMs: Math.round(hours * 3600_000) };
@@ -41,7 +41,7 @@ interface UserRow {
 }
 
 /** What a sign-in or a join hands the route: the Set-Cookie values to send. */
-export interface SignedIn {
+interface SignedIn {
   person: Person;
   cookies: string[];
 }
