@@ -12,7 +12,7 @@ import { roleAllows, type Identity, type PersonRole } from "@/lib/contracts/peop
 import { resolveLocale, LOCALE_COOKIE } from "@/lib/i18n/locale";
 import { translate } from "@/lib/i18n/translate";
 import { bodyLimitFor } from "@/lib/input-limits";
-import { checkRequest, encodeIdentity, guardConfigFromEnv, hasValidToken, IDENTITY_HEADER, isPublicRequest, neededRole, ownerIdentity, SESSION_COOKIE, TOKEN_COOKIE } from "@/lib/security";
+import { checkRequest, encodeIdentity, guardConfigFromEnv, hasValidToken, IDENTITY_HEADER, isPublicAsset, isPublicRequest, neededRole, ownerIdentity, SESSION_COOKIE, TOKEN_COOKIE } from "@/lib/security";
 import { getApp } from "@/lib/server/get-app";
 
 /** A path no route matches, so rewriting to it renders app/not-found.tsx. */
@@ -76,8 +76,10 @@ export async function proxy(request: NextRequest) {
   // No configuration: the person at the machine is the owner, and nothing else is looked up.
   if (!config.token) return forged ? passOn(request, null) : NextResponse.next();
 
-  const identity = await identify(request, config.token !== undefined && hasValidToken({ authorization, tokenCookie }, config));
   const isPublic = isPublicRequest(request.method, pathname);
+  // Build output needs nobody: no session is looked up for a page's scripts and styles.
+  if (isPublicAsset(request.method, pathname)) return forged ? passOn(request, null) : NextResponse.next();
+  const identity = await identify(request, hasValidToken({ authorization, tokenCookie }, config));
   if (!identity && !isPublic) {
     // A session cookie that names no session any more (signed out, removed): sign in again.
     const isApi = pathname === "/api" || pathname.startsWith("/api/");

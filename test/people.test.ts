@@ -132,6 +132,9 @@ describe("roles", () => {
   it("a viewer reads everything and is refused every change with 403, in the page's language", async () => {
     const viewer = await person("viewer");
     expect((await server.api("GET", "/api/conversations", undefined, as(viewer))).status).toBe(200);
+    // Health gives a signed-in person the whole report (the Settings page), an outsider only "up".
+    expect((await server.api("GET", "/api/health", undefined, as(viewer))).json.data_root).toBe(server.home);
+    expect((await server.api("GET", "/api/health")).json).toEqual({ status: "ok" });
     const english = await server.api("POST", "/api/conversations", { title: "no", project_path: tempDir() }, as(viewer));
     expect(english.status).toBe(403);
     expect(english.json.error).toEqual({

@@ -1,6 +1,7 @@
 /** The browser's calls of the People page, the invitation and the sign-in by name (issue 32). */
 import { queryOptions } from "@tanstack/react-query";
-import { ActivityAnswerSchema, SignInBodySchema, SignInResponseSchema } from "@/lib/contracts/http";
+import { ActivityAnswerSchema } from "@/lib/contracts/activity";
+import { SignInBodySchema, SignInResponseSchema } from "@/lib/contracts/http";
 import {
   InviteAnswerSchema,
   JoinAnswerSchema,

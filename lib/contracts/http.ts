@@ -374,12 +374,6 @@ export const TimelineResponseSchema = z.object({
 });
 export type TimelineResponse = z.infer<typeof TimelineResponseSchema>;
 
-/** `GET /api/activity` query: one person's changes only. */
-export const ActivityQuerySchema = z.object({ person: PersonIdSchema.optional() });
-
-/** `GET /api/activity` answer: who changed a role file, a setting or the people, oldest first. */
-export const ActivityAnswerSchema = z.object({ records: z.array(TimelineRecordSchema) });
-
 /** The `messageId` of `GET /api/conversations/[id]/context/[messageId]`: an assistant message's id. */
 export const ContextMessageIdSchema = z.string().regex(/^msg_[A-Za-z0-9_]{1,80}$/, "a message id like msg_assistant_…");
 

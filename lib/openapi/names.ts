@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import * as context from "@/lib/context/report";
+import * as activity from "@/lib/contracts/activity";
 import * as envelope from "@/lib/contracts/envelope";
 import * as events from "@/lib/contracts/events";
 import * as http from "@/lib/contracts/http";
@@ -27,6 +28,7 @@ const MODULES: readonly Readonly<Record<string, unknown>>[] = [
   http,
   onDisk,
   people,
+  activity,
   envelope,
   events,
   timelineRecord,

@@ -3,7 +3,7 @@
  * invitations, role changes and removal, accepting an invitation, who this browser is — and the
  * log of who changed a role file, a setting or the people.
  */
-import { ActivityAnswerSchema, ActivityQuerySchema } from "@/lib/contracts/http";
+import { ActivityAnswerSchema, ActivityQuerySchema } from "@/lib/contracts/activity";
 import {
   InviteAnswerSchema,
   InviteBodySchema,

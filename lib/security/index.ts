@@ -3,7 +3,7 @@
  * sign-in redirect rule, client addresses, the sign-in throttle, and who a request is from with
  * the role each route needs (issue 32). Pure rules, no I/O.
  */
-export { checkRequest, guardConfigFromEnv, hasValidToken, isPublicRequest, safeEqual, TOKEN_COOKIE } from "./request-guard";
+export { checkRequest, guardConfigFromEnv, hasValidToken, isPublicAsset, isPublicRequest, safeEqual, TOKEN_COOKIE } from "./request-guard";
 export { decodeIdentity, encodeIdentity, IDENTITY_HEADER, ownerIdentity, SESSION_COOKIE } from "./identity";
 export { neededRole } from "./route-roles";
 export { safeNextPath } from "./safe-next";

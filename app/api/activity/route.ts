@@ -1,4 +1,4 @@
-import { ActivityAnswerSchema, ActivityQuerySchema } from "@/lib/contracts/http";
+import { ActivityAnswerSchema, ActivityQuerySchema } from "@/lib/contracts/activity";
 import { answer, parseWith, queryOf, route } from "@/lib/http";
 import { getApp } from "@/lib/server/get-app";
 
