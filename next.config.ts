@@ -13,7 +13,7 @@ const nextConfig: NextConfig = {
   // whichever bundle reaches it (the server's core leaves every package to Node too,
   // scripts/build-core.mjs). Bundled, each route chunk that reached them carried its own copy:
   // gpt-tokenizer alone was 1.7 MB of each. See "Loaded once per process?" in docs/architecture.md.
-  serverExternalPackages: ["yaml", "@modelcontextprotocol/sdk", "gpt-tokenizer", "openai", "gray-matter", "picomatch", "minisearch", "ignore", "fflate"],
+  serverExternalPackages: ["yaml", "better-auth", "@modelcontextprotocol/sdk", "gpt-tokenizer", "openai", "gray-matter", "picomatch", "minisearch", "ignore", "fflate"],
   experimental: {
     // Next buffers each request body for the proxy; never more than the largest route limit (one
     // byte more, so a body cut there still reads as too large and is answered 413).

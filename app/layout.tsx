@@ -7,6 +7,8 @@ import { NavLinks } from "@/components/layout/nav-links";
 import { makeTranslator } from "@/lib/i18n";
 import { getLocale } from "@/lib/i18n/server";
 import { guardConfigFromEnv } from "@/lib/security";
+import { pageIdentity } from "@/lib/http";
+import type { MessageKey } from "@/lib/i18n";
 import { Providers } from "./providers";
 import "./globals.css";
 
@@ -20,6 +22,8 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
   const t = makeTranslator(locale);
   // Read per request (this layout is dynamic): sign-out only means something in token mode.
   const tokenMode = Boolean(guardConfigFromEnv().token);
+  // Who this page is for (team mode: the proxy's identity; nobody on the sign-in and join pages).
+  const me = tokenMode ? await pageIdentity() : null;
   return (
     <html lang={locale}>
       <body className="min-h-screen bg-zinc-50 text-zinc-900 antialiased dark:bg-zinc-950 dark:text-zinc-100">
@@ -30,8 +34,16 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                 <span aria-hidden className="inline-block h-3 w-3 rounded-sm bg-indigo-600 dark:bg-indigo-400" />
                 {t("app.name")}
               </Link>
-              <NavLinks />
+              <NavLinks people={me?.role === "owner"} />
               <div className="ml-auto flex items-center gap-2">
+                {me ? (
+                  <span className="text-xs text-zinc-600 dark:text-zinc-300" data-testid="whoami" data-role={me.role}>
+                    <span className="font-medium" translate="no">
+                      {me.name}
+                    </span>{" "}
+                    · {t(`people.role.${me.role}` as MessageKey)}
+                  </span>
+                ) : null}
                 <LocaleSwitcher />
                 {tokenMode ? <SignOutButton /> : null}
               </div>

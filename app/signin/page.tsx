@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
+import { PersonSignInForm } from "@/components/auth/person-sign-in-form";
 import { SignInForm } from "@/components/auth/sign-in-form";
 import { cardClass } from "@/components/ui/styles";
 import { getT } from "@/lib/i18n/server";
@@ -25,7 +26,10 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
           <p className="mt-2 mb-5 text-sm text-zinc-600 dark:text-zinc-300" data-testid="signin-body">
             {t("signin.body")}
           </p>
-          {/* Only a same-origin path ever reaches the form (no open redirect through ?next=). */}
+          <h2 className="mb-3 text-sm font-semibold">{t("signin.person.title")}</h2>
+          {/* Only a same-origin path ever reaches the forms (no open redirect through ?next=). */}
+          <PersonSignInForm next={safeNextPath(next)} />
+          <h2 className="mt-6 mb-3 border-t border-zinc-200 pt-4 text-sm font-semibold dark:border-zinc-700">{t("signin.owner.title")}</h2>
           <SignInForm next={safeNextPath(next)} />
         </>
       ) : (

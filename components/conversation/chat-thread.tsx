@@ -11,6 +11,7 @@ import { AgentMessageCard } from "./agent-message-card";
 import { ThinkingBlock } from "./thinking-block";
 import { buildThreadItems, type ThreadItem } from "./thread-items";
 import { OrphanToolResult, ToolCallCard } from "./tool-call-card";
+import { AuthorSchema } from "@/lib/contracts/people";
 
 /**
  * A conversation as chat: the leader's or one sub-agent's messages in order, then the live text
@@ -106,6 +107,11 @@ function ThreadRow({
     case "person":
       return (
         <li {...common} className={`flex flex-col items-end ${highlighted ? highlightClass : ""}`}>
+          {signedAuthor(item.message) ? (
+            <span className="mb-0.5 text-xs text-zinc-500 dark:text-zinc-400" translate="no" data-testid="message-author">
+              {signedAuthor(item.message)}
+            </span>
+          ) : null}
           <div className={`max-w-[85%] rounded-2xl rounded-br-sm bg-indigo-600 px-4 py-2 text-sm whitespace-pre-wrap break-words text-white shadow-sm dark:bg-indigo-500 ${mark ? "ring-2 ring-red-400" : ""}`}>
             {item.message.content}
           </div>
@@ -227,4 +233,10 @@ function LiveBubble({ live, assistantName }: { live: LiveText; assistantName: st
       ) : null}
     </li>
   );
+}
+
+/** The name of a signed-in person who wrote `message` (team mode, issue 32); none at an unconfigured machine. */
+function signedAuthor(message: { metadata?: Record<string, unknown> | undefined }): string | null {
+  const author = AuthorSchema.safeParse(message.metadata?.author);
+  return author.success && author.data.via !== undefined && author.data.via !== "local" ? author.data.name : null;
 }

@@ -13,13 +13,16 @@ const LINKS: ReadonlyArray<{ href: string; key: MessageKey; testId: string; matc
   { href: "/settings", key: "nav.settings", testId: "nav-settings", match: (p) => p.startsWith("/settings") },
 ];
 
+/** The owner's page of team mode (issue 32). */
+const PEOPLE_LINK = { href: "/people", key: "nav.people", testId: "nav-people", match: (p: string) => p.startsWith("/people") } as const;
+
 /**
  * The main navigation; the current section is highlighted and marked `aria-current`. From the
  * `sm` width up the links sit in the header's row; on a phone, where they do not fit beside the
  * name and the language switch (English: 430 px of links), a Menu button opens them as a list
- * under the header.
+ * under the header. `people`: the owner of a team sees the People page too.
  */
-export function NavLinks() {
+export function NavLinks({ people = false }: { people?: boolean }) {
   const t = useT();
   const pathname = usePathname();
   const listId = useId();
@@ -41,7 +44,7 @@ export function NavLinks() {
         id={listId}
         className={`${open ? "flex" : "hidden"} absolute inset-x-0 top-full flex-col gap-1 border-b border-zinc-200 bg-white p-2 shadow-sm sm:static sm:flex sm:flex-row sm:items-center sm:border-0 sm:bg-transparent sm:p-0 sm:shadow-none dark:border-zinc-800 dark:bg-zinc-900 sm:dark:bg-transparent`}
       >
-        {LINKS.map((link) => {
+        {(people ? [...LINKS, PEOPLE_LINK] : LINKS).map((link) => {
           const active = link.match(pathname);
           return (
             <li key={link.href}>

@@ -39,10 +39,17 @@ export function buildLanes(records: readonly TimelineRecord[], agents: readonly 
   for (const a of agents) byId.set(a.agent_id, a);
   const agentIds = new Set(byId.keys());
   const others: string[] = [];
+  // People of a team (`person:<id>`, issue 32) are named by the author their envelopes carry.
+  const people = new Map<string, string | null>();
   const fixed = new Set([USER_PARTY, LEADER_PARTY, SYSTEM_PARTY, ALL_PARTY]);
   for (const r of records) {
     for (const party of [r.from_agent, r.to_agent]) {
       if (fixed.has(party)) continue;
+      if (party.startsWith("person:")) {
+        const named = r.from_agent === party ? (r.envelope.author?.name ?? null) : null;
+        if (!people.get(party)) people.set(party, named);
+        continue;
+      }
       const id = agentIdOfParty(party);
       if (id !== null) agentIds.add(id);
       else if (!others.includes(party)) others.push(party);
@@ -50,6 +57,7 @@ export function buildLanes(records: readonly TimelineRecord[], agents: readonly 
   }
   const lanes: Lane[] = [
     { party: USER_PARTY, kind: "user", agentId: null, name: null, roleId: null },
+    ...[...people].map(([party, name]): Lane => ({ party, kind: "other", agentId: null, name: name ?? party, roleId: null })),
     { party: LEADER_PARTY, kind: "leader", agentId: null, name: null, roleId: null },
   ];
   for (const id of [...agentIds].sort((a, b) => a - b)) {
@@ -132,6 +140,21 @@ export function traceOptions(records: readonly TimelineRecord[]): TraceOption[] 
 /** The records of one trace, or all of them when `traceId` is null. */
 export function filterByTrace(records: readonly TimelineRecord[], traceId: string | null): TimelineRecord[] {
   return traceId === null ? [...records] : records.filter((r) => r.trace_id === traceId);
+}
+
+/** The people who did something in `records` (their envelopes' authors), in order of first appearance. */
+export function personOptions(records: readonly TimelineRecord[]): Array<{ id: string; name: string }> {
+  const seen = new Map<string, string>();
+  for (const r of records) {
+    const author = r.envelope.author;
+    if (author && !seen.has(author.id)) seen.set(author.id, author.name);
+  }
+  return [...seen].map(([id, name]) => ({ id, name }));
+}
+
+/** Only what person `personId` did (null: everyone). */
+export function filterByPerson(records: readonly TimelineRecord[], personId: string | null): TimelineRecord[] {
+  return personId === null ? [...records] : records.filter((r) => r.envelope.author?.id === personId);
 }
 
 /** How a row relates to the focused one: it is the focused row's cause, or one of its answers. */

@@ -13,7 +13,7 @@ import { cardClass, inputClass } from "@/components/ui/styles";
 import { TimelineArrowRow, laneCenter } from "./timeline-arrow-row";
 import { TimelineDetails } from "./timeline-details";
 import { clockTime, laneName, partyName, statusLabel, typeLabel } from "./timeline-labels";
-import { arrowOf, buildLanes, filterByTrace, linkedRows, traceOptions, viewItems, type Lane } from "./timeline-model";
+import { arrowOf, buildLanes, filterByPerson, filterByTrace, linkedRows, personOptions, traceOptions, viewItems, type Lane } from "./timeline-model";
 import { LANE_AVATAR, STATUS_BADGE, TYPE_STYLES, CONFLICT_BADGE } from "./timeline-styles";
 
 /** Width of the time column, shared by the lane header and every row so lanes line up. */
@@ -85,6 +85,7 @@ export function TimelineView({
   const locale = useLocale();
   const query = useQuery(timelineQuery(conversationId, epoch));
   const [traceId, setTraceId] = useState<string | null>(null);
+  const [personId, setPersonId] = useState<string | null>(null);
   const [selectedId, setSelectedId] = useState<string | null>(null);
   const [hoverId, setHoverId] = useState<string | null>(null);
 
@@ -108,7 +109,9 @@ export function TimelineView({
   const lanes = useMemo(() => buildLanes(records, agentInfo), [records, agentInfo]);
   const traces = useMemo(() => traceOptions(records), [records]);
   const activeTrace = traceId !== null && traces.some((tr) => tr.trace_id === traceId) ? traceId : null;
-  const shown = useMemo(() => filterByTrace(records, activeTrace), [records, activeTrace]);
+  const persons = useMemo(() => personOptions(records), [records]);
+  const activePerson = personId !== null && persons.some((p) => p.id === personId) ? personId : null;
+  const shown = useMemo(() => filterByPerson(filterByTrace(records, activeTrace), activePerson), [records, activeTrace, activePerson]);
   const items = useMemo(() => viewItems(shown, traces, activeTrace === null && traces.length > 1), [shown, traces, activeTrace]);
   const visibleIds = useMemo(() => new Set(shown.map((r) => r.envelope.message_id)), [shown]);
 
@@ -133,7 +136,7 @@ export function TimelineView({
           <h2 id="timeline-title" className="text-sm font-semibold">
             {t("timeline.title")}{" "}
             <span className="font-normal text-zinc-500 dark:text-zinc-400" data-testid="timeline-count">
-              {activeTrace === null
+              {activeTrace === null && activePerson === null
                 ? t("timeline.count", { n: records.length })
                 : t("timeline.countFiltered", { n: shown.length, total: records.length })}
             </span>
@@ -154,6 +157,19 @@ export function TimelineView({
               ))}
             </select>
           </label>
+          {persons.length > 0 ? (
+            <label className="flex min-w-0 items-center gap-2 text-sm">
+              <span className="shrink-0 text-zinc-600 dark:text-zinc-300">{t("people.filter.person")}</span>
+              <select className={`${inputClass} max-w-[14rem] truncate`} value={activePerson ?? ""} onChange={(e) => setPersonId(e.target.value || null)} data-testid="timeline-person-filter">
+                <option value="">{t("people.filter.everyone")}</option>
+                {persons.map((p) => (
+                  <option key={p.id} value={p.id} translate="no">
+                    {p.name}
+                  </option>
+                ))}
+              </select>
+            </label>
+          ) : null}
         </div>
         <Legend />
         {query.data?.bad_lines ? <Banner tone="warning">{t("timeline.badLines", { n: query.data.bad_lines })}</Banner> : null}

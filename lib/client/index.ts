@@ -18,3 +18,4 @@ export * from "./knowledge";
 export * from "./memory";
 export * from "./models";
 export * from "./doctor";
+export * from "./people";

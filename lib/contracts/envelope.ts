@@ -9,6 +9,7 @@
  */
 import { z } from "zod";
 import { AstrionError, ValidationError, zodIssues } from "./errors";
+import { AuthorSchema, type Author } from "./people";
 
 /** Envelope kinds. request/reply may carry model-written content; the rest are produced by code. */
 export const ENVELOPE_TYPES = ["request", "reply", "broadcast", "event", "control"] as const;
@@ -115,6 +116,8 @@ export const EnvelopeSchema = z.looseObject({
   created_at: z.iso.datetime(),
   payload: PayloadSchema,
   meta: EnvelopeMetaSchema,
+  /** The person who did it (an addition, issue 32): who sent a message, approved, decided or stopped. */
+  author: AuthorSchema.optional(),
 });
 /** One envelope. */
 export type Envelope = z.infer<typeof EnvelopeSchema>;
@@ -189,6 +192,8 @@ export interface EnvelopeOptions {
   meta?: EnvelopeMeta;
   /** Creation time; default now. Tests pass a fixed date. */
   now?: Date;
+  /** The person who did it; kept on the envelope when given. */
+  author?: Author;
 }
 
 function build(fields: Omit<Envelope, "message_id" | "turn_id" | "priority" | "created_at" | "meta">, options: EnvelopeOptions): Envelope {
@@ -198,6 +203,7 @@ function build(fields: Omit<Envelope, "message_id" | "turn_id" | "priority" | "c
     priority: options.priority ?? "normal",
     created_at: (options.now ?? new Date()).toISOString(),
     meta: options.meta ?? {},
+    ...(options.author ? { author: options.author } : {}),
     ...fields,
   });
 }

@@ -17,6 +17,7 @@ import { TimelineRecordSchema } from "./timeline-record";
 import { SearchReportSchema } from "./search";
 import { TraceIdSchema } from "./envelope";
 import { PROJECT_FOLDER_REFUSALS } from "./project-folder";
+import { PersonIdSchema, PersonSchema } from "./people";
 
 /** The error body of every failed API call. */
 export const ApiErrorBodySchema = z.object({
@@ -262,11 +263,27 @@ export type Health = z.infer<typeof HealthSchema>;
 /** What `GET /api/health` may answer: the whole report, or only that the server is up (token mode, no token). */
 export const HealthAnswerSchema = z.union([HealthSchema, PublicHealthSchema]);
 
-/** `POST /api/auth/signin`: the token, and where the person wants to go afterwards. */
-export const SignInBodySchema = z.object({ token: z.string().min(1).max(1024), next: z.string().max(4096).optional() });
+/**
+ * `POST /api/auth/signin`: the access token (the owner), or a person's name and password (team
+ * mode, issue 32), and where the person wants to go afterwards.
+ */
+export const SignInBodySchema = z
+  .object({
+    token: z.string().min(1).max(1024).optional(),
+    name: z.string().trim().min(1).max(80).optional(),
+    password: z.string().min(1).max(200).optional(),
+    next: z.string().max(4096).optional(),
+  })
+  .refine((b) => (b.token !== undefined) !== (b.name !== undefined && b.password !== undefined) && (b.name === undefined) === (b.password === undefined), {
+    message: "give either a token, or a name and a password",
+    path: ["token"],
+  });
 
-/** Answer of `POST /api/auth/signin`: `next` is the same-origin path to go to (never another site). */
-export const SignInResponseSchema = z.object({ signed_in: z.literal(true), required: z.boolean(), next: z.string() });
+/**
+ * Answer of `POST /api/auth/signin`: `next` is the same-origin path to go to (never another site);
+ * `person` is who signed in with a name and password.
+ */
+export const SignInResponseSchema = z.object({ signed_in: z.literal(true), required: z.boolean(), next: z.string(), person: PersonSchema.optional() });
 
 /** Answer of `POST /api/auth/signout`. */
 export const SignOutResponseSchema = z.object({ signed_out: z.literal(true) });
@@ -277,6 +294,7 @@ export const SignOutResponseSchema = z.object({ signed_out: z.literal(true) });
  */
 export const PostMessageBodySchema = z.object({
   content: z.string().trim().min(1, "a message cannot be empty").max(100_000, "at most 100,000 characters"),
+  /** Ignored since issue 32: the author is who is signed in (the owner on an unconfigured machine). */
   author: z.string().trim().min(1).max(80).optional(),
 });
 export type PostMessageBody = z.infer<typeof PostMessageBodySchema>;
@@ -314,6 +332,7 @@ export const AgentMessageResponseSchema = z.object({ message_id: z.string() });
 export const AnswerBodySchema = z.object({
   question_id: z.string().trim().regex(/^ask_[a-z0-9]+_\d{3,}$/, "a question id like ask_uio_001"),
   answer: z.string().trim().min(1, "an answer cannot be empty").max(100_000),
+  /** Ignored since issue 32: the author is who is signed in (the owner on an unconfigured machine). */
   author: z.string().trim().min(1).max(80).optional(),
 });
 export type AnswerBody = z.infer<typeof AnswerBodySchema>;
@@ -334,7 +353,8 @@ export const ApprovalBodySchema = z
     reason: z.string().trim().max(2000, "at most 2000 characters").optional(),
     always: z.boolean().optional(),
     pattern: z.string().trim().min(1, "a pattern cannot be empty").max(500, "at most 500 characters").optional(),
-    author: z.string().trim().min(1).max(80).optional(),
+    /** Ignored since issue 32: the author is who is signed in (the owner on an unconfigured machine). */
+  author: z.string().trim().min(1).max(80).optional(),
   })
   .refine((b) => !(b.decision === "deny" && (b.always || b.pattern)), { message: "always and pattern go with approve only", path: ["always"] })
   .refine((b) => !b.pattern || b.always, { message: "a pattern needs always: true", path: ["pattern"] });
@@ -344,7 +364,7 @@ export type ApprovalBody = z.infer<typeof ApprovalBodySchema>;
 export const ApprovalResponseSchema = z.object({ decided: z.literal(true), tool_call_id: z.string(), decision: z.enum(["approve", "deny"]) });
 
 /** `GET /api/conversations/[id]/timeline` query. */
-export const TimelineQuerySchema = z.object({ trace_id: TraceIdSchema.optional() });
+export const TimelineQuerySchema = z.object({ trace_id: TraceIdSchema.optional(), person: PersonIdSchema.optional() });
 
 /** `GET /api/conversations/[id]/timeline` answer. */
 export const TimelineResponseSchema = z.object({

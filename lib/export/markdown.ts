@@ -13,6 +13,7 @@ import { formatUsd } from "@/lib/models/cost";
 import type { Message } from "@/lib/contracts/on-disk";
 import type { ConversationFolder, FolderAgent } from "./bundle";
 import { clipped, fenced, htmlInline, inline, quoted, table } from "./markdown-text";
+import { AuthorSchema } from "@/lib/contracts/people";
 
 /** Characters of one message body kept in the report (the zip export keeps everything). */
 const MAX_MESSAGE_CHARS = 20_000;
@@ -127,7 +128,9 @@ function authorOf(message: Message, owner: string, toolNames: Map<string, string
   if (source === "sub_agent") return "Sub-agent";
   if (source === "system") return "System";
   if (source === "leader") return "Team Leader";
-  return "Person";
+  // A signed-in person's message names them (issue 32); the one person of an unconfigured machine stays "Person".
+  const author = AuthorSchema.safeParse(message.metadata?.author);
+  return author.success && author.data.via !== undefined && author.data.via !== "local" ? `Person: ${author.data.name}` : "Person";
 }
 
 function renderMessage(message: Message, owner: string, toolNames: Map<string, string>): string {

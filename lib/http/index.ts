@@ -120,3 +120,5 @@ export function route<P = Record<string, never>>(
     }
   };
 }
+
+export { authorOf, identityOf, pageIdentity } from "./identity";

@@ -6,11 +6,13 @@
  */
 import { z } from "zod";
 import * as context from "@/lib/context/report";
+import * as activity from "@/lib/contracts/activity";
 import * as envelope from "@/lib/contracts/envelope";
 import * as events from "@/lib/contracts/events";
 import * as http from "@/lib/contracts/http";
 import * as indexReport from "@/lib/contracts/index-report";
 import * as onDisk from "@/lib/contracts/on-disk";
+import * as people from "@/lib/contracts/people";
 import * as search from "@/lib/contracts/search";
 import * as timelineRecord from "@/lib/contracts/timeline-record";
 import * as exportSchemas from "@/lib/export/schema";
@@ -25,6 +27,8 @@ import * as sharedContext from "@/lib/shared-context/schema";
 const MODULES: readonly Readonly<Record<string, unknown>>[] = [
   http,
   onDisk,
+  people,
+  activity,
   envelope,
   events,
   timelineRecord,

@@ -177,8 +177,8 @@ export const CONVERSATION_ROUTES: readonly RouteSpec[] = [
     params: conversation,
     methods: {
       GET: {
-        summary: "The audit timeline (timeline.jsonl), optionally only one trace.",
-        description: "the audit timeline, optionally one trace",
+        summary: "The audit timeline (timeline.jsonl), optionally only one trace or one person's actions.",
+        description: "the audit timeline, optionally one trace (`trace_id`) or what one person did (`person`: the envelopes whose `author.id` it is)",
         query: TimelineQuerySchema,
         answers: [{ status: 200, json: TimelineResponseSchema }],
         errors: [404],

@@ -54,9 +54,9 @@ export const SYSTEM_ROUTES: readonly RouteSpec[] = [
     path: "/api/auth/signin",
     methods: {
       POST: {
-        summary: "Checks the access token and keeps it in an HttpOnly, same-site cookie; wrong guesses are throttled per client address.",
+        summary: "Signs in with the access token (the owner) or a person's name and password (team mode); wrong guesses are throttled per client address.",
         description:
-          "checks the token, sets the access-token cookie → `{signed_in, required, next}` where `next` is the same-origin path to go to (`/` for anything else); 401 for a wrong token, 429 + `Retry-After` while the client is locked out",
+          "`{token}`: checks the token, sets the access-token cookie; `{name, password}` (team mode, see [People](people.md)): checks the person's password, sets their session cookie → `{signed_in, required, next, person?}` where `next` is the same-origin path to go to (`/` for anything else); 401 for a wrong token or password, 429 + `Retry-After` while the client is locked out",
         body: { json: SignInBodySchema },
         answers: [{ status: 200, json: SignInResponseSchema }],
         errors: [401, 429],
@@ -68,8 +68,8 @@ export const SYSTEM_ROUTES: readonly RouteSpec[] = [
     path: "/api/auth/signout",
     methods: {
       POST: {
-        summary: "Forgets the access token in this browser: the cookie is expired.",
-        description: "expires the access-token cookie → `{signed_out: true}`",
+        summary: "Forgets the access token in this browser and ends a person's session.",
+        description: "expires the access-token cookie and deletes the person's session (team mode) → `{signed_out: true}`",
         answers: [{ status: 200, json: SignOutResponseSchema }],
         public: true,
       },

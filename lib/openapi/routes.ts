@@ -6,9 +6,10 @@ import { AGENT_ROUTES } from "./routes-agents";
 import { CONVERSATION_ROUTES } from "./routes-conversations";
 import { SETTINGS_ROUTES } from "./routes-settings";
 import { SYSTEM_ROUTES } from "./routes-system";
+import { PEOPLE_ROUTES } from "./routes-people";
 import { HTTP_METHODS, type HttpMethod, type RouteSpec } from "./spec";
 
-export const ROUTES: readonly RouteSpec[] = [...SYSTEM_ROUTES, ...CONVERSATION_ROUTES, ...AGENT_ROUTES, ...SETTINGS_ROUTES];
+export const ROUTES: readonly RouteSpec[] = [...SYSTEM_ROUTES, ...PEOPLE_ROUTES, ...CONVERSATION_ROUTES, ...AGENT_ROUTES, ...SETTINGS_ROUTES];
 
 /**
  * `app/api/[...path]/route.ts`: any other path under /api, for these methods, answers a JSON 404

@@ -45,6 +45,8 @@ export function timelineLine(record: TimelineRecord): string {
 export interface TimelineFilter {
   /** Only records of this trace. */
   trace_id?: string;
+  /** Only what this person did (the envelope's `author`, issue 32). */
+  person?: string;
 }
 
 /** What {@link readTimeline} found. */
@@ -78,6 +80,6 @@ export async function readTimeline(file: string, filter: TimelineFilter = {}): P
       .join("; ");
     return { ok: false, reason: `not a timeline record: ${issues}` };
   });
-  const records = filter.trace_id ? result.records.filter((r) => r.trace_id === filter.trace_id) : result.records;
+  const records = result.records.filter((r) => (!filter.trace_id || r.trace_id === filter.trace_id) && (!filter.person || r.envelope.author?.id === filter.person));
   return { ...result, records };
 }

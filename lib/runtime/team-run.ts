@@ -22,8 +22,9 @@ import { AstrionError, ConflictError } from "@/lib/contracts/errors";
 import { auditPayload } from "@/lib/governance";
 import { loadRegistry, normalizeTokenStatistics, publicModels } from "@/lib/models";
 import type { ModelHealth } from "@/lib/models/resilience";
-import { agentParty, LEADER_PARTY, needsModelCall, startTrace, SYSTEM_PARTY, timelineRecord, unansweredToolCalls, USER_PARTY } from "@/lib/protocol";
+import { agentParty, LEADER_PARTY, needsModelCall, startTrace, SYSTEM_PARTY, timelineRecord, unansweredToolCalls } from "@/lib/protocol";
 import type { EngineDeps } from "./team/deps";
+import { authorParty, type Author } from "@/lib/contracts/people";
 import type { ConversationMetadata, Message } from "@/lib/store";
 import { roleToolAccess } from "@/lib/roles/tool-mapping";
 import type { RuntimeLimits } from "./team/config";
@@ -161,7 +162,7 @@ export class TeamRun {
   // ---------------------------------------------------------------- person entry points
 
   /** A person's message to the leader: starts a trace and wakes the leader. */
-  async postUserMessage(content: string, author?: string): Promise<{ message_id: string; trace_id: string }> {
+  async postUserMessage(content: string, author?: Author): Promise<{ message_id: string; trace_id: string }> {
     const s = this.#s;
     await this.#assertActive();
     const project = await s.projectGate();
@@ -170,7 +171,7 @@ export class TeamRun {
       throw new ConflictError(`This conversation cannot run: ${project.message}`, { reason: project.reason, project_path: project.path });
     }
     // The person's words are audited like a model's: a preview and a hash of the full text.
-    const envelope = startTrace(USER_PARTY, LEADER_PARTY, auditPayload("request", { content, author: author ?? null }));
+    const envelope = startTrace(authorParty(author), LEADER_PARTY, auditPayload("request", { content, author: author?.name ?? null }), { author });
     const record = timelineRecord(envelope, { action: "user_message", resource: `conversation:${this.convId}` });
     await s.storage.appendTimeline(this.convId, record);
     s.lastTrace = { trace_id: envelope.trace_id, turn_id: envelope.turn_id };
@@ -193,12 +194,12 @@ export class TeamRun {
    * leader's next call and the agents created from now on use it, and the timeline records the
    * change (from which key to which). Unchanged: nothing is written.
    */
-  async changeModel(modelKey: string): Promise<ConversationMetadata> {
+  async changeModel(modelKey: string, author?: Author): Promise<ConversationMetadata> {
     const s = this.#s;
     const before = await s.store.get(this.convId);
     if (before.model_key === modelKey) return before;
     const updated = await s.store.update(this.convId, { model_key: modelKey });
-    const record = timelineRecord(startTrace(USER_PARTY, SYSTEM_PARTY, { from: before.model_key, to: modelKey }), { action: "model_changed", resource: `model:${modelKey}` });
+    const record = timelineRecord(startTrace(authorParty(author), SYSTEM_PARTY, { from: before.model_key, to: modelKey }, { author }), { action: "model_changed", resource: `model:${modelKey}` });
     await s.storage.appendTimeline(this.convId, record);
     s.publish({ type: "timeline", record });
     return updated;
@@ -211,9 +212,9 @@ export class TeamRun {
   }
 
   /** Answers a pending `ask_master` question (by the leader or a person) and resumes the agent. */
-  async answerQuestion(questionId: string, answer: string, answeredBy: string, expectedAgentId?: number): Promise<{ agent_id: number }> {
+  async answerQuestion(questionId: string, answer: string, answeredBy: string, expectedAgentId?: number, author?: Author): Promise<{ agent_id: number }> {
     await this.#assertActive();
-    return answerQuestion(this.#s, questionId, answer, answeredBy, expectedAgentId);
+    return answerQuestion(this.#s, questionId, answer, answeredBy, expectedAgentId, author);
   }
 
   /** A person approves or denies a sub-agent's tool call that waits for approval; 404 unknown, 409 already decided. */
@@ -228,8 +229,8 @@ export class TeamRun {
   }
 
   /** Terminates one agent: its model call is aborted, its token revoked, and it never runs again. */
-  terminateAgent(agentId: number, reason: string, by: string): Promise<void> {
-    return terminateAgent(this.#s, agentId, reason, by);
+  terminateAgent(agentId: number, reason: string, by: string, author?: Author): Promise<void> {
+    return terminateAgent(this.#s, agentId, reason, by, author);
   }
 
   /**
@@ -242,7 +243,7 @@ export class TeamRun {
   }
 
   /** Stops the whole conversation: every model stream is aborted and no agent is left running. */
-  async stop(): Promise<void> {
+  async stop(author?: Author): Promise<void> {
     const s = this.#s;
     s.stopController.abort(new Error("stopped"));
     for (const c of s.agentControllers.values()) c.abort(new Error("stopped"));
@@ -257,7 +258,7 @@ export class TeamRun {
     }
     s.setLeaderBusy(false);
     await s.refreshPhase();
-    await s.emitNow({ type: "control", from: USER_PARTY, to: SYSTEM_PARTY, payload: {}, action: "stop", resource: `conversation:${this.convId}` });
+    await s.emitNow({ type: "control", from: authorParty(author), to: SYSTEM_PARTY, payload: {}, action: "stop", resource: `conversation:${this.convId}`, author });
     s.notice("info", "stopped", "notice.msg.stopped");
     s.stopController = new AbortController();
   }

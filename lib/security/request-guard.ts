@@ -9,9 +9,10 @@
  *   its {@link RAW_BODY_TYPES}, and, when they carry an `Origin`, it must be an allowed host.
  * - A path with malformed percent-encoding is refused here (400 on the API, 404 for pages), before
  *   Next's router tries to decode it into route params and answers 500.
- * - ASTRION_TOKEN, when set, is required on every API request and page (bearer or cookie), except
- *   the sign-in page and what it needs to load: its scripts, styles and fonts (`/_next/static/`)
- *   and icons, which are build output and hold no data.
+ * - ASTRION_TOKEN, when set, is required on every API request and page (bearer or cookie), or a
+ *   person's session (team mode: proxy.ts checks the session), except the sign-in and join pages
+ *   and what they need to load: their scripts, styles and fonts (`/_next/static/`) and icons,
+ *   which are build output and hold no data.
  */
 
 /**
@@ -34,7 +35,12 @@ export const TOKEN_COOKIE = "astrion_token";
  * Paths reachable without the token, so a person can sign in (and out). `/api/health` answers
  * only "up" without the token (the route checks it again).
  */
-const PUBLIC_PATHS = new Set(["/signin", "/api/auth/signin", "/api/auth/signout", "/api/health"]);
+const PUBLIC_PATHS = new Set(["/signin", "/api/auth/signin", "/api/auth/signout", "/api/health", "/join", "/api/people/join"]);
+
+/** Whether a request needs no sign-in: the sign-in and join pages and what they call, and build assets. */
+export function isPublicRequest(method: string, pathname: string): boolean {
+  return PUBLIC_PATHS.has(pathname) || isPublicAsset(method, pathname);
+}
 
 /** Icons a browser asks for on its own (`app/icon.*`, `app/apple-icon.*` conventions and favicon). */
 const ICON_PATH = /^\/(?:favicon\.ico|(?:apple-)?icon(?:[.-][A-Za-z0-9._-]{0,60})?)$/;
@@ -77,6 +83,11 @@ export interface GuardRequest {
   contentType: string | null;
   authorization: string | null;
   tokenCookie: string | null;
+  /**
+   * The request carries a person's session cookie (team mode, issue 32): it may go on without the
+   * token, and proxy.ts then checks the session itself.
+   */
+  sessionCookie?: boolean;
 }
 
 export type GuardVerdict =
@@ -195,7 +206,7 @@ export function checkRequest(req: GuardRequest, config: GuardConfig): GuardVerdi
     };
   }
   if (config.token && !PUBLIC_PATHS.has(req.pathname) && !isPublicAsset(method, req.pathname)) {
-    if (!hasValidToken(req, config)) {
+    if (!hasValidToken(req, config) && !req.sessionCookie) {
       return {
         ok: false,
         status: 401,

@@ -35,6 +35,8 @@ import { StreamSlots, streamLimitsFromEnv } from "@/lib/sse";
 import { DistillState, Engine, limitsFromEnv } from "@/lib/runtime";
 import { builtInToolProviders } from "@/lib/runtime/tool-providers";
 import { fileLifecycle, fileStorage } from "./file-storage";
+import { People } from "@/lib/people";
+import { ActivityLog } from "./activity";
 
 export interface AstrionApp {
   root: string;
@@ -83,6 +85,13 @@ export interface AstrionApp {
   streams: StreamSlots;
   /** The team runtime: every conversation's run (lib/runtime/engine.ts). */
   engine: Engine;
+  /**
+   * The people of team mode (lib/people: sign-in, roles, invitations), opened when ASTRION_TOKEN
+   * is set; null on an unconfigured localhost, where the person at the machine is the owner.
+   */
+  people: People | null;
+  /** Who changed a role file, a setting or the people, and when (`activity.jsonl`, ./activity.ts). */
+  activity: ActivityLog;
   startedAt: string;
   version: string;
 }
@@ -139,7 +148,10 @@ export async function startApp(root: string = resolveDataRoot()): Promise<Astrio
     limits: limitsFromEnv(),
     tools: builtInToolProviders(),
   });
-  return { root, queues, lines, workspace, store, roles, search, memory, models, keys, discovery, knowledge, bus, mcp, gatewayErrors, clock, streams, signInThrottle: new SignInThrottle(signInThrottleConfigFromEnv()), entryLimiter: new TokenBucketLimiter(rateLimitConfigFromEnv()), engine, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
+  // Team mode's people database is opened only when the server is reachable with a token.
+  const people = process.env.ASTRION_TOKEN ? await People.open(root) : null;
+  const activity = new ActivityLog(root, lines);
+  return { root, queues, lines, workspace, store, roles, search, memory, models, keys, discovery, knowledge, bus, mcp, gatewayErrors, clock, streams, people, activity, signInThrottle: new SignInThrottle(signInThrottleConfigFromEnv()), entryLimiter: new TokenBucketLimiter(rateLimitConfigFromEnv()), engine, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
 }
 
 /**
@@ -150,6 +162,7 @@ export async function closeApp(app: AstrionApp): Promise<void> {
   await app.engine.closeAll();
   await app.store.flushIndex().catch((error: unknown) => console.error("[astrion] could not write conversations/index.json:", (error as Error).message));
   await app.search.close().catch((error: unknown) => console.error("[astrion] could not write the search index:", (error as Error).message));
+  app.people?.close();
 }
 
 /** The started app; the first call starts it (taking the data folder's lock). */

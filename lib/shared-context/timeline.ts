@@ -9,6 +9,7 @@ import "server-only";
 import { conversationTopic, type Bus } from "@/lib/bus";
 import { appendTimeline, follow, startTrace, SYSTEM_PARTY, timelineFile, timelineRecord, USER_PARTY, type Envelope, type JsonLineFiles } from "@/lib/protocol";
 import type { SharedContextTimelineEvent } from "./events";
+import { authorParty, type Author } from "@/lib/contracts/people";
 
 /** What the person did, for the request record. */
 export interface PersonAction {
@@ -16,6 +17,8 @@ export interface PersonAction {
   action: string;
   key: string;
   payload: Record<string, unknown>;
+  /** The person who did it (issue 32): the request's `from` and `author`. */
+  author?: Author;
 }
 
 /** The parts of the server a person's action is recorded with: the bus and the process's JSON Lines files. */
@@ -38,7 +41,7 @@ export async function recordPersonAction(
 ): Promise<Envelope> {
   const file = timelineFile(conversationDir);
   const topic = conversationTopic(conversationId);
-  const cause = startTrace(USER_PARTY, SYSTEM_PARTY, request.payload);
+  const cause = startTrace(request.author ? authorParty(request.author) : USER_PARTY, SYSTEM_PARTY, request.payload, { author: request.author });
   const first = timelineRecord(cause, { action: request.action, resource: `shared_context:${request.key}` });
   await appendTimeline(lines, file, first);
   bus.publish(topic, { type: "timeline", record: first });

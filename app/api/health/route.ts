@@ -1,7 +1,7 @@
 import { cookies } from "next/headers";
 import { answer, route } from "@/lib/http";
 import { getApp, serverCore } from "@/lib/server/get-app";
-import { guardConfigFromEnv, hasValidToken, TOKEN_COOKIE } from "@/lib/security";
+import { decodeIdentity, guardConfigFromEnv, hasValidToken, IDENTITY_HEADER, TOKEN_COOKIE } from "@/lib/security";
 import { HealthAnswerSchema } from "@/lib/contracts/http";
 
 export const dynamic = "force-dynamic";
@@ -10,14 +10,13 @@ export const runtime = "nodejs";
 /**
  * Liveness and where the data lives; lists files the store could not use, reports the
  * conversation index (its load, rebuilds of index.json, its rewrites) and what is held in memory
- * for conversations. In token mode a caller without the token learns only that the server is up
- * (no paths, no pid, no counts).
+ * for conversations. In token mode a caller without the token or a person's session (the identity
+ * proxy.ts found) learns only that the server is up (no paths, no pid, no counts).
  */
 export const GET = route(async (request) => {
-  const authorized = hasValidToken(
-    { authorization: request.headers.get("authorization"), tokenCookie: (await cookies()).get(TOKEN_COOKIE)?.value ?? null },
-    guardConfigFromEnv(),
-  );
+  const authorized =
+    hasValidToken({ authorization: request.headers.get("authorization"), tokenCookie: (await cookies()).get(TOKEN_COOKIE)?.value ?? null }, guardConfigFromEnv()) ||
+    decodeIdentity(request.headers.get(IDENTITY_HEADER)) !== null;
   if (!authorized) return answer(HealthAnswerSchema, { status: "ok" });
   const { collectProblems, eventLoopReport, residentReport } = await serverCore();
   const app = await getApp();

@@ -1,4 +1,4 @@
-import { answer, parseWith, queryOf, readBody, route } from "@/lib/http";
+import { answer, authorOf, parseWith, queryOf, readBody, route } from "@/lib/http";
 import { RawRoleBodySchema, RoleFileQuerySchema, RoleAnyResponseSchema } from "@/lib/roles/schema";
 import { getApp } from "@/lib/server/get-app";
 import { DeletedResponseSchema } from "@/lib/contracts/http";
@@ -21,12 +21,15 @@ export const PUT = route(async (request) => {
   const { name } = parseWith(RoleFileQuerySchema, queryOf(request), "Bad role file name");
   const body = await readBody(request, RawRoleBodySchema);
   const app = await getApp();
-  return answer(RoleAnyResponseSchema, { role: await app.roles.saveFile(name, body) });
+  const role = await app.roles.saveFile(name, body);
+  await (await getApp()).activity.record(authorOf(request), "role_file_saved", `role_file:${name}`);
+  return answer(RoleAnyResponseSchema, { role });
 });
 
 export const DELETE = route(async (request) => {
   const { name } = parseWith(RoleFileQuerySchema, queryOf(request), "Bad role file name");
   const app = await getApp();
   await app.roles.removeFile(name);
+  await app.activity.record(authorOf(request), "role_file_deleted", `role_file:${name}`);
   return answer(DeletedResponseSchema, { deleted: name });
 });

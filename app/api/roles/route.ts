@@ -1,4 +1,4 @@
-import { answer, readBody, route } from "@/lib/http";
+import { answer, authorOf, readBody, route } from "@/lib/http";
 import { CreateRoleBodySchema, RoleListResponseSchema, RoleResponseSchema } from "@/lib/roles/schema";
 import { getApp } from "@/lib/server/get-app";
 
@@ -15,5 +15,7 @@ export const GET = route(async () => {
 export const POST = route(async (request) => {
   const body = await readBody(request, CreateRoleBodySchema);
   const app = await getApp();
-  return answer(RoleResponseSchema, { role: await app.roles.create(body) }, { status: 201 });
+  const role = await app.roles.create(body);
+  await (await getApp()).activity.record(authorOf(request), "role_created", `role:${role.id}`);
+  return answer(RoleResponseSchema, { role }, { status: 201 });
 });

@@ -9,6 +9,7 @@ import { enCost } from "./en.cost";
 import { enLive } from "./en.live";
 import { enSearch } from "./en.search";
 import { enNotices } from "./en.notices";
+import { enPeople } from "./en.people";
 
 /** English UI strings. The keys of this object are the typed message keys of the whole UI. */
 export const en = {
@@ -427,6 +428,7 @@ export const en = {
   ...enLive,
   ...enSearch,
   ...enNotices,
+  ...enPeople,
 } as const;
 
 /** A message key of the UI. */

@@ -11,6 +11,7 @@ import { zhCNCost } from "./zh-cn.cost";
 import { zhCNLive } from "./zh-cn.live";
 import { zhCNSearch } from "./zh-cn.search";
 import { zhCNNotices } from "./zh-cn.notices";
+import { zhCNPeople } from "./zh-cn.people";
 
 export const zhCN: Record<MessageKey, string> = {
   "app.name": "Astrion Team",
@@ -428,4 +429,5 @@ export const zhCN: Record<MessageKey, string> = {
   ...zhCNLive,
   ...zhCNSearch,
   ...zhCNNotices,
+  ...zhCNPeople,
 };

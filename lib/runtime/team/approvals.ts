@@ -34,6 +34,7 @@ import type { PendingApproval, PendingToolCall } from "@/lib/contracts/on-disk";
 import type { TeamState } from "./state";
 import { appendToolResult } from "./steps";
 import { errorResult, summarize, type AgentMeta } from "./types";
+import { authorParty, type Author } from "@/lib/contracts/people";
 
 /** The tool name of pending entries that are approvals (an `ask_master` entry is a question). */
 const APPROVAL_KIND = "approval" as const;
@@ -180,6 +181,8 @@ export interface ApprovalDecision {
   pattern?: string;
   /** Who decided (shown on the timeline and to the model). */
   by: string;
+  /** The person who decided (issue 32): the envelope's `from` and `author`. */
+  author?: Author;
 }
 
 /** Applies a person's decision; 404 for a call the agent never made, 409 for one already decided. */
@@ -228,8 +231,9 @@ export async function decideApproval(s: TeamState, agentId: number, d: ApprovalD
   else await s.agentEvent(agentId, "answer", decided);
   await s.emit(cause, {
     type: "reply",
-    from: USER_PARTY,
+    from: authorParty(d.author),
     to: agentParty(agentId),
+    author: d.author,
     payload: { tool_call_id: entry.tool_call_id, tool: entry.tool_name, decision: d.decision, by: d.by, ...(d.reason ? { reason: d.reason } : {}), ...(d.always ? { always: true, ...(entry.command !== undefined ? { pattern: (d.pattern ?? entry.command).trim() } : {}) } : {}) },
     action: "approval",
     resource: `tool_call:${entry.tool_call_id}`,

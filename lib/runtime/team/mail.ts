@@ -12,6 +12,7 @@ import { epochSeconds, type Message, type PendingMessage } from "@/lib/store";
 import { replyToCaller } from "./abilities";
 import type { TeamState } from "./state";
 import { LEADER_DISPLAY_NAME, leaderInbox, messageId, traceCause, type AgentMeta, type Sender } from "./types";
+import { authorParty, type Author } from "@/lib/contracts/people";
 
 /** A person's (or the leader's, or a teammate's) message to one sub-agent, delivered before its next step. */
 export async function messageAgent(s: TeamState, agentId: number, content: string, from: Sender): Promise<string> {
@@ -22,7 +23,7 @@ export async function messageAgent(s: TeamState, agentId: number, content: strin
   const id = await s.nextId("message", from.abbrev);
   const pending: PendingMessage = { id, source_display_name: from.name, source_agent_id: from.agentId, message_type: "message", content, created_at: epochSeconds() };
   const updated = await s.updateAgent(agentId, (m) => ({ ...m, pending_messages: [...(m.pending_messages ?? []), pending] }));
-  await s.emitNow({ type: "request", from: from.party, to: agentParty(agentId), payload: { id, content }, action: "message", resource: `agent:${agentId}`, producer: "model" });
+  await s.emitNow({ type: "request", from: from.party, to: agentParty(agentId), payload: { id, content }, action: "message", resource: `agent:${agentId}`, producer: "model", author: from.author });
   await s.publishAgent(updated);
   if (updated.status !== "waiting") s.notifyAgent(agentId);
   return id;
@@ -35,7 +36,7 @@ async function questionWasAsked(s: TeamState, questionId: string): Promise<boole
 }
 
 /** Answers a pending `ask_master` question (by the leader or a person) and resumes the agent. */
-export async function answerQuestion(s: TeamState, questionId: string, answer: string, answeredBy: string, expectedAgentId?: number): Promise<{ agent_id: number }> {
+export async function answerQuestion(s: TeamState, questionId: string, answer: string, answeredBy: string, expectedAgentId?: number, author?: Author): Promise<{ agent_id: number }> {
   const { agents } = await s.store.listAgents(s.convId);
   // Only ask_master questions: an ability call is answered by its callee, and an approval is a person's to decide (./approvals.ts).
   const owner = agents.find((a) => (a.pending_tool_calls ?? []).some((p) => p.question_id === questionId && p.tool_name === "ask_master"));
@@ -62,8 +63,9 @@ export async function answerQuestion(s: TeamState, questionId: string, answer: s
   s.publish({ type: "question_answered", question_id: questionId, answered_by: answeredBy });
   await s.emit(await s.causeFor(meta), {
     type: "reply",
-    from: answeredBy === LEADER_DISPLAY_NAME ? LEADER_PARTY : USER_PARTY,
+    from: author ? authorParty(author) : answeredBy === LEADER_DISPLAY_NAME ? LEADER_PARTY : USER_PARTY,
     to: agentParty(owner.agent_id),
+    author,
     payload: { question_id: questionId, answer },
     action: "answer_question",
     resource: `question:${questionId}`,

@@ -32,6 +32,7 @@ import { makeNotice, type NoticeExtras, type NoticeKey, type NoticeParams } from
 import { roleChoicesOf, type RoleChoices } from "./role-choices";
 import { Outbox } from "./outbox";
 import { errorResult, phasePath, traceCause, type AgentMeta } from "./types";
+import type { Author } from "@/lib/contracts/people";
 
 /** What an envelope written by the runtime says. */
 export interface EmitInit {
@@ -45,6 +46,8 @@ export interface EmitInit {
   version?: number;
   producer?: "code" | "model";
   reply?: boolean;
+  /** The person who did it (issue 32): kept on the envelope. */
+  author?: Author;
 }
 
 /** How the loops are woken (set by the run that owns them). */
@@ -148,8 +151,8 @@ export class TeamState {
     // The payload is audited by lib/governance: model-written text as a preview and a hash of the full text.
     const payload = auditPayload(init.reply ? "reply" : init.type, init.payload);
     const envelope = init.reply
-      ? replyTo(cause, payload, { from: init.from, to: init.to })
-      : follow(cause, { type: init.type, from: init.from, to: init.to, payload, producer: init.producer ?? "code" });
+      ? replyTo(cause, payload, { from: init.from, to: init.to, author: init.author })
+      : follow(cause, { type: init.type, from: init.from, to: init.to, payload, producer: init.producer ?? "code", author: init.author });
     const record = timelineRecord(envelope, { action: init.action, resource: init.resource ?? null, status: init.status ?? "ok", version: init.version ?? 0 });
     await this.storage.appendTimeline(this.convId, record);
     this.publish({ type: "timeline", record });

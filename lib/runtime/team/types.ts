@@ -6,6 +6,7 @@
 import { LEADER_PARTY, USER_PARTY, type Envelope } from "@/lib/protocol";
 import { MessageSchema, type AgentFailure, type AgentMetadata, type ConversationPhase, type Message } from "@/lib/store";
 import { PHASE_TRANSITIONS } from "./state-machine";
+import type { Author } from "@/lib/contracts/people";
 
 /** The display name the leader has in inter-agent messages (seed). */
 export { LEADER_DISPLAY_NAME } from "@/lib/contracts/messages";
@@ -73,6 +74,8 @@ export interface Sender {
   agentId: number | null;
   party: string;
   abbrev: string;
+  /** A person sending (issue 32): who, kept on the envelope. */
+  author?: Author;
 }
 
 /** The leader's inbox in its messages.json metadata (parsed; anything unreadable is ignored). */

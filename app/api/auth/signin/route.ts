@@ -8,30 +8,42 @@ export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
 /**
- * Checks the access token and keeps it in an HttpOnly, same-site cookie; answers the same-origin
- * path to go to next. Wrong guesses are throttled per client address: a locked-out client gets
- * 429 with Retry-After before its token is even compared.
+ * Signs in with the access token (the owner: kept in an HttpOnly, same-site cookie) or, in team
+ * mode, with a person's name and password (a Better Auth session cookie); answers the same-origin
+ * path to go to next. Wrong guesses of either kind are throttled per client address: a
+ * locked-out client gets 429 with Retry-After before anything is compared.
  */
 export const POST = route(async (request) => {
-  const { token, next } = await readBody(request, SignInBodySchema);
+  const { token, name, password, next } = await readBody(request, SignInBodySchema);
   const target = safeNextPath(next);
   const expected = guardConfigFromEnv().token;
   if (!expected) return answer(SignInResponseSchema, { signed_in: true, required: false, next: target });
-  const throttle = (await getApp()).signInThrottle;
-  // From here on nothing awaits, so concurrent guesses cannot all pass one check.
+  const app = await getApp();
+  const throttle = app.signInThrottle;
+  // From here on nothing awaits before a guess is counted, so concurrent guesses cannot all pass one check.
   const client = clientAddressOf(request.headers);
   const now = Date.now();
   const verdict = throttle.check(client, now);
   if (!verdict.ok) {
     const seconds = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000));
-    throw new AstrionError("rate_limited", `Too many wrong tokens; try again in ${seconds} s.`, { retry_after_seconds: seconds });
+    throw new AstrionError("rate_limited", `Too many wrong guesses; try again in ${seconds} s.`, { retry_after_seconds: seconds });
   }
-  if (!safeEqual(token, expected)) {
-    throttle.recordFailure(client, now);
-    throw new AstrionError("unauthorized", "That token is not right.");
+  if (token !== undefined) {
+    if (!safeEqual(token, expected)) {
+      throttle.recordFailure(client, now);
+      throw new AstrionError("unauthorized", "That token is not right.");
+    }
+    throttle.recordSuccess(client);
+    const response = answer(SignInResponseSchema, { signed_in: true, required: true, next: target });
+    response.cookies.set(TOKEN_COOKIE, token, { httpOnly: true, sameSite: "strict", path: "/", secure: false });
+    return response;
   }
+  // A password check awaits (hashing), so the guess counts as wrong until it proves right.
+  throttle.recordFailure(client, now);
+  const signed = app.people ? await app.people.signIn(name!, password!) : null;
+  if (!signed) throw new AstrionError("unauthorized", "That name and password do not match.", { reason: "wrong_password" });
   throttle.recordSuccess(client);
-  const response = answer(SignInResponseSchema, { signed_in: true, required: true, next: target });
-  response.cookies.set(TOKEN_COOKIE, token, { httpOnly: true, sameSite: "strict", path: "/", secure: false });
+  const response = answer(SignInResponseSchema, { signed_in: true, required: true, next: target, person: signed.person });
+  for (const cookie of signed.cookies) response.headers.append("set-cookie", cookie);
   return response;
 });

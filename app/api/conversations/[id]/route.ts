@@ -1,5 +1,5 @@
 import { PatchConversationBodySchema, ConversationResponseSchema, DeletedResponseSchema } from "@/lib/contracts/http";
-import { answer, parseWith, readBody, route } from "@/lib/http";
+import { answer, authorOf, parseWith, readBody, route } from "@/lib/http";
 import { ValidationError } from "@/lib/contracts/errors";
 import { getApp, serverCore } from "@/lib/server/get-app";
 import { ConversationIdSchema } from "@/lib/contracts/on-disk";
@@ -36,7 +36,7 @@ export const PATCH = route<Params>(async (request, params) => {
   // A new model goes through the run, which records the change on the timeline (an archived
   // conversation has no run: its metadata alone changes).
   if (modelKey !== undefined && modelKey !== conversation.model_key) {
-    conversation = await engine.withConversation(id, async () => (conversation.status === "archived" ? app.store.update(id, { model_key: modelKey }) : (await engine.runFor(id)).changeModel(modelKey)));
+    conversation = await engine.withConversation(id, async () => (conversation.status === "archived" ? app.store.update(id, { model_key: modelKey }) : (await engine.runFor(id)).changeModel(modelKey, authorOf(request))));
   }
   // An archived conversation does no work: its run stops and its agents' tokens are revoked.
   // Its conclusions then go to long-term memory in the background.

@@ -1,4 +1,4 @@
-import { answer, readBody, route } from "@/lib/http";
+import { answer, authorOf, readBody, route } from "@/lib/http";
 import { PostMcpServerBodySchema, PutMcpServersBodySchema, McpServerListSchema, McpServerAnswerSchema } from "@/lib/mcp/schema";
 import { getApp, serverCore } from "@/lib/server/get-app";
 
@@ -17,7 +17,9 @@ export const POST = route(async (request) => {
   const body = await readBody(request, PostMcpServerBodySchema);
   const { putServer } = await serverCore();
   const app = await getApp();
-  return answer(McpServerAnswerSchema, { server: await putServer(app, body.name, body.config, true) }, { status: 201 });
+  const server = await putServer(app, body.name, body.config, true);
+  await (await getApp()).activity.record(authorOf(request), "settings_changed", "mcp.json");
+  return answer(McpServerAnswerSchema, { server }, { status: 201 });
 });
 
 /** Replaces the whole `mcpServers` map; a masked value keeps the stored one. */
@@ -25,5 +27,7 @@ export const PUT = route(async (request) => {
   const body = await readBody(request, PutMcpServersBodySchema);
   const { putAllServers } = await serverCore();
   const app = await getApp();
-  return answer(McpServerListSchema, await putAllServers(app, body.mcpServers));
+  const servers = await putAllServers(app, body.mcpServers);
+  await (await getApp()).activity.record(authorOf(request), "settings_changed", "mcp.json");
+  return answer(McpServerListSchema, servers);
 });

@@ -1,4 +1,4 @@
-import { answer, readBody, route } from "@/lib/http";
+import { answer, authorOf, readBody, route } from "@/lib/http";
 import { RedactionSettingsBodySchema } from "@/lib/memory";
 import { getApp, serverCore } from "@/lib/server/get-app";
 
@@ -17,5 +17,7 @@ export const PUT = route(async (request) => {
   const body = await readBody(request, RedactionSettingsBodySchema);
   const { writeRedactionSettings } = await serverCore();
   const app = await getApp();
-  return answer(RedactionSettingsBodySchema, await writeRedactionSettings(app.queues, app.root, body));
+  const settings = await writeRedactionSettings(app.queues, app.root, body);
+  await (await getApp()).activity.record(authorOf(request), "settings_changed", "memory/redaction");
+  return answer(RedactionSettingsBodySchema, settings);
 });

@@ -1,4 +1,4 @@
-import { answer, readBody, route } from "@/lib/http";
+import { answer, authorOf, readBody, route } from "@/lib/http";
 import { ModelSettingsSchema, SetDefaultModelBodySchema } from "@/lib/model-settings/schema";
 import { getApp, serverCore } from "@/lib/server/get-app";
 
@@ -9,5 +9,7 @@ export const runtime = "nodejs";
 export const PUT = route(async (request) => {
   const body = await readBody(request, SetDefaultModelBodySchema);
   const { setDefaultModel } = await serverCore();
-  return answer(ModelSettingsSchema, await setDefaultModel(await getApp(), body.key, body.etag));
+  const settings = await setDefaultModel(await getApp(), body.key, body.etag);
+  await (await getApp()).activity.record(authorOf(request), "settings_changed", "models.json");
+  return answer(ModelSettingsSchema, settings);
 });

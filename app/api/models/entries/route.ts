@@ -1,4 +1,4 @@
-import { answer, readBody, route } from "@/lib/http";
+import { answer, authorOf, readBody, route } from "@/lib/http";
 import { CreateModelEntryBodySchema, ModelSettingsSchema } from "@/lib/model-settings/schema";
 import { getApp, serverCore } from "@/lib/server/get-app";
 
@@ -15,5 +15,7 @@ export const GET = route(async () => {
 export const POST = route(async (request) => {
   const body = await readBody(request, CreateModelEntryBodySchema);
   const { putModelEntry } = await serverCore();
-  return answer(ModelSettingsSchema, await putModelEntry(await getApp(), { ...body, create: true }), { status: 201 });
+  const settings = await putModelEntry(await getApp(), { ...body, create: true });
+  await (await getApp()).activity.record(authorOf(request), "settings_changed", "models.json");
+  return answer(ModelSettingsSchema, settings, { status: 201 });
 });

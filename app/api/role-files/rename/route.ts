@@ -1,4 +1,4 @@
-import { answer, readBody, route } from "@/lib/http";
+import { answer, authorOf, readBody, route } from "@/lib/http";
 import { RenameRoleFileBodySchema, RoleAnyResponseSchema } from "@/lib/roles/schema";
 import { getApp } from "@/lib/server/get-app";
 
@@ -9,5 +9,7 @@ export const runtime = "nodejs";
 export const POST = route(async (request) => {
   const body = await readBody(request, RenameRoleFileBodySchema);
   const app = await getApp();
-  return answer(RoleAnyResponseSchema, { role: await app.roles.renameFile(body) });
+  const role = await app.roles.renameFile(body);
+  await (await getApp()).activity.record(authorOf(request), "role_file_renamed", "role_file");
+  return answer(RoleAnyResponseSchema, { role });
 });

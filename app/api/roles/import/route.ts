@@ -1,4 +1,4 @@
-import { answer, readBody, route } from "@/lib/http";
+import { answer, authorOf, readBody, route } from "@/lib/http";
 import { ImportRoleBodySchema, RoleResponseSchema } from "@/lib/roles/schema";
 import { getApp } from "@/lib/server/get-app";
 
@@ -9,5 +9,7 @@ export const runtime = "nodejs";
 export const POST = route(async (request) => {
   const body = await readBody(request, ImportRoleBodySchema);
   const app = await getApp();
-  return answer(RoleResponseSchema, { role: await app.roles.importRole(body) }, { status: 201 });
+  const role = await app.roles.importRole(body);
+  await (await getApp()).activity.record(authorOf(request), "role_imported", `role:${role.id}`);
+  return answer(RoleResponseSchema, { role }, { status: 201 });
 });

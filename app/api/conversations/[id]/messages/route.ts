@@ -1,6 +1,6 @@
 import { PostMessageBodySchema, PostMessageResponseSchema } from "@/lib/contracts/http";
 import { enforceRateLimit } from "@/lib/governance/rate-limit";
-import { answer, parseWith, readBody, route } from "@/lib/http";
+import { answer, authorOf, parseWith, readBody, route } from "@/lib/http";
 import { getApp } from "@/lib/server/get-app";
 import { ConversationIdSchema, LeaderMessagesFileSchema } from "@/lib/contracts/on-disk";
 
@@ -16,11 +16,11 @@ export const GET = route<Params>(async (_request, params) => {
   return answer(LeaderMessagesFileSchema, await app.store.readLeaderMessages(id));
 });
 
-/** A person's message to the Team Leader: 202, the team works in the background. */
+/** A person's message to the Team Leader: 202, the team works in the background. Its author is who is signed in. */
 export const POST = route<Params>(async (request, params) => {
   const app = await getApp();
   await enforceRateLimit("entry", app.entryLimiter);
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const body = await readBody(request, PostMessageBodySchema);
-  return answer(PostMessageResponseSchema, await app.engine.withRun(id, (run) => run.postUserMessage(body.content, body.author)), { status: 202 });
+  return answer(PostMessageResponseSchema, await app.engine.withRun(id, (run) => run.postUserMessage(body.content, authorOf(request))), { status: 202 });
 });

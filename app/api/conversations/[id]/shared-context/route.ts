@@ -1,5 +1,6 @@
 import path from "node:path";
-import { answer, parseWith, readBody, route } from "@/lib/http";
+import { answer, authorOf, parseWith, readBody, route } from "@/lib/http";
+import { authorParty } from "@/lib/contracts/people";
 import { getApp, serverCore } from "@/lib/server/get-app";
 import { WriteBodySchema, SharedContextResponseSchema, DecisionResponseSchema } from "@/lib/shared-context/schema";
 import { ConversationIdSchema } from "@/lib/contracts/on-disk";
@@ -33,6 +34,7 @@ export const PUT = route<Params>(async (request, params) => {
   const body = await readBody(request, WriteBodySchema);
   await app.store.get(id);
   const dir = path.join(app.root, "conversations", id);
+  const author = authorOf(request);
   // Held meanwhile, so the conversation is not let go (its timeline file closed) under the write.
   const decision = await app.engine.withConversation(id, async () => {
     const decided = await writeSharedContext(app.queues, dir, {
@@ -48,8 +50,8 @@ export const PUT = route<Params>(async (request, params) => {
       app,
       id,
       dir,
-      { action: "update_shared_context", key: body.key, payload: { key: body.key, mode: body.mode, expected_version: body.expected_version ?? null } },
-      timelineEventsOf(decided, "user"),
+      { action: "update_shared_context", key: body.key, payload: { key: body.key, mode: body.mode, expected_version: body.expected_version ?? null }, author },
+      timelineEventsOf(decided, authorParty(author)),
     );
     return decided;
   });

@@ -1,4 +1,4 @@
-import { answer, parseWith, readBody, route } from "@/lib/http";
+import { answer, authorOf, parseWith, readBody, route } from "@/lib/http";
 import { McpServerNameSchema, PutMcpServerBodySchema, McpServerAnswerSchema } from "@/lib/mcp/schema";
 import { getApp, serverCore } from "@/lib/server/get-app";
 import { DeletedResponseSchema } from "@/lib/contracts/http";
@@ -14,14 +14,17 @@ export const PUT = route<Params>(async (request, params) => {
   const body = await readBody(request, PutMcpServerBodySchema);
   const { putServer } = await serverCore();
   const app = await getApp();
-  return answer(McpServerAnswerSchema, { server: await putServer(app, name, body.config) });
+  const server = await putServer(app, name, body.config);
+  await (await getApp()).activity.record(authorOf(request), "settings_changed", "mcp.json");
+  return answer(McpServerAnswerSchema, { server });
 });
 
 /** Removes one server from mcp.json and stops it everywhere. */
-export const DELETE = route<Params>(async (_request, params) => {
+export const DELETE = route<Params>(async (request, params) => {
   const name = parseWith(McpServerNameSchema, params.name, "Bad MCP server name");
   const { deleteServer } = await serverCore();
   const app = await getApp();
   await deleteServer(app, name);
+  await (await getApp()).activity.record(authorOf(request), "settings_changed", "mcp.json");
   return answer(DeletedResponseSchema, { deleted: name });
 });

@@ -1,5 +1,5 @@
 import { ModelKeySchema } from "@/lib/contracts/http";
-import { answer, parseWith, readBody, route } from "@/lib/http";
+import { answer, authorOf, parseWith, readBody, route } from "@/lib/http";
 import { DeleteModelEntryBodySchema, ModelSettingsSchema, UpdateModelEntryBodySchema } from "@/lib/model-settings/schema";
 import { getApp, serverCore } from "@/lib/server/get-app";
 
@@ -13,7 +13,9 @@ export const PUT = route<Params>(async (request, params) => {
   const key = parseWith(ModelKeySchema, params.key, "Bad model key");
   const body = await readBody(request, UpdateModelEntryBodySchema);
   const { putModelEntry } = await serverCore();
-  return answer(ModelSettingsSchema, await putModelEntry(await getApp(), { key, ...body, create: false }));
+  const settings = await putModelEntry(await getApp(), { key, ...body, create: false });
+  await (await getApp()).activity.record(authorOf(request), "settings_changed", "models.json");
+  return answer(ModelSettingsSchema, settings);
 });
 
 /** Removes an entry and its stored key; refused while the default, a fallback, an alias or a side job names it. */
@@ -21,5 +23,7 @@ export const DELETE = route<Params>(async (request, params) => {
   const key = parseWith(ModelKeySchema, params.key, "Bad model key");
   const body = await readBody(request, DeleteModelEntryBodySchema);
   const { deleteModelEntry } = await serverCore();
-  return answer(ModelSettingsSchema, await deleteModelEntry(await getApp(), key, body.etag));
+  const settings = await deleteModelEntry(await getApp(), key, body.etag);
+  await (await getApp()).activity.record(authorOf(request), "settings_changed", "models.json");
+  return answer(ModelSettingsSchema, settings);
 });

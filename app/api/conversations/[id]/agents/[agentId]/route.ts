@@ -1,4 +1,4 @@
-import { answer, parseWith, route } from "@/lib/http";
+import { answer, authorOf, parseWith, route } from "@/lib/http";
 import { AgentIdSchema, ConversationIdSchema } from "@/lib/contracts/on-disk";
 import { getApp } from "@/lib/server/get-app";
 import { AgentDetailSchema, TerminateAgentResponseSchema } from "@/lib/contracts/http";
@@ -16,12 +16,12 @@ export const GET = route<Params>(async (_request, params) => {
 });
 
 /** Terminates one sub-agent (a person's decision). */
-export const DELETE = route<Params>(async (_request, params) => {
+export const DELETE = route<Params>(async (request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const agentId = parseWith(AgentIdSchema, params.agentId, "Bad agent id");
   await (await getApp()).engine.withRun(id, async (run) => {
     await run.agentDetail(agentId);
-    await run.terminateAgent(agentId, "terminated by a person", "person");
+    await run.terminateAgent(agentId, "terminated by a person", "person", authorOf(request));
   });
   return answer(TerminateAgentResponseSchema, { terminated: agentId });
 });

@@ -1,5 +1,6 @@
 import path from "node:path";
-import { answer, parseWith, readBody, route } from "@/lib/http";
+import { answer, authorOf, parseWith, readBody, route } from "@/lib/http";
+import { authorParty } from "@/lib/contracts/people";
 import { getApp, serverCore } from "@/lib/server/get-app";
 import { DecisionBodySchema, DecisionResponseSchema } from "@/lib/shared-context/schema";
 import { ConversationIdSchema } from "@/lib/contracts/on-disk";
@@ -19,6 +20,7 @@ export const POST = route<{ id: string }>(async (request, params) => {
   const body = await readBody(request, DecisionBodySchema);
   await app.store.get(id);
   const dir = path.join(app.root, "conversations", id);
+  const author = authorOf(request);
   // Held meanwhile, so the conversation is not let go (its timeline file closed) under the write.
   const decision = await app.engine.withConversation(id, async () => {
     const decided = await decideConflict(app.queues, dir, body.conflict_id, body.choice, "person", requestedAt);
@@ -26,8 +28,8 @@ export const POST = route<{ id: string }>(async (request, params) => {
       app,
       id,
       dir,
-      { action: "decide_conflict", key: decided.key, payload: { conflict_id: body.conflict_id, choice: body.choice } },
-      timelineEventsOf(decided, "user"),
+      { action: "decide_conflict", key: decided.key, payload: { conflict_id: body.conflict_id, choice: body.choice }, author },
+      timelineEventsOf(decided, authorParty(author)),
     );
     return decided;
   });

@@ -1,5 +1,6 @@
 import { ApprovalBodySchema, ApprovalResponseSchema } from "@/lib/contracts/http";
-import { answer, parseWith, readBody, route } from "@/lib/http";
+import { answer, authorOf, parseWith, readBody, route } from "@/lib/http";
+import { speakerName } from "@/lib/contracts/people";
 import { AgentIdSchema, ConversationIdSchema } from "@/lib/contracts/on-disk";
 import { getApp } from "@/lib/server/get-app";
 
@@ -15,9 +16,11 @@ export const POST = route<{ id: string; agentId: string }>(async (request, param
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const agentId = parseWith(AgentIdSchema, params.agentId, "Bad agent id");
   const body = await readBody(request, ApprovalBodySchema);
+  // Who decides is who is signed in (the body's `author` is ignored since issue 32).
+  const author = authorOf(request);
   const result = await (await getApp()).engine.withRun(id, async (run) => {
     await run.agentDetail(agentId);
-    return run.decideApproval(agentId, { tool_call_id: body.tool_call_id, decision: body.decision, reason: body.reason, always: body.always, pattern: body.pattern, by: body.author ?? "User" });
+    return run.decideApproval(agentId, { tool_call_id: body.tool_call_id, decision: body.decision, reason: body.reason, always: body.always, pattern: body.pattern, by: speakerName(author), author });
   });
   return answer(ApprovalResponseSchema, { decided: true, ...result });
 });

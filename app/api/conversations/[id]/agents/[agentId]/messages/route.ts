@@ -1,6 +1,6 @@
 import { AgentMessageResponseSchema, PostMessageBodySchema } from "@/lib/contracts/http";
-import { answer, parseWith, readBody, route } from "@/lib/http";
-import { USER_PARTY } from "@/lib/contracts/envelope";
+import { answer, authorOf, parseWith, readBody, route } from "@/lib/http";
+import { authorParty, speakerName } from "@/lib/contracts/people";
 import { AgentIdSchema, ConversationIdSchema } from "@/lib/contracts/on-disk";
 import { getApp } from "@/lib/server/get-app";
 
@@ -12,6 +12,7 @@ export const POST = route<{ id: string; agentId: string }>(async (request, param
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const agentId = parseWith(AgentIdSchema, params.agentId, "Bad agent id");
   const body = await readBody(request, PostMessageBodySchema);
-  const messageId = await (await getApp()).engine.withRun(id, (run) => run.messageAgent(agentId, body.content, { name: body.author ?? "User", agentId: null, party: USER_PARTY, abbrev: "usr" }));
+  const author = authorOf(request);
+  const messageId = await (await getApp()).engine.withRun(id, (run) => run.messageAgent(agentId, body.content, { name: speakerName(author), agentId: null, party: authorParty(author), abbrev: "usr", author }));
   return answer(AgentMessageResponseSchema, { message_id: messageId }, { status: 202 });
 });
