@@ -116,9 +116,20 @@ export async function loadConversation(db: Db, id: string): Promise<LoadedConver
   return { meta, leader: leaderOf(id, conv.leader_head, byAgent.get(LEADER) ?? []), agents, lastLine, journal };
 }
 
+/**
+ * The list's search columns of a conversation (migration 2): its title and project folder
+ * lower-cased here, by JavaScript's rules, so a search matches what the file store's list matches
+ * whatever the database's collation (PostgreSQL's lower() leaves non-ASCII letters alone under
+ * the C locale).
+ */
+export function searchColumns(meta: Pick<ConversationMetadata, "title" | "project_path">): { title: string; path: string } {
+  return { title: meta.title.toLowerCase(), path: meta.project_path.toLowerCase() };
+}
+
 /** Adds a conversation's rows (metadata.json and the leader's messages.json). @throws pg's unique violation (23505) when the id is taken. */
 export async function insertConversation(db: Db, meta: ConversationMetadata, leader: LeaderMessagesFile): Promise<void> {
-  await db.query("INSERT INTO conversations (id, meta, leader_head) VALUES ($1, $2::json, $3::json)", [meta.id, JSON.stringify(meta), headJson(leader)]);
+  const search = searchColumns(meta);
+  await db.query("INSERT INTO conversations (id, meta, leader_head, title_lower, path_lower) VALUES ($1, $2::json, $3::json, $4, $5)", [meta.id, JSON.stringify(meta), headJson(leader), search.title, search.path]);
   if (leader.messages.length) {
     await db.query("INSERT INTO messages (conversation_id, agent_id, idx, message) SELECT $1, 0, t.i - 1, t.m::json FROM unnest($2::text[]) WITH ORDINALITY AS t (m, i)", [
       meta.id,
@@ -146,10 +157,13 @@ export async function listActive(db: Db, owner: string, page: { offset: number; 
 export async function writeBatch(client: PoolClient, writes: readonly ConversationWrite[]): Promise<void> {
   const heads = writes.filter((w) => w.meta !== null || w.leaderHead !== null);
   if (heads.length) {
+    const search = heads.map((w) => (w.told.meta ? searchColumns(w.told.meta) : null));
     await client.query({
       name: "astrion_conversations",
-      text: "UPDATE conversations c SET meta = COALESCE(t.meta::json, c.meta), leader_head = COALESCE(t.head::json, c.leader_head) FROM unnest($1::text[], $2::text[], $3::text[]) AS t (id, meta, head) WHERE c.id = t.id",
-      values: [heads.map((w) => w.id), heads.map((w) => w.meta), heads.map((w) => w.leaderHead)],
+      text:
+        "UPDATE conversations c SET meta = COALESCE(t.meta::json, c.meta), leader_head = COALESCE(t.head::json, c.leader_head), title_lower = COALESCE(t.tl, c.title_lower), path_lower = COALESCE(t.pl, c.path_lower) " +
+        "FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS t (id, meta, head, tl, pl) WHERE c.id = t.id",
+      values: [heads.map((w) => w.id), heads.map((w) => w.meta), heads.map((w) => w.leaderHead), search.map((c) => c?.title ?? null), search.map((c) => c?.path ?? null)],
     });
   }
   const agents = writes.flatMap((w) => w.agents.map((a) => ({ id: w.id, ...a })));
