@@ -88,11 +88,12 @@ export interface ListQuery {
 }
 
 /**
- * One page of the list, newest first, and how many conversations match: one statement, so the
- * page and the total are of one moment. It reads the search columns of the matching rows and the
- * metadata of the page's rows only (the indexes of migration 2 give the order); never messages.
+ * The statement of one page of the list, newest first, with how many conversations match: one
+ * statement, so the page and the total are of one moment. It reads the search columns of the
+ * matching rows and the metadata of the page's rows only (migration 2's indexes give the order);
+ * never messages.
  */
-export async function listPage(db: Db, query: ListQuery): Promise<{ metas: ConversationMetadata[]; total: number }> {
+export function listStatement(query: ListQuery): { text: string; values: unknown[] } {
   const values: unknown[] = [query.limit, query.offset];
   const where: string[] = [];
   if (query.status !== "all") {
@@ -105,14 +106,16 @@ export async function listPage(db: Db, query: ListQuery): Promise<{ metas: Conve
     where.push(`(strpos(title_lower, $${values.length}) > 0 OR strpos(path_lower, $${values.length}) > 0)`);
   }
   const filter = where.length ? `WHERE ${where.join(" AND ")}` : "";
-  const rows = (
-    await db.query<{ total: string; meta: ConversationMetadata | null }>(
-      `SELECT t.total, p.meta FROM (SELECT count(*) AS total FROM conversations ${filter}) t
-       LEFT JOIN LATERAL (SELECT meta, list_key FROM conversations ${filter} ORDER BY list_key DESC LIMIT $1 OFFSET $2) p ON true
-       ORDER BY p.list_key DESC`,
-      values,
-    )
-  ).rows;
+  const text = `SELECT t.total, p.meta FROM (SELECT count(*) AS total FROM conversations ${filter}) t
+     LEFT JOIN LATERAL (SELECT meta, list_key FROM conversations ${filter} ORDER BY list_key DESC LIMIT $1 OFFSET $2) p ON true
+     ORDER BY p.list_key DESC`;
+  return { text, values };
+}
+
+/** One page of the list and how many conversations match ({@link listStatement}). */
+export async function listPage(db: Db, query: ListQuery): Promise<{ metas: ConversationMetadata[]; total: number }> {
+  const { text, values } = listStatement(query);
+  const rows = (await db.query<{ total: string; meta: ConversationMetadata | null }>(text, values)).rows;
   return { metas: rows.flatMap((r) => (r.meta ? [r.meta] : [])), total: Number(rows[0]?.total ?? 0) };
 }
 

@@ -19,6 +19,7 @@ export { MIGRATIONS, type Migration } from "./migrations";
 export { PgEngineStorage, type StorageListener } from "./pg-storage";
 export { PgCatalog, type ProjectFolderCheck } from "./catalog";
 export { docsFromFolder, folderFromDocs, type ConversationDocs } from "./seed-folder";
+export { listPage, listStatement, type ListQuery } from "./catalog-rows";
 export { Leases } from "./leases";
 export { FencedError, LeaseHeldError, StorageFailedError } from "./errors";
 export { createPool } from "./pool";
