@@ -8,7 +8,7 @@ import "server-only";
 import type { Pool, PoolClient } from "pg";
 import type { ConversationMetadata, LoggedLineFile } from "@/lib/store";
 import { headJson, LEADER } from "./open-conversation";
-import { loadConversation, searchColumns, type Db } from "./rows";
+import { listColumns, loadConversation, searchText, type Db } from "./rows";
 import type { ConversationDocs } from "./seed-folder";
 
 /**
@@ -39,13 +39,13 @@ export async function readDocs(db: Db, id: string): Promise<ConversationDocs> {
  */
 export async function writeDocs(client: PoolClient, docs: ConversationDocs, options: { replace?: boolean; countAgents?: boolean } = {}): Promise<void> {
   const id = docs.meta.id;
-  const search = searchColumns(docs.meta);
-  const head = [id, JSON.stringify(docs.meta), headJson(docs.leader), search.title, search.path];
+  const list = listColumns(docs.meta);
+  const head = [id, JSON.stringify(docs.meta), headJson(docs.leader), list.status, list.key, list.title, list.path];
   if (options.replace) {
     for (const table of ["agents", "messages", "conversation_lines", "shared_contexts"]) await client.query(`DELETE FROM ${table} WHERE conversation_id = $1`, [id]);
-    await client.query("UPDATE conversations SET meta = $2::json, leader_head = $3::json, title_lower = $4, path_lower = $5 WHERE id = $1", head);
+    await client.query("UPDATE conversations SET meta = $2::json, leader_head = $3::json, status = $4, list_key = $5, title_lower = $6, path_lower = $7 WHERE id = $1", head);
   } else {
-    await client.query("INSERT INTO conversations (id, meta, leader_head, title_lower, path_lower) VALUES ($1, $2::json, $3::json, $4, $5)", head);
+    await client.query("INSERT INTO conversations (id, meta, leader_head, status, list_key, title_lower, path_lower) VALUES ($1, $2::json, $3::json, $4, $5, $6, $7)", head);
   }
   if (docs.agents.length) {
     await client.query("INSERT INTO agents (conversation_id, agent_id, meta, messages_head) SELECT $1, t.a, t.m::json, t.h::json FROM unnest($2::int[], $3::text[], $4::text[]) AS t (a, m, h)", [
@@ -132,7 +132,7 @@ export async function countConversations(db: Db): Promise<number> {
 export async function fillSearchColumns(pool: Pool): Promise<number> {
   const rows = (await pool.query<{ id: string; title: string; path: string }>("SELECT id, meta ->> 'title' AS title, meta ->> 'project_path' AS path FROM conversations WHERE title_lower IS NULL OR path_lower IS NULL")).rows;
   if (!rows.length) return 0;
-  const search = rows.map((r) => searchColumns({ title: r.title ?? "", project_path: r.path ?? "" }));
+  const search = rows.map((r) => ({ title: searchText(r.title ?? ""), path: searchText(r.path ?? "") }));
   await pool.query("UPDATE conversations c SET title_lower = t.tl, path_lower = t.pl FROM unnest($1::text[], $2::text[], $3::text[]) AS t (id, tl, pl) WHERE c.id = t.id AND (c.title_lower IS NULL OR c.path_lower IS NULL)", [
     rows.map((r) => r.id),
     search.map((s) => s.title),

@@ -16,10 +16,9 @@ import { createPool, databaseUrl, DATABASE_URL_VARIABLE } from "./pool";
 
 export { migrate } from "./migrate";
 export { MIGRATIONS, type Migration } from "./migrations";
-export { PgEngineStorage, type StorageListener } from "./pg-storage";
-export { PgCatalog, type ProjectFolderCheck } from "./catalog";
-export { docsFromFolder, folderFromDocs, type ConversationDocs } from "./seed-folder";
+export { PgEngineStorage } from "./pg-storage";
 export { listPage, listStatement, type ListQuery } from "./catalog-rows";
+export { listColumns } from "./rows";
 export { Leases } from "./leases";
 export { FencedError, LeaseHeldError, StorageFailedError } from "./errors";
 export { createPool } from "./pool";

@@ -31,10 +31,10 @@ import { SharedContextFileSchema } from "@/lib/shared-context/schema";
 import type { z } from "zod";
 
 /** The JSON Lines files of a conversation folder, in the order a folder lists them. */
-export const LINE_FILE_NAMES: readonly LoggedLineFile[] = ["actions.jsonl", "context.jsonl", "timeline.jsonl"];
+const LINE_FILE_NAMES: readonly LoggedLineFile[] = ["actions.jsonl", "context.jsonl", "timeline.jsonl"];
 
 /** The shared context's file (lib/shared-context). */
-export const SHARED_CONTEXT_FILE = "shared_context.json";
+const SHARED_CONTEXT_FILE = "shared_context.json";
 
 /** A conversation's seed folder as values. */
 export interface ConversationDocs {

@@ -6,10 +6,11 @@
  * page is read through the migration's indexes in order (no sort of the table); rows written
  * before migration 2 get their search columns when a catalog starts.
  */
+import os from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Pool } from "pg";
 import type { ConversationMetadata } from "@/lib/contracts/on-disk";
-import { createPgBackend, createPool, listPage, listStatement, migrate, MIGRATIONS, type ListQuery, type PgBackend } from "@/lib/pg";
+import { createPgBackend, createPool, listColumns, listPage, listStatement, migrate, MIGRATIONS, type ListQuery, type PgBackend } from "@/lib/pg";
 import { ConversationIndex, listItemOf } from "@/lib/store";
 import { pgClusterForFile } from "@/test/support/pg-cluster";
 
@@ -51,11 +52,12 @@ beforeAll(async () => {
   pool = createPool(url, { max: 3 });
   await migrate(pool);
   metas = Array.from({ length: COUNT }, (_, i) => meta(i));
-  // Rows as the store writes them (search columns lower-cased by JavaScript), in one statement.
+  // Rows as the store writes them (its list columns), in one statement.
+  const list = metas.map(listColumns);
   await pool.query(
-    `INSERT INTO conversations (id, meta, leader_head, title_lower, path_lower)
-     SELECT t.id, t.meta::json, '{"messages": null}'::json, t.tl, t.pl FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS t (id, meta, tl, pl)`,
-    [metas.map((m) => m.id), metas.map((m) => JSON.stringify(m)), metas.map((m) => m.title.toLowerCase()), metas.map((m) => m.project_path.toLowerCase())],
+    `INSERT INTO conversations (id, meta, leader_head, status, list_key, title_lower, path_lower)
+     SELECT t.id, t.meta::json, '{"messages": null}'::json, t.st, t.lk, t.tl, t.pl FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS t (id, meta, st, lk, tl, pl)`,
+    [metas.map((m) => m.id), metas.map((m) => JSON.stringify(m)), list.map((c) => c.status), list.map((c) => c.key), list.map((c) => c.title), list.map((c) => c.path)],
   );
   // Messages the list must never read.
   await pool.query("INSERT INTO messages (conversation_id, agent_id, idx, message) SELECT id, 0, 0, '{\"role\": \"user\", \"content\": \"secret\"}'::json FROM conversations");
@@ -132,6 +134,17 @@ describe("the conversation list at 10,000 conversations", () => {
       expect(nodes(limit!).some((n) => n["Node Type"] === "Sort")).toBe(false);
       expect(new Set(nodes(root).flatMap((n) => (n["Relation Name"] ? [n["Relation Name"]] : [])))).toEqual(new Set(["conversations"]));
     }
+  });
+});
+
+describe("a title holding a NUL character", () => {
+  it("is created, renamed, listed and searched (no column is computed from the metadata by PostgreSQL, whose ->> refuses a \\u0000 escape)", async () => {
+    const m = await backend.catalog.create({ title: "Null\u0000Title", project_path: os.tmpdir(), model_key: "offline" });
+    expect((await backend.catalog.get(m.id)).title).toBe("Null\u0000Title");
+    expect((await backend.catalog.update(m.id, { title: "Still\u0000NUL" })).title).toBe("Still\u0000NUL");
+    expect((await backend.catalog.list({ q: "stillnul", status: "all" })).items.map((i) => [i.id, i.title])).toEqual([[m.id, "Still\u0000NUL"]]);
+    expect((await backend.catalog.readLeaderMessages(m.id)).title).toBe("Still\u0000NUL");
+    await backend.catalog.remove(m.id);
   });
 });
 

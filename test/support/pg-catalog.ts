@@ -25,7 +25,7 @@ function serverFolderRules(owner: string) {
 }
 
 /** A backend over the database `url` as instance `owner`, with the server's project folder rules. */
-export async function pgBackend(url: string, owner: string, leaseMs = LEASE_MS): Promise<PgBackend> {
+async function pgBackend(url: string, owner: string, leaseMs = LEASE_MS): Promise<PgBackend> {
   return createPgBackend({ url, owner, leaseMs, log: () => undefined, checkProjectFolder: serverFolderRules(owner) });
 }
 
