@@ -43,6 +43,7 @@ import { countConversations, fillSearchColumns, listPage, readDocs, writeDocs } 
 import { LeaseHeldError } from "./errors";
 import type { CommittedChanges } from "./open-conversation";
 import type { PgEngineStorage } from "./pg-storage";
+import { readAgent, readAgentList, readLeader, readMeta } from "./rows";
 import { docsFromFolder, folderFromDocs } from "./seed-folder";
 
 /** Checks a conversation's project folder; resolves with the path to keep (the server gives its workspace's check). */
@@ -125,18 +126,32 @@ export class PgCatalog implements ConversationCatalog {
 
   // ---------------------------------------------------------------- reads
 
-  /** A read answered once every change it may include is durable; a row that does not fit its schema is recorded as a problem. */
-  async #shown<T>(id: string, read: () => Promise<T>): Promise<T> {
+  /**
+   * A read answered once every change it may include is durable. A conversation whose changes can
+   * no longer become durable here (its lease was taken over, its commit lost) is read from its
+   * rows: what this instance holds of it is stale. A row that does not fit its schema is recorded
+   * as a problem.
+   */
+  async #shown<T>(id: string, read: () => Promise<T>, fromRows: () => Promise<T>): Promise<T> {
     parseConversationId(id);
-    let value: T;
+    if (this.#storage.failure(id)) return this.#recorded(fromRows);
+    const value = await this.#recorded(read);
     try {
-      value = await read();
+      await this.#durable(id);
+    } catch (error) {
+      if (this.#storage.failure(id)) return this.#recorded(fromRows);
+      throw error;
+    }
+    return value;
+  }
+
+  async #recorded<T>(read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
     } catch (error) {
       if (error instanceof CorruptFileError) this.#problems.set(error.file, { file: error.file, message: String((error.details as { reason?: unknown }).reason ?? error.message) });
       throw error;
     }
-    await this.#durable(id);
-    return value;
   }
 
   /** Waits until what this instance changed of `id` so far is committed (nothing to wait for when it does not hold it). */
@@ -146,25 +161,45 @@ export class PgCatalog implements ConversationCatalog {
   }
 
   get(id: string): Promise<ConversationMetadata> {
-    return this.#shown(id, () => this.#storage.conversations.get(id));
+    return this.#shown(
+      id,
+      () => this.#storage.conversations.get(id),
+      () => readMeta(this.#pool, id),
+    );
   }
 
   readLeaderMessages(id: string): Promise<LeaderMessagesFile> {
-    return this.#shown(id, () => this.#storage.conversations.readLeaderMessages(id));
+    return this.#shown(
+      id,
+      () => this.#storage.conversations.readLeaderMessages(id),
+      () => readLeader(this.#pool, id),
+    );
   }
 
   readAgentMetadata(convId: string, agentId: number | string): Promise<AgentMetadata> {
     const n = parseAgentId(agentId);
-    return this.#shown(convId, () => this.#storage.conversations.readAgentMetadata(convId, n));
+    return this.#shown(
+      convId,
+      () => this.#storage.conversations.readAgentMetadata(convId, n),
+      async () => (await readAgent(this.#pool, convId, n)).meta,
+    );
   }
 
   readAgentMessages(convId: string, agentId: number | string): Promise<AgentMessagesFile> {
     const n = parseAgentId(agentId);
-    return this.#shown(convId, () => this.#storage.conversations.readAgentMessages(convId, n));
+    return this.#shown(
+      convId,
+      () => this.#storage.conversations.readAgentMessages(convId, n),
+      async () => (await readAgent(this.#pool, convId, n)).messages,
+    );
   }
 
   listAgents(convId: string): Promise<AgentList> {
-    return this.#shown(convId, () => this.#storage.conversations.listAgents(convId));
+    return this.#shown(
+      convId,
+      () => this.#storage.conversations.listAgents(convId),
+      async () => ({ agents: await readAgentList(this.#pool, convId), problems: [] }),
+    );
   }
 
   async list(query: z.input<typeof ListConversationsQuerySchema> = {}): Promise<ConversationList> {
@@ -182,7 +217,10 @@ export class PgCatalog implements ConversationCatalog {
    */
   async snapshotFolder(id: string, accept: (rel: string) => boolean, budget: ReadBudget): Promise<Map<string, Uint8Array>> {
     parseConversationId(id);
-    await this.#durable(id);
+    // A conversation whose changes can no longer become durable here is read as its rows hold it.
+    await this.#durable(id).catch((error: unknown) => {
+      if (!this.#storage.failure(id)) throw error;
+    });
     const client = await this.#pool.connect();
     try {
       await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");

@@ -306,6 +306,11 @@ export class PgEngineStorage implements EngineStorage, ConversationLifecycle {
     };
   }
 
+  /** Why an open conversation's changes can no longer become durable here (fenced, a commit lost), or null. */
+  failure(convId: string): Error | null {
+    return this.#live.get(convId)?.log.failure ?? null;
+  }
+
   /** The marks of an open conversation (counted anew each time it is loaded); null for one that is not open. */
   durability(convId: string): Durability | null {
     return this.#live.get(convId)?.log ?? null;

@@ -14,9 +14,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Pool } from "pg";
 import { ConflictError } from "@/lib/contracts/errors";
 import type { Message } from "@/lib/contracts/on-disk";
-import { createPool, LeaseHeldError } from "@/lib/pg";
+import { createPool, FencedError, LeaseHeldError } from "@/lib/pg";
 import type { StoreChange } from "@/lib/store";
 import { pgBackendThroughProxy, type ProxiedBackend } from "@/test/support/pg-catalog";
+import { until } from "@/test/helpers/wait";
 import { pgClusterForFile } from "@/test/support/pg-cluster";
 
 const pg = pgClusterForFile();
@@ -39,8 +40,8 @@ async function database(): Promise<{ name: string; reader: Pool }> {
   return { name: new URL(url).pathname.slice(1), reader };
 }
 
-async function instance(name: string, owner: string): Promise<ProxiedBackend> {
-  const made = await pgBackendThroughProxy(pg.cluster, name, owner);
+async function instance(name: string, owner: string, leaseMs?: number): Promise<ProxiedBackend> {
+  const made = await pgBackendThroughProxy(pg.cluster, name, owner, leaseMs);
   cleanup.push(() => made.close());
   return made;
 }
@@ -175,12 +176,46 @@ describe("the catalog shares the engine storage's conversations", () => {
     expect((await a.backend.catalog.get(id)).title).toBe("Renamed on B");
   });
 
+  it("a conversation whose lease this instance lost is read from its rows (the new owner's), not from its stale memory", async () => {
+    const db = await database();
+    const a = await instance(db.name, "instance-a", 400);
+    const b = await instance(db.name, "instance-b");
+    const pending = await newConversation(a, "Pending");
+    const settled = await newConversation(a, "Settled");
+    for (const id of [pending, settled]) await a.backend.storage.open(id);
+    await a.backend.storage.conversations.updateLeaderMessages(settled, (f) => ({ ...f, messages: [...f.messages, say("A, committed")] }));
+    await a.backend.storage.durability(settled)!.whenDurable();
+    // A is cut off past its leases, one conversation with a change in memory, the other with all of it committed.
+    const resume = a.proxy.hold();
+    cleanup.push(async () => resume());
+    await a.backend.storage.conversations.updateLeaderMessages(pending, (f) => ({ ...f, messages: [...f.messages, say("A, cut off")] }));
+    await until("A's leases to expire", async () => (await lease(db.reader, pending)).expired && (await lease(db.reader, settled)).expired);
+    for (const id of [pending, settled]) {
+      await b.backend.storage.open(id);
+      await b.backend.storage.conversations.updateLeaderMessages(id, (f) => ({ ...f, messages: [...f.messages, say("B, the new owner")] }));
+      await b.backend.storage.durability(id)!.whenDurable();
+    }
+    resume();
+    // A finds out (its commit is refused, its renewal finds the leases taken) but still holds both in memory.
+    await until("A to know it lost both", () => a.backend.storage.failure(pending) instanceof FencedError && a.backend.storage.failure(settled) instanceof FencedError);
+    expect([a.backend.storage.isOpen(pending), a.backend.storage.isOpen(settled)]).toEqual([true, true]);
+
+    expect(contents((await a.backend.catalog.readLeaderMessages(pending)).messages)).toEqual(["B, the new owner"]);
+    expect(contents((await a.backend.catalog.readLeaderMessages(settled)).messages)).toEqual(["A, committed", "B, the new owner"]);
+    const files = await a.backend.catalog.snapshotFolder(pending, (rel) => rel === "messages.json", { bytes: 10_000_000 });
+    expect(contents((JSON.parse(new TextDecoder().decode(files.get("messages.json"))) as { messages: Message[] }).messages)).toEqual(["B, the new owner"]);
+  });
+
   it("an import over a conversation is refused while any instance runs it, and moves its lease's epoch on, fencing whoever held it", async () => {
     const db = await database();
     const a = await instance(db.name, "instance-a");
     const b = await instance(db.name, "instance-b");
     const id = await newConversation(a, "Before the import");
+    await a.backend.storage.conversations.createAgent(id, { role_id: "dev", role_name: "Dev" });
+    await a.backend.storage.letGo(id);
     const files = await a.backend.catalog.snapshotFolder(id, () => true, { bytes: 10_000_000 });
+    const counted = async () => Number((await db.reader.query<{ n: string }>("SELECT last_value AS n FROM agent_instances")).rows[0]!.n);
+    expect(await counted()).toBe(1);
     const imported = () => new Map([...files].map(([rel, data]) => [rel, new TextEncoder().encode(new TextDecoder().decode(data).replaceAll("Before the import", "Imported"))]));
 
     await a.backend.storage.open(id);
@@ -193,5 +228,8 @@ describe("the catalog shares the engine storage's conversations", () => {
     expect(await lease(db.reader, id)).toEqual({ owner: "instance-a", epoch: held.epoch + 1, expired: true });
     expect((await a.backend.catalog.readLeaderMessages(id)).title).toBe("Imported");
     expect((await a.backend.catalog.list({ status: "all" })).total).toBe(1);
+    // The import's sub-agent is counted in the instances' count, as the file store counts it in state.json.
+    expect(await counted()).toBe(2);
+    expect((await a.backend.catalog.listAgents(id)).agents.map((m) => m.display_name)).toEqual(["Dev_1"]);
   });
 });

@@ -168,6 +168,9 @@ describe("npm run migrate-data refuses clearly, and leaves the target as it was"
     try {
       await running.open(offline[0]!);
       expect(await migrateData("--from", source, "--to", url, "--replace")).toMatchObject({ code: 1, err: expect.stringMatching(/instances are running 1 conversation\(s\).*stop every instance first/) });
+      // Reading out of a database that is running works, and says what may be missing.
+      const out = path.join(tempDir("astrion-migrate-running-"), "data");
+      expect(await migrateData("--from", url, "--to", out)).toMatchObject({ code: 0, out: expect.stringContaining("note: instances were running 1 conversation(s)") });
     } finally {
       await running.end();
     }
@@ -192,6 +195,10 @@ describe("npm run migrate-data refuses clearly, and leaves the target as it was"
       const before = movedFiles(target);
       expect(await migrateData("--from", url, "--to", target, "--replace")).toMatchObject({ code: 1, err: expect.stringMatching(/already in use by another Astrion Team server \(pid \d+/) });
       expect(movedFiles(target)).toEqual(before);
+      // The same as a source: a folder a server has open is not read.
+      const other = await pg.cluster.createDatabase();
+      expect(await migrateData("--from", target, "--to", other)).toMatchObject({ code: 1, err: expect.stringMatching(/already in use by another Astrion Team server/) });
+      expect(await count(other)).toBe(0);
     } finally {
       server.kill("SIGKILL");
     }
