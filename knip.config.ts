@@ -24,6 +24,8 @@ const config: KnipConfig = {
     "lib/server/core.ts",
     // Bundled and run by scripts/doctor.mjs (`npm run doctor`), which calls its main().
     "lib/models/doctor/cli.ts",
+    // Bundled and run by scripts/migrate-data.mjs (`npm run migrate-data`), which calls its main().
+    "lib/pg/migrate-data/cli.ts",
     // Processes the tests start by path (fork / an MCP server's command).
     "test/helpers/loop-probe-process.mjs",
     "test/helpers/mcp-argv-server.ts",

@@ -16,7 +16,7 @@ import "server-only";
  */
 import type { Pool, PoolClient } from "pg";
 import { FencedError, FENCED_SQLSTATE, StorageFailedError, type LeaseHolder } from "./errors";
-import type { ConversationWrite, OpenConversation } from "./open-conversation";
+import type { CommittedChanges, ConversationWrite, OpenConversation } from "./open-conversation";
 import { writeBatch } from "./rows";
 
 interface Entry {
@@ -54,16 +54,18 @@ export class Flusher {
   readonly #pool: Pool;
   readonly #owner: string;
   readonly #log: (message: string) => void;
+  readonly #committed: (conv: OpenConversation, told: CommittedChanges) => void;
   readonly #dirty = new Set<OpenConversation>();
   #scheduled = false;
   #running: Promise<void> | null = null;
   #stopped = false;
 
-  /** `log`: where a refused write is reported. */
-  constructor(pool: Pool, owner: string, log: (message: string) => void) {
+  /** `log`: where a refused write is reported; `committed`: told of each conversation's changes once they are durable. */
+  constructor(pool: Pool, owner: string, log: (message: string) => void, committed: (conv: OpenConversation, told: CommittedChanges) => void = () => undefined) {
     this.#pool = pool;
     this.#owner = owner;
     this.#log = log;
+    this.#committed = committed;
   }
 
   /** A conversation changed: its changes go into the next commit. */
@@ -126,7 +128,10 @@ export class Flusher {
     while (pending.length) {
       const failure = await this.#transaction(client, pending);
       if (!failure) {
-        for (const { conv, write } of pending) conv.log.durableUpTo(write.mark);
+        for (const { conv, write } of pending) {
+          conv.log.durableUpTo(write.mark);
+          this.#committed(conv, write.told);
+        }
         return;
       }
       const stale = staleLeases(failure);

@@ -37,6 +37,18 @@ export interface LoadedConversation {
   journal: string[];
 }
 
+/**
+ * What a commit changed, as the catalog's observers are told it once it is durable (lib/store
+ * `StoreChange`): the metadata written, the messages files changed from a position on, the
+ * sub-agents' metadata written.
+ */
+export interface CommittedChanges {
+  meta: ConversationMetadata | null;
+  /** `agentId` null: the leader's messages.json; messages from `at` on are new or changed. */
+  messages: Array<{ agentId: number | null; at: number }>;
+  agents: AgentMetadata[];
+}
+
 /** What one conversation's commit writes: everything it changed since the last one, as JSON text. */
 export interface ConversationWrite {
   id: string;
@@ -56,6 +68,8 @@ export interface ConversationWrite {
   /** Messages files that got shorter: rows from `length` on are deleted. */
   truncate: Array<{ agentId: number; length: number }>;
   lines: Array<{ file: LoggedLineFile; seq: number; line: string }>;
+  /** The same changes as values, for the observers told after the commit. */
+  told: CommittedChanges;
 }
 
 /**
@@ -87,8 +101,18 @@ class MessageRows {
   }
 
   take(agentId: number, messages: readonly Message[], out: ConversationWrite): void {
-    if (messages.length < this.#stored) out.truncate.push({ agentId, length: messages.length });
-    for (const idx of this.#dirty) if (idx < messages.length) out.messages.push({ agentId, idx, json: JSON.stringify(messages[idx]) });
+    // The first position the file changed from (rows rewritten or cut off), for the observers.
+    let at = Number.POSITIVE_INFINITY;
+    if (messages.length < this.#stored) {
+      out.truncate.push({ agentId, length: messages.length });
+      at = messages.length;
+    }
+    for (const idx of this.#dirty) {
+      if (idx >= messages.length) continue;
+      out.messages.push({ agentId, idx, json: JSON.stringify(messages[idx]) });
+      at = Math.min(at, idx);
+    }
+    if (at !== Number.POSITIVE_INFINITY) out.told.messages.push({ agentId: agentId === LEADER ? null : agentId, at });
     this.#dirty.clear();
     this.#stored = messages.length;
   }
@@ -126,6 +150,8 @@ export class OpenConversation {
   #metaDirty = false;
   #leaderDirty = false;
   readonly #agentsDirty = new Set<number>();
+  /** Sub-agents whose metadata.json changed (not only their messages), for the observers. */
+  readonly #agentMetaDirty = new Set<number>();
   #created = 0;
   #lines: ConversationWrite["lines"] = [];
   readonly #queues = new Map<string, Promise<void>>();
@@ -260,6 +286,7 @@ export class OpenConversation {
       this.#rows.set(agentId, new MessageRows(0));
       this.#rows.get(agentId)!.mark(files.messages.messages.map((_, i) => i));
       this.#agentsDirty.add(agentId);
+      this.#agentMetaDirty.add(agentId);
       this.#created++;
     });
   }
@@ -269,6 +296,7 @@ export class OpenConversation {
     this.#change(() => {
       files.meta = next;
       this.#agentsDirty.add(agentId);
+      this.#agentMetaDirty.add(agentId);
     });
   }
 
@@ -316,6 +344,7 @@ export class OpenConversation {
       messages: [],
       truncate: [],
       lines: this.#lines,
+      told: { meta: this.#metaDirty ? this.#meta : null, messages: [], agents: [...this.#agentMetaDirty].sort((a, b) => a - b).map((agentId) => this.#agents.get(agentId)!.meta) },
     };
     this.#rows.get(LEADER)!.take(LEADER, this.#leader.messages, out);
     for (const agentId of this.#agentsDirty) {
@@ -325,6 +354,7 @@ export class OpenConversation {
     }
     this.#dirty = this.#metaDirty = this.#leaderDirty = false;
     this.#agentsDirty.clear();
+    this.#agentMetaDirty.clear();
     this.#created = 0;
     this.#lines = [];
     return out;

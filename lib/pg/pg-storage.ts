@@ -32,8 +32,18 @@ import { appendLine, pgConversationFiles, type FilesHost } from "./conversation-
 import { FencedError } from "./errors";
 import { Flusher } from "./flusher";
 import { Leases } from "./leases";
-import { OpenConversation } from "./open-conversation";
+import { OpenConversation, type CommittedChanges } from "./open-conversation";
 import { insertConversation, listActive, loadConversation } from "./rows";
+
+/**
+ * Hears the changes of the conversations this storage holds (the catalog keeps its versions and
+ * tells its observers): `changing` when a change is applied in memory, `committed` once what a
+ * commit held is durable. Both are called synchronously and must return at once.
+ */
+export interface StorageListener {
+  changing(convId: string): void;
+  committed(convId: string, told: CommittedChanges): void;
+}
 
 /** How a {@link PgEngineStorage} runs. */
 export interface PgStorageOptions {
@@ -67,6 +77,7 @@ export class PgEngineStorage implements EngineStorage, ConversationLifecycle {
   /** Conversations opened through {@link open} (not only for a change): `letGo` leaves them open. */
   readonly #held = new Set<string>();
   readonly #closing = new Map<string, Promise<void>>();
+  readonly #listeners = new Set<StorageListener>();
   #renewal: NodeJS.Timeout | null = null;
   #renewing = false;
   #ended = false;
@@ -78,14 +89,53 @@ export class PgEngineStorage implements EngineStorage, ConversationLifecycle {
     this.#log = options.log ?? ((message) => console.error(message));
     this.#endPool = options.endPool ?? false;
     this.#leases = new Leases(pool);
-    this.#flusher = new Flusher(pool, this.owner, this.#log);
+    this.#flusher = new Flusher(pool, this.owner, this.#log, (conv, told) => this.#tell((l) => l.committed(conv.id, told)));
     // An idle connection the server closed is reported on the pool; unheard, it would end the process.
     if (pool.listenerCount("error") === 0) pool.on("error", (error) => this.#log(`[astrion] PostgreSQL: an idle connection failed: ${error.message}`));
     this.#host = { db: pool, opened: (id) => this.#opened(id), write: (id, change) => this.#write(id, change) };
     this.conversations = pgConversationFiles(this.#host);
   }
 
+  // ---------------------------------------------------------------- listeners
+
+  /** Adds a listener of every change of the conversations this storage holds; returns its removal. */
+  listen(listener: StorageListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #tell(call: (listener: StorageListener) => void): void {
+    for (const listener of this.#listeners) {
+      try {
+        call(listener);
+      } catch (error) {
+        // A listener's failure never fails the change or the commit it hears of.
+        this.#log(`[astrion] a listener of the PostgreSQL storage failed: ${(error as Error).message}`);
+      }
+    }
+  }
+
+  #changed(conv: OpenConversation): void {
+    this.#flusher.changed(conv);
+    this.#tell((l) => l.changing(conv.id));
+  }
+
   // ---------------------------------------------------------------- open conversations
+
+  /** The pool this storage commits through (shared with the catalog). */
+  get pool(): Pool {
+    return this.#pool;
+  }
+
+  /** How many conversations are open (or being opened) here. */
+  get openCount(): number {
+    return this.#opening.size;
+  }
+
+  /** Whether this instance holds the conversation open (its lease taken, its files in memory). */
+  isOpen(convId: string): boolean {
+    return this.#live.has(convId);
+  }
 
   async #opened(id: string): Promise<OpenConversation | null> {
     const opening = this.#opening.get(id);
@@ -107,7 +157,7 @@ export class PgEngineStorage implements EngineStorage, ConversationLifecycle {
     const opening = (async () => {
       const epoch = await this.#leases.acquire(id, this.owner, this.#leaseMs);
       try {
-        const conv = new OpenConversation(id, epoch, await loadConversation(this.#pool, id), (c) => this.#flusher.changed(c));
+        const conv = new OpenConversation(id, epoch, await loadConversation(this.#pool, id), (c) => this.#changed(c));
         this.#live.set(id, conv);
         this.#startRenewal();
         return conv;
@@ -254,6 +304,11 @@ export class PgEngineStorage implements EngineStorage, ConversationLifecycle {
       },
       done: async (key, result) => void (await append(key, "done", result)),
     };
+  }
+
+  /** Why an open conversation's changes can no longer become durable here (fenced, a commit lost), or null. */
+  failure(convId: string): Error | null {
+    return this.#live.get(convId)?.log.failure ?? null;
   }
 
   /** The marks of an open conversation (counted anew each time it is loaded); null for one that is not open. */

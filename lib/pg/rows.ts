@@ -116,9 +116,35 @@ export async function loadConversation(db: Db, id: string): Promise<LoadedConver
   return { meta, leader: leaderOf(id, conv.leader_head, byAgent.get(LEADER) ?? []), agents, lastLine, journal };
 }
 
+/**
+ * The list's columns of a conversation (migration 2), written with its metadata: its status, its
+ * sort key (`updated_at`, then the id's date-time part and its sequence padded, so one text order
+ * is the list's: newest first, ids as the file store orders them), and its title and project
+ * folder lower-cased here, by JavaScript's rules, so a search matches what the file store's list
+ * matches whatever the database's collation. Computed here, not by the database: PostgreSQL's
+ * `->>` refuses a document holding a `\u0000` escape.
+ */
+export function listColumns(meta: Pick<ConversationMetadata, "id" | "status" | "updated_at" | "title" | "project_path">): { status: string; key: string; title: string; path: string } {
+  return { status: meta.status, key: `${meta.updated_at} ${meta.id.slice(0, 20)}${meta.id.slice(21).padStart(6, "0")}`, title: searchText(meta.title), path: searchText(meta.project_path) };
+}
+
+/** A title or folder as the list's search compares it: lower-cased, without NUL (PostgreSQL's text cannot hold one; metadata.json's json keeps it escaped). */
+export function searchText(value: string): string {
+  return value.toLowerCase().replaceAll("\u0000", "");
+}
+
 /** Adds a conversation's rows (metadata.json and the leader's messages.json). @throws pg's unique violation (23505) when the id is taken. */
 export async function insertConversation(db: Db, meta: ConversationMetadata, leader: LeaderMessagesFile): Promise<void> {
-  await db.query("INSERT INTO conversations (id, meta, leader_head) VALUES ($1, $2::json, $3::json)", [meta.id, JSON.stringify(meta), headJson(leader)]);
+  const list = listColumns(meta);
+  await db.query("INSERT INTO conversations (id, meta, leader_head, status, list_key, title_lower, path_lower) VALUES ($1, $2::json, $3::json, $4, $5, $6, $7)", [
+    meta.id,
+    JSON.stringify(meta),
+    headJson(leader),
+    list.status,
+    list.key,
+    list.title,
+    list.path,
+  ]);
   if (leader.messages.length) {
     await db.query("INSERT INTO messages (conversation_id, agent_id, idx, message) SELECT $1, 0, t.i - 1, t.m::json FROM unnest($2::text[]) WITH ORDINALITY AS t (m, i)", [
       meta.id,
@@ -146,10 +172,15 @@ export async function listActive(db: Db, owner: string, page: { offset: number; 
 export async function writeBatch(client: PoolClient, writes: readonly ConversationWrite[]): Promise<void> {
   const heads = writes.filter((w) => w.meta !== null || w.leaderHead !== null);
   if (heads.length) {
+    const list = heads.map((w) => (w.told.meta ? listColumns(w.told.meta) : null));
+    const column = (pick: (c: ReturnType<typeof listColumns>) => string) => list.map((c) => (c ? pick(c) : null));
     await client.query({
       name: "astrion_conversations",
-      text: "UPDATE conversations c SET meta = COALESCE(t.meta::json, c.meta), leader_head = COALESCE(t.head::json, c.leader_head) FROM unnest($1::text[], $2::text[], $3::text[]) AS t (id, meta, head) WHERE c.id = t.id",
-      values: [heads.map((w) => w.id), heads.map((w) => w.meta), heads.map((w) => w.leaderHead)],
+      text:
+        "UPDATE conversations c SET meta = COALESCE(t.meta::json, c.meta), leader_head = COALESCE(t.head::json, c.leader_head), status = COALESCE(t.st, c.status), " +
+        "list_key = COALESCE(t.lk, c.list_key), title_lower = COALESCE(t.tl, c.title_lower), path_lower = COALESCE(t.pl, c.path_lower) " +
+        "FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[]) AS t (id, meta, head, st, lk, tl, pl) WHERE c.id = t.id",
+      values: [heads.map((w) => w.id), heads.map((w) => w.meta), heads.map((w) => w.leaderHead), column((c) => c.status), column((c) => c.key), column((c) => c.title), column((c) => c.path)],
     });
   }
   const agents = writes.flatMap((w) => w.agents.map((a) => ({ id: w.id, ...a })));

@@ -13,7 +13,8 @@ import { CONVERSATION_ID_PATTERN, ConversationMetadataSchema, type ConversationM
 import { compareConversationIds, localTimestamp } from "./time";
 
 /** `state.json` `version` written by this store. */
-const STATE_VERSION = "1.0";
+/** The format version state.json is written with (also by `npm run migrate-data`, lib/pg/migrate-data). */
+export const STATE_VERSION = "1.0";
 
 /**
  * A conversation folder without metadata.json younger than this is being created right now

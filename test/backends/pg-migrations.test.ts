@@ -33,48 +33,51 @@ async function tables(pool: Pool): Promise<string[]> {
   return (await pool.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name")).rows.map((r) => r.table_name);
 }
 
-// A second migration that takes a while, so instances starting at once are inside it together
-// unless the lock keeps them apart (without it, the second CREATE TABLE fails, or both record it).
-const SLOW: Migration = { version: 2, name: "slow", sql: "CREATE TABLE slow_table (a integer); SELECT pg_sleep(0.3);" };
+/** The build's own migrations' versions, and the next one, which the test's migrations take. */
+const OURS = MIGRATIONS.map((m) => m.version);
+const NEXT = Math.max(...OURS) + 1;
+const ourRows = MIGRATIONS.map((m) => ({ version: m.version, name: m.name }));
+
+// A migration after the build's that takes a while, so instances starting at once are inside it
+// together unless the lock keeps them apart (without it, the second CREATE TABLE fails, or both record it).
+const SLOW: Migration = { version: NEXT, name: "slow", sql: "CREATE TABLE slow_table (a integer); SELECT pg_sleep(0.3);" };
 
 describe("migrations", () => {
   it("four instances starting at once on a fresh database all succeed, and each migration is applied once", async () => {
     const all = await instances(4);
     const reports = await Promise.all(all.map((p) => migrate(p, [...MIGRATIONS, SLOW])));
-    expect(reports.map((r) => r.version)).toEqual([2, 2, 2, 2]);
+    expect(reports.map((r) => r.version)).toEqual([NEXT, NEXT, NEXT, NEXT]);
     // Exactly one instance applied the migrations; the others found them applied.
-    expect(reports.map((r) => r.applied).sort((a, b) => b.length - a.length)).toEqual([[1, 2], [], [], []]);
-    expect(await applied(all[0]!)).toEqual([
-      { version: 1, name: "engine_storage" },
-      { version: 2, name: "slow" },
-    ]);
-    expect(await tables(all[0]!)).toEqual(["agents", "conversation_lines", "conversations", "leases", "messages", "schema_migrations", "slow_table"]);
+    expect(reports.map((r) => r.applied).sort((a, b) => b.length - a.length)).toEqual([[...OURS, NEXT], [], [], []]);
+    expect(await applied(all[0]!)).toEqual([...ourRows, { version: NEXT, name: "slow" }]);
+    expect(await tables(all[0]!)).toEqual(["agents", "conversation_lines", "conversations", "data_folder_files", "leases", "messages", "schema_migrations", "shared_contexts", "slow_table"]);
   });
 
   it("a later start applies only what is new, and nothing when nothing is", async () => {
     const [pool] = await instances(1);
-    expect(await migrate(pool!)).toEqual({ applied: [1], version: 1 });
-    expect(await migrate(pool!)).toEqual({ applied: [], version: 1 });
-    expect(await migrate(pool!, [...MIGRATIONS, SLOW])).toEqual({ applied: [2], version: 2 });
+    expect(await migrate(pool!, MIGRATIONS.slice(0, 1))).toEqual({ applied: [1], version: 1 });
+    expect(await migrate(pool!, MIGRATIONS.slice(0, 1))).toEqual({ applied: [], version: 1 });
+    expect(await migrate(pool!)).toEqual({ applied: OURS.slice(1), version: NEXT - 1 });
+    expect(await migrate(pool!, [...MIGRATIONS, SLOW])).toEqual({ applied: [NEXT], version: NEXT });
   });
 
   it("a migration that fails leaves nothing of itself and is not recorded; the next start applies it once fixed", async () => {
     const [pool] = await instances(1);
-    const broken: Migration = { version: 2, name: "broken", sql: "CREATE TABLE half_made (a integer); SELECT 1 / 0;" };
-    await expect(migrate(pool!, [...MIGRATIONS, broken])).rejects.toThrow(/migration 2 \(broken\) failed: division by zero/);
-    expect(await applied(pool!)).toEqual([{ version: 1, name: "engine_storage" }]);
+    const broken: Migration = { version: NEXT, name: "broken", sql: "CREATE TABLE half_made (a integer); SELECT 1 / 0;" };
+    await expect(migrate(pool!, [...MIGRATIONS, broken])).rejects.toThrow(new RegExp(`migration ${NEXT} \\(broken\\) failed: division by zero`));
+    expect(await applied(pool!)).toEqual(ourRows);
     expect(await tables(pool!)).not.toContain("half_made");
     const fixed: Migration = { ...broken, sql: "CREATE TABLE half_made (a integer);" };
-    expect(await migrate(pool!, [...MIGRATIONS, fixed])).toEqual({ applied: [2], version: 2 });
+    expect(await migrate(pool!, [...MIGRATIONS, fixed])).toEqual({ applied: [NEXT], version: NEXT });
   });
 
   it("refuses a database migrated by a newer build, and one whose applied migration was edited", async () => {
     const [pool] = await instances(1);
     await migrate(pool!, [...MIGRATIONS, SLOW]);
-    await expect(migrate(pool!)).rejects.toThrow(/migration 2 \(slow\), which this build does not know/);
+    await expect(migrate(pool!)).rejects.toThrow(new RegExp(`migration ${NEXT} \\(slow\\), which this build does not know`));
     const edited: Migration = { ...SLOW, sql: `${SLOW.sql} -- edited` };
-    await expect(migrate(pool!, [...MIGRATIONS, edited])).rejects.toThrow(/migration 2 \(slow\) applied to the database differs from this build's/);
+    await expect(migrate(pool!, [...MIGRATIONS, edited])).rejects.toThrow(new RegExp(`migration ${NEXT} \\(slow\\) applied to the database differs from this build's`));
     // Neither refusal left the lock held: a good start still goes through.
-    expect(await migrate(pool!, [...MIGRATIONS, SLOW])).toEqual({ applied: [], version: 2 });
+    expect(await migrate(pool!, [...MIGRATIONS, SLOW])).toEqual({ applied: [], version: NEXT });
   });
 });

@@ -5,9 +5,10 @@ import "server-only";
  * carry them with no file to ship beside. A new one is a new file here, appended to the list.
  */
 import { ENGINE_STORAGE } from "./0001-engine-storage";
+import { CATALOG } from "./0002-catalog";
 import type { Migration } from "./types";
 
 export type { Migration } from "./types";
 
 /** The migrations, ascending by version. */
-export const MIGRATIONS: readonly Migration[] = [ENGINE_STORAGE];
+export const MIGRATIONS: readonly Migration[] = [ENGINE_STORAGE, CATALOG];
