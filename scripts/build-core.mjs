@@ -48,7 +48,17 @@ async function buildCore() {
   });
   try {
     if (refused.size > 0) throw new Error(`lib/server/core.ts reaches ${[...refused].join(", ")}; the server's core runs outside Next and may not import it.`);
-    await bundle.write({ file: path.join(root, CORE_BUNDLE), format: "esm", minify: process.env.ASTRION_CORE_MINIFY !== "0", sourcemap: true });
+    // Split at dynamic imports: the PostgreSQL store and the Redis bus (lib/server/backend.ts
+    // imports them only when asked for) are chunks of their own beside core.mjs, so a server on
+    // the data folder never loads them, nor the packages they import.
+    await bundle.write({
+      dir: path.join(root, path.dirname(CORE_BUNDLE)),
+      entryFileNames: path.basename(CORE_BUNDLE),
+      chunkFileNames: "[name]-[hash].mjs",
+      format: "esm",
+      minify: process.env.ASTRION_CORE_MINIFY !== "0",
+      sourcemap: true,
+    });
   } finally {
     await bundle.close();
   }

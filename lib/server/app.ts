@@ -23,7 +23,7 @@ import { createOfflineModel } from "@/lib/offline-model";
 import { ProtectedFolders, Workspace } from "@/lib/workspace";
 import { startSearch, type SearchIndexer } from "@/lib/search";
 import { MemoryService } from "@/lib/memory/service";
-import { EventBus, type Bus } from "@/lib/bus";
+import type { Bus } from "@/lib/bus";
 import { forgetProcessSingleton, processSingleton } from "./singleton";
 import { GatewayLastErrors } from "@/lib/gateway";
 import { SignInThrottle, signInThrottleConfigFromEnv } from "@/lib/security";
@@ -34,7 +34,7 @@ import { RequestClock } from "@/lib/shared-context/clock";
 import { StreamSlots, streamLimitsFromEnv } from "@/lib/sse";
 import { DistillState, Engine, limitsFromEnv } from "@/lib/runtime";
 import { builtInToolProviders } from "@/lib/runtime/tool-providers";
-import { fileLifecycle, fileStorage } from "./file-storage";
+import { backendConfigFromEnv, folderBackend, scaledBackend, type Backend } from "./backend";
 import { People } from "@/lib/people";
 import { ActivityLog } from "./activity";
 
@@ -83,6 +83,8 @@ export interface AstrionApp {
   clock: RequestClock;
   /** Open SSE streams, capped per client and in total. */
   streams: StreamSlots;
+  /** Where conversations, events and limits live (./backend.ts: the data folder, or PostgreSQL + Redis). */
+  backend: Backend;
   /** The team runtime: every conversation's run (lib/runtime/engine.ts). */
   engine: Engine;
   /**
@@ -105,16 +107,30 @@ const REPO_AGENTS_DIR = path.join(process.cwd(), "agents");
  * {@link getApp}; a test builds its own rather than reset anything.
  */
 export async function startApp(root: string = resolveDataRoot()): Promise<AstrionApp> {
+  // Read first, so a bad setting is told before anything is opened or locked.
+  const backendConfig = backendConfigFromEnv();
   await fs.mkdir(root, { recursive: true });
-  await acquireDataRootLock(root);
+  // On the data folder one server owns it; on PostgreSQL + Redis the instances share it for the
+  // settings (roles, models, MCP, gateway: written atomically, watched or re-read on change).
+  if (backendConfig.kind === "folder") await acquireDataRootLock(root);
   const removed = await removeOrphanTempFiles(root);
   if (removed.length > 0) console.log(`[astrion] removed ${removed.length} unfinished temp file(s) left by an earlier crash`);
   const queues = new FileQueues();
   const lines = new JsonLineFiles();
   const protectedFolders = new ProtectedFolders();
   const workspace = new Workspace({ protectedFolders, queues });
-  const store = new ConversationStore(root, { checkProjectFolder: workspace.projectFolderCheckFor(root), queues, lines });
-  await store.init();
+  const checkProjectFolder = workspace.projectFolderCheckFor(root);
+  const entryLimit = rateLimitConfigFromEnv();
+  let backend: Backend;
+  if (backendConfig.kind === "folder") {
+    const files = new ConversationStore(root, { checkProjectFolder, queues, lines });
+    await files.init();
+    backend = folderBackend({ root, store: files, entryLimiter: new TokenBucketLimiter(entryLimit) });
+  } else {
+    backend = await scaledBackend(backendConfig, { checkProjectFolder, rateLimit: entryLimit });
+    console.log("[astrion] conversations in PostgreSQL, events and limits on Redis");
+  }
+  const store = backend.catalog;
   // After the conversation index is loaded (the search reconciles against it), before the engine resumes.
   const search = await startSearch(root, store);
   // Astrion's own folders: no project folder may sit in them, none may hold the data folder, and
@@ -136,22 +152,21 @@ export async function startApp(root: string = resolveDataRoot()): Promise<Astrio
   const memory = new MemoryService(root, { embedder: () => models.embedderFor(root), queues });
   const pkg = JSON.parse(await fs.readFile(path.join(process.cwd(), "package.json"), "utf8")) as { version?: string };
   console.log(`[astrion] data folder ${root}`);
-  // The in-process bus (a Redis bus would be chosen here, the one place that names it).
-  const bus: Bus = new EventBus();
+  const bus: Bus = backend.bus;
   const mcp = new McpManager();
   const gatewayErrors = new GatewayLastErrors();
   const clock = new RequestClock();
   const knowledge = new KnowledgeService(root, knowledgeLimitsFromEnv(process.env), { queues, workspace });
   const streams = new StreamSlots(streamLimitsFromEnv());
   const engine = new Engine({
-    deps: { root, storage: fileStorage(root, store), conversations: fileLifecycle(store), roles, models, memory, bus, mcp, tokens: new AgentTokens(), gatewayErrors, clock, knowledge, distill: new DistillState(root, queues), workspace, queues },
+    deps: { root, storage: backend.storage, conversations: backend.lifecycle, roles, models, memory, bus, mcp, tokens: new AgentTokens(), gatewayErrors, clock, knowledge, distill: new DistillState(root, queues), workspace, queues },
     limits: limitsFromEnv(),
     tools: builtInToolProviders(),
   });
   // Team mode's people database is opened only when the server is reachable with a token.
   const people = process.env.ASTRION_TOKEN ? await People.open(root) : null;
   const activity = new ActivityLog(root, lines);
-  return { root, queues, lines, workspace, store, roles, search, memory, models, keys, discovery, knowledge, bus, mcp, gatewayErrors, clock, streams, people, activity, signInThrottle: new SignInThrottle(signInThrottleConfigFromEnv()), entryLimiter: new TokenBucketLimiter(rateLimitConfigFromEnv()), engine, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
+  return { root, queues, lines, workspace, store, roles, search, memory, models, keys, discovery, knowledge, bus, mcp, gatewayErrors, clock, streams, people, activity, signInThrottle: new SignInThrottle(signInThrottleConfigFromEnv()), entryLimiter: backend.entryLimiter, backend, engine, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
 }
 
 /**
@@ -162,6 +177,7 @@ export async function closeApp(app: AstrionApp): Promise<void> {
   await app.engine.closeAll();
   await app.store.flushIndex().catch((error: unknown) => console.error("[astrion] could not write conversations/index.json:", (error as Error).message));
   await app.search.close().catch((error: unknown) => console.error("[astrion] could not write the search index:", (error as Error).message));
+  await app.backend.close().catch((error: unknown) => console.error("[astrion] could not close the backend:", (error as Error).message));
   app.people?.close();
 }
 
