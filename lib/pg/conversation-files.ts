@@ -14,14 +14,13 @@ import {
   AgentMetadataSchema,
   ConversationMetadataSchema,
   LeaderMessagesFileSchema,
-  type AgentMessagesFile,
-  type AgentMetadata,
   type ConversationMetadata,
   type Message,
 } from "@/lib/contracts/on-disk";
 import type { ConversationFiles } from "@/lib/runtime/team/ports";
 import { ConversationPatchSchema, localTimestamp, parseConversationId, type LoggedLineFile, type Mutator } from "@/lib/store";
 import { checked, checkedChange, checkedMessagesChange, rebased } from "@/lib/store/step-records";
+import { checkedAgentRole, newAgentFiles } from "@/lib/store/agent-files";
 import { changedIndices, type OpenConversation } from "./open-conversation";
 import { readAgent, readAgentList, readLeader, readMeta, type Db } from "./rows";
 
@@ -119,30 +118,12 @@ export function pgConversationFiles(host: FilesHost): ConversationFiles {
       );
     },
     createAgent: async (convId, input) => {
-      const roleId = typeof input.role_id === "string" ? input.role_id.trim() : "";
-      const roleName = typeof input.role_name === "string" ? input.role_name.trim() : "";
-      if (!roleId) throw new ValidationError("Invalid role", [{ path: "role_id", message: "a role id is required" }]);
-      if (!roleName) throw new ValidationError("Invalid role", [{ path: "role_name", message: "a role name is required" }]);
+      const role = checkedAgentRole(input);
       parseConversationId(convId);
       return host.write(convId, async (conv) => {
         // Chosen and taken in this tick: a create asked for at the same time takes the next id.
         const agentId = conv.nextAgentId();
-        const now = localTimestamp();
-        const displayName = `${roleName}_${agentId}`;
-        const meta: AgentMetadata = {
-          agent_id: agentId,
-          role_id: roleId,
-          display_name: displayName,
-          status: "running",
-          created_at: now,
-          updated_at: now,
-          task_summary: input.task_summary ?? "",
-          model_key: input.model_key ?? conv.meta.model_key,
-          thinking_mode: input.thinking_mode ?? (conv.meta.run_mode === "fast" ? "fast" : "thinking"),
-          pending_messages: [],
-          pending_tool_calls: [],
-        };
-        const messages: AgentMessagesFile = { agent_id: agentId, role_id: roleId, display_name: displayName, created_at: now, updated_at: now, messages: [] };
+        const { meta, messages } = newAgentFiles(role, input, conv.meta, agentId);
         checked(AgentMetadataSchema, meta, `agent ${agentId}'s metadata.json`);
         checked(AgentMessagesFileSchema, messages, `agent ${agentId}'s messages.json`);
         conv.addAgent({ meta, messages });

@@ -68,6 +68,46 @@ async function agentFolderIds(convId: string, dir: string): Promise<number[]> {
   }
 }
 
+/** A new agent's role, trimmed: a blank `role_id` or `role_name` rejects with `ValidationError` (every storage's `createAgent` checks it so). */
+export function checkedAgentRole(input: CreateAgentInput): { roleId: string; roleName: string } {
+  const roleId = typeof input.role_id === "string" ? input.role_id.trim() : "";
+  const roleName = typeof input.role_name === "string" ? input.role_name.trim() : "";
+  if (!roleId) throw new ValidationError("Invalid role", [{ path: "role_id", message: "a role id is required" }]);
+  if (!roleName) throw new ValidationError("Invalid role", [{ path: "role_name", message: "a role name is required" }]);
+  return { roleId, roleName };
+}
+
+/**
+ * A new sub-agent's two files, as every storage makes them (the port's `createAgent`): status
+ * running, `display_name` `<role_name>_<agent_id>`, the conversation's model unless given, `fast`
+ * thinking for a conversation that runs fast and `thinking` otherwise unless given, nothing
+ * pending, no messages.
+ */
+export function newAgentFiles(
+  role: { roleId: string; roleName: string },
+  input: CreateAgentInput,
+  conv: Pick<ConversationMetadata, "model_key" | "run_mode">,
+  agentId: number,
+): { meta: AgentMetadata; messages: AgentMessagesFile } {
+  const now = localTimestamp();
+  const displayName = `${role.roleName}_${agentId}`;
+  const meta: AgentMetadata = {
+    agent_id: agentId,
+    role_id: role.roleId,
+    display_name: displayName,
+    status: "running",
+    created_at: now,
+    updated_at: now,
+    task_summary: input.task_summary ?? "",
+    model_key: input.model_key ?? conv.model_key,
+    thinking_mode: input.thinking_mode ?? (conv.run_mode === "fast" ? "fast" : "thinking"),
+    pending_messages: [],
+    pending_tool_calls: [],
+  };
+  const messages: AgentMessagesFile = { agent_id: agentId, role_id: role.roleId, display_name: displayName, created_at: now, updated_at: now, messages: [] };
+  return { meta, messages };
+}
+
 /**
  * Creates a sub-agent in a conversation. Agents are numbered within their conversation: the new
  * agent's id is one past every id the conversation has (listed in `agent_ids`, held in memory or
@@ -82,30 +122,9 @@ async function agentFolderIds(convId: string, dir: string): Promise<number[]> {
  * (see {@link ChangeOptions}).
  */
 export async function createAgent(core: StoreCore, convId: string, input: CreateAgentInput, opts: ChangeOptions = {}): Promise<AgentMetadata> {
-  const roleId = typeof input.role_id === "string" ? input.role_id.trim() : "";
-  const roleName = typeof input.role_name === "string" ? input.role_name.trim() : "";
-  if (!roleId) throw new ValidationError("Invalid role", [{ path: "role_id", message: "a role id is required" }]);
-  if (!roleName) throw new ValidationError("Invalid role", [{ path: "role_name", message: "a role name is required" }]);
+  const role = checkedAgentRole(input);
   const conv = await getConversation(core, convId);
-  const files = (agentId: number) => {
-    const now = localTimestamp();
-    const displayName = `${roleName}_${agentId}`;
-    const meta: AgentMetadata = {
-      agent_id: agentId,
-      role_id: roleId,
-      display_name: displayName,
-      status: "running",
-      created_at: now,
-      updated_at: now,
-      task_summary: input.task_summary ?? "",
-      model_key: input.model_key ?? conv.model_key,
-      thinking_mode: input.thinking_mode ?? (conv.run_mode === "fast" ? "fast" : "thinking"),
-      pending_messages: [],
-      pending_tool_calls: [],
-    };
-    const messages: AgentMessagesFile = { agent_id: agentId, role_id: roleId, display_name: displayName, created_at: now, updated_at: now, messages: [] };
-    return { meta, messages };
-  };
+  const files = (agentId: number) => newAgentFiles(role, input, conv, agentId);
   const addId = (agentId: number) => (m: ConversationMetadata) => {
     const ids = [...new Set([...m.agent_ids, agentId])].sort((a, b) => a - b);
     return { ...m, agent_ids: ids, agent_count: ids.length };
