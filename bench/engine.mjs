@@ -13,6 +13,12 @@
  * installed once into a cache folder (bench/peer-install.mjs); `--peers <list>|none` (or
  * BENCH_PEERS) chooses them. Their figures are rows of `side_by_side` and the `peers` key.
  *
+ * On PostgreSQL + Redis (bench/scaled.mjs, issue 31): the current build also as `scaled`, a
+ * server on a throwaway PostgreSQL (the one LangGraph's PostgreSQL checkpointer uses, its own
+ * database) and redis-server, driven like the others (a column of `side_by_side`, with the
+ * services' CPU per call beside the server's), and a second such server for the two-instance
+ * figure (`scaled.two_instances`). `BENCH_ENGINE_SCALED=0` leaves them out.
+ *
  * Workloads (bench/workload.mjs): `user` (text answers of 50 chunks of about one token, the
  * leader woken by each report and answering it, each worker answering once more), the same with
  * each text answer in one chunk (`user_one_chunk`), and `short` (the bench's workload before
@@ -56,6 +62,7 @@ import { instrument, loadFakeOpenAI } from "./fake-model.mjs";
 import { startFloor } from "./floor.mjs";
 import { nowMs, request, ROOT, startServer, stats, tempDir } from "./lib.mjs";
 import { floorSignature, peerConcurrent, peerSequential, peersReport, startPeers } from "./peers.mjs";
+import { startScaledServices, twoInstances } from "./scaled.mjs";
 import { GOAL, SUMMARY_MARK, USER_TEXT_CHUNKS, WORKER_ROLES, workloadHandler, writeFixtureProject } from "./workload.mjs";
 
 const env = process.env;
@@ -132,7 +139,8 @@ function endOf(state, shape) {
  */
 async function appRuns(app, titles, mode, calls) {
   const { port, project, pid } = app;
-  const c0 = { t: nowMs(), cpu: processCpuMs(pid), main: mainThreadCpuMs(pid), own: ownCpuMs() };
+  const servicesCpu = () => app.services?.cpuMs() ?? 0;
+  const c0 = { t: nowMs(), cpu: processCpuMs(pid), main: mainThreadCpuMs(pid), own: ownCpuMs(), services: servicesCpu() };
   const runs = await Promise.all(
     titles.map(async (title) => {
       const t0 = nowMs();
@@ -143,10 +151,10 @@ async function appRuns(app, titles, mode, calls) {
       return { title, id, watch, create_ms: t1 - t0, snapshot_ms: nowMs() - t1 };
     }),
   );
-  const c1 = { t: nowMs(), cpu: processCpuMs(pid), main: mainThreadCpuMs(pid), own: ownCpuMs() };
+  const c1 = { t: nowMs(), cpu: processCpuMs(pid), main: mainThreadCpuMs(pid), own: ownCpuMs(), services: servicesCpu() };
   const accepted = await Promise.all(runs.map((r) => post(port, r.id, GOAL)));
   await Promise.all(runs.map((r) => r.watch.until((s) => endOf(s, mode.shape) !== null, 180_000, `the end of ${r.title} on ${app.name}`)));
-  const c2 = { t: nowMs(), cpu: processCpuMs(pid), main: mainThreadCpuMs(pid), own: ownCpuMs() };
+  const c2 = { t: nowMs(), cpu: processCpuMs(pid), main: mainThreadCpuMs(pid), own: ownCpuMs(), services: servicesCpu() };
   const end = Math.max(...runs.map((r) => endOf(r.watch.state, mode.shape)));
   for (const r of runs) r.watch.close();
   // Let each run settle (agents done, files written) before the next one is measured.
@@ -160,6 +168,7 @@ async function appRuns(app, titles, mode, calls) {
     cpu_with_creation_ms: c2.cpu - c0.cpu,
     main_thread_cpu_ms: c2.main - c1.main,
     bench_process_cpu_ms: c2.own - c1.own,
+    ...(app.services ? { services_cpu_ms: c2.services - c1.services } : {}),
     create_ms: Math.max(...runs.map((r) => r.create_ms)),
     snapshot_ms: Math.max(...runs.map((r) => r.snapshot_ms)),
     accept_ms: Math.max(...accepted),
@@ -199,6 +208,8 @@ function sequentialFigures(runs, reps) {
     bench_process_cpu_ms_per_run: round2(runs.reduce((n, r) => n + r.bench_process_cpu_ms, 0) / runs.length),
     calls_per_run: stats(runs.map((r) => r.calls)),
   };
+  // PostgreSQL's and Redis's CPU, for the app on them (the server's own is cpu_ms_per_call).
+  if (has("services_cpu_ms")) out.services_cpu_ms_per_call = round2(runs.reduce((n, r) => n + r.services_cpu_ms, 0) / calls);
   if (has("wall_with_creation_ms")) {
     Object.assign(out, {
       with_creation_ms_per_call: stats(runs.map((r) => r.wall_with_creation_ms / r.calls)),
@@ -228,6 +239,7 @@ function concurrentFigures(rounds) {
     main_thread_cpu_ms_per_call: stats(rounds.map((r) => r.main_thread_cpu_ms / r.calls)),
     calls_per_round: stats(rounds.map((r) => r.calls)),
   };
+  if (rounds[0]?.services_cpu_ms !== undefined) out.services_cpu_ms_per_call = stats(rounds.map((r) => r.services_cpu_ms / r.calls));
   if (rounds[0]?.wall_with_creation_ms !== undefined) {
     out.with_creation_ms_per_call = stats(rounds.map((r) => r.wall_with_creation_ms / r.calls));
     out.with_creation_cpu_ms_per_call = stats(rounds.map((r) => r.cpu_with_creation_ms / r.calls));
@@ -318,14 +330,35 @@ function gapFigures(seq) {
   return out;
 }
 
+/**
+ * The scaled targets' summary: the services, the app on PostgreSQL + Redis beside the data
+ * folder and LangGraph + PostgreSQL (overhead per call at one and ten conversations, and the
+ * issue's target: at most half of LangGraph's), and the two-instance figure.
+ */
+function scaledReport(scaled, tables, two) {
+  const user = tables.user;
+  const at = (group, key) => group?.ms_per_call?.[key];
+  const versus = (group) => {
+    if (!group) return null;
+    const app = at(group, "scaled_overhead");
+    const lg = at(group, "langgraph_postgres_overhead");
+    return { scaled_overhead_ms: app, folder_overhead_ms: at(group, "current_overhead"), langgraph_postgres_overhead_ms: lg ?? null, scaled_to_langgraph_postgres: lg ? round2(app / lg) : null, target_at_most: 0.5 };
+  };
+  return {
+    services: scaled.label,
+    overhead_per_call: { one_conversation: versus(user?.one_conversation), [`${CONCURRENT}_conversations_at_once`]: versus(user?.[`${CONCURRENT}_conversations_at_once`]) },
+    two_instances: two,
+  };
+}
+
 /** Starts one target's server; its pid and Node version. */
-async function startApp({ name, root, node, home, project, profileDir }) {
+async function startApp({ name, root, node, home, project, profileDir, env: extra = {}, services = null }) {
   const base = node === process.execPath ? {} : baselineEnv(node);
-  const server = await startServer({ home, root, node, profileDir: profileDir ? path.join(profileDir, name) : null, env: { ...base, FAKE_OPENAI_KEY: "sk-bench", ASTRION_LEADER_BATCH_MS: "0" } });
+  const server = await startServer({ home, root, node, profileDir: profileDir ? path.join(profileDir, name) : null, env: { ...base, ...extra, FAKE_OPENAI_KEY: "sk-bench", ASTRION_LEADER_BATCH_MS: "0" } });
   const health = (await request(server.port, "GET", "/api/health")).json;
   const pid = health.pid;
   const serverNode = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0];
-  return { name, server, port: server.port, pid, project, root, node: serverNode };
+  return { name, server, port: server.port, pid, project, root, node: serverNode, services };
 }
 
 /** Runs the engine-versus-floor measurements and returns their figures. */
@@ -341,6 +374,8 @@ export async function benchEngine() {
   let fake;
   let floor;
   let peers;
+  let scaled = null;
+  let scaledB = null;
   const started = Date.now();
   const loadAtStart = load();
   const baselineCommit = baselineAsked();
@@ -360,8 +395,11 @@ export async function benchEngine() {
     const targets = [{ name: "current", root: env.BENCH_ENGINE_ROOT ? path.resolve(env.BENCH_ENGINE_ROOT) : ROOT, node: process.execPath }];
     if (baseline) targets.push({ name: "baseline", root: baseline.root, node: baseline.node });
     if (alsoBaseline) targets.push({ name: `baseline_on_node${alsoBaseline.nodeVersion.replace(/^v(\d+).*/, "$1")}`, root: alsoBaseline.root, node: alsoBaseline.node });
-    for (const t of targets) {
-      const home = tempDir(`astrion-bench-engine-${t.name}-`);
+    scaled = await startScaledServices(env);
+    if (scaled.skipped) progress(`scaled targets skipped: ${scaled.skipped}`);
+    else targets.push({ name: "scaled", root: targets[0].root, node: process.execPath, env: scaled.env, services: scaled });
+    const newHome = (name) => {
+      const home = tempDir(`astrion-bench-engine-${name}-`);
       homes.push(home);
       writeFileSync(
         path.join(home, "models.json"),
@@ -370,12 +408,16 @@ export async function benchEngine() {
           models: { offline: { provider: "offline", model: "astrion-offline" }, fake: { base_url: fake.url, api_key_env: "FAKE_OPENAI_KEY", model: "fake", max_concurrency: 64 } },
         }),
       );
+      return home;
+    };
+    for (const t of targets) {
+      const home = newHome(t.name);
       if (profileDir) mkdirSync(path.join(profileDir, t.name), { recursive: true });
       apps.push(await startApp({ ...t, home, project, profileDir }));
     }
     for (const a of apps) progress(`${a.name}: ${a.root} on ${a.node}, pid ${a.pid}`);
     floor = await startFloor({ url: fake.url, project });
-    peers = await startPeers({ url: fake.url, project });
+    peers = await startPeers({ url: fake.url, project, sharedCluster: scaled.cluster ?? null });
     /** Runs `fn(app)` for every app, the order turned each time so none always goes first. */
     let turn = 0;
     const eachApp = async (fn) => {
@@ -448,6 +490,18 @@ export async function benchEngine() {
       }
     }
 
+    // Two instances on one PostgreSQL and one Redis, beside one (issue 31).
+    let twoInstanceFigures = null;
+    const scaledA = apps.find((a) => a.name === "scaled");
+    if (scaledA && par.floor.length) {
+      scaledB = await startApp({ name: "scaled_b", root: scaledA.root, node: process.execPath, home: newHome("scaled_b"), project, env: scaled.env, services: scaled });
+      progress(`two instances: scaled (pid ${scaledA.pid}) and scaled_b (pid ${scaledB.pid}); load ${load().join(" ")}`);
+      for (let i = 0; i < Math.min(WARM_RUNS, 10); i++) await appRuns(scaledB, [`scaled_b-warm-${i}`], mode, calls);
+      const floorPar = median(par.floor.map((r) => r.wall_ms / r.calls));
+      twoInstanceFigures = await twoInstances({ a: scaledA, b: scaledB, rounds: Math.max(1, REPS * ROUNDS), concurrent: CONCURRENT, run: (app, titles) => appRuns(app, titles, mode, calls), services: scaled, floorMsPerCall: +floorPar.toFixed(2) });
+      twoInstanceFigures.load_average_at_end = load();
+    }
+
     // A peer creates no conversation over HTTP: its with-creation figures are its own (as the floor's).
     const peerKeys = new Set(peers.list.map((p) => p.key));
     const asApp = (k, f) => (peerKeys.has(k) ? floorAsApp(f) : f);
@@ -511,6 +565,7 @@ export async function benchEngine() {
           user_one_conversation: floorApp.seq.length ? sequentialFigures(floorApp.seq, REPS) : null,
           [`user_${CONCURRENT}_conversations_at_once`]: floorApp.par.length ? concurrentFigures(floorApp.par) : null,
         },
+        scaled: scaled.skipped ? { skipped: scaled.skipped } : scaledReport(scaled, tables, twoInstanceFigures),
         where_the_gap_goes: gapFigures(seqFigures),
         one_conversation_at_a_time: seqFigures,
         [`${CONCURRENT}_conversations_at_once`]: parFigures,
@@ -527,6 +582,8 @@ export async function benchEngine() {
     floor?.stop();
     await peers?.stop();
     for (const a of apps) await a.server.stop();
+    await scaledB?.server.stop();
+    if (scaled && !scaled.skipped) await scaled.stop();
     await fake?.close();
     cleanup();
     for (const h of homes) rmSync(h, { recursive: true, force: true });

@@ -73,9 +73,10 @@ function check(peer, calls, conv, counted, expected) {
 /**
  * Installs (once) and starts the peers asked for (`--peers`, BENCH_PEERS; all by default) on the
  * fake at `url`. Resolves to `{ list, skipped, installedIn, versions, stop() }`; each of `list` is
- * `{ name, key, label, runner, cluster }`.
+ * `{ name, key, label, runner, cluster }`. `sharedCluster`: a PostgreSQL cluster the caller started
+ * and stops (the app on PostgreSQL + Redis runs on the same one); without it one is started here.
  */
-export async function startPeers({ url, project }) {
+export async function startPeers({ url, project, sharedCluster = null }) {
   const asked = peersAsked();
   const out = { list: [], skipped: {}, installedIn: null, versions: null, stop: async () => {} };
   if (!asked.length) return out;
@@ -85,7 +86,7 @@ export async function startPeers({ url, project }) {
   let cluster = null;
   out.stop = async () => {
     for (const p of out.list) await p.runner.stop();
-    await cluster?.stop();
+    if (cluster !== sharedCluster) await cluster?.stop();
   };
   const lg = versions["@langchain/langgraph"];
   try {
@@ -103,7 +104,7 @@ export async function startPeers({ url, project }) {
           progress(`${name} skipped: ${reason}`);
           continue;
         }
-        cluster = await startPgCluster();
+        cluster = sharedCluster ?? (await startPgCluster());
         progress(`PostgreSQL ${cluster.version} for ${name} on 127.0.0.1:${cluster.port}, postmaster pid ${cluster.pid}`);
         const label = `LangGraph.js ${lg} + PostgreSQL checkpointer ${versions["@langchain/langgraph-checkpoint-postgres"]} (PostgreSQL ${cluster.version})`;
         out.list.push({ name, key, label, cluster, runner: await startLangGraphPeer({ url, project, dir, saver: "postgres", databaseUrl: cluster.url }) });

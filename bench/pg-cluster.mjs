@@ -133,7 +133,7 @@ function msPerTick() {
   return tickMs;
 }
 /** utime + stime (and, with `children`, cutime + cstime) of `pid` from /proc, in ms; 0 once gone. */
-function procCpuMs(pid, children) {
+export function procCpuMs(pid, children = false) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");

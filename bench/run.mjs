@@ -18,7 +18,9 @@
  *   user's: 50-chunk text answers, follow-ups, a wake per report; the old short one) and fake
  *   model: wall and CPU per model call at 1 and 10 conversations at once, with and without
  *   creating the conversation, where the difference between the workloads goes, and the servers'
- *   memory over 200 conversations;
+ *   memory over 200 conversations; the current build also on PostgreSQL + Redis (the cluster
+ *   LangGraph's PostgreSQL checkpointer uses, and a redis-server: bench/scaled.mjs), and as two
+ *   such instances at once beside one;
  * - search (bench/search.mjs): the history search at 10,000 conversations × 50 messages: the
  *   index rebuilt from the seed files, and queries with and without filters over HTTP;
  * - knowledge (bench/knowledge.mjs): search_knowledge's service over a generated 3,000-file project

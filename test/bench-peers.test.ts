@@ -4,7 +4,9 @@
  * - a peer run is measured only if it made the floor's calls, as the fake model saw them, and
  *   counted them right: a run missing one call, or miscounting, stops the bench;
  * - the throwaway PostgreSQL cluster serves on loopback and is stopped and removed by `stop()`,
- *   when the process that started it dies of an error, and when it is ended by SIGTERM.
+ *   when the process that started it dies of an error, and when it is ended by SIGTERM;
+ * - the throwaway redis-server (the app on PostgreSQL + Redis, bench/scaled.mjs) answers on
+ *   loopback, counts its CPU, and is gone with its folder after `stop()`.
  * The bench's modules are plain JS, loaded by path.
  */
 import { spawn } from "node:child_process";
@@ -170,5 +172,30 @@ describe("the bench's throwaway PostgreSQL cluster", () => {
     await exit;
     expect(running(info.pid)).toBe(false);
     expect(existsSync(info.dir)).toBe(false);
+  }, 60_000);
+});
+
+describe("the bench's throwaway redis-server", () => {
+  it("answers on loopback and is gone with its folder after stop()", async () => {
+    const { redisBinary, startRedisServer } = await bench("redis-server.mjs");
+    if (!redisBinary().bin) throw new Error(`${redisBinary().reason}`);
+    const server = await startRedisServer();
+    let dir = "";
+    try {
+      expect(server.url).toMatch(/^redis:\/\/127\.0\.0\.1:\d+$/);
+      const { Redis } = await import("ioredis");
+      const client = new Redis(server.url, { lazyConnect: true, maxRetriesPerRequest: 0 });
+      await client.connect();
+      expect(await client.ping()).toBe("PONG");
+      dir = String(await client.config("GET", "dir").then((r) => (r as string[])[1]));
+      client.disconnect();
+      expect(existsSync(dir)).toBe(true);
+      expect(server.cpuMs()).toBeGreaterThanOrEqual(0);
+      expect(running(server.pid)).toBe(true);
+    } finally {
+      await server.stop();
+    }
+    expect(running(server.pid)).toBe(false);
+    expect(existsSync(dir)).toBe(false);
   }, 60_000);
 });
