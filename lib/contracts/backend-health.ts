@@ -6,7 +6,7 @@
 import { z } from "zod";
 
 /** Whether a server the instance depends on answered a probe just now: no address, no credentials. */
-export const ProbeSchema = z.object({
+const ProbeSchema = z.object({
   ok: z.boolean(),
   /** How long the answer took, in ms. */
   ms: z.number().optional(),
