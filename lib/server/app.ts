@@ -110,8 +110,9 @@ export async function startApp(root: string = resolveDataRoot()): Promise<Astrio
   // Read first, so a bad setting is told before anything is opened or locked.
   const backendConfig = backendConfigFromEnv();
   await fs.mkdir(root, { recursive: true });
-  // On the data folder one server owns it; on PostgreSQL + Redis the instances share it for the
-  // settings (roles, models, MCP, gateway: written atomically, watched or re-read on change).
+  // On the data folder one server owns it; on PostgreSQL + Redis every instance mounts the same
+  // one for the settings (roles, models and keys, MCP, gateway, people), each written atomically
+  // and noticed by the others within 2 s (docs/postgresql.md, "Settings shared by the instances").
   if (backendConfig.kind === "folder") await acquireDataRootLock(root);
   const removed = await removeOrphanTempFiles(root);
   if (removed.length > 0) console.log(`[astrion] removed ${removed.length} unfinished temp file(s) left by an earlier crash`);
