@@ -10,10 +10,11 @@ import "server-only";
  * - the entry limit is a fixed window, not a refilling bucket: `burst` requests per
  *   `burst / perMinute` minutes, the same average rate (at a window's edge up to twice `burst`
  *   can pass in a short while);
- * - the sign-in throttle counts a guess when it is checked (a right token then clears the
- *   count; one refused uncounts itself), so guesses sent at once to several instances cannot all
- *   pass one check: after a lockout, one guess at a time gets through; lockouts last whole
- *   seconds (rounded up); the count is forgotten `forgetAfterMs` after the last guess checked;
+ * - the sign-in throttle counts a guess when it is checked, as the in-process one does through
+ *   lib/security/signin-guard.ts (a right token then clears the count; one refused uncounts
+ *   itself), so guesses sent at once to several instances cannot all pass one check: after a
+ *   lockout, one guess at a time gets through; lockouts last whole seconds (rounded up); the
+ *   count is forgotten `forgetAfterMs` after the last guess checked;
  * - both use one Lua script that renews a key's expiry on every count (EXPIRE … GT, Redis 7),
  *   given to the library as its increment script; the library defines that script on the client
  *   under one name, so each limiter here takes a connection of its own ({@link createRedisLimits}).
@@ -21,14 +22,9 @@ import "server-only";
 import type { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
 import type { RateLimitConfig, RateLimitResult } from "@/lib/governance";
-import type { SignInThrottle } from "@/lib/security";
+import type { SignInGuard, SignInThrottleConfig, ThrottleVerdict } from "@/lib/security";
+import type { Probe } from "@/lib/contracts/backend-health";
 import { connectRedis, isReady } from "./connection";
-
-/** How the throttle behaves (lib/security's `SignInThrottleConfig`). */
-type SignInThrottleConfig = SignInThrottle["config"];
-
-/** The throttle's answer before a guess is checked (lib/security's `ThrottleVerdict`). */
-type ThrottleVerdict = ReturnType<SignInThrottle["check"]>;
 
 /**
  * The library's increment (KEYS[1]; ARGV[1] points, ARGV[2] seconds), except that every count
@@ -92,46 +88,66 @@ const DEFAULT_CONFIG: SignInThrottleConfig = { freeAttempts: 5, baseLockoutMs: 1
  * guesses, then a lockout that doubles with each further one, forgotten `forgetAfterMs` after the
  * last guess (`maxClients` does not apply: Redis forgets by expiry).
  */
-class RedisSignInThrottle {
+class RedisSignInThrottle implements SignInGuard {
   readonly config: SignInThrottleConfig;
+  readonly #client: Redis;
+  readonly #log: (message: string) => void;
   /** Guesses counted (a right one clears them), per client. */
   readonly #guesses: RateLimiterRedis;
   /** Blocked while locked out; after that, one guess at a time. */
   readonly #gate: RateLimiterRedis;
+  /** Whether the fallback to this process's memory was logged (reset when Redis answers again). */
+  #away = false;
 
-  constructor(client: Redis, config: Partial<SignInThrottleConfig> = {}, keyPrefix = "astrion:signin") {
+  constructor(client: Redis, config: Partial<SignInThrottleConfig> = {}, keyPrefix = "astrion:signin", log: (message: string) => void = console.error) {
     this.config = { ...DEFAULT_CONFIG, ...config };
+    this.#client = client;
+    this.#log = log;
     const forget = Math.max(1, Math.ceil(this.config.forgetAfterMs / 1000));
     this.#guesses = limiter(client, `${keyPrefix}:guesses`, Number.MAX_SAFE_INTEGER, forget, true);
     this.#gate = limiter(client, `${keyPrefix}:gate`, 1, GUESS_IN_FLIGHT_SECONDS, true);
   }
 
   /**
-   * Whether `client` may make a guess now; a guess let through counts as wrong until
-   * {@link recordSuccess} says it was right. When not, how long until it may.
+   * Whether `client` may make a guess now; a guess let through counts as wrong (and starts the
+   * lockout it earns) until {@link recordSuccess} says it was right. When not, how long until it may.
    */
   async check(client: string): Promise<ThrottleVerdict> {
+    this.#noteRedis();
     const counted = await this.#guesses.consume(client).catch(refusal);
-    if (this.#lockoutAfter(counted.consumedPoints - 1) === 0) return { ok: true };
-    // Read first, so that a guess refused while locked out leaves the lockout as it is.
+    const lockout = this.#lockoutAfter(counted.consumedPoints);
+    if (lockout === 0) return { ok: true };
+    // A guess that earns a lockout takes the gate, one per second: of guesses in flight together
+    // on any instance, one gets through. Read first, so that a guess refused while locked out
+    // leaves the lockout as it is.
     const gate = await this.#gate.get(client);
     const refused = gate && gate.consumedPoints > 1 ? gate : await this.#gate.consume(client).then(() => null, refusal);
-    if (!refused) return { ok: true };
-    await this.#guesses.reward(client);
-    return { ok: false, retryAfterMs: Math.max(1, refused.msBeforeNext) };
+    if (refused) {
+      await this.#guesses.reward(client);
+      return { ok: false, retryAfterMs: Math.max(1, refused.msBeforeNext) };
+    }
+    // The guess is counted as wrong now, so its lockout starts now too (a right one clears it).
+    await this.#gate.block(client, Math.ceil(lockout / 1000));
+    return { ok: true };
   }
 
-  /** The guess was wrong; returns the lockout it started, in ms (0 while guesses are still free). */
+  /** The guess was wrong (it was counted by {@link check}); returns the lockout it started, in ms (0 while guesses are still free). */
   async recordFailure(client: string): Promise<number> {
     const counted = await this.#guesses.get(client);
-    const lockout = this.#lockoutAfter(counted?.consumedPoints ?? 1);
-    if (lockout > 0) await this.#gate.block(client, Math.ceil(lockout / 1000));
-    return lockout;
+    return this.#lockoutAfter(counted?.consumedPoints ?? 0);
   }
 
   /** A right token: the client starts afresh. */
   async recordSuccess(client: string): Promise<void> {
     await Promise.all([this.#guesses.delete(client), this.#gate.delete(client)]);
+  }
+
+  /** Logs the switch to this process's memory once per outage (the library's insurance limiter answers meanwhile). */
+  #noteRedis(): void {
+    const ready = isReady(this.#client);
+    if (!ready && !this.#away) this.#log("[astrion] Redis is not answering: the sign-in throttle counts guesses in this instance's memory until it is back");
+    else if (ready && this.#away) this.#log("[astrion] Redis answers again: the sign-in throttle is shared by every instance again");
+    this.#away = !ready;
   }
 
   /** The lockout after `failures` wrong guesses (as lib/security/signin-throttle.ts counts it). */
@@ -141,22 +157,45 @@ class RedisSignInThrottle {
   }
 }
 
+/** How long a health probe waits for Redis's answer. */
+const PROBE_TIMEOUT_MS = 2_000;
+
+/** A PING on `client`: whether Redis answered, and in how long; the error is a code or the connection's state, never an address. */
+async function pingRedis(client: Redis): Promise<Probe> {
+  if (!isReady(client)) return { ok: false, error: `not connected (${client.status})` };
+  const started = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([client.ping(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("no answer within 2 s")), PROBE_TIMEOUT_MS)))]);
+    return { ok: true, ms: Math.round((performance.now() - started) * 10) / 10 };
+  } catch (error) {
+    return { ok: false, error: (error as NodeJS.ErrnoException).code ?? (error as Error).message };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Both shared limits on `url`, each on a connection of its own; `close()` ends them. */
 export interface RedisLimits {
   entryLimiter: RedisRateLimiter;
-  signInThrottle: RedisSignInThrottle;
+  signInThrottle: SignInGuard;
+  /** Whether Redis answers a PING now, on the throttle's connection (for `/api/health`). */
+  ping(): Promise<Probe>;
   /** Resolves once both connections are up (until then the in-memory twins answer). */
   whenConnected(): Promise<void>;
   close(): Promise<void>;
 }
 
 /** Makes the shared limits (the composition root, when `ASTRION_REDIS_URL` is set). */
-export function createRedisLimits(options: { url: string; entry: RateLimitConfig; signIn?: Partial<SignInThrottleConfig> }): RedisLimits {
+export function createRedisLimits(options: { url: string; entry: RateLimitConfig; signIn?: Partial<SignInThrottleConfig>; log?: (message: string) => void }): RedisLimits {
   const entryClient = connectRedis(options.url, "astrion-limit-entry");
   const signInClient = connectRedis(options.url, "astrion-limit-signin");
   return {
     entryLimiter: new RedisRateLimiter(entryClient, options.entry),
-    signInThrottle: new RedisSignInThrottle(signInClient, options.signIn),
+    signInThrottle: new RedisSignInThrottle(signInClient, options.signIn, undefined, options.log),
+    async ping() {
+      return pingRedis(signInClient);
+    },
     async whenConnected() {
       await Promise.all([entryClient, signInClient].map((client) => (isReady(client) ? undefined : new Promise((resolve) => client.once("ready", resolve)))));
     },

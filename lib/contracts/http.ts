@@ -13,6 +13,7 @@ import {
 } from "./on-disk";
 import { AgentViewSchema, PendingQuestionSchema } from "./events";
 import { IndexReportSchema } from "./index-report";
+import { BackendHealthSchema } from "./backend-health";
 import { TimelineRecordSchema } from "./timeline-record";
 import { SearchReportSchema } from "./search";
 import { TraceIdSchema } from "./envelope";
@@ -251,6 +252,8 @@ export const HealthSchema = z.object({
   data_root: z.string(),
   pid: z.number(),
   started_at: z.string(),
+  /** The data folder, or PostgreSQL + Redis with whether each answers (docs/postgresql.md). */
+  backend: BackendHealthSchema,
   problems: z.array(StoreProblemSchema),
   event_loop: EventLoopReportSchema.optional(),
   /** The in-memory conversation index: its load at boot, every rebuild of index.json, and its rewrites. */

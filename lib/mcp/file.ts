@@ -3,6 +3,7 @@ import "server-only";
  * `<data folder>/mcp.json` on disk: read (missing means no servers; a broken file is a clear
  * error, never a crash) and changed through the store's atomic read-modify-write.
  */
+import { promises as fs } from "node:fs";
 import path from "node:path";
 import { ConflictError, CorruptFileError, NotFoundError } from "@/lib/contracts/errors";
 import { readJsonFile, updateJsonFile, type FileQueues } from "@/lib/store";
@@ -14,6 +15,20 @@ export const MCP_FILE_NAME = "mcp.json";
 /** Where mcp.json lives. */
 function mcpFilePath(root: string): string {
   return path.join(root, MCP_FILE_NAME);
+}
+
+/**
+ * The identity of mcp.json (inode, size, times in nanoseconds), or "missing"; "racy:…" when its
+ * newest time is under a second old, so a second change within the same timestamp tick could
+ * leave it unchanged: a caller then reads the file again at its next check.
+ */
+export async function mcpFileStamp(root: string): Promise<string> {
+  const takenAt = Date.now();
+  const st = await fs.stat(mcpFilePath(root), { bigint: true }).catch(() => null);
+  if (!st) return "missing";
+  const stamp = `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  const newest = Math.max(Number(st.mtimeNs / 1_000_000n), Number(st.ctimeNs / 1_000_000n));
+  return takenAt - newest < 1000 ? `racy:${stamp}` : stamp;
 }
 
 /** mcp.json as read, or what is wrong with it. */

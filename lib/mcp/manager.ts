@@ -6,11 +6,18 @@ import "server-only";
  * at shutdown. A server that crashed is started again by the next call; crashes in a row without
  * a successful call between them back off (lib/mcp/config.ts `restartDelay`). What each server
  * last listed and its last error are kept for the settings page.
+ *
+ * An edit made through this process stops the servers it changed at once (lib/mcp/service.ts). One
+ * made by another instance sharing the data folder (PostgreSQL + Redis, docs/postgresql.md), or by
+ * hand, is seen at the next use of a running server: at most once a second that use stats
+ * mcp.json, and when the file moved it is read again; a server whose entry changed is stopped and
+ * started anew from the new entry, one that was removed is stopped and reported as not declared.
  */
 import { MissingVariableError, mcpLimitsFromEnv, resolveServer, restartDelay, type McpLimits, type ResolvedServer } from "./config";
 import type { MCP_NOTICE_REASONS } from "@/lib/contracts/events";
 import { McpCallError, McpConnection, type CallAnswer, type ListedTool } from "./connection";
-import { readMcpFile } from "./file";
+import { mcpFileStamp, readMcpFile } from "./file";
+import type { McpServerConfig } from "./schema";
 import type { McpServerView, McpTestResult, McpToolInfo } from "./schema";
 import { mcpToolName, toolEffect } from "./tools";
 
@@ -38,6 +45,8 @@ export function mcpFailureReason(error: unknown): McpNoticeReason {
 interface Entry {
   convId: string;
   name: string;
+  /** The mcp.json entry the connection was started from (as JSON), to tell when it changed. */
+  declared: string | null;
   conn: McpConnection | null;
   starting: Promise<McpConnection> | null;
   /** Crashes (and failed starts) since the last successful call. */
@@ -65,9 +74,41 @@ export class McpManager {
   readonly limits: McpLimits;
   readonly #entries = new Map<string, Entry>();
   readonly #status = new Map<string, ServerStatus>();
+  /** Per data folder: mcp.json's entries as last read (as JSON; null while it does not load), its stamp and when it was last checked. */
+  readonly #files = new Map<string, { checkedAt: number; stamp: string; servers: Map<string, string> | null }>();
+  /** Least time between two checks of mcp.json by a running server's use, in ms. */
+  readonly #recheckMs: number;
 
-  constructor(limits: McpLimits = mcpLimitsFromEnv()) {
+  constructor(limits: McpLimits = mcpLimitsFromEnv(), options: { recheckMs?: number } = {}) {
     this.limits = limits;
+    this.#recheckMs = options.recheckMs ?? 1000;
+  }
+
+  /**
+   * mcp.json's entries as they are now, by name (as JSON), checked at most every `recheckMs`: a
+   * stat, and a read only when the file moved. Null while the file does not load (running servers
+   * keep running, as they do after a broken hand edit; a start says why it cannot).
+   */
+  async #declaredNow(root: string): Promise<Map<string, string> | null> {
+    const known = this.#files.get(root);
+    if (known && Date.now() - known.checkedAt < this.#recheckMs) return known.servers;
+    const checkedAt = Date.now();
+    // Stamped before the read: a change made while it is read moves the stamp for the next check.
+    const stamp = await mcpFileStamp(root);
+    if (known && known.stamp === stamp && !stamp.startsWith("racy:")) {
+      known.checkedAt = checkedAt;
+      return known.servers;
+    }
+    const read = await readMcpFile(root);
+    const servers = read.ok ? new Map(Object.entries(read.file.mcpServers).map(([name, config]) => [name, JSON.stringify(config)])) : null;
+    this.#files.set(root, { checkedAt, stamp, servers });
+    return servers;
+  }
+
+  /** Whether a running connection still runs what mcp.json declares for it. */
+  async #stillDeclared(root: string, e: Entry): Promise<boolean> {
+    const servers = await this.#declaredNow(root);
+    return servers === null || servers.get(e.name) === e.declared;
   }
 
   #statusOf(name: string): ServerStatus {
@@ -90,11 +131,12 @@ export class McpManager {
   }
 
   /** The entry as mcp.json declares it now, expanded from the app's environment. */
-  async #resolve(root: string, name: string): Promise<ResolvedServer> {
+  async #resolve(root: string, name: string, started?: (config: McpServerConfig) => void): Promise<ResolvedServer> {
     const read = await readMcpFile(root);
     if (!read.ok) throw new McpUnavailableError("mcp_file_broken", read.error);
     const config = Object.prototype.hasOwnProperty.call(read.file.mcpServers, name) ? read.file.mcpServers[name] : undefined;
     if (!config) throw new McpUnavailableError("mcp_not_declared", `MCP server ${name} is not declared in mcp.json`);
+    started?.(config);
     try {
       return resolveServer(name, config, process.env);
     } catch (error) {
@@ -106,7 +148,7 @@ export class McpManager {
   #entry(convId: string, name: string): Entry {
     const key = `${convId}\n${name}`;
     let e = this.#entries.get(key);
-    if (!e) this.#entries.set(key, (e = { convId, name, conn: null, starting: null, crashes: 0, crashedAt: 0, busy: 0, idle: null }));
+    if (!e) this.#entries.set(key, (e = { convId, name, declared: null, conn: null, starting: null, crashes: 0, crashedAt: 0, busy: 0, idle: null }));
     return e;
   }
 
@@ -140,13 +182,18 @@ export class McpManager {
 
   /** The conversation's live connection to `name`, started now if needed (subject to the back-off). */
   async #connect(root: string, convId: string, name: string): Promise<{ e: Entry; conn: McpConnection }> {
-    const e = this.#entry(convId, name);
-    if (e.conn?.live) return { e, conn: e.conn };
+    let e = this.#entry(convId, name);
+    if (e.conn?.live) {
+      if (await this.#stillDeclared(root, e)) return { e, conn: e.conn };
+      // Changed or removed in mcp.json by another instance or by hand: the old process goes.
+      await this.#close(e);
+      e = this.#entry(convId, name);
+    }
     if (!e.starting) {
       const wait = e.crashedAt + restartDelay(e.crashes, this.limits.backoffMs) - Date.now();
       if (wait > 0) throw new McpUnavailableError("mcp_backing_off", `MCP server ${name} failed ${e.crashes} times in a row (last: ${this.#statusOf(name).lastError ?? "unknown"}); backing off, next restart in ${Math.ceil(wait / 1000)} s`);
       e.starting = (async () => {
-        const server = await this.#resolve(root, name);
+        const server = await this.#resolve(root, name, (config) => (e.declared = JSON.stringify(config)));
         const conn = await McpConnection.open(server, this.limits.startTimeoutMs, (unexpected) => {
           if (e.conn !== conn) return;
           e.conn = null;

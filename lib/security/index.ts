@@ -8,4 +8,5 @@ export { decodeIdentity, encodeIdentity, IDENTITY_HEADER, ownerIdentity, SESSION
 export { neededRole } from "./route-roles";
 export { safeNextPath } from "./safe-next";
 export { clientAddressOf } from "./client-address";
-export { SignInThrottle, signInThrottleConfigFromEnv } from "./signin-throttle";
+export { SignInThrottle, signInThrottleConfigFromEnv, type SignInThrottleConfig, type ThrottleVerdict } from "./signin-throttle";
+export { MemorySignInGuard, type SignInGuard } from "./signin-guard";

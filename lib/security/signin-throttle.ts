@@ -90,6 +90,12 @@ export class SignInThrottle {
     return lockout;
   }
 
+  /** How long `client` stays locked out from `now` (0 when it may guess). */
+  lockedFor(client: string, now: number): number {
+    const record = this.#current(client, now);
+    return record ? Math.max(0, record.lockedUntil - now) : 0;
+  }
+
   /** A right token: the client starts afresh. */
   recordSuccess(client: string): void {
     this.#clients.delete(client);

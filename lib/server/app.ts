@@ -26,7 +26,7 @@ import { MemoryService } from "@/lib/memory/service";
 import type { Bus } from "@/lib/bus";
 import { forgetProcessSingleton, processSingleton } from "./singleton";
 import { GatewayLastErrors } from "@/lib/gateway";
-import { SignInThrottle, signInThrottleConfigFromEnv } from "@/lib/security";
+import { signInThrottleConfigFromEnv, type SignInGuard } from "@/lib/security";
 import { McpManager } from "@/lib/mcp";
 import { knowledgeLimitsFromEnv } from "@/lib/knowledge/config";
 import { KnowledgeService } from "@/lib/knowledge/service";
@@ -75,8 +75,8 @@ export interface AstrionApp {
   entryLimiter: EntryLimiter;
   /** The gateway's last failed call per source. */
   gatewayErrors: GatewayLastErrors;
-  /** Wrong sign-in tokens counted per client (token mode). */
-  signInThrottle: SignInThrottle;
+  /** Wrong sign-in guesses counted per client (token mode): in process, or shared over Redis (the backend's). */
+  signInThrottle: SignInGuard;
   /** Knowledge retrieval over the project folders. */
   knowledge: KnowledgeService;
   /** The clock a person's shared-context requests are stamped with. */
@@ -110,8 +110,9 @@ export async function startApp(root: string = resolveDataRoot()): Promise<Astrio
   // Read first, so a bad setting is told before anything is opened or locked.
   const backendConfig = backendConfigFromEnv();
   await fs.mkdir(root, { recursive: true });
-  // On the data folder one server owns it; on PostgreSQL + Redis the instances share it for the
-  // settings (roles, models, MCP, gateway: written atomically, watched or re-read on change).
+  // On the data folder one server owns it; on PostgreSQL + Redis every instance mounts the same
+  // one for the settings (roles, models and keys, MCP, gateway, people), each written atomically
+  // and noticed by the others within 2 s (docs/postgresql.md, "Settings shared by the instances").
   if (backendConfig.kind === "folder") await acquireDataRootLock(root);
   const removed = await removeOrphanTempFiles(root);
   if (removed.length > 0) console.log(`[astrion] removed ${removed.length} unfinished temp file(s) left by an earlier crash`);
@@ -121,13 +122,14 @@ export async function startApp(root: string = resolveDataRoot()): Promise<Astrio
   const workspace = new Workspace({ protectedFolders, queues });
   const checkProjectFolder = workspace.projectFolderCheckFor(root);
   const entryLimit = rateLimitConfigFromEnv();
+  const signIn = signInThrottleConfigFromEnv();
   let backend: Backend;
   if (backendConfig.kind === "folder") {
     const files = new ConversationStore(root, { checkProjectFolder, queues, lines });
     await files.init();
-    backend = folderBackend({ root, store: files, entryLimiter: new TokenBucketLimiter(entryLimit) });
+    backend = folderBackend({ root, store: files, entryLimiter: new TokenBucketLimiter(entryLimit), signIn });
   } else {
-    backend = await scaledBackend(backendConfig, { checkProjectFolder, rateLimit: entryLimit });
+    backend = await scaledBackend(backendConfig, { checkProjectFolder, rateLimit: entryLimit, signIn });
     console.log("[astrion] conversations in PostgreSQL, events and limits on Redis");
   }
   const store = backend.catalog;
@@ -166,7 +168,7 @@ export async function startApp(root: string = resolveDataRoot()): Promise<Astrio
   // Team mode's people database is opened only when the server is reachable with a token.
   const people = process.env.ASTRION_TOKEN ? await People.open(root) : null;
   const activity = new ActivityLog(root, lines);
-  return { root, queues, lines, workspace, store, roles, search, memory, models, keys, discovery, knowledge, bus, mcp, gatewayErrors, clock, streams, people, activity, signInThrottle: new SignInThrottle(signInThrottleConfigFromEnv()), entryLimiter: backend.entryLimiter, backend, engine, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
+  return { root, queues, lines, workspace, store, roles, search, memory, models, keys, discovery, knowledge, bus, mcp, gatewayErrors, clock, streams, people, activity, signInThrottle: backend.signInThrottle, entryLimiter: backend.entryLimiter, backend, engine, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
 }
 
 /**

@@ -8,7 +8,9 @@ import "server-only";
  * `await import()`, only when asked for.
  */
 import { EventBus, type Bus } from "@/lib/bus";
+import type { BackendHealth, Probe } from "@/lib/contracts/backend-health";
 import type { EntryLimiter, RateLimitConfig } from "@/lib/governance";
+import { MemorySignInGuard, SignInThrottle, type SignInGuard, type SignInThrottleConfig } from "@/lib/security";
 import type { ConversationLifecycle, EngineStorage } from "@/lib/runtime/team/ports";
 import type { ConversationCatalog, ConversationStore } from "@/lib/store";
 import type { ProjectFolderGate } from "@/lib/store/store-core";
@@ -54,6 +56,10 @@ export interface Backend {
   bus: Bus;
   /** The entry limit (one budget shared by every instance on Redis). */
   entryLimiter: EntryLimiter;
+  /** Wrong sign-in guesses counted per client: in this process, or shared by every instance on Redis. */
+  signInThrottle: SignInGuard;
+  /** `/api/health`'s `backend`: which one, and on PostgreSQL + Redis whether each answers now. */
+  probe(): Promise<BackendHealth>;
   /** At shutdown, after the engine let everything go: commits, leases and connections closed. */
   close(): Promise<void>;
 }
@@ -63,18 +69,48 @@ export interface FolderParts {
   root: string;
   store: ConversationStore;
   entryLimiter: EntryLimiter;
+  signIn: SignInThrottleConfig;
 }
 
 /** The data folder's backend: the file store, the in-process bus and limit. */
-export function folderBackend({ root, store, entryLimiter }: FolderParts): Backend {
-  return { kind: "folder", storage: fileStorage(root, store), lifecycle: fileLifecycle(store), catalog: store, bus: new EventBus(), entryLimiter, close: async () => undefined };
+export function folderBackend({ root, store, entryLimiter, signIn }: FolderParts): Backend {
+  return {
+    kind: "folder",
+    storage: fileStorage(root, store),
+    lifecycle: fileLifecycle(store),
+    catalog: store,
+    bus: new EventBus(),
+    entryLimiter,
+    signInThrottle: new MemorySignInGuard(new SignInThrottle(signIn)),
+    probe: async () => ({ kind: "folder" }),
+    close: async () => undefined,
+  };
 }
 
 /** What PostgreSQL + Redis need from the composition root. */
 export interface ScaledParts {
   checkProjectFolder: ProjectFolderGate;
   rateLimit: RateLimitConfig;
+  signIn: SignInThrottleConfig;
   log?: (message: string) => void;
+}
+
+/** How long a health probe waits for PostgreSQL's answer. */
+const PROBE_TIMEOUT_MS = 2_000;
+
+/** Whether `query` answers within the probe's time; the error is a code (a SQLSTATE, `ECONNREFUSED`), never the URL. */
+async function probeWith(query: () => Promise<unknown>): Promise<Probe> {
+  const started = performance.now();
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([query(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("no answer within 2 s")), PROBE_TIMEOUT_MS)))]);
+    return { ok: true, ms: Math.round((performance.now() - started) * 10) / 10 };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return { ok: false, error: typeof code === "string" ? code : (error as Error).message };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -86,7 +122,7 @@ export async function scaledBackend(config: Extract<BackendConfig, { kind: "scal
   const [{ createPgBackend }, { createRedisBus, createRedisLimits }] = await Promise.all([import("@/lib/pg"), import("@/lib/bus-redis")]);
   const pg = await createPgBackend({ url: config.databaseUrl, checkProjectFolder: parts.checkProjectFolder, log: parts.log });
   const bus = createRedisBus({ url: config.redisUrl });
-  const limits = createRedisLimits({ url: config.redisUrl, entry: parts.rateLimit });
+  const limits = createRedisLimits({ url: config.redisUrl, entry: parts.rateLimit, signIn: parts.signIn, log: parts.log });
   return {
     kind: "scaled",
     storage: pg.storage,
@@ -94,6 +130,11 @@ export async function scaledBackend(config: Extract<BackendConfig, { kind: "scal
     catalog: pg.catalog,
     bus,
     entryLimiter: limits.entryLimiter,
+    signInThrottle: limits.signInThrottle,
+    async probe() {
+      const [postgresql, redis] = await Promise.all([probeWith(() => pg.storage.pool.query("SELECT 1")), limits.ping()]);
+      return { kind: "postgresql+redis", postgresql, redis };
+    },
     async close() {
       await pg.close();
       await Promise.allSettled([bus.close(), limits.close()]);

@@ -8,7 +8,8 @@ export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
 /**
- * Liveness and where the data lives; lists files the store could not use, reports the
+ * Liveness and where the data lives (the data folder, or PostgreSQL + Redis and whether each
+ * answers now); lists files the store could not use, reports the
  * conversation index (its load, rebuilds of index.json, its rewrites) and what is held in memory
  * for conversations. In token mode a caller without the token or a person's session (the identity
  * proxy.ts found) learns only that the server is up (no paths, no pid, no counts).
@@ -26,6 +27,7 @@ export const GET = route(async (request) => {
     data_root: app.root,
     pid: process.pid,
     started_at: app.startedAt,
+    backend: await app.backend.probe(),
     problems: await collectProblems(app),
     event_loop: eventLoopReport(),
     index: app.store.indexReport(),

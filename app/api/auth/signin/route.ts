@@ -20,29 +20,30 @@ export const POST = route(async (request) => {
   if (!expected) return answer(SignInResponseSchema, { signed_in: true, required: false, next: target });
   const app = await getApp();
   const throttle = app.signInThrottle;
-  // From here on nothing awaits before a guess is counted, so concurrent guesses cannot all pass one check.
+  // The check counts the guess as wrong before anything is compared (on Redis, for every
+  // instance), so concurrent guesses cannot all pass one check; a right one clears the count.
   const client = clientAddressOf(request.headers);
-  const now = Date.now();
-  const verdict = throttle.check(client, now);
+  const verdict = await throttle.check(client);
   if (!verdict.ok) {
     const seconds = Math.max(1, Math.ceil(verdict.retryAfterMs / 1000));
     throw new AstrionError("rate_limited", `Too many wrong guesses; try again in ${seconds} s.`, { retry_after_seconds: seconds });
   }
   if (token !== undefined) {
     if (!safeEqual(token, expected)) {
-      throttle.recordFailure(client, now);
+      await throttle.recordFailure(client);
       throw new AstrionError("unauthorized", "That token is not right.");
     }
-    throttle.recordSuccess(client);
+    await throttle.recordSuccess(client);
     const response = answer(SignInResponseSchema, { signed_in: true, required: true, next: target });
     response.cookies.set(TOKEN_COOKIE, token, { httpOnly: true, sameSite: "strict", path: "/", secure: false });
     return response;
   }
-  // A password check awaits (hashing), so the guess counts as wrong until it proves right.
-  throttle.recordFailure(client, now);
   const signed = app.people ? await app.people.signIn(name!, password!) : null;
-  if (!signed) throw new AstrionError("unauthorized", "That name and password do not match.", { reason: "wrong_password" });
-  throttle.recordSuccess(client);
+  if (!signed) {
+    await throttle.recordFailure(client);
+    throw new AstrionError("unauthorized", "That name and password do not match.", { reason: "wrong_password" });
+  }
+  await throttle.recordSuccess(client);
   const response = answer(SignInResponseSchema, { signed_in: true, required: true, next: target, person: signed.person });
   for (const cookie of signed.cookies) response.headers.append("set-cookie", cookie);
   return response;
