@@ -4,8 +4,8 @@ import "server-only";
  * root) and the run of one conversation.
  */
 export { Engine } from "./engine";
-export { HolderUnansweredError, RunCommands, type RunCommandOptions } from "./run-commands";
-export { RUN_OPS, type RunCommand, type RunOpName, type RunResult } from "./run-ops";
+export { RunCommands, type RunCommandOptions } from "./run-commands";
+export type { RunCommand, RunOpName, RunResult } from "./run-ops";
 ;
 export { DistillState } from "./team/distilled-progress";
 export { CONTEXT_FILE_NAME } from "./team-run";
