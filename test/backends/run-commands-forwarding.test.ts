@@ -4,7 +4,8 @@
  * instance B runs on instance A, which holds the run, with its author; the holder's answer and its
  * errors come back as they are; a holder that keeps its lease but does not answer is a 503; a
  * holder that died is waited for until its lease expires and the command then runs here; and
- * commands sent by two instances at once all reach the holder, each sender's in its order.
+ * commands sent by two instances at once all reach the holder, each sender's in its order; one
+ * that reaches the holder after its sender stopped waiting is not run there.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -15,6 +16,7 @@ import type { Author } from "@/lib/contracts/people";
 import type { RoleLibrary } from "@/lib/roles/library";
 import { newRoleLibrary } from "@/test/helpers/role-library";
 import { pgClusterForFile } from "@/test/support/pg-cluster";
+import { PgProxy } from "@/test/support/pg-proxy";
 import { startRedis, type TestRedis } from "@/test/support/redis-server";
 import { startScaledInstance, type ScaledInstance, type ScaledSetup } from "@/test/support/scaled-instance";
 import { ScriptedModel } from "@/test/support/scripted-model";
@@ -26,6 +28,7 @@ let redis: TestRedis;
 let roles: RoleLibrary;
 let tmp: string;
 const instances: ScaledInstance[] = [];
+const proxies: PgProxy[] = [];
 
 beforeAll(async () => {
   redis = await startRedis();
@@ -34,6 +37,7 @@ beforeAll(async () => {
 });
 afterEach(async () => {
   await Promise.allSettled(instances.splice(0).map((i) => i.close()));
+  await Promise.allSettled(proxies.splice(0).map((p) => p.close()));
 });
 afterAll(async () => {
   roles?.close();
@@ -45,18 +49,24 @@ const alice: Author = { id: "p_alice", name: "Alice", via: "token" };
 const bob: Author = { id: "p_bob", name: "Bob", via: "token" };
 const carol: Author = { id: "p_carol", name: "Carol", via: "token" };
 
-/** A fresh database, a model that notes every message, and a conversation on it. */
-async function deployment(overrides: Partial<ScaledSetup> = {}) {
+/**
+ * A fresh database, a model that notes every message, and a conversation on it, made by instance
+ * A; with `proxied`, A reaches the database through a proxy the test can hold (its commits wait).
+ */
+async function deployment(overrides: Partial<ScaledSetup> = {}, options: { proxied?: boolean } = {}) {
   const model = new ScriptedModel(() => ({ content: "Noted." }));
-  const setup: ScaledSetup = { databaseUrl: await pg.cluster.createDatabase(), redisUrl: redis.url, roles, model, dataRoot: path.join(tmp, "data"), leaseMs: 10_000, ...overrides };
+  const databaseUrl = await pg.cluster.createDatabase();
+  const setup: ScaledSetup = { databaseUrl, redisUrl: redis.url, roles, model, dataRoot: path.join(tmp, "data"), leaseMs: 10_000, ...overrides };
   const start = async (owner: string, more: Partial<ScaledSetup> = {}) => {
     const instance = await startScaledInstance({ ...setup, ...more }, owner);
     instances.push(instance);
     return instance;
   };
-  const a = await start("inst-a");
+  const proxy = options.proxied ? await PgProxy.start({ host: pg.cluster.host, port: pg.cluster.port }) : null;
+  if (proxy) proxies.push(proxy);
+  const a = await start("inst-a", proxy ? { databaseUrl: proxy.url(new URL(databaseUrl).pathname.slice(1)) } : {});
   const conv = await a.storage.createConversation({ title: "Forwarded", model_key: model.key, project_path: mkdtempSync(path.join(tmp, "project-")) });
-  return { model, setup, start, a, convId: conv.id };
+  return { model, setup, start, a, proxy, convId: conv.id };
 }
 
 /** Texts of the person's messages in the leader's transcript as `instance` holds it. */
@@ -147,5 +157,26 @@ describe("commands forwarded to the instance holding the run", () => {
     expect(contents.filter((t) => t.startsWith("B "))).toEqual(["B 1", "B 2", "B 3", "B 4"]);
     expect(contents.filter((t) => t.startsWith("C "))).toEqual(["C 1", "C 2", "C 3", "C 4"]);
     expect(b.storage.isOpen(convId) || c.storage.isOpen(convId)).toBe(false);
+  }, 60_000);
+
+  it("does not run a command the holder reaches only after its sender stopped waiting (its answer is a 503)", async () => {
+    const { start, a, proxy, convId } = await deployment({ forwarding: { answerMs: 400, takeoverWaitMs: 1_000 } }, { proxied: true });
+    a.watch(convId);
+    await a.commands.run(convId, { op: "leader_message", args: { content: "Start here" }, author: alice });
+    const b = await start("inst-b");
+    const c = await start("inst-c", { forwarding: { answerMs: 10_000, takeoverWaitMs: 20_000 } });
+
+    // A's commits wait: the first command is begun on A and cannot be answered in time; the second
+    // waits behind it on A, past its sender's wait.
+    const release = proxy!.hold();
+    const held = await failure(b.commands.run(convId, { op: "leader_message", args: { content: "Held one" }, author: bob }));
+    const late = await failure(b.commands.run(convId, { op: "leader_message", args: { content: "Too late" }, author: bob }));
+    expect([held.status, late.status]).toEqual([503, 503]);
+    release();
+    // Queued on A behind both: once it is answered, A has dealt with them.
+    await c.commands.run(convId, { op: "leader_message", args: { content: "Marker" }, author: carol });
+    const texts = (await personMessages(a, convId)).map((m) => m.content);
+    // The one begun before its sender gave up did run (the limit the docs name: a lost answer); the late one did not.
+    expect(texts).toEqual(["Start here", "Held one", "Marker"]);
   }, 60_000);
 });
