@@ -8,4 +8,4 @@ import "server-only";
 
 export { createRedisBus, RedisBus } from "./redis-bus";
 export { createRedisLimits, type RedisLimits } from "./limits";
-export { createRedisForwarder, RedisForwarder, type RedisForwarderOptions } from "./forwarder";
+export { createRedisForwarder, RedisForwarder } from "./forwarder";

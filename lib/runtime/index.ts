@@ -5,7 +5,6 @@ import "server-only";
  */
 export { Engine } from "./engine";
 export { RunCommands, type RunCommandOptions } from "./run-commands";
-export type { RunCommand, RunOpName, RunResult } from "./run-ops";
 ;
 export { DistillState } from "./team/distilled-progress";
 export { CONTEXT_FILE_NAME } from "./team-run";

@@ -29,7 +29,7 @@ export interface RunCommandOptions {
 }
 
 /** The 503 of a command whose run's instance did not answer; `details.reason` lets a page word it. */
-export class HolderUnansweredError extends AstrionError {
+class HolderUnansweredError extends AstrionError {
   static override readonly kind: string = "HolderUnansweredError";
   constructor(convId: string, owner: string) {
     super("unavailable", "The instance running this conversation did not answer; try again.", { id: convId, owner, reason: "holder_unanswered" });
