@@ -7,7 +7,7 @@ import "server-only";
  * one entry in {@link RUN_OPS}; its result must be JSON (it may come back over the wire).
  */
 import { z } from "zod";
-import { AnswerBodySchema, ApprovalBodySchema, PostMessageBodySchema, RetryBodySchema } from "@/lib/contracts/http";
+import { AnswerBodySchema, ApprovalBodySchema, ModelKeySchema, PostMessageBodySchema, RetryBodySchema } from "@/lib/contracts/http";
 import { AgentIdSchema } from "@/lib/contracts/on-disk";
 import { authorParty, speakerName, type Author } from "@/lib/contracts/people";
 import type { TeamRun } from "./team-run";
@@ -73,6 +73,8 @@ export const RUN_OPS = {
       return { terminated: a.agent_id };
     },
   }),
+  /** A person changes the conversation's model (a registered key, checked by the route); the timeline records it. */
+  change_model: op({ args: z.object({ model_key: ModelKeySchema }), run: (run, a, author) => run.changeModel(a.model_key, author) }),
   /** The run's full state (the first SSE event, the agents list). */
   snapshot: op({ args: z.object({}), reads: true, run: (run) => run.snapshot() }),
   /** One sub-agent with its whole conversation. */

@@ -110,6 +110,11 @@ describe("commands forwarded to the instance holding the run", () => {
     expect(refused.status).toBeGreaterThanOrEqual(400);
     expect(refused.status).toBeLessThan(500);
 
+    // A change of the model goes to A's run, which records it.
+    const changed = await b.commands.run(convId, { op: "change_model", args: { model_key: "scripted-2" }, author: bob });
+    expect(changed.model_key).toBe("scripted-2");
+    expect((await a.storage.conversations.get(convId)).model_key).toBe("scripted-2");
+
     // A read goes there too: B's snapshot is A's run's.
     const snapshot = await b.commands.run(convId, { op: "snapshot", args: {} });
     expect(snapshot.leader.messages.map((m) => m.content)).toEqual(expect.arrayContaining(["Start here", "A word from B"]));
