@@ -168,6 +168,8 @@ function parseCommand(command: unknown): { op: RunOpName; args: unknown; author:
   const op = c.op as RunOpName;
   const parsed = RUN_OPS[op].args.safeParse(c.args ?? {});
   if (!parsed.success) throw new ValidationError(`The command ${op} is not valid`, zodIssues(parsed.error));
-  const author = c.author === undefined ? undefined : AuthorSchema.parse(c.author);
-  return { op, args: parsed.data, author };
+  if (c.author === undefined) return { op, args: parsed.data, author: undefined };
+  const author = AuthorSchema.safeParse(c.author);
+  if (!author.success) throw new ValidationError(`The command ${op} names no valid author`, zodIssues(author.error));
+  return { op, args: parsed.data, author: author.data };
 }
