@@ -78,8 +78,10 @@ export class RedisForwarder implements CommandForwarder {
     const arrived = Date.now();
     const ttl = Number.isFinite(request.t) ? request.t : 0;
     // Called here, in the order the channel delivered: the handler sees requests in arrival order.
-    void this.#handler({ conversation_id: request.conversation_id, command: request.command, from: String(request.f), expired: () => Date.now() - arrived > ttl }).then(
-      (reply) => this.#pub.publish(request.r, JSON.stringify(reply)).catch((error: unknown) => this.#log(`[astrion] the answer to a forwarded command could not be sent: ${(error as Error).message}`)),
+    const answered = (reply: ForwardReply) => this.#pub.publish(request.r, JSON.stringify(reply)).catch((error: unknown) => this.#log(`[astrion] the answer to a forwarded command could not be sent: ${(error as Error).message}`));
+    // A handler must not reject; one that does still answers (a bare 500), so its sender is not left waiting.
+    void this.#handler({ conversation_id: request.conversation_id, command: request.command, from: String(request.f), expired: () => Date.now() - arrived > ttl }).then(answered, () =>
+      answered({ ok: false, error: { code: "internal", message: "Something went wrong on the server; see its log." } }),
     );
   }
 
