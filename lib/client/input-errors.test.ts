@@ -34,6 +34,8 @@ describe("a text over its limit, in the page's language", () => {
     expect(inputErrorText(new ApiError(413, "payload_too_large", "The request body is larger than 524288 bytes."), zh, "zh-CN", "goal")).toBe("目标太长，无法发送。");
     expect(inputErrorText(new ApiError(0, "network_error", "The server could not be reached."), zh, "zh-CN", "goal")).toBe("无法连接服务器。Astrion 还在运行吗？");
     expect(inputErrorText(new ApiError(409, "conflict", "Archived."), en, "en", "message")).toBe("Archived.");
+    // The 503 of a forwarded command whose holder did not answer (issue 31), in the page's language.
+    expect(inputErrorText(new ApiError(503, "unavailable", "The instance running this conversation did not answer; try again."), zh, "zh-CN", "message")).toBe("运行此对话的实例没有响应，请重试。");
     expect(issueText({ message: "at most 200 characters", code: "too_long", limit: 200 }, zh, "zh-CN", "title")).toBe("标题太长：最多 200 个字符。");
     expect(issueText({ message: "a project folder is required", code: "too_short", limit: 1 }, zh, "zh-CN", "projectPath")).toBe("a project folder is required");
     expect(tooLongText(en, "en", "description", 4000)).toBe("The description is too long: at most 4,000 characters.");

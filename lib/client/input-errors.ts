@@ -40,12 +40,14 @@ export function showsCounter(length: number, max: number | null): boolean {
 
 /**
  * What to tell a person about a failed send of `field`: a limit in their language (the server's
- * coded issue, or a body too large), an unreachable server, else the server's message. Never a
+ * coded issue, or a body too large), an unreachable server or instance, else the server's message. Never a
  * raw zod error: {@link bodyOf} and the server give coded issues instead.
  */
 export function inputErrorText(error: unknown, t: TranslateFn, locale: string, field: InputField): string {
   if (!(error instanceof ApiError)) return error instanceof Error ? error.message : String(error);
   if (error.code === "network_error") return t("input.networkError");
+  // PostgreSQL + Redis: the instance holding the run did not answer a forwarded command (lib/runtime/run-commands.ts).
+  if (error.code === "unavailable") return t("input.holderUnanswered");
   if (error.code === "payload_too_large") return t("input.bodyTooLarge", { field: t(`input.field.${field}` as MessageKey) });
   const long = error.fieldIssues.find((i) => i.code === "too_long" && typeof i.limit === "number");
   if (long?.limit !== undefined) return tooLongText(t, locale, field, long.limit);

@@ -18,6 +18,7 @@ export type ErrorCode =
   | "corrupt_file"
   | "storage_error"
   | "data_root_locked"
+  | "unavailable"
   | "internal";
 
 /** HTTP status for each error code. */
@@ -34,6 +35,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   corrupt_file: 500,
   storage_error: 500,
   data_root_locked: 500,
+  unavailable: 503,
   internal: 500,
 };
 

@@ -4,6 +4,7 @@ import "server-only";
  * root) and the run of one conversation.
  */
 export { Engine } from "./engine";
+export { RunCommands, type RunCommandOptions } from "./run-commands";
 ;
 export { DistillState } from "./team/distilled-progress";
 export { CONTEXT_FILE_NAME } from "./team-run";

@@ -32,7 +32,7 @@ import { knowledgeLimitsFromEnv } from "@/lib/knowledge/config";
 import { KnowledgeService } from "@/lib/knowledge/service";
 import { RequestClock } from "@/lib/shared-context/clock";
 import { StreamSlots, streamLimitsFromEnv } from "@/lib/sse";
-import { DistillState, Engine, limitsFromEnv } from "@/lib/runtime";
+import { DistillState, Engine, limitsFromEnv, RunCommands } from "@/lib/runtime";
 import { builtInToolProviders } from "@/lib/runtime/tool-providers";
 import { backendConfigFromEnv, folderBackend, scaledBackend, type Backend } from "./backend";
 import { People } from "@/lib/people";
@@ -87,6 +87,13 @@ export interface AstrionApp {
   backend: Backend;
   /** The team runtime: every conversation's run (lib/runtime/engine.ts). */
   engine: Engine;
+  /**
+   * A person's commands to a run (a message, an answer, a Stop…; lib/runtime/run-ops.ts), run
+   * here or on the instance holding the run's lease (lib/runtime/run-commands.ts).
+   */
+  commands: RunCommands;
+  /** Stops serving other instances' commands (at shutdown). */
+  stopServing: () => void;
   /**
    * The people of team mode (lib/people: sign-in, roles, invitations), opened when ASTRION_TOKEN
    * is set; null on an unconfigured localhost, where the person at the machine is the owner.
@@ -165,10 +172,14 @@ export async function startApp(root: string = resolveDataRoot()): Promise<Astrio
     limits: limitsFromEnv(),
     tools: builtInToolProviders(),
   });
+  const commands = new RunCommands(engine, backend.forwarder);
+  // Other instances' commands for the runs held here; heard from now on (Redis away: once it is back).
+  const serving = commands.serve();
+  const stopServing = () => void serving.then((stop) => stop());
   // Team mode's people database is opened only when the server is reachable with a token.
   const people = process.env.ASTRION_TOKEN ? await People.open(root) : null;
   const activity = new ActivityLog(root, lines);
-  return { root, queues, lines, workspace, store, roles, search, memory, models, keys, discovery, knowledge, bus, mcp, gatewayErrors, clock, streams, people, activity, signInThrottle: backend.signInThrottle, entryLimiter: backend.entryLimiter, backend, engine, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
+  return { root, queues, lines, workspace, store, roles, search, memory, models, keys, discovery, knowledge, bus, mcp, gatewayErrors, clock, streams, people, activity, signInThrottle: backend.signInThrottle, entryLimiter: backend.entryLimiter, backend, engine, commands, stopServing, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
 }
 
 /**
@@ -176,6 +187,8 @@ export async function startApp(root: string = resolveDataRoot()): Promise<Astrio
  * index.json and the search index written.
  */
 export async function closeApp(app: AstrionApp): Promise<void> {
+  // No more forwarded commands: an instance that asks meanwhile waits for the leases let go below.
+  app.stopServing();
   await app.engine.closeAll();
   await app.store.flushIndex().catch((error: unknown) => console.error("[astrion] could not write conversations/index.json:", (error as Error).message));
   await app.search.close().catch((error: unknown) => console.error("[astrion] could not write the search index:", (error as Error).message));

@@ -9,6 +9,7 @@ import "server-only";
  */
 import { EventBus, type Bus } from "@/lib/bus";
 import type { BackendHealth, Probe } from "@/lib/contracts/backend-health";
+import type { CommandForwarder } from "@/lib/bus/forwarding";
 import type { EntryLimiter, RateLimitConfig } from "@/lib/governance";
 import { MemorySignInGuard, SignInThrottle, type SignInGuard, type SignInThrottleConfig } from "@/lib/security";
 import type { ConversationLifecycle, EngineStorage } from "@/lib/runtime/team/ports";
@@ -54,6 +55,8 @@ export interface Backend {
   /** `app.store`: what routes and services use of conversations. */
   catalog: ConversationCatalog;
   bus: Bus;
+  /** How a command reaches the instance holding its run (lib/bus/forwarding.ts); null on the data folder, where this process holds every run. */
+  forwarder: CommandForwarder | null;
   /** The entry limit (one budget shared by every instance on Redis). */
   entryLimiter: EntryLimiter;
   /** Wrong sign-in guesses counted per client: in this process, or shared by every instance on Redis. */
@@ -80,6 +83,7 @@ export function folderBackend({ root, store, entryLimiter, signIn }: FolderParts
     lifecycle: fileLifecycle(store),
     catalog: store,
     bus: new EventBus(),
+    forwarder: null,
     entryLimiter,
     signInThrottle: new MemorySignInGuard(new SignInThrottle(signIn)),
     probe: async () => ({ kind: "folder" }),
@@ -119,16 +123,19 @@ async function probeWith(query: () => Promise<unknown>): Promise<Probe> {
  * never throw into the engine while Redis is away).
  */
 export async function scaledBackend(config: Extract<BackendConfig, { kind: "scaled" }>, parts: ScaledParts): Promise<Backend> {
-  const [{ createPgBackend }, { createRedisBus, createRedisLimits }] = await Promise.all([import("@/lib/pg"), import("@/lib/bus-redis")]);
+  const [{ createPgBackend }, { createRedisBus, createRedisForwarder, createRedisLimits }] = await Promise.all([import("@/lib/pg"), import("@/lib/bus-redis")]);
   const pg = await createPgBackend({ url: config.databaseUrl, checkProjectFolder: parts.checkProjectFolder, log: parts.log });
   const bus = createRedisBus({ url: config.redisUrl });
   const limits = createRedisLimits({ url: config.redisUrl, entry: parts.rateLimit, signIn: parts.signIn, log: parts.log });
+  // Addressed by the owner id this instance's leases carry: a LeaseHeldError names where to send.
+  const forwarder = createRedisForwarder({ url: config.redisUrl, self: pg.storage.owner });
   return {
     kind: "scaled",
     storage: pg.storage,
     lifecycle: pg.lifecycle,
     catalog: pg.catalog,
     bus,
+    forwarder,
     entryLimiter: limits.entryLimiter,
     signInThrottle: limits.signInThrottle,
     async probe() {
@@ -137,7 +144,7 @@ export async function scaledBackend(config: Extract<BackendConfig, { kind: "scal
     },
     async close() {
       await pg.close();
-      await Promise.allSettled([bus.close(), limits.close()]);
+      await Promise.allSettled([bus.close(), limits.close(), forwarder.close()]);
     },
   };
 }

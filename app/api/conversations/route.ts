@@ -32,6 +32,6 @@ export const POST = route(async (request) => {
   }
   const conversation = await app.store.create({ ...body, model_key: modelKey });
   if (!goal) return answer(CreatedConversationResponseSchema, { conversation }, { status: 201 });
-  const started = await app.engine.withRun(conversation.id, (run) => run.postUserMessage(goal));
+  const started = await app.commands.run(conversation.id, { op: "leader_message", args: { content: goal } });
   return answer(CreatedConversationResponseSchema, { conversation: await app.store.get(conversation.id), started }, { status: 201 });
 });

@@ -49,6 +49,7 @@ export const enLive = {
   "input.counter": "{n} / {max}",
   "input.bodyTooLarge": "The {field} is too long to send.",
   "input.networkError": "The server could not be reached. Is Astrion still running?",
+  "input.holderUnanswered": "The instance running this conversation did not answer; try again.",
   "input.field.goal": "goal",
   "input.field.message": "message",
   "input.field.answer": "answer",

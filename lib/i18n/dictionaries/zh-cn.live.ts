@@ -51,6 +51,7 @@ export const zhCNLive: Record<keyof typeof enLive, string> = {
   "input.counter": "{n} / {max}",
   "input.bodyTooLarge": "{field}太长，无法发送。",
   "input.networkError": "无法连接服务器。Astrion 还在运行吗？",
+  "input.holderUnanswered": "运行此对话的实例没有响应，请重试。",
   "input.field.goal": "目标",
   "input.field.message": "消息",
   "input.field.answer": "回答",

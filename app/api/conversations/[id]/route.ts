@@ -36,7 +36,10 @@ export const PATCH = route<Params>(async (request, params) => {
   // A new model goes through the run, which records the change on the timeline (an archived
   // conversation has no run: its metadata alone changes).
   if (modelKey !== undefined && modelKey !== conversation.model_key) {
-    conversation = await engine.withConversation(id, async () => (conversation.status === "archived" ? app.store.update(id, { model_key: modelKey }) : (await engine.runFor(id)).changeModel(modelKey, authorOf(request))));
+    conversation =
+      conversation.status === "archived"
+        ? await engine.withConversation(id, () => app.store.update(id, { model_key: modelKey }))
+        : await app.commands.run(id, { op: "change_model", args: { model_key: modelKey }, author: authorOf(request) });
   }
   // An archived conversation does no work: its run stops and its agents' tokens are revoked.
   // Its conclusions then go to long-term memory in the background.

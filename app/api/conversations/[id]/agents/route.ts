@@ -9,6 +9,6 @@ export const runtime = "nodejs";
 /** The conversation's sub-agents with status, task, last activity and tokens. */
 export const GET = route<{ id: string }>(async (_request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
-  const snapshot = await (await getApp()).engine.withRun(id, (run) => run.snapshot());
+  const snapshot = await (await getApp()).commands.run(id, { op: "snapshot", args: {} });
   return answer(AgentListResponseSchema, { agents: snapshot.agents, questions: snapshot.questions });
 });

@@ -21,8 +21,9 @@ export const GET = route<Params>(async (request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   // The run is found (404 before any stream is opened) and held until the stream has subscribed.
   const { createEventStream, conversationTopic, SSE_HEADERS, STREAM_RETRY_AFTER_SECONDS } = await serverCore();
-  const { engine, store, bus, streams } = await getApp();
-  return engine.withRun(id, async (run) => {
+  const { engine, store, bus, streams, commands } = await getApp();
+  // Snapshots from this instance's run, or from the instance holding it (PostgreSQL + Redis).
+  return commands.view(id, async (snapshot) => {
     const slot = streams.acquire(clientAddressOf(request.headers));
     if (!slot.ok) {
       throw new AstrionError("rate_limited", slot.message, { scope: slot.scope, limit: slot.limit, retry_after_seconds: STREAM_RETRY_AFTER_SECONDS });
@@ -38,7 +39,7 @@ export const GET = route<Params>(async (request, params) => {
         bus,
         topic,
         lastEventId,
-        snapshot: () => run.snapshot(),
+        snapshot,
         snapshotVersion: () => store.version(id),
         signal: request.signal,
         onEnd: () => {

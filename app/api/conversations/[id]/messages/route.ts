@@ -22,5 +22,5 @@ export const POST = route<Params>(async (request, params) => {
   await enforceRateLimit("entry", app.entryLimiter);
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const body = await readBody(request, PostMessageBodySchema);
-  return answer(PostMessageResponseSchema, await app.engine.withRun(id, (run) => run.postUserMessage(body.content, authorOf(request))), { status: 202 });
+  return answer(PostMessageResponseSchema, await app.commands.run(id, { op: "leader_message", args: { content: body.content }, author: authorOf(request) }), { status: 202 });
 });

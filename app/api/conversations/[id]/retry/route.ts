@@ -1,5 +1,5 @@
 import { RetryBodySchema, RetryResponseSchema } from "@/lib/contracts/http";
-import { answer, parseWith, readBody, route } from "@/lib/http";
+import { answer, authorOf, parseWith, readBody, route } from "@/lib/http";
 import { ConversationIdSchema } from "@/lib/contracts/on-disk";
 import { getApp } from "@/lib/server/get-app";
 
@@ -11,5 +11,5 @@ export const POST = route<{ id: string }>(async (request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const body = await readBody(request, RetryBodySchema);
   const app = await getApp();
-  return answer(RetryResponseSchema, await app.engine.withRun(id, (run) => run.retry(body.agent_id)), { status: 202 });
+  return answer(RetryResponseSchema, await app.commands.run(id, { op: "retry", args: { agent_id: body.agent_id }, author: authorOf(request) }), { status: 202 });
 });

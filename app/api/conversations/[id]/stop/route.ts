@@ -9,6 +9,6 @@ export const runtime = "nodejs";
 /** Stops the whole conversation: model streams are aborted and no agent is left running. */
 export const POST = route<{ id: string }>(async (request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
-  await (await getApp()).engine.withRun(id, (run) => run.stop(authorOf(request)));
+  await (await getApp()).commands.run(id, { op: "stop", args: {}, author: authorOf(request) });
   return answer(StopResponseSchema, { stopped: true });
 });

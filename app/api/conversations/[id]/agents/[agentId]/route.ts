@@ -12,16 +12,12 @@ type Params = { id: string; agentId: string };
 export const GET = route<Params>(async (_request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const agentId = parseWith(AgentIdSchema, params.agentId, "Bad agent id");
-  return answer(AgentDetailSchema, await (await getApp()).engine.withRun(id, (run) => run.agentDetail(agentId)));
+  return answer(AgentDetailSchema, await (await getApp()).commands.run(id, { op: "agent_detail", args: { agent_id: agentId } }));
 });
 
 /** Terminates one sub-agent (a person's decision). */
 export const DELETE = route<Params>(async (request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const agentId = parseWith(AgentIdSchema, params.agentId, "Bad agent id");
-  await (await getApp()).engine.withRun(id, async (run) => {
-    await run.agentDetail(agentId);
-    await run.terminateAgent(agentId, "terminated by a person", "person", authorOf(request));
-  });
-  return answer(TerminateAgentResponseSchema, { terminated: agentId });
+  return answer(TerminateAgentResponseSchema, await (await getApp()).commands.run(id, { op: "terminate_agent", args: { agent_id: agentId }, author: authorOf(request) }));
 });

@@ -1,6 +1,5 @@
 import { AnswerBodySchema, AnswerResponseSchema } from "@/lib/contracts/http";
 import { answer, authorOf, parseWith, readBody, route } from "@/lib/http";
-import { speakerName } from "@/lib/contracts/people";
 import { AgentIdSchema, ConversationIdSchema } from "@/lib/contracts/on-disk";
 import { getApp } from "@/lib/server/get-app";
 
@@ -12,10 +11,6 @@ export const POST = route<{ id: string; agentId: string }>(async (request, param
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const agentId = parseWith(AgentIdSchema, params.agentId, "Bad agent id");
   const body = await readBody(request, AnswerBodySchema);
-  const author = authorOf(request);
-  await (await getApp()).engine.withRun(id, async (run) => {
-    await run.agentDetail(agentId);
-    await run.answerQuestion(body.question_id, body.answer, speakerName(author), agentId, author);
-  });
-  return answer(AnswerResponseSchema, { answered: true, question_id: body.question_id });
+  const answered = await (await getApp()).commands.run(id, { op: "answer", args: { agent_id: agentId, question_id: body.question_id, answer: body.answer }, author: authorOf(request) });
+  return answer(AnswerResponseSchema, answered);
 });

@@ -1,6 +1,5 @@
 import { ApprovalBodySchema, ApprovalResponseSchema } from "@/lib/contracts/http";
 import { answer, authorOf, parseWith, readBody, route } from "@/lib/http";
-import { speakerName } from "@/lib/contracts/people";
 import { AgentIdSchema, ConversationIdSchema } from "@/lib/contracts/on-disk";
 import { getApp } from "@/lib/server/get-app";
 
@@ -17,10 +16,6 @@ export const POST = route<{ id: string; agentId: string }>(async (request, param
   const agentId = parseWith(AgentIdSchema, params.agentId, "Bad agent id");
   const body = await readBody(request, ApprovalBodySchema);
   // Who decides is who is signed in (the body's `author` is ignored since issue 32).
-  const author = authorOf(request);
-  const result = await (await getApp()).engine.withRun(id, async (run) => {
-    await run.agentDetail(agentId);
-    return run.decideApproval(agentId, { tool_call_id: body.tool_call_id, decision: body.decision, reason: body.reason, always: body.always, pattern: body.pattern, by: speakerName(author), author });
-  });
-  return answer(ApprovalResponseSchema, { decided: true, ...result });
+  const args = { agent_id: agentId, tool_call_id: body.tool_call_id, decision: body.decision, reason: body.reason, always: body.always, pattern: body.pattern };
+  return answer(ApprovalResponseSchema, await (await getApp()).commands.run(id, { op: "approval", args, author: authorOf(request) }));
 });

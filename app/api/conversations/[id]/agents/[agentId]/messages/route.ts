@@ -1,6 +1,5 @@
 import { AgentMessageResponseSchema, PostMessageBodySchema } from "@/lib/contracts/http";
 import { answer, authorOf, parseWith, readBody, route } from "@/lib/http";
-import { authorParty, speakerName } from "@/lib/contracts/people";
 import { AgentIdSchema, ConversationIdSchema } from "@/lib/contracts/on-disk";
 import { getApp } from "@/lib/server/get-app";
 
@@ -12,7 +11,6 @@ export const POST = route<{ id: string; agentId: string }>(async (request, param
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const agentId = parseWith(AgentIdSchema, params.agentId, "Bad agent id");
   const body = await readBody(request, PostMessageBodySchema);
-  const author = authorOf(request);
-  const messageId = await (await getApp()).engine.withRun(id, (run) => run.messageAgent(agentId, body.content, { name: speakerName(author), agentId: null, party: authorParty(author), abbrev: "usr", author }));
-  return answer(AgentMessageResponseSchema, { message_id: messageId }, { status: 202 });
+  const sent = await (await getApp()).commands.run(id, { op: "agent_message", args: { agent_id: agentId, content: body.content }, author: authorOf(request) });
+  return answer(AgentMessageResponseSchema, sent, { status: 202 });
 });
