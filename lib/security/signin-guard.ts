@@ -49,7 +49,8 @@ export class MemorySignInGuard implements SignInGuard {
   }
 
   async recordFailure(client: string): Promise<number> {
-    return this.#throttle.lockedFor(client, this.#now());
+    // The lockout the check's count started, whole (not what is left of it by now).
+    return this.#throttle.lastLockout(client, this.#now());
   }
 
   async recordSuccess(client: string): Promise<void> {

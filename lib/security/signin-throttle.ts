@@ -90,10 +90,10 @@ export class SignInThrottle {
     return lockout;
   }
 
-  /** How long `client` stays locked out from `now` (0 when it may guess). */
-  lockedFor(client: string, now: number): number {
+  /** The length of the lockout `client`'s last wrong guess started (0 when it started none, or it is forgotten). */
+  lastLockout(client: string, now: number): number {
     const record = this.#current(client, now);
-    return record ? Math.max(0, record.lockedUntil - now) : 0;
+    return record && record.lockedUntil > 0 ? record.lockedUntil - record.lastFailureAt : 0;
   }
 
   /** A right token: the client starts afresh. */
