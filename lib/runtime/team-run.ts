@@ -18,7 +18,7 @@ import "server-only";
  * conversation, calls per task) are enforced in code.
  */
 import { agentTopic } from "@/lib/bus";
-import { AstrionError, ConflictError } from "@/lib/contracts/errors";
+import { AstrionError, ConflictError, ValidationError } from "@/lib/contracts/errors";
 import { auditPayload } from "@/lib/governance";
 import { loadRegistry, normalizeTokenStatistics, publicModels } from "@/lib/models";
 import type { ModelHealth } from "@/lib/models/resilience";
@@ -237,6 +237,7 @@ export class TeamRun {
   async personToAgent(agentId: number, content: string, author: Author, strategy: InterventionStrategy = "steer"): Promise<{ message_id: string; intervention?: InterventionOutcome }> {
     await this.#assertActive();
     await this.#s.readAgent(agentId);
+    if (strategy === "new_task") throw new ValidationError("A new task goes to the Team Leader, not to a sub-agent.", [{ path: "strategy", message: "new_task is for the leader only" }]);
     if (await this.isGoing()) return postIntervention(this.#s, { content, author, strategy, agentId });
     return { message_id: await messageAgent(this.#s, agentId, content, { name: speakerName(author), agentId: null, party: authorParty(author), abbrev: "usr", author }) };
   }
