@@ -1,18 +1,20 @@
 import { AgentMessageResponseSchema, PostMessageBodySchema } from "@/lib/contracts/http";
 import { answer, authorOf, parseWith, readBody, route } from "@/lib/http";
-import { authorParty, speakerName } from "@/lib/contracts/people";
 import { AgentIdSchema, ConversationIdSchema } from "@/lib/contracts/on-disk";
 import { getApp } from "@/lib/server/get-app";
 
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
-/** A person's message to one sub-agent, delivered before its next step. */
+/**
+ * A person's message to one sub-agent, delivered before its next step; while a run is going, an
+ * intervention handled by `strategy` (steer, queue, interrupt; issue 32).
+ */
 export const POST = route<{ id: string; agentId: string }>(async (request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const agentId = parseWith(AgentIdSchema, params.agentId, "Bad agent id");
   const body = await readBody(request, PostMessageBodySchema);
   const author = authorOf(request);
-  const messageId = await (await getApp()).engine.withRun(id, (run) => run.messageAgent(agentId, body.content, { name: speakerName(author), agentId: null, party: authorParty(author), abbrev: "usr", author }));
-  return answer(AgentMessageResponseSchema, { message_id: messageId }, { status: 202 });
+  const sent = await (await getApp()).engine.withRun(id, (run) => run.personToAgent(agentId, body.content, author, body.strategy));
+  return answer(AgentMessageResponseSchema, sent, { status: 202 });
 });
