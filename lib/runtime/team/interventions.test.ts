@@ -223,6 +223,11 @@ describe("new task", () => {
   it("starts a new trace beside the running one: the leader answers it apart, and its agents and reports stay in it", async () => {
     const held = gate();
     const kit = new TeamKit(env, async (call) => {
+      if (call.agentId === 1 && !hasCalled(call, "list_files")) {
+        // Ada's agent reads the project only once Bo's request has its agent: its audit must stay in Ada's trace.
+        await kit.model.waitFor((c) => c.agentId === 2);
+        return callTool("list_files", { path: "." });
+      }
       if (call.agentId !== null) return report(`report of agent ${call.agentId}`);
       const last = text(lastMessage(call));
       if (last === "[Ada] Review the code") {
@@ -252,6 +257,7 @@ describe("new task", () => {
     expect([...partiesOf(one.trace_id)]).toEqual(["agent:1"]);
     expect([...partiesOf(two.trace_id)]).toEqual(["agent:2"]);
     expect(inTrace(two.trace_id).filter((r) => r.action === "report").map((r) => r.from_agent)).toEqual(["agent:2"]);
+    expect(records.filter((r) => r.from_agent === "agent:1" && r.action !== "report").map((r) => r.trace_id)).toContain(one.trace_id);
     const started = inTrace(two.trace_id).find((r) => r.action === "intervention")!;
     expect([started.envelope.type, started.parent_turn_id, meta(started).strategy, meta(started).beside_trace_id, started.envelope.author?.name]).toEqual(["request", null, "new_task", one.trace_id, "Bo"]);
     await expect(p.run.personToAgent(1, "x", BO, "new_task")).rejects.toMatchObject({ code: "validation_failed" });

@@ -17,7 +17,7 @@ import path from "node:path";
 import { conversationTopic } from "@/lib/bus";
 import { auditPayload, allowListFromMetadata, authorizedRoles, type AgentToken } from "@/lib/governance";
 import { normalizeTokenStatistics, tokenCountsOf, usageAgentKey } from "@/lib/models";
-import { agentParty, follow, newTraceId, newTurnId, nextSeedId, replyTo, SYSTEM_PARTY, timelineRecord, type Envelope, type EnvelopeMeta, type EnvelopeType, type SeedCounters, type SeedIdKind } from "@/lib/protocol";
+import { agentIdOfParty, agentParty, follow, newTraceId, newTurnId, nextSeedId, replyTo, SYSTEM_PARTY, timelineRecord, type Envelope, type EnvelopeMeta, type EnvelopeType, type SeedCounters, type SeedIdKind } from "@/lib/protocol";
 import type { RoleCatalog } from "@/lib/roles";
 import type { EngineDeps } from "./deps";
 import type { ConversationMetadata } from "@/lib/store";
@@ -163,8 +163,17 @@ export class TeamState {
     return envelope;
   }
 
-  /** {@link emit} caused by the conversation's current trace. */
+  /**
+   * {@link emit} caused by the conversation's current trace, or, for what an agent does (or the
+   * system says about it), by that agent's task: with two requests running at once (issue 32), an
+   * agent's audit records and events stay in its own request's trace.
+   */
   async emitNow(init: EmitInit): Promise<Envelope> {
+    const agentId = agentIdOfParty(init.from) ?? (init.from === SYSTEM_PARTY ? agentIdOfParty(init.to) : null);
+    if (agentId !== null) {
+      const meta = await this.readAgent(agentId).catch(() => null);
+      if (meta?.trace_id && meta.task_turn_id) return this.emit(traceCause(meta.trace_id, meta.task_turn_id), init);
+    }
     return this.emit(await this.cause(), init);
   }
 
