@@ -219,6 +219,31 @@ describe("queue, withdraw and reorder", () => {
   });
 });
 
+describe("after a restart", () => {
+  it("keeps the queue through a crash and takes it up once the work is over", async () => {
+    const kit = new TeamKit(env, (call) => {
+      if (call.agentId !== null) return { hang: true };
+      if (!hasCalled(call, "create_sub_agent")) return { tool_calls: [create("researcher", "Survey")] };
+      return { content: `answered: ${text(lastMessage(call))}` };
+    });
+    const first = kit.start();
+    await first.run.postUserMessage("Survey", ADA);
+    await kit.model.waitFor((c) => c.agentId === 1);
+    await first.run.postUserMessage("after the survey", BO, "queue");
+    await first.run.durable();
+    first.storage.crash();
+    // The new process: the agent's task is withdrawn, so nothing runs but the queue.
+    kit.model.script = (call) => (call.agentId !== null ? { content: "stopping" } : { content: `answered: ${text(lastMessage(call))}` });
+    const second = kit.start();
+    expect((await second.run.queued()).map((q) => q.content)).toEqual(["after the survey"]);
+    await second.run.resume();
+    await second.run.withdrawTask(1, ADA);
+    await settled(second);
+    expect(await second.run.queued()).toEqual([]);
+    expect(kit.model.callsOf(null).some((c) => text(lastMessage(c)) === "[Bo] after the survey")).toBe(true);
+  });
+});
+
 describe("new task", () => {
   it("starts a new trace beside the running one: the leader answers it apart, and its agents and reports stay in it", async () => {
     const held = gate();
