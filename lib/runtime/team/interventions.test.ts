@@ -219,6 +219,27 @@ describe("queue, withdraw and reorder", () => {
   });
 });
 
+describe("withdrawing the task of a waiting agent", () => {
+  it("answers what it waits for as withdrawn, tells it, and stops it without another model call", async () => {
+    const kit = new TeamKit(env, (call) => {
+      if (call.agentId !== null) return callTool("ask_master", { question: "Which folder?" });
+      if (!hasCalled(call, "create_sub_agent")) return { tool_calls: [create("researcher", "Survey")] };
+      return { content: "Noted." };
+    });
+    const p = kit.start();
+    await p.run.postUserMessage("Survey", ADA);
+    await p.when((e) => e.type === "agent" && e.agent.metadata.status === "waiting");
+    await p.run.withdrawTask(1, ADA);
+    await settled(p);
+    const { agents } = await filesOf(p, kit.convId);
+    expect([agents[0]!.status, agents[0]!.pending_tool_calls]).toEqual(["idle", []]);
+    expect(kit.model.callsOf(1)).toHaveLength(1);
+    const messages = (await agentMessages(p, kit.convId, 1)).messages;
+    expect(messages.filter((m) => m.role === "tool").map((m) => JSON.parse(String(m.content)))).toEqual([{ error: "withdrawn: Ada withdrew the task" }]);
+    expect((await p.run.snapshot()).questions).toEqual([]);
+  });
+});
+
 describe("after a restart", () => {
   it("keeps the queue through a crash and takes it up once the work is over", async () => {
     const kit = new TeamKit(env, (call) => {
