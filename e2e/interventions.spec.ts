@@ -29,7 +29,7 @@ const isLeader = (body: FakeRequestBody) => ((body.tools ?? []) as Array<{ funct
 
 /** Opened by the spec when the leader's first call for "Survey the code" may answer. */
 let openSurvey: () => void = () => undefined;
-let surveyHeld = new Promise<void>((r) => (openSurvey = r));
+const surveyHeld = new Promise<void>((r) => (openSurvey = r));
 
 async function handler(body: FakeRequestBody): Promise<Script> {
   const text = messagesOf(body).map((m) => String(m.content ?? "")).join("\n");
