@@ -9,6 +9,8 @@
  *   approver's goes through, and the timeline says who approved.
  * - An interrupt cancels a streaming call (the fake sees its request closed within 1 s, the
  *   issue's bound) and the cancelled answer is marked so on screen and in the stored message.
+ * - Queued messages are listed under the composer with who queued them, reordered and withdrawn;
+ *   a task is withdrawn from its agent in its drawer; then the queue is taken up.
  */
 import fs from "node:fs";
 import path from "node:path";
@@ -27,6 +29,10 @@ const lastOf = (body: FakeRequestBody) => messagesOf(body).at(-1);
 const lastUser = (body: FakeRequestBody) => String(messagesOf(body).filter((m) => m.role === "user").at(-1)?.content ?? "");
 const isLeader = (body: FakeRequestBody) => ((body.tools ?? []) as Array<{ function: { name: string } }>).some((t) => t.function.name === "create_sub_agent");
 
+/** Opened by the spec when the leader's call for "Hold on" may answer. */
+let openHold: () => void = () => undefined;
+const holdHeld = new Promise<void>((r) => (openHold = r));
+
 /** Opened by the spec when the leader's first call for "Survey the code" may answer. */
 let openSurvey: () => void = () => undefined;
 const surveyHeld = new Promise<void>((r) => (openSurvey = r));
@@ -34,6 +40,8 @@ const surveyHeld = new Promise<void>((r) => (openSurvey = r));
 async function handler(body: FakeRequestBody): Promise<Script> {
   const text = messagesOf(body).map((m) => String(m.content ?? "")).join("\n");
   if (!isLeader(body)) {
+    // Works for ever (a slow model), until its task is withdrawn.
+    if (text.includes("Slow survey") && !text.includes("was withdrawn")) return { kind: "stream", content: ["Reading ", "every ", "file"], chunkDelayMs: 50, end: "stall", chunksBeforeEnd: 4 };
     if (text.includes("Run the build") && !messagesOf(body).some((m) => m.role === "tool")) return fakeToolCalls([{ id: "e2e_iv_cmd", name: "run_command", arguments: { command: "echo interventions-e2e" } }]);
     return fakeToolCalls([{ name: "report_to_leader", arguments: { summary: text.includes("release notes") ? "Notes drafted." : "Done." } }]);
   }
@@ -42,6 +50,10 @@ async function handler(body: FakeRequestBody): Promise<Script> {
   if (last.endsWith("Survey the code")) {
     await surveyHeld;
     return fakeToolCalls([{ name: "create_sub_agent", arguments: { role_id: "writer", task: "Survey src" } }]);
+  }
+  if (last.endsWith("Hold on")) {
+    await holdHeld;
+    return fakeToolCalls([{ name: "create_sub_agent", arguments: { role_id: "writer", task: "Slow survey" } }]);
   }
   if (last.endsWith("Write release notes")) return fakeToolCalls([{ name: "create_sub_agent", arguments: { role_id: "writer", task: "Draft the release notes" } }]);
   if (last.endsWith("Run the build")) return fakeToolCalls([{ name: "create_sub_agent", arguments: { role_id: "runner", task: "Run the build." } }]);
@@ -67,6 +79,7 @@ test.beforeAll(async () => {
 
 test.afterAll(async () => {
   openSurvey();
+  openHold();
   await server?.stop();
   await fake?.close();
 });
@@ -213,4 +226,41 @@ test("an interrupt cancels a streaming call within 1 s and the cancelled answer 
   await expect(ada.getByTestId("cancelled-badge")).toHaveText("cancelled by Ada");
   const stored = (await (await ada.request.get(`${server.url}/api/conversations/${id}/messages`)).json()).messages as Array<{ content: string; metadata?: Record<string, unknown> }>;
   expect(stored.find((m) => m.metadata?.cancelled)).toMatchObject({ content: expect.stringContaining("Once"), metadata: { cancelled_for: "interrupt", cancelled_by: { name: "Ada" } } });
+});
+
+test("queued messages are listed by the composer with who queued them; reordered, withdrawn, and a task withdrawn from its agent", async ({ browser }) => {
+  test.setTimeout(120_000);
+  const { ada, bo } = await team(browser);
+  const id = await newConversation(ada, "Queue");
+  await ada.goto(`${server.url}/conversations/${id}`);
+  await send(ada, "Hold on");
+  await bo.goto(`${server.url}/conversations/${id}`);
+  await send(ada, "first from Ada", "queue");
+  await send(bo, "then Bo", "queue");
+  const list = ada.getByTestId("queued-message");
+  await expect(list.getByTestId("queued-author")).toHaveText(["Ada", "Bo"]);
+  // Bo moves his up; Ada withdraws hers. Each page follows live.
+  await bo.getByTestId("queued-message").nth(1).getByTestId("queued-up").click();
+  await expect(list.getByTestId("queued-content")).toHaveText(["then Bo", "first from Ada"]);
+  await ada.getByTestId("queued-message").nth(1).getByTestId("queued-withdraw").click();
+  await expect(bo.getByTestId("queued-message").getByTestId("queued-content")).toHaveText(["then Bo"]);
+  openHold();
+
+  // The agent works on; Ada withdraws its task from its drawer: it stops, and the work is over.
+  await ada.getByTestId("agent-card").first().click();
+  await expect(ada.getByTestId("agent-drawer")).toBeVisible();
+  await ada.getByTestId("agent-withdraw-task").click();
+  await expect(ada.getByTestId("agent-drawer").getByTestId("cancelled-badge")).toHaveText("cancelled by Ada", { timeout: 30_000 });
+  // Then the queue is taken up: Bo's message, never Ada's withdrawn one.
+  await expect.poll(() => fake.requests.some((r) => r.body && isLeader(r.body) && lastUser(r.body) === "[Bo] then Bo"), { timeout: 30_000 }).toBe(true);
+  expect(fake.requests.some((r) => r.body && JSON.stringify(r.body.messages).includes("first from Ada"))).toBe(false);
+  await expect(ada.getByTestId("queued-messages")).toHaveCount(0);
+  const records = (await (await ada.request.get(`${server.url}/api/conversations/${id}/timeline`)).json()).records as Array<{ action: string; envelope: { type: string; author?: { name: string }; meta: { intervention?: { kind: string; strategy?: string } } } }>;
+  expect(records.filter((r) => r.action === "intervention").map((r) => [r.envelope.type, r.envelope.meta.intervention?.kind, r.envelope.meta.intervention?.strategy ?? null, r.envelope.author?.name])).toEqual([
+    ["request", "message", "queue", "Ada"],
+    ["request", "message", "queue", "Bo"],
+    ["control", "reorder", null, "Bo"],
+    ["control", "withdraw_queued", null, "Ada"],
+    ["control", "withdraw_task", null, "Ada"],
+  ]);
 });
