@@ -70,7 +70,8 @@ test.beforeAll(async () => {
   test.setTimeout(200_000);
   fake = await startFakeOpenAI({ script: handler });
   const home = tempDir("astrion-e2e-interventions-");
-  writeFakeModels(home, fake.url);
+  // A slow model: calls this file holds must not hit the first-response deadline (and be retried).
+  writeFakeModels(home, fake.url, { timeouts: { first_response_ms: 120_000, idle_ms: 120_000 } });
   fs.mkdirSync(path.join(home, "agents"), { recursive: true });
   fs.writeFileSync(path.join(home, "agents", "runner.md"), "---\nname: runner\ndescription: Runs commands for the interventions spec\npermissions: [read, execute]\n---\nYou run commands.\n");
   fs.writeFileSync(path.join(home, "agents", "writer.md"), "---\nname: writer\ndescription: Writes notes for the interventions spec\n---\nYou write.\n");

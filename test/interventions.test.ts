@@ -28,7 +28,8 @@ let server: TestServer;
 beforeAll(async () => {
   fake = await startFakeOpenAI({ script: (body) => script(body) });
   const home = tempDir("astrion-home-");
-  writeFakeModels(home, fake.url);
+  // A slow model: calls this file holds must not hit the first-response deadline (and be retried).
+  writeFakeModels(home, fake.url, { timeouts: { first_response_ms: 120_000, idle_ms: 120_000 } });
   server = await startServer({ home, env: { ASTRION_TOKEN: TOKEN, ASTRION_OWNER_NAME: "Mei", FAKE_OPENAI_KEY: "sk-fake-interventions", ASTRION_LEADER_BATCH_MS: "0" } });
 });
 
