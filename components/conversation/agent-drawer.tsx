@@ -28,6 +28,11 @@ import { AgentStatusBadge } from "./agent-status-badge";
 import { buttonDangerGhost } from "./styles";
 import { ChatThread } from "./chat-thread";
 import { MessageBox } from "./message-box";
+import { StrategyPicker, WithdrawTaskButton } from "./intervention-controls";
+import type { InterventionStrategy } from "@/lib/contracts/interventions";
+
+/** What a message to a sub-agent can be while it works (a new task is the leader's). */
+const AGENT_STRATEGIES: readonly InterventionStrategy[] = ["steer", "queue", "interrupt"];
 import { RetryButton } from "./retry-button";
 import { PendingApprovals, pendingApprovals } from "./pending-approvals";
 import { useScrollToMessage } from "./use-scroll-to-message";
@@ -79,7 +84,8 @@ export function AgentDrawer({
   useStickToBottom(scrollRef, contentRef, highlightId === undefined);
   useScrollToMessage(scrollRef, highlightId);
 
-  const send = useMutation({ mutationFn: (content: string) => postAgentMessage(conversationId, agentId, content) });
+  const [strategy, setStrategy] = useState<InterventionStrategy>("steer");
+  const send = useMutation({ mutationFn: (content: string) => postAgentMessage(conversationId, agentId, content, strategy) });
   const terminate = useMutation({
     mutationFn: () => terminateAgent(conversationId, agentId),
     onSuccess: () => setConfirming(false),
@@ -135,6 +141,7 @@ export function AgentDrawer({
             <AgentActivity agent={agent} now={now} />
             <AgentUsage tokens={agent.tokens} />
           </div>
+          {agent.metadata.status === "running" || agent.metadata.status === "waiting" ? <WithdrawTaskButton conversationId={conversationId} agentId={agentId} /> : null}
           {!ended ? (
             <button type="button" className={buttonDangerGhost} onClick={() => setConfirming(true)} data-testid="agent-terminate">
               {t("drawer.terminate")}
@@ -176,6 +183,7 @@ export function AgentDrawer({
           {questions.map((q) => (
             <QuestionAnswer key={q.question_id} conversationId={conversationId} question={q} />
           ))}
+          {!ended && agent.metadata.status !== "idle" ? <StrategyPicker value={strategy} onChange={setStrategy} strategies={AGENT_STRATEGIES} testId="agent-message-strategy" /> : null}
           {!ended ? (
             <MessageBox
               label={t("drawer.messageLabel", { name: agent.metadata.display_name })}

@@ -168,6 +168,9 @@ function AssistantMessage({
 }) {
   const t = useT();
   const interrupted = (message.metadata as { interrupted?: unknown } | undefined)?.interrupted === true;
+  // Cancelled by a person (an interrupt or a withdrawn task, issue 32): said so, with who.
+  const cancelled = (message.metadata as { cancelled?: unknown; cancelled_by?: { name?: unknown } } | undefined) ?? {};
+  const cancelledBy = cancelled.cancelled === true ? (typeof cancelled.cancelled_by?.name === "string" ? cancelled.cancelled_by.name : "") : null;
   const reasoning = reasoningOf(message);
   const content = message.content ?? "";
   return (
@@ -176,7 +179,11 @@ function AssistantMessage({
         <p className="flex items-center gap-2 text-xs font-semibold text-zinc-500 dark:text-zinc-400">
           <span aria-hidden className="inline-block h-2 w-2 rounded-full bg-indigo-500" />
           {continued ? <span className="sr-only">{assistantName}</span> : assistantName}
-          {interrupted ? (
+          {interrupted && cancelledBy !== null ? (
+            <span className={`${badgeClass} bg-amber-100 text-amber-800 dark:bg-amber-900/50 dark:text-amber-200`} data-testid="cancelled-badge">
+              {cancelledBy ? t("intervention.cancelledBy", { name: cancelledBy }) : t("intervention.cancelled")}
+            </span>
+          ) : interrupted ? (
             <span className={`${badgeClass} bg-amber-100 text-amber-800 dark:bg-amber-900/50 dark:text-amber-200`} data-testid="interrupted-badge">
               {t("live.interrupted")}
             </span>

@@ -27,6 +27,8 @@ import { AgentDrawer } from "./agent-drawer";
 import { ChatThread } from "./chat-thread";
 import { ConversationHeader } from "./conversation-header";
 import { MessageBox } from "./message-box";
+import { QueuedMessages, StrategyPicker } from "./intervention-controls";
+import type { InterventionStrategy } from "@/lib/contracts/interventions";
 import { NoticeBanners } from "./notice-banners";
 import { PendingApprovals, pendingApprovals } from "./pending-approvals";
 import { PendingQuestions } from "./pending-questions";
@@ -88,7 +90,9 @@ function LiveView({ id, focus }: { id: string; focus: ConversationFocus }) {
   // The chat can show one request's trace only: the person's message and everything it caused.
   const [trace, setTrace] = useState<string>("");
 
-  const send = useMutation({ mutationFn: (content: string) => postLeaderMessage(id, content) });
+  // While the team works, a message is an intervention by the strategy picked (issue 32; steer by default).
+  const [strategy, setStrategy] = useState<InterventionStrategy>("steer");
+  const send = useMutation({ mutationFn: ({ content, strategy: picked }: { content: string; strategy?: InterventionStrategy }) => postLeaderMessage(id, content, picked) });
   const stop = useMutation({ mutationFn: () => stopConversation(id) });
 
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -209,11 +213,13 @@ function LiveView({ id, focus }: { id: string; focus: ConversationFocus }) {
               <PendingApprovals conversationId={conversation.id} items={pendingApprovals(snap?.agents ?? [])} />
               <PendingQuestions questions={questions} onOpen={setSelected} />
               {stop.error ? <Banner tone="error">{stop.error.message}</Banner> : null}
+              <QueuedMessages conversationId={conversation.id} queued={snap?.queued ?? []} />
+              {working ? <StrategyPicker value={strategy} onChange={setStrategy} testId="composer-strategy" /> : null}
               <MessageBox
                 label={t("live.composerLabel")}
                 placeholder={t("live.composerPlaceholder")}
                 sendLabel={t("live.send")}
-                onSend={(content) => send.mutateAsync(content)}
+                onSend={(content) => send.mutateAsync({ content, ...(working ? { strategy } : {}) })}
                 busy={send.isPending}
                 error={send.error ? inputErrorText(send.error, t, locale, field) : undefined}
                 maxLength={MESSAGE_MAX}

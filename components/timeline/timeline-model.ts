@@ -132,7 +132,9 @@ export function traceOptions(records: readonly TimelineRecord[]): TraceOption[] 
     // A person's message is audited as {preview, sha256, length}; timelines written before that hold the text.
     const content = r.envelope.payload.content;
     const text = typeof content === "string" ? content : typeof (content as { preview?: unknown } | null)?.preview === "string" ? (content as { preview: string }).preview : null;
-    if (option.preview === null && r.action === "user_message" && text !== null) option.preview = preview(text);
+    // A trace a person's intervention started (a new task, a queued message) is named by it too.
+    const starts = r.action === "user_message" || (r.action === "intervention" && r.parent_turn_id === null);
+    if (option.preview === null && starts && text !== null) option.preview = preview(text);
   }
   return [...traces.values()];
 }

@@ -133,6 +133,8 @@ export function applyRuntimeEvent(state: LiveState, event: RuntimeEvent): LiveSt
       return { ...state, snapshot: { ...snap, leader: { ...snap.leader, token_statistics: event.token_statistics } } };
     case "notice":
       return { ...state, snapshot: { ...snap, notices: [...snap.notices, event.notice] } };
+    case "queue":
+      return { ...state, snapshot: { ...snap, queued: event.queued } };
     case "timeline":
       if (state.timeline.some((r) => r.envelope.message_id === event.record.envelope.message_id)) return state;
       return { ...state, timeline: [...state.timeline, event.record] };

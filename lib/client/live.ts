@@ -1,4 +1,5 @@
 /** Query factories and fetchers for a conversation's live run: messages, stop, agents, answers. */
+import { InterventionActionBodySchema, InterventionsResponseSchema, type InterventionActionBody, type InterventionStrategy } from "@/lib/contracts/interventions";
 import { queryOptions } from "@tanstack/react-query";
 import {
   AgentDetailSchema,
@@ -46,10 +47,18 @@ export function agentDetailQuery(conversationId: string, agentId: number, epoch:
 }
 
 /** `POST /api/conversations/[id]/messages`: a person's message to the Team Leader (202). */
-export async function postLeaderMessage(id: string, content: string) {
+export async function postLeaderMessage(id: string, content: string, strategy?: InterventionStrategy) {
   return apiFetch(`${conversationPath(id)}/messages`, PostMessageResponseSchema, {
     method: "POST",
-    body: bodyOf(PostMessageBodySchema, { content }),
+    body: bodyOf(PostMessageBodySchema, { content, ...(strategy ? { strategy } : {}) }),
+  });
+}
+
+/** `POST /api/conversations/[id]/interventions`: withdraw a queued message or an agent's task, or reorder the queue (issue 32). */
+export async function postIntervention(id: string, action: InterventionActionBody) {
+  return apiFetch(`${conversationPath(id)}/interventions`, InterventionsResponseSchema, {
+    method: "POST",
+    body: bodyOf(InterventionActionBodySchema, action),
   });
 }
 
@@ -64,10 +73,10 @@ export async function stopConversation(id: string) {
 }
 
 /** `POST …/agents/[agentId]/messages`: a person's message to one sub-agent (202). */
-export async function postAgentMessage(id: string, agentId: number, content: string) {
+export async function postAgentMessage(id: string, agentId: number, content: string, strategy?: InterventionStrategy) {
   return apiFetch(`${conversationPath(id)}/agents/${agentId}/messages`, AgentMessageResponseSchema, {
     method: "POST",
-    body: bodyOf(PostMessageBodySchema, { content }),
+    body: bodyOf(PostMessageBodySchema, { content, ...(strategy ? { strategy } : {}) }),
   });
 }
 

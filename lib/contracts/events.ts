@@ -6,6 +6,7 @@
  * The first event of every connection is a `snapshot` (the full state); every later event is a
  * change to apply to it. Agent ids are numbers; `agent_id: null` means the Team Leader.
  */
+import { QueuedMessageSchema } from "./interventions";
 import { z } from "zod";
 import {
   AgentMetadataSchema,
@@ -58,6 +59,7 @@ export const AGENT_ACTION_KINDS = [
   "ability_work",
   "ability_wait",
   "ability_reply",
+  "withdrawn",
 ] as const;
 /** One of {@link AGENT_ACTION_KINDS}. */
 export type AgentActionKind = (typeof AGENT_ACTION_KINDS)[number];
@@ -180,6 +182,8 @@ export const ConversationSnapshotSchema = z.object({
   caps: CapsSchema,
   /** Label of the leader's model, e.g. `qwen3-max` or `Offline (built-in) — offline`. */
   model_label: z.string(),
+  /** Messages people queued until the current work is over (issue 32), in the order they will be handled. */
+  queued: z.array(QueuedMessageSchema).optional(),
 });
 export type ConversationSnapshot = z.infer<typeof ConversationSnapshotSchema>;
 
@@ -214,6 +218,8 @@ export const RuntimeEventSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("usage"), token_statistics: z.record(z.string(), z.unknown()) }),
   z.object({ type: z.literal("timeline"), record: TimelineRecordSchema }),
   z.object({ type: z.literal("notice"), notice: NoticeSchema }),
+  /** The queue of messages waiting for the work to be over changed (issue 32): the whole list. */
+  z.object({ type: z.literal("queue"), queued: z.array(QueuedMessageSchema) }),
 ]);
 export type RuntimeEvent = z.infer<typeof RuntimeEventSchema>;
 

@@ -2,6 +2,7 @@
  * Request and response bodies of the HTTP API that are not a stored file's schema. Route
  * handlers parse with these; the client imports the same schemas and types.
  */
+import { InterventionOutcomeSchema, InterventionStrategySchema } from "./interventions";
 import { z } from "zod";
 import {
   ConversationMetadataSchema,
@@ -299,11 +300,21 @@ export const PostMessageBodySchema = z.object({
   content: z.string().trim().min(1, "a message cannot be empty").max(100_000, "at most 100,000 characters"),
   /** Ignored since issue 32: the author is who is signed in (the owner on an unconfigured machine). */
   author: z.string().trim().min(1).max(80).optional(),
+  /**
+   * How the message is handled when a run is going (issue 32 interventions; default `steer`;
+   * ignored when nothing runs: the message is then an ordinary one). `new_task` is the leader's only.
+   */
+  strategy: InterventionStrategySchema.optional(),
 });
 export type PostMessageBody = z.infer<typeof PostMessageBodySchema>;
 
 /** Answer of `POST /api/conversations/[id]/messages` (202: the work goes on in the background). */
-export const PostMessageResponseSchema = z.object({ message_id: z.string(), trace_id: z.string() });
+export const PostMessageResponseSchema = z.object({
+  message_id: z.string(),
+  trace_id: z.string(),
+  /** Present when a run was going: what the message became (its strategy; its queue id when queued). */
+  intervention: InterventionOutcomeSchema.optional(),
+});
 
 /**
  * `POST /api/conversations/[id]/retry`: retry the work that failed, the Team Leader's (`agent_id`
@@ -329,7 +340,7 @@ export type AgentDetail = z.infer<typeof AgentDetailSchema>;
 export const TerminateAgentResponseSchema = z.object({ terminated: z.number().int().positive() });
 
 /** Answer of `POST /api/conversations/[id]/agents/[agentId]/messages` (202: delivered before the agent's next step). */
-export const AgentMessageResponseSchema = z.object({ message_id: z.string() });
+export const AgentMessageResponseSchema = z.object({ message_id: z.string(), intervention: InterventionOutcomeSchema.optional() });
 
 /** `POST /api/conversations/[id]/agents/[agentId]/answers`: a person answers a pending question. */
 export const AnswerBodySchema = z.object({

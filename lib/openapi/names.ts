@@ -11,6 +11,7 @@ import * as envelope from "@/lib/contracts/envelope";
 import * as events from "@/lib/contracts/events";
 import * as http from "@/lib/contracts/http";
 import * as indexReport from "@/lib/contracts/index-report";
+import * as interventions from "@/lib/contracts/interventions";
 import * as onDisk from "@/lib/contracts/on-disk";
 import * as people from "@/lib/contracts/people";
 import * as search from "@/lib/contracts/search";
@@ -31,6 +32,7 @@ const MODULES: readonly Readonly<Record<string, unknown>>[] = [
   activity,
   envelope,
   events,
+  interventions,
   timelineRecord,
   search,
   indexReport,

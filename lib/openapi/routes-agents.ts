@@ -55,7 +55,7 @@ export const AGENT_ROUTES: readonly RouteSpec[] = [
     methods: {
       POST: {
         summary: "A person's message to one sub-agent, delivered before its next step.",
-        description: "a person's message to one sub-agent → 202; 409 when the agent was terminated or the conversation is archived, 429 (`Retry-After`) when its inbox is full",
+        description: "a person's message to one sub-agent → 202; while a run is going an intervention by `strategy` (`steer` default, `queue`, `interrupt`; `new_task` is 400: it is the leader's); 409 when the agent was terminated or the conversation is archived, 429 (`Retry-After`) when its inbox is full",
         body: { json: PostMessageBodySchema },
         answers: [{ status: 202, json: AgentMessageResponseSchema }],
         errors: [404, 409, 429],

@@ -25,6 +25,7 @@ import {
 import { ConversationIdSchema, LeaderMessagesFileSchema } from "@/lib/contracts/on-disk";
 import { BulkExportBodySchema, ExportQuerySchema, ImportQuerySchema, ImportResultSchema } from "@/lib/export/schema";
 import { DecisionBodySchema, DecisionResponseSchema, SharedContextResponseSchema, WriteBodySchema } from "@/lib/shared-context/schema";
+import { InterventionActionBodySchema, InterventionsResponseSchema } from "@/lib/contracts/interventions";
 import type { RouteSpec } from "./spec";
 
 const conversation = { id: ConversationIdSchema };
@@ -92,7 +93,7 @@ export const CONVERSATION_ROUTES: readonly RouteSpec[] = [
       POST: {
         summary: "A person's message to the Team Leader: 202, the team works in the background.",
         description:
-          "a person's message to the Team Leader → 202 `{message_id, trace_id}`; the team works in the background; 409 (`details.reason`) when the project folder is refused (see Localhost safety); 429 `rate_limited` past the entry rate limit",
+          "a person's message to the Team Leader → 202 `{message_id, trace_id}`; the team works in the background; while a run is going it is an intervention handled by `strategy` (`steer` default, `queue`, `interrupt`, `new_task`), answered with `intervention` (its strategy, its `queue_id` when queued, `cancelled_call` for an interrupt); 409 (`details.reason`) when the project folder is refused (see Localhost safety); 429 `rate_limited` past the entry rate limit",
         body: { json: PostMessageBodySchema },
         answers: [{ status: 202, json: PostMessageResponseSchema }],
         errors: [404, 409, 429],
@@ -169,6 +170,26 @@ export const CONVERSATION_ROUTES: readonly RouteSpec[] = [
         description: "stops everything: streams aborted, no agent left running",
         answers: [{ status: 200, json: StopResponseSchema }],
         errors: [404],
+      },
+    },
+  },
+  {
+    path: "/api/conversations/{id}/interventions",
+    params: conversation,
+    methods: {
+      GET: {
+        summary: "The messages people queued until the current work is over, and whether a run is going.",
+        description: "the queue of messages sent with `strategy: queue`, in the order they will be handled, and `running`",
+        answers: [{ status: 200, json: InterventionsResponseSchema }],
+        errors: [404],
+      },
+      POST: {
+        summary: "A person's intervention: withdraw a queued message or an agent's task, or reorder the queue.",
+        description:
+          "`withdraw_queued` (404 when no longer queued), `withdraw_task` (the agent is told and stops, its work kept; 409 when it has no task), `reorder` (`order`: every queued id once; 409 when the queue changed) → 200 the queue afterwards; each is a `control` envelope on the timeline with its author",
+        body: { json: InterventionActionBodySchema },
+        answers: [{ status: 200, json: InterventionsResponseSchema }],
+        errors: [400, 404, 409],
       },
     },
   },

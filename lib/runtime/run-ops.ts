@@ -9,7 +9,9 @@ import "server-only";
 import { z } from "zod";
 import { AnswerBodySchema, ApprovalBodySchema, ModelKeySchema, PostMessageBodySchema, RetryBodySchema } from "@/lib/contracts/http";
 import { AgentIdSchema } from "@/lib/contracts/on-disk";
-import { authorParty, speakerName, type Author } from "@/lib/contracts/people";
+import { speakerName, type Author } from "@/lib/contracts/people";
+import { InterventionActionBodySchema, InterventionStrategySchema } from "@/lib/contracts/interventions";
+import { ValidationError } from "@/lib/contracts/errors";
 import type { TeamRun } from "./team-run";
 
 /** One op: its arguments' schema and what it does with the run, for whom. */
@@ -26,14 +28,33 @@ function op<A extends z.ZodType, R>(definition: RunOp<A, R>): RunOp<A, R> {
 
 const agent = { agent_id: AgentIdSchema };
 
+/** Who a person's intervention is by: routes always say; a command without an author is refused. */
+function personOf(author: Author | undefined): Author {
+  if (!author) throw new ValidationError("A person's message or intervention needs its author.", [{ path: "author", message: "missing" }]);
+  return author;
+}
+
 /** Every command of a run, by name (see the file's header). */
 export const RUN_OPS = {
   /** A person's message to the Team Leader. */
-  leader_message: op({ args: PostMessageBodySchema.pick({ content: true }), run: (run, a, author) => run.postUserMessage(a.content, author) }),
-  /** A person's message to one sub-agent. */
+  leader_message: op({ args: PostMessageBodySchema.pick({ content: true, strategy: true }), run: (run, a, author) => run.postUserMessage(a.content, author, a.strategy ?? "steer") }),
+  /** A person's message to one sub-agent (while a run is going, an intervention by its strategy). */
   agent_message: op({
-    args: PostMessageBodySchema.pick({ content: true }).extend(agent),
-    run: async (run, a, author) => ({ message_id: await run.messageAgent(a.agent_id, a.content, { name: author ? speakerName(author) : "user", agentId: null, party: authorParty(author), abbrev: "usr", author }) }),
+    args: PostMessageBodySchema.pick({ content: true }).extend({ ...agent, strategy: InterventionStrategySchema.optional() }),
+    run: (run, a, author) => run.personToAgent(a.agent_id, a.content, personOf(author), a.strategy ?? "steer"),
+  }),
+  /** The queued messages, and whether a run is going (issue 32). */
+  interventions: op({ args: z.object({}), reads: true, run: async (run) => ({ queued: await run.queued(), running: await run.isGoing() }) }),
+  /** Withdraw a queued message or an agent's task, or reorder the queue; answers the queue as it is afterwards. */
+  intervene: op({
+    args: InterventionActionBodySchema,
+    run: async (run, a, author) => {
+      const who = personOf(author);
+      if (a.action === "withdraw_queued") await run.withdrawQueued(a.queue_id, who);
+      else if (a.action === "reorder") await run.reorderQueued(a.order, who);
+      else await run.withdrawTask(a.agent_id, who);
+      return { queued: await run.queued(), running: await run.isGoing() };
+    },
   }),
   /** A person answers a sub-agent's pending question. */
   answer: op({

@@ -18,13 +18,15 @@ import "server-only";
  * conversation, calls per task) are enforced in code.
  */
 import { agentTopic } from "@/lib/bus";
-import { AstrionError, ConflictError } from "@/lib/contracts/errors";
+import { AstrionError, ConflictError, ValidationError } from "@/lib/contracts/errors";
 import { auditPayload } from "@/lib/governance";
 import { loadRegistry, normalizeTokenStatistics, publicModels } from "@/lib/models";
 import type { ModelHealth } from "@/lib/models/resilience";
 import { agentParty, LEADER_PARTY, needsModelCall, startTrace, SYSTEM_PARTY, timelineRecord, unansweredToolCalls } from "@/lib/protocol";
 import type { EngineDeps } from "./team/deps";
-import { authorParty, type Author } from "@/lib/contracts/people";
+import { authorParty, OWNER_ID, speakerName, type Author } from "@/lib/contracts/people";
+import { queuedOf, type InterventionOutcome, type InterventionStrategy, type QueuedMessage } from "@/lib/contracts/interventions";
+import { postIntervention, queuedMessages, reorderQueued, withdrawQueued, withdrawTask } from "./team/interventions";
 import type { ConversationMetadata, Message } from "@/lib/store";
 import { roleToolAccess } from "@/lib/roles/tool-mapping";
 import type { RuntimeLimits } from "./team/config";
@@ -44,10 +46,12 @@ import { terminateAgent } from "./team/terminate";
 import { answerQuestion, messageAgent, reportFailure } from "./team/mail";
 import type { EngineBus, EngineStorage } from "./team/ports";
 import { TeamState } from "./team/state";
-import { leaderInbox, messageId, type AgentMeta, type Sender } from "./team/types";
+import { atWork, leaderInbox, messageId, type AgentMeta, type Sender } from "./team/types";
 
 export { CONTEXT_FILE_NAME } from "./team/ports";
-;
+
+/** Who a message is from when no one signed in: the owner at the machine (docs/people.md). */
+const LOCAL_OWNER: Author = { id: OWNER_ID, name: "User", via: "local" };
 
 /** Runs and observes one conversation. Create through the runtime manager, one per conversation. */
 export class TeamRun {
@@ -130,6 +134,7 @@ export class TeamRun {
       notices: s.notices,
       caps: { max_agents: this.limits.maxAgents, max_calls_per_task: this.limits.maxCallsPerTask },
       model_label: modelLabel,
+      queued: queuedOf(leader.metadata),
     };
   }
 
@@ -161,10 +166,24 @@ export class TeamRun {
 
   // ---------------------------------------------------------------- person entry points
 
-  /** A person's message to the leader: starts a trace and wakes the leader. */
-  async postUserMessage(content: string, author?: Author): Promise<{ message_id: string; trace_id: string }> {
+  /**
+   * Whether a run is going (issue 32): the leader's or an agent's loop is running, or an agent is
+   * at work (waiting for an answer or an approval counts).
+   */
+  async isGoing(): Promise<boolean> {
+    if (this.working) return true;
+    return ((await this.#s.store.listAgents(this.convId)).agents as AgentMeta[]).some(atWork);
+  }
+
+  /**
+   * A person's message to the leader. When no run is going it starts a trace and wakes the
+   * leader, as ever; while one is going it is an intervention handled by `strategy` (default
+   * steer; ./team/interventions.ts).
+   */
+  async postUserMessage(content: string, author?: Author, strategy: InterventionStrategy = "steer"): Promise<{ message_id: string; trace_id: string; intervention?: InterventionOutcome }> {
     const s = this.#s;
     await this.#assertActive();
+    if (await this.isGoing()) return postIntervention(s, { content, author: author ?? LOCAL_OWNER, strategy, agentId: null });
     const project = await s.projectGate();
     if (!project.ok) {
       await s.projectRefused(project, LEADER_PARTY, "user_message", "notice.msg.projectCannotRun");
@@ -209,6 +228,39 @@ export class TeamRun {
   async messageAgent(agentId: number, content: string, from: Sender): Promise<string> {
     await this.#assertActive();
     return messageAgent(this.#s, agentId, content, from);
+  }
+
+  /**
+   * A person's message to one sub-agent: while a run is going, an intervention by `strategy`
+   * (steer, queue, interrupt; a new task is the leader's); else an ordinary message.
+   */
+  async personToAgent(agentId: number, content: string, author: Author, strategy: InterventionStrategy = "steer"): Promise<{ message_id: string; intervention?: InterventionOutcome }> {
+    await this.#assertActive();
+    await this.#s.readAgent(agentId);
+    if (strategy === "new_task") throw new ValidationError("A new task goes to the Team Leader, not to a sub-agent.", [{ path: "strategy", message: "new_task is for the leader only" }]);
+    if (await this.isGoing()) return postIntervention(this.#s, { content, author, strategy, agentId });
+    return { message_id: await messageAgent(this.#s, agentId, content, { name: speakerName(author), agentId: null, party: authorParty(author), abbrev: "usr", author }) };
+  }
+
+  /** The messages people queued until the current work is over, in the order they will be handled. */
+  queued(): Promise<QueuedMessage[]> {
+    return queuedMessages(this.#s);
+  }
+
+  /** A person withdraws a queued message (404 when it is no longer queued). */
+  async withdrawQueued(queueId: string, author: Author): Promise<QueuedMessage[]> {
+    return withdrawQueued(this.#s, queueId, author);
+  }
+
+  /** A person puts the queued messages in a new order (409 when the queue changed meanwhile). */
+  async reorderQueued(order: string[], author: Author): Promise<QueuedMessage[]> {
+    return reorderQueued(this.#s, order, author);
+  }
+
+  /** A person withdraws the task an agent works on: it is told and stops, its work so far kept (409 when it has none). */
+  async withdrawTask(agentId: number, author: Author): Promise<{ task_id: string }> {
+    await this.#assertActive();
+    return withdrawTask(this.#s, agentId, author);
   }
 
   /** Answers a pending `ask_master` question (by the leader or a person) and resumes the agent. */

@@ -70,6 +70,7 @@ const EXPECTED: Record<string, PersonRole | "public"> = {
   "POST /api/conversations": "editor",
   "POST /api/conversations/[id]/messages": "editor",
   "POST /api/conversations/[id]/stop": "editor",
+  "POST /api/conversations/[id]/interventions": "editor",
   "POST /api/conversations/[id]/agents/[agentId]/messages": "editor",
   "POST /api/conversations/[id]/agents/[agentId]/approvals": "approver",
   "POST /api/conversations/[id]/shared-context/decisions": "approver",

@@ -145,6 +145,8 @@ interface RecordedRequest {
   completed: boolean;
   /** True when the client closed the connection before the response finished (abort, watchdog). */
   closedByClient: boolean;
+  /** When the client closed it (epoch ms), with {@link closedByClient}: how soon an abort reached the wire. */
+  closedAt?: number;
 }
 
 /** Options of {@link startFakeOpenAI}. */
@@ -279,7 +281,10 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}): Promise<
       requests.push(record);
       res.on("finish", () => (record.completed = true));
       res.on("close", () => {
-        if (!record.completed) record.closedByClient = true;
+        if (!record.completed) {
+          record.closedByClient = true;
+          record.closedAt = Date.now();
+        }
       });
       if (isChat) {
         calls += 1;

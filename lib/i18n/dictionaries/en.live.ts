@@ -24,6 +24,7 @@ export const enLive = {
   "agentAction.ability_work": "working on {target}",
   "agentAction.ability_wait": "waiting for {target}",
   "agentAction.ability_reply": "replied with {target}",
+  "agentAction.withdrawn": "task {target} withdrawn",
   "agentAction.unknown": "busy ({target})",
   "agentAction.idle": "not working",
   "agentAction.stopped": "stopped",

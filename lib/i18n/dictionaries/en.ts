@@ -7,6 +7,7 @@ import { enApprovals } from "./en.approvals";
 import { enProviders } from "./en.providers";
 import { enCost } from "./en.cost";
 import { enLive } from "./en.live";
+import { enInterventions } from "./en.interventions";
 import { enSearch } from "./en.search";
 import { enNotices } from "./en.notices";
 import { enPeople } from "./en.people";
@@ -429,6 +430,7 @@ export const en = {
   ...enSearch,
   ...enNotices,
   ...enPeople,
+  ...enInterventions,
 } as const;
 
 /** A message key of the UI. */

@@ -26,6 +26,7 @@ export const zhCNLive: Record<keyof typeof enLive, string> = {
   "agentAction.ability_work": "正在处理 {target}",
   "agentAction.ability_wait": "等待 {target}",
   "agentAction.ability_reply": "已回复 {target}",
+  "agentAction.withdrawn": "任务 {target} 已撤回",
   "agentAction.unknown": "忙碌中（{target}）",
   "agentAction.idle": "未在工作",
   "agentAction.stopped": "已停止",

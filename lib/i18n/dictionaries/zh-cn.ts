@@ -9,6 +9,7 @@ import { zhCNApprovals } from "./zh-cn.approvals";
 import { zhCNProviders } from "./zh-cn.providers";
 import { zhCNCost } from "./zh-cn.cost";
 import { zhCNLive } from "./zh-cn.live";
+import { zhCNInterventions } from "./zh-cn.interventions";
 import { zhCNSearch } from "./zh-cn.search";
 import { zhCNNotices } from "./zh-cn.notices";
 import { zhCNPeople } from "./zh-cn.people";
@@ -430,4 +431,5 @@ export const zhCN: Record<MessageKey, string> = {
   ...zhCNSearch,
   ...zhCNNotices,
   ...zhCNPeople,
+  ...zhCNInterventions,
 };

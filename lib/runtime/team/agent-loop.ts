@@ -22,6 +22,7 @@ import type { ToolPipeline } from "./pipeline";
 import type { TeamState } from "./state";
 import { assistantMessage, callModel, failureRefs, saveAnswer, saveInterrupted } from "./steps";
 import { isErrorResult, LEADER_DISPLAY_NAME, messageId, type AgentMeta } from "./types";
+import { endWithdrawnTask } from "./interventions";
 
 /** Delivers pending messages into the agent's conversation; returns how many. */
 async function drainInbox(s: TeamState, agentId: number): Promise<number> {
@@ -130,6 +131,11 @@ export class AgentLoops {
     }
     await drainInbox(s, agentId);
     meta = await s.readAgent(agentId);
+    // A person withdrew its task: it was told (just delivered), its work so far stays, and it stops.
+    if (meta.task_withdrawn) {
+      await endWithdrawnTask(s, agentId);
+      return DONE;
+    }
     const messages = (await s.store.readAgentMessages(s.convId, agentId)).messages;
     // A delivered report ends the task: a crash between the report and the status change must
     // not give the agent another model call.
@@ -183,7 +189,9 @@ export class AgentLoops {
     meta = await counted;
     const traceId = meta.trace_id ?? (await s.traceOrNew()).trace_id;
     if (!outcome.ok) {
-      await saveInterrupted(s, agentId, outcome.error, traceId, model.key);
+      await saveInterrupted(s, agentId, outcome.error, traceId, model.key, outcome.cancelled);
+      // A person's interrupt or withdrawal cancelled this call alone: the next pass reads what they sent.
+      if (outcome.cancelled && !signal.aborted) return RUN_AGAIN;
       const now = await s.readAgent(agentId);
       // A model that keeps failing (no fallback left) must not leave the leader waiting: the agent
       // reports the failure, so the leader can report partial results (seed 003 §6.1).

@@ -10,7 +10,7 @@ import { buildModelInput, collectPromotions, conversationGoal, PROMOTION_HINT, s
 import { buildRegistry, candidateNote, classifierModelKey, classifyIntent, classifyIntentWithModel, restrictRegistry, type IntentResult } from "@/lib/governance";
 import { LEADER_READER } from "@/lib/memory/distill";
 import { loadRegistry, type ChatModel } from "@/lib/models";
-import { LEADER_PARTY, needsModelCall, SYSTEM_PARTY, unansweredToolCalls, USER_PARTY } from "@/lib/protocol";
+import { LEADER_PARTY, needsModelCall, newTurnId, SYSTEM_PARTY, unansweredToolCalls, USER_PARTY } from "@/lib/protocol";
 import type { Message } from "@/lib/store";
 import { failpoint } from "./failpoints";
 import { leaderCallsSinceRequest } from "./leader-calls";
@@ -23,7 +23,8 @@ import { CAPPED, DONE, interrupted, RUN_AGAIN, WAIT_FOR_REPORTS, type NextStep }
 import type { ToolPipeline } from "./pipeline";
 import type { TeamState } from "./state";
 import { assistantMessage, callModel, failureRefs, saveAnswer, saveInterrupted, thinkingLevel } from "./steps";
-import { atWork, type AgentMeta } from "./types";
+import { atWork, workingTrace, type AgentMeta } from "./types";
+import { releaseQueued } from "./interventions";
 
 /** The leader's loop of one conversation. */
 export class LeaderLoop {
@@ -98,10 +99,17 @@ export class LeaderLoop {
       await resolveDangling(s, null, dangling, this.#tools);
       return RUN_AGAIN;
     }
-    if (await drainLeaderInbox(s)) file = await s.store.readLeaderMessages(s.convId);
+    // Mid-request (its messages ask for a call), only that request's inbox joins this turn.
+    const drained = await drainLeaderInbox(s, needsModelCall(file.messages) ? workingTrace(file.messages)?.trace_id : undefined);
+    if (drained.count) file = await s.store.readLeaderMessages(s.convId);
+    // What this turn does belongs to the request it answers (its agents, their reports).
+    const working = workingTrace(file.messages, drained.trace);
+    if (working && working.trace_id !== s.lastTrace?.trace_id) s.lastTrace = { trace_id: working.trace_id, turn_id: working.turn_id ?? newTurnId() };
     if (!needsModelCall(file.messages)) {
       if (this.#again) return RUN_AGAIN;
-      return (await s.store.listAgents(s.convId)).agents.some(atWork) ? WAIT_FOR_REPORTS : DONE;
+      if ((await s.store.listAgents(s.convId)).agents.some(atWork)) return WAIT_FOR_REPORTS;
+      // The work is over: a queued message is taken up now, as a request of its own.
+      return (await releaseQueued(s)) ? RUN_AGAIN : DONE;
     }
     // Counted from the saved messages, so the cap holds across a restart.
     if (leaderCallsSinceRequest(file.messages) >= s.limits.maxCallsPerTask) {
@@ -137,7 +145,9 @@ export class LeaderLoop {
     const t = await s.traceOrNew();
     const outcome = await callModel(s, model, null, input.messages, offer.tools.map((tool) => tool.spec), thinkingLevel(conv), s.stopController.signal);
     if (!outcome.ok) {
-      await saveInterrupted(s, null, outcome.error, t.trace_id, model.key);
+      await saveInterrupted(s, null, outcome.error, t.trace_id, model.key, outcome.cancelled);
+      // A person's interrupt: the partial answer is kept, and what they said is read at once.
+      if (outcome.cancelled && !s.stopController.signal.aborted) return RUN_AGAIN;
       return interrupted(outcome.error.reason === "aborted" ? "stopped" : "model_failed");
     }
     const message = assistantMessage(outcome.result, t.trace_id, { context: summarizeReport(input.report) });

@@ -13,9 +13,14 @@ import { replyToCaller } from "./abilities";
 import type { TeamState } from "./state";
 import { LEADER_DISPLAY_NAME, leaderInbox, messageId, traceCause, type AgentMeta, type Sender } from "./types";
 import { authorParty, type Author } from "@/lib/contracts/people";
+import type { InterventionMeta } from "@/lib/contracts/interventions";
 
-/** A person's (or the leader's, or a teammate's) message to one sub-agent, delivered before its next step. */
-export async function messageAgent(s: TeamState, agentId: number, content: string, from: Sender): Promise<string> {
+/**
+ * A person's (or the leader's, or a teammate's) message to one sub-agent, delivered before its
+ * next step. `intervention`: a person's message to a running team (./interventions.ts), recorded
+ * as that intervention (its envelope type, action and `meta.intervention`) in the agent's trace.
+ */
+export async function messageAgent(s: TeamState, agentId: number, content: string, from: Sender, intervention?: { type: "request" | "control"; meta: InterventionMeta }): Promise<string> {
   const meta = await s.readAgent(agentId);
   if (meta.status === "terminated") throw new ConflictError(`${meta.display_name} was terminated and cannot receive messages.`);
   // Bounded inbox (seed 003 §6.2): a full inbox answers the sender with a busy error.
@@ -23,7 +28,8 @@ export async function messageAgent(s: TeamState, agentId: number, content: strin
   const id = await s.nextId("message", from.abbrev);
   const pending: PendingMessage = { id, source_display_name: from.name, source_agent_id: from.agentId, message_type: "message", content, created_at: epochSeconds() };
   const updated = await s.updateAgent(agentId, (m) => ({ ...m, pending_messages: [...(m.pending_messages ?? []), pending] }));
-  await s.emitNow({ type: "request", from: from.party, to: agentParty(agentId), payload: { id, content }, action: "message", resource: `agent:${agentId}`, producer: "model", author: from.author });
+  if (intervention) await s.emit(await s.causeFor(meta), { type: intervention.type, from: from.party, to: agentParty(agentId), payload: { id, content }, action: "intervention", resource: `agent:${agentId}`, status: "delivered", author: from.author, meta: { intervention: intervention.meta } });
+  else await s.emitNow({ type: "request", from: from.party, to: agentParty(agentId), payload: { id, content }, action: "message", resource: `agent:${agentId}`, producer: "model", author: from.author });
   await s.publishAgent(updated);
   if (updated.status !== "waiting") s.notifyAgent(agentId);
   return id;
@@ -88,20 +94,60 @@ export async function toLeaderInbox(s: TeamState, message: Message | Message[]):
   s.wakeLeader();
 }
 
-/** Moves the inbox into the leader's messages (all at once: reports that arrived together make one turn). */
-export async function drainLeaderInbox(s: TeamState): Promise<number> {
+/** The trace a message of the leader's inbox belongs to (undefined for one saved without). */
+function traceOfMessage(m: Message): string | undefined {
+  const t = m.metadata?.trace_id;
+  return typeof t === "string" ? t : undefined;
+}
+
+/** A person's steer or interrupt: read at the leader's next call, whichever request that call is for. */
+function readAtNextCall(m: Message): boolean {
+  const strategy = (m.metadata?.intervention as { strategy?: unknown } | undefined)?.strategy;
+  return strategy === "steer" || strategy === "interrupt";
+}
+
+/**
+ * Which inbox messages one turn takes: those of one request (trace) and any without a trace, in
+ * the order they arrived, and a person's steer or interrupt whatever its request. `trace` is the
+ * request the leader is in the middle of (its messages end with tool results or input): only its
+ * messages join; else the first waiting request's. So two requests running beside each other (a
+ * person's new task) are answered in turns of their own, and what the leader does in a turn
+ * belongs to that turn's request (`trace` of the answer). Pure.
+ */
+export function inboxTurn(inbox: readonly Message[], trace: string | undefined): { take: Message[]; keep: Message[]; trace: string | undefined } {
+  const group = trace ?? inbox.filter((m) => !readAtNextCall(m)).map(traceOfMessage).find((t) => t !== undefined) ?? inbox.map(traceOfMessage).find((t) => t !== undefined);
+  const take: Message[] = [];
+  const keep: Message[] = [];
+  for (const m of inbox) {
+    const t = traceOfMessage(m);
+    (t === undefined || group === undefined || t === group || readAtNextCall(m) ? take : keep).push(m);
+  }
+  return { take, keep, trace: group };
+}
+
+/**
+ * Moves the inbox into the leader's messages (all of one turn at once: reports that arrived
+ * together make one turn; see {@link inboxTurn}). `trace`: the request the leader is in the
+ * middle of, if any. Returns how many were moved and the request of the turn.
+ */
+export async function drainLeaderInbox(s: TeamState, trace?: string): Promise<{ count: number; trace: string | undefined }> {
   let drained: Message[] = [];
+  let group: string | undefined;
   await s.store.updateLeaderMessages(
     s.convId,
     (f) => {
-      drained = leaderInbox(f.metadata);
+      const turn = inboxTurn(leaderInbox(f.metadata), trace);
+      drained = turn.take;
+      group = turn.trace;
       if (!drained.length) return f;
-      return { ...f, messages: [...f.messages, ...drained], metadata: { ...(f.metadata ?? {}), pending_inbox: [] } };
+      return { ...f, messages: [...f.messages, ...drained], metadata: { ...(f.metadata ?? {}), pending_inbox: turn.keep } };
     },
     { touch: false },
   );
+  // What stays waits for the next turn.
+  if (drained.length && leaderInbox((await s.store.readLeaderMessages(s.convId)).metadata).length) s.wakeLeader();
   for (const message of drained) s.publish({ type: "message", agent_id: null, message });
-  return drained.length;
+  return { count: drained.length, trace: drained.length ? group : undefined };
 }
 
 /** Puts a report into the leader's conversation (seed: message_source sub_agent, compact, starts_work false) and wakes it. */

@@ -17,7 +17,7 @@ import path from "node:path";
 import { conversationTopic } from "@/lib/bus";
 import { auditPayload, allowListFromMetadata, authorizedRoles, type AgentToken } from "@/lib/governance";
 import { normalizeTokenStatistics, tokenCountsOf, usageAgentKey } from "@/lib/models";
-import { agentParty, follow, newTraceId, newTurnId, nextSeedId, replyTo, SYSTEM_PARTY, timelineRecord, type Envelope, type EnvelopeType, type SeedCounters, type SeedIdKind } from "@/lib/protocol";
+import { agentIdOfParty, agentParty, follow, newTraceId, newTurnId, nextSeedId, replyTo, SYSTEM_PARTY, timelineRecord, type Envelope, type EnvelopeMeta, type EnvelopeType, type SeedCounters, type SeedIdKind } from "@/lib/protocol";
 import type { RoleCatalog } from "@/lib/roles";
 import type { EngineDeps } from "./deps";
 import type { ConversationMetadata } from "@/lib/store";
@@ -48,6 +48,8 @@ export interface EmitInit {
   reply?: boolean;
   /** The person who did it (issue 32): kept on the envelope. */
   author?: Author;
+  /** The envelope's `meta` (an intervention's `meta.intervention`). */
+  meta?: EnvelopeMeta;
 }
 
 /** How the loops are woken (set by the run that owns them). */
@@ -76,6 +78,8 @@ export class TeamState {
   /** Aborted by stop: every model stream and loop of the conversation ends. */
   stopController = new AbortController();
   readonly agentControllers = new Map<number, AbortController>();
+  /** The model call in flight of the leader (null) and of each agent: its own controller, for a person's interrupt. */
+  readonly calls = new Map<number | null, AbortController>();
   /** A report reached the leader's inbox since its loop last looked. */
   reportWaiting = false;
   notices: Notice[] = [];
@@ -151,16 +155,25 @@ export class TeamState {
     // The payload is audited by lib/governance: model-written text as a preview and a hash of the full text.
     const payload = auditPayload(init.reply ? "reply" : init.type, init.payload);
     const envelope = init.reply
-      ? replyTo(cause, payload, { from: init.from, to: init.to, author: init.author })
-      : follow(cause, { type: init.type, from: init.from, to: init.to, payload, producer: init.producer ?? "code", author: init.author });
+      ? replyTo(cause, payload, { from: init.from, to: init.to, author: init.author, ...(init.meta ? { meta: init.meta } : {}) })
+      : follow(cause, { type: init.type, from: init.from, to: init.to, payload, producer: init.producer ?? "code", author: init.author, ...(init.meta ? { meta: init.meta } : {}) });
     const record = timelineRecord(envelope, { action: init.action, resource: init.resource ?? null, status: init.status ?? "ok", version: init.version ?? 0 });
     await this.storage.appendTimeline(this.convId, record);
     this.publish({ type: "timeline", record });
     return envelope;
   }
 
-  /** {@link emit} caused by the conversation's current trace. */
+  /**
+   * {@link emit} caused by the conversation's current trace, or, for what an agent does (or the
+   * system says about it), by that agent's task: with two requests running at once (issue 32), an
+   * agent's audit records and events stay in its own request's trace.
+   */
   async emitNow(init: EmitInit): Promise<Envelope> {
+    const agentId = agentIdOfParty(init.from) ?? (init.from === SYSTEM_PARTY ? agentIdOfParty(init.to) : null);
+    if (agentId !== null) {
+      const meta = await this.readAgent(agentId).catch(() => null);
+      if (meta?.trace_id && meta.task_turn_id) return this.emit(traceCause(meta.trace_id, meta.task_turn_id), init);
+    }
     return this.emit(await this.cause(), init);
   }
 

@@ -11,7 +11,7 @@ import type { SliceReport } from "@/lib/context";
 import type { ConversationMetadata, LeaderMessagesFile, Message } from "@/lib/store";
 import { capToolOutput } from "@/lib/tools";
 import type { TeamState } from "./state";
-import { messageId } from "./types";
+import { isCallCancel, messageId, type CallCancel } from "./types";
 
 /** The thinking level of the leader's calls in a conversation's run mode. */
 export function thinkingLevel(conv: ConversationMetadata): "off" | "on" | "deep" {
@@ -60,19 +60,26 @@ export async function callModel(
   tools: ToolSpec[],
   thinking: "off" | "on" | "deep",
   signal: AbortSignal,
-): Promise<{ ok: true; result: ChatResult } | { ok: false; error: ModelCallError }> {
+): Promise<{ ok: true; result: ChatResult } | { ok: false; error: ModelCallError; cancelled?: CallCancel }> {
   const t = await s.traceOrNew();
   const deltas = new DeltaBatch((kind, text) => s.publish({ type: "delta", agent_id: agentId, kind, text }));
+  // This call's own controller, so a person's interrupt (./interventions.ts) cancels this call
+  // alone, down to its HTTP request, without stopping the loop or the conversation.
+  const own = new AbortController();
+  s.calls.set(agentId, own);
+  const cancelledBy = (): CallCancel | undefined => (own.signal.aborted && isCallCancel(own.signal.reason) ? own.signal.reason : undefined);
   try {
-    const result = await model.stream({ messages, tools, thinking, signal, meta: { conversation_id: s.convId, agent_id: agentId, trace_id: t.trace_id } }, (d) => {
+    const result = await model.stream({ messages, tools, thinking, signal: AbortSignal.any([signal, own.signal]), meta: { conversation_id: s.convId, agent_id: agentId, trace_id: t.trace_id } }, (d) => {
       if (d.type === "content" || d.type === "reasoning") deltas.add(d.type, d.text);
       else if (d.type === "tool_call") deltas.add("tool_call", d.name ? `${d.name}(` : (d.arguments_delta ?? ""));
     });
     return { ok: true, result };
   } catch (error) {
-    if (error instanceof ModelCallError) return { ok: false, error };
+    const cancelled = cancelledBy();
+    if (error instanceof ModelCallError) return { ok: false, error, ...(cancelled ? { cancelled } : {}) };
     return { ok: false, error: new ModelCallError("bad_response", (error as Error).message ?? String(error), { modelKey: model.key }) };
   } finally {
+    if (s.calls.get(agentId) === own) s.calls.delete(agentId);
     deltas.flush();
   }
 }
@@ -150,11 +157,16 @@ export async function failureRefs(s: TeamState, agentId: number | null): Promise
   return { ...(input ? { message_id: input } : {}), ...(last ? { after_message_id: last } : {}) };
 }
 
-/** Saves the partial answer of a failed call as an interrupted message and shows a banner. */
-export async function saveInterrupted(s: TeamState, agentId: number | null, error: ModelCallError, traceId: string, modelKey: string): Promise<void> {
+/**
+ * Saves the partial answer of a failed call as an interrupted message and shows a banner. A call
+ * a person cancelled (`cancelled`: an interrupt or a withdrawn task) is marked so in the message's
+ * metadata (`cancelled`, `cancelled_by`, `cancelled_for`), its words kept; it is no failure.
+ */
+export async function saveInterrupted(s: TeamState, agentId: number | null, error: ModelCallError, traceId: string, modelKey: string, cancelled?: CallCancel): Promise<void> {
   const partial = error.partial;
+  const marks = cancelled ? { cancelled: true, cancelled_for: cancelled.kind, ...(cancelled.author ? { cancelled_by: cancelled.author } : {}) } : {};
   if (partial && (partial.content || partial.reasoning)) {
-    const message = assistantMessage({ ...partial, tool_calls: [] }, traceId, { interrupted: true, interrupted_reason: error.reason });
+    const message = assistantMessage({ ...partial, tool_calls: [] }, traceId, { interrupted: true, interrupted_reason: error.reason, ...marks });
     if (agentId !== null) message.metadata = { ...message.metadata, message_source: "sub_agent", agent_id: agentId };
     await appendMessage(s, agentId, message);
     s.publish({ type: "message", agent_id: agentId, message });

@@ -33,6 +33,8 @@ interface AgentExtras {
   effect_key?: string;
   /** Tool calls a person approved that have not run yet (the gate lets each through once). */
   approved_tool_calls?: string[];
+  /** A person withdrew the agent's task (issue 32): set until its loop has told it and stopped it. */
+  task_withdrawn?: { task_id: string; by: string; at: string };
   /** The ability call this agent is working on: its report goes back to the caller (lib/runtime/team/abilities.ts). */
   ability_request?: AbilityRequest;
 }
@@ -68,6 +70,26 @@ export function atWork(a: AgentMeta): boolean {
   return a.status === "running" && !(a.reported === true && !a.ability_request);
 }
 
+/**
+ * Why a person cancelled a model call in flight (the abort reason of the call's own controller):
+ * an interrupt, or a withdrawn task.
+ */
+export class CallCancel extends Error {
+  readonly kind: "interrupt" | "withdraw";
+  readonly author: Author | undefined;
+  constructor(kind: "interrupt" | "withdraw", author: Author | undefined) {
+    super(kind === "interrupt" ? "interrupted by a person" : "the task was withdrawn");
+    this.name = "CallCancel";
+    this.kind = kind;
+    this.author = author;
+  }
+}
+
+/** Whether an abort reason is a {@link CallCancel}. */
+export function isCallCancel(reason: unknown): reason is CallCancel {
+  return reason instanceof CallCancel;
+}
+
 /** Who sends a message to a sub-agent. */
 export interface Sender {
   name: string;
@@ -86,6 +108,23 @@ export function leaderInbox(metadata: Record<string, unknown> | undefined): Mess
     const parsed = MessageSchema.safeParse(m);
     return parsed.success ? [parsed.data] : [];
   });
+}
+
+/**
+ * The request the leader's conversation is at (issue 32: requests can run beside each other): the
+ * trace of its last message that has one, with the turn of that request's first message that
+ * names its turn (the person's message); `known` when the caller knows the request already (the
+ * inbox turn's). Undefined when no message has a trace.
+ */
+export function workingTrace(messages: readonly Message[], known?: string): { trace_id: string; turn_id: string | null } | undefined {
+  let trace: string | undefined = known;
+  for (let i = messages.length - 1; i >= 0 && !trace; i--) {
+    const t = messages[i]!.metadata?.trace_id;
+    if (typeof t === "string" && messages[i]!.role !== "system") trace = t;
+  }
+  if (!trace) return undefined;
+  const first = messages.find((m) => m.metadata?.trace_id === trace && typeof m.metadata?.turn_id === "string");
+  return { trace_id: trace, turn_id: (first?.metadata?.turn_id as string | undefined) ?? null };
 }
 
 /** A tool result that is an error the model can read. */

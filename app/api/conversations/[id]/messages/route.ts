@@ -16,11 +16,14 @@ export const GET = route<Params>(async (_request, params) => {
   return answer(LeaderMessagesFileSchema, await app.store.readLeaderMessages(id));
 });
 
-/** A person's message to the Team Leader: 202, the team works in the background. Its author is who is signed in. */
+/**
+ * A person's message to the Team Leader: 202, the team works in the background. Its author is who
+ * is signed in. While a run is going it is an intervention handled by `strategy` (issue 32).
+ */
 export const POST = route<Params>(async (request, params) => {
   const app = await getApp();
   await enforceRateLimit("entry", app.entryLimiter);
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const body = await readBody(request, PostMessageBodySchema);
-  return answer(PostMessageResponseSchema, await app.commands.run(id, { op: "leader_message", args: { content: body.content }, author: authorOf(request) }), { status: 202 });
+  return answer(PostMessageResponseSchema, await app.commands.run(id, { op: "leader_message", args: { content: body.content, strategy: body.strategy }, author: authorOf(request) }), { status: 202 });
 });

@@ -6,11 +6,14 @@ import { getApp } from "@/lib/server/get-app";
 export const dynamic = "force-dynamic";
 export const runtime = "nodejs";
 
-/** A person's message to one sub-agent, delivered before its next step. */
+/**
+ * A person's message to one sub-agent, delivered before its next step; while a run is going, an
+ * intervention handled by `strategy` (steer, queue, interrupt; issue 32).
+ */
 export const POST = route<{ id: string; agentId: string }>(async (request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
   const agentId = parseWith(AgentIdSchema, params.agentId, "Bad agent id");
   const body = await readBody(request, PostMessageBodySchema);
-  const sent = await (await getApp()).commands.run(id, { op: "agent_message", args: { agent_id: agentId, content: body.content }, author: authorOf(request) });
+  const sent = await (await getApp()).commands.run(id, { op: "agent_message", args: { agent_id: agentId, content: body.content, strategy: body.strategy }, author: authorOf(request) });
   return answer(AgentMessageResponseSchema, sent, { status: 202 });
 });
