@@ -5,7 +5,8 @@
  * errors come back as they are; a holder that keeps its lease but does not answer is a 503; a
  * holder that died is waited for until its lease expires and the command then runs here; and
  * commands sent by two instances at once all reach the holder, each sender's in its order; one
- * that reaches the holder after its sender stopped waiting is not run there.
+ * that reaches the holder after its sender stopped waiting is not run there. A person's
+ * interventions (issue 32) travel the same way to the holder's running team.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -119,6 +120,30 @@ describe("commands forwarded to the instance holding the run", () => {
     const snapshot = await b.commands.run(convId, { op: "snapshot", args: {} });
     expect(snapshot.leader.messages.map((m) => m.content)).toEqual(expect.arrayContaining(["Start here", "A word from B"]));
     expect(b.storage.isOpen(convId)).toBe(false);
+  }, 60_000);
+
+  it("forwards a person's interventions to the holder's running team: a queued message, the queue read, and its withdrawal", async () => {
+    // The leader's first call hangs, so the run is going when B's messages arrive.
+    const model = new ScriptedModel((call) => (call.n === 1 ? { hang: true, partial: "Thinking" } : { content: "Noted." }));
+    const { start, a, convId } = await deployment({ model });
+    a.watch(convId);
+    await a.commands.run(convId, { op: "leader_message", args: { content: "Start here" }, author: alice });
+    await model.waitFor((c) => c.n === 1);
+    const b = await start("inst-b");
+
+    const queued = await b.commands.run(convId, { op: "leader_message", args: { content: "After this, the docs", strategy: "queue" }, author: bob });
+    expect(queued.intervention?.strategy).toBe("queue");
+    expect(b.storage.isOpen(convId)).toBe(false);
+    const seen = await b.commands.run(convId, { op: "interventions", args: {} });
+    expect(seen.running).toBe(true);
+    expect(seen.queued.map((q) => [q.content, q.author?.name])).toEqual([["After this, the docs", "Bob"]]);
+    // Carol withdraws it from B; A's queue is empty afterwards and the timeline says who.
+    const after = await b.commands.run(convId, { op: "intervene", args: { action: "withdraw_queued", queue_id: queued.intervention!.queue_id! }, author: carol });
+    expect(after.queued).toEqual([]);
+    expect((await a.commands.local(convId, { op: "interventions", args: {} })).queued).toEqual([]);
+    expect(b.storage.isOpen(convId)).toBe(false);
+    // A command without its author is refused, wherever it comes from.
+    expect((await failure(b.commands.run(convId, { op: "intervene", args: { action: "reorder", order: ["x"] } }))).status).toBe(400);
   }, 60_000);
 
   it("answers 503 when the holder keeps its lease but does not answer, and runs the command here once a dead holder's lease expired", async () => {
