@@ -30,7 +30,7 @@ export interface InvitationRow {
 }
 
 /** Why a token does not let anyone in. */
-export type InvitationRefusal = "unknown" | "used" | "expired";
+type InvitationRefusal = "unknown" | "used" | "expired";
 
 /** What taking an invitation's token gave. */
 export type TakenInvitation = { ok: true; row: InvitationRow } | { ok: false; reason: InvitationRefusal };

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { People } from "@/lib/people/service";
 
 /** One fresh store's database, and services over it. */
-export interface PeopleWorld {
+interface PeopleWorld {
   /** A service over this world's database (call twice: two instances). */
   open(config?: { inviteTtlMs: number }): Promise<People>;
   /** Every stored invitation's token hash, read from the database itself. */
