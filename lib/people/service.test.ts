@@ -21,7 +21,7 @@ async function open(config = { inviteTtlMs: 3600_000 }): Promise<{ people: Peopl
 }
 
 afterEach(() => {
-  for (const p of opened.splice(0)) p.close();
+  for (const p of opened.splice(0)) void p.close();
 });
 
 /** The request headers of a browser holding the cookies a sign-in set. */
@@ -32,29 +32,29 @@ function browser(setCookies: string[]): Headers {
 describe("invitations", () => {
   it("work once: a second join with the same link is refused, and the first person is signed in", async () => {
     const { people } = await open();
-    const { token } = people.invite("editor", "owner");
+    const { token } = (await people.invite("editor", "owner"));
     const joined = await people.join(token, "Ada", "correct-horse-1");
     expect(joined.person).toMatchObject({ name: "Ada", role: "editor" });
     expect(await people.identify(browser(joined.cookies))).toMatchObject({ id: joined.person.id, name: "Ada", role: "editor", via: "password" });
     await expect(people.join(token, "Bob", "correct-horse-2")).rejects.toMatchObject({ code: "conflict", details: { reason: "used" } });
-    expect(people.list().map((p) => p.name)).toEqual(["Ada"]);
-    expect(people.openInvitations()).toEqual([]);
+    expect((await people.list()).map((p) => p.name)).toEqual(["Ada"]);
+    expect((await people.openInvitations())).toEqual([]);
   });
 
   it("expire: a link past its time lets nobody in", async () => {
     const { people } = await open({ inviteTtlMs: 1 });
-    const { token } = people.invite("viewer", "owner");
+    const { token } = (await people.invite("viewer", "owner"));
     await new Promise((r) => setTimeout(r, 5));
     await expect(people.join(token, "Late", "correct-horse-3")).rejects.toMatchObject({ code: "conflict", details: { reason: "expired" } });
     await expect(people.join("not-a-token-at-all-000000", "Nobody", "correct-horse-4")).rejects.toMatchObject({ code: "not_found" });
-    expect(people.list()).toEqual([]);
+    expect((await people.list())).toEqual([]);
   });
 
   it("keep only a hash of the token, and a taken name gives the invitation back", async () => {
     const { people, root } = await open();
-    const first = people.invite("viewer", "owner");
+    const first = (await people.invite("viewer", "owner"));
     await people.join(first.token, "Ada", "correct-horse-1");
-    const second = people.invite("approver", "owner");
+    const second = (await people.invite("approver", "owner"));
     await expect(people.join(second.token, "ADA", "correct-horse-2")).rejects.toMatchObject({ code: "conflict", details: { reason: "name_taken" } });
     // Not used up by the refused join: the same link still works with another name.
     expect((await people.join(second.token, "Grace", "correct-horse-2")).person.role).toBe("approver");
@@ -75,7 +75,7 @@ describe("invitations", () => {
 describe("signing in", () => {
   it("takes the display name (any case) with its own password only", async () => {
     const { people } = await open();
-    await people.join(people.invite("editor", "owner").token, "Ada Lovelace", "correct-horse-1");
+    await people.join((await people.invite("editor", "owner")).token, "Ada Lovelace", "correct-horse-1");
     expect(await people.signIn("Ada Lovelace", "wrong-password-1")).toBeNull();
     expect(await people.signIn("Nobody", "correct-horse-1")).toBeNull();
     const signed = await people.signIn("ada lovelace", "correct-horse-1");
@@ -92,7 +92,7 @@ describe("signing in", () => {
 describe("roles and removal", () => {
   it("a role change holds from the next lookup", async () => {
     const { people } = await open();
-    const { person, cookies } = await people.join(people.invite("viewer", "owner").token, "Ada", "correct-horse-1");
+    const { person, cookies } = await people.join((await people.invite("viewer", "owner")).token, "Ada", "correct-horse-1");
     expect((await people.identify(browser(cookies)))?.role).toBe("viewer");
     await people.setRole(person.id, "approver");
     expect((await people.identify(browser(cookies)))?.role).toBe("approver");
@@ -102,8 +102,8 @@ describe("roles and removal", () => {
 
   it("removal ends every session of the person at once, and only theirs", async () => {
     const { people } = await open();
-    const ada = await people.join(people.invite("editor", "owner").token, "Ada", "correct-horse-1");
-    const grace = await people.join(people.invite("editor", "owner").token, "Grace", "correct-horse-2");
+    const ada = await people.join((await people.invite("editor", "owner")).token, "Ada", "correct-horse-1");
+    const grace = await people.join((await people.invite("editor", "owner")).token, "Grace", "correct-horse-2");
     const laptop = browser(ada.cookies);
     const phone = browser((await people.signIn("Ada", "correct-horse-1"))!.cookies);
     expect(await people.identify(phone)).not.toBeNull();
@@ -113,6 +113,6 @@ describe("roles and removal", () => {
     expect(await people.identify(phone)).toBeNull();
     expect(await people.signIn("Ada", "correct-horse-1")).toBeNull();
     expect((await people.identify(browser(grace.cookies)))?.name).toBe("Grace");
-    expect(people.list().map((p) => p.name)).toEqual(["Grace"]);
+    expect((await people.list()).map((p) => p.name)).toEqual(["Grace"]);
   });
 });

@@ -5,15 +5,19 @@ import "server-only";
  * (./auth.ts); this module adds what it does not know: the role of each person (a field of its
  * user table), one owner (whoever holds ASTRION_TOKEN, never a row), the name a person signs in
  * with (their display name, unique regardless of case; the library's e-mail field holds a made-up
- * address nobody sees) and single-use, expiring invitations (./invitations.ts).
+ * address nobody sees) and single-use, expiring invitations (./invitations.ts). Where all this is
+ * kept is the store's (./store.ts): the data folder's SQLite file, or PostgreSQL on the scaled
+ * backend, where every instance reads the same sessions, so a removal on one signs the person out
+ * on all at once.
  */
 import { randomBytes } from "node:crypto";
 import { ConflictError, NotFoundError, AstrionError } from "@/lib/contracts/errors";
 import { OWNER_ID, PersonRoleSchema, type Identity, type Person, type PersonRole } from "@/lib/contracts/people";
 import { SESSION_COOKIE } from "@/lib/security";
 import { openAuth, type Auth } from "./auth";
-import { Invitations, type InvitationRow } from "./invitations";
-import type { DatabaseSync } from "node:sqlite";
+import { newInvitation, tokenHash } from "./invitations";
+import { openSqlitePeopleStore } from "./sqlite-store";
+import type { InvitationRow, PeopleStore, UserRow } from "./store";
 
 /** What the service is told at start. */
 export interface PeopleConfig {
@@ -31,15 +35,6 @@ function peopleConfigFromEnv(env: Readonly<Record<string, string | undefined>> =
   return { inviteTtlMs: Math.round(hours * 3600_000) };
 }
 
-/** A user row as Better Auth keeps it (the fields read here). */
-interface UserRow {
-  id: string;
-  name: string;
-  email: string;
-  role: string | null;
-  createdAt: string | number;
-}
-
 /** What a sign-in or a join hands the route: the Set-Cookie values to send. */
 interface SignedIn {
   person: Person;
@@ -48,7 +43,7 @@ interface SignedIn {
 
 function toPerson(row: UserRow): Person {
   const role = PersonRoleSchema.safeParse(row.role);
-  const created = typeof row.createdAt === "number" ? new Date(row.createdAt) : new Date(row.createdAt);
+  const created = new Date(row.createdAt);
   return { id: row.id, name: row.name, role: role.success ? role.data : "viewer", joined_at: Number.isNaN(created.getTime()) ? null : created.toISOString() };
 }
 
@@ -56,26 +51,33 @@ function setCookies(headers: Headers): string[] {
   return headers.getSetCookie();
 }
 
-/** The people of one data folder. */
+/** The people of one data folder, or of every instance on one PostgreSQL database. */
 export class People {
   readonly config: PeopleConfig;
-  readonly #db: DatabaseSync;
+  readonly #store: PeopleStore;
   readonly #auth: Auth;
-  readonly #invitations: Invitations;
-  /** Names being joined right now (a join awaits the library between its check and its insert). */
+  /** Names being joined right now in this process (a join awaits the library between its check and its insert; across instances the store's unique name index decides). */
   readonly #joining = new Set<string>();
 
-  private constructor(db: DatabaseSync, auth: Auth, config: PeopleConfig) {
-    this.#db = db;
+  private constructor(store: PeopleStore, auth: Auth, config: PeopleConfig) {
+    this.#store = store;
     this.#auth = auth;
-    this.#invitations = new Invitations(db);
     this.config = config;
   }
 
   /** Opens the data folder's people database (made on first use). */
   static async open(root: string, config: PeopleConfig = peopleConfigFromEnv()): Promise<People> {
-    const { db, auth } = await openAuth(root);
-    return new People(db, auth, config);
+    return People.over(openSqlitePeopleStore(root), config);
+  }
+
+  /** The people of `store` (Better Auth's tables brought up to date first); closing the service closes the store. */
+  static async over(store: PeopleStore, config: PeopleConfig = peopleConfigFromEnv()): Promise<People> {
+    try {
+      return new People(store, await openAuth(store), config);
+    } catch (error) {
+      await store.close().catch(() => undefined);
+      throw error;
+    }
   }
 
   /** Whether `headers` carry a session cookie at all (cheap; {@link identify} checks it). */
@@ -94,7 +96,7 @@ export class People {
 
   /** Signs a person in by display name and password; null when either is wrong. */
   async signIn(name: string, password: string): Promise<SignedIn | null> {
-    const row = this.#userByName(name);
+    const row = await this.#store.userByName(name);
     if (!row) {
       // The same work as a real check, so a missing name takes as long as a wrong password.
       await (await this.#auth.$context).password.hash(password).catch(() => undefined);
@@ -120,18 +122,20 @@ export class People {
   }
 
   /** Everyone but the owner, oldest first. */
-  list(): Person[] {
-    return (this.#db.prepare('SELECT id, name, email, role, createdAt FROM "user" ORDER BY createdAt, id').all() as unknown as UserRow[]).map(toPerson);
+  async list(): Promise<Person[]> {
+    return (await this.#store.users()).map(toPerson);
   }
 
   /** Invitations still open. */
-  openInvitations(): InvitationRow[] {
-    return this.#invitations.open();
+  async openInvitations(): Promise<InvitationRow[]> {
+    return this.#store.openInvitations(Date.now());
   }
 
   /** A new invitation link's token for `role` (shown once), made by `by`. */
-  invite(role: PersonRole, by: string): { row: InvitationRow; token: string } {
-    return this.#invitations.create(role, by, this.config.inviteTtlMs);
+  async invite(role: PersonRole, by: string): Promise<{ row: InvitationRow; token: string }> {
+    const { row, token, hash } = newInvitation(role, by, this.config.inviteTtlMs);
+    await this.#store.addInvitation(row, hash);
+    return { row, token };
   }
 
   /**
@@ -141,60 +145,69 @@ export class People {
    */
   async join(token: string, name: string, password: string): Promise<SignedIn> {
     const key = name.trim().toLowerCase();
-    if (this.#userByName(name) || this.#joining.has(key)) throw new ConflictError(`The name "${name}" is taken; pick another.`, { reason: "name_taken" });
-    const taken = this.#invitations.take(token);
+    if (this.#joining.has(key) || (await this.#store.userByName(name))) throw nameTaken(name);
+    // Checked again: another join of this name may have begun while the lookup awaited.
+    if (this.#joining.has(key)) throw nameTaken(name);
+    this.#joining.add(key);
+    try {
+      return await this.#joinAs(token, name, password);
+    } finally {
+      this.#joining.delete(key);
+    }
+  }
+
+  async #joinAs(token: string, name: string, password: string): Promise<SignedIn> {
+    const taken = await this.#store.takeInvitation(tokenHash(token), Date.now());
     if (!taken.ok) {
       if (taken.reason === "unknown") throw new NotFoundError("This invitation link is not valid.", { reason: "unknown" });
       throw new ConflictError(taken.reason === "used" ? "This invitation link was already used." : "This invitation link has expired.", { reason: taken.reason });
     }
-    this.#joining.add(key);
     try {
       const email = `p-${randomBytes(8).toString("hex")}@people.invalid`;
       const { response, headers } = await this.#auth.api.signUpEmail({ body: { email, password, name: name.trim() }, returnHeaders: true });
       const ctx = await this.#auth.$context;
       await ctx.internalAdapter.updateUser(response.user.id, { role: taken.row.role });
-      this.#invitations.markUsedBy(taken.row.id, response.user.id);
-      const row = this.#userById(response.user.id);
+      await this.#store.markInvitationUsedBy(taken.row.id, response.user.id);
+      const row = await this.#store.userById(response.user.id);
       if (!row) throw new AstrionError("internal", "The new person was not saved.");
       return { person: toPerson(row), cookies: setCookies(headers) };
     } catch (error) {
-      this.#invitations.giveBack(taken.row.id);
-      throw error instanceof AstrionError ? error : new AstrionError("bad_request", `Could not join: ${(error as Error).message}`);
-    } finally {
-      this.#joining.delete(key);
+      await this.#store.giveBackInvitation(taken.row.id);
+      if (error instanceof AstrionError) throw error;
+      // Another instance made a person of this name meanwhile (the store's unique index refused the second).
+      if (await this.#store.userByName(name)) throw nameTaken(name);
+      throw new AstrionError("bad_request", `Could not join: ${(error as Error).message}`);
     }
   }
 
   /** Changes a person's role; it holds from their next request. 404 for nobody. */
   async setRole(id: string, role: PersonRole): Promise<Person> {
     if (id === OWNER_ID) throw new ConflictError("The owner's role cannot change.");
-    if (!this.#userById(id)) throw new NotFoundError(`No person ${id}.`);
+    if (!(await this.#store.userById(id))) throw new NotFoundError(`No person ${id}.`);
     await (await this.#auth.$context).internalAdapter.updateUser(id, { role });
-    return toPerson(this.#userById(id)!);
+    const row = await this.#store.userById(id);
+    if (!row) throw new NotFoundError(`No person ${id}.`);
+    return toPerson(row);
   }
 
   /** Removes a person: every session of theirs ends at once, then their sign-in. 404 for nobody. */
   async remove(id: string): Promise<{ person: Person; sessions: number }> {
     if (id === OWNER_ID) throw new ConflictError("The owner cannot be removed.");
-    const row = this.#userById(id);
+    const row = await this.#store.userById(id);
     if (!row) throw new NotFoundError(`No person ${id}.`);
-    const { n } = this.#db.prepare('SELECT count(*) AS n FROM "session" WHERE userId = ?').get(id) as { n: number };
+    const n = await this.#store.sessionCount(id);
     const ctx = await this.#auth.$context;
     await ctx.internalAdapter.deleteUserSessions(id);
     await ctx.internalAdapter.deleteUser(id);
     return { person: toPerson(row), sessions: Number(n) };
   }
 
-  /** Closes the database (tests, shutdown). */
-  close(): void {
-    if (this.#db.isOpen) this.#db.close();
+  /** Closes the store (tests, shutdown). */
+  close(): Promise<void> {
+    return this.#store.close();
   }
+}
 
-  #userByName(name: string): UserRow | undefined {
-    return this.#db.prepare('SELECT id, name, email, role, createdAt FROM "user" WHERE name = ? COLLATE NOCASE').get(name.trim()) as unknown as UserRow | undefined;
-  }
-
-  #userById(id: string): UserRow | undefined {
-    return this.#db.prepare('SELECT id, name, email, role, createdAt FROM "user" WHERE id = ?').get(id) as unknown as UserRow | undefined;
-  }
+function nameTaken(name: string): ConflictError {
+  return new ConflictError(`The name "${name}" is taken; pick another.`, { reason: "name_taken" });
 }

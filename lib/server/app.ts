@@ -118,7 +118,7 @@ export async function startApp(root: string = resolveDataRoot()): Promise<Astrio
   const backendConfig = backendConfigFromEnv();
   await fs.mkdir(root, { recursive: true });
   // On the data folder one server owns it; on PostgreSQL + Redis every instance mounts the same
-  // one for the settings (roles, models and keys, MCP, gateway, people), each written atomically
+  // one for the settings (roles, models and keys, MCP, gateway), each written atomically
   // and noticed by the others within 2 s (docs/postgresql.md, "Settings shared by the instances").
   if (backendConfig.kind === "folder") await acquireDataRootLock(root);
   const removed = await removeOrphanTempFiles(root);
@@ -176,8 +176,9 @@ export async function startApp(root: string = resolveDataRoot()): Promise<Astrio
   // Other instances' commands for the runs held here; heard from now on (Redis away: once it is back).
   const serving = commands.serve();
   const stopServing = () => void serving.then((stop) => stop());
-  // Team mode's people database is opened only when the server is reachable with a token.
-  const people = process.env.ASTRION_TOKEN ? await People.open(root) : null;
+  // Team mode's people are opened only when the server is reachable with a token: in the data
+  // folder, or in PostgreSQL on the scaled backend (every instance sees the same people and sessions).
+  const people = process.env.ASTRION_TOKEN ? await People.over(await backend.openPeople()) : null;
   const activity = new ActivityLog(root, lines);
   return { root, queues, lines, workspace, store, roles, search, memory, models, keys, discovery, knowledge, bus, mcp, gatewayErrors, clock, streams, people, activity, signInThrottle: backend.signInThrottle, entryLimiter: backend.entryLimiter, backend, engine, commands, stopServing, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
 }
@@ -192,8 +193,9 @@ export async function closeApp(app: AstrionApp): Promise<void> {
   await app.engine.closeAll();
   await app.store.flushIndex().catch((error: unknown) => console.error("[astrion] could not write conversations/index.json:", (error as Error).message));
   await app.search.close().catch((error: unknown) => console.error("[astrion] could not write the search index:", (error as Error).message));
+  // People first: on PostgreSQL they use the backend's pool, which closing the backend ends.
+  await app.people?.close().catch((error: unknown) => console.error("[astrion] could not close the people database:", (error as Error).message));
   await app.backend.close().catch((error: unknown) => console.error("[astrion] could not close the backend:", (error as Error).message));
-  app.people?.close();
 }
 
 /** The started app; the first call starts it (taking the data folder's lock). */

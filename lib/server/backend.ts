@@ -12,6 +12,7 @@ import type { BackendHealth, Probe } from "@/lib/contracts/backend-health";
 import type { CommandForwarder } from "@/lib/bus/forwarding";
 import type { EntryLimiter, RateLimitConfig } from "@/lib/governance";
 import { MemorySignInGuard, SignInThrottle, type SignInGuard, type SignInThrottleConfig } from "@/lib/security";
+import { openSqlitePeopleStore, secretFromEnv, type PeopleStore } from "@/lib/people";
 import type { ConversationLifecycle, EngineStorage } from "@/lib/runtime/team/ports";
 import type { ConversationCatalog, ConversationStore } from "@/lib/store";
 import type { ProjectFolderGate } from "@/lib/store/store-core";
@@ -61,6 +62,11 @@ export interface Backend {
   entryLimiter: EntryLimiter;
   /** Wrong sign-in guesses counted per client: in this process, or shared by every instance on Redis. */
   signInThrottle: SignInGuard;
+  /**
+   * Where team mode's people are kept (opened only when asked: ASTRION_TOKEN set): the data
+   * folder's `people/people.sqlite`, or PostgreSQL, shared by every instance.
+   */
+  openPeople(): Promise<PeopleStore>;
   /** `/api/health`'s `backend`: which one, and on PostgreSQL + Redis whether each answers now. */
   probe(): Promise<BackendHealth>;
   /** At shutdown, after the engine let everything go: commits, leases and connections closed. */
@@ -86,6 +92,7 @@ export function folderBackend({ root, store, entryLimiter, signIn }: FolderParts
     forwarder: null,
     entryLimiter,
     signInThrottle: new MemorySignInGuard(new SignInThrottle(signIn)),
+    openPeople: async () => openSqlitePeopleStore(root),
     probe: async () => ({ kind: "folder" }),
     close: async () => undefined,
   };
@@ -123,7 +130,7 @@ async function probeWith(query: () => Promise<unknown>): Promise<Probe> {
  * never throw into the engine while Redis is away).
  */
 export async function scaledBackend(config: Extract<BackendConfig, { kind: "scaled" }>, parts: ScaledParts): Promise<Backend> {
-  const [{ createPgBackend }, { createRedisBus, createRedisForwarder, createRedisLimits }] = await Promise.all([import("@/lib/pg"), import("@/lib/bus-redis")]);
+  const [{ createPgBackend, createPgPeopleStore }, { createRedisBus, createRedisForwarder, createRedisLimits }] = await Promise.all([import("@/lib/pg"), import("@/lib/bus-redis")]);
   const pg = await createPgBackend({ url: config.databaseUrl, checkProjectFolder: parts.checkProjectFolder, log: parts.log });
   const bus = createRedisBus({ url: config.redisUrl });
   const limits = createRedisLimits({ url: config.redisUrl, entry: parts.rateLimit, signIn: parts.signIn, log: parts.log });
@@ -138,6 +145,7 @@ export async function scaledBackend(config: Extract<BackendConfig, { kind: "scal
     forwarder,
     entryLimiter: limits.entryLimiter,
     signInThrottle: limits.signInThrottle,
+    openPeople: () => createPgPeopleStore(pg.storage.pool, secretFromEnv()),
     async probe() {
       const [postgresql, redis] = await Promise.all([probeWith(() => pg.storage.pool.query("SELECT 1")), limits.ping()]);
       return { kind: "postgresql+redis", postgresql, redis };

@@ -20,8 +20,8 @@ export const GET = route(async (request) => {
   const people = app.people;
   const ttlHours = people ? people.config.inviteTtlMs / 3600_000 : 0;
   return answer(PeopleListSchema, {
-    people: [owner, ...(people?.list() ?? [])],
-    invitations: (people?.openInvitations() ?? []).map((i) => ({ id: i.id, role: i.role, created_at: new Date(i.created_at).toISOString(), expires_at: new Date(i.expires_at).toISOString() })),
+    people: [owner, ...((await people?.list()) ?? [])],
+    invitations: ((await people?.openInvitations()) ?? []).map((i) => ({ id: i.id, role: i.role, created_at: new Date(i.created_at).toISOString(), expires_at: new Date(i.expires_at).toISOString() })),
     invite_ttl_hours: ttlHours || 72,
   });
 });
@@ -34,7 +34,7 @@ export const POST = route(async (request) => {
   const body = await readBody(request, InviteBodySchema);
   const app = await getApp();
   const author = authorOf(request);
-  const { row, token } = peopleOf(app).invite(body.role, author.id);
+  const { row, token } = await peopleOf(app).invite(body.role, author.id);
   await app.activity.record(author, "person_invited", `invitation:${row.id}`, { role: body.role });
   const invitation = { id: row.id, role: row.role, created_at: new Date(row.created_at).toISOString(), expires_at: new Date(row.expires_at).toISOString() };
   return answer(InviteAnswerSchema, { invitation, path: `/join#${token}`, token }, { status: 201 });

@@ -3,7 +3,7 @@ import "server-only";
  * `npm run migrate-data -- --from <A> --to <B> [--replace]` (bundled and run by
  * scripts/migrate-data.mjs; docs/postgresql.md): moves a data folder's conversations into
  * PostgreSQL (./into-postgres.ts) or writes a database's back as a data folder in the seed's
- * format (./into-folder.ts). One side is a `postgres://` or `postgresql://` URL, the other a
+ * format (./into-folder.ts), and team mode's people with them either way (./people.ts). One side is a `postgres://` or `postgresql://` URL, the other a
  * folder. The schema is migrated first. What it refuses, before touching anything: a bad URL, a
  * server it cannot reach or sign in to, a source folder that is not a data folder, a target that
  * is not empty (unless `--replace`), a folder a server has open, a database an instance is running
@@ -16,6 +16,7 @@ import { migrate } from "../migrate";
 import { createPool } from "../pool";
 import { checkFolderTarget, postgresIntoFolder } from "./into-folder";
 import { folderIntoPostgres } from "./into-postgres";
+import { databasePeople, folderHasPeople, peopleIntoPostgres, postgresIntoPeople } from "./people";
 import { MigrateDataError, type Report } from "./report";
 
 /** How to call it. */
@@ -147,9 +148,15 @@ export async function main(argv: readonly string[], io: { out: (line: string) =>
       const report = await postgresIntoFolder(pool, folder);
       io.out(`migrate-data: wrote ${summary(report)} from ${shownUrl(url)} into ${folder}${report.replaced ? " (its conversations replaced)" : ""}`);
       if (report.running) io.out(`migrate-data: note: instances were running ${report.running} conversation(s): what they had not committed yet is not in the folder`);
+      const people = await postgresIntoPeople(pool, folder);
+      if (people !== null) io.out(`migrate-data: wrote ${people} person(s), their sessions and open invitations into ${path.join(folder, "people")}`);
     } else {
+      const carryPeople = folderHasPeople(folder);
+      // Refused before anything moves, so a refusal never leaves the conversations moved without the people.
+      if (carryPeople && !args.replace && (await databasePeople(pool))) throw new MigrateDataError("the database holds people already: pass --replace to replace them with the folder's");
       const report = await folderIntoPostgres(folder, pool, { replace: args.replace });
       io.out(`migrate-data: moved ${summary(report)} from ${folder} into ${shownUrl(url)}${report.replaced ? ` (${report.replaced} conversation(s) replaced)` : ""}`);
+      if (carryPeople) io.out(`migrate-data: moved ${await peopleIntoPostgres(folder, pool, { replace: args.replace })} person(s), their sessions and open invitations`);
     }
     io.out(`migrate-data: ${NOT_MOVED}`);
     return 0;

@@ -101,5 +101,5 @@ export async function checkFolderTarget(root: string, replace: boolean): Promise
   if (!stat) return;
   if (!stat.isDirectory()) throw new MigrateDataError(`${root} is a file, not a folder`);
   const entries = await fs.readdir(root);
-  if (entries.length && !replace) throw new MigrateDataError(`${root} is not empty: pass --replace to replace its conversations and state.json (its roles, settings and memory are kept)`);
+  if (entries.length && !replace) throw new MigrateDataError(`${root} is not empty: pass --replace to replace its conversations, state.json and people (its roles, settings and memory are kept)`);
 }

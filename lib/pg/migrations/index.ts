@@ -6,9 +6,10 @@ import "server-only";
  */
 import { ENGINE_STORAGE } from "./0001-engine-storage";
 import { CATALOG } from "./0002-catalog";
+import { PEOPLE } from "./0005-people";
 import type { Migration } from "./types";
 
 export type { Migration } from "./types";
 
 /** The migrations, ascending by version. */
-export const MIGRATIONS: readonly Migration[] = [ENGINE_STORAGE, CATALOG];
+export const MIGRATIONS: readonly Migration[] = [ENGINE_STORAGE, CATALOG, PEOPLE];

@@ -14,7 +14,7 @@ export const PATCH = route<Params>(async (request, params) => {
   const body = await readBody(request, PatchPersonBodySchema);
   const app = await getApp();
   if (!app.people) throw new ConflictError("This server has no people.", { reason: "not_team_mode" });
-  const before = app.people.list().find((p) => p.id === id);
+  const before = (await app.people.list()).find((p) => p.id === id);
   const person = await app.people.setRole(id, body.role);
   await app.activity.record(authorOf(request), "person_role_changed", `person:${id}`, { name: person.name, from: before?.role ?? null, to: body.role });
   return answer(PersonAnswerSchema, { person });
