@@ -34,6 +34,8 @@ export const ROUTE_ROLES: Readonly<Record<string, NeededRole>> = {
   "POST /api/conversations/[id]/messages": "editor",
   "POST /api/conversations/[id]/retry": "editor",
   "POST /api/conversations/[id]/stop": "editor",
+  // Presence's acknowledgment changes nothing stored: a viewer is present too.
+  "POST /api/conversations/[id]/presence": "viewer",
   "PUT /api/conversations/[id]/shared-context": "editor",
   "POST /api/conversations/[id]/shared-context/decisions": "approver",
   "POST /api/conversations/[id]/agents/[agentId]/messages": "editor",

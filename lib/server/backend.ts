@@ -8,6 +8,7 @@ import "server-only";
  * `await import()`, only when asked for.
  */
 import { EventBus, type Bus } from "@/lib/bus";
+import { createPresence, memoryPresenceStore, type Presence } from "@/lib/presence";
 import type { EntryLimiter, RateLimitConfig } from "@/lib/governance";
 import type { ConversationLifecycle, EngineStorage } from "@/lib/runtime/team/ports";
 import type { ConversationCatalog, ConversationStore } from "@/lib/store";
@@ -52,6 +53,8 @@ export interface Backend {
   /** `app.store`: what routes and services use of conversations. */
   catalog: ConversationCatalog;
   bus: Bus;
+  /** Who has each conversation open (in this process, or shared over Redis; never on disk). */
+  presence: Presence;
   /** The entry limit (one budget shared by every instance on Redis). */
   entryLimiter: EntryLimiter;
   /** At shutdown, after the engine let everything go: commits, leases and connections closed. */
@@ -67,7 +70,8 @@ export interface FolderParts {
 
 /** The data folder's backend: the file store, the in-process bus and limit. */
 export function folderBackend({ root, store, entryLimiter }: FolderParts): Backend {
-  return { kind: "folder", storage: fileStorage(root, store), lifecycle: fileLifecycle(store), catalog: store, bus: new EventBus(), entryLimiter, close: async () => undefined };
+  const presence = createPresence(memoryPresenceStore());
+  return { kind: "folder", storage: fileStorage(root, store), lifecycle: fileLifecycle(store), catalog: store, bus: new EventBus(), presence, entryLimiter, close: () => presence.close() };
 }
 
 /** What PostgreSQL + Redis need from the composition root. */
@@ -83,20 +87,22 @@ export interface ScaledParts {
  * never throw into the engine while Redis is away).
  */
 export async function scaledBackend(config: Extract<BackendConfig, { kind: "scaled" }>, parts: ScaledParts): Promise<Backend> {
-  const [{ createPgBackend }, { createRedisBus, createRedisLimits }] = await Promise.all([import("@/lib/pg"), import("@/lib/bus-redis")]);
+  const [{ createPgBackend }, { createRedisBus, createRedisLimits, redisPresenceStore }] = await Promise.all([import("@/lib/pg"), import("@/lib/bus-redis")]);
   const pg = await createPgBackend({ url: config.databaseUrl, checkProjectFolder: parts.checkProjectFolder, log: parts.log });
   const bus = createRedisBus({ url: config.redisUrl });
   const limits = createRedisLimits({ url: config.redisUrl, entry: parts.rateLimit });
+  const presence = createPresence(redisPresenceStore({ url: config.redisUrl }), { log: parts.log });
   return {
     kind: "scaled",
     storage: pg.storage,
     lifecycle: pg.lifecycle,
     catalog: pg.catalog,
     bus,
+    presence,
     entryLimiter: limits.entryLimiter,
     async close() {
       await pg.close();
-      await Promise.allSettled([bus.close(), limits.close()]);
+      await Promise.allSettled([bus.close(), limits.close(), presence.close()]);
     },
   };
 }
