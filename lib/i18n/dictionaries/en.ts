@@ -10,6 +10,7 @@ import { enLive } from "./en.live";
 import { enSearch } from "./en.search";
 import { enNotices } from "./en.notices";
 import { enPeople } from "./en.people";
+import { enPresence } from "./en.presence";
 
 /** English UI strings. The keys of this object are the typed message keys of the whole UI. */
 export const en = {
@@ -429,6 +430,7 @@ export const en = {
   ...enSearch,
   ...enNotices,
   ...enPeople,
+  ...enPresence,
 } as const;
 
 /** A message key of the UI. */

@@ -12,6 +12,7 @@ import { zhCNLive } from "./zh-cn.live";
 import { zhCNSearch } from "./zh-cn.search";
 import { zhCNNotices } from "./zh-cn.notices";
 import { zhCNPeople } from "./zh-cn.people";
+import { zhCNPresence } from "./zh-cn.presence";
 
 export const zhCN: Record<MessageKey, string> = {
   "app.name": "Astrion Team",
@@ -430,4 +431,5 @@ export const zhCN: Record<MessageKey, string> = {
   ...zhCNSearch,
   ...zhCNNotices,
   ...zhCNPeople,
+  ...zhCNPresence,
 };
