@@ -5,7 +5,7 @@ import { useT } from "@/lib/i18n";
 import { avatarColour, initialsOf } from "./avatar";
 
 /** A person's round avatar: initials on their colour. */
-export function Avatar({ person, size = "md" }: { person: { id: string; name: string }; size?: "sm" | "md" }) {
+function Avatar({ person, size = "md" }: { person: { id: string; name: string }; size?: "sm" | "md" }) {
   return (
     <span
       aria-hidden="true"
@@ -55,7 +55,7 @@ export function TypingIndicator({ others, target, testId = "typing-indicator" }:
       {typing.map((p) => (
         <Avatar key={p.person.id} person={p.person} size="sm" />
       ))}
-      {names.length === 1 ? t("presence.typingOne", { name: names[0]! }) : t("presence.typingMany", { names: names.join(", ") })}
+      <span data-testid="typing-text">{names.length === 1 ? t("presence.typingOne", { name: names[0]! }) : t("presence.typingMany", { names: names.join(", ") })}</span>
     </p>
   );
 }

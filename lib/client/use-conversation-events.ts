@@ -128,9 +128,14 @@ export function useConversationEvents(conversationId: string): { state: LiveStat
       clearTimeout(reopenTimer);
       open();
     });
+    // A closed tab's stream is closed by the page itself: a browser may otherwise keep the
+    // connection until it notices, and the server would see the person leave only at the timeout.
+    const onPageHide = () => source?.close();
+    window.addEventListener("pagehide", onPageHide);
     open();
     return () => {
       disposed = true;
+      window.removeEventListener("pagehide", onPageHide);
       beats.whenUnknown(() => undefined);
       clearTimeout(reopenTimer);
       source?.close();

@@ -12,11 +12,11 @@ import type { Presence, PresenceEntry, PresenceState, PresenceStore, StopWatchin
 import { presentPeople } from "./view";
 
 /** How long a viewer stays present without an acknowledgment (the page acknowledges every ~10 s). */
-export const ACK_TIMEOUT_MS = 25_000;
+const ACK_TIMEOUT_MS = 25_000;
 /** How long "typing" lasts after the last keystroke beat (the page beats every ~2 s while typing). */
-export const TYPING_MS = 5_000;
+const TYPING_MS = 5_000;
 /** How often watched conversations are checked for expiries. */
-export const SWEEP_MS = 1_000;
+const SWEEP_MS = 1_000;
 
 /** Options of {@link createPresence}; the defaults are the documented bounds. */
 export interface PresenceOptions {

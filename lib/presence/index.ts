@@ -4,8 +4,8 @@
  */
 import "server-only";
 
-export type { Presence, PresenceEntry, PresenceState, PresenceStore, StopWatching } from "./port";
-export { ACK_TIMEOUT_MS, createPresence, SWEEP_MS, TYPING_MS, type PresenceOptions } from "./hub";
+export type { Presence, PresenceEntry, PresenceStore, StopWatching } from "./port";
+export { createPresence } from "./hub";
 export { memoryPresenceStore } from "./memory-store";
-export { HEARTBEAT_MS, newViewerId, presenceFrame, presenceOnStream } from "./stream";
+export { presenceOnStream } from "./stream";
 export { presentPeople } from "./view";

@@ -13,17 +13,17 @@ import type { PresenceFrame, PresencePerson } from "@/lib/contracts/presence";
 import type { Presence } from "./port";
 
 /** How often the stream asks for an acknowledgment. */
-export const HEARTBEAT_MS = 10_000;
+const HEARTBEAT_MS = 10_000;
 
 const encoder = new TextEncoder();
 
 /** The bytes of one presence frame. */
-export function presenceFrame(frame: PresenceFrame): Uint8Array {
+function presenceFrame(frame: PresenceFrame): Uint8Array {
   return encoder.encode(`event: presence\ndata: ${JSON.stringify(frame)}\n\n`);
 }
 
 /** A new viewer id: one per stream, unguessable (an acknowledgment names it). */
-export function newViewerId(): string {
+function newViewerId(): string {
   return `v_${randomBytes(12).toString("base64url")}`;
 }
 

@@ -82,8 +82,8 @@ export interface EventStreamOptions {
   onEnd?: (reason: EventStreamEnd) => void;
   /**
    * Frames of the stream's own beside the bus's events (presence, lib/presence/stream.ts): started
-   * once the stream opens with a `send` that drops a frame while the client is not reading; the
-   * function it returns is called when the stream ends.
+   * once the stream opens with a `send` that queues a frame at once (a few small ones, never
+   * replayed); the function it returns is called when the stream ends.
    */
   side?: (send: (bytes: Uint8Array) => void) => () => void;
 }
@@ -291,9 +291,10 @@ export function createEventStream(options: EventStreamOptions): ReadableStream<U
           // The heartbeat alone must not keep a process alive (tests, shutdown).
           (heartbeat as { unref?: () => void }).unref?.();
         }
-        // Its frames bypass the pump: they are not numbered and follow no event.
+        // Its frames bypass the pump: they are not numbered and follow no event. They are few and
+        // small, and one dropped would leave the page wrong until the next, so they always queue.
         if (options.side) stopSide = options.side((bytes) => {
-          if (!ended && (controller.desiredSize ?? 0) > 0) enqueue(bytes);
+          if (!ended) enqueue(bytes);
         });
         begin();
       },
