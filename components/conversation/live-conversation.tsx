@@ -52,6 +52,8 @@ export interface ConversationFocus {
 export function LiveConversation({ id, focus = {} }: { id: string; focus?: ConversationFocus }) {
   const t = useT();
   const meta = useQuery(conversationQuery(id));
+  // The stream opens beside the metadata's request, not after it: the person is present sooner.
+  const events = useConversationEvents(id, !meta.isError);
 
   if (meta.isPending) return <p className="text-sm text-zinc-500">{t("common.loading")}</p>;
   if (meta.isError) {
@@ -67,17 +69,17 @@ export function LiveConversation({ id, focus = {} }: { id: string; focus?: Conve
       </div>
     );
   }
-  return <LiveView id={id} focus={focus} />;
+  return <LiveView id={id} focus={focus} events={events} />;
 }
 
 /** The most characters of a message to the leader (the body schema's limit). */
 const MESSAGE_MAX = maxLengthOf(PostMessageBodySchema.shape.content);
 
-function LiveView({ id, focus }: { id: string; focus: ConversationFocus }) {
+function LiveView({ id, focus, events }: { id: string; focus: ConversationFocus; events: ReturnType<typeof useConversationEvents> }) {
   const t = useT();
   const locale = useLocale();
   const meta = useQuery(conversationQuery(id));
-  const { state, connection, presence, beats } = useConversationEvents(id);
+  const { state, connection, presence, beats } = events;
   const others = othersOf(presence);
   const snap = state.snapshot;
   // Until the first snapshot arrives, show the stored messages so the page is never blank.

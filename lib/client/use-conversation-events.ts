@@ -56,15 +56,17 @@ function parseEvent(name: string, data: string): RuntimeEvent | null {
  * The same stream carries presence (`event: presence`): who has the conversation open, and a
  * heartbeat this page acknowledges through `beats`, which also says what drawer it has open
  * and to whom it types (lib/client/presence.ts).
+ * `enabled` false (the conversation is not found) opens nothing.
  * Key the calling component by conversation id: the state is not reset when the id changes.
  */
-export function useConversationEvents(conversationId: string): { state: LiveState; connection: ConnectionState; presence: PresenceView; beats: PresenceBeats } {
+export function useConversationEvents(conversationId: string, enabled = true): { state: LiveState; connection: ConnectionState; presence: PresenceView; beats: PresenceBeats } {
   const [state, dispatch] = useReducer(reducer, initialLiveState);
   const [connection, setConnection] = useState<ConnectionState>("connecting");
   const [presence, setPresence] = useState<PresenceView>(initialPresence);
   const [beats] = useState(() => new PresenceBeats(conversationId));
 
   useEffect(() => {
+    if (!enabled) return;
     let source: EventSource | null = null;
     let reopenTimer: ReturnType<typeof setTimeout> | undefined;
     let disposed = false;
@@ -140,7 +142,7 @@ export function useConversationEvents(conversationId: string): { state: LiveStat
       clearTimeout(reopenTimer);
       source?.close();
     };
-  }, [conversationId, beats]);
+  }, [conversationId, beats, enabled]);
 
   return { state, connection, presence, beats };
 }
