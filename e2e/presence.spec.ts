@@ -5,7 +5,7 @@
  * opening the page; typing in one composer shows "typing…" under the other's, which stops once
  * the message is sent; the index counts the people in the conversation; a closed tab is gone at
  * once (well within 30 s), and a tab whose network is lost (`context.setOffline`), whose
- * acknowledgments stop, within 30 s.
+ * acknowledgments stop, within 30 s (and is back once it is online again).
  */
 import { expect, test, type Browser, type BrowserContext, type Page } from "@playwright/test";
 import { en } from "../lib/i18n/dictionaries/en";
@@ -124,6 +124,10 @@ test("two people see each other, typing and the index count; a closed tab and a 
   await expect(annAgain.getByTestId("presence-person-owner")).toBeVisible();
   await ann.context.setOffline(true);
   await expect(annOnMei).toHaveCount(0, { timeout: 30_000 });
+  // Back online, her page registers again (its stream reconnects, or its next acknowledgment is
+  // answered "unknown" and it reopens the stream).
+  await ann.context.setOffline(false);
+  await expect(annOnMei).toBeVisible({ timeout: 30_000 });
   await ann.context.close();
   await mei.close();
 });
