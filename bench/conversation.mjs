@@ -74,6 +74,8 @@ export function viewer(port, convId) {
         while ((cut = buffer.indexOf("\n\n")) >= 0) {
           const block = buffer.slice(0, cut);
           buffer = buffer.slice(cut + 2);
+          // Presence frames (who has the conversation open) are not the runtime's events.
+          if (block.startsWith("event: presence\n")) continue;
           let id;
           const data = [];
           for (const line of block.split("\n")) {

@@ -1,7 +1,7 @@
 "use client";
 
 import { useMutation, useQuery } from "@tanstack/react-query";
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState, type ReactNode } from "react";
 import {
   agentDetailQuery,
   answerAgentQuestion,
@@ -56,6 +56,8 @@ export function AgentDrawer({
   notices = [],
   onClose,
   highlightId,
+  onTyping,
+  typingNote,
 }: {
   conversationId: string;
   agent: AgentView;
@@ -70,6 +72,9 @@ export function AgentDrawer({
   onClose: () => void;
   /** The message a search opened the drawer at: marked and scrolled to. */
   highlightId?: string;
+  /** Presence: keystrokes in the message box, and who else types to this agent. */
+  onTyping?: (typing: boolean) => void;
+  typingNote?: ReactNode;
 }) {
   const t = useT();
   const locale = useLocale();
@@ -196,6 +201,8 @@ export function AgentDrawer({
               inputTestId="agent-message-input"
               sendTestId="agent-message-send"
               rows={1}
+              onTyping={onTyping}
+              below={typingNote}
             />
           ) : null}
         </footer>

@@ -2,7 +2,7 @@
 
 import { useMutation, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useCallback, useRef, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import {
   ApiError,
   conversationMessagesQuery,
@@ -15,6 +15,8 @@ import {
   useConversationEvents,
 } from "@/lib/client";
 import { currentFailure } from "@/lib/client/notices";
+import { othersOf } from "@/lib/client/presence";
+import { PresenceBar, TypingIndicator } from "@/components/presence/presence-bar";
 import { PostMessageBodySchema } from "@/lib/contracts/http";
 import { useLocale, useT } from "@/lib/i18n";
 import { ModelName } from "@/components/models/model-name";
@@ -52,6 +54,8 @@ export interface ConversationFocus {
 export function LiveConversation({ id, focus = {} }: { id: string; focus?: ConversationFocus }) {
   const t = useT();
   const meta = useQuery(conversationQuery(id));
+  // The stream opens beside the metadata's request, not after it: the person is present sooner.
+  const events = useConversationEvents(id, !meta.isError);
 
   if (meta.isPending) return <p className="text-sm text-zinc-500">{t("common.loading")}</p>;
   if (meta.isError) {
@@ -67,17 +71,18 @@ export function LiveConversation({ id, focus = {} }: { id: string; focus?: Conve
       </div>
     );
   }
-  return <LiveView id={id} focus={focus} />;
+  return <LiveView id={id} focus={focus} events={events} />;
 }
 
 /** The most characters of a message to the leader (the body schema's limit). */
 const MESSAGE_MAX = maxLengthOf(PostMessageBodySchema.shape.content);
 
-function LiveView({ id, focus }: { id: string; focus: ConversationFocus }) {
+function LiveView({ id, focus, events }: { id: string; focus: ConversationFocus; events: ReturnType<typeof useConversationEvents> }) {
   const t = useT();
   const locale = useLocale();
   const meta = useQuery(conversationQuery(id));
-  const { state, connection } = useConversationEvents(id);
+  const { state, connection, presence, beats } = events;
+  const others = othersOf(presence);
   const snap = state.snapshot;
   // Until the first snapshot arrives, show the stored messages so the page is never blank.
   const stored = useQuery({ ...conversationMessagesQuery(id), enabled: !snap });
@@ -85,6 +90,8 @@ function LiveView({ id, focus }: { id: string; focus: ConversationFocus }) {
   const [selected, setSelected] = useState<number | null>(focus.agent ?? null);
   const leaderTarget = focus.agent === undefined ? focus.message : undefined;
   const closeDrawer = useCallback(() => setSelected(null), []);
+  // Others see which agent's drawer this tab has open.
+  useEffect(() => beats.drawer(selected), [beats, selected]);
   // The chat stays mounted while the timeline shows, so a half-typed message survives a switch.
   const [tab, setTab] = useState<"chat" | "timeline">("chat");
   // The chat can show one request's trace only: the person's message and everything it caused.
@@ -139,6 +146,7 @@ function LiveView({ id, focus }: { id: string; focus: ConversationFocus }) {
           </>
         }
       />
+      <PresenceBar others={others} />
       <DemoModelNote modelKey={conversation.model_key} />
       <NoticeBanners
         notices={notices}
@@ -226,6 +234,8 @@ function LiveView({ id, focus }: { id: string; focus: ConversationFocus }) {
                 field={field}
                 inputTestId="composer-input"
                 sendTestId="composer-send"
+                onTyping={(typing) => (typing ? beats.typed("leader") : beats.sent())}
+                below={<TypingIndicator others={others} target="leader" />}
                 extra={
                   working ? (
                     <button
@@ -271,6 +281,8 @@ function LiveView({ id, focus }: { id: string; focus: ConversationFocus }) {
           notices={notices}
           onClose={closeDrawer}
           highlightId={focus.agent === selectedAgent.metadata.agent_id ? focus.message : undefined}
+          onTyping={(typing) => (typing ? beats.typed(selectedAgent.metadata.agent_id) : beats.sent())}
+          typingNote={<TypingIndicator others={others} target={selectedAgent.metadata.agent_id} testId="agent-typing-indicator" />}
         />
       ) : null}
     </div>

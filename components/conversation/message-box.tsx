@@ -24,6 +24,8 @@ export function MessageBox({
   extra,
   maxLength,
   field = "message",
+  onTyping,
+  below,
 }: {
   label: string;
   placeholder: string;
@@ -40,6 +42,10 @@ export function MessageBox({
   maxLength?: number | null;
   /** What the text is, for the sentence naming the limit. */
   field?: InputField;
+  /** Presence's typing beats: `true` on every keystroke, `false` once the text was sent. */
+  onTyping?: (typing: boolean) => void;
+  /** Shown under the box (presence's "… is typing"). */
+  below?: ReactNode;
 }) {
   const t = useT();
   const locale = useLocale();
@@ -58,6 +64,7 @@ export function MessageBox({
     try {
       await onSend(content);
       setText("");
+      onTyping?.(false);
     } catch {
       // The caller shows the error; the text stays so nothing typed is lost.
     }
@@ -90,6 +97,7 @@ export function MessageBox({
           placeholder={placeholder}
           onChange={(e) => {
             setText(e.target.value);
+            onTyping?.(true);
             if (tooLong && max !== null && e.target.value.trim().length <= max) setTooLong(false);
           }}
           onKeyDown={onKeyDown}
@@ -126,6 +134,7 @@ export function MessageBox({
           </p>
         ) : null}
       </div>
+      {below}
     </form>
   );
 }

@@ -1,6 +1,6 @@
 "use client";
 
-import { useInfiniteQuery, useMutation, useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useId, useState } from "react";
 import type { ConversationListItem } from "@/lib/contracts/http";
@@ -23,6 +23,7 @@ import { ConversationImport } from "./conversation-import";
 import { NewConversationForm } from "./new-conversation-form";
 import { StatusBadge } from "./status-badge";
 import { agentCountText } from "./agent-count";
+import { presenceCountsQuery } from "@/lib/client/presence";
 
 const PAGE_SIZE = 20;
 const FILTERS: readonly ConversationFilter[] = ["active", "archived", "all"];
@@ -40,6 +41,8 @@ export function ConversationIndex() {
   const q = useDebouncedValue(search.trim(), 300);
 
   const query = useInfiniteQuery(conversationPagesQuery({ q, status, limit: PAGE_SIZE }));
+  // Who has each conversation open, polled (presence is not part of the list's pages).
+  const present = useQuery(presenceCountsQuery()).data?.counts ?? {};
   const pages = query.data?.pages ?? [];
   const items = pages.flatMap((p) => p.items);
   const total = pages.at(-1)?.total ?? 0;
@@ -181,7 +184,7 @@ export function ConversationIndex() {
         <>
           <ul className={`${cardClass} divide-y divide-zinc-200 dark:divide-zinc-800`} data-testid="conversation-list">
             {items.map((item) => (
-              <ConversationRow key={item.id} item={item} selected={selected.has(item.id)} onSelect={(on) => toggleSelected(item.id, on)} />
+              <ConversationRow key={item.id} item={item} present={present[item.id] ?? 0} selected={selected.has(item.id)} onSelect={(on) => toggleSelected(item.id, on)} />
             ))}
           </ul>
           <div className="flex items-center justify-between text-sm text-zinc-500 dark:text-zinc-400">
@@ -204,7 +207,7 @@ export function ConversationIndex() {
   );
 }
 
-function ConversationRow({ item, selected, onSelect }: { item: ConversationListItem; selected: boolean; onSelect: (on: boolean) => void }) {
+function ConversationRow({ item, present, selected, onSelect }: { item: ConversationListItem; present: number; selected: boolean; onSelect: (on: boolean) => void }) {
   const t = useT();
   const locale = useLocale();
   const queryClient = useQueryClient();
@@ -278,6 +281,19 @@ function ConversationRow({ item, selected, onSelect }: { item: ConversationListI
           <dt className="sr-only">{t("conv.col.runMode")}</dt>
           <dd data-testid="conversation-run-mode">{t(`runMode.${item.run_mode}`)}</dd>
         </div>
+        {present > 0 ? (
+          <div>
+            <dt className="sr-only">{t("presence.label")}</dt>
+            <dd
+              className="rounded-full bg-emerald-100 px-2 py-0.5 font-medium text-emerald-800 dark:bg-emerald-900/40 dark:text-emerald-200"
+              title={t("presence.countTitle", { n: present })}
+              data-testid="conversation-presence"
+              data-count={present}
+            >
+              {t("presence.count", { n: present })}
+            </dd>
+          </div>
+        ) : null}
         <div>
           <dt className="sr-only">{t("conv.col.status")}</dt>
           <dd>

@@ -28,6 +28,7 @@ export const BODY_LIMITS: readonly BodyLimitRule[] = [
   { methods: ["POST"], path: "/api/conversations/*/messages", limit: 512 * KiB, why: "a person's message: content ≤ 100,000 characters" },
   { methods: ["POST"], path: "/api/conversations/*/agents/*/messages", limit: 512 * KiB, why: "a person's message to one agent: content ≤ 100,000 characters" },
   { methods: ["POST"], path: "/api/conversations/*/agents/*/answers", limit: 512 * KiB, why: "an answer: answer ≤ 100,000 characters" },
+  { methods: ["POST"], path: "/api/conversations/*/presence", limit: 1 * KiB, why: "presence's acknowledgment: a viewer id, a drawer, a typing target" },
   { methods: ["PUT"], path: "/api/conversations/*/shared-context", limit: 128 * KiB, why: "a shared-context write: key ≤ 200, value ≤ 20,000 characters" },
   { methods: ["POST"], path: "/api/conversations", limit: 64 * KiB, why: "a new conversation: title ≤ 200, project_path ≤ 4,096 characters" },
   { methods: ["PATCH"], path: "/api/conversations/*", limit: 128 * KiB, why: "rename, archive, allowed_roles (≤ 500 role ids)" },

@@ -14,6 +14,7 @@ import * as indexReport from "@/lib/contracts/index-report";
 import * as interventions from "@/lib/contracts/interventions";
 import * as onDisk from "@/lib/contracts/on-disk";
 import * as people from "@/lib/contracts/people";
+import * as presence from "@/lib/contracts/presence";
 import * as search from "@/lib/contracts/search";
 import * as timelineRecord from "@/lib/contracts/timeline-record";
 import * as exportSchemas from "@/lib/export/schema";
@@ -29,6 +30,7 @@ const MODULES: readonly Readonly<Record<string, unknown>>[] = [
   http,
   onDisk,
   people,
+  presence,
   activity,
   envelope,
   events,

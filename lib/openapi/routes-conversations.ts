@@ -23,6 +23,7 @@ import {
   TimelineResponseSchema,
 } from "@/lib/contracts/http";
 import { ConversationIdSchema, LeaderMessagesFileSchema } from "@/lib/contracts/on-disk";
+import { PresenceBeatBodySchema, PresenceBeatResponseSchema, PresenceCountsSchema } from "@/lib/contracts/presence";
 import { BulkExportBodySchema, ExportQuerySchema, ImportQuerySchema, ImportResultSchema } from "@/lib/export/schema";
 import { DecisionBodySchema, DecisionResponseSchema, SharedContextResponseSchema, WriteBodySchema } from "@/lib/shared-context/schema";
 import { InterventionActionBodySchema, InterventionsResponseSchema } from "@/lib/contracts/interventions";
@@ -257,9 +258,32 @@ export const CONVERSATION_ROUTES: readonly RouteSpec[] = [
       GET: {
         summary: "The conversation's live updates as server-sent events: a snapshot (or the events missed), then every change.",
         description:
-          "server-sent events: a `snapshot` first, then changes (`delta` live text, `command_output` a running command's output (live only, like `delta`), `message`, `agent`, `phase`, `question`, `usage`, `timeline`, `notice` — `{level, code, key, params, message}`: the UI renders the i18n message `key` with `params` in its language, `message` is the English text for logs and other clients…); the events of one turn of the event loop leave in one chunk; ids `<boot>-<epoch>-<seq>`, `Last-Event-ID` (or `?lastEventId=`) resumes without gaps or duplicates while the conversation is held (a viewer follows it or its run works), else (an id from before a release, a restart, or one the buffer no longer holds) a fresh `snapshot`; `delta` live text goes to the viewers connected at the time (once their snapshot is sent) and is never replayed (it carries the id of the event it follows; the saved `message` holds the whole text); `: ping` heartbeats. At most `ASTRION_SSE_MAX_PER_CLIENT` open per client address and `ASTRION_SSE_MAX_TOTAL` in all: beyond, 429 `rate_limited` (JSON, `details.scope` `client` or `total`, `Retry-After`); a closed stream frees its slot. Streams opened on an unchanged conversation share one snapshot, built once",
+          "server-sent events: a `snapshot` first, then changes (`delta` live text, `command_output` a running command's output (live only, like `delta`), `message`, `agent`, `phase`, `question`, `usage`, `timeline`, `notice` — `{level, code, key, params, message}`: the UI renders the i18n message `key` with `params` in its language, `message` is the English text for logs and other clients…); the events of one turn of the event loop leave in one chunk; ids `<boot>-<epoch>-<seq>`, `Last-Event-ID` (or `?lastEventId=`) resumes without gaps or duplicates while the conversation is held (a viewer follows it or its run works), else (an id from before a release, a restart, or one the buffer no longer holds) a fresh `snapshot`; `delta` live text goes to the viewers connected at the time (once their snapshot is sent) and is never replayed (it carries the id of the event it follows; the saved `message` holds the whole text); `: ping` heartbeats; `event: presence` frames without an id (never replayed): `hello` (this stream's viewer id), `people` (who has the conversation open, on every change), `heartbeat` every ~10 s, to be acknowledged with `POST …/presence` (see [People → Presence](people.md#presence)). At most `ASTRION_SSE_MAX_PER_CLIENT` open per client address and `ASTRION_SSE_MAX_TOTAL` in all: beyond, 429 `rate_limited` (JSON, `details.scope` `client` or `total`, `Retry-After`); a closed stream frees its slot. Streams opened on an unchanged conversation share one snapshot, built once",
         answers: [{ status: 200, event: RuntimeEventSchema, description: "The stream: `id:` and `data:` lines, each `data` one RuntimeEvent as JSON." }],
         errors: [404, 429],
+      },
+    },
+  },
+  {
+    path: "/api/conversations/{id}/presence",
+    params: conversation,
+    methods: {
+      POST: {
+        summary: "A page acknowledges its stream's presence heartbeat and says which drawer it has open and to whom it types.",
+        description:
+          "keeps the stream's viewer present for another 25 s (`viewer` from the stream's `hello`), with `drawer` (a sub-agent number or null) and `typing` (`leader`, a sub-agent number or null; it lasts 5 s); `known: false` when the viewer is not registered (its stream closed, it expired, or it is another person's): reopen the stream. Stores nothing; a viewer may send it",
+        body: { json: PresenceBeatBodySchema },
+        answers: [{ status: 200, json: PresenceBeatResponseSchema }],
+      },
+    },
+  },
+  {
+    path: "/api/presence",
+    methods: {
+      GET: {
+        summary: "How many people have each conversation open now.",
+        description: "`counts`: conversation id → people with it open (several tabs of one person count once); conversations nobody has open are left out",
+        answers: [{ status: 200, json: PresenceCountsSchema }],
       },
     },
   },

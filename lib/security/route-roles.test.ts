@@ -71,6 +71,8 @@ const EXPECTED: Record<string, PersonRole | "public"> = {
   "POST /api/conversations/[id]/messages": "editor",
   "POST /api/conversations/[id]/stop": "editor",
   "POST /api/conversations/[id]/interventions": "editor",
+  // Presence's acknowledgment stores nothing: a viewer is present too (issue 32).
+  "POST /api/conversations/[id]/presence": "viewer",
   "POST /api/conversations/[id]/agents/[agentId]/messages": "editor",
   "POST /api/conversations/[id]/agents/[agentId]/approvals": "approver",
   "POST /api/conversations/[id]/shared-context/decisions": "approver",
@@ -97,7 +99,8 @@ describe("route × role → allowed", () => {
     for (const key of mutating) {
       const [method, route] = key.split(" ") as [string, string];
       const needed = neededRole(method, concrete(route));
-      if (needed === "public" || route === "/api/[...path]" || key === "POST /api/conversations/export") continue;
+      // Reads sent as POST, and presence's acknowledgment, which changes nothing stored.
+      if (needed === "public" || route === "/api/[...path]" || key === "POST /api/conversations/export" || key === "POST /api/conversations/[id]/presence") continue;
       expect(roleAllows("viewer", needed), key).toBe(false);
     }
   });

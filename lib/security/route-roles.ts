@@ -36,6 +36,8 @@ export const ROUTE_ROLES: Readonly<Record<string, NeededRole>> = {
   "POST /api/conversations/[id]/stop": "editor",
   // Interventions in a running team (withdraw, reorder): what an editor may do to messages and tasks.
   "POST /api/conversations/[id]/interventions": "editor",
+  // Presence's acknowledgment changes nothing stored: a viewer is present too.
+  "POST /api/conversations/[id]/presence": "viewer",
   "PUT /api/conversations/[id]/shared-context": "editor",
   "POST /api/conversations/[id]/shared-context/decisions": "approver",
   "POST /api/conversations/[id]/agents/[agentId]/messages": "editor",

@@ -24,6 +24,7 @@ import { ProtectedFolders, Workspace } from "@/lib/workspace";
 import { startSearch, type SearchIndexer } from "@/lib/search";
 import { MemoryService } from "@/lib/memory/service";
 import type { Bus } from "@/lib/bus";
+import type { Presence } from "@/lib/presence";
 import { forgetProcessSingleton, processSingleton } from "./singleton";
 import { GatewayLastErrors } from "@/lib/gateway";
 import { signInThrottleConfigFromEnv, type SignInGuard } from "@/lib/security";
@@ -69,6 +70,8 @@ export interface AstrionApp {
   discovery: LocalDiscovery;
   /** The bus: runtime events for viewers and wake-ups of agents' loops. */
   bus: Bus;
+  /** Who has each conversation open (lib/presence; the backend's: in process or over Redis). */
+  presence: Presence;
   /** The data folder's MCP servers. */
   mcp: McpManager;
   /** The limit on new conversations and messages (`enforceRateLimit("entry", …)`). */
@@ -180,7 +183,7 @@ export async function startApp(root: string = resolveDataRoot()): Promise<Astrio
   // folder, or in PostgreSQL on the scaled backend (every instance sees the same people and sessions).
   const people = process.env.ASTRION_TOKEN ? await People.over(await backend.openPeople()) : null;
   const activity = new ActivityLog(root, lines);
-  return { root, queues, lines, workspace, store, roles, search, memory, models, keys, discovery, knowledge, bus, mcp, gatewayErrors, clock, streams, people, activity, signInThrottle: backend.signInThrottle, entryLimiter: backend.entryLimiter, backend, engine, commands, stopServing, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
+  return { root, queues, lines, workspace, store, roles, search, memory, models, keys, discovery, knowledge, bus, presence: backend.presence, mcp, gatewayErrors, clock, streams, people, activity, signInThrottle: backend.signInThrottle, entryLimiter: backend.entryLimiter, backend, engine, commands, stopServing, startedAt: new Date().toISOString(), version: pkg.version ?? "0.0.0" };
 }
 
 /**

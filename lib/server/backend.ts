@@ -10,6 +10,7 @@ import "server-only";
 import { EventBus, type Bus } from "@/lib/bus";
 import type { BackendHealth, Probe } from "@/lib/contracts/backend-health";
 import type { CommandForwarder } from "@/lib/bus/forwarding";
+import { createPresence, memoryPresenceStore, type Presence } from "@/lib/presence";
 import type { EntryLimiter, RateLimitConfig } from "@/lib/governance";
 import { MemorySignInGuard, SignInThrottle, type SignInGuard, type SignInThrottleConfig } from "@/lib/security";
 import { openSqlitePeopleStore, secretFromEnv, type PeopleStore } from "@/lib/people";
@@ -58,6 +59,8 @@ export interface Backend {
   bus: Bus;
   /** How a command reaches the instance holding its run (lib/bus/forwarding.ts); null on the data folder, where this process holds every run. */
   forwarder: CommandForwarder | null;
+  /** Who has each conversation open (in this process, or shared over Redis; never on disk). */
+  presence: Presence;
   /** The entry limit (one budget shared by every instance on Redis). */
   entryLimiter: EntryLimiter;
   /** Wrong sign-in guesses counted per client: in this process, or shared by every instance on Redis. */
@@ -83,6 +86,7 @@ export interface FolderParts {
 
 /** The data folder's backend: the file store, the in-process bus and limit. */
 export function folderBackend({ root, store, entryLimiter, signIn }: FolderParts): Backend {
+  const presence = createPresence(memoryPresenceStore());
   return {
     kind: "folder",
     storage: fileStorage(root, store),
@@ -90,11 +94,12 @@ export function folderBackend({ root, store, entryLimiter, signIn }: FolderParts
     catalog: store,
     bus: new EventBus(),
     forwarder: null,
+    presence,
     entryLimiter,
     signInThrottle: new MemorySignInGuard(new SignInThrottle(signIn)),
     openPeople: async () => openSqlitePeopleStore(root),
     probe: async () => ({ kind: "folder" }),
-    close: async () => undefined,
+    close: () => presence.close(),
   };
 }
 
@@ -130,12 +135,13 @@ async function probeWith(query: () => Promise<unknown>): Promise<Probe> {
  * never throw into the engine while Redis is away).
  */
 export async function scaledBackend(config: Extract<BackendConfig, { kind: "scaled" }>, parts: ScaledParts): Promise<Backend> {
-  const [{ createPgBackend, createPgPeopleStore }, { createRedisBus, createRedisForwarder, createRedisLimits }] = await Promise.all([import("@/lib/pg"), import("@/lib/bus-redis")]);
+  const [{ createPgBackend, createPgPeopleStore }, { createRedisBus, createRedisForwarder, createRedisLimits, redisPresenceStore }] = await Promise.all([import("@/lib/pg"), import("@/lib/bus-redis")]);
   const pg = await createPgBackend({ url: config.databaseUrl, checkProjectFolder: parts.checkProjectFolder, log: parts.log });
   const bus = createRedisBus({ url: config.redisUrl });
   const limits = createRedisLimits({ url: config.redisUrl, entry: parts.rateLimit, signIn: parts.signIn, log: parts.log });
   // Addressed by the owner id this instance's leases carry: a LeaseHeldError names where to send.
   const forwarder = createRedisForwarder({ url: config.redisUrl, self: pg.storage.owner });
+  const presence = createPresence(redisPresenceStore({ url: config.redisUrl }), { log: parts.log });
   return {
     kind: "scaled",
     storage: pg.storage,
@@ -143,6 +149,7 @@ export async function scaledBackend(config: Extract<BackendConfig, { kind: "scal
     catalog: pg.catalog,
     bus,
     forwarder,
+    presence,
     entryLimiter: limits.entryLimiter,
     signInThrottle: limits.signInThrottle,
     openPeople: () => createPgPeopleStore(pg.storage.pool, secretFromEnv()),
@@ -152,7 +159,7 @@ export async function scaledBackend(config: Extract<BackendConfig, { kind: "scal
     },
     async close() {
       await pg.close();
-      await Promise.allSettled([bus.close(), limits.close(), forwarder.close()]);
+      await Promise.allSettled([bus.close(), limits.close(), forwarder.close(), presence.close()]);
     },
   };
 }

@@ -25,6 +25,7 @@ import { CONTEXT_FILE_NAME } from "@/lib/runtime";
 import { decideConflict, readSharedContext, recordPersonAction, timelineEventsOf, writeSharedContext } from "@/lib/shared-context";
 import { createEventStream, SSE_HEADERS, STREAM_RETRY_AFTER_SECONDS } from "@/lib/sse";
 import { parseJsonLines } from "@/lib/store/jsonl";
+import { presenceOnStream } from "@/lib/presence";
 import { closeApp, getApp } from "./app";
 import { boot } from "./boot";
 import { eventLoopReport } from "./event-loop";
@@ -42,6 +43,7 @@ export const core = {
   eventLoopReport,
   conversationTopic,
   createEventStream,
+  presenceOnStream,
   SSE_HEADERS,
   STREAM_RETRY_AFTER_SECONDS,
   attachment,

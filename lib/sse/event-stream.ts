@@ -80,6 +80,12 @@ export interface EventStreamOptions {
   bus: Bus;
   /** Called once when the stream ends, with the reason (logging, tests). */
   onEnd?: (reason: EventStreamEnd) => void;
+  /**
+   * Frames of the stream's own beside the bus's events (presence, lib/presence/stream.ts): started
+   * once the stream opens with a `send` that queues a frame at once (a few small ones, never
+   * replayed); the function it returns is called when the stream ends.
+   */
+  side?: (send: (bytes: Uint8Array) => void) => () => void;
 }
 
 /**
@@ -101,6 +107,7 @@ export function createEventStream(options: EventStreamOptions): ReadableStream<U
   const snapshots = snapshotCacheFor(bus);
   let releaseSnapshot: (() => void) | null = null;
   let heartbeat: ReturnType<typeof setInterval> | undefined;
+  let stopSide: (() => void) | null = null;
   let ended = false;
   /** True once the snapshot (or the replay point) is settled; events flow only then. */
   let ready = false;
@@ -122,6 +129,8 @@ export function createEventStream(options: EventStreamOptions): ReadableStream<U
     releaseSnapshot?.();
     releaseSnapshot = null;
     clearInterval(heartbeat);
+    stopSide?.();
+    stopSide = null;
     signal?.removeEventListener("abort", onAbort);
     if (closeStream) {
       try {
@@ -282,6 +291,11 @@ export function createEventStream(options: EventStreamOptions): ReadableStream<U
           // The heartbeat alone must not keep a process alive (tests, shutdown).
           (heartbeat as { unref?: () => void }).unref?.();
         }
+        // Its frames bypass the pump: they are not numbered and follow no event. They are few and
+        // small, and one dropped would leave the page wrong until the next, so they always queue.
+        if (options.side) stopSide = options.side((bytes) => {
+          if (!ended) enqueue(bytes);
+        });
         begin();
       },
       pull() {

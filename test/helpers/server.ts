@@ -264,6 +264,8 @@ export async function firstEvents(server: TestServer, id: string): Promise<Array
           resolve(
             buf
               .split("\n\n")
+              // Presence frames (`event: presence`) are not runtime events.
+              .filter((block) => !block.startsWith("event: presence\n"))
               .map((block) => block.split("\n").find((l) => l.startsWith("data: ")))
               .filter((l): l is string => Boolean(l))
               .map((l) => JSON.parse(l.slice(6))),

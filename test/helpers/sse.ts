@@ -5,6 +5,7 @@
  */
 import http from "node:http";
 import { RuntimeEventSchema, type RuntimeEvent } from "@/lib/contracts/events";
+import { PresenceFrameSchema, type PresenceFrame } from "@/lib/contracts/presence";
 import type { TestServer } from "./server";
 
 /** One event of a stream: its `id:` and the parsed runtime event. */
@@ -20,6 +21,8 @@ export interface SseConnection {
   raw(): string;
   comments: string[];
   events: SseEvent[];
+  /** The `event: presence` frames (lib/presence/stream.ts), checked against their schema and apart from the runtime's events. */
+  presence: PresenceFrame[];
   /** Resolves once `done()` holds; rejects after `timeoutMs`. */
   waitFor(done: () => boolean, timeoutMs?: number): Promise<void>;
   close(): void;
@@ -41,6 +44,7 @@ export function openSse(server: TestServer, path: string, headers: Record<string
           raw: () => raw,
           comments: [],
           events: [],
+          presence: [],
           waitFor: (done, timeoutMs = 10_000) =>
             new Promise<void>((ok, fail) => {
               if (done()) return ok();
@@ -68,12 +72,19 @@ export function openSse(server: TestServer, path: string, headers: Record<string
             buffer = buffer.slice(cut + 2);
             let id: string | undefined;
             let data: string | undefined;
+            let name: string | undefined;
             for (const line of block.split("\n")) {
               if (line.startsWith(":")) conn.comments.push(line.slice(1).trim());
               else if (line.startsWith("id: ")) id = line.slice(4);
+              else if (line.startsWith("event: ")) name = line.slice(7);
               else if (line.startsWith("data: ")) data = line.slice(6);
             }
-            if (data !== undefined) {
+            if (name === "presence" && data !== undefined) {
+              if (id !== undefined) throw new Error(`a presence frame carries an id: ${block}`);
+              const parsed = PresenceFrameSchema.safeParse(JSON.parse(data));
+              if (!parsed.success) throw new Error(`the server sent a presence frame outside the contract: ${data}`);
+              conn.presence.push(parsed.data);
+            } else if (data !== undefined) {
               const parsed = RuntimeEventSchema.safeParse(JSON.parse(data));
               if (!parsed.success) throw new Error(`the server sent an event outside the contract: ${data}`);
               conn.events.push({ id, event: parsed.data });

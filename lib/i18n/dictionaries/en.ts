@@ -11,6 +11,7 @@ import { enInterventions } from "./en.interventions";
 import { enSearch } from "./en.search";
 import { enNotices } from "./en.notices";
 import { enPeople } from "./en.people";
+import { enPresence } from "./en.presence";
 
 /** English UI strings. The keys of this object are the typed message keys of the whole UI. */
 export const en = {
@@ -431,6 +432,7 @@ export const en = {
   ...enNotices,
   ...enPeople,
   ...enInterventions,
+  ...enPresence,
 } as const;
 
 /** A message key of the UI. */

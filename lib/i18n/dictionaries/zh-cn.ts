@@ -13,6 +13,7 @@ import { zhCNInterventions } from "./zh-cn.interventions";
 import { zhCNSearch } from "./zh-cn.search";
 import { zhCNNotices } from "./zh-cn.notices";
 import { zhCNPeople } from "./zh-cn.people";
+import { zhCNPresence } from "./zh-cn.presence";
 
 export const zhCN: Record<MessageKey, string> = {
   "app.name": "Astrion Team",
@@ -432,4 +433,5 @@ export const zhCN: Record<MessageKey, string> = {
   ...zhCNNotices,
   ...zhCNPeople,
   ...zhCNInterventions,
+  ...zhCNPresence,
 };

@@ -1,5 +1,5 @@
 import { AstrionError } from "@/lib/contracts/errors";
-import { parseWith, route } from "@/lib/http";
+import { authorOf, parseWith, route } from "@/lib/http";
 import { clientAddressOf } from "@/lib/security";
 import { getApp, serverCore } from "@/lib/server/get-app";
 import { ConversationIdSchema } from "@/lib/contracts/on-disk";
@@ -15,13 +15,15 @@ type Params = { id: string };
  * that cannot set it. The stream only observes: a closed tab never stops the agents.
  * Open streams are capped per client address and in total (429 with Retry-After beyond).
  * The stream's subscription holds the conversation in memory; when the last viewer leaves and
- * nothing runs, it is let go.
+ * nothing runs, it is let go. The stream is also the viewer's presence (lib/presence/stream.ts):
+ * registered while it is open, acknowledged through `POST …/presence`.
  */
 export const GET = route<Params>(async (request, params) => {
   const id = parseWith(ConversationIdSchema, params.id, "Bad conversation id");
+  const author = authorOf(request);
   // The run is found (404 before any stream is opened) and held until the stream has subscribed.
-  const { createEventStream, conversationTopic, SSE_HEADERS, STREAM_RETRY_AFTER_SECONDS } = await serverCore();
-  const { engine, store, bus, streams, commands } = await getApp();
+  const { createEventStream, conversationTopic, presenceOnStream, SSE_HEADERS, STREAM_RETRY_AFTER_SECONDS } = await serverCore();
+  const { engine, store, bus, streams, commands, presence } = await getApp();
   // Snapshots from this instance's run, or from the instance holding it (PostgreSQL + Redis).
   return commands.view(id, async (snapshot) => {
     const slot = streams.acquire(clientAddressOf(request.headers));
@@ -42,6 +44,7 @@ export const GET = route<Params>(async (request, params) => {
         snapshot,
         snapshotVersion: () => store.version(id),
         signal: request.signal,
+        side: presenceOnStream({ presence, conversation: id, person: { id: author.id, name: author.name } }),
         onEnd: () => {
           slot.release();
           engine.releaseIfIdle(id);
