@@ -20,6 +20,8 @@ export class ChangeLog implements Durability {
   #durable = 0;
   #failure: Error | null = null;
   #waiters: Waiter[] = [];
+  /** Told once, when the changes fail (the storage tells the engine, which stops the run). */
+  onFail: ((error: Error) => void) | null = null;
 
   /** The mark of every change made so far. */
   get durableMark(): number {
@@ -64,5 +66,6 @@ export class ChangeLog implements Durability {
     if (this.#failure) return;
     this.#failure = error;
     for (const w of this.#waiters.splice(0)) w.reject(error);
+    this.onFail?.(error);
   }
 }

@@ -18,6 +18,14 @@ export interface HeldLease {
   epoch: number;
 }
 
+/** A lease that expired without being released: who held it, with which epoch, until when. */
+export interface OrphanedLease {
+  conversationId: string;
+  owner: string;
+  epoch: number;
+  expiredAt: Date;
+}
+
 /** pg's code for a foreign key that points at nothing (a lease of a conversation that does not exist). */
 const FOREIGN_KEY_VIOLATION = "23503";
 
@@ -36,14 +44,24 @@ export class Leases {
    * @throws LeaseHeldError when another owner holds it unexpired; NotFoundError for an unknown conversation.
    */
   async acquire(convId: string, owner: string, ttlMs: number): Promise<number> {
-    let rows: Array<{ epoch: string }>;
+    return (await this.take(convId, owner, ttlMs)).epoch;
+  }
+
+  /**
+   * {@link acquire}, saying also whether the lease was taken from another instance that never
+   * released it (`orphanedFrom`: its owner; null when the lease was free, released or `owner`'s):
+   * that instance died or stalled mid-run, so whoever takes it must resume the run.
+   */
+  async take(convId: string, owner: string, ttlMs: number): Promise<{ epoch: number; orphanedFrom: string | null }> {
+    let rows: Array<{ epoch: string; orphaned_from: string | null }>;
     try {
       rows = (
-        await this.#db.query<{ epoch: string }>(
-          `INSERT INTO leases AS l (conversation_id, owner, epoch, expires_at) VALUES ($1, $2, 1, now() + $3::float8 * interval '1 millisecond')
+        await this.#db.query<{ epoch: string; orphaned_from: string | null }>(
+          `WITH prev AS (SELECT owner, expires_at FROM leases WHERE conversation_id = $1)
+           INSERT INTO leases AS l (conversation_id, owner, epoch, expires_at) VALUES ($1, $2, 1, now() + $3::float8 * interval '1 millisecond')
            ON CONFLICT (conversation_id) DO UPDATE SET owner = EXCLUDED.owner, epoch = l.epoch + 1, expires_at = EXCLUDED.expires_at
            WHERE l.expires_at <= now() OR l.owner = EXCLUDED.owner
-           RETURNING l.epoch`,
+           RETURNING l.epoch, (SELECT p.owner FROM prev p WHERE p.owner <> $2 AND p.expires_at > '-infinity') AS orphaned_from`,
           [convId, owner, ttlMs],
         )
       ).rows;
@@ -51,7 +69,7 @@ export class Leases {
       if ((error as { code?: string }).code === FOREIGN_KEY_VIOLATION) throw new NotFoundError(`Conversation ${convId} does not exist`, { id: convId });
       throw error;
     }
-    if (rows[0]) return Number(rows[0].epoch);
+    if (rows[0]) return { epoch: Number(rows[0].epoch), orphanedFrom: rows[0].orphaned_from };
     const held = (await this.#db.query<{ owner: string; expires_at: Date }>("SELECT owner, expires_at FROM leases WHERE conversation_id = $1", [convId])).rows[0];
     throw new LeaseHeldError(convId, held?.owner ?? "another instance", held?.expires_at ?? new Date());
   }
@@ -71,6 +89,23 @@ export class Leases {
     ).rows;
     const kept = new Set(renewed.map((r) => r.conversation_id));
     return held.filter((h) => !kept.has(h.conversationId)).map((h) => h.conversationId);
+  }
+
+  /**
+   * Active conversations whose lease expired without being released (its instance died, or was
+   * paused or cut off past it), longest expired first, at most `limit`: what a takeover scan
+   * resumes. One range scan of the `leases_orphaned` index (migration 3): released leases
+   * ('-infinity') are not in it, so the scan does not grow with the conversations ever run.
+   */
+  async orphaned(limit: number): Promise<OrphanedLease[]> {
+    const rows = (
+      await this.#db.query<{ conversation_id: string; owner: string; epoch: string; expires_at: Date }>(
+        `SELECT l.conversation_id, l.owner, l.epoch, l.expires_at FROM leases l JOIN conversations c ON c.id = l.conversation_id
+         WHERE l.expires_at > '-infinity' AND l.expires_at <= now() AND c.status = 'active' ORDER BY l.expires_at LIMIT $1`,
+        [limit],
+      )
+    ).rows;
+    return rows.map((r) => ({ conversationId: r.conversation_id, owner: r.owner, epoch: Number(r.epoch), expiredAt: r.expires_at }));
   }
 
   /** Who holds the leases of `ids` now (absent: no lease row). */

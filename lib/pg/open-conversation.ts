@@ -139,6 +139,11 @@ export class OpenConversation {
   /** The epoch of the lease this instance holds on it: every commit of it carries it. */
   readonly epoch: number;
   readonly log = new ChangeLog();
+  /**
+   * The instance whose unreleased lease this load took (it died or stalled mid-run), until the
+   * engine takes the run up ({@link PgEngineStorage.takeOrphan}); null otherwise.
+   */
+  orphanedFrom: string | null = null;
   #meta: ConversationMetadata;
   #leader: LeaderMessagesFile;
   readonly #agents: Map<number, AgentFiles>;

@@ -29,9 +29,9 @@ import {
 } from "@/lib/store";
 import { JOURNAL_FILE_NAME } from "@/lib/store/action-journal";
 import { appendLine, pgConversationFiles, type FilesHost } from "./conversation-files";
-import { FencedError } from "./errors";
+import { FencedError, StorageFailedError } from "./errors";
 import { Flusher } from "./flusher";
-import { Leases } from "./leases";
+import { Leases, type OrphanedLease } from "./leases";
 import { OpenConversation, type CommittedChanges } from "./open-conversation";
 import { insertConversation, listActive, loadConversation } from "./rows";
 
@@ -78,6 +78,7 @@ export class PgEngineStorage implements EngineStorage, ConversationLifecycle {
   readonly #held = new Set<string>();
   readonly #closing = new Map<string, Promise<void>>();
   readonly #listeners = new Set<StorageListener>();
+  readonly #failureListeners = new Set<(convId: string, error: Error) => void>();
   #renewal: NodeJS.Timeout | null = null;
   #renewing = false;
   #ended = false;
@@ -155,9 +156,11 @@ export class PgEngineStorage implements EngineStorage, ConversationLifecycle {
 
   #load(id: string): Promise<OpenConversation> {
     const opening = (async () => {
-      const epoch = await this.#leases.acquire(id, this.owner, this.#leaseMs);
+      const { epoch, orphanedFrom } = await this.#leases.take(id, this.owner, this.#leaseMs);
       try {
         const conv = new OpenConversation(id, epoch, await loadConversation(this.#pool, id), (c) => this.#changed(c));
+        conv.orphanedFrom = orphanedFrom;
+        conv.log.onFail = (error) => this.#failed(id, error);
         this.#live.set(id, conv);
         this.#startRenewal();
         return conv;
@@ -203,6 +206,13 @@ export class PgEngineStorage implements EngineStorage, ConversationLifecycle {
       if (this.#opening.get(convId) === opening) this.#opening.delete(convId);
       if (this.#live.get(convId) === conv) this.#live.delete(convId);
       if (!this.#live.size) this.#stopRenewal();
+      // A conversation whose commit was lost (not fenced: the lease is still ours) keeps its lease
+      // until it expires, so a takeover scan (this instance's too) resumes it from what was
+      // committed; released, nobody would until a person opened it again.
+      if (conv.log.failure instanceof StorageFailedError) return;
+      // Taken from a dead instance for a change or a read, its run not taken up here: the lease
+      // is left to expire (within the term), so a takeover scan finds it and resumes the run.
+      if (conv.orphanedFrom !== null) return;
       await this.#leases.release(convId, this.owner, conv.epoch).catch((error: unknown) => this.#log(`[astrion] ${convId}: could not release its lease: ${(error as Error).message}`));
     })().finally(() => this.#closing.delete(convId));
     this.#closing.set(convId, closing);
@@ -218,6 +228,51 @@ export class PgEngineStorage implements EngineStorage, ConversationLifecycle {
   /** Lets a conversation go after background work unless the engine holds it (see the file's header). Never rejects. */
   async letGo(convId: string): Promise<void> {
     if (!this.#held.has(convId)) await this.close(convId).catch(() => undefined);
+  }
+
+  /**
+   * Whether the conversation, open here, was taken from an instance that never released it (it
+   * died or stalled mid-run), and nobody here took its run up yet: true once, for the engine,
+   * which then resumes the run as a restart does.
+   */
+  takeOrphan(convId: string): boolean {
+    const conv = this.#live.get(convId);
+    if (!conv || conv.orphanedFrom === null) return false;
+    conv.orphanedFrom = null;
+    return true;
+  }
+
+  /**
+   * Tells `listener` when a conversation open here can no longer be written: its lease was taken
+   * over (a commit refused by the fence, or a renewal that found it lost: FencedError) or a
+   * commit was lost (StorageFailedError). Called once per loaded conversation, after the storage
+   * logged it, outside the commit that found it. Returns the removal.
+   */
+  watchFailures(listener: (convId: string, error: Error) => void): () => void {
+    this.#failureListeners.add(listener);
+    return () => this.#failureListeners.delete(listener);
+  }
+
+  #failed(convId: string, error: Error): void {
+    // Outside the flusher's or the renewal's loop, which go on with the other conversations.
+    queueMicrotask(() => {
+      for (const listener of this.#failureListeners) {
+        try {
+          listener(convId, error);
+        } catch (again) {
+          this.#log(`[astrion] ${convId}: a listener of failed conversations failed: ${(again as Error).message}`);
+        }
+      }
+    });
+  }
+
+  /**
+   * Active conversations whose lease expired without being released (lib/pg/leases.ts
+   * `orphaned`), except those open here: what the takeover scan resumes. At most `limit`.
+   */
+  async orphaned(limit: number): Promise<Array<{ id: string; owner: string; expiredAt: Date }>> {
+    const found: OrphanedLease[] = await this.#leases.orphaned(limit);
+    return found.filter((l) => !this.#opening.has(l.conversationId)).map((l) => ({ id: l.conversationId, owner: l.owner, expiredAt: l.expiredAt }));
   }
 
   /** Active conversations this instance may run (none another instance holds a live lease on), by id. */

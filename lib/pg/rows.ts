@@ -207,12 +207,13 @@ export async function writeBatch(client: PoolClient, writes: readonly Conversati
       values: [messages.map((m) => m.id), messages.map((m) => m.agentId), messages.map((m) => m.idx), messages.map((m) => m.json)],
     });
   }
-  const lines = writes.flatMap((w) => w.lines.map((l) => ({ id: w.id, ...l })));
+  // Each line carries the epoch it was committed under (migration 3), so the rows show that no old owner's line landed after a takeover.
+  const lines = writes.flatMap((w) => w.lines.map((l) => ({ id: w.id, epoch: w.epoch, ...l })));
   if (lines.length) {
     await client.query({
       name: "astrion_lines",
-      text: "INSERT INTO conversation_lines (conversation_id, file, seq, line) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[])",
-      values: [lines.map((l) => l.id), lines.map((l) => l.file), lines.map((l) => l.seq), lines.map((l) => l.line)],
+      text: "INSERT INTO conversation_lines (conversation_id, file, seq, line, epoch) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::bigint[])",
+      values: [lines.map((l) => l.id), lines.map((l) => l.file), lines.map((l) => l.seq), lines.map((l) => l.line), lines.map((l) => l.epoch)],
     });
   }
   const created = writes.reduce((n, w) => n + w.created, 0);

@@ -41,6 +41,29 @@ export class Engine {
       retain: (id) => this.#deps.bus.retain(conversationTopic(id)),
       release: (id) => this.#unload(id, false),
     });
+    // A storage whose writes can be refused (leases) says when one is: the run stops here at once.
+    parts.deps.conversations.watchFailures?.((id, error) => void this.#halt(id, error));
+  }
+
+  /**
+   * This instance may no longer write a conversation (another instance took its lease over, its
+   * commits are lost): its run is halted (no further model call, tool run or event: TeamRun.halt),
+   * dropped, its MCP servers stopped, and the conversation let go; a later request opens it again
+   * (and is refused while another instance holds it). Logged, never thrown.
+   */
+  async #halt(convId: string, error: Error): Promise<void> {
+    const run = this.#runs.get(convId);
+    console.error(`[astrion] ${convId}: this instance stops running the conversation: ${error.message}`);
+    if (run) {
+      run.halt(error);
+      this.#runs.delete(convId);
+    }
+    try {
+      await this.#deps.mcp.stopConversation(convId);
+      await this.#residency.forget(convId, () => this.#deps.conversations.close(convId));
+    } catch (again) {
+      console.error(`[astrion] ${convId}: could not let the conversation go:`, (again as Error).message);
+    }
   }
 
   /**
@@ -48,10 +71,12 @@ export class Engine {
    * let go unless a loop works or a viewer follows it (an SSE stream opened inside `fn` is one).
    * Every request that uses a run goes through here, and is answered only once what it changed and
    * what it read is durable (the engine's changes resolve before they are: TeamRun.durable).
+   * `resuming`: `fn` resumes the run itself (so a run taken from a dead instance is not resumed
+   * twice: see {@link runFor}).
    */
-  withRun<T>(convId: string, fn: (run: TeamRun) => Promise<T>): Promise<T> {
+  withRun<T>(convId: string, fn: (run: TeamRun) => Promise<T>, resuming = false): Promise<T> {
     return this.#residency.use(convId, async () => {
-      const run = await this.runFor(convId);
+      const run = await this.#runFor(convId, resuming);
       const result = await fn(run);
       await run.durable();
       return result;
@@ -84,16 +109,27 @@ export class Engine {
 
   /**
    * The run of a conversation (which must exist: the store is asked first). Outside
-   * {@link withRun} nothing holds it: it may be let go as soon as it is idle and unviewed.
+   * {@link withRun} nothing holds it: it may be let go as soon as it is idle and unviewed. A
+   * conversation this opens by taking it from an instance that died mid-run (the storage's
+   * `takeOrphan`) has its run resumed first, as a restart would.
    */
-  async runFor(convId: string): Promise<TeamRun> {
+  runFor(convId: string): Promise<TeamRun> {
+    return this.#runFor(convId, false);
+  }
+
+  /** `resuming`: the caller resumes the run itself (a restart, a takeover, an unarchive). */
+  async #runFor(convId: string, resuming: boolean): Promise<TeamRun> {
     // The engine holds the conversation open while it runs it (the storage loads what it needs).
     await this.#deps.conversations.open(convId);
+    // Taken from an instance that died mid-run (any request may be the first to open it, a
+    // viewer's included): its run continues here as a restart's does.
+    const orphan = this.#deps.conversations.takeOrphan?.(convId) ?? false;
     let run = this.#runs.get(convId);
     if (!run) {
       run = new TeamRun(this.#deps, convId, this.#limits, this.#tools);
       this.#runs.set(convId, run);
     }
+    if (orphan && !resuming) await run.resume();
     return run;
   }
 
@@ -140,7 +176,7 @@ export class Engine {
    * here and at boot, never on a tool call.
    */
   async resumeRun(convId: string): Promise<void> {
-    await this.withRun(convId, (run) => run.resume());
+    await this.withRun(convId, (run) => run.resume(), true);
     await this.#residency.released(convId);
   }
 
@@ -151,7 +187,7 @@ export class Engine {
       const page = await this.#deps.conversations.listActive({ offset, limit: 100 });
       for (const id of page.ids) {
         try {
-          await this.withRun(id, (run) => run.resume());
+          await this.withRun(id, (run) => run.resume(), true);
           resumed++;
           // Only conversations with work in progress (or something to tell the person) stay in
           // memory; the others are let go now and open when used.

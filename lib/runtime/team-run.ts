@@ -18,7 +18,7 @@ import "server-only";
  * conversation, calls per task) are enforced in code.
  */
 import { agentTopic } from "@/lib/bus";
-import { AstrionError, ConflictError, ValidationError } from "@/lib/contracts/errors";
+import { ConflictError, ValidationError } from "@/lib/contracts/errors";
 import { auditPayload } from "@/lib/governance";
 import { loadRegistry, normalizeTokenStatistics, publicModels } from "@/lib/models";
 import type { ModelHealth } from "@/lib/models/resilience";
@@ -32,18 +32,18 @@ import { roleToolAccess } from "@/lib/roles/tool-mapping";
 import type { RuntimeLimits } from "./team/config";
 import type { AgentView, ConversationSnapshot } from "@/lib/contracts/events";
 import { isFinalAgentStatus } from "./team/state-machine";
-import { faultReason, faultSummary } from "./team/tool-failure";
+import { loopCrashed } from "./team/loop-crashed";
 import { endAbilityCalls, resumeAbilityCalls } from "./team/abilities";
 import { AgentLoops } from "./team/agent-loop";
 import { decideApproval, type ApprovalDecision } from "./team/approvals";
 import { LeaderLoop } from "./team/leader-loop";
-import { crashRefs, retryWork } from "./team/retry";
+import { retryWork } from "./team/retry";
 import { scheduleDistill } from "./team/memory-distill";
 import type { NextStep } from "./team/next-step";
 import { ToolPipeline } from "./team/pipeline";
 import type { ToolProviders } from "./team/tool-kit";
 import { terminateAgent } from "./team/terminate";
-import { answerQuestion, messageAgent, reportFailure } from "./team/mail";
+import { answerQuestion, messageAgent } from "./team/mail";
 import type { EngineBus, EngineStorage } from "./team/ports";
 import { TeamState } from "./team/state";
 import { atWork, leaderInbox, messageId, type AgentMeta, type Sender } from "./team/types";
@@ -74,8 +74,8 @@ export class TeamRun {
     this.#s = new TeamState(deps, convId, limits, ports);
     // Every tool call of both loops goes through one pipeline, over the providers the run was given.
     const pipeline = new ToolPipeline(this.#s, tools);
-    this.#leader = new LeaderLoop(this.#s, pipeline, (error) => this.#crashed(null, error));
-    this.#agents = new AgentLoops(this.#s, pipeline, (agentId, error) => this.#crashed(agentId, error));
+    this.#leader = new LeaderLoop(this.#s, pipeline, (error) => loopCrashed(this.#s, null, error));
+    this.#agents = new AgentLoops(this.#s, pipeline, (agentId, error) => loopCrashed(this.#s, agentId, error));
     this.#s.setWakers({ wakeLeader: () => this.wakeLeader(), notifyAgent: (agentId) => this.#notifyAgent(agentId) });
     // A final summary (back to IDLE) is distilled into long-term memory in the background.
     this.#s.onIdle = () => void scheduleDistill(this.#s, "summary");
@@ -317,14 +317,36 @@ export class TeamRun {
 
   // ---------------------------------------------------------------- loops
 
-  /** Starts the leader's loop, or asks a running one to look again. */
+  /** Starts the leader's loop, or asks a running one to look again (never once halted). */
   wakeLeader(): void {
-    this.#leader.wake();
+    if (!this.#s.halted) this.#leader.wake();
   }
 
-  /** Starts an agent's loop, or asks a running one to look again. */
+  /** Starts an agent's loop, or asks a running one to look again (never once halted). */
   wakeAgent(agentId: number): void {
-    this.#agents.wake(agentId);
+    if (!this.#s.halted) this.#agents.wake(agentId);
+  }
+
+  /**
+   * This instance may no longer write the conversation (another instance took its lease over, or
+   * its commits are lost): the run stops here at once. Every model call is aborted and no loop
+   * starts another step (their next step sees the stop), nothing more is published or woken, the
+   * agents' tokens are revoked (a tool call under way is refused) and the listeners let go. It
+   * writes nothing: the storage refuses its writes anyway, and the new owner resumes from what
+   * was committed. The engine drops the run (lib/runtime/engine.ts).
+   */
+  halt(reason: Error): void {
+    const s = this.#s;
+    if (s.halted) return;
+    s.halted = reason;
+    s.stopController.abort(reason);
+    for (const c of s.agentControllers.values()) c.abort(reason);
+    this.dispose();
+  }
+
+  /** Why the run was halted (null while it may run). */
+  get halted(): Error | null {
+    return this.#s.halted;
   }
 
   /**
@@ -372,35 +394,6 @@ export class TeamRun {
     while (this.working) await Promise.allSettled([this.#leader.running, ...this.#agents.running]);
   }
 
-  /**
-   * An error escaped a loop (not from a tool: those become tool errors). Nothing may die
-   * silently: it is logged, the person gets a notice, the timeline an event, and a sub-agent ends
-   * in a visible failed state (idle, with `failure` in its metadata) and reports the failure to
-   * the leader, so nobody waits for it. The next message or task it receives clears the failure.
-   */
-  async #crashed(agentId: number | null, error: unknown): Promise<void> {
-    if (error instanceof AstrionError && error.code === "not_found") return; // deleted under us
-    const s = this.#s;
-    const who = agentId === null ? "Team Leader" : `agent ${agentId}`;
-    console.error(`[astrion] ${this.convId} trace=${s.lastTrace?.trace_id ?? "-"} ${who} loop failed`, error);
-    const fault = faultSummary(error);
-    // The work it failed on is marked (with Retry when the loop can take it up again).
-    const extras = { ...(await crashRefs(s, agentId).catch(() => ({}))), detail: fault };
-    if (agentId === null) s.notice("error", "leader_failed", "notice.msg.leaderFailed", { reason: faultReason(error) }, null, extras);
-    else s.notice("error", "agent_failed", "notice.msg.agentFailed", { agent: agentId, reason: faultReason(error) }, agentId, extras);
-    try {
-      await s.emitNow({ type: "event", from: SYSTEM_PARTY, to: agentId === null ? LEADER_PARTY : agentParty(agentId), payload: { fault }, action: agentId === null ? "leader_failed" : "agent_failed", resource: agentId === null ? "leader" : `agent:${agentId}`, status: "failed" });
-      if (agentId === null) return;
-      const failure = { code: "internal_error", fault, at: new Date().toISOString() };
-      const meta = await s.readAgent(agentId);
-      const updated = meta.status === "running" ? await s.agentEvent(agentId, "pause", (m) => ({ ...m, failure })) : await s.updateAgent(agentId, (m) => ({ ...m, failure }));
-      if (meta.status !== "running") await s.publishAgent(updated);
-      await reportFailure(s, agentId, updated, `I stopped on an internal error (${fault}) and could not finish my task.`);
-    } catch (again) {
-      console.error(`[astrion] ${this.convId} could not record the failure of the ${who}`, again);
-    }
-  }
-
   // ---------------------------------------------------------------- restart
 
   /**
@@ -417,6 +410,8 @@ export class TeamRun {
     // resumes nothing: no loop runs, no token is issued, and the person is told why.
     const project = await s.projectGate();
     if (!project.ok) {
+      // On a takeover this is the instance that cannot see the folder: said in its log too.
+      console.error(`[astrion] ${this.convId}: not resumed here: its project folder ${project.path} cannot be used on this instance (${project.message})`);
       await s.projectRefused(project, SYSTEM_PARTY, "resume", "notice.msg.projectNotResumed");
       return;
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BackendConfigError, backendConfigFromEnv, DATABASE_URL_VARIABLE, REDIS_URL_VARIABLE } from "./backend";
+import { BackendConfigError, backendConfigFromEnv, DATABASE_URL_VARIABLE, LEASE_MS_VARIABLE, leaseConfigFromEnv, REDIS_URL_VARIABLE, TAKEOVER_SCAN_MS_VARIABLE } from "./backend";
 
 describe("backendConfigFromEnv", () => {
   it("is the data folder without either variable, or with both blank", () => {
@@ -21,5 +21,19 @@ describe("backendConfigFromEnv", () => {
     expect(() => backendConfigFromEnv({ [REDIS_URL_VARIABLE]: "redis://h" })).toThrow(`${REDIS_URL_VARIABLE} is set but ${DATABASE_URL_VARIABLE} is not`);
     expect(() => backendConfigFromEnv({ [DATABASE_URL_VARIABLE]: "mysql://h/db", [REDIS_URL_VARIABLE]: "redis://h" })).toThrow(`${DATABASE_URL_VARIABLE} must be a postgres:// or postgresql:// URL.`);
     expect(() => backendConfigFromEnv({ [DATABASE_URL_VARIABLE]: "postgresql://h/db", [REDIS_URL_VARIABLE]: "http://h" })).toThrow(BackendConfigError);
+  });
+});
+
+describe("leaseConfigFromEnv", () => {
+  it("defaults to a 10 s lease scanned for takeovers every half of it, and follows the lease it is given", () => {
+    expect(leaseConfigFromEnv({})).toEqual({ leaseMs: 10_000, takeoverScanMs: 5000 });
+    expect(leaseConfigFromEnv({ [LEASE_MS_VARIABLE]: "2000" })).toEqual({ leaseMs: 2000, takeoverScanMs: 1000 });
+    expect(leaseConfigFromEnv({ [LEASE_MS_VARIABLE]: "2000", [TAKEOVER_SCAN_MS_VARIABLE]: "250" })).toEqual({ leaseMs: 2000, takeoverScanMs: 250 });
+  });
+
+  it("refuses a value that is not a whole number in range, naming the variable", () => {
+    for (const bad of ["abc", "1.5", "100", "-1"]) expect(() => leaseConfigFromEnv({ [LEASE_MS_VARIABLE]: bad })).toThrow(new BackendConfigError(`${LEASE_MS_VARIABLE} must be a whole number of milliseconds from 300 to 3600000.`));
+    // A scan as slow as the lease could not replace a dead instance within twice it.
+    expect(() => leaseConfigFromEnv({ [LEASE_MS_VARIABLE]: "2000", [TAKEOVER_SCAN_MS_VARIABLE]: "2000" })).toThrow(`${TAKEOVER_SCAN_MS_VARIABLE} must be a whole number of milliseconds from 50 to 1999.`);
   });
 });

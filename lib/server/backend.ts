@@ -23,6 +23,39 @@ import { fileLifecycle, fileStorage } from "./file-storage";
 export const DATABASE_URL_VARIABLE = "ASTRION_DATABASE_URL";
 export const REDIS_URL_VARIABLE = "ASTRION_REDIS_URL";
 
+/** The lease term of PostgreSQL + Redis (ms): a dead instance's runs are taken over within twice it. */
+export const LEASE_MS_VARIABLE = "ASTRION_LEASE_MS";
+/** How often an instance looks for runs to take over (ms; default half the lease term). */
+export const TAKEOVER_SCAN_MS_VARIABLE = "ASTRION_TAKEOVER_SCAN_MS";
+
+/** Default lease term (ms), as lib/pg's. */
+const DEFAULT_LEASE_MS = 10_000;
+
+/** How runs are leased on PostgreSQL + Redis. */
+export interface LeaseConfig {
+  leaseMs: number;
+  /** Between two takeover scans; below the term, so a run is replaced within twice it. */
+  takeoverScanMs: number;
+}
+
+/**
+ * The lease term and the takeover scan's interval from the environment: `ASTRION_LEASE_MS`
+ * (default 10000, at least 300: renewed every third of it) and `ASTRION_TAKEOVER_SCAN_MS`
+ * (default half the term, at least 50, below the term).
+ * @throws BackendConfigError for a value that is not a whole number in range.
+ */
+export function leaseConfigFromEnv(env: Readonly<Record<string, string | undefined>> = process.env): LeaseConfig {
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = env[name]?.trim();
+    if (!raw) return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max) throw new BackendConfigError(`${name} must be a whole number of milliseconds from ${min} to ${max}.`);
+    return n;
+  };
+  const leaseMs = int(LEASE_MS_VARIABLE, DEFAULT_LEASE_MS, 300, 3_600_000);
+  return { leaseMs, takeoverScanMs: int(TAKEOVER_SCAN_MS_VARIABLE, Math.floor(leaseMs / 2), 50, leaseMs - 1) };
+}
+
 /** What the environment asks for. */
 export type BackendConfig = { kind: "folder" } | { kind: "scaled"; databaseUrl: string; redisUrl: string };
 
@@ -74,6 +107,8 @@ export interface Backend {
   probe(): Promise<BackendHealth>;
   /** At shutdown, after the engine let everything go: commits, leases and connections closed. */
   close(): Promise<void>;
+  /** PostgreSQL + Redis: how often boot's takeover scan runs (./takeover.ts); absent on the data folder. */
+  takeoverScanMs?: number;
 }
 
 /** What the data folder's backend is made of (the composition root makes the store). */
@@ -136,7 +171,10 @@ async function probeWith(query: () => Promise<unknown>): Promise<Probe> {
  */
 export async function scaledBackend(config: Extract<BackendConfig, { kind: "scaled" }>, parts: ScaledParts): Promise<Backend> {
   const [{ createPgBackend, createPgPeopleStore }, { createRedisBus, createRedisForwarder, createRedisLimits, redisPresenceStore }] = await Promise.all([import("@/lib/pg"), import("@/lib/bus-redis")]);
-  const pg = await createPgBackend({ url: config.databaseUrl, checkProjectFolder: parts.checkProjectFolder, log: parts.log });
+  const lease = leaseConfigFromEnv();
+  const pg = await createPgBackend({ url: config.databaseUrl, leaseMs: lease.leaseMs, checkProjectFolder: parts.checkProjectFolder, log: parts.log });
+  // Operators (and the crash test) match an instance to the owner its leases name.
+  console.log(`[astrion] this instance leases runs as ${pg.storage.owner} (lease term ${lease.leaseMs} ms, takeover scan every ${lease.takeoverScanMs} ms)`);
   const bus = createRedisBus({ url: config.redisUrl });
   const limits = createRedisLimits({ url: config.redisUrl, entry: parts.rateLimit, signIn: parts.signIn, log: parts.log });
   // Addressed by the owner id this instance's leases carry: a LeaseHeldError names where to send.
@@ -157,6 +195,7 @@ export async function scaledBackend(config: Extract<BackendConfig, { kind: "scal
       const [postgresql, redis] = await Promise.all([probeWith(() => pg.storage.pool.query("SELECT 1")), limits.ping()]);
       return { kind: "postgresql+redis", postgresql, redis };
     },
+    takeoverScanMs: lease.takeoverScanMs,
     async close() {
       await pg.close();
       await Promise.allSettled([bus.close(), limits.close(), forwarder.close(), presence.close()]);

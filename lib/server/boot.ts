@@ -11,6 +11,7 @@ import { closeApp, getApp, type AstrionApp } from "./app";
 import { installBodyGuard } from "./body-guard";
 import { startEventLoopMonitor } from "./event-loop";
 import { processSingleton } from "./singleton";
+import { startTakeover, type TakeoverScan } from "./takeover";
 
 /**
  * Boots the server once per process: guards, the shutdown checkpoint, the app (its data folder's
@@ -29,6 +30,8 @@ async function bootOnce(): Promise<void> {
   // A clean stop (SIGTERM, Ctrl-C) checkpoints every open conversation: its seed files complete and
   // durable, its step log empty. A kill skips this; the next start replays the log instead.
   let stopping = false;
+  // PostgreSQL + Redis: the scan that takes over a dead instance's runs (./takeover.ts).
+  let takeover: TakeoverScan | null = null;
   // `on`, not `once`: the signal often comes twice (to the process group, and forwarded by
   // scripts/start.mjs), and a second one with no listener would kill the process mid-checkpoint.
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
@@ -39,7 +42,9 @@ async function bootOnce(): Promise<void> {
         console.error("[astrion] shutdown: the checkpoint did not finish within 3 s; the next start replays the step log");
         process.exit(0);
       }, 3000);
-      void getApp()
+      // The scan first: nothing is taken over while this instance lets its conversations go.
+      void (takeover?.stop() ?? Promise.resolve())
+        .then(getApp)
         .then(closeApp)
         .catch((error: unknown) => console.error("[astrion] shutdown:", (error as Error).message))
         .finally(() => {
@@ -61,6 +66,11 @@ async function bootOnce(): Promise<void> {
   // for it on their own).
   void app.engine.resumeAll().then((resumed) => {
     if (resumed > 0) console.log(`[astrion] resumed ${resumed} conversation(s) from disk`);
+    // After the resume (which takes the runs orphaned until now), so no run is resumed twice at
+    // once; only the scaled backend has other instances whose runs may need taking over.
+    if (app.backend.takeoverScanMs !== undefined && !stopping) {
+      takeover = startTakeover({ lifecycle: app.backend.lifecycle, resume: (id) => app.engine.resumeRun(id), everyMs: app.backend.takeoverScanMs });
+    }
   }, cannotStart);
 }
 

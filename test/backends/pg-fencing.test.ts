@@ -111,7 +111,7 @@ describe("leases and fencing", () => {
     const takeover = leases.acquire(id, "instance-b", 60_000);
     // B's UPDATE of the lease row waits on the row A's transaction holds FOR SHARE.
     await until("the takeover to wait for A's transaction", async () => {
-      const waiting = await db.reader.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'INSERT INTO leases%'");
+      const waiting = await db.reader.query("SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%INSERT INTO leases%'");
       return waiting.rowCount === 1;
     });
     await a.query("COMMIT");

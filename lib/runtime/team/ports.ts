@@ -179,4 +179,22 @@ export interface ConversationLifecycle {
   closeAll(): Promise<void>;
   /** The active conversations' ids, a page at a time in a stable order, and how many there are. */
   listActive(page: { offset: number; limit: number }): Promise<{ ids: string[]; total: number }>;
+  /**
+   * Tells `listener` when a conversation open here can no longer be written (another instance
+   * took its lease over, its commits are lost): the engine stops its run at once. Returns the
+   * removal. Absent: a storage whose writes are never refused (the data folder).
+   */
+  watchFailures?(listener: (convId: string, error: Error) => void): () => void;
+  /**
+   * Active conversations whose lease expired without being released (the instance that ran them
+   * died), not open here, at most `limit`: what a takeover resumes. Absent: a storage without
+   * leases (the data folder has one server).
+   */
+  orphaned?(limit: number): Promise<Array<{ id: string; owner: string; expiredAt: Date }>>;
+  /**
+   * After `open`: whether opening it took it from an instance that never let it go (it died mid-
+   * run) and its run was not taken up yet; true once. The engine then resumes the run, whatever
+   * request opened it. Absent: a storage that never takes a conversation from another instance.
+   */
+  takeOrphan?(convId: string): boolean;
 }

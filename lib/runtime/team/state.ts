@@ -125,11 +125,11 @@ export class TeamState {
   }
 
   wakeLeader(): void {
-    this.#wakers?.wakeLeader();
+    if (!this.halted) this.#wakers?.wakeLeader();
   }
 
   notifyAgent(agentId: number): void {
-    this.#wakers?.notifyAgent(agentId);
+    if (!this.halted) this.#wakers?.notifyAgent(agentId);
   }
 
   // ---------------------------------------------------------------- events and timeline
@@ -139,8 +139,16 @@ export class TeamState {
    * (at once when it is), in order; dropped when the storage fails (./outbox.ts).
    */
   publish(event: RuntimeEvent): void {
+    // A halted run's events could describe what another instance now decides: none leaves.
+    if (this.halted) return;
     this.#outbox.publish(event);
   }
+
+  /**
+   * Why this instance may no longer run the conversation (its lease was taken over, its commits
+   * are lost), once it may not: nothing more is published, no loop is woken (TeamRun.halt).
+   */
+  halted: Error | null = null;
 
   /**
    * Resolves once every change made so far is durable and every event published before the call
