@@ -50,18 +50,22 @@ export class Leases {
   /**
    * {@link acquire}, saying also whether the lease was taken from another instance that never
    * released it (`orphanedFrom`: its owner; null when the lease was free, released or `owner`'s):
-   * that instance died or stalled mid-run, so whoever takes it must resume the run.
+   * that instance died or stalled mid-run, so whoever takes it must resume the run; and whether
+   * it was last held by another instance that released it (`movedFrom`: its owner; null
+   * otherwise): that instance ran it last, so what this one holds in memory for it (its agents'
+   * tokens) is not to be trusted, and the run is resumed here too.
    */
-  async take(convId: string, owner: string, ttlMs: number): Promise<{ epoch: number; orphanedFrom: string | null }> {
-    let rows: Array<{ epoch: string; orphaned_from: string | null }>;
+  async take(convId: string, owner: string, ttlMs: number): Promise<{ epoch: number; orphanedFrom: string | null; movedFrom: string | null }> {
+    let rows: Array<{ epoch: string; orphaned_from: string | null; moved_from: string | null }>;
     try {
       rows = (
-        await this.#db.query<{ epoch: string; orphaned_from: string | null }>(
+        await this.#db.query<{ epoch: string; orphaned_from: string | null; moved_from: string | null }>(
           `WITH prev AS (SELECT owner, expires_at FROM leases WHERE conversation_id = $1)
            INSERT INTO leases AS l (conversation_id, owner, epoch, expires_at) VALUES ($1, $2, 1, now() + $3::float8 * interval '1 millisecond')
            ON CONFLICT (conversation_id) DO UPDATE SET owner = EXCLUDED.owner, epoch = l.epoch + 1, expires_at = EXCLUDED.expires_at
            WHERE l.expires_at <= now() OR l.owner = EXCLUDED.owner
-           RETURNING l.epoch, (SELECT p.owner FROM prev p WHERE p.owner <> $2 AND p.expires_at > '-infinity') AS orphaned_from`,
+           RETURNING l.epoch, (SELECT p.owner FROM prev p WHERE p.owner <> $2 AND p.expires_at > '-infinity') AS orphaned_from,
+             (SELECT p.owner FROM prev p WHERE p.owner <> $2 AND p.expires_at = '-infinity') AS moved_from`,
           [convId, owner, ttlMs],
         )
       ).rows;
@@ -69,7 +73,7 @@ export class Leases {
       if ((error as { code?: string }).code === FOREIGN_KEY_VIOLATION) throw new NotFoundError(`Conversation ${convId} does not exist`, { id: convId });
       throw error;
     }
-    if (rows[0]) return { epoch: Number(rows[0].epoch), orphanedFrom: rows[0].orphaned_from };
+    if (rows[0]) return { epoch: Number(rows[0].epoch), orphanedFrom: rows[0].orphaned_from, movedFrom: rows[0].moved_from };
     const held = (await this.#db.query<{ owner: string; expires_at: Date }>("SELECT owner, expires_at FROM leases WHERE conversation_id = $1", [convId])).rows[0];
     throw new LeaseHeldError(convId, held?.owner ?? "another instance", held?.expires_at ?? new Date());
   }
@@ -114,9 +118,15 @@ export class Leases {
     return new Map(rows.map((r) => [r.conversation_id, { owner: r.owner, epoch: Number(r.epoch) }]));
   }
 
-  /** Lets the lease go (it expires now; the row stays, so epochs keep growing). Resolves with whether `owner` still held it. */
-  async release(convId: string, owner: string, epoch: number): Promise<boolean> {
-    const result = await this.#db.query("UPDATE leases SET expires_at = '-infinity' WHERE conversation_id = $1 AND owner = $2 AND epoch = $3", [convId, owner, epoch]);
+  /**
+   * Lets the lease go (it expires now; the row stays, so epochs keep growing). Resolves with
+   * whether `owner` still held it. `lastRunBy`: the instance the row names from now on as the one
+   * that ran the conversation last (default `owner`): an instance that held it only for a change
+   * or a read hands it back to the one that ran it, so whoever takes it next (this instance too)
+   * is told it moved ({@link take}'s `movedFrom`) and resumes the run.
+   */
+  async release(convId: string, owner: string, epoch: number, lastRunBy: string = owner): Promise<boolean> {
+    const result = await this.#db.query("UPDATE leases SET expires_at = '-infinity', owner = $4 WHERE conversation_id = $1 AND owner = $2 AND epoch = $3", [convId, owner, epoch, lastRunBy]);
     return (result.rowCount ?? 0) > 0;
   }
 }

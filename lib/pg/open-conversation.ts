@@ -144,6 +144,11 @@ export class OpenConversation {
    * engine takes the run up ({@link PgEngineStorage.takeOrphan}); null otherwise.
    */
   orphanedFrom: string | null = null;
+  /**
+   * The instance that released the lease this load took (it ran the conversation last), until the
+   * engine takes the run up ({@link PgEngineStorage.takeOrphan}); null otherwise.
+   */
+  movedFrom: string | null = null;
   #meta: ConversationMetadata;
   #leader: LeaderMessagesFile;
   readonly #agents: Map<number, AgentFiles>;

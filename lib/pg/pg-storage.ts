@@ -156,16 +156,17 @@ export class PgEngineStorage implements EngineStorage, ConversationLifecycle {
 
   #load(id: string): Promise<OpenConversation> {
     const opening = (async () => {
-      const { epoch, orphanedFrom } = await this.#leases.take(id, this.owner, this.#leaseMs);
+      const { epoch, orphanedFrom, movedFrom } = await this.#leases.take(id, this.owner, this.#leaseMs);
       try {
         const conv = new OpenConversation(id, epoch, await loadConversation(this.#pool, id), (c) => this.#changed(c));
         conv.orphanedFrom = orphanedFrom;
+        conv.movedFrom = movedFrom;
         conv.log.onFail = (error) => this.#failed(id, error);
         this.#live.set(id, conv);
         this.#startRenewal();
         return conv;
       } catch (error) {
-        await this.#leases.release(id, this.owner, epoch).catch(() => undefined);
+        await this.#leases.release(id, this.owner, epoch, movedFrom ?? this.owner).catch(() => undefined);
         throw error;
       }
     })();
@@ -213,7 +214,8 @@ export class PgEngineStorage implements EngineStorage, ConversationLifecycle {
       // Taken from a dead instance for a change or a read, its run not taken up here: the lease
       // is left to expire (within the term), so a takeover scan finds it and resumes the run.
       if (conv.orphanedFrom !== null) return;
-      await this.#leases.release(convId, this.owner, conv.epoch).catch((error: unknown) => this.#log(`[astrion] ${convId}: could not release its lease: ${(error as Error).message}`));
+      // Its run not taken up here (opened for a change or a read): handed back to the one that ran it.
+      await this.#leases.release(convId, this.owner, conv.epoch, conv.movedFrom ?? this.owner).catch((error: unknown) => this.#log(`[astrion] ${convId}: could not release its lease: ${(error as Error).message}`));
     })().finally(() => this.#closing.delete(convId));
     this.#closing.set(convId, closing);
     return closing;
@@ -231,14 +233,16 @@ export class PgEngineStorage implements EngineStorage, ConversationLifecycle {
   }
 
   /**
-   * Whether the conversation, open here, was taken from an instance that never released it (it
-   * died or stalled mid-run), and nobody here took its run up yet: true once, for the engine,
-   * which then resumes the run as a restart does.
+   * Whether the conversation, open here, was taken from another instance, and nobody here took
+   * its run up yet: true once, for the engine, which then resumes the run as a restart does. One
+   * that never released it died or stalled mid-run; one that released it ran it last (the run
+   * moved here while idle), so this instance's agents' tokens for it, if any, are out of date.
    */
   takeOrphan(convId: string): boolean {
     const conv = this.#live.get(convId);
-    if (!conv || conv.orphanedFrom === null) return false;
+    if (!conv || (conv.orphanedFrom === null && conv.movedFrom === null)) return false;
     conv.orphanedFrom = null;
+    conv.movedFrom = null;
     return true;
   }
 

@@ -9,7 +9,10 @@
  *
  * And the other side: a conversation whose instance died mid-run, opened on another instance by
  * any request (a viewer's, before any takeover scan), has its run resumed there, and a change
- * of it that is not a run (the catalog's) leaves the lease to expire so a scan resumes it.
+ * of it that is not a run (the catalog's) leaves the lease to expire so a scan resumes it. A run
+ * its instance let go while idle (an agent waiting for a person's answer) is resumed on the
+ * instance the answer reaches: the agent goes on there with a token of that instance, also when
+ * that instance opened the conversation before only for a change.
  */
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { conversationTopic, EventBus } from "@/lib/bus";
@@ -31,7 +34,7 @@ import { FileQueues } from "@/lib/store/atomic";
 import { ProtectedFolders, Workspace } from "@/lib/workspace";
 import { until } from "@/test/helpers/wait";
 import { pgClusterForFile } from "@/test/support/pg-cluster";
-import { callTool, ScriptedModel, type Reply } from "@/test/support/scripted-model";
+import { callTool, hasCalled, lastResultOf, reportsSeen, ScriptedModel, type ModelCall, type Reply } from "@/test/support/scripted-model";
 import { teamEnvironment } from "@/test/support/team-kit";
 
 const pg = pgClusterForFile();
@@ -217,4 +220,48 @@ describe("a run taken from a dead instance", () => {
     await until("the lease to expire again", async () => (await c.orphaned(10)).some((o) => o.id === t.id));
     expect((await c.orphaned(10)).find((o) => o.id === t.id)?.owner).toBe("instance-c");
   }, 60_000);
+});
+
+/** A leader that delegates once, and an agent that asks the person, then reports what it was told. */
+function askingTeam(call: ModelCall): Reply {
+  if (call.agentId === null) {
+    if (!hasCalled(call, "create_sub_agent")) return callTool("create_sub_agent", { role_id: "technical-writer", task: "Write the notes" });
+    return { content: reportsSeen(call) ? "SUMMARY: written" : "waiting for the writer" };
+  }
+  if (!hasCalled(call, "ask_master")) return callTool("ask_master", { question: "Which tone?" });
+  return callTool("report_to_leader", { summary: `Tone: ${String(lastResultOf(call, "ask_master")?.answer)}` });
+}
+
+describe("a run let go by its instance while idle", () => {
+  for (const between of [false, true]) {
+    it(`goes on where the person's answer arrives, its agent with a token of that instance${between ? " (opened there for a change before)" : ""}`, async () => {
+      const url = await pg.cluster.createDatabase();
+      const reader = createPool(url, { max: 2 });
+      cleanup.push(() => reader.end());
+      const a = await instance(url, "instance-a", 60_000, new ScriptedModel(askingTeam));
+      const id = (await a.storage.createConversation({ title: "Moved", project_path: env.project, model_key: "scripted", run_mode: "fast" })).id;
+      await a.engine.withRun(id, (run) => run.postUserMessage("Write the notes"));
+      const question = await until("the agent to ask", async () => (await a.engine.withRun(id, (run) => run.snapshot())).questions[0] ?? null, 20_000);
+      await until("A to be idle", async () => !a.engine.isRunWorking(id));
+      // A lets the idle run go (its lease released; its agents keep their tokens on A).
+      await a.engine.closeAll();
+      const model = new ScriptedModel(askingTeam);
+      const b = await instance(url, "instance-b", 60_000, model);
+      if (between) {
+        // B itself takes it first only for a change (a rename through the storage, as the catalog's), and lets it go.
+        await b.storage.conversations.update(id, { title: "Moved again" });
+        await b.storage.letGo(id);
+        expect(b.storage.isOpen(id)).toBe(false);
+      }
+      await b.engine.withRun(id, (run) => run.answerQuestion(question.question_id, "Warm", "User", question.agent_id));
+      await until("the leader's summary on B", async () => model.calls.some((c) => c.agentId === null && reportsSeen(c) > 0), 20_000);
+      await until("B to be idle", async () => !b.engine.isRunWorking(id));
+      const agent = (await b.storage.conversations.listAgents(id)).agents[0]!;
+      expect(agent.status).toBe("completed");
+      // The agent's report went through B's pipeline with B's token: no call of it was refused.
+      const refused = (await reader.query("SELECT 1 FROM conversation_lines WHERE conversation_id = $1 AND line LIKE '%no_token%'", [id])).rowCount;
+      expect(refused).toBe(0);
+      expect(model.calls.filter((c) => c.agentId !== null).map((c) => lastResultOf(c, "ask_master")?.answer)).toEqual(["Warm"]);
+    }, 60_000);
+  }
 });

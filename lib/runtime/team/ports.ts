@@ -192,9 +192,11 @@ export interface ConversationLifecycle {
    */
   orphaned?(limit: number): Promise<Array<{ id: string; owner: string; expiredAt: Date }>>;
   /**
-   * After `open`: whether opening it took it from an instance that never let it go (it died mid-
-   * run) and its run was not taken up yet; true once. The engine then resumes the run, whatever
-   * request opened it. Absent: a storage that never takes a conversation from another instance.
+   * After `open`: whether opening it took it from another instance (one that never let it go: it
+   * died mid-run; or one that let it go, having run it last) and its run was not taken up yet;
+   * true once. The engine then resumes the run, whatever request opened it, so its loops go on
+   * and its agents get their tokens on this instance. Absent: a storage that never takes a
+   * conversation from another instance.
    */
   takeOrphan?(convId: string): boolean;
 }
