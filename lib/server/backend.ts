@@ -15,7 +15,7 @@ import type { EntryLimiter, RateLimitConfig } from "@/lib/governance";
 import { MemorySignInGuard, SignInThrottle, type SignInGuard, type SignInThrottleConfig } from "@/lib/security";
 import { openSqlitePeopleStore, secretFromEnv, type PeopleStore } from "@/lib/people";
 import type { ConversationLifecycle, EngineStorage } from "@/lib/runtime/team/ports";
-import type { ConversationCatalog, ConversationStore } from "@/lib/store";
+import type { ConversationCatalog, ConversationStore, FileQueues } from "@/lib/store";
 import type { ProjectFolderGate } from "@/lib/store/store-core";
 import { fileLifecycle, fileStorage } from "./file-storage";
 
@@ -115,16 +115,18 @@ export interface Backend {
 export interface FolderParts {
   root: string;
   store: ConversationStore;
+  /** The process's per-file write queues (the shared context's files are written through them). */
+  queues: FileQueues;
   entryLimiter: EntryLimiter;
   signIn: SignInThrottleConfig;
 }
 
 /** The data folder's backend: the file store, the in-process bus and limit. */
-export function folderBackend({ root, store, entryLimiter, signIn }: FolderParts): Backend {
+export function folderBackend({ root, store, queues, entryLimiter, signIn }: FolderParts): Backend {
   const presence = createPresence(memoryPresenceStore());
   return {
     kind: "folder",
-    storage: fileStorage(root, store),
+    storage: fileStorage(root, store, queues),
     lifecycle: fileLifecycle(store),
     catalog: store,
     bus: new EventBus(),
