@@ -61,7 +61,7 @@ export interface AstrionApp {
   roles: RoleLibrary;
   /** The history search index (lib/search). */
   search: SearchIndexer;
-  /** Long-term memory (lib/memory/service.ts). */
+  /** Long-term memory (lib/memory/service.ts), its entries where the backend keeps them. */
   memory: MemoryService;
   /** Model keys → models (the offline model included) and the embedder. */
   models: ModelRegistry;
@@ -162,7 +162,7 @@ export async function startApp(root: string = resolveDataRoot()): Promise<Astrio
   const keys = new ModelKeyStore(root, queues);
   const models = new ModelRegistry({ offline: createOfflineModel, keys });
   const discovery = new LocalDiscovery(discoveryConfigFromEnv());
-  const memory = new MemoryService(root, { embedder: () => models.embedderFor(root), queues });
+  const memory = new MemoryService(root, { embedder: () => models.embedderFor(root), queues, entries: await backend.openMemoryEntries() });
   const pkg = JSON.parse(await fs.readFile(path.join(process.cwd(), "package.json"), "utf8")) as { version?: string };
   console.log(`[astrion] data folder ${root}`);
   const bus: Bus = backend.bus;
