@@ -10,11 +10,11 @@ import "server-only";
  * merge anew, so no writer loses another's entries.
  */
 import type { FileQueues } from "@/lib/store";
-import { brokenCopies, entriesPath, loadEntries, writeEntries } from "./memory-files";
+import { brokenCopies, loadEntries, writeEntries } from "./memory-files";
 import type { MemoryEntry } from "./schema";
 
 /** The entries as a store holds them at one moment. */
-export interface EntriesSnapshot {
+interface EntriesSnapshot {
   /** In the order entries.json lists them (new entries last). */
   entries: MemoryEntry[];
   /** SHA-256 of the entries as entries.json holds (or would hold) them: what the saved search index is checked against. */
@@ -30,7 +30,7 @@ export type EntriesLoad =
   | { ok: false; reason: string; keptAs: string | null };
 
 /** One change of the entries: the whole set after it, and what it changed and removed. */
-export interface EntriesChange {
+interface EntriesChange {
   entries: readonly MemoryEntry[];
   changed: readonly MemoryEntry[];
   removed: readonly string[];
