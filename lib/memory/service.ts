@@ -6,8 +6,9 @@ import "server-only";
  * (./entries-store.ts: `memory/entries.json`, or PostgreSQL, shared by every instance), then
  * applied to the in-memory entries and search index (./search-index); the index file is saved
  * shortly after (it is derived, and rebuilt when missing, broken or outdated). Writes are
- * serialized; a save refused because another instance changed the entries meanwhile loads them
- * again and merges anew. Reads never wait for the store, except that at most once a second a read
+ * serialized, each over the entries as the store holds them (another instance's change loaded
+ * first); a save refused because another instance changed the entries meanwhile loads them again
+ * and merges anew. Reads never wait for the store, except that at most once a second a read
  * asks the store's stamp, and loads the entries again when another instance moved it on.
  */
 import { randomBytes } from "node:crypto";
@@ -245,9 +246,13 @@ export class MemoryService {
     return run;
   }
 
-  /** Runs a write after every earlier one; merged anew (the entries loaded again) while another instance's change refuses its save. */
+  /**
+   * Runs a write after every earlier one, over the entries as the store holds them now (another
+   * instance's change loaded first); merged anew while another instance's change refuses its save.
+   */
   #write<T>(fn: () => Promise<T>): Promise<T> {
     return this.#serial(async () => {
+      if ((await this.#store.stamp()) !== this.#stamp) await this.#reload();
       for (let retry = 0; ; retry++) {
         try {
           return await fn();

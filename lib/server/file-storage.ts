@@ -51,14 +51,13 @@ function eagerFiles(store: ConversationStore, queues: FileQueues, dirOf: (id: st
       await store.get(id, EAGER);
       return readSharedContext(dirOf(id));
     },
-    updateSharedContext: async (id, fn) => {
-      await store.get(id, EAGER);
-      return serialShared(id, async () => {
+    updateSharedContext: async (id, fn) =>
+      serialShared(id, async () => {
+        await store.get(id, EAGER);
         // The file is durable once written: the conversation's earlier changes are made durable first.
         await store.durability(id)?.whenDurable();
         return sharedContextFileChange(queues, dirOf(id))(fn);
-      });
-    },
+      }),
   };
 }
 

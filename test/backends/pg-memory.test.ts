@@ -2,7 +2,8 @@
  * Long-term memory's entries on PostgreSQL (lib/pg/memory-store.ts, migration 6), on a throwaway
  * cluster: two memory services, each with its own pool and data folder, stand for two instances
  * on one database. An entry made on one is recalled and listed on the other within the issue's
- * 2 s; writes made at once on both lose none of each other's entries (a save based on a version
+ * 2 s; a write on one sees what the other made a moment before; writes made at once on both
+ * lose none of each other's entries (a save based on a version
  * another moved on is refused and merged anew); a stale save is refused by the store itself;
  * entries keep their order; a row that does not fit its schema is reported and never written over.
  */
@@ -90,6 +91,17 @@ describe("memory entries on PostgreSQL", () => {
     await until("both instances to list all 16", async () => (await listAll(a)).total === 16 && (await listAll(b)).total === 16, 2_000);
     expect(statements(await listAll(a))).toEqual(statements(all));
     expect(statements(await listAll(b))).toEqual(statements(all));
+  });
+
+  it("a write sees the other instance's entries at once, without a read first: an entry made on A a moment ago is edited on B", async () => {
+    const url = await database();
+    const [a, b] = [await instance(url), await instance(url)];
+    // B reads once now, so its next reads would not ask the store again within the second.
+    expect((await listAll(b)).total).toBe(0);
+    const made = (await a.create(body("Deploys are frozen on Fridays", { subject: "deploy freeze" }))).entry;
+    const edited = await b.update(made.id, { statement: "Deploys are frozen on Fridays after noon" });
+    expect(edited).toMatchObject({ id: made.id, statement: "Deploys are frozen on Fridays after noon" });
+    await until("A to see B's edit", async () => (await a.get(made.id)).statement === edited.statement, 2_000);
   });
 
   it("the store refuses a save based on a version another save moved on, and keeps entries in the order they were made", async () => {
