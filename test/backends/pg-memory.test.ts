@@ -3,7 +3,7 @@
  * cluster: two memory services, each with its own pool and data folder, stand for two instances
  * on one database. An entry made on one is recalled and listed on the other within the issue's
  * 2 s; a write on one sees what the other made a moment before; writes made at once on both
- * lose none of each other's entries (a save based on a version
+ * lose none of each other's entries, nor of one entry's edits (a save based on a version
  * another moved on is refused and merged anew); a stale save is refused by the store itself;
  * entries keep their order; a row that does not fit its schema is reported and never written over.
  */
@@ -102,6 +102,18 @@ describe("memory entries on PostgreSQL", () => {
     const edited = await b.update(made.id, { statement: "Deploys are frozen on Fridays after noon" });
     expect(edited).toMatchObject({ id: made.id, statement: "Deploys are frozen on Fridays after noon" });
     await until("A to see B's edit", async () => (await a.get(made.id)).statement === edited.statement, 2_000);
+  });
+
+  it("edits of one entry made at once on two instances both hold: neither is based on the entry as it was before the other", async () => {
+    const url = await database();
+    const [a, b] = [await instance(url), await instance(url)];
+    const made = (await a.create(body("The cache is flushed nightly", { subject: "cache" }))).entry;
+    await until("B to hold the entry", async () => (await listAll(b)).total === 1, 2_000);
+    for (let round = 0; round < 5; round++) {
+      await Promise.all([a.update(made.id, { statement: `The cache is flushed nightly, round ${round}` }), b.update(made.id, { subject: `cache, round ${round}` })]);
+      const stored = await instance(url).then((m) => m.get(made.id));
+      expect(stored).toMatchObject({ statement: `The cache is flushed nightly, round ${round}`, subject: `cache, round ${round}` });
+    }
   });
 
   it("the store refuses a save based on a version another save moved on, and keeps entries in the order they were made", async () => {
