@@ -2,10 +2,14 @@ import "server-only";
 /**
  * The memory service: long-term memory's one writer and reader in the process, built by the
  * composition root (lib/server/app.ts). The entries are loaded once and held in memory; every change is
- * redacted first (lib/memory/redact), merged (./merge), written to `memory/entries.json`
- * atomically, then applied to the in-memory entries and search index (./search-index); the index
- * file is saved shortly after (it is derived, and rebuilt when missing, broken or outdated).
- * Writes are serialized; reads never wait for the disk.
+ * redacted first (lib/memory/redact), merged (./merge), saved atomically to the entries' store
+ * (./entries-store.ts: `memory/entries.json`, or PostgreSQL, shared by every instance), then
+ * applied to the in-memory entries and search index (./search-index); the index file is saved
+ * shortly after (it is derived, and rebuilt when missing, broken or outdated). Writes are
+ * serialized, each over the entries as the store holds them (another instance's change loaded
+ * first); a save refused because another instance changed the entries meanwhile loads them again
+ * and merges anew. Reads never wait for the store, except that at most once a second a read
+ * asks the store's stamp, and loads the entries again when another instance moved it on.
  */
 import { randomBytes } from "node:crypto";
 import { CorruptFileError, NotFoundError } from "@/lib/contracts/errors";
@@ -14,8 +18,10 @@ import type { StoreProblem } from "@/lib/contracts/http";
 import type { FileQueues } from "@/lib/store";
 import { canRead } from "./access";
 import { checkLevel, editedSpans } from "./edit";
-import { applyContradiction, applyDuplicate, decideMerge, historyItem, withHistory, type StatementShape } from "./merge";
-import { brokenCopies, entriesPath, loadEntries, readIndexFile, writeEntries, writeIndexFile } from "./memory-files";
+import { historyItem, withHistory, type StatementShape } from "./merge";
+import { mergeBatch, type MergedCandidate } from "./merge-batch";
+import { readIndexFile, writeIndexFile } from "./memory-files";
+import { EntriesChangedError, fileEntriesStore, type MemoryEntriesStore } from "./entries-store";
 import { rankEntries, type RecallHit } from "./recall";
 import { redactStatement } from "@/lib/redaction/redact-fields";
 import { accountPatternsFor } from "./redaction-config";
@@ -36,14 +42,15 @@ import {
 const INDEX_SAVE_DELAY_MS = 1000;
 /** How long after a failed embedding call vectors are tried again (ms). */
 const EMBED_RETRY_MS = 60_000;
+/** How often a read asks the store whether another instance changed the entries (ms). */
+const STAMP_CHECK_MS = 1000;
+/** How many times a write is merged anew after another instance's change refused its save. */
+const MAX_SAVE_RETRIES = 5;
 /** Default number of entries a recall returns. */
 const DEFAULT_RECALL_LIMIT = 8;
 
 /** What a hand-made entry became: added, or merged into an older one. */
-export interface CreateResult {
-  entry: MemoryEntry;
-  action: "added" | "duplicate" | "contradiction";
-}
+export type CreateResult = MergedCandidate;
 
 export type { RecallHit } from "./recall";
 
@@ -53,14 +60,12 @@ export interface MemoryServiceOptions {
   embedder: () => Promise<Embedder | null>;
   /** The process's per-file write queues (lib/store/atomic.ts), shared with every other writer of the data folder. */
   queues: FileQueues;
+  /** Where the entries are kept (the composition root gives the backend's); default the data folder's `memory/entries.json`. */
+  entries?: MemoryEntriesStore;
 }
 
 function newId(): string {
   return `mem_${randomBytes(9).toString("base64url")}`;
-}
-
-function poolKey(kind: string, project: string | null): string {
-  return `${kind}\u0000${project ?? ""}`;
 }
 
 /** Long-term memory of one data folder. */
@@ -70,6 +75,9 @@ export class MemoryService {
   #shapes = new Map<string, StatementShape>();
   #index: MemoryIndex = MemoryIndex.build([], null);
   #sha = "";
+  /** The store's stamp the entries held here are of. */
+  #stamp = "";
+  #stampCheckedAt = 0;
   #ready: Promise<void>;
   #loaded: Promise<void>;
   #chain: Promise<unknown> = Promise.resolve();
@@ -80,17 +88,19 @@ export class MemoryService {
   #blocked: string | null = null;
   readonly #embedder: () => Promise<Embedder | null>;
   readonly #queues: FileQueues;
+  readonly #store: MemoryEntriesStore;
 
   constructor(root: string, options: MemoryServiceOptions) {
     this.root = root;
     this.#embedder = options.embedder;
     this.#queues = options.queues;
+    this.#store = options.entries ?? fileEntriesStore(root, options.queues);
     // Never rejects: what goes wrong is recorded for /api/health and memory starts empty.
     let entriesRead: () => void = () => undefined;
     this.#loaded = new Promise<void>((resolve) => (entriesRead = resolve));
     this.#ready = this.#load(entriesRead)
       .catch((error: unknown) => {
-        this.#problems.push({ file: "memory/entries.json", message: `memory could not be loaded: ${(error as Error).message}` });
+        this.#problems.push({ file: this.#store.where, message: `memory could not be loaded: ${(error as Error).message}` });
       })
       .finally(entriesRead);
   }
@@ -113,17 +123,19 @@ export class MemoryService {
   }
 
   async #load(entriesRead: () => void): Promise<void> {
-    const loaded = await loadEntries(this.root);
+    const loaded = await this.#store.load();
+    const what = this.#store.where;
     if (!loaded.ok) {
       const where = loaded.keptAs ? `kept as memory/${loaded.keptAs.split(/[\\/]/).pop()}` : "left in place";
-      this.#problems.push({ file: "memory/entries.json", message: `${loaded.reason}; the broken file is ${where} and memory starts empty (merge it back by hand)` });
+      this.#problems.push({ file: what, message: `${loaded.reason}; the broken ${what} is ${where} and memory starts empty (merge it back by hand)` });
       // Left in place, it must not be written over: writes are refused until it is repaired.
-      if (!loaded.keptAs) this.#blocked = "memory/entries.json is broken and could not be moved aside; repair it and restart";
+      if (!loaded.keptAs) this.#blocked = `${what} is broken and could not be moved aside; repair it and restart`;
     } else {
       for (const e of loaded.entries) this.#entries.set(e.id, e);
       this.#sha = loaded.sha256;
+      this.#stamp = loaded.stamp;
     }
-    for (const name of await brokenCopies(this.root)) {
+    for (const name of await this.#store.brokenCopies()) {
       if (!this.#problems.some((p) => p.message.includes(name))) {
         this.#problems.push({ file: `memory/${name}`, message: "a broken copy of entries.json kept aside by an earlier start; merge it back by hand, then delete it" });
       }
@@ -235,18 +247,58 @@ export class MemoryService {
   }
 
   /**
+   * Runs a write after every earlier one, over the entries as the store holds them now (another
+   * instance's change loaded first); merged anew while another instance's change refuses its save.
+   */
+  #write<T>(fn: () => Promise<T>): Promise<T> {
+    return this.#serial(async () => {
+      if ((await this.#store.stamp()) !== this.#stamp) await this.#reload();
+      for (let retry = 0; ; retry++) {
+        try {
+          return await fn();
+        } catch (error) {
+          if (!(error instanceof EntriesChangedError) || retry >= MAX_SAVE_RETRIES) throw error;
+          await this.#reload();
+        }
+      }
+    });
+  }
+
+  /** Before a read: at most once a second, whether another instance moved the store's stamp on; then the entries are loaded again. */
+  async #fresh(): Promise<void> {
+    await this.#ready;
+    if (this.#blocked || Date.now() - this.#stampCheckedAt < STAMP_CHECK_MS) return;
+    this.#stampCheckedAt = Date.now();
+    const stamp = await this.#store.stamp().catch(() => this.#stamp);
+    if (stamp !== this.#stamp) await this.#serial(() => this.#reload());
+  }
+
+  /** The store's entries now, held here and indexed (vectors of unchanged texts kept). */
+  async #reload(): Promise<void> {
+    const loaded = await this.#store.load();
+    if (!loaded.ok || loaded.stamp === this.#stamp) return;
+    const saved = this.#index.embedding ? this.#index.toFile(this.#sha) : null;
+    this.#entries = new Map(loaded.entries.map((e) => [e.id, e]));
+    this.#sha = loaded.sha256;
+    this.#stamp = loaded.stamp;
+    this.#shapes.clear();
+    await this.#rebuild(await this.#currentEmbedder(), saved);
+  }
+
+  /**
    * Writes `changed` entries (and drops `removed` ids): entries.json first, then memory and the
    * index, so a failed write changes nothing. Vectors are computed for changed texts.
    */
   async #commit(changed: MemoryEntry[], removed: string[] = []): Promise<void> {
-    if (this.#blocked) throw new CorruptFileError(entriesPath(this.root), this.#blocked);
+    if (this.#blocked) throw new CorruptFileError(this.#store.where, this.#blocked);
     for (const e of changed) MemoryEntrySchema.parse(e);
     const next = new Map(this.#entries);
     for (const id of removed) next.delete(id);
     for (const e of changed) next.set(e.id, e);
-    const sha = await writeEntries(this.#queues, this.root, [...next.values()]);
+    const saved = await this.#store.save(this.#stamp, { entries: [...next.values()], changed, removed });
     this.#entries = next;
-    this.#sha = sha;
+    this.#sha = saved.sha256;
+    this.#stamp = saved.stamp;
     const embedder = await this.#currentEmbedder();
     const built = this.#index.embedding?.key ?? null;
     if ((embedder?.key ?? null) !== built && (embedder === null || Date.now() >= this.#embedRetryAt)) {
@@ -266,62 +318,28 @@ export class MemoryService {
     this.#scheduleSave();
   }
 
-  /** Redacts a candidate's text with the configured account patterns. */
-  #redacted(c: MemoryCandidate, patterns: Awaited<ReturnType<typeof accountPatternsFor>>) {
-    return { ...c, ...redactStatement(c.statement, c.subject, { accountPatterns: patterns }) };
-  }
-
   /** Redacts, then adds or merges (duplicate → update older, contradiction → update older; history kept). */
   async upsert(candidates: MemoryCandidate[]): Promise<{ added: MemoryEntry[]; updated: MemoryEntry[] }> {
     const parsed = candidates.map((c) => MemoryCandidateSchema.parse(c));
     await this.#ready;
-    return this.#serial(async () => {
+    return this.#write(async () => {
       const merged = await this.#merge(parsed, "distiller");
       return { added: merged.filter((m) => m.action === "added").map((m) => m.entry), updated: dedupe(merged.filter((m) => m.action !== "added").map((m) => m.entry)) };
     });
   }
 
+  /** Redacts the candidates with the configured account patterns, merges them (./merge-batch.ts) and saves what changed. */
   async #merge(candidates: MemoryCandidate[], author: MemoryEntry["author"]): Promise<CreateResult[]> {
-    const patterns = await accountPatternsFor(this.root);
-    const now = new Date().toISOString();
-    const pools = new Map<string, MemoryEntry[]>();
-    for (const e of this.#entries.values()) {
-      const key = poolKey(e.kind, e.project_path);
-      const pool = pools.get(key) ?? [];
-      pool.push(e);
-      pools.set(key, pool);
-    }
-    const changed = new Map<string, MemoryEntry>();
-    const results: CreateResult[] = [];
-    for (const raw of candidates) {
-      const c = this.#redacted(raw, patterns);
-      const grant = c.level === "restricted" ? [...new Set(c.grant)] : [];
-      const key = poolKey(c.kind, c.project_path);
-      const pool = pools.get(key) ?? [];
-      pools.set(key, pool);
-      const decision = decideMerge(c, pool, this.#shapes);
-      let entry: MemoryEntry;
-      if (decision.action === "add") {
-        entry = { id: newId(), kind: c.kind, statement: c.statement, subject: c.subject, project_path: c.project_path, level: c.level, grant, source: c.source, created_at: now, updated_at: now, confidence: c.confidence, history: [], redactions: c.redactions, author };
-        pool.push(entry);
-        results.push({ entry, action: "added" });
-      } else {
-        const input = { ...c, grant };
-        entry = decision.action === "duplicate" ? applyDuplicate(decision.target, input, now) : applyContradiction(decision.target, input, now);
-        pool[pool.indexOf(decision.target)] = entry;
-        this.#shapes.delete(entry.id);
-        results.push({ entry, action: decision.action });
-      }
-      changed.set(entry.id, entry);
-    }
-    await this.#commit([...changed.values()]);
-    // A batch may touch one entry twice; every result shows it as finally stored.
-    return results.map((r) => ({ ...r, entry: changed.get(r.entry.id)! }));
+    const accountPatterns = await accountPatternsFor(this.root);
+    const redacted = candidates.map((c) => ({ ...c, ...redactStatement(c.statement, c.subject, { accountPatterns }) }));
+    const { changed, results } = mergeBatch(this.#entries.values(), redacted, { author, now: new Date().toISOString(), newId, shapes: this.#shapes });
+    await this.#commit(changed);
+    return results;
   }
 
   /** Hybrid relevance (BM25 over statement+subject, + vectors when an embedding model is configured), access-filtered. */
   async recall(q: { text: string; reader: MemoryReader; limit?: number }): Promise<RecallHit[]> {
-    await this.#ready;
+    await this.#fresh();
     const limit = Math.max(1, Math.min(q.limit ?? DEFAULT_RECALL_LIMIT, 100));
     const ranked = await this.#ranked(q.text, (e) => canRead(e, q.reader), limit);
     return ranked.slice(0, limit);
@@ -337,7 +355,7 @@ export class MemoryService {
 
   /** Entries for the Memory page: searched (ranked) or newest first, filtered, paged. Not access-filtered: a person sees all. */
   async list(filter: MemoryListQuery): Promise<MemoryListAnswer> {
-    await this.#ready;
+    await this.#fresh();
     const keep = (e: MemoryEntry) =>
       (!filter.kind || e.kind === filter.kind) &&
       (!filter.level || e.level === filter.level) &&
@@ -351,7 +369,11 @@ export class MemoryService {
 
   /** One entry, or a NotFoundError. */
   async get(id: string): Promise<MemoryEntry> {
-    await this.#ready;
+    await this.#fresh();
+    return this.#entry(id);
+  }
+
+  #entry(id: string): MemoryEntry {
     const entry = this.#entries.get(id);
     if (!entry) throw new NotFoundError(`No memory entry "${id}"`, { id });
     return entry;
@@ -367,14 +389,14 @@ export class MemoryService {
     checkLevel(input.level, input.project_path, input.grant);
     const candidate = MemoryCandidateSchema.parse({ ...input, source: input.source ?? { conversation_id: null, message_ids: [] } });
     await this.#ready;
-    return this.#serial(async () => (await this.#merge([candidate], "person"))[0]!);
+    return this.#write(async () => (await this.#merge([candidate], "person"))[0]!);
   }
 
   /** Edits the text or kind (history reason "edit") or the level, grant or project ("relevel"); redacted first. */
   async update(id: string, patch: PatchMemoryBody): Promise<MemoryEntry> {
     await this.#ready;
-    return this.#serial(async () => {
-      const old = await this.get(id);
+    return this.#write(async () => {
+      const old = this.#entry(id);
       const textChanged = patch.statement !== undefined || patch.subject !== undefined || (patch.kind !== undefined && patch.kind !== old.kind);
       const level = patch.level ?? old.level;
       const project_path = patch.project_path !== undefined ? patch.project_path : old.project_path;
@@ -396,8 +418,8 @@ export class MemoryService {
   /** Deletes an entry; a NotFoundError when there is none. */
   async remove(id: string): Promise<void> {
     await this.#ready;
-    await this.#serial(async () => {
-      await this.get(id);
+    await this.#write(async () => {
+      this.#entry(id);
       await this.#commit([], [id]);
     });
   }

@@ -25,9 +25,8 @@ export async function readDocs(db: Db, id: string): Promise<ConversationDocs> {
     if (!list) lines.set(row.file, (list = []));
     list.push(row.line);
   }
-  const shared = (await db.query<{ doc: unknown }>("SELECT doc FROM shared_contexts WHERE conversation_id = $1", [id])).rows[0];
   const agents = [...loaded.agents.entries()].sort(([a], [b]) => a - b).map(([, files]) => files);
-  return { meta: loaded.meta, leader: loaded.leader, agents, lines, sharedContext: shared ? shared.doc : null };
+  return { meta: loaded.meta, leader: loaded.leader, agents, lines, sharedContext: loaded.sharedContext };
 }
 
 /**

@@ -21,8 +21,9 @@ import type { ConversationFiles } from "@/lib/runtime/team/ports";
 import { ConversationPatchSchema, localTimestamp, parseConversationId, type LoggedLineFile, type Mutator } from "@/lib/store";
 import { checked, checkedChange, checkedMessagesChange, rebased } from "@/lib/store/step-records";
 import { checkedAgentRole, newAgentFiles } from "@/lib/store/agent-files";
+import { SharedContextFileSchema } from "@/lib/shared-context/schema";
 import { changedIndices, type OpenConversation } from "./open-conversation";
-import { readAgent, readAgentList, readLeader, readMeta, type Db } from "./rows";
+import { readAgent, readAgentList, readLeader, readMeta, readSharedContextRows, type Db } from "./rows";
 
 /** What the files need of the storage. */
 export interface FilesHost {
@@ -171,5 +172,20 @@ export function pgConversationFiles(host: FilesHost): ConversationFiles {
         async () => ({ agents: await readAgentList(host.db, convId), problems: [] }),
       ),
     appendLine: async (convId, name, line) => void (await appendLine(host, convId, name, line)),
+    readSharedContext: (convId) => read(convId, (conv) => conv.sharedContext, () => readSharedContextRows(host.db, convId)),
+    updateSharedContext: async (convId, fn) => {
+      parseConversationId(convId);
+      return host.write(convId, (conv) =>
+        conv.serial("shared_context", async () => {
+          const prev = conv.sharedContext;
+          const next = await fn(prev);
+          if (next === prev) return prev;
+          // Stored as the mutator made it (zod's copy would reorder its keys), once it fits the schema.
+          checked(SharedContextFileSchema, next, "shared_context.json");
+          conv.setSharedContext(next);
+          return next;
+        }),
+      );
+    },
   };
 }

@@ -23,6 +23,7 @@ export { Leases } from "./leases";
 export { FencedError, LeaseHeldError, StorageFailedError } from "./errors";
 export { createPool } from "./pool";
 export { createPgPeopleStore } from "./people-store";
+export { createPgMemoryEntries } from "./memory-store";
 
 /** Default lease term (ms): an instance that dies is replaced within about twice this. */
 const DEFAULT_LEASE_MS = 10_000;

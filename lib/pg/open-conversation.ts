@@ -7,14 +7,16 @@ import "server-only";
  * new arrays that reuse the objects of the messages it kept, so the scan is of pointers), the
  * lines appended. The flusher (./flusher.ts) takes all of it at once ({@link OpenConversation.take})
  * and commits it with every other conversation's changes of the tick, so the cost of a change
- * does not grow with the transcript. Also the per-file queues (changes of one file one at a time)
- * and the action journal's states.
+ * does not grow with the transcript. Also the shared context (its `shared_contexts` row, written
+ * whole when it changed), the per-file queues (changes of one file one at a time) and the action
+ * journal's states.
  */
 import { NotFoundError } from "@/lib/contracts/errors";
 import { JournalLineSchema, type JournalState } from "@/lib/contracts/journal";
 import type { AgentMessagesFile, AgentMetadata, ConversationMetadata, LeaderMessagesFile, Message } from "@/lib/contracts/on-disk";
 import type { LoggedLineFile } from "@/lib/store";
 import { JOURNAL_FILE_NAME } from "@/lib/store/action-journal";
+import { emptySharedContext, type SharedContextFile } from "@/lib/shared-context/schema";
 import { ChangeLog } from "./change-log";
 
 /** The `agent_id` of the Team Leader's rows in `messages` (sub-agents are 1, 2, 3…). */
@@ -35,6 +37,8 @@ export interface LoadedConversation {
   lastLine: Map<LoggedLineFile, number>;
   /** The action journal's lines, in order. */
   journal: string[];
+  /** shared_context.json's value, or null when the conversation has no `shared_contexts` row. */
+  sharedContext: SharedContextFile | null;
 }
 
 /**
@@ -68,6 +72,8 @@ export interface ConversationWrite {
   /** Messages files that got shorter: rows from `length` on are deleted. */
   truncate: Array<{ agentId: number; length: number }>;
   lines: Array<{ file: LoggedLineFile; seq: number; line: string }>;
+  /** shared_context.json's JSON, when changed. */
+  sharedContext: string | null;
   /** The same changes as values, for the observers told after the commit. */
   told: CommittedChanges;
 }
@@ -155,6 +161,8 @@ export class OpenConversation {
   readonly #rows = new Map<number, MessageRows>();
   readonly #lastLine: Map<LoggedLineFile, number>;
   readonly #journal = new Map<string, JournalState>();
+  #shared: SharedContextFile | null;
+  #sharedDirty = false;
   readonly #onChange: (conv: OpenConversation) => void;
   #dirty = false;
   #metaDirty = false;
@@ -177,6 +185,7 @@ export class OpenConversation {
     this.#leader = loaded.leader;
     this.#agents = loaded.agents;
     this.#lastLine = loaded.lastLine;
+    this.#shared = loaded.sharedContext;
     this.#onChange = onChange;
     this.#rows.set(LEADER, new MessageRows(loaded.leader.messages.length));
     for (const [agentId, files] of loaded.agents) this.#rows.set(agentId, new MessageRows(files.messages.messages.length));
@@ -208,6 +217,11 @@ export class OpenConversation {
   /** The id the next sub-agent takes: one past every id the conversation has (agents are numbered within it). */
   nextAgentId(): number {
     return Math.max(0, ...this.#meta.agent_ids, ...this.#agents.keys()) + 1;
+  }
+
+  /** The shared context (an empty one before its first change). */
+  get sharedContext(): SharedContextFile {
+    return this.#shared ?? emptySharedContext();
   }
 
   journalState(key: string): JournalState {
@@ -319,6 +333,14 @@ export class OpenConversation {
     });
   }
 
+  /** The shared context becomes `next` (checked by the caller). */
+  setSharedContext(next: SharedContextFile): void {
+    this.#change(() => {
+      this.#shared = next;
+      this.#sharedDirty = true;
+    });
+  }
+
   /** Appends a line to one of the JSON Lines files (a journal line moves its key's state on); returns the change's mark. */
   appendLine(file: LoggedLineFile, line: string): number {
     return this.#change(() => {
@@ -354,6 +376,7 @@ export class OpenConversation {
       messages: [],
       truncate: [],
       lines: this.#lines,
+      sharedContext: this.#sharedDirty ? JSON.stringify(this.#shared) : null,
       told: { meta: this.#metaDirty ? this.#meta : null, messages: [], agents: [...this.#agentMetaDirty].sort((a, b) => a - b).map((agentId) => this.#agents.get(agentId)!.meta) },
     };
     this.#rows.get(LEADER)!.take(LEADER, this.#leader.messages, out);
@@ -362,7 +385,7 @@ export class OpenConversation {
       out.agents.push({ agentId, meta: JSON.stringify(files.meta), head: headJson(files.messages) });
       this.#rows.get(agentId)!.take(agentId, files.messages.messages, out);
     }
-    this.#dirty = this.#metaDirty = this.#leaderDirty = false;
+    this.#dirty = this.#metaDirty = this.#leaderDirty = this.#sharedDirty = false;
     this.#agentsDirty.clear();
     this.#agentMetaDirty.clear();
     this.#created = 0;

@@ -20,6 +20,7 @@ import {
 } from "@/lib/contracts/on-disk";
 import type { LoggedLineFile } from "@/lib/store";
 import { JOURNAL_FILE_NAME } from "@/lib/store/action-journal";
+import { emptySharedContext, SharedContextFileSchema, type SharedContextFile } from "@/lib/shared-context/schema";
 import type { z } from "zod";
 import { headJson, LEADER, type AgentFiles, type ConversationWrite, type LoadedConversation } from "./open-conversation";
 
@@ -113,7 +114,20 @@ export async function loadConversation(db: Db, id: string): Promise<LoadedConver
   const counts = (await db.query<{ file: LoggedLineFile; last: string }>("SELECT file, max(seq) AS last FROM conversation_lines WHERE conversation_id = $1 GROUP BY file", [id])).rows;
   for (const row of counts) lastLine.set(row.file, Number(row.last));
   const journal = (await db.query<{ line: string }>("SELECT line FROM conversation_lines WHERE conversation_id = $1 AND file = $2 ORDER BY seq", [id, JOURNAL_FILE_NAME])).rows.map((r) => r.line);
-  return { meta, leader: leaderOf(id, conv.leader_head, byAgent.get(LEADER) ?? []), agents, lastLine, journal };
+  return { meta, leader: leaderOf(id, conv.leader_head, byAgent.get(LEADER) ?? []), agents, lastLine, journal, sharedContext: await sharedContextRow(db, id) };
+}
+
+/** A conversation's shared context from its `shared_contexts` row, or null when it has none. @throws CorruptFileError for a row that does not fit the schema. */
+async function sharedContextRow(db: Db, id: string): Promise<SharedContextFile | null> {
+  const row = (await db.query<{ doc: unknown }>("SELECT doc FROM shared_contexts WHERE conversation_id = $1", [id])).rows[0];
+  return row ? loaded(SharedContextFileSchema, row.doc, `conversations/${id}/shared_context.json`) : null;
+}
+
+/** A conversation's shared context read from its rows (an empty one when it has none yet). @throws NotFoundError for an unknown conversation. */
+export async function readSharedContextRows(db: Db, id: string): Promise<SharedContextFile> {
+  const row = (await db.query<{ doc: unknown }>("SELECT s.doc FROM conversations c LEFT JOIN shared_contexts s ON s.conversation_id = c.id WHERE c.id = $1", [id])).rows[0];
+  if (!row) throw notFound(id);
+  return row.doc === null ? emptySharedContext() : loaded(SharedContextFileSchema, row.doc, `conversations/${id}/shared_context.json`);
 }
 
 /**
@@ -214,6 +228,14 @@ export async function writeBatch(client: PoolClient, writes: readonly Conversati
       name: "astrion_lines",
       text: "INSERT INTO conversation_lines (conversation_id, file, seq, line, epoch) SELECT * FROM unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::bigint[])",
       values: [lines.map((l) => l.id), lines.map((l) => l.file), lines.map((l) => l.seq), lines.map((l) => l.line), lines.map((l) => l.epoch)],
+    });
+  }
+  const shared = writes.filter((w) => w.sharedContext !== null);
+  if (shared.length) {
+    await client.query({
+      name: "astrion_shared_contexts",
+      text: "INSERT INTO shared_contexts (conversation_id, doc) SELECT t.c, t.d::json FROM unnest($1::text[], $2::text[]) AS t (c, d) ON CONFLICT (conversation_id) DO UPDATE SET doc = EXCLUDED.doc",
+      values: [shared.map((w) => w.id), shared.map((w) => w.sharedContext)],
     });
   }
   const created = writes.reduce((n, w) => n + w.created, 0);

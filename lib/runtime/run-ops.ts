@@ -12,6 +12,7 @@ import { AgentIdSchema } from "@/lib/contracts/on-disk";
 import { speakerName, type Author } from "@/lib/contracts/people";
 import { InterventionActionBodySchema, InterventionStrategySchema } from "@/lib/contracts/interventions";
 import { ValidationError } from "@/lib/contracts/errors";
+import { DecisionBodySchema, WriteBodySchema } from "@/lib/shared-context/schema";
 import type { TeamRun } from "./team-run";
 
 /** One op: its arguments' schema and what it does with the run, for whom. */
@@ -27,6 +28,9 @@ function op<A extends z.ZodType, R>(definition: RunOp<A, R>): RunOp<A, R> {
 }
 
 const agent = { agent_id: AgentIdSchema };
+
+/** When a person's shared-context request reached the server (its RequestClock): the later-wins rule compares it, wherever the request is run. */
+const requested = { requested_at: z.iso.datetime() };
 
 /** Who a person's intervention is by: routes always say; a command without an author is refused. */
 function personOf(author: Author | undefined): Author {
@@ -98,6 +102,16 @@ export const RUN_OPS = {
   change_model: op({ args: z.object({ model_key: ModelKeySchema }), run: (run, a, author) => run.changeModel(a.model_key, author) }),
   /** The run's full state (the first SSE event, the agents list). */
   snapshot: op({ args: z.object({}), reads: true, run: (run) => run.snapshot() }),
+  /** The conversation's shared context: entries, writes waiting for a person, recent resolutions. */
+  shared_context: op({ args: z.object({}), reads: true, run: (run) => run.sharedContext.read() }),
+  /** A person writes a key of the shared context, arbitrated like any write (a person ranks like the leader). */
+  shared_context_write: op({
+    // An intersection keeps the body's own rule (an overwrite names the version it read).
+    args: WriteBodySchema.and(z.object(requested)),
+    run: (run, a, author) => run.sharedContext.write(a, new Date(a.requested_at), author),
+  }),
+  /** A person decides a shared-context write that waits for one: keep the current value or take the proposed one. */
+  shared_context_decide: op({ args: DecisionBodySchema.extend(requested), run: (run, a, author) => run.sharedContext.decide(a, new Date(a.requested_at), author) }),
   /** One sub-agent with its whole conversation. */
   agent_detail: op({ args: z.object(agent), reads: true, run: (run, a) => run.agentDetail(a.agent_id) }),
 };

@@ -44,6 +44,7 @@ import { ToolPipeline } from "./team/pipeline";
 import type { ToolProviders } from "./team/tool-kit";
 import { terminateAgent } from "./team/terminate";
 import { answerQuestion, messageAgent } from "./team/mail";
+import { PersonSharedContext } from "./team/person-shared-context";
 import type { EngineBus, EngineStorage } from "./team/ports";
 import { TeamState } from "./team/state";
 import { atWork, leaderInbox, messageId, type AgentMeta, type Sender } from "./team/types";
@@ -222,6 +223,11 @@ export class TeamRun {
     await s.storage.appendTimeline(this.convId, record);
     s.publish({ type: "timeline", record });
     return updated;
+  }
+
+  /** The shared context as a person reads and changes it (./team/person-shared-context.ts). */
+  get sharedContext(): PersonSharedContext {
+    return new PersonSharedContext(this.#s);
   }
 
   /** A person's (or the leader's) message to one sub-agent, delivered before its next step. */

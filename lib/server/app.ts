@@ -43,14 +43,15 @@ export interface AstrionApp {
   root: string;
   /**
    * The per-file write queues every writer of the data folder shares (lib/store/atomic.ts): the
-   * store, the role library, memory, the knowledge indexes, the workspace's `write_file`, and the
-   * routes that write mcp.json, models.json and the shared context.
+   * store, the role library, memory, the knowledge indexes, the workspace's `write_file`, the
+   * data folder's shared-context files (./file-storage.ts), and the routes that write mcp.json
+   * and models.json.
    */
   queues: FileQueues;
   /**
    * The JSON Lines files the process keeps open (lib/store/jsonl.ts): the store appends every
-   * conversation's timeline, context reports and journal through them, and so do the routes
-   * that record a person's shared-context action on the timeline.
+   * conversation's timeline, context reports and journal through them, and so does the
+   * activity log.
    */
   lines: JsonLineFiles;
   /** The workspace tools and checks, bound to the protected folders and the write queues (lib/workspace/workspace.ts). */
@@ -60,7 +61,7 @@ export interface AstrionApp {
   roles: RoleLibrary;
   /** The history search index (lib/search). */
   search: SearchIndexer;
-  /** Long-term memory (lib/memory/service.ts). */
+  /** Long-term memory (lib/memory/service.ts), its entries where the backend keeps them. */
   memory: MemoryService;
   /** Model keys → models (the offline model included) and the embedder. */
   models: ModelRegistry;
@@ -137,7 +138,7 @@ export async function startApp(root: string = resolveDataRoot()): Promise<Astrio
   if (backendConfig.kind === "folder") {
     const files = new ConversationStore(root, { checkProjectFolder, queues, lines });
     await files.init();
-    backend = folderBackend({ root, store: files, entryLimiter: new TokenBucketLimiter(entryLimit), signIn });
+    backend = folderBackend({ root, store: files, queues, entryLimiter: new TokenBucketLimiter(entryLimit), signIn });
   } else {
     backend = await scaledBackend(backendConfig, { checkProjectFolder, rateLimit: entryLimit, signIn });
     console.log("[astrion] conversations in PostgreSQL, events and limits on Redis");
@@ -161,7 +162,7 @@ export async function startApp(root: string = resolveDataRoot()): Promise<Astrio
   const keys = new ModelKeyStore(root, queues);
   const models = new ModelRegistry({ offline: createOfflineModel, keys });
   const discovery = new LocalDiscovery(discoveryConfigFromEnv());
-  const memory = new MemoryService(root, { embedder: () => models.embedderFor(root), queues });
+  const memory = new MemoryService(root, { embedder: () => models.embedderFor(root), queues, entries: await backend.openMemoryEntries() });
   const pkg = JSON.parse(await fs.readFile(path.join(process.cwd(), "package.json"), "utf8")) as { version?: string };
   console.log(`[astrion] data folder ${root}`);
   const bus: Bus = backend.bus;
@@ -171,7 +172,7 @@ export async function startApp(root: string = resolveDataRoot()): Promise<Astrio
   const knowledge = new KnowledgeService(root, knowledgeLimitsFromEnv(process.env), { queues, workspace });
   const streams = new StreamSlots(streamLimitsFromEnv());
   const engine = new Engine({
-    deps: { root, storage: backend.storage, conversations: backend.lifecycle, roles, models, memory, bus, mcp, tokens: new AgentTokens(), gatewayErrors, clock, knowledge, distill: new DistillState(root, queues), workspace, queues },
+    deps: { root, storage: backend.storage, conversations: backend.lifecycle, roles, models, memory, bus, mcp, tokens: new AgentTokens(), gatewayErrors, clock, knowledge, distill: new DistillState(root, queues), workspace },
     limits: limitsFromEnv(),
     tools: builtInToolProviders(),
   });

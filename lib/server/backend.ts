@@ -15,8 +15,9 @@ import type { EntryLimiter, RateLimitConfig } from "@/lib/governance";
 import { MemorySignInGuard, SignInThrottle, type SignInGuard, type SignInThrottleConfig } from "@/lib/security";
 import { openSqlitePeopleStore, secretFromEnv, type PeopleStore } from "@/lib/people";
 import type { ConversationLifecycle, EngineStorage } from "@/lib/runtime/team/ports";
-import type { ConversationCatalog, ConversationStore } from "@/lib/store";
+import type { ConversationCatalog, ConversationStore, FileQueues } from "@/lib/store";
 import type { ProjectFolderGate } from "@/lib/store/store-core";
+import { fileEntriesStore, type MemoryEntriesStore } from "@/lib/memory/entries-store";
 import { fileLifecycle, fileStorage } from "./file-storage";
 
 /** The variables that switch an instance to PostgreSQL + Redis. */
@@ -103,6 +104,11 @@ export interface Backend {
    * folder's `people/people.sqlite`, or PostgreSQL, shared by every instance.
    */
   openPeople(): Promise<PeopleStore>;
+  /**
+   * Where long-term memory's entries are kept: the data folder's `memory/entries.json`, or
+   * PostgreSQL, shared by every instance (each derives its own search index from them).
+   */
+  openMemoryEntries(): Promise<MemoryEntriesStore>;
   /** `/api/health`'s `backend`: which one, and on PostgreSQL + Redis whether each answers now. */
   probe(): Promise<BackendHealth>;
   /** At shutdown, after the engine let everything go: commits, leases and connections closed. */
@@ -115,16 +121,18 @@ export interface Backend {
 export interface FolderParts {
   root: string;
   store: ConversationStore;
+  /** The process's per-file write queues (the shared context's files are written through them). */
+  queues: FileQueues;
   entryLimiter: EntryLimiter;
   signIn: SignInThrottleConfig;
 }
 
 /** The data folder's backend: the file store, the in-process bus and limit. */
-export function folderBackend({ root, store, entryLimiter, signIn }: FolderParts): Backend {
+export function folderBackend({ root, store, queues, entryLimiter, signIn }: FolderParts): Backend {
   const presence = createPresence(memoryPresenceStore());
   return {
     kind: "folder",
-    storage: fileStorage(root, store),
+    storage: fileStorage(root, store, queues),
     lifecycle: fileLifecycle(store),
     catalog: store,
     bus: new EventBus(),
@@ -133,6 +141,7 @@ export function folderBackend({ root, store, entryLimiter, signIn }: FolderParts
     entryLimiter,
     signInThrottle: new MemorySignInGuard(new SignInThrottle(signIn)),
     openPeople: async () => openSqlitePeopleStore(root),
+    openMemoryEntries: async () => fileEntriesStore(root, queues),
     probe: async () => ({ kind: "folder" }),
     close: () => presence.close(),
   };
@@ -170,7 +179,7 @@ async function probeWith(query: () => Promise<unknown>): Promise<Probe> {
  * never throw into the engine while Redis is away).
  */
 export async function scaledBackend(config: Extract<BackendConfig, { kind: "scaled" }>, parts: ScaledParts): Promise<Backend> {
-  const [{ createPgBackend, createPgPeopleStore }, { createRedisBus, createRedisForwarder, createRedisLimits, redisPresenceStore }] = await Promise.all([import("@/lib/pg"), import("@/lib/bus-redis")]);
+  const [{ createPgBackend, createPgMemoryEntries, createPgPeopleStore }, { createRedisBus, createRedisForwarder, createRedisLimits, redisPresenceStore }] = await Promise.all([import("@/lib/pg"), import("@/lib/bus-redis")]);
   const lease = leaseConfigFromEnv();
   const pg = await createPgBackend({ url: config.databaseUrl, leaseMs: lease.leaseMs, checkProjectFolder: parts.checkProjectFolder, log: parts.log });
   // Operators (and the crash test) match an instance to the owner its leases name.
@@ -191,6 +200,7 @@ export async function scaledBackend(config: Extract<BackendConfig, { kind: "scal
     entryLimiter: limits.entryLimiter,
     signInThrottle: limits.signInThrottle,
     openPeople: () => createPgPeopleStore(pg.storage.pool, secretFromEnv()),
+    openMemoryEntries: async () => createPgMemoryEntries(pg.storage.pool),
     async probe() {
       const [postgresql, redis] = await Promise.all([probeWith(() => pg.storage.pool.query("SELECT 1")), limits.ping()]);
       return { kind: "postgresql+redis", postgresql, redis };

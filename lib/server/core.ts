@@ -22,7 +22,6 @@ import { deleteModelEntry, listUpstreamModels, publicModelList, putModelEntry, r
 import { doctorForKey } from "@/lib/models/doctor";
 import { readTimeline, timelineFile } from "@/lib/protocol";
 import { CONTEXT_FILE_NAME } from "@/lib/runtime";
-import { decideConflict, readSharedContext, recordPersonAction, timelineEventsOf, writeSharedContext } from "@/lib/shared-context";
 import { createEventStream, SSE_HEADERS, STREAM_RETRY_AFTER_SECONDS } from "@/lib/sse";
 import { parseJsonLines } from "@/lib/store/jsonl";
 import { presenceOnStream } from "@/lib/presence";
@@ -73,11 +72,6 @@ export const core = {
   timelineFile,
   CONTEXT_FILE_NAME,
   parseJsonLines,
-  decideConflict,
-  readSharedContext,
-  recordPersonAction,
-  timelineEventsOf,
-  writeSharedContext,
 };
 
 /** The server's core, as {@link core} holds it. */

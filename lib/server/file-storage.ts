@@ -4,19 +4,37 @@ import "server-only";
  * each member must guarantee; test/conformance checks it): the seed's files with every change
  * made eagerly, the timeline, context reports and journal beside each conversation's files,
  * appended through the store (so an open conversation's step log makes them durable with its
- * other changes of the tick), and the conversations' lifecycle (open, let go, found at boot).
+ * other changes of the tick), each conversation's shared_context.json (written durably, after the
+ * changes made before it are durable, so it is never durable ahead of them), and the
+ * conversations' lifecycle (open, let go, found at boot).
  * Part of the composition root: the only place that knows the engine's storage is files.
  */
 import path from "node:path";
 import { TIMELINE_FILE_NAME, timelineLine } from "@/lib/protocol";
 import { CONTEXT_FILE_NAME, type ConversationFiles, type ConversationLifecycle, type EngineStorage } from "@/lib/runtime/team/ports";
 import { ActionJournal, JOURNAL_FILE_NAME } from "@/lib/store/action-journal";
-import type { ConversationStore } from "@/lib/store";
+import type { ConversationStore, FileQueues } from "@/lib/store";
+import { readSharedContext, sharedContextFileChange } from "@/lib/shared-context";
 
 const EAGER = { eager: true } as const;
 
-/** The store's conversation files with every change made eagerly (see ConversationFiles). */
-function eagerFiles(store: ConversationStore): ConversationFiles {
+/**
+ * The store's conversation files with every change made eagerly (see ConversationFiles), and
+ * the shared context's file beside them in `dirOf(id)`.
+ */
+function eagerFiles(store: ConversationStore, queues: FileQueues, dirOf: (id: string) => string): ConversationFiles {
+  // One conversation's shared-context changes, in the order they were asked for (each waits for
+  // the durability of what came before it, then for the file's lock).
+  const sharedQueue = new Map<string, Promise<unknown>>();
+  const serialShared = <T>(id: string, fn: () => Promise<T>): Promise<T> => {
+    const run = (sharedQueue.get(id) ?? Promise.resolve()).then(fn, fn);
+    const after = run.catch(() => undefined);
+    sharedQueue.set(id, after);
+    void after.then(() => {
+      if (sharedQueue.get(id) === after) sharedQueue.delete(id);
+    });
+    return run;
+  };
   return {
     get: (id) => store.get(id, EAGER),
     update: (id, patch) => store.update(id, patch, EAGER),
@@ -29,14 +47,25 @@ function eagerFiles(store: ConversationStore): ConversationFiles {
     updateAgentMessages: (convId, agentId, fn) => store.updateAgentMessages(convId, agentId, fn, EAGER),
     listAgents: (convId) => store.listAgents(convId, EAGER),
     appendLine: (id, name, line) => store.appendLine(id, name, line, EAGER),
+    readSharedContext: async (id) => {
+      await store.get(id, EAGER);
+      return readSharedContext(dirOf(id));
+    },
+    updateSharedContext: async (id, fn) =>
+      serialShared(id, async () => {
+        await store.get(id, EAGER);
+        // The file is durable once written: the conversation's earlier changes are made durable first.
+        await store.durability(id)?.whenDurable();
+        return sharedContextFileChange(queues, dirOf(id))(fn);
+      }),
   };
 }
 
-/** The engine's storage over the file store of `root`. */
-export function fileStorage(root: string, store: ConversationStore): EngineStorage {
+/** The engine's storage over the file store of `root`; `queues` are the process's per-file write queues (the shared context's file is written through them). */
+export function fileStorage(root: string, store: ConversationStore, queues: FileQueues): EngineStorage {
   const dirOf = (convId: string) => path.join(root, "conversations", convId);
   return {
-    conversations: eagerFiles(store),
+    conversations: eagerFiles(store, queues, dirOf),
     appendTimeline: (convId, record) => store.appendLine(convId, TIMELINE_FILE_NAME, timelineLine(record), EAGER),
     appendContextReport: (convId, line) => store.appendLine(convId, CONTEXT_FILE_NAME, line, EAGER),
     // `started` is durable before it resolves: a side effect runs only once it is on disk. `done` is

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConflictError, CorruptFileError, NotFoundError } from "@/lib/contracts/errors";
 import { FileQueues, toPythonJson } from "@/lib/store";
 import { SharedContextFileSchema, type AuthorRole } from "./schema";
-import { decideConflict, readSharedContext, sharedContextFile, writeSharedContext } from "./store";
+import { decideConflict, readSharedContext, sharedContextFile, sharedContextFileChange, writeSharedContext } from "./store";
 
 let root: string;
 let n = 0;
@@ -28,7 +28,7 @@ describe("shared context store", () => {
   it("reads an empty context before the first write and persists writes in the schema's shape", async () => {
     const dir = await freshDir();
     expect(await readSharedContext(dir)).toEqual({ version: 1, entries: {}, pending: [], history: [] });
-    const d = await writeSharedContext(queues, dir, { key: "plan", value: "step 1", mode: "overwrite", expected_version: 0, author: "Team Leader", author_role: "leader" });
+    const d = await writeSharedContext(sharedContextFileChange(queues, dir), { key: "plan", value: "step 1", mode: "overwrite", expected_version: 0, author: "Team Leader", author_role: "leader" });
     expect(d).toMatchObject({ outcome: "applied", rule: "fresh", version: 1 });
     const onDisk = SharedContextFileSchema.parse(JSON.parse(await fs.readFile(sharedContextFile(dir), "utf8")));
     expect(onDisk.entries.plan).toMatchObject({ value: "step 1", version: 1, author: "Team Leader" });
@@ -39,7 +39,7 @@ describe("shared context store", () => {
   it("50 concurrent appends serialize: every line is kept and the version is 50", async () => {
     const dir = await freshDir();
     const decisions = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => writeSharedContext(queues, dir, { key: "notes", value: `line ${i}`, mode: "append", author: `agent-${i}`, author_role: "agent" })),
+      Array.from({ length: 50 }, (_, i) => writeSharedContext(sharedContextFileChange(queues, dir), { key: "notes", value: `line ${i}`, mode: "append", author: `agent-${i}`, author_role: "agent" })),
     );
     expect(decisions.map((d) => d.version).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
     const file = await readSharedContext(dir);
@@ -53,7 +53,7 @@ describe("shared context store", () => {
     const dir = await freshDir();
     const decisions = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        writeSharedContext(queues, dir, { key: "owner", value: `agent ${i}`, mode: "overwrite", expected_version: 0, author: `agent-${i}`, author_role: "agent", windowMs: 60_000 }),
+        writeSharedContext(sharedContextFileChange(queues, dir), { key: "owner", value: `agent ${i}`, mode: "overwrite", expected_version: 0, author: `agent-${i}`, author_role: "agent", windowMs: 60_000 }),
       ),
     );
     expect(decisions.filter((d) => d.outcome === "applied")).toHaveLength(1);
@@ -71,8 +71,8 @@ describe("shared context store", () => {
     const dir = await freshDir();
     await Promise.all(
       Array.from({ length: 50 }, async (_, i) => {
-        const own = writeSharedContext(queues, dir, { key: `agent.${i}`, value: `mine ${i}`, mode: "overwrite", expected_version: 0, author: `agent-${i}`, author_role: "agent" });
-        const shared = writeSharedContext(queues, dir, { key: "log", value: `${i}`, mode: "append", author: `agent-${i}`, author_role: "agent" });
+        const own = writeSharedContext(sharedContextFileChange(queues, dir), { key: `agent.${i}`, value: `mine ${i}`, mode: "overwrite", expected_version: 0, author: `agent-${i}`, author_role: "agent" });
+        const shared = writeSharedContext(sharedContextFileChange(queues, dir), { key: "log", value: `${i}`, mode: "append", author: `agent-${i}`, author_role: "agent" });
         const [a, b] = await Promise.all([own, shared]);
         expect(a).toMatchObject({ outcome: "applied", rule: "fresh", version: 1 });
         expect(b.outcome).toBe("applied");
@@ -89,27 +89,27 @@ describe("shared context store", () => {
   it("a person's decision is applied and persisted; unknown is 404, decided is 409", async () => {
     const dir = await freshDir();
     const t0 = new Date("2026-07-11T10:00:00.000Z");
-    await writeSharedContext(queues, dir, { key: "api", value: "v1", mode: "overwrite", expected_version: 0, author: "a", author_role: "agent", now: t0 });
-    await writeSharedContext(queues, dir, { key: "api", value: "a2", mode: "overwrite", expected_version: 1, author: "a", author_role: "agent", now: new Date(t0.getTime() + 10) });
-    const pending = await writeSharedContext(queues, dir, { key: "api", value: "b2", mode: "overwrite", expected_version: 1, author: "b", author_role: "agent", now: new Date(t0.getTime() + 20) });
+    await writeSharedContext(sharedContextFileChange(queues, dir), { key: "api", value: "v1", mode: "overwrite", expected_version: 0, author: "a", author_role: "agent", now: t0 });
+    await writeSharedContext(sharedContextFileChange(queues, dir), { key: "api", value: "a2", mode: "overwrite", expected_version: 1, author: "a", author_role: "agent", now: new Date(t0.getTime() + 10) });
+    const pending = await writeSharedContext(sharedContextFileChange(queues, dir), { key: "api", value: "b2", mode: "overwrite", expected_version: 1, author: "b", author_role: "agent", now: new Date(t0.getTime() + 20) });
     expect(pending.outcome).toBe("pending");
     const id = pending.conflict!.conflict_id;
     expect((await readSharedContext(dir)).pending.map((c) => c.conflict_id)).toEqual([id]);
-    const decided = await decideConflict(queues, dir, id, "take_proposed", "person");
+    const decided = await decideConflict(sharedContextFileChange(queues, dir), id, "take_proposed", "person");
     expect(decided).toMatchObject({ outcome: "applied", version: 3 });
     const file = await readSharedContext(dir);
     expect(file.entries.api).toMatchObject({ value: "b2", version: 3, decided_by: "person" });
     expect(file.pending).toEqual([]);
-    await expect(decideConflict(queues, dir, id, "keep_current", "person")).rejects.toBeInstanceOf(ConflictError);
-    await expect(decideConflict(queues, dir, "conflict_unknown", "keep_current", "person")).rejects.toBeInstanceOf(NotFoundError);
-    await expect(decideConflict(queues, await freshDir(), "conflict_unknown", "keep_current", "person")).rejects.toBeInstanceOf(NotFoundError);
+    await expect(decideConflict(sharedContextFileChange(queues, dir), id, "keep_current", "person")).rejects.toBeInstanceOf(ConflictError);
+    await expect(decideConflict(sharedContextFileChange(queues, dir), "conflict_unknown", "keep_current", "person")).rejects.toBeInstanceOf(NotFoundError);
+    await expect(decideConflict(sharedContextFileChange(queues, await freshDir()), "conflict_unknown", "keep_current", "person")).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it("a corrupt file is reported, never replaced", async () => {
     const dir = await freshDir();
     await fs.writeFile(sharedContextFile(dir), "{ not json");
     await expect(readSharedContext(dir)).rejects.toBeInstanceOf(CorruptFileError);
-    await expect(writeSharedContext(queues, dir, { key: "k", value: "v", mode: "append", author: "a", author_role: "agent" })).rejects.toBeInstanceOf(CorruptFileError);
+    await expect(writeSharedContext(sharedContextFileChange(queues, dir), { key: "k", value: "v", mode: "append", author: "a", author_role: "agent" })).rejects.toBeInstanceOf(CorruptFileError);
     expect(await fs.readFile(sharedContextFile(dir), "utf8")).toBe("{ not json");
   });
 });
@@ -128,9 +128,9 @@ describe("the seed's rules at the store: a writer read version 3, someone else h
   async function atV4(v4Author: Who = C): Promise<string> {
     const dir = await freshDir();
     for (let v = 0; v < 3; v++) {
-      await writeSharedContext(queues, dir, { key: "plan", value: `A v${v + 1}`, mode: "overwrite", expected_version: v, ...A, requested_at: at(v * 100), windowMs: 2000 });
+      await writeSharedContext(sharedContextFileChange(queues, dir), { key: "plan", value: `A v${v + 1}`, mode: "overwrite", expected_version: v, ...A, requested_at: at(v * 100), windowMs: 2000 });
     }
-    const v4 = await writeSharedContext(queues, dir, { key: "plan", value: "v4", mode: "overwrite", expected_version: 3, ...v4Author, requested_at: at(10_000), windowMs: 2000 });
+    const v4 = await writeSharedContext(sharedContextFileChange(queues, dir), { key: "plan", value: "v4", mode: "overwrite", expected_version: 3, ...v4Author, requested_at: at(10_000), windowMs: 2000 });
     expect(v4).toMatchObject({ outcome: "applied", rule: "fresh", version: 4 });
     return dir;
   }
@@ -149,7 +149,7 @@ describe("the seed's rules at the store: a writer read version 3, someone else h
 
   it("equal authority, inside the conflict window: version 4 stays, and a pending conflict_resolution holds both values", async () => {
     const dir = await atV4();
-    const d = await writeSharedContext(queues, dir, staleFrom(B, 11_000));
+    const d = await writeSharedContext(sharedContextFileChange(queues, dir), staleFrom(B, 11_000));
     expect(d).toMatchObject({ outcome: "pending", rule: "awaiting_person", version: 4 });
     const file = await onDisk(dir);
     expect(file.entries.plan).toMatchObject({ value: "v4", version: 4, author: "测试员-3" });
@@ -169,14 +169,14 @@ describe("the seed's rules at the store: a writer read version 3, someone else h
       window_ms: 2000,
     });
     // The person then decides: the record names the winner and the loser, with both values.
-    const decided = await decideConflict(queues, dir, d.conflict!.conflict_id, "take_proposed", "person", at(20_000));
+    const decided = await decideConflict(sharedContextFileChange(queues, dir), d.conflict!.conflict_id, "take_proposed", "person", at(20_000));
     expect(decided.resolution).toMatchObject({ rule: "person_decision", winner: { side: "proposed", author: "审查员-2" }, loser: { side: "current", author: "测试员-3" }, current_value: "v4", proposed_value: "审查员-2 based on v3", version: 5 });
     expect((await onDisk(dir)).entries.plan).toMatchObject({ value: "审查员-2 based on v3", version: 5, decided_by: "person" });
   });
 
   it("equal authority, outside the conflict window: the later request wins, version 5, and conflict_resolution names winner and loser with both values", async () => {
     const dir = await atV4();
-    const d = await writeSharedContext(queues, dir, staleFrom(B, 12_000));
+    const d = await writeSharedContext(sharedContextFileChange(queues, dir), staleFrom(B, 12_000));
     expect(d).toMatchObject({ outcome: "applied", rule: "later_wins", version: 5 });
     const file = await onDisk(dir);
     expect(file.entries.plan).toMatchObject({ value: "审查员-2 based on v3", version: 5, author: "审查员-2", requested_at: at(12_000).toISOString() });
@@ -199,8 +199,8 @@ describe("the seed's rules at the store: a writer read version 3, someone else h
     const dir = await atV4();
     // C's fresh write was requested 3 s after B's stale one but reaches the write queue first.
     const [fresh, stale] = await Promise.all([
-      writeSharedContext(queues, dir, { key: "plan", value: "C v5", mode: "overwrite", expected_version: 4, ...C, requested_at: at(15_000), windowMs: 2000 }),
-      writeSharedContext(queues, dir, staleFrom(B, 12_000)),
+      writeSharedContext(sharedContextFileChange(queues, dir), { key: "plan", value: "C v5", mode: "overwrite", expected_version: 4, ...C, requested_at: at(15_000), windowMs: 2000 }),
+      writeSharedContext(sharedContextFileChange(queues, dir), staleFrom(B, 12_000)),
     ]);
     expect(fresh).toMatchObject({ outcome: "applied", rule: "fresh", version: 5 });
     expect(stale).toMatchObject({ outcome: "rejected", rule: "later_wins", version: 5 });
@@ -214,7 +214,7 @@ describe("the seed's rules at the store: a writer read version 3, someone else h
     const dir = await atV4();
     const same = at(15_000);
     const decisions = await Promise.all(
-      [A, B].map((who) => writeSharedContext(queues, dir, { key: "plan", value: `${who.author} v5`, mode: "overwrite", expected_version: 4, ...who, requested_at: same, windowMs: 0 })),
+      [A, B].map((who) => writeSharedContext(sharedContextFileChange(queues, dir), { key: "plan", value: `${who.author} v5`, mode: "overwrite", expected_version: 4, ...who, requested_at: same, windowMs: 0 })),
     );
     expect(decisions.map((d) => [d.rule, d.outcome])).toEqual([["fresh", "applied"], ["awaiting_person", "pending"]]);
     const file = await onDisk(dir);
@@ -224,10 +224,10 @@ describe("the seed's rules at the store: a writer read version 3, someone else h
 
   it("coordinator vs agent: the leader's stale write beats an agent's value; an agent's stale write loses to the leader's, however late", async () => {
     const dir = await atV4();
-    const led = await writeSharedContext(queues, dir, staleFrom(LEADER, 10_001));
+    const led = await writeSharedContext(sharedContextFileChange(queues, dir), staleFrom(LEADER, 10_001));
     expect(led).toMatchObject({ outcome: "applied", rule: "leader_wins", version: 5 });
     expect(led.resolution).toMatchObject({ winner: { side: "proposed", author_role: "leader" }, loser: { side: "current", author: "测试员-3" }, current_value: "v4", proposed_value: "Team Leader based on v3" });
-    const lost = await writeSharedContext(queues, dir, { ...staleFrom(B, 999_000), expected_version: 4 });
+    const lost = await writeSharedContext(sharedContextFileChange(queues, dir), { ...staleFrom(B, 999_000), expected_version: 4 });
     expect(lost).toMatchObject({ outcome: "rejected", rule: "leader_wins", version: 5 });
     expect(lost.resolution).toMatchObject({ winner: { side: "current", author_role: "leader" }, loser: { side: "proposed", author: "审查员-2" }, current_value: "Team Leader based on v3", proposed_value: "审查员-2 based on v3" });
     expect((await onDisk(dir)).entries.plan).toMatchObject({ value: "Team Leader based on v3", version: 5 });
@@ -235,16 +235,16 @@ describe("the seed's rules at the store: a writer read version 3, someone else h
 
   it("person vs agent: a person's stale write beats an agent's value; an agent cannot undo it, nor a value the person kept", async () => {
     const dir = await atV4();
-    const mine = await writeSharedContext(queues, dir, staleFrom(PERSON, 10_001, "the person's plan"));
+    const mine = await writeSharedContext(sharedContextFileChange(queues, dir), staleFrom(PERSON, 10_001, "the person's plan"));
     expect(mine).toMatchObject({ outcome: "applied", rule: "leader_wins", version: 5 });
     expect(mine.resolution).toMatchObject({ winner: { side: "proposed", author_role: "person" }, loser: { side: "current", author: "测试员-3", author_role: "agent" }, current_value: "v4", proposed_value: "the person's plan" });
-    expect(await writeSharedContext(queues, dir, { ...staleFrom(A, 999_000), expected_version: 4 })).toMatchObject({ outcome: "rejected", rule: "leader_wins", version: 5 });
+    expect(await writeSharedContext(sharedContextFileChange(queues, dir), { ...staleFrom(A, 999_000), expected_version: 4 })).toMatchObject({ outcome: "rejected", rule: "leader_wins", version: 5 });
 
     // A value the person kept when deciding a conflict between two agents ranks as theirs too.
     const other = await atV4(A);
-    const waiting = await writeSharedContext(queues, other, staleFrom(B, 10_500));
-    await decideConflict(queues, other, waiting.conflict!.conflict_id, "keep_current", "person", at(20_000));
-    const again = await writeSharedContext(queues, other, staleFrom(B, 999_000));
+    const waiting = await writeSharedContext(sharedContextFileChange(queues, other), staleFrom(B, 10_500));
+    await decideConflict(sharedContextFileChange(queues, other), waiting.conflict!.conflict_id, "keep_current", "person", at(20_000));
+    const again = await writeSharedContext(sharedContextFileChange(queues, other), staleFrom(B, 999_000));
     expect(again).toMatchObject({ outcome: "rejected", rule: "leader_wins", version: 4 });
     expect((await onDisk(other)).entries.plan).toMatchObject({ value: "v4", version: 4, decided_by: "person" });
   });
@@ -252,6 +252,6 @@ describe("the seed's rules at the store: a writer read version 3, someone else h
   it("a write into a conversation folder deleted meanwhile is NotFound, not a disk error", async () => {
     const dir = await freshDir();
     await fs.rm(dir, { recursive: true });
-    await expect(writeSharedContext(queues, dir, { key: "k", value: "v", mode: "append", ...A })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(writeSharedContext(sharedContextFileChange(queues, dir), { key: "k", value: "v", mode: "append", ...A })).rejects.toBeInstanceOf(NotFoundError);
   });
 });

@@ -1,11 +1,12 @@
 import "server-only";
 /**
- * The shared context file of one conversation, `conversations/<id>/shared_context.json`. Every
- * write is a read-modify-write under the file's lock (`updateJsonFile` in the process's
- * {@link FileQueues}, which the engine and the routes are handed alike), so concurrent writers —
- * agents, the leader, a person in the UI — are serialized and no update is lost, and each is
- * written atomically and durably (temp file, fsync, rename, folder fsync) before it is answered;
- * arbitration itself is the pure {@link applyWrite} / {@link applyDecision}.
+ * Arbitrated changes of a conversation's shared context, over whatever holds it: the engine's
+ * storage port (`ConversationFiles.updateSharedContext`, lib/runtime/team/ports.ts: the file store
+ * writes `conversations/<id>/shared_context.json`, PostgreSQL its `shared_contexts` row), or the
+ * file itself ({@link sharedContextFileChange}, which the file store's adapter uses). Every
+ * change is a read-modify-write applied one at a time in the order asked, so concurrent writers —
+ * agents, the leader, a person in the UI — are serialized and no update is lost; arbitration
+ * itself is the pure {@link applyWrite} / {@link applyDecision}.
  */
 import { randomBytes } from "node:crypto";
 import path from "node:path";
@@ -22,6 +23,12 @@ export function sharedContextFile(conversationDir: string): string {
   return path.join(conversationDir, SHARED_CONTEXT_FILE_NAME);
 }
 
+/**
+ * One change of a shared context: `fn` gets the current document and returns the next; resolves
+ * with what was stored. Changes are applied one at a time, in the order they were asked for.
+ */
+export type SharedContextChange = (fn: (current: SharedContextFile) => SharedContextFile | Promise<SharedContextFile>) => Promise<SharedContextFile>;
+
 function newConflictId(): string {
   return `conflict_${randomBytes(8).toString("hex")}`;
 }
@@ -34,7 +41,7 @@ function missingFolder(error: unknown, conversationDir: string): unknown {
 }
 
 /**
- * The shared context of a conversation; an empty one when the file does not exist yet.
+ * The shared context file of a conversation folder; an empty one when the file does not exist yet.
  * @throws CorruptFileError when the file exists but is unusable (it is never replaced silently).
  */
 export async function readSharedContext(conversationDir: string): Promise<SharedContextFile> {
@@ -46,74 +53,62 @@ export async function readSharedContext(conversationDir: string): Promise<Shared
   }
 }
 
+/**
+ * Changes of the shared context file of a conversation folder: each under the file's lock (the
+ * process's {@link FileQueues}), checked against its schema (`ValidationError`, nothing written)
+ * and written atomically and durably (temp file, fsync, rename, folder fsync) before it resolves.
+ * @throws NotFoundError when the conversation folder is gone; CorruptFileError when the file exists but is unusable.
+ */
+export function sharedContextFileChange(queues: FileQueues, conversationDir: string): SharedContextChange {
+  return async (fn) => {
+    try {
+      return await updateJsonFile(queues, sharedContextFile(conversationDir), SharedContextFileSchema, fn, { create: emptySharedContext });
+    } catch (error) {
+      throw missingFolder(error, conversationDir);
+    }
+  };
+}
+
 /** A write as the store takes it: a {@link WriteInput}, optionally at given times (tests). */
 export interface SharedContextWrite extends WriteInput {
-  /** When the write is arbitrated; default: when its turn in the file's write queue comes. */
+  /** When the write is arbitrated; default: when its turn in the change queue comes. */
   now?: Date;
   /** Rule 3's window; default `ASTRION_CONFLICT_WINDOW_MS` (2000 ms). */
   windowMs?: number;
 }
 
 /**
- * Arbitrates and persists one write; resolves once it is on disk. The request time is
- * `write.requested_at` (the server's callers stamp it with their RequestClock, ./clock.ts, as the
- * request arrives), else `write.now`, else the time this is called — before the write waits behind
- * earlier ones for the file's lock.
+ * Arbitrates and stores one write through `change`; resolves once `change` did. The request time
+ * is `write.requested_at` (the server's callers stamp it with their RequestClock, ./clock.ts, as
+ * the request arrives), else `write.now`, else the time this is called — before the write waits
+ * behind earlier ones.
  * @throws ValidationError for an overwrite without `expected_version`, or a value or key count over its limit.
  * @throws ConflictError when the write would wait for a person while too many already do.
- * @throws NotFoundError when the conversation folder is gone.
- * @throws CorruptFileError when the file exists but is unusable.
+ * @throws what `change` throws (NotFoundError for a conversation that is gone, CorruptFileError).
  */
-export async function writeSharedContext(queues: FileQueues, conversationDir: string, write: SharedContextWrite): Promise<Decision> {
+export async function writeSharedContext(change: SharedContextChange, write: SharedContextWrite): Promise<Decision> {
   const { now, windowMs, ...input } = write;
   const requested_at = input.requested_at ?? now ?? new Date();
   let decision: Decision | undefined;
-  try {
-    await updateJsonFile(
-      queues,
-      sharedContextFile(conversationDir),
-      SharedContextFileSchema,
-      (current) => {
-        const out = applyWrite(current, { ...input, requested_at }, { now: now ?? new Date(), windowMs: windowMs ?? conflictWindowMs(), newConflictId });
-        decision = out.decision;
-        return out.file;
-      },
-      { create: emptySharedContext },
-    );
-  } catch (error) {
-    throw missingFolder(error, conversationDir);
-  }
+  await change((current) => {
+    const out = applyWrite(current, { ...input, requested_at }, { now: now ?? new Date(), windowMs: windowMs ?? conflictWindowMs(), newConflictId });
+    decision = out.decision;
+    return out.file;
+  });
   return decision!;
 }
 
 /**
  * Applies a person's decision of a pending conflict, requested at `now` (the route's RequestClock
- * stamp; default the time this is called), and persists it.
+ * stamp; default the time this is called), and stores it through `change`.
  * @throws NotFoundError when no such conflict exists; ConflictError when it was already decided.
  */
-export async function decideConflict(
-  queues: FileQueues,
-  conversationDir: string,
-  conflictId: string,
-  choice: DecisionChoice,
-  decidedBy: string,
-  now: Date = new Date(),
-): Promise<Decision> {
+export async function decideConflict(change: SharedContextChange, conflictId: string, choice: DecisionChoice, decidedBy: string, now: Date = new Date()): Promise<Decision> {
   let decision: Decision | undefined;
-  try {
-    await updateJsonFile(
-      queues,
-      sharedContextFile(conversationDir),
-      SharedContextFileSchema,
-      (current) => {
-        const out = applyDecision(current, conflictId, choice, decidedBy, now);
-        decision = out.decision;
-        return out.file;
-      },
-      { create: emptySharedContext },
-    );
-  } catch (error) {
-    throw missingFolder(error, conversationDir);
-  }
+  await change((current) => {
+    const out = applyDecision(current, conflictId, choice, decidedBy, now);
+    decision = out.decision;
+    return out.file;
+  });
   return decision!;
 }

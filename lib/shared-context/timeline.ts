@@ -1,13 +1,13 @@
-import "server-only";
 /**
- * Writes the timeline events of a person's shared-context action (a PUT or a decision from the
- * UI), which happen outside any agent's turn: the person's request starts its own trace, is
- * recorded, and the decision events follow it. Each record is appended durably, then published
- * on the conversation's bus topic so open timeline views update live — the same two steps as the
+ * The timeline records of a person's shared-context action (a PUT or a decision from the UI),
+ * which happens outside any agent's turn: the person's request starts its own trace, is
+ * recorded, and the decision events follow it. Each record is appended through the engine's
+ * storage (ordered and made durable with the conversation's other changes), then published on
+ * the conversation's topic so open timeline views update live — the same two steps as the
  * runtime's `emit`.
  */
-import { conversationTopic, type Bus } from "@/lib/bus";
-import { appendTimeline, follow, startTrace, SYSTEM_PARTY, timelineFile, timelineRecord, USER_PARTY, type Envelope, type JsonLineFiles } from "@/lib/protocol";
+import { follow, startTrace, SYSTEM_PARTY, USER_PARTY, type Envelope } from "@/lib/contracts/envelope";
+import { timelineRecord, type TimelineRecord } from "@/lib/contracts/timeline-record";
 import type { SharedContextTimelineEvent } from "./events";
 import { authorParty, type Author } from "@/lib/contracts/people";
 
@@ -21,35 +21,26 @@ export interface PersonAction {
   author?: Author;
 }
 
-/** The parts of the server a person's action is recorded with: the bus and the process's JSON Lines files. */
-export interface PersonActionParts {
-  readonly bus: Bus;
-  readonly lines: JsonLineFiles;
+/** Where the records go: appended to the conversation's timeline, then published to its viewers. */
+export interface PersonActionSink {
+  append(record: TimelineRecord): Promise<void>;
+  publish(record: TimelineRecord): void;
 }
 
 /**
- * Records a person's action and its decision events in the conversation's timeline (appended
- * through the process's JSON Lines files, as the engine's records are) and publishes them.
- * Returns the request envelope (its `trace_id` names the whole action).
+ * Records a person's action and its decision events, in order, through `sink`. Returns the
+ * request envelope (its `trace_id` names the whole action).
  */
-export async function recordPersonAction(
-  { bus, lines }: PersonActionParts,
-  conversationId: string,
-  conversationDir: string,
-  request: PersonAction,
-  events: readonly SharedContextTimelineEvent[],
-): Promise<Envelope> {
-  const file = timelineFile(conversationDir);
-  const topic = conversationTopic(conversationId);
+export async function recordPersonAction(sink: PersonActionSink, request: PersonAction, events: readonly SharedContextTimelineEvent[]): Promise<Envelope> {
   const cause = startTrace(request.author ? authorParty(request.author) : USER_PARTY, SYSTEM_PARTY, request.payload, { author: request.author });
   const first = timelineRecord(cause, { action: request.action, resource: `shared_context:${request.key}` });
-  await appendTimeline(lines, file, first);
-  bus.publish(topic, { type: "timeline", record: first });
+  await sink.append(first);
+  sink.publish(first);
   for (const event of events) {
     const envelope = follow(cause, { type: event.type, from: event.from, to: event.to, payload: event.payload, producer: "code" });
     const record = timelineRecord(envelope, { action: event.action, resource: event.resource, status: event.status, version: event.version });
-    await appendTimeline(lines, file, record);
-    bus.publish(topic, { type: "timeline", record });
+    await sink.append(record);
+    sink.publish(record);
   }
   return cause;
 }

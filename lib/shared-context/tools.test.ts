@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FileQueues } from "@/lib/store/atomic";
 import type { SharedContextTimelineEvent } from "./events";
-import { readSharedContext } from "./store";
+import { readSharedContext, sharedContextFileChange } from "./store";
 import { executeSharedContextTool, isSharedContextTool, sharedContextTools, SHARED_CONTEXT_READ_ONLY_TOOLS, type SharedContextActor } from "./tools";
 
 let dir: string;
@@ -17,7 +17,7 @@ const leader: SharedContextActor = { display_name: "Team Leader", role: "leader"
 
 async function call(actor: SharedContextActor, name: string, args: unknown, ms = 0) {
   const raw = typeof args === "string" ? args : JSON.stringify(args);
-  return JSON.parse(await executeSharedContextTool(name, raw, { conversationDir: dir, queues, actor, emit: (e) => events.push(e), requestedAt: new Date(T0 + ms), windowMs: 2000 }));
+  return JSON.parse(await executeSharedContextTool(name, raw, { read: () => readSharedContext(dir), change: sharedContextFileChange(queues, dir), actor, emit: (e) => events.push(e), requestedAt: new Date(T0 + ms), windowMs: 2000 }));
 }
 
 beforeAll(async () => {

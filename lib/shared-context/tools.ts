@@ -6,12 +6,11 @@ import "server-only";
  * is waiting for a person.
  */
 import { AstrionError } from "@/lib/contracts/errors";
-import type { FileQueues } from "@/lib/store";
 import { parseToolArguments } from "@/lib/tools/arguments";
 import { timelineEventsOf, type SharedContextTimelineEvent } from "./events";
-import type { Decision } from "./schema";
+import type { Decision, SharedContextFile } from "./schema";
 import { isSharedContextTool, SHARED_CONTEXT_TOOL_ARGS } from "./tool-specs";
-import { readSharedContext, writeSharedContext } from "./store";
+import { writeSharedContext, type SharedContextChange } from "./store";
 
 /** The shared-context tools' definitions (./tool-specs.ts), re-exported here for callers of this module. */
 export { isSharedContextTool, SHARED_CONTEXT_READ_ONLY_TOOLS, SHARED_CONTEXT_TOOLS, sharedContextTools } from "./tool-specs";
@@ -28,14 +27,14 @@ export interface SharedContextActor {
 
 /** What {@link executeSharedContextTool} needs from the runtime. */
 export interface SharedContextToolContext {
-  /** The conversation's folder (`<data>/conversations/<id>`). */
-  conversationDir: string;
-  /** The process's per-file write queues (lib/store/atomic.ts), shared with the routes that write the file. */
-  queues: FileQueues;
+  /** The conversation's shared context as it is now (the engine's storage port: memory or its file). */
+  read: () => Promise<SharedContextFile>;
+  /** Stores one change of it, in order with every other writer's (the storage port's `updateSharedContext`). */
+  change: SharedContextChange;
   actor: SharedContextActor;
   /**
    * Called once per timeline event a write produces (a `conflict_resolution` for every overwrite,
-   * a `shared_context_write` for every append), after the write is on disk. The runtime passes
+   * a `shared_context_write` for every append), after the write is stored. The runtime passes
    * `(e) => this.emit(cause, e)` with `version` carried into the timeline record.
    */
   emit: (event: SharedContextTimelineEvent) => unknown;
@@ -88,7 +87,7 @@ export async function executeSharedContextTool(name: string, rawArgs: string, ct
     if (name === "read_shared_context") {
       const parsed = parseToolArguments(SHARED_CONTEXT_TOOL_ARGS.read_shared_context, rawArgs);
       if (!parsed.ok) return errorResult(parsed.error);
-      const file = await readSharedContext(ctx.conversationDir);
+      const file = await ctx.read();
       return JSON.stringify({
         entries: Object.values(file.entries).map((e) => ({ key: e.key, value: e.value, version: e.version, author: e.author, author_role: e.author_role, updated_at: e.updated_at })),
         pending: file.pending.map((c) => ({ conflict_id: c.conflict_id, key: c.key, proposed_by: c.proposed.author, created_at: c.created_at })),
@@ -97,7 +96,7 @@ export async function executeSharedContextTool(name: string, rawArgs: string, ct
     const parsed = parseToolArguments(SHARED_CONTEXT_TOOL_ARGS.update_shared_context, rawArgs);
     if (!parsed.ok) return errorResult(parsed.error);
     const args = parsed.args;
-    const decision = await writeSharedContext(ctx.queues, ctx.conversationDir, {
+    const decision = await writeSharedContext(ctx.change, {
       key: args.key,
       value: args.value,
       mode: args.mode,

@@ -79,7 +79,6 @@ async function instance(url: string, owner: string, leaseMs: number, model: Scri
     knowledge: new KnowledgeService(env.dataRoot, DEFAULT_KNOWLEDGE_LIMITS, { queues, workspace }),
     distill: new DistillState(env.dataRoot, queues),
     workspace,
-    queues,
   };
   const engine = new Engine({ deps, limits: { ...limitsFromEnv({}), leaderBatchMs: 0 }, tools: builtInToolProviders() });
   const events: RuntimeEvent[] = [];

@@ -2,13 +2,14 @@
  * Leases and fencing of the PostgreSQL store (lib/pg/leases.ts, `astrion_fence()`), on a
  * throwaway cluster: two storage objects over one database stand for two instances. An instance
  * cut off past its lease is taken over, and once the takeover committed none of its writes lands;
- * a takeover waits for the old owner's transaction under way; an old owner paused inside a
+ * a shared-context change is fenced like every other write; a takeover waits for the old owner's transaction under way; an old owner paused inside a
  * transaction does not hold a takeover back; a renewed lease is not taken; a released one is.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import type { Pool } from "pg";
 import { createPool, FencedError, LeaseHeldError, Leases, type PgEngineStorage } from "@/lib/pg";
 import type { Message } from "@/lib/contracts/on-disk";
+import type { SharedContextFile } from "@/lib/shared-context/schema";
 import { until } from "@/test/helpers/wait";
 import { pgClusterForFile } from "@/test/support/pg-cluster";
 import { crashGeneration, endGeneration, pgGeneration, type PgGeneration } from "@/test/support/pg-storage";
@@ -49,6 +50,18 @@ async function lease(reader: Pool, id: string): Promise<{ owner: string; epoch: 
 
 async function leaderRows(reader: Pool, id: string): Promise<string[]> {
   return (await reader.query<{ content: string }>("SELECT message ->> 'content' AS content FROM messages WHERE conversation_id = $1 AND agent_id = 0 ORDER BY idx", [id])).rows.map((r) => r.content);
+}
+
+/** The shared context with its `plan` entry set to `value` (a plain mutator: arbitration is not the storage's). */
+function note(doc: SharedContextFile, value: string): SharedContextFile {
+  const at = new Date().toISOString();
+  return { ...doc, entries: { ...doc.entries, plan: { key: "plan", value, version: (doc.entries.plan?.version ?? 0) + 1, author: "tester", author_role: "leader", updated_at: at } } };
+}
+
+/** The `plan` value of a conversation's `shared_contexts` row, as committed. */
+async function sharedRow(reader: Pool, id: string): Promise<string | null> {
+  const row = (await reader.query<{ doc: SharedContextFile }>("SELECT doc FROM shared_contexts WHERE conversation_id = $1", [id])).rows[0];
+  return row?.doc.entries.plan?.value ?? null;
 }
 
 describe("leases and fencing", () => {
@@ -93,6 +106,31 @@ describe("leases and fencing", () => {
     // A letting it go releases nothing of B's.
     await a.storage.close(id);
     expect(await lease(db.reader, id)).toMatchObject({ owner: "instance-b", epoch: 2, expired: false });
+  });
+
+  it("a shared-context change of a stale epoch is refused: the old owner's cut-off write never lands, the new owner's does", async () => {
+    const db = await database();
+    const a = await instance(db.name, "instance-a", 400);
+    const id = await newConversation(a.storage);
+    await a.storage.open(id);
+    await a.storage.conversations.updateSharedContext(id, (doc) => note(doc, "a1"));
+    await a.storage.durability(id)!.whenDurable();
+    expect(await sharedRow(db.reader, id)).toBe("a1");
+    const resume = a.proxy.hold();
+    // Applied in A's memory, its commit held back while A's lease runs out.
+    await a.storage.conversations.updateSharedContext(id, (doc) => note(doc, "a2 (cut off)"));
+    const aDurable = a.storage.durability(id)!.whenDurable();
+    aDurable.catch(() => undefined);
+    await until("A's lease to expire", async () => (await lease(db.reader, id)).expired);
+    const b = await instance(db.name, "instance-b", 60_000);
+    await b.storage.open(id);
+    expect((await b.storage.conversations.readSharedContext(id)).entries.plan!.value).toBe("a1");
+    await b.storage.conversations.updateSharedContext(id, (doc) => note(doc, "b1"));
+    await b.storage.durability(id)!.whenDurable();
+    resume();
+    await expect(aDurable).rejects.toBeInstanceOf(FencedError);
+    await expect(a.storage.conversations.updateSharedContext(id, (doc) => note(doc, "a3 (after the takeover)"))).rejects.toBeInstanceOf(FencedError);
+    expect(await sharedRow(db.reader, id)).toBe("b1");
   });
 
   it("a takeover waits for the old owner's transaction under way; after it, the old epoch is refused by PostgreSQL", async () => {

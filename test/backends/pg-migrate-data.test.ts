@@ -2,20 +2,24 @@
  * `npm run migrate-data` (lib/pg/migrate-data) on a throwaway cluster, over a data folder made by
  * real offline runs whose role library is the real role corpus (test/support/offline-data-folder.ts)
  * plus a conversation with the odd content a move must keep (test/support/data-folder-files.ts):
- * a round trip gives every moved file back byte for byte, in a folder the seed-format check and
- * the file store accept; what changed on PostgreSQL is exactly what differs; the script itself
+ * a round trip gives every moved file back byte for byte (long-term memory's entries.json too), in
+ * a folder the seed-format check and the file store accept; what changed on PostgreSQL (a
+ * conversation, a memory entry) is exactly what differs; the script itself
  * runs; and every refusal is clear and leaves the target as it was: a bad URL, an unreachable
  * server, a folder that is not a data folder, a target that is not empty (without --replace), a
  * database an instance is running, a folder a server holds, a folder with unreadable conversations
  * or a line PostgreSQL cannot hold.
  */
 import { spawn } from "node:child_process";
-import { cpSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import net, { type AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPgBackend, createPgStorage, createPool, MIGRATIONS } from "@/lib/pg";
+import { createPgBackend, createPgMemoryEntries, createPgStorage, createPool, MIGRATIONS } from "@/lib/pg";
+import { MemoryService } from "@/lib/memory/service";
+import type { CreateMemoryBody } from "@/lib/memory/schema";
+import { FileQueues } from "@/lib/store/atomic";
 import { main } from "@/lib/pg/migrate-data/cli";
 import { newConversationStore } from "@/test/helpers/conversation-store";
 import { differing, expectSeedFormat, movedFiles, oddConversation, ODD_ID } from "@/test/support/data-folder-files";
@@ -62,7 +66,20 @@ beforeAll(async () => {
   await store.installConversation(ODD_ID, "create", () => oddConversation(project));
   await store.closeAll();
   offline = await runOfflineTeams(source, project, ["Review this project, add tests for it and document its structure", "把登录模块的安全问题找出来并修好"]);
+  // Long-term memory of odd content, written by the memory service itself (memory/entries.json).
+  const memory = new MemoryService(source, { embedder: async () => null, queues: new FileQueues() });
+  for (const entry of ODD_MEMORY) await memory.create(entry);
 });
+
+/** Memory entries beyond ASCII, with a fractional confidence, a restricted grant and a public preference. */
+const ODD_MEMORY: CreateMemoryBody[] = [
+  { kind: "fact", statement: "登录模块的会话令牌 🚀 在 30 分钟后过期", subject: "会话令牌", project_path: "/p", level: "project", grant: [], confidence: 0.73 },
+  { kind: "preference", statement: "Réponses courtes, avec des exemples de code", subject: "style", project_path: null, level: "public", grant: [], confidence: 1 },
+  { kind: "open_issue", statement: "The payment webhook is not idempotent yet", subject: "payment webhook", project_path: "/p", level: "restricted", grant: ["reviewer"], confidence: 0.5 },
+] as CreateMemoryBody[];
+
+/** The bytes of a folder's memory/entries.json. */
+const memoryFile = (root: string) => readFileSync(path.join(root, "memory", "entries.json"));
 
 afterAll(() => {
   for (const dir of temps) rmSync(dir, { recursive: true, force: true });
@@ -83,8 +100,14 @@ describe("npm run migrate-data", () => {
     expect(await migrateData("--from", url, "--to", back)).toMatchObject({ code: 0, err: "" });
     const after = movedFiles(back);
     expect(differing(before, after)).toEqual([]);
-    // Only conversations came back: roles, settings, memory and indexes were not moved.
-    expect(readdirSync(back).sort()).toEqual(["conversations", "state.json"]);
+    // The offline runs' distilled entries and the odd ones.
+    const entries = (JSON.parse(memoryFile(source).toString()) as { entries: unknown[] }).entries.length;
+    expect(entries).toBeGreaterThanOrEqual(ODD_MEMORY.length);
+    expect(moved.out).toContain(`moved ${entries} entries of long-term memory`);
+    expect(memoryFile(back).equals(memoryFile(source))).toBe(true);
+    // Only conversations and memory's entries came back: roles, settings, memory's index and the search indexes were not moved.
+    expect(readdirSync(back).sort()).toEqual(["conversations", "memory", "state.json"]);
+    expect(readdirSync(path.join(back, "memory"))).toEqual(["entries.json"]);
     expect(movedFiles(source)).toEqual(before); // reading the folder changed none of its moved files
     expectSeedFormat(back);
 
@@ -108,6 +131,12 @@ describe("npm run migrate-data", () => {
       await backend.catalog.update(offline[0]!, { title: "Renamed on PostgreSQL" });
       await backend.storage.conversations.updateAgentMessages(offline[1]!, 1, (f) => ({ ...f, messages: [...f.messages, { role: "assistant", content: "one more" }] }));
       await backend.storage.letGo(offline[1]!);
+      // A memory entry edited on PostgreSQL, as an instance's memory service edits it.
+      const memoryRoot = tempDir("astrion-migrate-memory-");
+      const memory = new MemoryService(memoryRoot, { embedder: async () => null, queues: new FileQueues(), entries: createPgMemoryEntries(backend.storage.pool) });
+      const listed = await memory.list({ offset: 0, limit: 100 } as Parameters<MemoryService["list"]>[0]);
+      const issue = listed.entries.find((e) => e.statement === ODD_MEMORY[2]!.statement)!;
+      await memory.update(issue.id, { statement: "The payment webhook is idempotent now" });
     } finally {
       await backend.close();
     }
@@ -116,6 +145,13 @@ describe("npm run migrate-data", () => {
     expect(differing(movedFiles(source), movedFiles(back))).toEqual(
       [`conversations/${offline[0]}/messages.json`, `conversations/${offline[0]}/metadata.json`, `conversations/${offline[1]}/agents/1/messages.json`, "conversations/index.json"].sort(),
     );
+    // Memory: the edited entry changed (its text, time and history), in its place; the others are as they were.
+    const entriesOf = (root: string) => (JSON.parse(memoryFile(root).toString()) as { entries: Array<{ id: string; statement: string }> }).entries;
+    const [was, now] = [entriesOf(source), entriesOf(back)];
+    const edited = was.find((e) => e.statement === ODD_MEMORY[2]!.statement)!.id;
+    expect(now.map((e) => e.id)).toEqual(was.map((e) => e.id));
+    expect(now.filter((e) => e.id !== edited)).toEqual(was.filter((e) => e.id !== edited));
+    expect(now.find((e) => e.id === edited)!.statement).toBe("The payment webhook is idempotent now");
 
     const again = await createPgBackend({ url, owner: "editor", checkProjectFolder: async (v) => String(v), log: () => undefined });
     const created = await again.catalog.create({ title: "Made on PostgreSQL", project_path: project, model_key: "offline" }).finally(() => again.close());
@@ -185,7 +221,7 @@ describe("npm run migrate-data refuses clearly, and leaves the target as it was"
     expect(await migrateData("--from", url, "--to", target)).toMatchObject({ code: 1, err: expect.stringMatching(/is not empty: pass --replace/) });
     expect(readdirSync(target)).toEqual(["models.json"]);
     expect((await migrateData("--from", url, "--to", target, "--replace")).code).toBe(0);
-    expect(readdirSync(target).sort()).toEqual(["conversations", "models.json", "state.json"]);
+    expect(readdirSync(target).sort()).toEqual(["conversations", "memory", "models.json", "state.json"]);
     expect(differing(movedFiles(source), movedFiles(target))).toEqual([]);
 
     // A live server process owns the folder (its lock names it): refused, nothing written.

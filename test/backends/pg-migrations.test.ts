@@ -50,7 +50,7 @@ describe("migrations", () => {
     // Exactly one instance applied the migrations; the others found them applied.
     expect(reports.map((r) => r.applied).sort((a, b) => b.length - a.length)).toEqual([[...OURS, NEXT], [], [], []]);
     expect(await applied(all[0]!)).toEqual([...ourRows, { version: NEXT, name: "slow" }]);
-    expect(await tables(all[0]!)).toEqual(["agents", "conversation_lines", "conversations", "data_folder_files", "leases", "messages", "people_invitations", "people_secret", "schema_migrations", "shared_contexts", "slow_table"]);
+    expect(await tables(all[0]!)).toEqual(["agents", "conversation_lines", "conversations", "data_folder_files", "leases", "memory_entries", "memory_state", "messages", "people_invitations", "people_secret", "schema_migrations", "shared_contexts", "slow_table"]);
   });
 
   it("a later start applies only what is new, and nothing when nothing is", async () => {

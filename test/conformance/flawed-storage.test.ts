@@ -6,7 +6,8 @@
  * of the contract passes whatever the storage does.
  */
 import { describe, expect, it } from "vitest";
-import { NotFoundError } from "@/lib/contracts/errors";
+import { NotFoundError, ValidationError } from "@/lib/contracts/errors";
+import type { SharedContextFile } from "@/lib/shared-context/schema";
 import type { JournalState } from "@/lib/contracts/journal";
 import type { ConversationFiles, EffectJournal, EngineStorage } from "@/lib/runtime/team/ports";
 import { newMemoryHarness, type MemoryBacking } from "@/test/support/memory-storage";
@@ -251,6 +252,92 @@ const FLAWS: Flaw[] = [
       });
       return losing(h);
     },
+  },
+  {
+    name: "keeps one shared context for every conversation",
+    fails: ["a conversation's shared context is empty before its first change"],
+    make: (h) =>
+      brokenStorage(h, (s, hh) =>
+        storageWith(s, {
+          conversations: {
+            readSharedContext: () => s.conversations.readSharedContext(hh.conversationIds[0]!),
+            updateSharedContext: (_id, fn) => s.conversations.updateSharedContext(hh.conversationIds[0]!, fn),
+          },
+        }),
+      ),
+  },
+  {
+    name: "reads the shared context, waits for the mutator and writes, without a queue (lost updates)",
+    fails: ["changes apply one at a time in the order asked"],
+    make: (h) =>
+      brokenStorage(h, (s) =>
+        storageWith(s, {
+          conversations: {
+            updateSharedContext: async (id, fn) => {
+              const next = await fn(await s.conversations.readSharedContext(id));
+              return s.conversations.updateSharedContext(id, () => next);
+            },
+          },
+        }),
+      ),
+  },
+  {
+    name: "answers a refused shared-context change with the document as it was",
+    fails: ["a change that would make the document invalid"],
+    make: (h) =>
+      brokenStorage(h, (s) =>
+        storageWith(s, {
+          conversations: {
+            updateSharedContext: (id, fn) => s.conversations.updateSharedContext(id, fn).catch(async (e: unknown) => (e instanceof ValidationError ? s.conversations.readSharedContext(id) : Promise.reject(e))),
+          },
+        }),
+      ),
+  },
+  {
+    name: "gives an unknown conversation an empty shared context",
+    fails: ["an unknown conversation is NotFoundError"],
+    make: (h) =>
+      brokenStorage(h, (s) =>
+        storageWith(s, {
+          conversations: {
+            readSharedContext: (id) => s.conversations.readSharedContext(id).catch((e: unknown) => (e instanceof NotFoundError ? { version: 1 as const, entries: {}, pending: [], history: [] } : Promise.reject(e))),
+          },
+        }),
+      ),
+  },
+  {
+    name: "keeps the shared context in the storage object only (a reopen forgets it)",
+    fails: ["a change is kept by a reopen"],
+    make: (h) =>
+      brokenStorage(h, (s) => {
+        const docs = new Map<string, SharedContextFile>();
+        return storageWith(s, {
+          conversations: {
+            readSharedContext: async (id) => docs.get(id) ?? s.conversations.readSharedContext(id),
+            updateSharedContext: async (id, fn) => {
+              const next = await fn(docs.get(id) ?? (await s.conversations.readSharedContext(id)));
+              docs.set(id, next);
+              return next;
+            },
+          },
+        });
+      }),
+  },
+  {
+    name: "makes a shared-context change durable at once, ahead of the changes made before it",
+    fails: ["a shared-context change is never durable before"],
+    make: (h, backing) =>
+      brokenStorage(h, (s) =>
+        storageWith(s, {
+          conversations: {
+            updateSharedContext: async (id, fn) => {
+              const next = await s.conversations.updateSharedContext(id, fn);
+              backing.conversations.get(id)!.sharedContext = structuredClone(next);
+              return next;
+            },
+          },
+        }),
+      ),
   },
   {
     name: "numbers agents across conversations (one counter for the data folder)",

@@ -16,11 +16,15 @@ import path from "node:path";
 import { readTimeline, timelineFile } from "@/lib/protocol";
 import { CONTEXT_FILE_NAME } from "@/lib/runtime/team/ports";
 import { fileStorage } from "@/lib/server/file-storage";
+import { FileQueues } from "@/lib/store/atomic";
 import type { ConversationStore } from "@/lib/store";
 import { newConversationStore } from "@/test/helpers/conversation-store";
 import type { StorageFactory, StorageHarness } from "@/test/conformance/storage-contract";
 
 /** A store over the data folder `root` (not yet initialized). */
+/** The write queues the suite's shared-context files go through (one process's). */
+const sharedContextQueues = new FileQueues();
+
 function makeConversationStore(root: string): ConversationStore {
   return newConversationStore(root);
 }
@@ -94,7 +98,7 @@ interface Backing {
 
 function harness(backing: Backing): StorageHarness {
   const store = backing.store;
-  const storage = fileStorage(backing.root, store);
+  const storage = fileStorage(backing.root, store, sharedContextQueues);
   const convDir = (id: string) => path.join(backing.root, "conversations", id);
   const current = () => {
     if (backing.store !== store) throw new Error("this harness was reopened or crashed: use the one that returned");

@@ -5,6 +5,7 @@
  */
 import type { AgentMessagesFile, AgentMetadata, ConversationMetadata, LeaderMessagesFile, RunMode } from "@/lib/contracts/on-disk";
 import { localTimestamp, type Durability, type LoggedLineFile } from "@/lib/store";
+import type { SharedContextFile } from "@/lib/shared-context/schema";
 
 /** One conversation's files. */
 export interface Files {
@@ -12,6 +13,8 @@ export interface Files {
   leader: LeaderMessagesFile;
   agents: Map<number, { meta: AgentMetadata; messages: AgentMessagesFile }>;
   lines: Map<LoggedLineFile, string[]>;
+  /** shared_context.json; null before its first change. */
+  sharedContext: SharedContextFile | null;
 }
 
 export function copyFiles(files: Files): Files {
@@ -48,7 +51,7 @@ export class MemoryBacking {
       phase: "IDLE",
     };
     const leader: LeaderMessagesFile = { id, title: input.title, created_at: ts, updated_at: ts, messages: [], metadata: {}, token_statistics: {} };
-    this.conversations.set(id, { meta, leader, agents: new Map(), lines: new Map() });
+    this.conversations.set(id, { meta, leader, agents: new Map(), lines: new Map(), sharedContext: null });
     return id;
   }
 }

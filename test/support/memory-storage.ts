@@ -28,6 +28,7 @@ import { ConversationPatchSchema, localTimestamp, type Durability, type LoggedLi
 import { ChangeLog, copyFiles, MemoryBacking, type Files } from "./memory-backing";
 import type { TimelineRecord } from "@/lib/contracts/timeline-record";
 import type { StorageFactory, StorageHarness } from "@/test/conformance/storage-contract";
+import { emptySharedContext, SharedContextFileSchema } from "@/lib/shared-context/schema";
 import type { z } from "zod";
 
 export { MemoryBacking } from "./memory-backing";
@@ -224,6 +225,20 @@ export class MemoryStorage implements EngineStorage {
       updateAgentMessages: (convId, agentId, fn) => this.#changeAgent(convId, agentId, "messages", fn, AgentMessagesFileSchema),
       listAgents: (convId) => this.#read(() => ({ agents: [...this.#conv(convId).agents.values()].map((a) => a.meta).sort((a, b) => a.agent_id - b.agent_id), problems: [] })),
       appendLine: async (convId, name, line) => void this.#appendLine(convId, name, line),
+      readSharedContext: (convId) => this.#read(() => this.#conv(convId).sharedContext ?? emptySharedContext()),
+      updateSharedContext: async (convId, fn) => {
+        this.#conv(convId);
+        return this.#serial(`${convId}:shared_context`, async () => {
+          const files = this.#conv(convId);
+          const current = files.sharedContext ?? emptySharedContext();
+          const changed = await fn(structuredClone(current));
+          const next = checked(SharedContextFileSchema, changed, "shared_context.json");
+          files.sharedContext = next;
+          const copy = structuredClone(next);
+          this.#record(convId, (d) => void (d.sharedContext = copy));
+          return structuredClone(next);
+        });
+      },
     };
   }
 

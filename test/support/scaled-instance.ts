@@ -80,7 +80,6 @@ export async function startScaledInstance(setup: ScaledSetup, owner: string): Pr
       knowledge: new KnowledgeService(setup.dataRoot, DEFAULT_KNOWLEDGE_LIMITS, { queues, workspace }),
       distill: new DistillState(setup.dataRoot, queues),
       workspace,
-      queues,
     },
     limits: { ...limitsFromEnv({}), leaderBatchMs: 0 },
     tools: builtInToolProviders(),

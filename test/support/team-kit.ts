@@ -192,7 +192,6 @@ export class TeamKit {
       knowledge: new KnowledgeService(this.#env.dataRoot, DEFAULT_KNOWLEDGE_LIMITS, { queues, workspace }),
       distill: new DistillState(this.#env.dataRoot, queues),
       workspace,
-      queues,
     };
     const run = new TeamRun(deps, this.convId, this.limits, this.#tools, { storage, bus });
     const when = (test: (e: RuntimeEvent) => boolean) => {

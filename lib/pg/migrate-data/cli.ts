@@ -3,7 +3,8 @@ import "server-only";
  * `npm run migrate-data -- --from <A> --to <B> [--replace]` (bundled and run by
  * scripts/migrate-data.mjs; docs/postgresql.md): moves a data folder's conversations into
  * PostgreSQL (./into-postgres.ts) or writes a database's back as a data folder in the seed's
- * format (./into-folder.ts), and team mode's people with them either way (./people.ts). One side is a `postgres://` or `postgresql://` URL, the other a
+ * format (./into-folder.ts), and team mode's people and long-term memory's entries with them
+ * either way (./people.ts, ./memory.ts). One side is a `postgres://` or `postgresql://` URL, the other a
  * folder. The schema is migrated first. What it refuses, before touching anything: a bad URL, a
  * server it cannot reach or sign in to, a source folder that is not a data folder, a target that
  * is not empty (unless `--replace`), a folder a server has open, a database an instance is running
@@ -28,7 +29,10 @@ export const USAGE = [
 /** What the migration leaves where it was, and why (docs/postgresql.md says more). */
 export const NOT_MOVED =
   "Not moved (not conversations): the role library (agents/), models.json, model-keys.json, mcp.json and gateway.json (settings), " +
-  "long-term memory (memory/), and the search and knowledge indexes (search/, knowledge/: rebuilt from what they index).";
+  "long-term memory's search index and distillation progress (memory/index.json, memory/distilled.jsonl), " +
+  "and the search and knowledge indexes (search/, knowledge/: rebuilt from what they index).";
+
+const entriesOf = (n: number) => `${n} entr${n === 1 ? "y" : "ies"}`;
 
 interface Args {
   from: string;
@@ -150,13 +154,16 @@ export async function main(argv: readonly string[], io: { out: (line: string) =>
       if (report.running) io.out(`migrate-data: note: instances were running ${report.running} conversation(s): what they had not committed yet is not in the folder`);
       const people = await postgresIntoPeople(pool, folder);
       if (people !== null) io.out(`migrate-data: wrote ${people} person(s), their sessions and open invitations into ${path.join(folder, "people")}`);
+      if (report.memoryEntries !== null) io.out(`migrate-data: wrote ${entriesOf(report.memoryEntries)} of long-term memory into ${path.join(folder, "memory", "entries.json")}`);
     } else {
       const carryPeople = folderHasPeople(folder);
       // Refused before anything moves, so a refusal never leaves the conversations moved without the people.
       if (carryPeople && !args.replace && (await databasePeople(pool))) throw new MigrateDataError("the database holds people already: pass --replace to replace them with the folder's");
+
       const report = await folderIntoPostgres(folder, pool, { replace: args.replace });
       io.out(`migrate-data: moved ${summary(report)} from ${folder} into ${shownUrl(url)}${report.replaced ? ` (${report.replaced} conversation(s) replaced)` : ""}`);
       if (carryPeople) io.out(`migrate-data: moved ${await peopleIntoPostgres(folder, pool, { replace: args.replace })} person(s), their sessions and open invitations`);
+      if (report.memoryEntries !== null) io.out(`migrate-data: moved ${entriesOf(report.memoryEntries)} of long-term memory`);
     }
     io.out(`migrate-data: ${NOT_MOVED}`);
     return 0;

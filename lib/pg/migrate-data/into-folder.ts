@@ -8,7 +8,8 @@ import "server-only";
  * place, so the target never shows half of them; state.json comes last. The folder is locked as a
  * server locks it, so no server on it writes meanwhile. With `--replace`, the folder's
  * `conversations/` and `state.json` are replaced and everything else in it is kept (roles,
- * models.json, mcp.json, memory: what the migration does not move).
+ * models.json, mcp.json, memory's index: what the migration does not move); long-term memory's
+ * entries, read in the same transaction, are written as `memory/entries.json` last (./memory.ts).
  */
 import { randomBytes } from "node:crypto";
 import { promises as fs } from "node:fs";
@@ -30,6 +31,7 @@ import { writeFolderFiles } from "@/lib/store/folder-files";
 import { readDocs } from "../catalog-rows";
 import { folderFromDocs } from "../seed-folder";
 import { indexFor, stateFor } from "./folder-state";
+import { readMemoryRows, writeMemoryFile } from "./memory";
 import { MigrateDataError, type Report } from "./report";
 
 /** Writes the conversations of the database of `pool` (migrated already) as the data folder `root` (checked by {@link checkFolderTarget} first). */
@@ -42,7 +44,8 @@ export async function postgresIntoFolder(pool: Pool, root: string): Promise<Repo
   const client = await pool.connect();
   try {
     await fs.mkdir(path.join(staging, "conversations"), { recursive: true });
-    const report = { conversations: 0, agents: 0, messages: 0, lines: 0, replaced: 0, running: 0 };
+    const report: Report & { running: number } = { conversations: 0, agents: 0, messages: 0, lines: 0, replaced: 0, memoryEntries: null, running: 0 };
+    let memory: unknown[] | null;
     let index: IndexFile;
     let state: StateFile;
     await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
@@ -64,6 +67,7 @@ export async function postgresIntoFolder(pool: Pool, root: string): Promise<Repo
       const storedIndex = (stored.get("conversations/index.json") as IndexFile | undefined) ?? null;
       index = indexFor(storedIndex, metas);
       state = stateFor({ state: (stored.get("state.json") as StateFile | undefined) ?? null, index: storedIndex }, metas, agentCount);
+      memory = await readMemoryRows(client);
     } finally {
       await client.query("ROLLBACK").catch(() => undefined);
     }
@@ -84,6 +88,8 @@ export async function postgresIntoFolder(pool: Pool, root: string): Promise<Repo
     await fsyncDir(root);
     await writeFileAtomicUnlocked(stateFile(root), toPythonJsonBytes(state));
     if (moved) await fs.rm(aside, { recursive: true, force: true });
+    if (memory) await writeMemoryFile(root, memory);
+    report.memoryEntries = memory?.length ?? null;
     return report;
   } finally {
     client.release();
@@ -101,5 +107,5 @@ export async function checkFolderTarget(root: string, replace: boolean): Promise
   if (!stat) return;
   if (!stat.isDirectory()) throw new MigrateDataError(`${root} is a file, not a folder`);
   const entries = await fs.readdir(root);
-  if (entries.length && !replace) throw new MigrateDataError(`${root} is not empty: pass --replace to replace its conversations, state.json and people (its roles, settings and memory are kept)`);
+  if (entries.length && !replace) throw new MigrateDataError(`${root} is not empty: pass --replace to replace its conversations, state.json, people and memory entries (its roles and settings are kept)`);
 }

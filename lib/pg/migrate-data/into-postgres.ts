@@ -7,13 +7,15 @@ import "server-only";
  * it (what a crash left in its step log is replayed) and read as an export reads it, at one
  * moment; every file is checked against its schema. Moved: metadata, the leader's and the
  * sub-agents' messages and metadata (token statistics are in them), the timeline, context reports,
- * action journal and shared context, and the folder's state.json and index.json as they were
- * (./folder-state.ts writes them back). Not moved: what is not a conversation (docs/postgresql.md).
+ * action journal and shared context, the folder's state.json and index.json as they were
+ * (./folder-state.ts writes them back), and long-term memory's entries (./memory.ts) in the same
+ * transaction. Not moved: what is neither (docs/postgresql.md).
  */
 import type { Pool, PoolClient } from "pg";
 import { acquireDataRootLock, ConversationStore, FileQueues, IndexFileSchema, JsonLineFiles, readJsonFile, StateFileSchema, indexFile, stateFile, type IndexFile, type StateFile } from "@/lib/store";
 import { writeDocs } from "../catalog-rows";
 import { docsFromFolder } from "../seed-folder";
+import { folderMemory, writeMemoryRows } from "./memory";
 import { MigrateDataError, type Report } from "./report";
 
 /** What the folder's conversation files are (the export's layout; the step log and temp files are not). */
@@ -63,7 +65,8 @@ export async function folderIntoPostgres(root: string, pool: Pool, options: { re
     if (broken.length) throw new MigrateDataError(`the folder has conversation files that cannot be read, which would not be moved: ${broken.map((p) => `${p.file} (${p.message})`).join("; ")}. Repair or remove them first.`);
     const state: StateFile | null = await readOptional(() => readJsonFile(stateFile(store.root), StateFileSchema));
     const index: IndexFile | null = await readOptional(() => readJsonFile(indexFile(store.root), IndexFileSchema));
-    const report: Report = { conversations: 0, agents: 0, messages: 0, lines: 0, replaced: 0 };
+    const memory = await folderMemory(store.root);
+    const report: Report = { conversations: 0, agents: 0, messages: 0, lines: 0, replaced: 0, memoryEntries: memory?.length ?? null };
     await client.query("BEGIN");
     try {
       report.replaced = await clearTarget(client, options.replace);
@@ -84,6 +87,7 @@ export async function folderIntoPostgres(root: string, pool: Pool, options: { re
       await client.query(counter > 0 ? "SELECT setval('agent_instances', $1)" : "SELECT setval('agent_instances', 1, false)", counter > 0 ? [counter] : []);
       if (state) await client.query("INSERT INTO data_folder_files (name, doc) VALUES ('state.json', $1::json)", [JSON.stringify(state)]);
       if (index) await client.query("INSERT INTO data_folder_files (name, doc) VALUES ('conversations/index.json', $1::json)", [JSON.stringify(index)]);
+      if (memory) await writeMemoryRows(client, memory, options.replace);
       await client.query("COMMIT");
     } catch (error) {
       await client.query("ROLLBACK").catch(() => undefined);

@@ -11,6 +11,8 @@ export interface Report {
   lines: number;
   /** What was replaced (conversations in the database; 1 when a folder's conversations were). */
   replaced: number;
+  /** Long-term memory's entries moved, or null when there were none to move (no entries.json; a database whose memory was never written). */
+  memoryEntries: number | null;
 }
 
 /** A refusal or failure worded for the person running the tool (no stack trace is shown). */

@@ -8,9 +8,10 @@ import { ENGINE_STORAGE } from "./0001-engine-storage";
 import { CATALOG } from "./0002-catalog";
 import { TAKEOVER } from "./0003-takeover";
 import { PEOPLE } from "./0005-people";
+import { MEMORY } from "./0006-memory";
 import type { Migration } from "./types";
 
 export type { Migration } from "./types";
 
 /** The migrations, ascending by version. */
-export const MIGRATIONS: readonly Migration[] = [ENGINE_STORAGE, CATALOG, TAKEOVER, PEOPLE];
+export const MIGRATIONS: readonly Migration[] = [ENGINE_STORAGE, CATALOG, TAKEOVER, PEOPLE, MEMORY];

@@ -2,7 +2,7 @@ import "server-only";
 /**
  * What the engine is given by its creator (the composition root, lib/server/app.ts): the data
  * folder, the conversations' storage and their lifecycle, the role library, the models, long-term
- * memory, the bus, the MCP manager, the workspace and the process's per-file write queues. (The tool
+ * memory, the bus, the MCP manager and the workspace. (The tool
  * providers are given to the engine beside these: lib/runtime/engine.ts.) The engine never reaches
  * for the app; everything it uses comes through here or through its ports (./ports.ts).
  */
@@ -14,7 +14,6 @@ import type { RequestClock } from "@/lib/shared-context/clock";
 import type { McpManager } from "@/lib/mcp";
 import type { ModelRegistry } from "@/lib/models/model-registry";
 import type { RoleLibrary } from "@/lib/roles";
-import type { FileQueues } from "@/lib/store";
 import type { Workspace } from "@/lib/workspace";
 import type { DistillState } from "./distilled-progress";
 import type { MemoryPort } from "./memory-port";
@@ -48,6 +47,4 @@ export interface EngineDeps {
   readonly distill: DistillState;
   /** The workspace tools and checks, bound to the process's protected folders and write queues. */
   readonly workspace: Workspace;
-  /** The process's per-file write queues (lib/store/atomic.ts): the shared context is written through them. */
-  readonly queues: FileQueues;
 }

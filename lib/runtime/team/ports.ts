@@ -3,8 +3,9 @@ import "server-only";
  * The engine's ports: the only storage and messaging it knows. The team run (lib/runtime/team/*)
  * reaches its conversation's state only through {@link EngineStorage} and talks to viewers and to
  * its own loops only through {@link EngineBus} (it imports types, schemas and pure helpers such as
- * topic names from lib/store and lib/bus, never their I/O). The role library and the shared
- * context are outside these ports (they are folders of the data root, read through their modules).
+ * topic names from lib/store and lib/bus, never their I/O). The role library is outside these
+ * ports (a folder of the data root, read through its module); the shared context is a file of the
+ * conversation like the others ({@link ConversationFiles.updateSharedContext}).
  *
  * The composition root (lib/server/app.ts) chooses the implementations: today the file store (the
  * seed's JSON files, made durable through the conversation's step log: lib/store, adapted in
@@ -18,14 +19,16 @@ import type { TimelineRecord } from "@/lib/protocol";
 import type { AgentMessagesFile, AgentMetadata, ConversationMetadata, LeaderMessagesFile } from "@/lib/contracts/on-disk";
 import type { AgentList, ConversationPatch, CreateAgentInput, Durability, LeaderChangeOptions, LoggedLineFile, Mutator } from "@/lib/store";
 import type { JournalState } from "@/lib/contracts/journal";
+import type { SharedContextFile } from "@/lib/shared-context/schema";
 
 /** Per-call context reports of a conversation (an addition to the seed's layout). */
 export const CONTEXT_FILE_NAME = "context.jsonl";
 
 /**
  * One conversation's files as the engine reads and changes them: the seed's metadata.json, the
- * Team Leader's messages.json, and each sub-agent's metadata.json and messages.json (the types
- * are the on-disk contract's, lib/contracts/on-disk.ts). The file store implements it through
+ * Team Leader's messages.json, each sub-agent's metadata.json and messages.json (the types
+ * are the on-disk contract's, lib/contracts/on-disk.ts), and the shared context
+ * (shared_context.json, lib/shared-context/schema.ts). The file store implements it through
  * lib/server/file-storage.ts; another backend writes out every member with the same guarantees
  * (test/conformance states them as tests, which every implementation must pass unchanged).
  *
@@ -98,6 +101,22 @@ export interface ConversationFiles {
    * action journal), ordered and made durable with the conversation's other changes.
    */
   appendLine(convId: string, name: LoggedLineFile, line: string): Promise<void>;
+  /**
+   * The conversation's shared context (its entries, the writes waiting for a person, recent
+   * resolutions); an empty one (`emptySharedContext()`) when nothing was written yet.
+   * @throws CorruptFileError when what is stored does not fit its schema.
+   */
+  readSharedContext(convId: string): Promise<SharedContextFile>;
+  /**
+   * Changes the shared context by a mutator (arbitration is the mutator's: lib/shared-context
+   * `applyWrite` / `applyDecision`), with the guarantees of every change above: one at a time in
+   * the order asked, each mutator seeing the result of the ones before (no update lost); a
+   * result that does not fit `SharedContextFileSchema` rejects with `ValidationError` and changes
+   * nothing; it resolves once applied and ordered for durability with the conversation's other
+   * changes. Resolves with the new document. A storage with leases refuses it like any other
+   * write when its lease is lost.
+   */
+  updateSharedContext(convId: string, fn: Mutator<SharedContextFile>): Promise<SharedContextFile>;
 }
 
 /**

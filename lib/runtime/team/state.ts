@@ -13,7 +13,6 @@ import "server-only";
  *   only after {@link TeamState.durable}.
  * - Statuses change only through lib/runtime/state-machine; the phase is derived from them.
  */
-import path from "node:path";
 import { conversationTopic } from "@/lib/bus";
 import { auditPayload, allowListFromMetadata, authorizedRoles, type AgentToken } from "@/lib/governance";
 import { normalizeTokenStatistics, tokenCountsOf, usageAgentKey } from "@/lib/models";
@@ -73,8 +72,6 @@ export class TeamState {
   readonly storage: EngineStorage;
   readonly bus: EngineBus;
   readonly journal: EffectJournal;
-  /** The conversation's folder (the file-based parts outside the ports: the shared context). */
-  readonly dir: string;
   /** Aborted by stop: every model stream and loop of the conversation ends. */
   stopController = new AbortController();
   readonly agentControllers = new Map<number, AbortController>();
@@ -106,7 +103,6 @@ export class TeamState {
     this.deps = deps;
     this.convId = convId;
     this.limits = limits;
-    this.dir = path.join(deps.root, "conversations", convId);
     this.storage = ports.storage ?? deps.storage;
     this.bus = ports.bus ?? deps.bus;
     this.journal = this.storage.journal(convId);

@@ -5,7 +5,7 @@ import "server-only";
  * journalled under its key (the pipeline), its arbitration and timeline events are the executor's.
  */
 import { LEADER_PARTY, agentParty } from "@/lib/protocol";
-import { executeSharedContextTool, SHARED_CONTEXT_TOOLS } from "@/lib/shared-context";
+import { executeSharedContextTool, SHARED_CONTEXT_TOOLS, type SharedContextChange } from "@/lib/shared-context";
 import { toolSpec } from "@/lib/tools";
 import { rawArguments, type TeamTool, type ToolContext, type ToolProvider } from "@/lib/runtime/team/tool-kit";
 import { LEADER_DISPLAY_NAME } from "@/lib/runtime/team/types";
@@ -13,10 +13,13 @@ import { LEADER_DISPLAY_NAME } from "@/lib/runtime/team/types";
 async function execute(ctx: ToolContext, raw: string): Promise<string> {
   const { s, caller, call } = ctx;
   const name = call.function.name;
+  // Through the storage port: the conversation's file on the data folder, its row on PostgreSQL.
+  const read = () => s.store.readSharedContext(s.convId);
+  const change: SharedContextChange = (fn) => s.store.updateSharedContext(s.convId, fn);
   if (caller.agentId === null) {
     return executeSharedContextTool(name, raw, {
-      conversationDir: s.dir,
-      queues: s.deps.queues,
+      read,
+      change,
       actor: { display_name: LEADER_DISPLAY_NAME, role: "leader", party: LEADER_PARTY },
       emit: async (e) => void (await s.emitNow(e)),
       requestedAt: s.deps.clock.now(),
@@ -24,8 +27,8 @@ async function execute(ctx: ToolContext, raw: string): Promise<string> {
   }
   const cause = await s.causeFor(caller.meta);
   return executeSharedContextTool(name, raw, {
-    conversationDir: s.dir,
-    queues: s.deps.queues,
+    read,
+    change,
     actor: { display_name: caller.meta.display_name, role: "agent", party: agentParty(caller.agentId) },
     emit: async (e) => void (await s.emit(cause, e)),
     requestedAt: s.deps.clock.now(),
