@@ -15,6 +15,7 @@ import { zhCN } from "@/lib/i18n/dictionaries/zh-cn";
 import { fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type Script } from "./helpers/fake-openai";
 import { writeFakeModels } from "./helpers/models-file";
 import { startServer, tempDir, type RawResponse, type TestServer } from "./helpers/server";
+import { openSse } from "./helpers/sse";
 import { until } from "./helpers/wait";
 
 const TOKEN = "people-token-correct-horse-0123456789";
@@ -165,13 +166,21 @@ describe("roles", () => {
 });
 
 describe("removal", () => {
-  it("signs the person out everywhere at once: the next request of every session is 401", async () => {
+  it("signs the person out everywhere at once: the next request of every session is 401, and their open streams close", async () => {
     const gone = await person("editor");
     const phone = cookiesOf(await server.api("POST", "/api/auth/signin", { name: gone.name, password: PASSWORD }));
     const stays = await person("editor");
     for (const cookie of [gone.cookie, phone, stays.cookie]) expect((await server.api("GET", "/api/conversations", undefined, { cookie })).status).toBe(200);
+    // Live streams open on one conversation: two of the removed person's (two sessions), one of another's.
+    const conv = (await server.api("POST", "/api/conversations", { title: "Watched", project_path: tempDir("astrion-people-watched-") }, OWNER)).json.conversation.id as string;
+    const streams = await Promise.all([gone.cookie, phone, stays.cookie].map((cookie) => openSse(server, `/api/conversations/${conv}/events`, { cookie, origin: server.url })));
+    for (const stream of streams) await stream.waitFor(() => stream.presence.some((f) => f.type === "hello"));
     const removed = await server.api("DELETE", `/api/people/${gone.id}`, undefined, OWNER);
     expect(removed.json).toEqual({ removed: gone.id, sessions_revoked: 2 });
+    // The server closes both of the removed person's streams; the other person's stays open.
+    for (const stream of streams.slice(0, 2)) await stream.waitFor(() => stream.ended, 5_000);
+    expect(streams[2]!.ended).toBe(false);
+    streams[2]!.close();
     for (const cookie of [gone.cookie, phone]) {
       expect((await server.api("GET", "/api/conversations", undefined, { cookie })).status).toBe(401);
       const page = await server.request({ path: "/", headers: { cookie } });

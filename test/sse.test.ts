@@ -176,7 +176,7 @@ describe("caps on open streams", () => {
     await capped?.stop();
   });
 
-  const path = () => `/api/conversations/${id}/events`;
+  const path = (conv = id) => `/api/conversations/${conv}/events`;
 
   /** Opens a stream that is expected to be accepted, and waits for its snapshot. */
   async function accepted(localAddress = "127.0.0.1"): Promise<SseConnection> {
@@ -187,8 +187,8 @@ describe("caps on open streams", () => {
   }
 
   /** A request that is expected to be refused (a refusal ends at once, so a plain request will do). */
-  async function refused(localAddress = "127.0.0.1", headers: Record<string, string> = {}) {
-    const res = await rawRequest(capped.port, { path: path(), headers: { accept: "text/event-stream", ...headers }, localAddress });
+  async function refused(localAddress = "127.0.0.1", headers: Record<string, string> = {}, conv = id) {
+    const res = await rawRequest(capped.port, { path: path(conv), headers: { accept: "text/event-stream", ...headers }, localAddress });
     expect(res.status, `refused from ${localAddress}`).toBe(429);
     expect(res.headers["content-type"]).toMatch(/application\/json/);
     expect(res.json.error.code).toBe("rate_limited");
@@ -211,6 +211,8 @@ describe("caps on open streams", () => {
     const error = await refused();
     expect(error.details).toMatchObject({ scope: "client", limit: PER_CLIENT });
     await refused("127.0.0.1", { "x-forwarded-for": "203.0.113.7", "x-astrion-client-address": "192.0.2.1" });
+    // Refused before anything is looked up or opened (no conversation loaded, no lease taken): even for one that does not exist.
+    await refused("127.0.0.1", {}, "conv_20200101_000000_001");
     const other = await accepted("127.0.0.2");
 
     // Closing a stream gives its slot back.

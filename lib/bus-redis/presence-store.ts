@@ -10,7 +10,8 @@ import "server-only";
  *   conversation every instance of which died);
  * - `astrion:presence:conversations`, a set: the conversations that may have viewers (the index's
  *   counts), emptied of a conversation when its hash is;
- * - channel `astrion:presence:{conv:<id>}`: "changed", so every instance's watchers read again.
+ * - channel `astrion:presence:{conv:<id>}`: "changed", so every instance's watchers read again;
+ * - channel `astrion:presence:signed-out`: a person's id, removed: every instance closes their streams.
  */
 import type { Redis } from "ioredis";
 import { z } from "zod";
@@ -52,6 +53,7 @@ return 0`;
 const viewersKey = (conversation: string) => `${PREFIX}{conv:${conversation}}:viewers`;
 const channelOf = (conversation: string) => `${PREFIX}{conv:${conversation}}`;
 const CONVERSATIONS_KEY = `${PREFIX}conversations`;
+const SIGNED_OUT_CHANNEL = `${PREFIX}signed-out`;
 
 function parseEntry(text: string): PresenceEntry | null {
   try {
@@ -77,7 +79,12 @@ export function redisPresenceStore({ url, name = String(process.pid) }: { url: s
   cmd.defineCommand("astrionPresenceForget", { numberOfKeys: 2, lua: FORGET_SCRIPT });
   const script = (n: string) => (cmd as unknown as Record<string, Script>)[n]!.bind(cmd);
   const listeners = new Map<string, Set<() => void>>();
-  sub.on("message", (channel: string) => {
+  const signOuts = new Set<(personId: string) => void>();
+  sub.on("message", (channel: string, message: string) => {
+    if (channel === SIGNED_OUT_CHANNEL) {
+      for (const onSignOut of [...signOuts]) onSignOut(message);
+      return;
+    }
     for (const onChange of [...(listeners.get(channel) ?? [])]) onChange();
   });
 
@@ -130,8 +137,21 @@ export function redisPresenceStore({ url, name = String(process.pid) }: { url: s
         sub.unsubscribe(channel).catch(() => undefined);
       };
     },
+    async announceSignOut(personId) {
+      await cmd.publish(SIGNED_OUT_CHANNEL, personId);
+    },
+    listenSignOut(onSignOut): StopWatching {
+      const own = (personId: string) => onSignOut(personId);
+      if (signOuts.size === 0) sub.subscribe(SIGNED_OUT_CHANNEL).catch(() => undefined);
+      signOuts.add(own);
+      return () => {
+        if (!signOuts.delete(own) || signOuts.size > 0) return;
+        sub.unsubscribe(SIGNED_OUT_CHANNEL).catch(() => undefined);
+      };
+    },
     async close() {
       listeners.clear();
+      signOuts.clear();
       cmd.disconnect();
       sub.disconnect();
     },

@@ -46,6 +46,20 @@ export function createPresence(store: PresenceStore, options: PresenceOptions = 
   const now = options.now ?? Date.now;
   const log = options.log ?? ((message: string) => console.error(`[astrion] ${message}`));
   const watched = new Map<string, Watched>();
+  /** This instance's streams by person, closed when the person is signed out (./port.ts). */
+  const streamsOf = new Map<string, Set<() => void>>();
+  let unlistenSignOut: StopWatching | null = null;
+  const signedOut = (personId: string) => {
+    const closes = streamsOf.get(personId);
+    streamsOf.delete(personId);
+    for (const close of [...(closes ?? [])]) {
+      try {
+        close();
+      } catch (error) {
+        failed("close a signed-out stream")(error);
+      }
+    }
+  };
   let sweeper: ReturnType<typeof setInterval> | undefined;
   let closed = false;
   let lastLogged = 0;
@@ -217,8 +231,35 @@ export function createPresence(store: PresenceStore, options: PresenceOptions = 
       };
     },
 
+    async signOut(personId: string) {
+      await store.announceSignOut(personId).catch(failed("announce a sign-out"));
+      // This instance's streams close at once, not after the store's round trip.
+      signedOut(personId);
+    },
+
+    onSignOut(personId: string, close: () => void): StopWatching {
+      unlistenSignOut ??= store.listenSignOut(signedOut);
+      let set = streamsOf.get(personId);
+      if (!set) streamsOf.set(personId, (set = new Set()));
+      let done = false;
+      const once = () => {
+        if (done) return;
+        done = true;
+        close();
+      };
+      set.add(once);
+      return () => {
+        done = true;
+        set.delete(once);
+        if (set.size === 0 && streamsOf.get(personId) === set) streamsOf.delete(personId);
+      };
+    },
+
     async close() {
       closed = true;
+      unlistenSignOut?.();
+      unlistenSignOut = null;
+      streamsOf.clear();
       clearInterval(sweeper);
       sweeper = undefined;
       for (const w of watched.values()) w.unlisten();

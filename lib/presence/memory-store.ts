@@ -9,6 +9,7 @@ import type { PresenceEntry, PresenceStore, StopWatching } from "./port";
 export function memoryPresenceStore(): PresenceStore {
   const viewers = new Map<string, Map<string, PresenceEntry>>();
   const listeners = new Map<string, Set<() => void>>();
+  const signOuts = new Set<(personId: string) => void>();
   return {
     async put(conversation, entry) {
       let map = viewers.get(conversation);
@@ -54,9 +55,20 @@ export function memoryPresenceStore(): PresenceStore {
         if (set.size === 0 && listeners.get(conversation) === set) listeners.delete(conversation);
       };
     },
+    async announceSignOut(personId) {
+      queueMicrotask(() => {
+        for (const onSignOut of [...signOuts]) onSignOut(personId);
+      });
+    },
+    listenSignOut(onSignOut): StopWatching {
+      const own = (personId: string) => onSignOut(personId);
+      signOuts.add(own);
+      return () => void signOuts.delete(own);
+    },
     async close() {
       viewers.clear();
       listeners.clear();
+      signOuts.clear();
     },
   };
 }

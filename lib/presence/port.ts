@@ -51,6 +51,13 @@ export interface Presence {
    * a drawer or typing change, an expiry) on this instance or any other sharing the store.
    */
   watch(conversation: string, listener: (people: PresentPerson[]) => void): StopWatching;
+  /**
+   * `personId` was removed (or otherwise signed out everywhere): every {@link onSignOut} for them,
+   * on this instance and on every other sharing the store, is called (their open streams close).
+   */
+  signOut(personId: string): Promise<void>;
+  /** Calls `close` once when {@link signOut} names `personId`, here or on another instance. */
+  onSignOut(personId: string, close: () => void): StopWatching;
   close(): Promise<void>;
 }
 
@@ -73,5 +80,9 @@ export interface PresenceStore {
   announce(conversation: string): Promise<void>;
   /** Hears {@link announce} for `conversation`. */
   listen(conversation: string, onChange: () => void): StopWatching;
+  /** Tells every instance's {@link listenSignOut} that `personId` was signed out everywhere. */
+  announceSignOut(personId: string): Promise<void>;
+  /** Hears {@link announceSignOut} (one listener per instance: the port's). */
+  listenSignOut(onSignOut: (personId: string) => void): StopWatching;
   close(): Promise<void>;
 }

@@ -5,6 +5,7 @@ import "server-only";
  * sent on every change (`people`); a `heartbeat` every ~10 s asks the page for an acknowledgment
  * (`POST /api/conversations/[id]/presence`), without which the viewer is dropped after ~25 s (a
  * half-open connection the server cannot see); when the stream closes the viewer is gone at once.
+ * A person removed (signed out everywhere) has every stream of theirs closed, on every instance.
  * Frames are `event: presence` without an `id:`, so they are neither replayed nor move the
  * browser's `Last-Event-ID`.
  */
@@ -40,13 +41,14 @@ export interface PresenceOnStreamOptions {
  * stream's `send`, registers the viewer and sends its frames; the function it returns, called
  * when the stream ends, stops them and lets the viewer go.
  */
-export function presenceOnStream(options: PresenceOnStreamOptions): (send: (bytes: Uint8Array) => void) => () => void {
+export function presenceOnStream(options: PresenceOnStreamOptions): (send: (bytes: Uint8Array) => void, close: () => void) => () => void {
   const { presence, conversation, person } = options;
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
-  return (send) => {
+  return (send, close) => {
     const viewer = newViewerId();
     let ended = false;
     let unwatch: (() => void) | null = null;
+    const unSignOut = presence.onSignOut(person.id, close);
     send(presenceFrame({ type: "hello", viewer, person: { id: person.id, name: person.name } }));
     // Watching starts once the viewer is registered, so the first list already holds it.
     const joined = presence.join(conversation, viewer, person).then(() => {
@@ -61,6 +63,7 @@ export function presenceOnStream(options: PresenceOnStreamOptions): (send: (byte
       if (ended) return;
       ended = true;
       clearInterval(heartbeat);
+      unSignOut();
       unwatch?.();
       // After the join landed, so a stream closed at once does not leave its viewer behind.
       void joined.then(() => presence.leave(conversation, viewer));

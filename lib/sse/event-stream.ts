@@ -47,7 +47,7 @@ const DEFAULT_MAX_QUEUE = 1000;
 const FEED_CHUNKS = 16;
 
 /** Why a stream ended. */
-export type EventStreamEnd = "abort" | "cancel" | "overflow" | "gap" | "error";
+export type EventStreamEnd = "abort" | "cancel" | "overflow" | "gap" | "error" | "closed";
 
 /** Options of {@link createEventStream}. */
 export interface EventStreamOptions {
@@ -83,9 +83,10 @@ export interface EventStreamOptions {
   /**
    * Frames of the stream's own beside the bus's events (presence, lib/presence/stream.ts): started
    * once the stream opens with a `send` that queues a frame at once (a few small ones, never
-   * replayed); the function it returns is called when the stream ends.
+   * replayed) and a `close` that ends the stream (its viewer signed out); the function it
+   * returns is called when the stream ends.
    */
-  side?: (send: (bytes: Uint8Array) => void) => () => void;
+  side?: (send: (bytes: Uint8Array) => void, close: () => void) => () => void;
 }
 
 /**
@@ -293,9 +294,13 @@ export function createEventStream(options: EventStreamOptions): ReadableStream<U
         }
         // Its frames bypass the pump: they are not numbered and follow no event. They are few and
         // small, and one dropped would leave the page wrong until the next, so they always queue.
-        if (options.side) stopSide = options.side((bytes) => {
-          if (!ended) enqueue(bytes);
-        });
+        if (options.side) stopSide = options.side(
+          (bytes) => {
+            if (!ended) enqueue(bytes);
+          },
+          // The side ends the stream (its viewer was signed out): what is queued still goes out.
+          () => queueMicrotask(() => end("closed", true)),
+        );
         begin();
       },
       pull() {

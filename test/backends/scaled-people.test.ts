@@ -11,6 +11,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pgClusterForFile } from "@/test/support/pg-cluster";
 import { startRedis, type TestRedis } from "@/test/support/redis-server";
+import { openSse } from "../helpers/sse";
 import { startServer, tempDir, type RawResponse, type TestServer } from "../helpers/server";
 
 const pg = pgClusterForFile();
@@ -89,8 +90,16 @@ describe("people on two instances with their own data folders, one PostgreSQL + 
     const onB = cookiesOf(await b.api("POST", "/api/auth/signin", { name: "Gone", password: PASSWORD }));
     const stays = await join(b, await invite(a, "editor"), "Stays");
     for (const [s, cookie] of [[b, gone.cookie], [a, onB], [b, onB], [a, stays.cookie]] as const) expect((await s.api("GET", "/api/conversations", undefined, { cookie })).status).toBe(200);
+    // Each has a conversation's live stream open on B.
+    const conv = (await a.api("POST", "/api/conversations", { title: "Watched", project_path: tempDir("astrion-people-project-") }, OWNER)).json.conversation.id as string;
+    const streams = await Promise.all([gone.cookie, stays.cookie].map((cookie) => openSse(b, `/api/conversations/${conv}/events`, { cookie, origin: b.url })));
+    for (const stream of streams) await stream.waitFor(() => stream.presence.some((f) => f.type === "hello"));
     const removed = await a.api("DELETE", `/api/people/${gone.id}`, undefined, OWNER);
     expect(removed.json).toEqual({ removed: gone.id, sessions_revoked: 2 });
+    // The removed person's stream on B is closed by the server; the other person's stays open.
+    await streams[0]!.waitFor(() => streams[0]!.ended, 5_000);
+    expect(streams[1]!.ended).toBe(false);
+    streams[1]!.close();
     for (const s of [b, a]) {
       for (const cookie of [gone.cookie, onB]) expect((await s.api("GET", "/api/conversations", undefined, { cookie })).status).toBe(401);
       expect((await s.api("GET", "/api/conversations", undefined, { cookie: stays.cookie })).status).toBe(200);

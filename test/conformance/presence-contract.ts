@@ -191,6 +191,25 @@ export function describePresence(name: string, open: () => Promise<PresenceStore
       onB.stop();
     });
 
+    it("a sign-out closes that person's streams on every instance once, and nobody else's", async () => {
+      const { a, b } = await make();
+      const closed: string[] = [];
+      a.onSignOut(ann.id, () => closed.push("ann on A"));
+      b.onSignOut(ann.id, () => closed.push("ann on B"));
+      const stopped = b.onSignOut(ann.id, () => closed.push("ann's stream on B that already ended"));
+      stopped();
+      b.onSignOut(bob.id, () => closed.push("bob on B"));
+      // Told again until B has heard (its subscription may take a moment to be in place on Redis):
+      // each stream closes once however often it is told.
+      await eventually("both of Ann's streams closed", async () => {
+        await a.signOut(ann.id);
+        return closed.length >= 2;
+      });
+      await a.signOut(ann.id);
+      await b.signOut(ann.id);
+      expect(closed.sort()).toEqual(["ann on A", "ann on B"]);
+    });
+
     it("stops telling a watcher that stopped", async () => {
       const { a } = await make();
       const conv = freshConversation();

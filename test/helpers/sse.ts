@@ -23,6 +23,8 @@ export interface SseConnection {
   events: SseEvent[];
   /** The `event: presence` frames (lib/presence/stream.ts), checked against their schema and apart from the runtime's events. */
   presence: PresenceFrame[];
+  /** The server ended the response (not `close()` from this side). */
+  ended: boolean;
   /** Resolves once `done()` holds; rejects after `timeoutMs`. */
   waitFor(done: () => boolean, timeoutMs?: number): Promise<void>;
   close(): void;
@@ -45,6 +47,7 @@ export function openSse(server: TestServer, path: string, headers: Record<string
           comments: [],
           events: [],
           presence: [],
+          ended: false,
           waitFor: (done, timeoutMs = 10_000) =>
             new Promise<void>((ok, fail) => {
               if (done()) return ok();
@@ -90,6 +93,10 @@ export function openSse(server: TestServer, path: string, headers: Record<string
               conn.events.push({ id, event: parsed.data });
             }
           }
+          for (const check of [...waiters]) check();
+        });
+        res.on("end", () => {
+          conn.ended = true;
           for (const check of [...waiters]) check();
         });
         res.on("error", () => undefined); // destroyed by close()

@@ -20,12 +20,16 @@ export const PATCH = route<Params>(async (request, params) => {
   return answer(PersonAnswerSchema, { person });
 });
 
-/** Removes a person: every session of theirs ends at once (their next request is 401), then their sign-in. */
+/**
+ * Removes a person: every session of theirs ends at once (their next request is 401), then their
+ * sign-in, and every event stream they hold open closes, on every instance.
+ */
 export const DELETE = route<Params>(async (request, params) => {
   const id = parseWith(PersonIdSchema, params.id, "Bad person id");
   const app = await getApp();
   if (!app.people) throw new ConflictError("This server has no people.", { reason: "not_team_mode" });
   const { person, sessions } = await app.people.remove(id);
+  await app.presence.signOut(id);
   await app.activity.record(authorOf(request), "person_removed", `person:${id}`, { name: person.name, role: person.role, sessions_revoked: sessions });
   return answer(RemovedPersonSchema, { removed: id, sessions_revoked: sessions });
 });

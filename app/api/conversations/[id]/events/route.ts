@@ -24,12 +24,13 @@ export const GET = route<Params>(async (request, params) => {
   // The run is found (404 before any stream is opened) and held until the stream has subscribed.
   const { createEventStream, conversationTopic, presenceOnStream, SSE_HEADERS, STREAM_RETRY_AFTER_SECONDS } = await serverCore();
   const { engine, store, bus, streams, commands, presence } = await getApp();
+  // A stream over the limits is refused before the conversation is opened (or its lease taken).
+  const slot = streams.acquire(clientAddressOf(request.headers));
+  if (!slot.ok) {
+    throw new AstrionError("rate_limited", slot.message, { scope: slot.scope, limit: slot.limit, retry_after_seconds: STREAM_RETRY_AFTER_SECONDS });
+  }
   // Snapshots from this instance's run, or from the instance holding it (PostgreSQL + Redis).
   return commands.view(id, async (snapshot) => {
-    const slot = streams.acquire(clientAddressOf(request.headers));
-    if (!slot.ok) {
-      throw new AstrionError("rate_limited", slot.message, { scope: slot.scope, limit: slot.limit, retry_after_seconds: STREAM_RETRY_AFTER_SECONDS });
-    }
     const lastEventId = request.headers.get("last-event-id") || new URL(request.url).searchParams.get("lastEventId");
     // A bus with copies in other processes (Redis) catches this process's copy up first, so a
     // reconnect with an id another instance handed out is replayed rather than answered a gap.
@@ -51,11 +52,12 @@ export const GET = route<Params>(async (request, params) => {
         },
       });
       return new Response(stream, { headers: SSE_HEADERS });
-    } catch (error) {
-      slot.release();
-      throw error;
     } finally {
       hold();
     }
+  }).catch((error: unknown) => {
+    // No stream was made (unknown conversation, a holder that did not answer…): the slot is free again.
+    slot.release();
+    throw error;
   });
 });
