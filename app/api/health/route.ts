@@ -21,6 +21,9 @@ export const GET = route(async (request) => {
   if (!authorized) return answer(HealthAnswerSchema, { status: "ok" });
   const { collectProblems, eventLoopReport, residentReport } = await serverCore();
   const app = await getApp();
+  // Taken before the problems are gathered (they await files): a search report that says "ready"
+  // after a rebuild is then never beside problems gathered before that rebuild was noted.
+  const search = app.search.report();
   return answer(HealthAnswerSchema, {
     status: "ok",
     version: app.version,
@@ -31,7 +34,7 @@ export const GET = route(async (request) => {
     problems: await collectProblems(app),
     event_loop: eventLoopReport(),
     index: app.store.indexReport(),
-    search: app.search.report(),
+    search,
     resident: residentReport(app),
   });
 });
