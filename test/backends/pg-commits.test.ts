@@ -159,6 +159,21 @@ describe("grouped commits", () => {
   });
 });
 
+describe("an abandoned storage", () => {
+  it("ends at once with changes it never committed: nothing is waited for, nothing lands", async () => {
+    const db = await database();
+    const a = await instance(db.name);
+    const id = await newConversation(a.storage);
+    await a.storage.open(id);
+    // Applied, not durable: abandoned in the same tick, before any commit of it began.
+    await a.storage.conversations.updateLeaderMessages(id, (f) => ({ ...f, messages: [...f.messages, say("never committed")] }));
+    a.storage.abandon();
+    // It would wait forever for a commit the stopped flusher never makes.
+    await expect(Promise.race([a.storage.end().then(() => "ended"), new Promise((r) => setTimeout(() => r("still waiting"), 10_000))])).resolves.toBe("ended");
+    expect(await leaderXmins(db.reader, id)).toEqual([]);
+  });
+});
+
 describe("rows", () => {
   it("lists the active conversations this instance may run, a page at a time", async () => {
     const db = await database();
