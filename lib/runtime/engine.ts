@@ -14,6 +14,9 @@ import { TeamRun } from "./team-run";
 import { scheduleDistill } from "./team/memory-distill";
 import { TeamState } from "./team/state";
 
+/** Conversations resumed at once at boot (see {@link Engine.resumeAll}). */
+const RESUMES_AT_ONCE = 8;
+
 /** What the engine is built from. */
 export interface EngineParts {
   deps: EngineDeps;
@@ -180,22 +183,30 @@ export class Engine {
     await this.#residency.released(convId);
   }
 
-  /** At boot: every active conversation continues from disk. */
+  /**
+   * At boot: every active conversation continues from disk, several at once (each waits on its
+   * files or its rows more than it computes; one at a time, a start with hundreds would keep the
+   * last waiting for all the others).
+   */
   async resumeAll(): Promise<number> {
     let resumed = 0;
     for (let offset = 0; ; offset += 100) {
       const page = await this.#deps.conversations.listActive({ offset, limit: 100 });
-      for (const id of page.ids) {
-        try {
-          await this.withRun(id, (run) => run.resume(), true);
-          resumed++;
-          // Only conversations with work in progress (or something to tell the person) stay in
-          // memory; the others are let go now and open when used.
-          await this.#residency.released(id);
-        } catch (error) {
-          console.error(`[astrion] could not resume ${id}:`, (error as Error).message);
+      const queue = [...page.ids];
+      const worker = async () => {
+        for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+          try {
+            await this.withRun(id, (run) => run.resume(), true);
+            resumed++;
+            // Only conversations with work in progress (or something to tell the person) stay in
+            // memory; the others are let go now and open when used.
+            await this.#residency.released(id);
+          } catch (error) {
+            console.error(`[astrion] could not resume ${id}:`, (error as Error).message);
+          }
         }
-      }
+      };
+      await Promise.all(Array.from({ length: Math.min(RESUMES_AT_ONCE, queue.length) }, worker));
       if (offset + page.ids.length >= page.total) break;
     }
     return resumed;

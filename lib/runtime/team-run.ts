@@ -62,6 +62,8 @@ export class TeamRun {
   readonly #leader: LeaderLoop;
   readonly #agents: AgentLoops;
   readonly #listening = new Map<number, () => void>();
+  /** The resume of this run object, once begun (see {@link resume}). */
+  #resumed: Promise<void> | null = null;
   readonly #offHealth: () => void;
 
   /**
@@ -406,9 +408,19 @@ export class TeamRun {
    * After a restart (or an unarchive): every agent that is not finished gets its token again,
    * scoped to what its role allows now (never more than it was given); running agents continue
    * from their last saved messages, waiting agents keep waiting, and a leader with unanswered
-   * input gets its turn.
+   * input gets its turn. Once per run object: a second call (a takeover scan and a start's
+   * resume, or a request, reaching one run at once) gets the first one's promise; a failed one
+   * may be tried again.
    */
-  async resume(): Promise<void> {
+  resume(): Promise<void> {
+    this.#resumed ??= this.#resume().catch((error: unknown) => {
+      this.#resumed = null;
+      throw error;
+    });
+    return this.#resumed;
+  }
+
+  async #resume(): Promise<void> {
     const s = this.#s;
     const conv = await s.store.get(this.convId);
     if (conv.status === "archived") return;

@@ -66,12 +66,14 @@ async function bootOnce(): Promise<void> {
   // for it on their own).
   void app.engine.resumeAll().then((resumed) => {
     if (resumed > 0) console.log(`[astrion] resumed ${resumed} conversation(s) from disk`);
-    // After the resume (which takes the runs orphaned until now), so no run is resumed twice at
-    // once; only the scaled backend has other instances whose runs may need taking over.
-    if (app.backend.takeoverScanMs !== undefined && !stopping) {
-      takeover = startTakeover({ lifecycle: app.backend.lifecycle, resume: (id) => app.engine.resumeRun(id), everyMs: app.backend.takeoverScanMs });
-    }
   }, cannotStart);
+  // Only the scaled backend has other instances whose runs may need taking over. Started with the
+  // resume, not after it: another instance that dies while this one resumes every active
+  // conversation has its runs taken within the lease's bound. The two may reach one run at once:
+  // its lease settles which instance, and a run object resumes once (TeamRun.resume).
+  if (app.backend.takeoverScanMs !== undefined && !stopping) {
+    takeover = startTakeover({ lifecycle: app.backend.lifecycle, resume: (id) => app.engine.resumeRun(id), everyMs: app.backend.takeoverScanMs });
+  }
 }
 
 function cannotStart(error: unknown): never {
