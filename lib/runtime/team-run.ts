@@ -28,11 +28,11 @@ import { authorParty, OWNER_ID, speakerName, type Author } from "@/lib/contracts
 import { queuedOf, type InterventionOutcome, type InterventionStrategy, type QueuedMessage } from "@/lib/contracts/interventions";
 import { postIntervention, queuedMessages, reorderQueued, withdrawQueued, withdrawTask } from "./team/interventions";
 import type { ConversationMetadata, Message } from "@/lib/store";
-import { roleToolAccess } from "@/lib/roles/tool-mapping";
 import type { RuntimeLimits } from "./team/config";
 import type { AgentView, ConversationSnapshot } from "@/lib/contracts/events";
 import { isFinalAgentStatus } from "./team/state-machine";
 import { loopCrashed } from "./team/loop-crashed";
+import { permissionsNow } from "./team/permissions-now";
 import { endAbilityCalls, resumeAbilityCalls } from "./team/abilities";
 import { AgentLoops } from "./team/agent-loop";
 import { decideApproval, type ApprovalDecision } from "./team/approvals";
@@ -62,8 +62,7 @@ export class TeamRun {
   readonly #leader: LeaderLoop;
   readonly #agents: AgentLoops;
   readonly #listening = new Map<number, () => void>();
-  /** The resume of this run object, once begun (see {@link resume}). */
-  #resumed: Promise<void> | null = null;
+  #resumed: Promise<void> | null = null; // see resume()
   readonly #offHealth: () => void;
 
   /**
@@ -408,16 +407,14 @@ export class TeamRun {
    * After a restart (or an unarchive): every agent that is not finished gets its token again,
    * scoped to what its role allows now (never more than it was given); running agents continue
    * from their last saved messages, waiting agents keep waiting, and a leader with unanswered
-   * input gets its turn. Once per run object: a second call (a takeover scan and a start's
-   * resume, or a request, reaching one run at once) gets the first one's promise; a failed one
-   * may be tried again.
+   * input gets its turn. Once per run object: a second call (a start's resume and a takeover
+   * scan reaching one run at once) gets the first's promise; a failed one may be tried again.
    */
   resume(): Promise<void> {
-    this.#resumed ??= this.#resume().catch((error: unknown) => {
+    return (this.#resumed ??= this.#resume().catch((error: unknown) => {
       this.#resumed = null;
       throw error;
-    });
-    return this.#resumed;
+    }));
   }
 
   async #resume(): Promise<void> {
@@ -436,7 +433,7 @@ export class TeamRun {
     const { agents } = await s.store.listAgents(this.convId);
     for (const a of agents as AgentMeta[]) {
       if (isFinalAgentStatus(a.status)) continue;
-      const permissions = await this.#permissionsNow(a);
+      const permissions = await permissionsNow(s, a);
       if (permissions) this.#s.deps.tokens.ensure({ conversation_id: this.convId, agent_id: a.agent_id, role_id: a.role_id, permissions, project_path: project.path });
       else {
         this.#s.deps.tokens.revoke(this.convId, a.agent_id);
@@ -449,13 +446,5 @@ export class TeamRun {
     const leader = await s.store.readLeaderMessages(this.convId);
     if (needsModelCall(leader.messages) || unansweredToolCalls(leader.messages).length || leaderInbox(leader.metadata).length) this.wakeLeader();
     else await s.refreshPhase();
-  }
-
-  /** What an agent may do now: the permissions it was given, narrowed to its role's current ones (null when the role is gone). */
-  async #permissionsNow(a: AgentMeta): Promise<string[] | null> {
-    const role = await this.#s.deps.roles.get(a.role_id).catch(() => null);
-    if (role?.kind !== "role") return null;
-    const now: readonly string[] = roleToolAccess(role.fields).permissions;
-    return (a.permissions ?? ["read"]).filter((p) => now.includes(p));
   }
 }
