@@ -13,25 +13,24 @@
  *   lease, on the database's clock; median and worst), and the events the viewer lost (a gap in
  *   a stream's positions not covered by a snapshot).
  */
-import { createHash } from "node:crypto";
-import { existsSync, watch, writeFileSync, type FSWatcher } from "node:fs";
+import { writeFileSync, type FSWatcher } from "node:fs";
 import http from "node:http";
 import path from "node:path";
 import { Client } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pgClusterForFile } from "@/test/support/pg-cluster";
 import { startRedis, type TestRedis } from "@/test/support/redis-server";
-import { fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type Script } from "./helpers/fake-openai";
+import { crashTeam, watchWrites, type Msg } from "./helpers/crash-team";
+import { startFakeOpenAI, type FakeOpenAI } from "./helpers/fake-openai";
 import { seedRolesAllowingWrites } from "./helpers/roles";
 import { killServer, startServer, tempDir, type TestServer } from "./helpers/server";
 import { until } from "./helpers/wait";
-
-type Msg = { role: string; content?: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }> };
 
 const KILLS = Number(process.env.CRASH_KILLS ?? 10);
 const LEASE_MS = 2000;
 const TEAM = ["full-stack-engineer", "technical-writer", "test-engineer", "ui-operator"];
 const STEP_DELAY_MS = 40;
+const { handler, asked } = crashTeam(TEAM, { stepDelayMs: STEP_DELAY_MS, chunkDelayMs: 10 });
 
 const pg = pgClusterForFile();
 let redis: TestRedis;
@@ -43,42 +42,6 @@ let watcher: FSWatcher;
 /** The two instances' slots: the server running in each now. */
 const slots: Array<TestServer | null> = [null, null];
 const renames = new Map<string, number>();
-const asked = new Map<string, string[]>();
-
-const msgs = (b: FakeRequestBody) => (b.messages ?? []) as Msg[];
-const isLeader = (b: FakeRequestBody) => JSON.stringify(b.tools ?? []).includes("create_sub_agent");
-const conversationOf = (b: FakeRequestBody) => /Conversation: (\S+)/.exec(String(msgs(b)[0]?.content ?? ""))?.[1] ?? "?";
-const me = (b: FakeRequestBody) => /You are: (\S+)/.exec(String(msgs(b)[0]?.content ?? ""))?.[1] ?? "?";
-const toolCalls = (b: FakeRequestBody) => msgs(b).flatMap((m) => (m.role === "assistant" ? (m.tool_calls ?? []) : []));
-const reports = (b: FakeRequestBody) => msgs(b).filter((m) => m.role === "user" && String(m.content).includes("的任务完成汇报")).length;
-
-function handler(body: FakeRequestBody, callIndex: number): Script {
-  const fingerprint = createHash("sha256").update(JSON.stringify(body.messages)).digest("hex");
-  const marker = `[r${callIndex}]`;
-  asked.set(fingerprint, [...(asked.get(fingerprint) ?? []), marker]);
-  const slow = { delayMs: STEP_DELAY_MS, chunkDelayMs: 10 };
-  const title = conversationOf(body);
-  if (isLeader(body)) {
-    if (!toolCalls(body).some((c) => c.function.name === "create_sub_agent"))
-      return fakeToolCalls(
-        TEAM.map((role) => ({ name: "create_sub_agent", arguments: { role_id: role, task: `Do the ${role} part` } })),
-        { content: `Assembling ${marker}`, ...slow },
-      );
-    return fakeText(reports(body) >= TEAM.length ? `SUMMARY ${title} ${marker}` : `waiting ${marker}`, slow);
-  }
-  const name = me(body);
-  const file = (step: number) => `${title}-${name}-${step}.txt`;
-  switch (toolCalls(body).length) {
-    case 0:
-      return fakeToolCalls([{ name: "write_file", arguments: { path: file(1), content: `first ${marker}` } }], { content: marker, ...slow });
-    case 1:
-      return fakeToolCalls([{ name: "read_file", arguments: { path: "README.md" } }], { content: marker, ...slow });
-    case 2:
-      return fakeToolCalls([{ name: "write_file", arguments: { path: file(2), content: `second ${marker}` } }], { content: marker, ...slow });
-    default:
-      return fakeToolCalls([{ name: "report_to_leader", arguments: { summary: `${name} done` } }], { content: marker, ...slow });
-  }
-}
 
 let db: Client;
 async function rows<T>(sql: string, params: unknown[] = []): Promise<T[]> {
@@ -204,9 +167,7 @@ beforeAll(async () => {
   writeFileSync(path.join(home, "models.json"), JSON.stringify({ default: "fake", models: { fake: { base_url: fake.url, api_key_env: "FAKE_OPENAI_KEY", model: "fake-model", timeouts: { first_response_ms: 10_000 } } } }));
   project = tempDir("astrion-crash2-project-");
   writeFileSync(path.join(project, "README.md"), "# Crash test project\n");
-  watcher = watch(project, (event, name) => {
-    if (event === "rename" && name && name.endsWith(".txt") && existsSync(path.join(project, name))) renames.set(name, (renames.get(name) ?? 0) + 1);
-  });
+  watcher = watchWrites(project, renames);
   const started = await Promise.all([startServer({ home, env: env() }), startServer({ home, env: env() })]);
   slots[0] = started[0]!;
   slots[1] = started[1]!;

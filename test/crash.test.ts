@@ -9,8 +9,7 @@
  * - no write_file ran twice (the test watches the project folder and counts each file's renames);
  * - every run finished with every report and the leader's summary.
  */
-import { createHash } from "node:crypto";
-import { existsSync, readdirSync, readFileSync, watch, writeFileSync, type FSWatcher } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync, type FSWatcher } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -21,16 +20,16 @@ import {
   LeaderMessagesFileSchema,
   StateFileSchema,
 } from "@/lib/contracts/on-disk";
-import { fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type Script } from "./helpers/fake-openai";
+import { crashTeam, watchWrites, type Msg } from "./helpers/crash-team";
+import { startFakeOpenAI, type FakeOpenAI } from "./helpers/fake-openai";
 import { seedRolesAllowingWrites } from "./helpers/roles";
 import { killServer, startServer, tempDir, type TestServer } from "./helpers/server";
 import { until } from "./helpers/wait";
 
-type Msg = { role: string; content?: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }> };
-
 const KILLS = Number(process.env.CRASH_KILLS ?? 10);
 const TEAM = ["full-stack-engineer", "technical-writer", "test-engineer", "ui-operator"];
 const STEP_DELAY_MS = 40;
+const { handler, asked } = crashTeam(TEAM, { stepDelayMs: STEP_DELAY_MS, chunkDelayMs: 10 });
 
 let fake: FakeOpenAI;
 let server: TestServer | undefined;
@@ -39,43 +38,6 @@ let project: string;
 let watcher: FSWatcher;
 /** Renames onto each file of the project (one per completed write_file). */
 const renames = new Map<string, number>();
-/** Chat-completions calls by fingerprint of what was asked: the answers' markers, in order. */
-const asked = new Map<string, string[]>();
-
-const msgs = (b: FakeRequestBody) => (b.messages ?? []) as Msg[];
-const isLeader = (b: FakeRequestBody) => JSON.stringify(b.tools ?? []).includes("create_sub_agent");
-const conversationOf = (b: FakeRequestBody) => /Conversation: (\S+)/.exec(String(msgs(b)[0]?.content ?? ""))?.[1] ?? "?";
-const me = (b: FakeRequestBody) => /You are: (\S+)/.exec(String(msgs(b)[0]?.content ?? ""))?.[1] ?? "?";
-const toolCalls = (b: FakeRequestBody) => msgs(b).flatMap((m) => (m.role === "assistant" ? (m.tool_calls ?? []) : []));
-const reports = (b: FakeRequestBody) => msgs(b).filter((m) => m.role === "user" && String(m.content).includes("的任务完成汇报")).length;
-
-function handler(body: FakeRequestBody, callIndex: number): Script {
-  const fingerprint = createHash("sha256").update(JSON.stringify(body.messages)).digest("hex");
-  const marker = `[r${callIndex}]`;
-  asked.set(fingerprint, [...(asked.get(fingerprint) ?? []), marker]);
-  const slow = { delayMs: STEP_DELAY_MS, chunkDelayMs: 10 };
-  const title = conversationOf(body);
-  if (isLeader(body)) {
-    if (!toolCalls(body).some((c) => c.function.name === "create_sub_agent"))
-      return fakeToolCalls(
-        TEAM.map((role) => ({ name: "create_sub_agent", arguments: { role_id: role, task: `Do the ${role} part` } })),
-        { content: `Assembling ${marker}`, ...slow },
-      );
-    return fakeText(reports(body) >= TEAM.length ? `SUMMARY ${title} ${marker}` : `waiting ${marker}`, slow);
-  }
-  const name = me(body);
-  const file = (step: number) => `${title}-${name}-${step}.txt`;
-  switch (toolCalls(body).length) {
-    case 0:
-      return fakeToolCalls([{ name: "write_file", arguments: { path: file(1), content: `first ${marker}` } }], { content: marker, ...slow });
-    case 1:
-      return fakeToolCalls([{ name: "read_file", arguments: { path: "README.md" } }], { content: marker, ...slow });
-    case 2:
-      return fakeToolCalls([{ name: "write_file", arguments: { path: file(2), content: `second ${marker}` } }], { content: marker, ...slow });
-    default:
-      return fakeToolCalls([{ name: "report_to_leader", arguments: { summary: `${name} done` } }], { content: marker, ...slow });
-  }
-}
 
 function writeModels() {
   writeFileSync(
@@ -131,9 +93,7 @@ beforeAll(async () => {
   project = tempDir("astrion-project-");
   writeFileSync(path.join(project, "README.md"), "# Crash test project\n");
   writeModels();
-  watcher = watch(project, (event, name) => {
-    if (event === "rename" && name && name.endsWith(".txt") && existsSync(path.join(project, name))) renames.set(name, (renames.get(name) ?? 0) + 1);
-  });
+  watcher = watchWrites(project, renames);
   server = await startServer({ home, env });
 });
 

@@ -24,25 +24,24 @@
  *   a log line, a refused `resume` on the timeline and a notice on the conversation.
  */
 import { spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, watch, writeFileSync, type FSWatcher } from "node:fs";
+import { mkdirSync, writeFileSync, type FSWatcher } from "node:fs";
 import path from "node:path";
 import { Redis } from "ioredis";
 import { Client } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pgClusterForFile } from "@/test/support/pg-cluster";
 import { startRedis, type TestRedis } from "@/test/support/redis-server";
-import { fakeText, fakeToolCalls, startFakeOpenAI, type FakeOpenAI, type FakeRequestBody, type Script } from "../helpers/fake-openai";
+import { crashTeam, watchWrites, type Msg } from "../helpers/crash-team";
+import { startFakeOpenAI, type FakeOpenAI } from "../helpers/fake-openai";
 import { seedRolesAllowingWrites } from "../helpers/roles";
 import { killServer, snapshotOf, startServer, tempDir, type TestServer } from "../helpers/server";
 import { openSse } from "../helpers/sse";
 import { until } from "../helpers/wait";
 
-type Msg = { role: string; content?: string | null; tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }> };
-
 const LEASE_MS = 2000;
 const TEAM = ["technical-writer", "test-engineer"];
 const STEP_DELAY_MS = 250;
+const { handler, asked, callsOf } = crashTeam(TEAM, { stepDelayMs: STEP_DELAY_MS, chunkDelayMs: 20 });
 
 const pg = pgClusterForFile();
 let redis: TestRedis;
@@ -56,46 +55,6 @@ let watcher: FSWatcher;
 const servers: TestServer[] = [];
 /** Renames onto each file of the project (one per completed write_file). */
 const renames = new Map<string, number>();
-/** Chat-completions calls by fingerprint of what was asked: the answers' markers, in order. */
-const asked = new Map<string, string[]>();
-/** Calls asked per conversation title. */
-const callsOf = new Map<string, number>();
-
-const msgs = (b: FakeRequestBody) => (b.messages ?? []) as Msg[];
-const isLeader = (b: FakeRequestBody) => JSON.stringify(b.tools ?? []).includes("create_sub_agent");
-const conversationOf = (b: FakeRequestBody) => /Conversation: (\S+)/.exec(String(msgs(b)[0]?.content ?? ""))?.[1] ?? "?";
-const me = (b: FakeRequestBody) => /You are: (\S+)/.exec(String(msgs(b)[0]?.content ?? ""))?.[1] ?? "?";
-const toolCalls = (b: FakeRequestBody) => msgs(b).flatMap((m) => (m.role === "assistant" ? (m.tool_calls ?? []) : []));
-const reports = (b: FakeRequestBody) => msgs(b).filter((m) => m.role === "user" && String(m.content).includes("的任务完成汇报")).length;
-
-function handler(body: FakeRequestBody, callIndex: number): Script {
-  const fingerprint = createHash("sha256").update(JSON.stringify(body.messages)).digest("hex");
-  const marker = `[r${callIndex}]`;
-  asked.set(fingerprint, [...(asked.get(fingerprint) ?? []), marker]);
-  const title = conversationOf(body);
-  callsOf.set(title, (callsOf.get(title) ?? 0) + 1);
-  const slow = { delayMs: STEP_DELAY_MS, chunkDelayMs: 20 };
-  if (isLeader(body)) {
-    if (!toolCalls(body).some((c) => c.function.name === "create_sub_agent"))
-      return fakeToolCalls(
-        TEAM.map((role) => ({ name: "create_sub_agent", arguments: { role_id: role, task: `Do the ${role} part` } })),
-        { content: `Assembling ${marker}`, ...slow },
-      );
-    return fakeText(reports(body) >= TEAM.length ? `SUMMARY ${title} ${marker}` : `waiting ${marker}`, slow);
-  }
-  const name = me(body);
-  const file = (step: number) => `${title}-${name}-${step}.txt`;
-  switch (toolCalls(body).length) {
-    case 0:
-      return fakeToolCalls([{ name: "write_file", arguments: { path: file(1), content: `first ${marker}` } }], { content: marker, ...slow });
-    case 1:
-      return fakeToolCalls([{ name: "read_file", arguments: { path: "README.md" } }], { content: marker, ...slow });
-    case 2:
-      return fakeToolCalls([{ name: "write_file", arguments: { path: file(2), content: `second ${marker}` } }], { content: marker, ...slow });
-    default:
-      return fakeToolCalls([{ name: "report_to_leader", arguments: { summary: `${name} done` } }], { content: marker, ...slow });
-  }
-}
 
 async function rows<T>(sql: string, params: unknown[] = []): Promise<T[]> {
   const client = new Client({ connectionString: databaseUrl });
@@ -187,9 +146,7 @@ beforeAll(async () => {
   hidden = tempDir("astrion-two-hidden-");
   mkdirSync(path.join(hidden, "project"));
   writeFileSync(path.join(hidden, "project", "README.md"), "# Only on A\n");
-  watcher = watch(project, (event, name) => {
-    if (event === "rename" && name && name.endsWith(".txt") && existsSync(path.join(project, name))) renames.set(name, (renames.get(name) ?? 0) + 1);
-  });
+  watcher = watchWrites(project, renames);
 }, 120_000);
 
 afterAll(async () => {
