@@ -17,22 +17,13 @@
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { conversationTopic, EventBus } from "@/lib/bus";
 import type { RuntimeEvent } from "@/lib/contracts/events";
-import { GatewayLastErrors } from "@/lib/gateway";
-import { AgentTokens } from "@/lib/governance";
-import { KnowledgeService } from "@/lib/knowledge/service";
-import { DEFAULT_KNOWLEDGE_LIMITS } from "@/lib/knowledge/config";
-import { McpManager } from "@/lib/mcp";
 import { createPgStorage, createPool, FencedError, LeaseHeldError, type PgEngineStorage } from "@/lib/pg";
 import { Engine } from "@/lib/runtime/engine";
 import type { TeamRun } from "@/lib/runtime/team-run";
 import { limitsFromEnv } from "@/lib/runtime/team/config";
-import type { EngineDeps } from "@/lib/runtime/team/deps";
-import { DistillState } from "@/lib/runtime/team/distilled-progress";
 import { builtInToolProviders } from "@/lib/runtime/tool-providers";
-import { RequestClock } from "@/lib/shared-context/clock";
-import { FileQueues } from "@/lib/store/atomic";
-import { ProtectedFolders, Workspace } from "@/lib/workspace";
 import { until } from "@/test/helpers/wait";
+import { testEngineDeps } from "@/test/support/engine-deps";
 import { pgClusterForFile } from "@/test/support/pg-cluster";
 import { callTool, hasCalled, lastResultOf, reportsSeen, ScriptedModel, type ModelCall, type Reply } from "@/test/support/scripted-model";
 import { teamEnvironment } from "@/test/support/team-kit";
@@ -61,25 +52,7 @@ async function instance(url: string, owner: string, leaseMs: number, model: Scri
   const storage = await createPgStorage({ url, owner, leaseMs, log: (m) => logged.push(m) });
   cleanup.push(() => storage.end());
   const bus = new EventBus();
-  const queues = new FileQueues();
-  const workspace = new Workspace({ protectedFolders: new ProtectedFolders(), queues });
-  // What the composition root makes once per process (test/support/team-kit.ts does the same).
-  const deps: EngineDeps = {
-    root: env.dataRoot,
-    storage,
-    conversations: storage,
-    roles: env.roles,
-    models: { modelFor: async () => model, embedderFor: async () => null, subscribeHealth: () => () => undefined },
-    memory: null,
-    bus,
-    mcp: new McpManager(),
-    tokens: new AgentTokens(),
-    gatewayErrors: new GatewayLastErrors(),
-    clock: new RequestClock(),
-    knowledge: new KnowledgeService(env.dataRoot, DEFAULT_KNOWLEDGE_LIMITS, { queues, workspace }),
-    distill: new DistillState(env.dataRoot, queues),
-    workspace,
-  };
+  const deps = testEngineDeps({ root: env.dataRoot, storage, conversations: storage, roles: env.roles, model, bus });
   const engine = new Engine({ deps, limits: { ...limitsFromEnv({}), leaderBatchMs: 0 }, tools: builtInToolProviders() });
   const events: RuntimeEvent[] = [];
   return { storage, engine, bus, events, logged };

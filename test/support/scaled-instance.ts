@@ -9,21 +9,13 @@
 import { conversationTopic } from "@/lib/bus";
 import { createRedisBus, createRedisForwarder, type RedisBus, type RedisForwarder } from "@/lib/bus-redis";
 import type { RuntimeEvent } from "@/lib/contracts/events";
-import { GatewayLastErrors } from "@/lib/gateway";
-import { AgentTokens } from "@/lib/governance";
-import { DEFAULT_KNOWLEDGE_LIMITS } from "@/lib/knowledge/config";
-import { KnowledgeService } from "@/lib/knowledge/service";
-import { McpManager } from "@/lib/mcp";
 import type { ChatModel } from "@/lib/models/types";
 import { createPgStorage, createPool, type PgEngineStorage } from "@/lib/pg";
 import type { RoleLibrary } from "@/lib/roles/library";
 import { Engine, RunCommands, type RunCommandOptions } from "@/lib/runtime";
 import { limitsFromEnv } from "@/lib/runtime/team/config";
-import { DistillState } from "@/lib/runtime/team/distilled-progress";
 import { builtInToolProviders } from "@/lib/runtime/tool-providers";
-import { RequestClock } from "@/lib/shared-context/clock";
-import { FileQueues } from "@/lib/store/atomic";
-import { ProtectedFolders, Workspace } from "@/lib/workspace";
+import { testEngineDeps } from "./engine-deps";
 
 /** An instance: see the file's header. */
 export interface ScaledInstance {
@@ -62,25 +54,8 @@ export async function startScaledInstance(setup: ScaledSetup, owner: string): Pr
   const bus = createRedisBus({ url: setup.redisUrl, log: () => undefined });
   const forwarder = createRedisForwarder({ url: setup.redisUrl, self: owner, log: () => undefined });
   await Promise.all([bus.whenConnected(), forwarder.whenConnected()]);
-  const queues = new FileQueues();
-  const workspace = new Workspace({ protectedFolders: new ProtectedFolders(), queues });
   const engine = new Engine({
-    deps: {
-      root: setup.dataRoot,
-      storage,
-      conversations: storage,
-      roles: setup.roles,
-      models: { modelFor: async () => setup.model, embedderFor: async () => null, subscribeHealth: () => () => undefined },
-      memory: null,
-      bus,
-      mcp: new McpManager(),
-      tokens: new AgentTokens(),
-      gatewayErrors: new GatewayLastErrors(),
-      clock: new RequestClock(),
-      knowledge: new KnowledgeService(setup.dataRoot, DEFAULT_KNOWLEDGE_LIMITS, { queues, workspace }),
-      distill: new DistillState(setup.dataRoot, queues),
-      workspace,
-    },
+    deps: testEngineDeps({ root: setup.dataRoot, storage, conversations: storage, roles: setup.roles, model: setup.model, bus }),
     limits: { ...limitsFromEnv({}), leaderBatchMs: 0 },
     tools: builtInToolProviders(),
   });
