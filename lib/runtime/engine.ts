@@ -13,6 +13,7 @@ import { Residency, type ResidencyCounts } from "./residency";
 import { TeamRun } from "./team-run";
 import { scheduleDistill } from "./team/memory-distill";
 import { TeamState } from "./team/state";
+import { mapLimit } from "@/lib/store/map-limit";
 
 /** Conversations resumed at once at boot (see {@link Engine.resumeAll}). */
 const RESUMES_AT_ONCE = 8;
@@ -192,21 +193,17 @@ export class Engine {
     let resumed = 0;
     for (let offset = 0; ; offset += 100) {
       const page = await this.#deps.conversations.listActive({ offset, limit: 100 });
-      const queue = [...page.ids];
-      const worker = async () => {
-        for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
-          try {
-            await this.withRun(id, (run) => run.resume(), true);
-            resumed++;
-            // Only conversations with work in progress (or something to tell the person) stay in
-            // memory; the others are let go now and open when used.
-            await this.#residency.released(id);
-          } catch (error) {
-            console.error(`[astrion] could not resume ${id}:`, (error as Error).message);
-          }
+      await mapLimit(page.ids, RESUMES_AT_ONCE, async (id) => {
+        try {
+          await this.withRun(id, (run) => run.resume(), true);
+          resumed++;
+          // Only conversations with work in progress (or something to tell the person) stay in
+          // memory; the others are let go now and open when used.
+          await this.#residency.released(id);
+        } catch (error) {
+          console.error(`[astrion] could not resume ${id}:`, (error as Error).message);
         }
-      };
-      await Promise.all(Array.from({ length: Math.min(RESUMES_AT_ONCE, queue.length) }, worker));
+      });
       if (offset + page.ids.length >= page.total) break;
     }
     return resumed;

@@ -13,6 +13,7 @@ import path from "node:path";
 import { TIMELINE_FILE_NAME, timelineLine } from "@/lib/protocol";
 import { CONTEXT_FILE_NAME, type ConversationFiles, type ConversationLifecycle, type EngineStorage } from "@/lib/runtime/team/ports";
 import { ActionJournal, JOURNAL_FILE_NAME } from "@/lib/store/action-journal";
+import { ChangeQueues } from "@/lib/store/change-queues";
 import type { ConversationStore, FileQueues } from "@/lib/store";
 import { readSharedContext, sharedContextFileChange } from "@/lib/shared-context";
 
@@ -25,16 +26,7 @@ const EAGER = { eager: true } as const;
 function eagerFiles(store: ConversationStore, queues: FileQueues, dirOf: (id: string) => string): ConversationFiles {
   // One conversation's shared-context changes, in the order they were asked for (each waits for
   // the durability of what came before it, then for the file's lock).
-  const sharedQueue = new Map<string, Promise<unknown>>();
-  const serialShared = <T>(id: string, fn: () => Promise<T>): Promise<T> => {
-    const run = (sharedQueue.get(id) ?? Promise.resolve()).then(fn, fn);
-    const after = run.catch(() => undefined);
-    sharedQueue.set(id, after);
-    void after.then(() => {
-      if (sharedQueue.get(id) === after) sharedQueue.delete(id);
-    });
-    return run;
-  };
+  const shared = new ChangeQueues();
   return {
     get: (id) => store.get(id, EAGER),
     update: (id, patch) => store.update(id, patch, EAGER),
@@ -52,7 +44,7 @@ function eagerFiles(store: ConversationStore, queues: FileQueues, dirOf: (id: st
       return readSharedContext(dirOf(id));
     },
     updateSharedContext: async (id, fn) =>
-      serialShared(id, async () => {
+      shared.serial(id, async () => {
         await store.get(id, EAGER);
         // The file is durable once written: the conversation's earlier changes are made durable first.
         await store.durability(id)?.whenDurable();

@@ -14,6 +14,7 @@ import "server-only";
  * resumes at its start); stopped at shutdown before the engine lets its conversations go.
  */
 import type { ConversationLifecycle } from "@/lib/runtime/team/ports";
+import { mapLimit } from "@/lib/store/map-limit";
 
 /** Conversations resumed per scan at most; the rest are found by the next one. */
 const SCAN_LIMIT = 50;
@@ -55,16 +56,9 @@ export function startTakeover(options: TakeoverOptions): TakeoverScan {
 
   async function once(): Promise<number> {
     if (!orphaned) return 0;
-    let taken = 0;
-    // Longest expired first: each worker takes the next in that order.
-    const queue = await orphaned(SCAN_LIMIT);
-    const worker = async () => {
-      for (let lease = queue.shift(); lease && !stopped; lease = queue.shift()) {
-        if (await takeOver(lease)) taken++;
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(RESUMES_AT_ONCE, queue.length) }, worker));
-    return taken;
+    // Longest expired first: started in that order, several at once.
+    const taken = await mapLimit(await orphaned(SCAN_LIMIT), RESUMES_AT_ONCE, (lease) => (stopped ? Promise.resolve(false) : takeOver(lease)));
+    return taken.filter(Boolean).length;
   }
 
   /** Resumes one orphaned conversation here; whether it was taken (false: another instance was first, or it failed). */

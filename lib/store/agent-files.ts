@@ -16,7 +16,8 @@ import { messagesDelta, type ChangeOptions } from "./live-conversation";
 import { AGENT_ID_TEXT, agentDir, agentMessagesFile, agentMetadataFile, agentsDir, conversationMetadataFile, parseAgentId } from "./paths";
 import { AgentMessagesFileSchema, AgentMetadataSchema, type AgentMessagesFile, type AgentMetadata, type ConversationMetadata } from "@/lib/contracts/on-disk";
 import { errnoCode, type Mutator, type StoreCore } from "./store-core";
-import { mapLimit, SCAN_CONCURRENCY } from "./store-scan";
+import { mapLimit } from "./map-limit";
+import { SCAN_CONCURRENCY } from "./store-scan";
 import { localTimestamp } from "./time";
 
 /** Input of `ConversationStore.createAgent`. */

@@ -8,6 +8,7 @@ import path from "node:path";
 import type { StoreProblem } from "@/lib/contracts/http";
 import { AstrionError, NotFoundError } from "@/lib/contracts/errors";
 import { readJsonFile } from "./files";
+import { mapLimit } from "./map-limit";
 import { AGENT_ID_TEXT, agentsDir, conversationMetadataFile, conversationsDir } from "./paths";
 import { CONVERSATION_ID_PATTERN, ConversationMetadataSchema, type ConversationMetadata, type StateFile } from "@/lib/contracts/on-disk";
 import { compareConversationIds, localTimestamp } from "./time";
@@ -31,20 +32,6 @@ export interface ScannedConversations {
   problems: StoreProblem[];
   /** Every folder named like a conversation id, readable or not. */
   folderIds: string[];
-}
-
-/** `fn` over `items`, at most `limit` at a time; results in the order of `items`. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  async function worker() {
-    while (next < items.length) {
-      const i = next++;
-      results[i] = await fn(items[i] as T);
-    }
-  }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }
 
 /** How a scan names a file and what is wrong with it (the store's record of problems). */
